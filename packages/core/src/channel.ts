@@ -1,0 +1,102 @@
+/**
+ * The channel API. A channel is a plain object; `defineChannel` exists only for types
+ * (as Vitest's `defineConfig`), so a plugin module needs no import of ours to work.
+ */
+import type { Agent, Range } from './model.js';
+
+/** What one side of a piece of evidence points at. */
+export interface EvidenceSide {
+  readonly agent: string;
+  readonly path: string;
+  /** Lines in base coordinates. */
+  readonly baseRange?: Range;
+  /** Lines in the agent's current coordinates (today's lines in its worktree). */
+  readonly range?: Range;
+  /** Qualified symbol name, e.g. `Parser.parse`. */
+  readonly symbol?: string;
+}
+
+export interface Evidence {
+  /** Human sentence, complete on its own: who, what, where. */
+  readonly message: string;
+  /** The first agent of the scored pair (`a`) and the second (`b`). */
+  readonly a?: EvidenceSide;
+  readonly b?: EvidenceSide;
+  /** Short machine tag, e.g. `overlap`, `touching`, `same-insertion-point`, `import-chain`. */
+  readonly kind?: string;
+  /** The part of the channel's risk this item supports. */
+  readonly risk?: number;
+  /** Chain of paths or symbols (dependency and call-graph evidence). */
+  readonly chain?: readonly string[];
+  /** Low-confidence evidence (e.g. a name-only resolution) says so. */
+  readonly confidence?: 'high' | 'low';
+}
+
+/** A problem met while scoring; the channel still returns a (degraded) result. */
+export interface Problem {
+  readonly code: string;
+  readonly message: string;
+  readonly channel?: string;
+  readonly agent?: string;
+  readonly path?: string;
+}
+
+export interface ChannelScore {
+  /** Risk r ∈ [0, 1]. Every non-zero risk carries evidence. */
+  readonly risk: number;
+  readonly evidence: readonly Evidence[];
+  readonly problems?: readonly Problem[];
+}
+
+/**
+ * How precise a channel's evidence is. By default only `line` and `symbol` channels may raise a
+ * resolution advisory; `file` channels alone raise at most a traffic advisory.
+ */
+export type Precision = 'line' | 'symbol' | 'file';
+
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/**
+ * What a channel receives. `services` holds the facts and graphs the channel declared in
+ * `requires` (e.g. `importGraph`, `symbols`, `callGraph`, `git`), supplied by the front end.
+ */
+export interface ChannelContext<Options = unknown> {
+  readonly options: Options;
+  readonly now: number;
+  readonly logger: Logger;
+  readonly services: Readonly<Record<string, unknown>>;
+  /** Repository identity and location, when scanning a real repository. */
+  readonly repository?: { readonly id: string; readonly root?: string };
+}
+
+export interface ScoreContext<Options = unknown, Prepared = unknown> extends ChannelContext<Options> {
+  /** What `prepare` returned for this scan. */
+  readonly prepared: Prepared;
+}
+
+export interface Channel<Options = unknown, Prepared = unknown> {
+  /** One kebab-case id everywhere; it shows up in logs, errors, config and evidence. */
+  readonly id: string;
+  readonly defaultWeight: number;
+  readonly meta?: { readonly description?: string; readonly precision?: Precision; readonly docs?: string };
+  readonly defaultOptions?: Options;
+  /** Services this channel needs in `ctx.services` (e.g. `importGraph`). */
+  readonly requires?: readonly string[];
+  /** Per-scan work over all agents (an index, one BFS per agent) so that scoring a pair is cheap. */
+  prepare?(agents: readonly Agent[], ctx: ChannelContext<Options>): Prepared | Promise<Prepared>;
+  score(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): ChannelScore | Promise<ChannelScore>;
+}
+
+/** Identity function that exists for types. */
+export function defineChannel<Options = unknown, Prepared = unknown>(channel: Channel<Options, Prepared>): Channel<Options, Prepared> {
+  return channel;
+}
+
+/** A plugin module may default-export a channel or a factory `(options) => channel`. */
+export type ChannelFactory<Options = unknown> = (options?: Partial<Options>) => Channel<Options, any>;
+
+export type AnyChannel = Channel<any, any>;

@@ -1,0 +1,83 @@
+/**
+ * The result of `scanAirspace`: the stable JSON contract that `airspace scan --json`, the LSP
+ * request `airspace/scan` and the view all share. Names follow the seed
+ * (`advisories`, `links`, `positions`, `fileCoordinates`, `counts`) plus `agents`.
+ */
+import type { Evidence, Precision, Problem } from './channel.js';
+import type { Agent } from './model.js';
+
+export type Level = 'clear' | 'traffic' | 'resolution' | 'unknown';
+
+export interface Thresholds {
+  /** τ_TA: risk at or above which a traffic advisory is raised. */
+  readonly traffic: number;
+  /** τ_RA: risk at or above which a resolution advisory is raised. */
+  readonly resolution: number;
+}
+
+export const DEFAULT_THRESHOLDS: Thresholds = { traffic: 0.35, resolution: 0.7 };
+
+export interface ChannelBreakdown {
+  readonly channel: string;
+  readonly weight: number;
+  /** r_i, the channel's own risk. */
+  readonly risk: number;
+  /** ω_i · r_i, its contribution inside the noisy-OR. */
+  readonly weighted: number;
+  readonly precision: Precision;
+  readonly evidence: readonly Evidence[];
+  readonly problems?: readonly Problem[];
+}
+
+/** One pair of agents, ordered so that `a < b` by id. */
+export interface Link {
+  readonly a: string;
+  readonly b: string;
+  /** R = 1 − Π(1 − ω_i r_i). */
+  readonly risk: number;
+  /** D = 1 − R. */
+  readonly distance: number;
+  readonly level: Level;
+  /** Why the level is what it is when it is not simply the band of `risk` (capped, unknown, escalated). */
+  readonly levelReason?: string;
+  readonly channels: readonly ChannelBreakdown[];
+  /** The strongest evidence across channels, strongest first. */
+  readonly evidence: readonly Evidence[];
+}
+
+export interface Advisory {
+  readonly a: string;
+  readonly b: string;
+  readonly level: Exclude<Level, 'clear'>;
+  readonly risk: number;
+  /** For a resolution advisory: who steers away and who holds course (right of way). */
+  readonly steer?: string;
+  readonly hold?: string;
+  readonly evidence: readonly Evidence[];
+  readonly message: string;
+}
+
+export type Vec3 = readonly [number, number, number];
+
+export interface ScanCounts {
+  readonly agents: number;
+  readonly pairs: number;
+  readonly clear: number;
+  readonly traffic: number;
+  readonly resolution: number;
+  readonly unknown: number;
+}
+
+export interface ScanResult {
+  readonly version: 1;
+  readonly generatedAt: string;
+  readonly thresholds: Thresholds;
+  readonly weights: Readonly<Record<string, number>>;
+  readonly agents: readonly Agent[];
+  readonly advisories: readonly Advisory[];
+  readonly links: readonly Link[];
+  readonly positions: Readonly<Record<string, Vec3>>;
+  readonly fileCoordinates: Readonly<Record<string, Vec3>>;
+  readonly counts: ScanCounts;
+  readonly problems: readonly Problem[];
+}
