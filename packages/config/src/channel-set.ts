@@ -1,0 +1,137 @@
+/**
+ * The resolved channel set of a scan: built-ins plus plugins, minus disabled ones, with each
+ * channel's weight and where that weight came from (config > calibration > the channel's default).
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_THRESHOLDS, duplicateChannelId, type AnyChannel, type Precision, type Problem, type Thresholds } from '@airspace/core';
+import type { LoadedConfig } from './config.js';
+import { loadPlugins, type LoadedChannel } from './plugins.js';
+
+/** The part of a calibration file (`airspace eval --fit`) that scanning uses. */
+export interface CalibrationWeights {
+  readonly weights: Readonly<Record<string, number>>;
+  readonly thresholds?: Partial<Thresholds>;
+  readonly path: string;
+}
+
+export interface ChannelListing {
+  readonly id: string;
+  readonly source: string;
+  readonly enabled: boolean;
+  readonly weight: number;
+  readonly weightFrom: 'default' | 'calibration' | 'config';
+  readonly precision: Precision;
+  readonly requires: readonly string[];
+  readonly description?: string;
+}
+
+export interface ChannelSet {
+  /** Enabled channels, built-ins first, in load order. */
+  readonly channels: readonly AnyChannel[];
+  readonly weights: Readonly<Record<string, number>>;
+  readonly thresholds: Thresholds;
+  readonly channelOptions: Readonly<Record<string, unknown>>;
+  readonly resolutionPrecisions?: readonly Precision[];
+  /** Every channel that was loaded, enabled or not (for `airspace channels`). */
+  readonly listing: readonly ChannelListing[];
+  readonly problems: readonly Problem[];
+}
+
+/** Reads the weights and thresholds of a calibration file; a bad file is a problem, not a crash. */
+export function readCalibration(path: string): { calibration?: CalibrationWeights; problems: Problem[] } {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    return { problems: [{ code: 'CALIBRATION_UNREADABLE', message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}; using configured weights.` }] };
+  }
+  const weights = (data as { weights?: unknown } | null)?.weights;
+  if (typeof weights !== 'object' || weights === null || Array.isArray(weights)) {
+    return { problems: [{ code: 'CALIBRATION_INVALID', message: `Calibration file ${path} has no "weights" object; using configured weights.` }] };
+  }
+  const problems: Problem[] = [];
+  const clean: Record<string, number> = {};
+  for (const [id, w] of Object.entries(weights)) {
+    if (typeof w === 'number' && w >= 0 && w <= 1) clean[id] = w;
+    else problems.push({ code: 'CALIBRATION_INVALID', channel: id, message: `Calibration file ${path}: weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}.` });
+  }
+  const t = (data as { thresholds?: Partial<Thresholds> }).thresholds;
+  const thresholds = t && typeof t === 'object' ? t : undefined;
+  return { calibration: { weights: clean, path, ...(thresholds ? { thresholds } : {}) }, problems };
+}
+
+export interface ResolveChannelSetOptions {
+  readonly builtins: readonly LoadedChannel[];
+  readonly loaded: LoadedConfig;
+  /** `--calibration FILE`, overriding the config's `calibration`. */
+  readonly calibrationPath?: string;
+}
+
+export async function resolveChannelSet(options: ResolveChannelSetOptions): Promise<ChannelSet> {
+  const { config, dir } = options.loaded;
+  const settings = config.channels ?? {};
+  const problems: Problem[] = [...options.loaded.problems];
+
+  const plugins = await loadPlugins(config.plugins ?? [], dir, settings);
+  problems.push(...plugins.problems);
+
+  const calibrationPath = options.calibrationPath ?? (config.calibration ? (isAbsolute(config.calibration) ? config.calibration : resolve(dir, config.calibration)) : undefined);
+  const calibration = calibrationPath ? readCalibration(calibrationPath) : { problems: [] };
+  problems.push(...calibration.problems);
+
+  const seen = new Map<string, string>();
+  const listing: ChannelListing[] = [];
+  const channels: AnyChannel[] = [];
+  const weights: Record<string, number> = {};
+  const channelOptions: Record<string, unknown> = {};
+  for (const { channel, source } of [...options.builtins, ...plugins.channels]) {
+    const first = seen.get(channel.id);
+    if (first !== undefined) {
+      problems.push(duplicateChannelId(channel.id, first, source));
+      continue;
+    }
+    seen.set(channel.id, source);
+    const s = settings[channel.id];
+    const calibrated = calibration.calibration?.weights[channel.id];
+    const weightFrom = s?.weight !== undefined ? 'config' : calibrated !== undefined ? 'calibration' : 'default';
+    const weight = s?.weight ?? calibrated ?? channel.defaultWeight;
+    const enabled = s?.enabled ?? true;
+    listing.push({
+      id: channel.id,
+      source,
+      enabled,
+      weight,
+      weightFrom,
+      precision: channel.meta?.precision ?? 'file',
+      requires: channel.requires ?? [],
+      ...(channel.meta?.description ? { description: channel.meta.description } : {}),
+    });
+    if (!enabled) continue;
+    channels.push(channel);
+    weights[channel.id] = weight;
+    if (s?.options !== undefined) channelOptions[channel.id] = s.options;
+  }
+  for (const id of Object.keys(settings)) {
+    if (!seen.has(id)) problems.push({ code: 'UNKNOWN_CHANNEL', channel: id, message: `Config sets channel "${id}", but no loaded channel has that id.` });
+  }
+
+  let thresholds: Thresholds = {
+    traffic: config.thresholds?.traffic ?? calibration.calibration?.thresholds?.traffic ?? DEFAULT_THRESHOLDS.traffic,
+    resolution: config.thresholds?.resolution ?? calibration.calibration?.thresholds?.resolution ?? DEFAULT_THRESHOLDS.resolution,
+  };
+  if (thresholds.traffic > thresholds.resolution) {
+    problems.push({ code: 'INVALID_CONFIG', message: `Thresholds: traffic (${thresholds.traffic}) is above resolution (${thresholds.resolution}); using the defaults.` });
+    thresholds = DEFAULT_THRESHOLDS;
+  }
+
+  return {
+    channels,
+    weights,
+    thresholds,
+    channelOptions,
+    ...(config.escalation?.resolutionPrecisions ? { resolutionPrecisions: config.escalation.resolutionPrecisions } : {}),
+    listing,
+    problems,
+  };
+}

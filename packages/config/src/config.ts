@@ -1,0 +1,114 @@
+/**
+ * airspace.config.json: where it is found, how it is validated, what it means.
+ * A broken config is a clear problem and a degraded result (built-in defaults), never a crash.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Problem } from '@airspace/core';
+import { Ajv, type ErrorObject } from 'ajv';
+
+export interface ChannelSettings {
+  readonly weight?: number;
+  readonly enabled?: boolean;
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+export interface AirspaceConfig {
+  readonly $schema?: string;
+  readonly plugins?: readonly string[];
+  readonly channels?: Readonly<Record<string, ChannelSettings>>;
+  readonly thresholds?: { readonly traffic?: number; readonly resolution?: number };
+  readonly base?: string;
+  readonly sources?: readonly string[];
+  readonly recency?: { readonly halfLifeHours?: number; readonly floor?: number };
+  readonly escalation?: { readonly resolutionPrecisions?: readonly ('line' | 'symbol' | 'file')[] };
+  readonly calibration?: string;
+}
+
+export interface LoadedConfig {
+  readonly config: AirspaceConfig;
+  /** Absolute path of the file read, if any. */
+  readonly path?: string;
+  /** Directory that relative plugin and calibration paths are resolved from. */
+  readonly dir: string;
+  readonly problems: readonly Problem[];
+}
+
+/** Names looked for at the repository root, in this order. */
+export const CONFIG_FILE_NAMES = ['airspace.config.json', 'airspace.config.mjs', 'airspace.config.js', 'airspace.config.ts'] as const;
+
+const require = createRequire(import.meta.url);
+export const configSchema: object = require('../schema/airspace.config.schema.json');
+
+let validator: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+function validate(data: unknown): ErrorObject[] {
+  validator ??= new Ajv({ allErrors: true, strict: false }).compile(configSchema);
+  return validator(data) ? [] : [...(validator.errors ?? [])];
+}
+
+function describe(error: ErrorObject): string {
+  const at = error.instancePath || '(top level)';
+  if (error.keyword === 'additionalProperties') return `${at}: unknown property "${String(error.params['additionalProperty'])}"`;
+  return `${at}: ${error.message ?? 'is invalid'}`;
+}
+
+/** Checks a config value against the JSON Schema; returns one problem per violation. */
+export function validateConfig(data: unknown, source = 'config'): Problem[] {
+  return validate(data).map((e) => ({ code: 'INVALID_CONFIG', message: `${source} ${describe(e)}` }));
+}
+
+export function findConfig(repoRoot: string): string | undefined {
+  for (const name of CONFIG_FILE_NAMES) {
+    const candidate = resolve(repoRoot, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function readConfigFile(path: string): Promise<unknown> {
+  if (path.endsWith('.json')) return JSON.parse(readFileSync(path, 'utf8'));
+  if (path.endsWith('.ts') || path.endsWith('.mts') || path.endsWith('.cts')) {
+    // TypeScript configs go through jiti, the loader ESLint uses for the same purpose.
+    const { createJiti } = await import('jiti');
+    const jiti = createJiti(import.meta.url, { interopDefault: true });
+    return jiti.import(path, { default: true });
+  }
+  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  return module.default;
+}
+
+/**
+ * Loads the configuration: `configPath` when given (a missing file is then a problem), else the
+ * first of CONFIG_FILE_NAMES at `repoRoot`, else the empty config. Invalid content yields the
+ * valid subset's defaults plus problems; it never throws.
+ */
+export async function loadConfig(options: { repoRoot: string; configPath?: string }): Promise<LoadedConfig> {
+  const path = options.configPath ? (isAbsolute(options.configPath) ? options.configPath : resolve(options.repoRoot, options.configPath)) : findConfig(options.repoRoot);
+  if (!path) return { config: {}, dir: options.repoRoot, problems: [] };
+  const dir = dirname(path);
+  if (!existsSync(path)) {
+    return { config: {}, dir, problems: [{ code: 'CONFIG_NOT_FOUND', message: `Config file ${path} does not exist; using defaults.` }] };
+  }
+  let data: unknown;
+  try {
+    data = await readConfigFile(path);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { config: {}, path, dir, problems: [{ code: 'CONFIG_UNREADABLE', message: `Could not read ${path}: ${why}; using defaults.` }] };
+  }
+  const problems = validateConfig(data, path);
+  if (problems.length === 0) return { config: data as AirspaceConfig, path, dir, problems };
+  return { config: salvage(data), path, dir, problems };
+}
+
+/** Keeps the top-level sections that are valid on their own, so one typo does not drop all settings. */
+function salvage(data: unknown): AirspaceConfig {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (validate({ [key]: value }).length === 0) kept[key] = value;
+  }
+  return kept as AirspaceConfig;
+}

@@ -1,0 +1,3 @@
+export * from './config.js';
+export * from './plugins.js';
+export * from './channel-set.js';

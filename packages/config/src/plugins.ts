@@ -1,0 +1,142 @@
+/**
+ * Loading channel plugins named in the config. A plugin module default-exports a channel object,
+ * a factory `(options) => channel`, or an array of either. A plugin that is missing, throws on
+ * import or exports something else is a problem naming the plugin; the other channels go on.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AnyChannel, Problem } from '@airspace/core';
+import type { ChannelSettings } from './config.js';
+
+/** A channel with where it came from: `builtin`, a file path or a package name. */
+export interface LoadedChannel {
+  readonly channel: AnyChannel;
+  readonly source: string;
+}
+
+export interface PluginLoadResult {
+  readonly channels: LoadedChannel[];
+  readonly problems: Problem[];
+}
+
+/** Resolves a plugin specifier from the config's directory: a path, or a package in node_modules. */
+export function resolvePlugin(specifier: string, fromDir: string): string {
+  if (specifier.startsWith('.') || isAbsolute(specifier)) {
+    const path = resolve(fromDir, specifier);
+    if (!existsSync(path)) throw new Error(`file ${path} does not exist`);
+    return path;
+  }
+  try {
+    return createRequire(join(fromDir, 'airspace.config.json')).resolve(specifier);
+  } catch {
+    // ESM-only packages (exports with only "import") are invisible to require.resolve.
+    return resolveEsmPackage(specifier, fromDir);
+  }
+}
+
+function resolveEsmPackage(specifier: string, fromDir: string): string {
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  const subpath = '.' + specifier.slice(name.length);
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const pkgDir = join(dir, 'node_modules', name);
+    const manifest = join(pkgDir, 'package.json');
+    if (existsSync(manifest)) {
+      const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: string };
+      const target = exportTarget(pkg.exports, subpath) ?? (subpath === '.' ? (pkg.main ?? 'index.js') : subpath);
+      return join(pkgDir, target);
+    }
+    if (dirname(dir) === dir) throw new Error(`package "${name}" is not installed (looked in node_modules from ${fromDir} upwards)`);
+  }
+}
+
+function exportTarget(exports: unknown, subpath: string): string | undefined {
+  if (exports === undefined || exports === null) return undefined;
+  if (typeof exports === 'string') return subpath === '.' ? exports : undefined;
+  if (typeof exports !== 'object') return undefined;
+  const map = exports as Record<string, unknown>;
+  const entry = Object.keys(map).some((k) => k.startsWith('.')) ? map[subpath] : subpath === '.' ? map : undefined;
+  return conditionTarget(entry);
+}
+
+function conditionTarget(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const map = entry as Record<string, unknown>;
+  for (const condition of ['import', 'node', 'default']) {
+    const found = conditionTarget(map[condition]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function pluginProblem(code: string, source: string, message: string): Problem {
+  return { code, message: `Plugin ${source}: ${message}` };
+}
+
+/** Why a value is not a channel, or undefined when it is one. */
+export function channelShapeError(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `expected a channel object, got ${value === null ? 'null' : typeof value}`;
+  const c = value as Record<string, unknown>;
+  if (typeof c['id'] !== 'string' || !/^[a-z][a-z0-9-]*$/.test(c['id'])) return `"id" must be a kebab-case string, got ${JSON.stringify(c['id'])}`;
+  if (typeof c['defaultWeight'] !== 'number' || !(c['defaultWeight'] >= 0 && c['defaultWeight'] <= 1)) return `channel "${c['id']}": "defaultWeight" must be a number in [0, 1]`;
+  if (typeof c['score'] !== 'function') return `channel "${c['id']}": "score" must be a function`;
+  if (c['prepare'] !== undefined && typeof c['prepare'] !== 'function') return `channel "${c['id']}": "prepare" must be a function when present`;
+  if (c['requires'] !== undefined && !(Array.isArray(c['requires']) && c['requires'].every((r) => typeof r === 'string'))) return `channel "${c['id']}": "requires" must be an array of strings`;
+  return undefined;
+}
+
+/**
+ * Turns a module's default export into channels. Factories are called once without options to
+ * learn their id, then again with that id's `options` from the config when there are any.
+ */
+export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): PluginLoadResult {
+  const channels: LoadedChannel[] = [];
+  const problems: Problem[] = [];
+  const items = Array.isArray(exported) ? exported : [exported];
+  if (items.length === 0) problems.push(pluginProblem('INVALID_CHANNEL', source, 'exports an empty array'));
+  for (const item of items) {
+    let value: unknown = item;
+    try {
+      if (typeof item === 'function') {
+        const probe = (item as (o?: unknown) => unknown)();
+        const id = typeof probe === 'object' && probe !== null ? (probe as { id?: unknown }).id : undefined;
+        const options = typeof id === 'string' ? settings[id]?.options : undefined;
+        value = options !== undefined ? (item as (o?: unknown) => unknown)(options) : probe;
+      }
+    } catch (error) {
+      problems.push(pluginProblem('PLUGIN_THREW', source, `its factory threw: ${error instanceof Error ? error.message : String(error)}`));
+      continue;
+    }
+    const why = channelShapeError(value);
+    if (why) problems.push(pluginProblem('INVALID_CHANNEL', source, why));
+    else channels.push({ channel: value as AnyChannel, source });
+  }
+  return { channels, problems };
+}
+
+/** Imports every plugin named in the config, in order. */
+export async function loadPlugins(specifiers: readonly string[], fromDir: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Promise<PluginLoadResult> {
+  const channels: LoadedChannel[] = [];
+  const problems: Problem[] = [];
+  for (const specifier of specifiers) {
+    let module: { default?: unknown };
+    try {
+      const path = resolvePlugin(specifier, fromDir);
+      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    } catch (error) {
+      problems.push(pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
+      continue;
+    }
+    if (module.default === undefined) {
+      problems.push(pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)'));
+      continue;
+    }
+    const result = instantiate(module.default, specifier, settings);
+    channels.push(...result.channels);
+    problems.push(...result.problems);
+  }
+  return { channels, problems };
+}

@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findConfig, loadConfig, validateConfig } from '../src/config.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'airspace-config-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (name: string, text: string) => {
+  mkdirSync(join(dir, name, '..'), { recursive: true });
+  writeFileSync(join(dir, name), text);
+};
+
+describe('validateConfig', () => {
+  it('accepts the documented shape', () => {
+    expect(
+      validateConfig({
+        plugins: ['./channels/x.mjs', '@team/airspace-channel-x'],
+        channels: { overlap: { weight: 0.5, enabled: true, options: { conflictFloor: 0.9 } } },
+        thresholds: { traffic: 0.35, resolution: 0.7 },
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    [{ thresholds: { traffic: 2 } }, '/thresholds/traffic'],
+    [{ channels: { overlap: { weight: -1 } } }, '/channels/overlap/weight'],
+    [{ channels: { overlap: { wieght: 1 } } }, 'unknown property "wieght"'],
+    [{ plugins: 'one.mjs' }, '/plugins'],
+    [{ channels: { Bad_Id: {} } }, '/channels'],
+  ])('names what is wrong in %j', (config, fragment) => {
+    const problems = validateConfig(config, 'airspace.config.json');
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.map((p) => p.message).join('\n')).toContain(fragment);
+    expect(problems.every((p) => p.code === 'INVALID_CONFIG')).toBe(true);
+  });
+});
+
+describe('loadConfig', () => {
+  it('returns the empty config when there is no file', async () => {
+    expect(await loadConfig({ repoRoot: dir })).toEqual({ config: {}, dir, problems: [] });
+  });
+
+  it('finds airspace.config.json at the repository root', async () => {
+    write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.2 } }));
+    expect(findConfig(dir)).toBe(join(dir, 'airspace.config.json'));
+    const loaded = await loadConfig({ repoRoot: dir });
+    expect(loaded.config).toEqual({ thresholds: { traffic: 0.2 } });
+    expect(loaded.problems).toEqual([]);
+  });
+
+  it('loads an .mjs config and a .ts config through jiti', async () => {
+    write('cfg/a.mjs', 'export default { channels: { tree: { enabled: false } } };');
+    expect((await loadConfig({ repoRoot: dir, configPath: 'cfg/a.mjs' })).config).toEqual({ channels: { tree: { enabled: false } } });
+    write('cfg/b.ts', 'const weight: number = 0.25;\nexport default { channels: { overlap: { weight } } };');
+    const loaded = await loadConfig({ repoRoot: dir, configPath: 'cfg/b.ts' });
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.config).toEqual({ channels: { overlap: { weight: 0.25 } } });
+    expect(loaded.dir).toBe(join(dir, 'cfg'));
+  });
+
+  it('reports a missing --config file and malformed JSON, with defaults', async () => {
+    const missing = await loadConfig({ repoRoot: dir, configPath: 'nope.json' });
+    expect(missing.config).toEqual({});
+    expect(missing.problems[0]).toMatchObject({ code: 'CONFIG_NOT_FOUND' });
+    write('airspace.config.json', '{ "thresholds": ');
+    const broken = await loadConfig({ repoRoot: dir });
+    expect(broken.config).toEqual({});
+    expect(broken.problems[0]?.code).toBe('CONFIG_UNREADABLE');
+    expect(broken.problems[0]?.message).toContain('airspace.config.json');
+  });
+
+  it('keeps the valid sections of an invalid config', async () => {
+    write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.1 }, channels: { overlap: { weight: 7 } } }));
+    const loaded = await loadConfig({ repoRoot: dir });
+    expect(loaded.config).toEqual({ thresholds: { traffic: 0.1 } });
+    expect(loaded.problems.map((p) => p.message).join()).toContain('/channels/overlap/weight');
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defineChannel } from '@airspace/core';
+import { loadConfig } from '../src/config.js';
+import { resolveChannelSet } from '../src/channel-set.js';
+import { loadPlugins } from '../src/plugins.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'airspace-plugins-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (name: string, text: string) => {
+  mkdirSync(join(dir, name, '..'), { recursive: true });
+  writeFileSync(join(dir, name), text);
+};
+
+const ALWAYS_HALF = 'export default { id: "always-half", defaultWeight: 1, score: () => ({ risk: 0.5, evidence: [{ message: "half" }] }) };';
+
+describe('loadPlugins', () => {
+  it('loads a plain-object plugin with no import of ours', async () => {
+    write('channels/half.mjs', ALWAYS_HALF);
+    const { channels, problems } = await loadPlugins(['./channels/half.mjs'], dir);
+    expect(problems).toEqual([]);
+    expect(channels.map((c) => [c.channel.id, c.source])).toEqual([['always-half', './channels/half.mjs']]);
+  });
+
+  it('calls a factory with the options configured for its id', async () => {
+    write('f.mjs', 'export default (o = {}) => ({ id: "scaled", defaultWeight: 1, score: () => ({ risk: o.risk ?? 0.1, evidence: [{ message: "x" }] }) });');
+    const { channels } = await loadPlugins(['./f.mjs'], dir, { scaled: { options: { risk: 0.9 } } });
+    const score = await channels[0]!.channel.score({} as never, {} as never, {} as never);
+    expect(score.risk).toBe(0.9);
+  });
+
+  it('resolves an ESM-only package from node_modules', async () => {
+    write('node_modules/@team/airspace-channel-x/package.json', JSON.stringify({ name: '@team/airspace-channel-x', type: 'module', exports: { '.': { import: './main.js' } } }));
+    write('node_modules/@team/airspace-channel-x/main.js', ALWAYS_HALF.replace('always-half', 'team-x'));
+    const { channels, problems } = await loadPlugins(['@team/airspace-channel-x'], dir);
+    expect(problems).toEqual([]);
+    expect(channels[0]?.channel.id).toBe('team-x');
+  });
+
+  it('names the plugin when it is missing, throws, or is not a channel, and loads the others', async () => {
+    write('good.mjs', ALWAYS_HALF);
+    write('throws.mjs', 'throw new Error("boom at import");');
+    write('factory-throws.mjs', 'export default () => { throw new Error("bad options"); };');
+    write('no-default.mjs', 'export const x = 1;');
+    write('bad-shape.mjs', 'export default { id: "Bad Id", defaultWeight: 1, score() {} };');
+    write('no-score.mjs', 'export default { id: "no-score", defaultWeight: 0.5 };');
+    const specs = ['./missing.mjs', '@nobody/not-installed', './throws.mjs', './factory-throws.mjs', './no-default.mjs', './bad-shape.mjs', './no-score.mjs', './good.mjs'];
+    const { channels, problems } = await loadPlugins(specs, dir);
+    expect(channels.map((c) => c.channel.id)).toEqual(['always-half']);
+    const byPlugin = (s: string) => problems.find((p) => p.message.includes(s));
+    expect(byPlugin('./missing.mjs')?.code).toBe('PLUGIN_NOT_LOADED');
+    expect(byPlugin('@nobody/not-installed')?.message).toContain('not installed');
+    expect(byPlugin('./throws.mjs')?.message).toContain('boom at import');
+    expect(byPlugin('./factory-throws.mjs')).toMatchObject({ code: 'PLUGIN_THREW' });
+    expect(byPlugin('./no-default.mjs')?.message).toContain('no default export');
+    expect(byPlugin('./bad-shape.mjs')?.message).toContain('kebab-case');
+    expect(byPlugin('./no-score.mjs')?.message).toContain('"score" must be a function');
+  });
+});
+
+describe('resolveChannelSet', () => {
+  const builtin = (id: string, defaultWeight: number) =>
+    ({ channel: defineChannel({ id, defaultWeight, meta: { precision: 'line' }, score: () => ({ risk: 0, evidence: [] }) }), source: 'builtin' });
+
+  it('applies config weights over calibration over defaults, and disables channels', async () => {
+    write('cal.json', JSON.stringify({ weights: { overlap: 0.8, tree: 0.05 }, thresholds: { traffic: 0.3 } }));
+    write('channels/half.mjs', ALWAYS_HALF);
+    write(
+      'airspace.config.json',
+      JSON.stringify({ plugins: ['./channels/half.mjs'], calibration: 'cal.json', channels: { tree: { weight: 0.1 }, dependency: { enabled: false }, 'always-half': { options: { k: 1 } } } }),
+    );
+    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1), builtin('tree', 0.25), builtin('dependency', 0.9)], loaded: await loadConfig({ repoRoot: dir }) });
+    expect(set.problems).toEqual([]);
+    expect(set.channels.map((c) => c.id)).toEqual(['overlap', 'tree', 'always-half']);
+    expect(set.weights).toEqual({ overlap: 0.8, tree: 0.1, 'always-half': 1 });
+    expect(set.listing.find((l) => l.id === 'overlap')?.weightFrom).toBe('calibration');
+    expect(set.listing.find((l) => l.id === 'tree')?.weightFrom).toBe('config');
+    expect(set.listing.find((l) => l.id === 'dependency')).toMatchObject({ enabled: false, source: 'builtin' });
+    expect(set.listing.find((l) => l.id === 'always-half')).toMatchObject({ source: './channels/half.mjs', weightFrom: 'default' });
+    expect(set.thresholds).toEqual({ traffic: 0.3, resolution: 0.7 });
+    expect(set.channelOptions).toEqual({ 'always-half': { k: 1 } });
+  });
+
+  it('reports a duplicate id naming both sources and keeps the first', async () => {
+    write('dup.mjs', 'export default { id: "overlap", defaultWeight: 1, score: () => ({ risk: 1, evidence: [{ message: "x" }] }) };');
+    write('airspace.config.json', JSON.stringify({ plugins: ['./dup.mjs'], channels: { nope: { weight: 1 } } }));
+    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }) });
+    expect(set.channels).toHaveLength(1);
+    expect(set.listing[0]?.source).toBe('builtin');
+    const dup = set.problems.find((p) => p.code === 'DUPLICATE_CHANNEL_ID');
+    expect(dup?.message).toContain('builtin');
+    expect(dup?.message).toContain('./dup.mjs');
+    expect(set.problems.find((p) => p.code === 'UNKNOWN_CHANNEL')?.channel).toBe('nope');
+  });
+
+  it('degrades on a broken calibration file and inverted thresholds', async () => {
+    write('cal.json', '{"weights": {"overlap": 3}}');
+    write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.8, resolution: 0.5 } }));
+    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }), calibrationPath: join(dir, 'cal.json') });
+    expect(set.weights).toEqual({ overlap: 1 });
+    expect(set.thresholds).toEqual({ traffic: 0.35, resolution: 0.7 });
+    expect(set.problems.map((p) => p.code).sort()).toEqual(['CALIBRATION_INVALID', 'INVALID_CONFIG']);
+  });
+});
