@@ -14,6 +14,9 @@ export const ErrorCodes = {
   INCOMPARABLE_AGENTS: 'INCOMPARABLE_AGENTS',
   INCOMPLETE_AGENT: 'INCOMPLETE_AGENT',
   INVALID_RANGE: 'INVALID_RANGE',
+  INVALID_WEIGHT: 'INVALID_WEIGHT',
+  TRIGGER_SINK_FAILED: 'TRIGGER_SINK_FAILED',
+  DUPLICATE_AGENT_ID: 'DUPLICATE_AGENT_ID',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
@@ -44,10 +47,50 @@ export function channelThrew(id: string, error: unknown, agents?: [string, strin
   return { code: ErrorCodes.CHANNEL_THREW, channel: id, message: `Channel "${id}" threw${pair}: ${text}` };
 }
 
-export function riskOutOfRange(id: string, risk: unknown): Problem {
-  return { code: ErrorCodes.RISK_OUT_OF_RANGE, channel: id, message: `Channel "${id}" returned risk ${String(risk)}, outside [0, 1]; it was ignored.` };
+export function riskOutOfRange(id: string, risk: unknown, agents?: [string, string]): Problem {
+  const pair = agents ? ` for ${agents[0]} × ${agents[1]}` : '';
+  return { code: ErrorCodes.RISK_OUT_OF_RANGE, channel: id, message: `Channel "${id}" returned risk ${String(risk)}${pair}, outside [0, 1]; it was ignored.` };
 }
 
 export function missingService(id: string, service: string): Problem {
   return { code: ErrorCodes.MISSING_SERVICE, channel: id, message: `Channel "${id}" requires "${service}", which this front end did not supply; it scored 0.` };
+}
+
+export function missingEvidence(id: string, risk: number, agents: [string, string]): Problem {
+  return { code: ErrorCodes.MISSING_EVIDENCE, channel: id, message: `Channel "${id}" returned risk ${risk} for ${agents[0]} × ${agents[1]} without evidence; every non-zero risk must say which file/lines/symbol caused it.` };
+}
+
+export function invalidRange(range: unknown, agent?: string, path?: string): Problem {
+  const where = [agent, path].filter(Boolean).join(' ');
+  return {
+    code: ErrorCodes.INVALID_RANGE,
+    message: `Invalid line range ${JSON.stringify(range)}${where ? ` in ${where}` : ''}: a range is [start, end], 1-based integers with end ≥ start − 1; it was ignored.`,
+    ...(agent !== undefined ? { agent } : {}),
+    ...(path !== undefined ? { path } : {}),
+  };
+}
+
+export function invalidWeight(id: string, weight: unknown, used: number): Problem {
+  return { code: ErrorCodes.INVALID_WEIGHT, channel: id, message: `Weight ${String(weight)} for channel "${id}" is not in [0, 1]; ${used} was used.` };
+}
+
+export function incomparableAgents(a: string, b: string, why: string): Problem {
+  return { code: ErrorCodes.INCOMPARABLE_AGENTS, message: `${a} and ${b} cannot be compared: ${why}.` };
+}
+
+export function incompleteAgent(agent: string, reasons: readonly string[]): Problem {
+  return { code: ErrorCodes.INCOMPLETE_AGENT, agent, message: `${agent}'s working set is incomplete (${reasons.join('; ')}); its pairs are unknown, never clear.` };
+}
+
+export function triggerSinkFailed(error: unknown): Problem {
+  const text = error instanceof Error ? error.message : String(error);
+  return { code: ErrorCodes.TRIGGER_SINK_FAILED, message: `The trigger sink failed: ${text}` };
+}
+
+export function invalidRecencyWeight(agent: string, path: string, weight: unknown, used: number): Problem {
+  return { code: ErrorCodes.INVALID_WEIGHT, agent, path, message: `Recency weight ${String(weight)} of ${path} (${agent}) is not in [0, 1]; ${used} was used.` };
+}
+
+export function duplicateAgentId(id: string): Problem {
+  return { code: ErrorCodes.DUPLICATE_AGENT_ID, agent: id, message: `Two agents share the id "${id}"; the second was ignored.` };
 }

@@ -1,0 +1,321 @@
+/**
+ * `scanAirspace`: one pass from agents to advisories. Prepare each channel once, score every pair
+ * (a < b by id) with every channel, combine by noisy-OR, classify with the TCAS bands and the
+ * escalation discipline, embed for the view. A failing channel costs its own score, never the scan.
+ */
+import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precision, Problem, ScoreContext } from './channel.js';
+import { combineRisks } from './combine.js';
+import { embedAgents } from './embedding.js';
+import {
+  AirspaceError, channelThrew, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
+  missingEvidence, missingService, riskOutOfRange,
+} from './errors.js';
+import type { Agent, FileEdit, Range } from './model.js';
+import { isValidRange } from './ranges.js';
+import type { ChannelEntry } from './registry.js';
+import { ChannelRegistry, resolveChannel } from './registry.js';
+import type { Advisory, ChannelBreakdown, Level, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
+import { DEFAULT_THRESHOLDS } from './scan-types.js';
+import type { EscalationOptions } from './tcas.js';
+import { DEFAULT_ESCALATION, classifyRisk, comparability, levelRank, rightOfWay } from './tcas.js';
+
+export interface ScanContext {
+  /** Channels (objects or factories) or a registry. */
+  readonly channels: readonly ChannelEntry[] | ChannelRegistry;
+  /** Facts and graphs that channels `require` (e.g. `importGraph`, `git`). */
+  readonly services?: Readonly<Record<string, unknown>>;
+  readonly logger?: Logger;
+  /** Milliseconds since the epoch; default `Date.now()`. */
+  readonly now?: number;
+  readonly repository?: { readonly id: string; readonly root?: string };
+}
+
+export interface ScanOptions {
+  /** ω per channel id; default each channel's `defaultWeight`. */
+  readonly weights?: Readonly<Record<string, number>>;
+  readonly thresholds?: Partial<Thresholds>;
+  /** Options per channel id, merged over the channel's `defaultOptions`. */
+  readonly channelOptions?: Readonly<Record<string, unknown>>;
+  readonly escalation?: EscalationOptions;
+  /** Dependency edges `[from, to]` for the 3D embedding's averaging step. */
+  readonly edges?: Iterable<readonly [string, string]>;
+  /** How many evidence items a link keeps (strongest first); default 10. Breakdowns keep all. */
+  readonly maxLinkEvidence?: number;
+}
+
+const SILENT: Logger = { debug() {}, info() {}, warn() {} };
+/** Scan-level problems of one kind (code × channel) beyond this are counted, not listed. */
+const MAX_PROBLEMS_PER_KIND = 20;
+
+interface ActiveChannel {
+  readonly channel: AnyChannel;
+  readonly weight: number;
+  readonly precision: Precision;
+  readonly ctx: ScoreContext<unknown, unknown>;
+}
+
+class ProblemLog {
+  readonly list: Problem[] = [];
+  private readonly counts = new Map<string, number>();
+  add(problem: Problem): void {
+    const key = `${problem.code}\u0000${problem.channel ?? ''}`;
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    if (n <= MAX_PROBLEMS_PER_KIND) this.list.push(problem);
+  }
+  finish(): Problem[] {
+    for (const [key, n] of this.counts) {
+      if (n <= MAX_PROBLEMS_PER_KIND) continue;
+      const [code, channel] = key.split('\u0000') as [string, string];
+      this.list.push({ code, ...(channel ? { channel } : {}), message: `…and ${n - MAX_PROBLEMS_PER_KIND} more ${code} problems${channel ? ` from channel "${channel}"` : ''}.` });
+    }
+    return this.list;
+  }
+}
+
+function isThenable<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Drops invalid ranges and clamps weights, reporting each; returns the agent itself when valid. */
+function sanitizeAgent(agent: Agent, problems: ProblemLog): Agent {
+  let changed = false;
+  const files = agent.files.map((f): FileEdit => {
+    let edit = f;
+    for (const key of ['baseRanges', 'newRanges'] as const) {
+      const ranges: unknown = edit[key];
+      if (ranges === 'whole') continue;
+      if (!Array.isArray(ranges)) {
+        // Malformed input: be conservative and treat the file as wholly changed.
+        problems.add(invalidRange(ranges, agent.id, f.path));
+        edit = { ...edit, [key]: 'whole' };
+        continue;
+      }
+      if (ranges.every((r) => isValidRange(r))) continue;
+      const kept = (ranges as unknown[]).filter((r): r is Range => {
+        if (isValidRange(r)) return true;
+        problems.add(invalidRange(r, agent.id, f.path));
+        return false;
+      });
+      edit = { ...edit, [key]: kept };
+    }
+    if (!(edit.weight >= 0 && edit.weight <= 1)) {
+      const used = Number.isNaN(edit.weight) || typeof edit.weight !== 'number' ? 1 : Math.min(1, Math.max(0, edit.weight));
+      problems.add(invalidRecencyWeight(agent.id, f.path, edit.weight, used));
+      edit = { ...edit, weight: used };
+    }
+    if (edit !== f) changed = true;
+    return edit;
+  });
+  return changed ? { ...agent, files } : agent;
+}
+
+function strength(e: Evidence, fallback: number, weight: number): number {
+  return (typeof e.risk === 'number' && Number.isFinite(e.risk) ? e.risk : fallback) * weight;
+}
+
+export function agentName(agent: Agent | undefined, id: string): string {
+  return agent?.label && agent.label !== id ? `${agent.label} (${id})` : id;
+}
+
+function advisoryMessage(link: Link, a: Agent, b: Agent, steer?: Agent, hold?: Agent): string {
+  const pair = `${agentName(a, a.id)} × ${agentName(b, b.id)}`;
+  const top = link.evidence[0];
+  const because = top ? ` Strongest evidence: ${top.message}` : '';
+  const reason = link.levelReason ? ` (${link.levelReason})` : '';
+  if (link.level === 'resolution' && steer && hold) {
+    return `RESOLUTION ${pair}, risk ${link.risk.toFixed(2)}: ${agentName(steer, steer.id)} steers away, ${agentName(hold, hold.id)} holds course.${because}`;
+  }
+  if (link.level === 'traffic') return `TRAFFIC ${pair}, risk ${link.risk.toFixed(2)}${reason}: both transmit intent.${because}`;
+  return `UNKNOWN ${pair}, risk ${link.risk.toFixed(2)}: cannot be cleared${reason}.${because}`;
+}
+
+/** Resolves context channels; invalid or duplicate entries become problems, the first id wins. */
+function resolveChannels(entries: ScanContext['channels'], problems: ProblemLog): AnyChannel[] {
+  if (entries instanceof ChannelRegistry) return entries.list();
+  const out: AnyChannel[] = [];
+  const registry = new ChannelRegistry();
+  for (const entry of entries) {
+    try {
+      const channel = registry.register(entry);
+      out.push(channel);
+    } catch (error) {
+      if (error instanceof AirspaceError) problems.add({ code: error.code, message: error.message, ...(error.channel ? { channel: error.channel } : {}) });
+      else problems.add({ code: 'INVALID_CHANNEL', message: String(error) });
+    }
+  }
+  return out;
+}
+
+export async function scanAirspace(agents: readonly Agent[], context: ScanContext, options: ScanOptions = {}): Promise<ScanResult> {
+  const now = context.now ?? Date.now();
+  const logger = context.logger ?? SILENT;
+  const services = context.services ?? {};
+  const problems = new ProblemLog();
+  const thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
+  const escalation: EscalationOptions = { ...DEFAULT_ESCALATION, ...(options.escalation ?? {}) };
+  const maxEvidence = options.maxLinkEvidence ?? 10;
+
+  // Agents: unique ids, sorted, sanitized for channels.
+  const byId = new Map<string, Agent>();
+  for (const agent of agents) {
+    if (byId.has(agent.id)) {
+      problems.add(duplicateAgentId(agent.id));
+      continue;
+    }
+    byId.set(agent.id, agent);
+  }
+  const ordered = [...byId.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const scored = ordered.map((agent) => sanitizeAgent(agent, problems));
+  for (const agent of ordered) if (agent.incomplete && agent.incomplete.length > 0) problems.add(incompleteAgent(agent.id, agent.incomplete));
+
+  // Channels: weights, options, services, prepare once.
+  const weights: Record<string, number> = {};
+  const active: ActiveChannel[] = [];
+  const skipped: { channel: AnyChannel; weight: number; precision: Precision; problem: Problem }[] = [];
+  for (const channel of resolveChannels(context.channels, problems)) {
+    const raw = options.weights?.[channel.id] ?? channel.defaultWeight;
+    let weight = typeof raw === 'number' && raw >= 0 && raw <= 1 ? raw : Number.isNaN(raw) || typeof raw !== 'number' ? 0 : Math.min(1, Math.max(0, raw));
+    if (weight !== raw) problems.add(invalidWeight(channel.id, raw, weight));
+    weights[channel.id] = weight;
+    const precision: Precision = channel.meta?.precision ?? 'file';
+    const missing = (channel.requires ?? []).find((s) => services[s] === undefined || services[s] === null);
+    if (missing !== undefined) {
+      const problem = missingService(channel.id, missing);
+      problems.add(problem);
+      skipped.push({ channel, weight, precision, problem });
+      continue;
+    }
+    const userOptions = options.channelOptions?.[channel.id];
+    const merged =
+      channel.defaultOptions !== undefined && typeof channel.defaultOptions === 'object' && (userOptions === undefined || typeof userOptions === 'object')
+        ? { ...(channel.defaultOptions as object), ...((userOptions as object | undefined) ?? {}) }
+        : (userOptions ?? channel.defaultOptions);
+    const base: ChannelContext<unknown> = { options: merged, now, logger, services, ...(context.repository ? { repository: context.repository } : {}) };
+    let prepared: unknown;
+    try {
+      prepared = channel.prepare ? await channel.prepare(scored, base) : undefined;
+    } catch (error) {
+      const problem = channelThrew(channel.id, error);
+      problems.add(problem);
+      skipped.push({ channel, weight, precision, problem });
+      continue;
+    }
+    weight = weights[channel.id]!;
+    active.push({ channel, weight, precision, ctx: { ...base, prepared } });
+  }
+
+  // Pairs.
+  const links: Link[] = [];
+  const advisories: Advisory[] = [];
+  const counts = { agents: ordered.length, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
+  for (let i = 0; i < scored.length; i++) {
+    for (let j = i + 1; j < scored.length; j++) {
+      const a = scored[i]!;
+      const b = scored[j]!;
+      const pair: [string, string] = [a.id, b.id];
+      const comparable = comparability(ordered[i]!, ordered[j]!, context.repository?.id);
+      const breakdown: ChannelBreakdown[] = [];
+      if (!comparable.comparable) {
+        problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
+      } else {
+        for (const entry of active) {
+          let result: unknown;
+          const pairProblems: Problem[] = [];
+          try {
+            result = entry.channel.score(a, b, entry.ctx);
+            if (isThenable<ChannelScore>(result)) result = await result;
+          } catch (error) {
+            pairProblems.push(channelThrew(entry.channel.id, error, pair));
+            result = undefined;
+          }
+          let risk = 0;
+          let evidence: readonly Evidence[] = [];
+          if (result !== undefined) {
+            const r = result as Partial<ChannelScore> | null;
+            const value = r?.risk;
+            if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
+              pairProblems.push(riskOutOfRange(entry.channel.id, value, pair));
+            } else {
+              risk = value;
+              evidence = Array.isArray(r?.evidence) ? r!.evidence : [];
+              if (risk > 0 && evidence.length === 0) pairProblems.push(missingEvidence(entry.channel.id, risk, pair));
+            }
+            if (Array.isArray(r?.problems)) for (const p of r!.problems) pairProblems.push(p.channel ? p : { ...p, channel: entry.channel.id });
+          }
+          for (const p of pairProblems) problems.add(p);
+          breakdown.push({
+            channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision, evidence,
+            ...(pairProblems.length > 0 ? { problems: pairProblems } : {}),
+          });
+        }
+      }
+      for (const s of skipped) {
+        breakdown.push({ channel: s.channel.id, weight: s.weight, risk: 0, weighted: 0, precision: s.precision, evidence: [], problems: [s.problem] });
+      }
+
+      const combined = combineRisks(breakdown.map((c) => ({ channel: c.channel, risk: c.risk, weight: c.weight })));
+      let level: Level;
+      let levelReason: string | undefined;
+      if (!comparable.comparable) {
+        level = 'unknown';
+        levelReason = comparable.reasons.join('; ');
+      } else {
+        const classified = classifyRisk(breakdown, thresholds, escalation);
+        level = classified.level;
+        levelReason = classified.levelReason;
+        if (comparable.reasons.length > 0) {
+          const why = comparable.reasons.join('; ');
+          if (level === 'clear') {
+            level = 'unknown';
+            levelReason = why;
+          } else {
+            levelReason = levelReason ? `${levelReason}; ${why}` : why;
+          }
+        }
+      }
+
+      const ranked: { e: Evidence; s: number }[] = [];
+      for (const c of breakdown) for (const e of c.evidence) ranked.push({ e, s: strength(e, c.risk, c.weight) });
+      ranked.sort((x, y) => y.s - x.s);
+      const link: Link = {
+        a: a.id, b: b.id, risk: combined.risk, distance: combined.distance, level,
+        ...(levelReason !== undefined ? { levelReason } : {}),
+        channels: breakdown,
+        evidence: ranked.slice(0, maxEvidence).map((x) => x.e),
+      };
+      links.push(link);
+      counts.pairs++;
+      counts[level]++;
+      if (level !== 'clear') {
+        const A = ordered[i]!;
+        const B = ordered[j]!;
+        const way = level === 'resolution' ? rightOfWay(A, B) : undefined;
+        advisories.push({
+          a: a.id, b: b.id, level, risk: link.risk,
+          ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
+          evidence: link.evidence,
+          message: advisoryMessage(link, A, B, way?.steer, way?.hold),
+        });
+      }
+    }
+  }
+  advisories.sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1));
+
+  const { positions, fileCoordinates } = embedAgents(ordered, options.edges ? { edges: options.edges } : {});
+  logger.debug(`scanned ${ordered.length} agents, ${counts.pairs} pairs, ${active.length} channels`);
+  const scanCounts: ScanCounts = counts;
+  return {
+    version: 1,
+    generatedAt: new Date(now).toISOString(),
+    thresholds,
+    weights,
+    agents: ordered,
+    advisories,
+    links,
+    positions,
+    fileCoordinates,
+    counts: scanCounts,
+    problems: problems.finish(),
+  };
+}

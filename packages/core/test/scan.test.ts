@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { defineChannel, type Agent, type FileEdit } from '../src/index.js';
+import { scanAirspace } from '../src/scan.js';
+
+function file(path: string, extra: Partial<FileEdit> = {}): FileEdit {
+  return { path, status: 'modified', weight: 1, baseRanges: [[1, 5]], newRanges: [[1, 5]], ...extra };
+}
+
+function agent(id: string, paths: string[], extra: Partial<Agent> = {}): Agent {
+  return { id, label: id, startedAt: 1000, committedWork: 0, files: paths.map((p) => file(p)), ...extra };
+}
+
+/** Risk = fixed value when the two agents share a path, evidence naming it. */
+const samePath = (id: string, risk: number, precision: 'line' | 'file' = 'line', defaultWeight = 1) =>
+  defineChannel({
+    id,
+    defaultWeight,
+    meta: { precision },
+    score(a, b) {
+      const shared = a.files.find((f) => b.files.some((g) => g.path === f.path));
+      if (!shared) return { risk: 0, evidence: [] };
+      return { risk, evidence: [{ message: `${a.id} and ${b.id} both edit ${shared.path}`, kind: 'same-file', a: { agent: a.id, path: shared.path }, b: { agent: b.id, path: shared.path } }] };
+    },
+  });
+
+describe('scanAirspace', () => {
+  it('scores every pair once, a < b by id, and raises advisories with right of way', async () => {
+    const agents = [
+      agent('carol', ['docs/readme.md']),
+      agent('bob', ['src/a.ts'], { committedWork: 5 }),
+      agent('alice', ['src/a.ts'], { committedWork: 1 }),
+    ];
+    const result = await scanAirspace(agents, { channels: [samePath('same', 0.9)], now: 0 });
+    expect(result.links.map((l) => `${l.a}-${l.b}`)).toEqual(['alice-bob', 'alice-carol', 'bob-carol']);
+    expect(result.counts).toMatchObject({ agents: 3, pairs: 3, clear: 2, resolution: 1, traffic: 0, unknown: 0 });
+    const [adv] = result.advisories;
+    expect(adv).toMatchObject({ a: 'alice', b: 'bob', level: 'resolution', steer: 'alice', hold: 'bob' });
+    expect(adv!.message).toContain('alice');
+    expect(adv!.message).toContain('bob');
+    expect(adv!.message).toContain('RESOLUTION');
+    expect(adv!.message).toContain('alice steers away, bob holds course');
+    expect(adv!.message).toContain('both edit src/a.ts');
+    expect(result.generatedAt).toBe('1970-01-01T00:00:00.000Z');
+    expect(Object.keys(result.positions).sort()).toEqual(['alice', 'bob', 'carol']);
+    expect(Object.keys(result.fileCoordinates).sort()).toEqual(['docs/readme.md', 'src/a.ts']);
+    expect(result.weights).toEqual({ same: 1 });
+  });
+
+  it('uses weights and thresholds from options', async () => {
+    const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
+    const traffic = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 } });
+    expect(traffic.links[0]!.risk).toBeCloseTo(0.45);
+    expect(traffic.links[0]!.level).toBe('traffic');
+    expect(traffic.advisories[0]!.message).toContain('TRAFFIC');
+    const clear = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 }, thresholds: { traffic: 0.5 } });
+    expect(clear.links[0]!.level).toBe('clear');
+    expect(clear.advisories).toEqual([]);
+  });
+
+  it('runs prepare once per scan and hands its result to score', async () => {
+    let prepares = 0;
+    let scores = 0;
+    const channel = defineChannel<{ factor: number }, Map<string, number>>({
+      id: 'counting',
+      defaultWeight: 1,
+      defaultOptions: { factor: 1 },
+      prepare(agents, ctx) {
+        prepares++;
+        return new Map(agents.map((a) => [a.id, a.files.length * ctx.options.factor]));
+      },
+      score(a, b, ctx) {
+        scores++;
+        const risk = Math.min(1, ((ctx.prepared.get(a.id) ?? 0) + (ctx.prepared.get(b.id) ?? 0)) / 10);
+        return { risk, evidence: risk > 0 ? [{ message: 'files' }] : [] };
+      },
+    });
+    const agents = [agent('a', ['1', '2']), agent('b', ['3']), agent('c', [])];
+    const result = await scanAirspace(agents, { channels: [channel] }, { channelOptions: { counting: { factor: 2 } } });
+    expect(prepares).toBe(1);
+    expect(scores).toBe(3);
+    expect(result.links.find((l) => l.a === 'a' && l.b === 'b')!.risk).toBeCloseTo(0.6);
+  });
+
+  it('turns a throwing, NaN, out-of-range or evidence-less channel into problems without stopping the others', async () => {
+    const throws = defineChannel({ id: 'throws', defaultWeight: 1, meta: { precision: 'line' }, score() { throw new Error('boom'); } });
+    const nan = defineChannel({ id: 'nan', defaultWeight: 1, score: () => ({ risk: Number.NaN, evidence: [] }) });
+    const big = defineChannel({ id: 'big', defaultWeight: 1, score: async () => ({ risk: 2, evidence: [{ message: 'x' }] }) });
+    const silent = defineChannel({ id: 'silent', defaultWeight: 0.2, score: () => ({ risk: 0.5, evidence: [] }) });
+    const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
+    const result = await scanAirspace(agents, { channels: [throws, nan, big, silent, samePath('same', 0.4)] });
+    const link = result.links[0]!;
+    expect(link.channels.map((c) => [c.channel, c.risk])).toEqual([['throws', 0], ['nan', 0], ['big', 0], ['silent', 0.5], ['same', 0.4]]);
+    expect(link.risk).toBeCloseTo(1 - 0.9 * 0.6);
+    const codes = result.problems.map((p) => `${p.code}:${p.channel}`);
+    expect(codes).toEqual(expect.arrayContaining(['CHANNEL_THREW:throws', 'RISK_OUT_OF_RANGE:nan', 'RISK_OUT_OF_RANGE:big', 'MISSING_EVIDENCE:silent']));
+    expect(result.problems.find((p) => p.code === 'CHANNEL_THREW')!.message).toContain('boom');
+    expect(link.channels[0]!.problems![0]!.message).toContain('a × b');
+  });
+
+  it('scores a channel whose service is missing as 0 with a problem', async () => {
+    const needs = defineChannel({ id: 'needs-graph', defaultWeight: 1, requires: ['importGraph'], score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) });
+    const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
+    const result = await scanAirspace(agents, { channels: [needs] });
+    expect(result.links[0]!.risk).toBe(0);
+    expect(result.links[0]!.channels[0]!.problems![0]!.code).toBe('MISSING_SERVICE');
+    expect(result.problems.map((p) => p.code)).toEqual(['MISSING_SERVICE']);
+    const supplied = await scanAirspace(agents, { channels: [needs], services: { importGraph: {} } });
+    expect(supplied.links[0]!.risk).toBe(1);
+  });
+
+  it('caps file-precision channels at traffic, unless configured otherwise', async () => {
+    const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
+    const capped = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file')] });
+    expect(capped.links[0]!.level).toBe('traffic');
+    expect(capped.links[0]!.levelReason).toMatch(/capped at traffic.*dep/);
+    const free = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file')] }, { escalation: { resolutionPrecisions: ['line', 'symbol', 'file'] } });
+    expect(free.links[0]!.level).toBe('resolution');
+    const precise = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file'), samePath('lines', 0.8, 'line')] });
+    expect(precise.links[0]!.level).toBe('resolution');
+  });
+
+  it('never clears a pair with an incomplete agent, a one-sided base or different repositories', async () => {
+    const channels = [samePath('same', 0.9)];
+    const incomplete = await scanAirspace([agent('a', ['x.ts']), agent('b', ['y.ts'], { incomplete: ['diff timed out'] })], { channels });
+    expect(incomplete.links[0]!.level).toBe('unknown');
+    expect(incomplete.links[0]!.levelReason).toContain('diff timed out');
+    expect(incomplete.advisories[0]!.level).toBe('unknown');
+    expect(incomplete.counts.unknown).toBe(1);
+    expect(incomplete.problems.map((p) => p.code)).toContain('INCOMPLETE_AGENT');
+
+    const stillRisky = await scanAirspace([agent('a', ['x.ts']), agent('b', ['x.ts'], { incomplete: ['partial'] })], { channels });
+    expect(stillRisky.links[0]!.level).toBe('resolution');
+
+    const oneBase = await scanAirspace([agent('a', ['x.ts'], { base: 'abc' }), agent('b', ['y.ts'])], { channels });
+    expect(oneBase.links[0]!.level).toBe('unknown');
+    expect(oneBase.links[0]!.levelReason).toContain('no merge base');
+
+    const repos = await scanAirspace([agent('a', ['x.ts'], { repository: 'r1' }), agent('b', ['x.ts'], { repository: 'r2' })], { channels });
+    expect(repos.links[0]!).toMatchObject({ level: 'unknown', risk: 0 });
+    expect(repos.problems.map((p) => p.code)).toContain('INCOMPARABLE_AGENTS');
+
+    const bothBases = await scanAirspace([agent('a', ['x.ts'], { base: 'abc' }), agent('b', ['y.ts'], { base: 'def' })], { channels });
+    expect(bothBases.links[0]!.level).toBe('clear');
+  });
+
+  it('reports duplicate channel ids, duplicate agents and invalid ranges without throwing', async () => {
+    const bad = { ...agent('b', ['y.ts']), files: [file('y.ts', { baseRanges: [[5, 1], [2, 3]] as never, weight: Number.NaN })] };
+    const result = await scanAirspace([agent('a', ['x.ts']), agent('a', ['z.ts']), bad], { channels: [samePath('same', 0.9), samePath('same', 0.1), { id: 'Bad Id' } as never] });
+    const codes = result.problems.map((p) => p.code);
+    expect(codes).toEqual(expect.arrayContaining(['DUPLICATE_CHANNEL_ID', 'INVALID_CHANNEL', 'DUPLICATE_AGENT_ID', 'INVALID_RANGE', 'INVALID_WEIGHT']));
+    expect(result.counts.agents).toBe(2);
+    expect(result.weights).toEqual({ same: 1 });
+  });
+
+  it('keeps the strongest evidence first on links', async () => {
+    const weak = defineChannel({ id: 'weak', defaultWeight: 0.2, score: (a) => ({ risk: 1, evidence: [{ message: `weak ${a.id}` }] }) });
+    const strong = defineChannel({ id: 'strong', defaultWeight: 1, meta: { precision: 'line' }, score: (a) => ({ risk: 0.5, evidence: [{ message: `strong ${a.id}` }] }) });
+    const result = await scanAirspace([agent('a', []), agent('b', [])], { channels: [weak, strong] });
+    expect(result.links[0]!.evidence.map((e) => e.message)).toEqual(['strong a', 'weak a']);
+  });
+});
