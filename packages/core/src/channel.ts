@@ -2,7 +2,7 @@
  * The channel API. A channel is a plain object; `defineChannel` exists only for types
  * (as Vitest's `defineConfig`), so a plugin module needs no import of ours to work.
  */
-import type { Agent, Range } from './model.js';
+import type { Agent, FileEdit, Range } from './model.js';
 
 /** What one side of a piece of evidence points at. */
 export interface EvidenceSide {
@@ -100,3 +100,18 @@ export function defineChannel<Options = unknown, Prepared = unknown>(channel: Ch
 export type ChannelFactory<Options = unknown> = (options?: Partial<Options>) => Channel<Options, any>;
 
 export type AnyChannel = Channel<any, any>;
+
+/**
+ * Optional service `git` (supplied by @airspace/git): re-bases two agents' edits of one file onto
+ * the **pair's** merge base, for agents whose `base` differs. Channels must tolerate its absence.
+ */
+export interface PairedEdits {
+  readonly a: FileEdit;
+  readonly b: FileEdit;
+  /** The pair's merge base (commit id), when known. */
+  readonly base?: string;
+}
+
+export interface PairEditsService {
+  pairEdits(a: Agent, b: Agent, path: string): PairedEdits | undefined | Promise<PairedEdits | undefined>;
+}

@@ -149,34 +149,56 @@ export function rangesConflict(a: Range, b: Range): boolean {
   return lo(a) <= b[1] && lo(b) <= a[1];
 }
 
+/** The nearest pair of changes (one per side) and the unchanged base lines between them. */
+export interface NearestPair {
+  readonly a: Range;
+  readonly b: Range;
+  /** 0 when the pair conflicts, 1 for a one-line gap. */
+  readonly distance: number;
+}
+
+/** The nearest pair of changes, one from each side; `undefined` when either side is empty. */
+export function nearestPair(a: readonly Range[], b: readonly Range[]): NearestPair | undefined {
+  if (a.length === 0 || b.length === 0) return undefined;
+  let best: NearestPair | undefined;
+  const consider = (x: Range, y: Range, d: number): void => {
+    if (!best || d < best.distance) best = { a: x, b: y, distance: d };
+  };
+  // For each interval of one side, the nearest interval of the other side that starts at or
+  // before it is the one with the largest end among those (a running maximum), and the nearest
+  // one after it is the next by start. Two sweeps, one per side.
+  const sweep = (p: readonly Range[], q: readonly Range[], flip: boolean): void => {
+    let j = 0;
+    let furthest: Range | undefined;
+    for (const r of p) {
+      while (j < q.length && lo(q[j]!) <= lo(r)) {
+        if (!furthest || q[j]![1] > furthest[1]) furthest = q[j]!;
+        j++;
+      }
+      if (furthest) {
+        const d = Math.max(0, lo(r) - furthest[1]);
+        flip ? consider(furthest, r, d) : consider(r, furthest, d);
+      }
+      const next = q[j];
+      if (next) {
+        const d = Math.max(0, lo(next) - r[1]);
+        flip ? consider(next, r, d) : consider(r, next, d);
+      }
+    }
+  };
+  const x = [...a].sort(byStart);
+  const y = [...b].sort(byStart);
+  sweep(x, y, false);
+  sweep(y, x, true);
+  return best;
+}
+
 /**
  * Number of unchanged base lines separating the nearest pair of changes, one from each side:
  * 0 when some pair conflicts, 1 for a one-line gap, `Infinity` when either side is empty.
  */
 export function nearestDistance(a: readonly Range[], b: readonly Range[]): number {
-  if (a.length === 0 || b.length === 0) return Infinity;
-  const x = [...a].sort(byStart);
-  const y = [...b].sort(byStart);
-  let best = Infinity;
-  // For each interval of one side, the nearest interval of the other side that starts at or
-  // before it is the one with the largest end among those (prefix maximum), and the nearest one
-  // after it is the next by start. Two sweeps, one per side.
-  const sweep = (p: Range[], q: Range[]): void => {
-    let j = 0;
-    let maxEnd = -Infinity;
-    for (const r of p) {
-      while (j < q.length && lo(q[j]!) <= lo(r)) {
-        maxEnd = Math.max(maxEnd, q[j]![1]);
-        j++;
-      }
-      if (maxEnd !== -Infinity) best = Math.min(best, Math.max(0, lo(r) - maxEnd));
-      const next = q[j];
-      if (next) best = Math.min(best, Math.max(0, lo(next) - r[1]));
-    }
-  };
-  sweep(x, y);
-  sweep(y, x);
-  return best;
+  return nearestPair(a, b)?.distance ?? Infinity;
 }
 
 /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Range } from '../src/model.js';
 import {
-  anyConflict, conflicts, intersectionSize, isInsertion, isValidRange, mapToCurrent, nearestDistance, normalizeRanges,
+  anyConflict, conflicts, intersectionSize, isInsertion, isValidRange, mapToCurrent, nearestDistance, nearestPair, normalizeRanges,
   overlapCoefficient, rangesConflict, rangesSize, sanitizeRanges, unionRanges,
 } from '../src/ranges.js';
 
@@ -161,5 +161,24 @@ describe('validation and mapping', () => {
     expect(mapToCurrent(hunks, [19, 22])).toEqual([71, 72]);
     expect(mapToCurrent(hunks, [15, 14])).toEqual([67, 66]);
     expect(mapToCurrent([], [3, 4])).toEqual([3, 4]);
+  });
+});
+
+describe('nearestPair', () => {
+  it('returns a pair from each side at the nearest distance', () => {
+    fc.assert(
+      fc.property(ranges, ranges, (a, b) => {
+        const pair = nearestPair(a, b);
+        if (a.length === 0 || b.length === 0) {
+          expect(pair).toBeUndefined();
+          return;
+        }
+        expect(a).toContainEqual(pair!.a);
+        expect(b).toContainEqual(pair!.b);
+        expect(nearestDistance([pair!.a], [pair!.b])).toBe(pair!.distance);
+        expect(pair!.distance).toBe(nearestDistance(a, b));
+      }),
+    );
+    expect(nearestPair([[1, 3], [30, 31]], [[10, 12], [33, 33]])).toEqual({ a: [30, 31], b: [33, 33], distance: 1 });
   });
 });
