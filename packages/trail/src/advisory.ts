@@ -4,9 +4,8 @@
  * rules on top — `unknown` for pairs that cannot be compared, and exact path overlap taking
  * precedence over a low score.
  */
-import type { Agent, Level, Link, Thresholds } from '@airspace/core';
-import type { ChannelEntry } from './scan-interim.js';
-import { scanAirspace } from './scan-interim.js';
+import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
+import { scanAirspace } from '@airspace/core';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
 import type { ShadowObservation } from './observation.js';
 import { comparabilityProblems } from './observation.js';
