@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent, ChannelContext, FileEdit } from '@airspace/core';
+import type { Agent, ChannelContext } from '@airspace/core';
+import { agent, channelTester, edit } from '@airspace/core/testing';
 import { createRepoFixture } from '@airspace/git/fixture';
 import codeownersChannel, { ownerRule, parseCodeowners } from '../src/index.js';
 
@@ -11,8 +12,7 @@ const RULES = `
 /packages/api/generated/
 `;
 
-const file = (path: string, weight = 1): FileEdit => ({ path, status: 'modified', weight, baseRanges: [[1, 2]], newRanges: [[1, 2]] });
-const agent = (id: string, ...files: FileEdit[]): Agent => ({ id, label: id, startedAt: 0, committedWork: 0, files });
+const file = (path: string, weight = 1) => edit(path, [[1, 2]], { weight });
 const ctx = (root?: string): ChannelContext<unknown> => ({
   options: {},
   now: 0,
@@ -40,26 +40,33 @@ describe('parseCodeowners', () => {
   });
 });
 
-describe('codeowners channel', () => {
-  const channel = codeownersChannel({ text: RULES, ignoreOwners: ['@org/everyone'] });
+channelTester.run('codeowners', codeownersChannel({ text: RULES, ignoreOwners: ['@org/everyone'] }), {
+  low: [
+    { name: 'different teams', a: agent('alice', [file('packages/api/src/a.ts')]), b: agent('bob', [file('docs/guide.md')]), max: 0 },
+    { name: 'only the ignored catch-all owner', a: agent('alice', [file('src/x.ts')]), b: agent('bob', [file('src/y.ts')]), max: 0 },
+    { name: 'un-assigned paths', a: agent('alice', [file('packages/api/generated/a.ts')]), b: agent('bob', [file('packages/api/generated/b.ts')]), max: 0 },
+  ],
+  high: [
+    {
+      name: 'same team, weighted by recency',
+      a: agent('alice', [file('packages/api/src/a.ts')]),
+      b: agent('bob', [file('packages/api/src/b.ts', 0.5)]),
+      min: 0.25,
+      kind: 'shared-owner',
+      check: (result) => {
+        expect(result.risk).toBeCloseTo(0.25);
+        expect(result.evidence[0]).toMatchObject({ a: { agent: 'alice', path: 'packages/api/src/a.ts' }, b: { agent: 'bob', path: 'packages/api/src/b.ts' } });
+        expect(result.evidence[0]?.message).toContain('@org/api-team');
+      },
+    },
+  ],
+});
 
-  it('raises risk for files of the same team, with evidence naming the team and both files', async () => {
-    const result = await score(channel, agent('alice', file('packages/api/src/a.ts')), agent('bob', file('packages/api/src/b.ts', 0.5)));
-    expect(result.risk).toBeCloseTo(0.25);
-    expect(result.evidence[0]).toMatchObject({ kind: 'shared-owner', a: { agent: 'alice', path: 'packages/api/src/a.ts' }, b: { agent: 'bob', path: 'packages/api/src/b.ts' } });
-    expect(result.evidence[0]?.message).toContain('@org/api-team');
-  });
-
-  it('is clear for different teams, unowned files and ignored catch-all owners', async () => {
-    expect((await score(channel, agent('alice', file('packages/api/src/a.ts')), agent('bob', file('docs/guide.md')))).risk).toBe(0);
-    expect((await score(channel, agent('alice', file('src/x.ts')), agent('bob', file('src/y.ts')))).risk).toBe(0);
-    expect((await score(channel, agent('alice', file('packages/api/generated/a.ts')), agent('bob', file('packages/api/generated/b.ts')))).risk).toBe(0);
-  });
-
+describe('codeowners channel in a repository', () => {
   it('reads .github/CODEOWNERS from the repository root', async () => {
     const repo = createRepoFixture({ '.github/CODEOWNERS': '/web/ @org/web\n', 'web/a.ts': 'a\n' });
     try {
-      const result = await score(codeownersChannel(), agent('alice', file('web/a.ts')), agent('bob', file('web/b.ts')), repo.dir);
+      const result = await score(codeownersChannel(), agent('alice', [file('web/a.ts')]), agent('bob', [file('web/b.ts')]), repo.dir);
       expect(result.risk).toBe(0.5);
       expect(result.evidence[0]?.message).toContain('.github/CODEOWNERS');
     } finally {
@@ -68,7 +75,7 @@ describe('codeowners channel', () => {
   });
 
   it('scores nothing (and does not throw) when the repository has no CODEOWNERS', async () => {
-    const result = await score(codeownersChannel(), agent('alice', file('a.ts')), agent('bob', file('a.ts')), '/nonexistent-root');
+    const result = await score(codeownersChannel(), agent('alice', [file('a.ts')]), agent('bob', [file('a.ts')]), '/nonexistent-root');
     expect(result).toEqual({ risk: 0, evidence: [] });
   });
 });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyChannel, Problem } from '@airspace/core';
+import { validateChannel, type AnyChannel, type Problem } from '@airspace/core';
 import type { ChannelSettings } from './config.js';
 
 /** A channel with where it came from: `builtin`, a file path or a package name. */
@@ -76,18 +76,6 @@ function pluginProblem(code: string, source: string, message: string): Problem {
   return { code, message: `Plugin ${source}: ${message}` };
 }
 
-/** Why a value is not a channel, or undefined when it is one. */
-export function channelShapeError(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `expected a channel object, got ${value === null ? 'null' : typeof value}`;
-  const c = value as Record<string, unknown>;
-  if (typeof c['id'] !== 'string' || !/^[a-z][a-z0-9-]*$/.test(c['id'])) return `"id" must be a kebab-case string, got ${JSON.stringify(c['id'])}`;
-  if (typeof c['defaultWeight'] !== 'number' || !(c['defaultWeight'] >= 0 && c['defaultWeight'] <= 1)) return `channel "${c['id']}": "defaultWeight" must be a number in [0, 1]`;
-  if (typeof c['score'] !== 'function') return `channel "${c['id']}": "score" must be a function`;
-  if (c['prepare'] !== undefined && typeof c['prepare'] !== 'function') return `channel "${c['id']}": "prepare" must be a function when present`;
-  if (c['requires'] !== undefined && !(Array.isArray(c['requires']) && c['requires'].every((r) => typeof r === 'string'))) return `channel "${c['id']}": "requires" must be an array of strings`;
-  return undefined;
-}
-
 /**
  * Turns a module's default export into channels. Factories are called once without options to
  * learn their id, then again with that id's `options` from the config when there are any.
@@ -110,8 +98,8 @@ export function instantiate(exported: unknown, source: string, settings: Readonl
       problems.push(pluginProblem('PLUGIN_THREW', source, `its factory threw: ${error instanceof Error ? error.message : String(error)}`));
       continue;
     }
-    const why = channelShapeError(value);
-    if (why) problems.push(pluginProblem('INVALID_CHANNEL', source, why));
+    const invalid = validateChannel(value, `Plugin ${source}`);
+    if (invalid.length > 0) problems.push(...invalid);
     else channels.push({ channel: value as AnyChannel, source });
   }
   return { channels, problems };

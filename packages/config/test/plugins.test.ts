@@ -61,6 +61,7 @@ describe('loadPlugins', () => {
     expect(byPlugin('./no-default.mjs')?.message).toContain('no default export');
     expect(byPlugin('./bad-shape.mjs')?.message).toContain('kebab-case');
     expect(byPlugin('./no-score.mjs')?.message).toContain('"score" must be a function');
+    expect(byPlugin('./bad-shape.mjs')?.code).toBe('INVALID_CHANNEL');
   });
 });
 
