@@ -168,9 +168,18 @@ async function scanFootprints(
   return { links: scored.map(({ link, sides }) => ({ sides, risk: link.risk, level: link.level })), strongest: scored[0]?.link };
 }
 
-/** The services the dependency channel reads the supplied graph from. */
+/**
+ * The supplied graph as the `importGraph` service the dependency channel reads (the structural
+ * `importsOf` / `importersOf` view; one view for every agent, since observations carry no overlay).
+ */
 function graphServices(graph: TrailGraph): Record<string, unknown> {
-  return { importGraph: { edges: graph.edges } };
+  const imports = new Map<string, string[]>();
+  const importers = new Map<string, string[]>();
+  for (const [from, to] of graph.edges) {
+    (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
+    (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
+  }
+  return { importGraph: { importsOf: (path: string) => imports.get(path) ?? [], importersOf: (path: string) => importers.get(path) ?? [] } };
 }
 
 const LEVEL_RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };

@@ -45,16 +45,17 @@ export const samePathChannel = defineChannel({
   },
 });
 
-/** Scores 0.5 when a direct edge of `services.importGraph` joins the agents' files. */
+/** Scores 0.5 when a direct import (`services.importGraph.importsOf`) joins the agents' files. */
 export const edgeChannel = defineChannel({
   id: 'edge',
   defaultWeight: 1,
   meta: { precision: 'file' },
   score(a, b, ctx) {
-    const graph = ctx.services.importGraph as { edges: [string, string][] };
+    const graph = ctx.services.importGraph as { importsOf(path: string): readonly string[] };
     const pa = new Set(a.files.map((f) => f.path));
     const pb = new Set(b.files.map((f) => f.path));
-    const hit = graph.edges.find(([from, to]) => (pa.has(from) && pb.has(to)) || (pb.has(from) && pa.has(to)));
+    const edges = [...pa, ...pb].flatMap((from) => graph.importsOf(from).map((to) => [from, to] as [string, string]));
+    const hit = edges.find(([from, to]) => (pa.has(from) && pb.has(to)) || (pb.has(from) && pa.has(to)));
     return hit ? { risk: 0.5, evidence: [{ kind: 'import', message: `${hit[0]} imports ${hit[1]}.`, chain: hit }] } : { risk: 0, evidence: [] };
   },
 });
