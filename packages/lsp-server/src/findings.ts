@@ -1,0 +1,132 @@
+/**
+ * Pure: what a scan means for one agent ("self") — each piece of evidence that puts another agent
+ * on one of self's lines, in today's coordinates, with the other side's location.
+ */
+import type { Advisory, Agent, Evidence, EvidenceSide, Level, Range, ScanResult } from '@airspace/core';
+import { baseToCurrent } from './mapping.js';
+
+export type Role = 'steer' | 'hold' | 'transmit' | 'unknown';
+
+export interface OtherSide {
+  readonly agent: string;
+  readonly label: string;
+  readonly worktree?: string;
+  readonly path?: string;
+  /** Today's lines in the other agent's worktree. */
+  readonly range?: Range;
+  readonly baseRange?: Range;
+  readonly symbol?: string;
+}
+
+export interface Finding {
+  /** Key of the advisory (pair of agent ids, sorted), for acknowledgement. */
+  readonly pair: string;
+  readonly self: string;
+  /** Self's repository-relative path. */
+  readonly path: string;
+  /** Today's lines in self's file (1-based inclusive; zero-width `[k+1, k]` for a point). */
+  readonly range: Range;
+  readonly selfSymbol?: string;
+  readonly other: OtherSide;
+  readonly channel: string;
+  readonly level: Exclude<Level, 'clear'>;
+  /** The pair's combined risk R. */
+  readonly risk: number;
+  /** The channel's own risk r_i. */
+  readonly channelRisk: number;
+  readonly role: Role;
+  readonly evidence: Evidence;
+}
+
+export function pairKey(a: string, b: string): string {
+  return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
+}
+
+/** Today's lines of one evidence side in its agent's worktree. Whole-file or unknown → line 1. */
+export function todayRange(side: EvidenceSide, agent: Agent | undefined): Range | undefined {
+  if (side.range) return side.range;
+  if (!side.baseRange) return undefined;
+  const file = agent?.files.find((f) => f.path === side.path);
+  if (file?.hunks) return baseToCurrent(file.hunks, side.baseRange);
+  // No hunks: the file is unchanged on this side (or whole-file), base lines are today's lines.
+  return side.baseRange;
+}
+
+function roleOf(advisory: Advisory, self: string): Role {
+  if (advisory.level === 'unknown') return 'unknown';
+  if (advisory.level === 'traffic') return 'transmit';
+  if (advisory.steer === self) return 'steer';
+  if (advisory.hold === self) return 'hold';
+  return 'transmit';
+}
+
+/** Every finding of `self` in a scan: one per evidence item with a side on self's file. */
+export function findingsFor(result: ScanResult, self: string): Finding[] {
+  const agents = new Map(result.agents.map((a) => [a.id, a]));
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const advisory of result.advisories) {
+    if (advisory.a !== self && advisory.b !== self) continue;
+    const otherId = advisory.a === self ? advisory.b : advisory.a;
+    const link = result.links.find((l) => pairKey(l.a, l.b) === pairKey(advisory.a, advisory.b));
+    const items: { channel: string; channelRisk: number; evidence: Evidence }[] = [];
+    if (link) {
+      for (const c of link.channels) for (const e of c.evidence) if (c.risk > 0) items.push({ channel: c.channel, channelRisk: e.risk ?? c.risk, evidence: e });
+    } else {
+      for (const e of advisory.evidence) items.push({ channel: e.kind ?? 'airspace', channelRisk: e.risk ?? advisory.risk, evidence: e });
+    }
+    const otherAgent = agents.get(otherId);
+    for (const { channel, channelRisk, evidence } of items) {
+      const mine = evidence.a?.agent === self ? evidence.a : evidence.b?.agent === self ? evidence.b : undefined;
+      if (!mine?.path) continue;
+      const theirs = mine === evidence.a ? evidence.b : evidence.a;
+      const range = todayRange(mine, agents.get(self)) ?? [1, 1];
+      const other: OtherSide = {
+        agent: otherId,
+        label: otherAgent?.label ?? otherId,
+        ...(otherAgent?.worktree ? { worktree: otherAgent.worktree } : {}),
+        ...(theirs?.path ? { path: theirs.path } : {}),
+        ...(theirs ? withRange(theirs, otherAgent) : {}),
+        ...(theirs?.baseRange ? { baseRange: theirs.baseRange } : {}),
+        ...(theirs?.symbol ? { symbol: theirs.symbol } : {}),
+      };
+      const key = [channel, mine.path, range.join(':'), other.path ?? '', other.range?.join(':') ?? '', evidence.message].join('|');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        pair: pairKey(advisory.a, advisory.b),
+        self,
+        path: mine.path,
+        range,
+        ...(mine.symbol ? { selfSymbol: mine.symbol } : {}),
+        other,
+        channel,
+        level: advisory.level,
+        risk: advisory.risk,
+        channelRisk,
+        role: roleOf(advisory, self),
+        evidence,
+      });
+    }
+  }
+  return out;
+}
+
+function withRange(side: EvidenceSide, agent: Agent | undefined): { range?: Range } {
+  const range = todayRange(side, agent);
+  return range ? { range } : {};
+}
+
+/** The advisories that concern `self`, as a stable string for change detection. */
+export function advisoriesKey(result: ScanResult, self: string | undefined): string {
+  return JSON.stringify(
+    result.advisories
+      .filter((a) => self === undefined || a.a === self || a.b === self)
+      .map((a) => [a.a, a.b, a.level, a.steer ?? '', Math.round(a.risk * 1000)]),
+  );
+}
+
+/** The agent whose worktree is `dir` (already a real path). */
+export function selfAgent(result: ScanResult, dir: string, realpath: (p: string) => string): Agent | undefined {
+  return result.agents.find((a) => a.worktree !== undefined && realpath(a.worktree) === dir);
+}

@@ -1,0 +1,627 @@
+/**
+ * The Airspace language server. Shape as vscode-extension-samples' lsp-sample:
+ * connection → documents → capabilities in onInitialize → handlers → listen.
+ * Every handler catches its own errors: a failure is logged and answered with a degraded result.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  CodeActionKind,
+  CodeLensRefreshRequest,
+  DidChangeConfigurationNotification,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  TextDocuments,
+  createConnection,
+  type ClientCapabilities,
+  type CodeAction,
+  type Connection,
+  type Diagnostic,
+  type InitializeResult,
+  type Location,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Advisory, ScanResult } from '@airspace/core';
+import { advisoriesKey, findingsFor, pairKey, type Finding } from './findings.js';
+import { Commands, SOURCE, hoverMarkdown, otherLocation, summary, toCodeLens, toDiagnostic, type DiagnosticData } from './present.js';
+import { otherChange } from './other-change.js';
+import { ScanLoop } from './scan-loop.js';
+import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
+import { describeFolder, real, relativeTo, type FolderInfo } from './workspace.js';
+import { WorktreeWatcher } from './watch.js';
+import { runGit } from '@airspace/git';
+
+export const ScanRequestMethod = 'airspace/scan';
+export const AdvisoriesNotificationMethod = 'airspace/advisories';
+
+/** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
+export interface AirspaceSettings {
+  readonly base?: string;
+  readonly sources?: readonly string[];
+  readonly weights?: Readonly<Record<string, number>>;
+  readonly thresholds?: { readonly traffic?: number; readonly resolution?: number };
+  /** Path of an airspace.config.json (default: the one at the repository root). */
+  readonly config?: string;
+  /** Delay between the last keystroke and a re-scan. */
+  readonly debounceMs?: number;
+  /** Poll instead of watching the file system, and how often. */
+  readonly poll?: boolean;
+  readonly pollMs?: number;
+}
+
+export interface ServerOptions {
+  /** The scanning engine (default: `@airspace/scanner`). Tests and embedders pass their own. */
+  readonly createScanner?: CreateLspScanner;
+  readonly settings?: AirspaceSettings;
+}
+
+/** `airspace/advisories` notification parameters. */
+export interface AdvisoriesParams {
+  readonly folder: string;
+  readonly self: string | null;
+  readonly advisories: readonly Advisory[];
+}
+
+interface Repo {
+  readonly commonDir: string;
+  readonly selves: FolderInfo[];
+  scanner?: Promise<LspScanner>;
+  loop: ScanLoop<ScanResult>;
+  /** Self agent id per self worktree, from the latest scan. */
+  readonly selfIds: Map<string, string>;
+  lastAdvisories: Map<string, string>;
+  /** Worktrees watched for this repository. */
+  watched: Set<string>;
+  readonly watcher: WorktreeWatcher;
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export function startServer(connection: Connection = createConnection(ProposedFeatures.all), options: ServerOptions = {}): Connection {
+  const documents = new TextDocuments(TextDocument);
+  const createScanner = options.createScanner ?? createDefaultScanner;
+  let capabilities: ClientCapabilities = {};
+  let settings: AirspaceSettings = options.settings ?? {};
+  let clipboardInClient = false;
+  let pull = false;
+  const folders = new Map<string, FolderInfo>();
+  const repos = new Map<string, Repo>();
+  /** Findings per self worktree, from the latest scan of its repository. */
+  const findings = new Map<string, Finding[]>();
+  const published = new Set<string>();
+  const dirty = new Set<string>();
+  const acknowledged = new Set<string>();
+  const intents = new Map<string, Set<string>>();
+  const diffCache = new Map<string, Promise<string>>();
+  let pendingFolders: string[] = [];
+
+  const log = {
+    info: (m: string) => connection.console.info(m),
+    error: (m: string) => connection.console.error(m),
+  };
+
+  function newWatcher(): WorktreeWatcher {
+    return new WorktreeWatcher({
+      onChange: (worktree, why) => onWorktreeChanged(worktree, why),
+      onError: (m) => log.info(m),
+      ...(settings.poll !== undefined ? { poll: settings.poll } : {}),
+      ...(settings.pollMs !== undefined ? { pollMs: settings.pollMs } : {}),
+    });
+  }
+
+  /** Runs a handler; on error logs it and returns the fallback. */
+  async function guard<T>(what: string, fallback: T, fn: () => Promise<T> | T): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      log.error(`${what} failed: ${message(error)}`);
+      return fallback;
+    }
+  }
+
+  // --- initialize ---------------------------------------------------------------------------
+
+  connection.onInitialize((params): InitializeResult => {
+    capabilities = params.capabilities;
+    const init = (params.initializationOptions ?? {}) as { clipboard?: boolean; settings?: AirspaceSettings };
+    clipboardInClient = init.clipboard === true;
+    if (init.settings) settings = { ...settings, ...init.settings };
+    pull = !!capabilities.textDocument?.diagnostic;
+    const wsFolders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : params.rootPath ? [pathToFileURL(params.rootPath).href] : []);
+    pendingFolders = wsFolders;
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        hoverProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        // Served even when the client does not advertise code lens support.
+        codeLensProvider: { resolveProvider: false },
+        executeCommandProvider: { commands: Object.values(Commands) },
+        ...(pull ? { diagnosticProvider: { identifier: SOURCE, interFileDependencies: true, workspaceDiagnostics: false } } : {}),
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+      serverInfo: { name: 'airspace', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    void guard('initialized', undefined, async () => {
+      if (capabilities.workspace?.didChangeConfiguration?.dynamicRegistration) {
+        await connection.client.register(DidChangeConfigurationNotification.type, { section: 'airspace' });
+      }
+      if (capabilities.workspace?.workspaceFolders) {
+        connection.workspace.onDidChangeWorkspaceFolders((e) => {
+          void guard('workspace folders', undefined, async () => {
+            for (const f of e.removed) removeFolder(f.uri);
+            for (const f of e.added) await addFolder(f.uri);
+          });
+        });
+      }
+      await loadSettings();
+      for (const uri of pendingFolders) await addFolder(uri);
+      pendingFolders = [];
+    });
+  });
+
+  async function loadSettings(): Promise<void> {
+    if (!capabilities.workspace?.configuration) return;
+    const got = (await connection.workspace.getConfiguration({ section: 'airspace' }).catch(() => undefined)) as AirspaceSettings | null | undefined;
+    if (got && typeof got === 'object') settings = { ...settings, ...got };
+  }
+
+  connection.onDidChangeConfiguration((change) => {
+    void guard('configuration', undefined, async () => {
+      const fromPush = (change.settings as { airspace?: AirspaceSettings } | undefined)?.airspace;
+      if (fromPush) settings = { ...settings, ...fromPush };
+      await loadSettings();
+      for (const repo of repos.values()) resetScanner(repo);
+    });
+  });
+
+  // --- folders and repositories ---------------------------------------------------------------
+
+  async function addFolder(uri: string): Promise<FolderInfo | undefined> {
+    return guard(`workspace folder ${uri}`, undefined, async () => {
+      const info = await describeFolder(fileURLToPath(uri));
+      folders.set(info.folder, info);
+      let repo = repos.get(info.commonDir);
+      if (!repo) {
+        const r: Repo = {
+          commonDir: info.commonDir,
+          selves: [],
+          selfIds: new Map(),
+          lastAdvisories: new Map(),
+          watched: new Set(),
+          watcher: newWatcher(),
+          loop: new ScanLoop<ScanResult>({
+            run: () => runScan(r),
+            publish: (result) => publishScan(r, result),
+            onError: (error) => log.error(`Scan of ${info.commonDir} failed: ${message(error)}; keeping the previous advisories.`),
+          }),
+        };
+        repo = r;
+        repos.set(info.commonDir, repo);
+      }
+      if (!repo.selves.some((s) => s.worktree === info.worktree)) repo.selves.push(info);
+      repo.loop.request(0);
+      return info;
+    });
+  }
+
+  function removeFolder(uri: string): void {
+    const dir = real(fileURLToPath(uri));
+    const info = folders.get(dir);
+    folders.delete(dir);
+    if (!info) return;
+    const repo = repos.get(info.commonDir);
+    if (!repo) return;
+    repo.selves.splice(repo.selves.findIndex((s) => s.worktree === info.worktree), 1);
+    findings.delete(info.worktree);
+    publishDiagnostics();
+    if (repo.selves.length === 0) {
+      repo.loop.dispose();
+      repo.watcher.dispose();
+      void repo.scanner?.then((s) => s.dispose()).catch(() => undefined);
+      repos.delete(info.commonDir);
+    }
+  }
+
+  function resetScanner(repo: Repo): void {
+    const old = repo.scanner;
+    repo.scanner = undefined;
+    void old?.then((s) => s.dispose()).catch(() => undefined);
+    repo.loop.request(0);
+  }
+
+  function scannerOptions(repo: Repo): ScannerOptions {
+    return {
+      repo: repo.selves[0]!.worktree,
+      ...(settings.base ? { base: settings.base } : {}),
+      ...(settings.sources ? { sources: settings.sources } : {}),
+      ...(settings.weights ? { weights: settings.weights } : {}),
+      ...(settings.thresholds ? { thresholds: settings.thresholds } : {}),
+      ...(settings.config ? { config: settings.config } : {}),
+    };
+  }
+
+  /** The self (workspace folder worktree) that holds a file, longest worktree first. */
+  function selfOf(file: string): FolderInfo | undefined {
+    let best: FolderInfo | undefined;
+    for (const f of folders.values()) if (relativeTo(f.worktree, file) !== undefined && (!best || f.worktree.length > best.worktree.length)) best = f;
+    return best;
+  }
+
+  // --- scanning ---------------------------------------------------------------------------------
+
+  function overridesFor(repo: Repo): Overrides {
+    const worktrees = new Set<string>(repo.selves.map((s) => s.worktree));
+    for (const a of repo.loop.latest?.agents ?? []) if (a.worktree) worktrees.add(real(a.worktree));
+    const out: Record<string, Record<string, string>> = {};
+    for (const uri of dirty) {
+      const doc = documents.get(uri);
+      if (!doc) continue;
+      const file = real(fileURLToPath(uri));
+      for (const wt of worktrees) {
+        const rel = relativeTo(wt, file);
+        if (rel === undefined) continue;
+        (out[wt] ??= {})[rel] = doc.getText();
+        break;
+      }
+    }
+    return out;
+  }
+
+  function intentFor(repo: Repo): Intents | undefined {
+    const out: Record<string, string[]> = {};
+    for (const s of repo.selves) {
+      const paths = intents.get(s.worktree);
+      if (!paths?.size) continue;
+      // Keyed by agent id once known; by worktree directory before self has changed anything.
+      out[repo.selfIds.get(s.worktree) ?? s.worktree] = [...paths].sort();
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  async function runScan(repo: Repo): Promise<ScanResult> {
+    if (repo.selves.length === 0) throw new Error('no workspace folder in this repository');
+    repo.scanner ??= Promise.resolve(createScanner(scannerOptions(repo)));
+    let scanner: LspScanner;
+    try {
+      scanner = await repo.scanner;
+    } catch (error) {
+      repo.scanner = undefined;
+      throw error;
+    }
+    const intent = intentFor(repo);
+    return scanner.scan({ overrides: overridesFor(repo), ...(intent ? { intent } : {}) });
+  }
+
+  function publishScan(repo: Repo, result: ScanResult): void {
+    diffCache.clear();
+    for (const self of repo.selves) {
+      const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
+      if (agent) repo.selfIds.set(self.worktree, agent.id);
+      else repo.selfIds.delete(self.worktree);
+      findings.set(self.worktree, agent ? findingsFor(result, agent.id) : []);
+      const key = advisoriesKey(result, agent?.id ?? '\u0000none');
+      if (repo.lastAdvisories.get(self.worktree) !== key) {
+        repo.lastAdvisories.set(self.worktree, key);
+        const params: AdvisoriesParams = {
+          folder: pathToFileURL(self.folder).href,
+          self: agent?.id ?? null,
+          advisories: agent ? result.advisories.filter((a) => a.a === agent.id || a.b === agent.id) : [],
+        };
+        void connection.sendNotification(AdvisoriesNotificationMethod, params);
+      }
+    }
+    for (const p of result.problems) log.info(`${p.code}: ${p.message}`);
+    publishDiagnostics();
+    void watchRepository(repo, result);
+  }
+
+  /** Watches every worktree of the repository: one without changes today may collide tomorrow. */
+  async function watchRepository(repo: Repo, result: ScanResult): Promise<void> {
+    const dirs = new Set<string>(result.agents.filter((a) => a.worktree).map((a) => real(a.worktree!)));
+    const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
+      log.error(`git worktree list failed: ${message(e)}`);
+      return '';
+    });
+    for (const line of listed.split('\n')) if (line.startsWith('worktree ')) dirs.add(real(line.slice('worktree '.length)));
+    for (const s of repo.selves) dirs.delete(s.worktree);
+    repo.watched = new Set([...dirs, ...repo.selves.map((s) => s.worktree)]);
+    repo.watcher.set([...repo.selves.map((s) => ({ worktree: s.worktree, gitDir: s.gitDir, commonDir: s.commonDir })), ...[...dirs].map((worktree) => ({ worktree }))]);
+  }
+
+  function diagnosticsByUri(): Map<string, Diagnostic[]> {
+    const byUri = new Map<string, Diagnostic[]>();
+    for (const [worktree, list] of findings) {
+      for (const f of list) {
+        const uri = pathToFileURL(join(worktree, f.path)).href;
+        const lines = documents.get(uri)?.lineCount ?? Number.MAX_SAFE_INTEGER;
+        const diags = byUri.get(uri) ?? [];
+        diags.push(toDiagnostic(f, lines, acknowledged.has(f.pair)));
+        byUri.set(uri, diags);
+      }
+    }
+    return byUri;
+  }
+
+  /** Pushes to every client; asks pull clients that can refresh to pull again. */
+  function publishDiagnostics(): void {
+    const byUri = diagnosticsByUri();
+    for (const [uri, diagnostics] of byUri) void connection.sendDiagnostics({ uri, diagnostics });
+    for (const uri of published) if (!byUri.has(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+    published.clear();
+    for (const uri of byUri.keys()) published.add(uri);
+    if (pull && capabilities.workspace?.diagnostics?.refreshSupport) connection.languages.diagnostics.refresh().catch((e) => log.info(`diagnostic refresh refused: ${message(e)}`));
+    if (capabilities.workspace?.codeLens?.refreshSupport) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+  }
+
+  function findingsAt(uri: string): { self: FolderInfo; path: string; list: Finding[] } | undefined {
+    let file: string;
+    try {
+      file = real(fileURLToPath(uri));
+    } catch {
+      return undefined;
+    }
+    const self = selfOf(file);
+    if (!self) return undefined;
+    const path = relativeTo(self.worktree, file)!;
+    return { self, path, list: (findings.get(self.worktree) ?? []).filter((f) => f.path === path) };
+  }
+
+  function repoOf(self: FolderInfo): Repo | undefined {
+    return repos.get(self.commonDir);
+  }
+
+  function otherDiff(f: Finding, repo: Repo | undefined): Promise<string> {
+    if (!f.other.worktree || !f.other.path) return Promise.resolve('');
+    const base = repo?.loop.latest?.agents.find((a) => a.id === f.other.agent)?.base;
+    const key = [f.other.worktree, f.other.path, base ?? '', f.other.range?.join(':') ?? ''].join('|');
+    let p = diffCache.get(key);
+    if (!p) {
+      p = otherChange({ worktree: f.other.worktree, path: f.other.path, ...(f.other.range ? { range: f.other.range } : {}), ...(base ? { base } : {}) }).catch((e) => `(their diff is unavailable: ${message(e)})`);
+      diffCache.set(key, p);
+    }
+    return p;
+  }
+
+  async function diffs(list: readonly Finding[], repo: Repo | undefined): Promise<Map<Finding, string>> {
+    const out = new Map<Finding, string>();
+    await Promise.all(list.map(async (f) => out.set(f, await otherDiff(f, repo))));
+    return out;
+  }
+
+  function onLine(f: Finding, line0: number): boolean {
+    const [s, e] = f.range;
+    if (e < s) return line0 === Math.max(0, e);
+    return s - 1 <= line0 && line0 <= e - 1;
+  }
+
+  // --- documents --------------------------------------------------------------------------------
+
+  function rescanFor(uri: string, delayMs: number): void {
+    let file: string;
+    try {
+      file = real(fileURLToPath(uri));
+    } catch {
+      return;
+    }
+    const self = selfOf(file);
+    if (self) {
+      repoOf(self)?.loop.request(delayMs);
+      return;
+    }
+    if (folders.size === 0) {
+      // No workspace folder (single-file mode): the opened file's worktree becomes self.
+      void addFolder(pathToFileURL(dirname(file)).href);
+      return;
+    }
+    // A file in another agent's worktree: its buffer changes what that agent does.
+    for (const repo of repos.values()) if (repo.loop.latest?.agents.some((a) => a.worktree && relativeTo(real(a.worktree), file) !== undefined)) repo.loop.request(delayMs);
+  }
+
+  const opening = new Set<string>();
+  documents.onDidOpen((e) => {
+    opening.add(e.document.uri);
+    rescanFor(e.document.uri, 0);
+  });
+  documents.onDidChangeContent((e) => {
+    if (opening.delete(e.document.uri)) return; // fired for the open itself, not an edit
+    dirty.add(e.document.uri);
+    rescanFor(e.document.uri, settings.debounceMs ?? 150);
+  });
+  documents.onDidSave((e) => {
+    dirty.delete(e.document.uri);
+    rescanFor(e.document.uri, 0);
+  });
+  documents.onDidClose((e) => {
+    if (dirty.delete(e.document.uri)) rescanFor(e.document.uri, 0);
+  });
+
+  function onWorktreeChanged(worktree: string, why: string): void {
+    for (const repo of repos.values()) {
+      if (!repo.watched.has(worktree)) continue;
+      if (why.endsWith('airspace.config.json')) resetScanner(repo);
+      else repo.loop.request(settings.debounceMs ?? 150);
+    }
+  }
+
+  // --- diagnostics (pull) -----------------------------------------------------------------------
+
+  connection.languages.diagnostics.on((params) =>
+    guard('textDocument/diagnostic', { kind: 'full' as const, items: [] as Diagnostic[] }, () => ({
+      kind: 'full' as const,
+      items: diagnosticsByUri().get(params.textDocument.uri) ?? [],
+    })),
+  );
+
+  // --- hover, code lens, code actions -------------------------------------------------------------
+
+  connection.onHover((params) =>
+    guard('textDocument/hover', null, async () => {
+      const at = findingsAt(params.textDocument.uri);
+      const here = at?.list.filter((f) => onLine(f, params.position.line)) ?? [];
+      if (!at || here.length === 0) return null;
+      const text = hoverMarkdown(here, await diffs(here, repoOf(at.self)));
+      return { contents: { kind: 'markdown' as const, value: text } };
+    }),
+  );
+
+  connection.onCodeLens((params) =>
+    guard('textDocument/codeLens', [], () => {
+      const at = findingsAt(params.textDocument.uri);
+      if (!at) return [];
+      const lines = documents.get(params.textDocument.uri)?.lineCount ?? Number.MAX_SAFE_INTEGER;
+      const seen = new Set<string>();
+      const lenses = [];
+      for (const f of at.list) {
+        const lens = toCodeLens(f, lines);
+        const key = lens && `${lens.range.start.line}|${lens.command?.title}`;
+        if (lens && !seen.has(key!)) {
+          seen.add(key!);
+          lenses.push(lens);
+        }
+      }
+      return lenses;
+    }),
+  );
+
+  connection.onCodeAction((params) =>
+    guard('textDocument/codeAction', [] as CodeAction[], () => {
+      const at = findingsAt(params.textDocument.uri);
+      if (!at) return [];
+      const relevant = at.list.filter((f) => {
+        for (let l = params.range.start.line; l <= params.range.end.line; l++) if (onLine(f, l)) return true;
+        return false;
+      });
+      const actions: CodeAction[] = [];
+      const pairs = new Set<string>();
+      for (const f of relevant) {
+        const loc = otherLocation(f);
+        const diagnostic = params.context.diagnostics.find((d) => d.source === SOURCE && (d.data as DiagnosticData | undefined)?.pair === f.pair);
+        if (loc) {
+          actions.push({
+            title: `Open ${f.other.label}'s ${f.other.path}${f.other.range ? `:${f.other.range[0]}` : ''}`,
+            kind: CodeActionKind.QuickFix,
+            ...(diagnostic ? { diagnostics: [diagnostic] } : {}),
+            command: { title: 'Open the other side', command: Commands.openOther, arguments: [loc] },
+          });
+        }
+        if (pairs.has(f.pair)) continue;
+        pairs.add(f.pair);
+        actions.push({
+          title: `Copy a summary of both changes for ${f.other.label}`,
+          kind: CodeActionKind.QuickFix,
+          command: { title: 'Copy summary', command: Commands.copySummary, arguments: [{ folder: pathToFileURL(at.self.folder).href, other: f.other.agent }] },
+        });
+        if (!acknowledged.has(f.pair)) {
+          actions.push({
+            title: `Acknowledge the advisory with ${f.other.label}`,
+            kind: CodeActionKind.QuickFix,
+            command: { title: 'Acknowledge', command: Commands.acknowledge, arguments: [{ folder: pathToFileURL(at.self.folder).href, other: f.other.agent }] },
+          });
+        }
+      }
+      return actions;
+    }),
+  );
+
+  // --- commands -----------------------------------------------------------------------------------
+
+  interface PairArgs {
+    folder?: string;
+    other?: string;
+    a?: string;
+    b?: string;
+  }
+
+  /** Resolves `{ folder?, other }` or `{ a, b }` to the self worktree and the pair key. */
+  function pairOf(args: PairArgs): { self?: FolderInfo; pair: string; selfId?: string; other?: string } {
+    if (args.a && args.b) return { pair: pairKey(args.a, args.b) };
+    if (!args.other) throw new Error('expected { other } or { a, b }');
+    const candidates = args.folder ? [folders.get(real(fileURLToPath(args.folder)))].filter((x): x is FolderInfo => !!x) : [...folders.values()];
+    for (const self of candidates) {
+      const selfId = repoOf(self)?.selfIds.get(self.worktree);
+      if (selfId) return { self, pair: pairKey(selfId, args.other), selfId, other: args.other };
+    }
+    throw new Error(`no workspace folder is an agent with an advisory involving ${args.other}`);
+  }
+
+  connection.onExecuteCommand((params) =>
+    guard(`workspace/executeCommand ${params.command}`, null as unknown, async () => {
+      const arg = (params.arguments?.[0] ?? {}) as Record<string, unknown>;
+      switch (params.command) {
+        case Commands.openOther: {
+          const loc = arg as unknown as Location;
+          if (typeof loc.uri !== 'string') throw new Error('expected a location { uri, range }');
+          if (capabilities.window?.showDocument?.support) {
+            const shown = await connection.window.showDocument({ uri: loc.uri, selection: loc.range, takeFocus: true });
+            return { shown: shown.success, location: loc };
+          }
+          return { shown: false, location: loc };
+        }
+        case Commands.copySummary: {
+          const { self, pair } = pairOf(arg as PairArgs);
+          const list = [...findings.entries()].filter(([wt]) => !self || wt === self.worktree).flatMap(([, l]) => l).filter((f) => f.pair === pair);
+          const text = summary(list, await diffs(list, self ? repoOf(self) : undefined));
+          // Editors that can reach the clipboard (our VS Code extension) copy the result; others show it.
+          if (!clipboardInClient && text) void connection.window.showInformationMessage(text);
+          return { summary: text };
+        }
+        case Commands.acknowledge: {
+          const { pair } = pairOf(arg as PairArgs);
+          acknowledged.add(pair);
+          publishDiagnostics();
+          // The shadow trail is not wired yet: acknowledgements live in this server's memory.
+          return { acknowledged: pair.split('\u0000'), recordedIn: 'memory' };
+        }
+        case Commands.declareIntent: {
+          const raw = (Array.isArray(arg) ? arg : Array.isArray(arg.files) ? arg.files : params.arguments ?? []) as unknown[];
+          const folderUri = typeof arg.folder === 'string' ? arg.folder : undefined;
+          const self = folderUri ? folders.get(real(fileURLToPath(folderUri))) : [...folders.values()][0];
+          if (!self) throw new Error('no workspace folder to declare intent for');
+          const set = intents.get(self.worktree) ?? new Set<string>();
+          for (const item of raw) {
+            if (typeof item !== 'string') continue;
+            const abs = item.startsWith('file:') ? fileURLToPath(item) : join(self.worktree, item);
+            const rel = relativeTo(self.worktree, abs);
+            if (rel === undefined) log.error(`declareIntent: ${item} is outside ${self.worktree}; ignored.`);
+            else set.add(rel);
+          }
+          intents.set(self.worktree, set);
+          repoOf(self)?.loop.request(0);
+          return { intent: [...set].sort() };
+        }
+        default:
+          throw new Error(`unknown command ${params.command}`);
+      }
+    }),
+  );
+
+  // --- custom request -----------------------------------------------------------------------------
+
+  connection.onRequest(ScanRequestMethod, (params: { folder?: string } | undefined) =>
+    guard(ScanRequestMethod, null as ScanResult | null, async () => {
+      let repo: Repo | undefined;
+      if (params?.folder) {
+        const self = folders.get(real(fileURLToPath(params.folder))) ?? (await addFolder(params.folder));
+        repo = self && repos.get(self.commonDir);
+      } else repo = repos.values().next().value;
+      if (!repo) throw new Error('no repository: open a workspace folder inside a git repository');
+      return (await repo.loop.next()) ?? null;
+    }),
+  );
+
+  connection.onShutdown(() => {
+    for (const repo of repos.values()) {
+      repo.watcher.dispose();
+      repo.loop.dispose();
+      void repo.scanner?.then((s) => s.dispose()).catch(() => undefined);
+    }
+  });
+
+  documents.listen(connection);
+  connection.listen();
+  return connection;
+}
