@@ -1,0 +1,299 @@
+/**
+ * The overlap channel: seed eq. 3 in merge-base coordinates, with git's conflict rule.
+ *
+ * Per file both agents change (matched by path, or by the base path of a rename):
+ *   lineOverlap = |A ∩ B| / min(|A|, |B|)  (overlap coefficient of the base ranges)
+ *   r_file      = w_a · w_b · lineOverlap
+ *   r_overlap   = max over shared files
+ * with these rules on top:
+ *   - a git conflict is a conflict: when any pair of changes conflicts under git's rule
+ *     (overlapping, touching, an insertion at or inside a change, two insertions at one point),
+ *     lineOverlap is at least `conflictFloor` (default 0.9), even for a thin overlap of two large
+ *     regions or for insertions, which cover no lines;
+ *   - whole-file edits (added, deleted, binary, no line info) overlap fully; the same path added by
+ *     both, a modify/delete and a rename of one base file to two paths score 1;
+ *   - content is compared as git's "zealous" merge does: equal `newBlob` on both sides (or both
+ *     deleting the file) is an identical change → `identicalRisk` (default 0.05) with evidence
+ *     `identical-change`; hunks with the same base range and `contentId` on both sides are
+ *     compatible and left out of the comparison (evidence `compatible-change`, risk 0);
+ *   - disjoint changes close to each other add a proximity risk that git would still merge
+ *     cleanly: `proximityRisk · 0.5^((d − 1) / proximityHalfLifeLines)` for d ≤ `proximityMaxLines`
+ *     unchanged lines apart (defaults 0.3, 4, 30; `proximityRisk: 0` turns it off). At 0.3 it stays
+ *     below τ_TA on its own; with the tree channel's same-file prior it raises a traffic advisory.
+ *
+ * Agents whose `base` differs are compared in the pair's merge base when the front end supplies
+ * the `git` service with `pairEdits(a, b, path)`; without it, each agent's own base coordinates
+ * are used and the evidence says so (confidence low).
+ */
+import {
+  conflicts, defineChannel, isInsertion, mapToCurrent, nearestPair, overlapCoefficient,
+  type Agent, type Evidence, type EvidenceSide, type FileEdit, type PairEditsService, type PairedEdits, type Problem, type Range,
+} from '@airspace/core';
+
+export interface OverlapOptions {
+  /** Minimum lineOverlap of a file where git would report a conflict. */
+  readonly conflictFloor: number;
+  /** Risk of a file both agents changed to identical content. */
+  readonly identicalRisk: number;
+  /** Proximity risk of disjoint changes one line apart (0 disables proximity). */
+  readonly proximityRisk: number;
+  /** Lines of distance over which the proximity risk halves. */
+  readonly proximityHalfLifeLines: number;
+  /** Beyond this many unchanged lines apart, no proximity risk. */
+  readonly proximityMaxLines: number;
+  /** Evidence items per file at most (the strongest conflicting pairs). */
+  readonly maxEvidencePerFile: number;
+}
+
+export const DEFAULT_OVERLAP_OPTIONS: OverlapOptions = {
+  conflictFloor: 0.9,
+  identicalRisk: 0.05,
+  proximityRisk: 0.3,
+  proximityHalfLifeLines: 4,
+  proximityMaxLines: 30,
+  maxEvidencePerFile: 5,
+};
+
+/** Per agent: its file edits by path and by base path (for renames). */
+type Prepared = ReadonlyMap<string, ReadonlyMap<string, readonly FileEdit[]>>;
+
+interface FileResult {
+  readonly risk: number;
+  readonly evidence: Evidence[];
+}
+
+const baseKey = (f: FileEdit): string => f.oldPath ?? f.path;
+
+function indexFiles(agent: Agent): Map<string, FileEdit[]> {
+  const byKey = new Map<string, FileEdit[]>();
+  const add = (key: string, f: FileEdit): void => {
+    const list = byKey.get(key);
+    if (!list) byKey.set(key, [f]);
+    else if (!list.includes(f)) list.push(f);
+  };
+  for (const f of agent.files) {
+    add(f.path, f);
+    add(baseKey(f), f);
+  }
+  return byKey;
+}
+
+/** Pairs of (a's edit, b's edit) of one file: same path, or same base path. */
+function sharedFiles(a: Agent, indexB: ReadonlyMap<string, readonly FileEdit[]>): [FileEdit, FileEdit][] {
+  const out: [FileEdit, FileEdit][] = [];
+  for (const f of a.files) {
+    const seen = new Set<FileEdit>();
+    for (const key of f.oldPath !== undefined && f.oldPath !== f.path ? [f.path, f.oldPath] : [f.path]) {
+      for (const g of indexB.get(key) ?? []) {
+        if (seen.has(g)) continue;
+        if (g.path === f.path || baseKey(g) === baseKey(f)) {
+          seen.add(g);
+          out.push([f, g]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function describeRange(r: Range): string {
+  if (isInsertion(r)) return r[1] === 0 ? 'an insertion at the top' : `an insertion after line ${r[1]}`;
+  return r[0] === r[1] ? `line ${r[0]}` : `lines ${r[0]}–${r[1]}`;
+}
+
+function side(agent: string, f: FileEdit, baseRange?: Range): EvidenceSide {
+  const range = baseRange && f.hunks && f.hunks.length > 0 ? mapToCurrent(f.hunks, baseRange) : undefined;
+  return { agent, path: f.path, ...(baseRange ? { baseRange } : {}), ...(range ? { range } : {}) };
+}
+
+function weightOf(f: FileEdit): number {
+  return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
+}
+
+/** The base ranges of an edit after dropping hunks the other side made identically. */
+function comparableRanges(f: FileEdit, compatible: ReadonlySet<string>): readonly Range[] {
+  if (f.baseRanges === 'whole') return [];
+  if (!f.hunks || f.hunks.length === 0 || compatible.size === 0) return f.baseRanges;
+  return f.hunks.filter((h) => !(h.contentId !== undefined && compatible.has(hunkKey(h.base, h.contentId)))).map((h) => h.base);
+}
+
+const hunkKey = (r: Range, contentId: string): string => `${r[0]}:${r[1]}:${contentId}`;
+
+function compatibleHunks(f: FileEdit, g: FileEdit): Set<string> {
+  const out = new Set<string>();
+  if (!f.hunks || !g.hunks) return out;
+  const mine = new Set(f.hunks.filter((h) => h.contentId !== undefined).map((h) => hunkKey(h.base, h.contentId!)));
+  for (const h of g.hunks) if (h.contentId !== undefined && mine.has(hunkKey(h.base, h.contentId))) out.add(hunkKey(h.base, h.contentId));
+  return out;
+}
+
+function conflictKind(x: Range, y: Range): 'overlap' | 'touching' | 'same-insertion-point' {
+  const ix = isInsertion(x);
+  const iy = isInsertion(y);
+  if (ix && iy) return 'same-insertion-point';
+  if (!ix && !iy) return Math.max(x[0], y[0]) <= Math.min(x[1], y[1]) ? 'overlap' : 'touching';
+  const [p, r] = ix ? [x, y] : [y, x];
+  return r[0] < p[0] && p[0] <= r[1] ? 'overlap' : 'touching';
+}
+
+const KIND_TEXT = {
+  overlap: 'overlapping lines',
+  touching: 'touching lines',
+  'same-insertion-point': 'the same insertion point',
+} as const;
+
+function whyWhole(f: FileEdit): string | undefined {
+  if (f.binary) return 'a binary file';
+  if (f.status === 'deleted') return 'deletes it';
+  if (f.status === 'added') return 'adds it';
+  if (f.baseRanges === 'whole') return 'rewrites it (no line information)';
+  return undefined;
+}
+
+export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, options: OverlapOptions, lowConfidence = false): FileResult {
+  const w = weightOf(f) * weightOf(g);
+  const where = f.path === g.path ? f.path : `${f.path} / ${g.path}`;
+  const confidence = lowConfidence ? { confidence: 'low' as const } : {};
+
+  // Identical change: git merges it cleanly.
+  const bothDeleted = f.status === 'deleted' && g.status === 'deleted';
+  if (bothDeleted || (f.newBlob !== undefined && f.newBlob === g.newBlob && f.path === g.path)) {
+    const risk = w * options.identicalRisk;
+    const what = bothDeleted ? 'both delete it' : `both changed it to the same content (blob ${f.newBlob!.slice(0, 10)})`;
+    return {
+      risk,
+      evidence: [{ kind: 'identical-change', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} made the same change to ${where}: ${what}; git merges identical changes cleanly.` }],
+    };
+  }
+
+  const whole = (text: string): FileResult => ({
+    risk: w,
+    evidence: [{ kind: 'whole-file', risk: w, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}.` }],
+  });
+  if (f.status === 'added' && g.status === 'added' && f.path === g.path) return whole('both add it with different content');
+  if (f.oldPath !== undefined && g.oldPath !== undefined && f.oldPath === g.oldPath && f.path !== g.path) {
+    return whole(`both rename ${f.oldPath}, to different paths`);
+  }
+  const wf = f.baseRanges === 'whole' || f.binary ? whyWhole(f) ?? 'changes the whole file' : undefined;
+  const wg = g.baseRanges === 'whole' || g.binary ? whyWhole(g) ?? 'changes the whole file' : undefined;
+  if (wf !== undefined || wg !== undefined) {
+    const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
+    return whole(`${text}; a whole-file change overlaps every change`);
+  }
+
+  const compatible = compatibleHunks(f, g);
+  const A = comparableRanges(f, compatible);
+  const B = comparableRanges(g, compatible);
+  const pairs = conflicts(A, B);
+  if (pairs.length > 0) {
+    const lineOverlap = Math.max(overlapCoefficient(A, B), options.conflictFloor);
+    const risk = w * lineOverlap;
+    const order = { overlap: 0, 'same-insertion-point': 1, touching: 2 } as const;
+    const ranked = pairs.map((p) => ({ ...p, kind: conflictKind(p.a, p.b) })).sort((x, y) => order[x.kind] - order[y.kind]);
+    const evidence = ranked.slice(0, Math.max(1, options.maxEvidencePerFile)).map(
+      (p): Evidence => ({
+        kind: p.kind,
+        risk,
+        a: side(aId, f, p.a),
+        b: side(bId, g, p.b),
+        ...confidence,
+        message: `${aId} (${describeRange(p.a)}) and ${bId} (${describeRange(p.b)}) change ${KIND_TEXT[p.kind]} of ${where} in the merge base; git would report a conflict.`,
+      }),
+    );
+    if (ranked.length > evidence.length) evidence[evidence.length - 1] = { ...evidence[evidence.length - 1]!, message: `${evidence[evidence.length - 1]!.message} (${ranked.length - evidence.length} more conflicting pairs in this file)` };
+    return { risk, evidence };
+  }
+
+  const evidence: Evidence[] = [];
+  let risk = 0;
+  const near = options.proximityRisk > 0 ? nearestPair(A, B) : undefined;
+  if (near && near.distance <= options.proximityMaxLines) {
+    risk = w * options.proximityRisk * Math.pow(0.5, (near.distance - 1) / Math.max(1e-9, options.proximityHalfLifeLines));
+    evidence.push({
+      kind: 'nearby',
+      risk,
+      a: side(aId, f, near.a),
+      b: side(bId, g, near.b),
+      ...confidence,
+      message: `${aId} (${describeRange(near.a)}) and ${bId} (${describeRange(near.b)}) change ${where} ${near.distance} unchanged line${near.distance === 1 ? '' : 's'} apart; git merges this cleanly, but the changes are close.`,
+    });
+  }
+  if (compatible.size > 0) {
+    const [first] = compatible;
+    const [s, e] = first!.split(':').map(Number) as [number, number];
+    const shown: Range = [s, e];
+    evidence.push({
+      kind: 'compatible-change',
+      risk: 0,
+      a: side(aId, f, shown),
+      b: side(bId, g, shown),
+      ...confidence,
+      message: `${aId} and ${bId} made the same change to ${describeRange(shown)} of ${where}${compatible.size > 1 ? ` (and ${compatible.size - 1} more identical hunks)` : ''}; git merges identical hunks cleanly.`,
+    });
+  }
+  return { risk, evidence };
+}
+
+function isPairEditsService(value: unknown): value is PairEditsService {
+  return typeof value === 'object' && value !== null && typeof (value as { pairEdits?: unknown }).pairEdits === 'function';
+}
+
+function toPaired(value: unknown): PairedEdits | undefined {
+  if (Array.isArray(value) && value.length === 2) return { a: value[0] as FileEdit, b: value[1] as FileEdit };
+  if (typeof value === 'object' && value !== null && 'a' in value && 'b' in value) return value as PairedEdits;
+  return undefined;
+}
+
+function combine(results: FileResult[], problems: Problem[]): { risk: number; evidence: Evidence[]; problems?: Problem[] } {
+  let risk = 0;
+  const evidence: Evidence[] = [];
+  for (const r of results) {
+    risk = Math.max(risk, r.risk);
+    evidence.push(...r.evidence);
+  }
+  evidence.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0));
+  return { risk, evidence: evidence.slice(0, 25), ...(problems.length > 0 ? { problems } : {}) };
+}
+
+export function overlapChannel(options: Partial<OverlapOptions> = {}) {
+  return defineChannel<OverlapOptions, Prepared>({
+    id: 'overlap',
+    defaultWeight: 1.0,
+    meta: {
+      description: 'Edits of one file that overlap, touch or insert at the same point in merge-base coordinates (what git reports as a conflict), identical changes excepted.',
+      precision: 'line',
+    },
+    defaultOptions: { ...DEFAULT_OVERLAP_OPTIONS, ...options },
+    prepare(agents) {
+      return new Map(agents.map((agent) => [agent.id, indexFiles(agent)]));
+    },
+    score(a, b, ctx) {
+      const opts: OverlapOptions = { ...DEFAULT_OVERLAP_OPTIONS, ...(ctx.options ?? {}) };
+      const indexB = ctx.prepared?.get(b.id) ?? indexFiles(b);
+      const shared = sharedFiles(a, indexB);
+      if (shared.length === 0) return { risk: 0, evidence: [] };
+      const problems: Problem[] = [];
+      const differentBases = a.base !== undefined && b.base !== undefined && a.base !== b.base;
+      const git = ctx.services['git'];
+      if (differentBases && isPairEditsService(git)) {
+        return (async () => {
+          const results: FileResult[] = [];
+          for (const [f, g] of shared) {
+            let paired: PairedEdits | undefined;
+            try {
+              paired = toPaired(await git.pairEdits(a, b, f.path));
+            } catch (error) {
+              problems.push({ code: 'PAIR_EDITS_FAILED', channel: 'overlap', path: f.path, message: `Re-basing ${f.path} for ${a.id} × ${b.id} failed: ${error instanceof Error ? error.message : String(error)}; compared in each agent's own base.` });
+            }
+            results.push(paired ? scoreFile(a.id, b.id, paired.a, paired.b, opts) : scoreFile(a.id, b.id, f, g, opts, true));
+          }
+          return combine(results, problems);
+        })();
+      }
+      const results = shared.map(([f, g]) => scoreFile(a.id, b.id, f, g, opts, differentBases));
+      return combine(results, problems);
+    },
+  });
+}
+
+export default overlapChannel();

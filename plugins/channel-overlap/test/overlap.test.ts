@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
+import type { PairEditsService } from '@airspace/core';
+import overlap, { overlapChannel } from '../src/index.js';
+
+const a = (...files: ReturnType<typeof edit>[]) => agent('alice', files);
+const b = (...files: ReturnType<typeof edit>[]) => agent('bob', files);
+
+channelTester.run('overlap', overlap, {
+  low: [
+    { name: 'different files', a: a(edit('src/a.ts', [[1, 10]])), b: b(edit('src/b.ts', [[1, 10]])), max: 0 },
+    { name: 'same file, far apart', a: a(edit('src/a.ts', [[1, 10]])), b: b(edit('src/a.ts', [[200, 210]])), max: 0 },
+    { name: 'one-line gap is clean (proximity only, below τ_TA)', a: a(edit('src/a.ts', [[1, 3]])), b: b(edit('src/a.ts', [[5, 6]])), kind: 'nearby', max: 0.3 },
+    { name: 'insertions at different points', a: a(edit('src/a.ts', [[4, 3]])), b: b(edit('src/a.ts', [[9, 8]])), max: 0.2 },
+    {
+      name: 'identical change (same resulting blob)',
+      a: a(edit('package.json', [[5, 5]], { newBlob: 'abc123' })),
+      b: b(edit('package.json', [[5, 5]], { newBlob: 'abc123' })),
+      kind: 'identical-change',
+      max: 0.1,
+    },
+    {
+      name: 'identical hunks (same base range and content) are compatible',
+      a: a(edit('src/a.ts', [[10, 12]], { contentId: 'h1' })),
+      b: b(edit('src/a.ts', [[10, 12]], { contentId: 'h1' })),
+      kind: 'compatible-change',
+      max: 0,
+    },
+    { name: 'both delete the file', a: a(edit('old.ts', 'whole', { status: 'deleted' })), b: b(edit('old.ts', 'whole', { status: 'deleted' })), kind: 'identical-change', max: 0.1 },
+    { name: 'rename on one side, no line change on the other side of the same base', a: a(edit('src/new.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[3, 4]])), max: 0 },
+    { name: 'stale edits count less (recency)', a: a(edit('src/a.ts', [[1, 10]], { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]], { weight: 0.3 })), max: 0.1 },
+  ],
+  high: [
+    { name: 'overlapping lines', a: a(edit('src/a.ts', [[10, 20]])), b: b(edit('src/a.ts', [[15, 18]])), kind: 'overlap', min: 1 },
+    { name: 'touching (adjacent) changes', a: a(edit('src/a.ts', [[1, 3]])), b: b(edit('src/a.ts', [[4, 6]])), kind: 'touching', min: 0.9 },
+    { name: 'same insertion point', a: a(edit('src/a.ts', [[4, 3]])), b: b(edit('src/a.ts', [[4, 3]])), kind: 'same-insertion-point', min: 0.9 },
+    { name: 'insertion inside a change', a: a(edit('src/a.ts', [[5, 4]])), b: b(edit('src/a.ts', [[3, 8]])), kind: 'overlap', min: 0.9 },
+    { name: 'insertion right after a change', a: a(edit('src/a.ts', [[9, 8]])), b: b(edit('src/a.ts', [[3, 8]])), kind: 'touching', min: 0.9 },
+    { name: 'thin overlap of two big regions is still a conflict', a: a(edit('src/a.ts', [[1, 100]])), b: b(edit('src/a.ts', [[100, 300]])), kind: 'overlap', min: 0.9 },
+    { name: 'same path added by both', a: a(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })), b: b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })), kind: 'whole-file', min: 1 },
+    { name: 'modify/delete', a: a(edit('src/a.ts', 'whole', { status: 'deleted' })), b: b(edit('src/a.ts', [[3, 3]])), kind: 'whole-file', min: 1 },
+    { name: 'binary on both sides', a: a(edit('img.png', [], { binary: true })), b: b(edit('img.png', [], { binary: true })), kind: 'whole-file', min: 1 },
+    { name: 'rename on one side, overlapping edit on the other', a: a(edit('src/new.ts', [[3, 5]], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[4, 4]])), kind: 'overlap', min: 1 },
+    { name: 'both rename one file to different paths', a: a(edit('src/x.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/y.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), kind: 'whole-file', min: 1 },
+    {
+      name: 'compatible hunk does not hide a real conflict elsewhere',
+      a: a(edit('src/a.ts', [], { hunks: [{ base: [10, 12], current: [10, 12], contentId: 'same' }, { base: [40, 41], current: [40, 41], contentId: 'mine' }] })),
+      b: b(edit('src/a.ts', [], { hunks: [{ base: [10, 12], current: [10, 12], contentId: 'same' }, { base: [41, 45], current: [41, 45], contentId: 'theirs' }] })),
+      kind: 'overlap',
+      min: 0.9,
+    },
+  ],
+});
+
+describe('overlap evidence and options', () => {
+  it('names both sides with base and current ranges mapped through hunks', async () => {
+    // alice inserted 50 lines at the top and changed base lines 10–20; bob changed base lines 15–18.
+    const alice = agent('alice', [edit('src/a.ts', [[1, 0], [10, 20]], { hunks: [{ base: [1, 0], current: [1, 50] }, { base: [10, 20], current: [60, 72] }] })]);
+    const bob = agent('bob', [edit('src/a.ts', [[15, 18]])]);
+    const result = await scoreOnce(overlap, alice, bob);
+    expect(result.risk).toBe(1);
+    const e = result.evidence.find((x) => x.kind === 'overlap')!;
+    expect(e.a).toEqual({ agent: 'alice', path: 'src/a.ts', baseRange: [10, 20], range: [60, 72] });
+    expect(e.b).toEqual({ agent: 'bob', path: 'src/a.ts', baseRange: [15, 18], range: [15, 18] });
+    expect(e.message).toContain('alice (lines 10–20) and bob (lines 15–18)');
+    expect(e.message).toContain('git would report a conflict');
+  });
+
+  it('compares base coordinates, not new-side lines', async () => {
+    // alice's new-side lines 60–70 are base lines 10–20; bob edits base 60–70: no overlap.
+    const alice = agent('alice', [edit('src/a.ts', [[1, 0], [10, 20]], { newRanges: [[1, 50], [60, 70]] })]);
+    const bob = agent('bob', [edit('src/a.ts', [[60, 70]])]);
+    expect((await scoreOnce(overlap, alice, bob)).risk).toBe(0);
+  });
+
+  it('honours conflictFloor, identicalRisk and proximity options', async () => {
+    const big = [agent('alice', [edit('f.ts', [[1, 100]])]), agent('bob', [edit('f.ts', [[100, 300]])])] as const;
+    expect((await scoreOnce(overlapChannel({ conflictFloor: 0.5 }), ...big)).risk).toBeCloseTo(0.5);
+    expect((await scoreOnce(overlap, ...big, { options: { conflictFloor: 0.6 } })).risk).toBeCloseTo(0.6);
+    const gap = [agent('alice', [edit('f.ts', [[1, 3]])]), agent('bob', [edit('f.ts', [[5, 6]])])] as const;
+    expect((await scoreOnce(overlap, ...gap)).risk).toBeCloseTo(0.3);
+    expect((await scoreOnce(overlap, ...gap, { options: { proximityRisk: 0 } })).risk).toBe(0);
+    const far = [agent('alice', [edit('f.ts', [[1, 3]])]), agent('bob', [edit('f.ts', [[12, 12]])])] as const; // 8 lines apart
+    expect((await scoreOnce(overlap, ...far)).risk).toBeCloseTo(0.3 * Math.pow(0.5, 7 / 4));
+    const same = [agent('alice', [edit('p.json', [[2, 2]], { newBlob: 'b1' })]), agent('bob', [edit('p.json', [[2, 2]], { newBlob: 'b1' })])] as const;
+    expect((await scoreOnce(overlap, ...same, { options: { identicalRisk: 0 } })).risk).toBe(0);
+  });
+
+  it('takes the strongest shared file and multiplies recency weights', async () => {
+    const alice = agent('alice', [edit('x.ts', [[1, 10]], { weight: 0.5 }), edit('y.ts', [[1, 10]], { weight: 1 })]);
+    const bob = agent('bob', [edit('x.ts', [[1, 10]], { weight: 1 }), edit('y.ts', [[1, 2]], { weight: 0.8 })]);
+    expect((await scoreOnce(overlap, alice, bob)).risk).toBeCloseTo(0.8);
+  });
+
+  it('re-bases through the git service when bases differ, and tolerates its absence or failure', async () => {
+    const alice = agent('alice', [edit('src/a.ts', [[30, 32]])], { base: 'b1' });
+    const bob = agent('bob', [edit('src/a.ts', [[2, 3]])], { base: 'b2' });
+    const calls: string[] = [];
+    const git: PairEditsService = {
+      pairEdits(x, y, path) {
+        calls.push(`${x.id}×${y.id}:${path}`);
+        return { a: edit('src/a.ts', [[2, 4]]), b: edit('src/a.ts', [[2, 3]]), base: 'm' };
+      },
+    };
+    const rebased = await scoreOnce(overlap, alice, bob, { services: { git } });
+    expect(calls).toEqual(['alice×bob:src/a.ts']);
+    expect(rebased.risk).toBe(1);
+    expect(rebased.evidence[0]!.confidence).toBeUndefined();
+
+    const without = await scoreOnce(overlap, alice, bob);
+    expect(without.risk).toBeCloseTo(0);
+
+    const near = [agent('alice', [edit('f.ts', [[1, 3]])], { base: 'b1' }), agent('bob', [edit('f.ts', [[4, 4]])], { base: 'b2' })] as const;
+    expect((await scoreOnce(overlap, ...near)).evidence[0]!.confidence).toBe('low');
+
+    const failing: PairEditsService = { pairEdits: () => Promise.reject(new Error('no merge base')) };
+    const degraded = await scoreOnce(overlap, ...near, { services: { git: failing } });
+    expect(degraded.risk).toBeGreaterThanOrEqual(0.9);
+    expect(degraded.problems![0]!.message).toContain('no merge base');
+  });
+});
