@@ -1,0 +1,32 @@
+/**
+ * Git object ids computed the way git does (`sha1("<type> <len>\0" + content)`), and loose
+ * objects written into a scratch object directory — never into a user's object store.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+
+export function objectId(type: 'blob' | 'tree' | 'commit', content: Buffer | string): string {
+  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  return createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex');
+}
+
+/** The blob id `git hash-object` would print for this content (no filters applied). */
+export function hashBlob(content: Buffer | string): string {
+  return objectId('blob', content);
+}
+
+/** Writes a loose blob into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */
+export function writeLooseBlob(objectsDir: string, content: Buffer | string): string {
+  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const id = objectId('blob', body);
+  const dir = join(objectsDir, id.slice(0, 2));
+  const file = join(dir, id.slice(2));
+  if (existsSync(file)) return id;
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, deflateSync(Buffer.concat([Buffer.from(`blob ${body.length}\0`), body])));
+  renameSync(tmp, file);
+  return id;
+}

@@ -1,0 +1,265 @@
+/**
+ * `loadAgents`: a repository's worktrees (or branches, remote-tracking branches, an
+ * orchestrator's observations) → Agents with working sets in merge-base coordinates.
+ *
+ * Per agent: one merge-base, one snapshot of the work tree into scratch objects (copy of its
+ * index + `git add -A`), one `git diff-tree` from the merge base to that state, one `git log`
+ * for committed work and commit times. Agents are read a few at a time.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
+import { DEFAULT_RECENCY, recencyWeight } from '@airspace/core';
+import { agentFailed, fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
+import { openRepository, resolveBase, resolveCommit, type BaseInfo, type RepositoryInfo } from './repository.js';
+import { GitService } from './service.js';
+import { normalizeRelPath, snapshotWorktree } from './snapshot.js';
+import {
+  branchCandidates,
+  parseObservations,
+  remoteCandidates,
+  resolveObservationCandidates,
+  worktreeCandidates,
+  type AgentCandidate,
+  type AgentSource,
+} from './sources.js';
+import { blobSizes, changedPaths, DEFAULT_MAX_FILE_BYTES, diffTrees, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
+
+export interface LoadAgentsOptions {
+  /** Any directory inside the repository. */
+  readonly repo: string;
+  /** Base ref (default: origin/HEAD, then main, then master). */
+  readonly base?: string;
+  /** Per-agent base refs, keyed by agent id or worktree directory. */
+  readonly baseOverrides?: Readonly<Record<string, string>>;
+  /** Where agents come from (default `'worktrees'`); several sources are read in order, first id wins. */
+  readonly sources?: AgentSource | readonly AgentSource[];
+  readonly recency?: RecencyOptions;
+  /** Clock for recency weights (ms since the epoch). */
+  readonly now?: number;
+  /**
+   * Unsaved editor buffers: worktree directory → (repository-relative path → text). An
+   * overridden file is diffed as the buffer, not as the file on disk.
+   */
+  readonly overrides?: Readonly<Record<string, Readonly<Record<string, string | Buffer>>>>;
+  /** Files above this size are whole-file changes without line ranges (default 2 MiB). */
+  readonly maxFileBytes?: number;
+  /** Reuse a service (and its scratch objects and caches) from an earlier load, e.g. in a watcher. */
+  readonly git?: GitService;
+  /** Agents read at once (default 3). */
+  readonly concurrency?: number;
+}
+
+export interface LoadAgentsResult {
+  readonly agents: Agent[];
+  readonly base: BaseInfo;
+  readonly repository: RepositoryInfo;
+  readonly problems: Problem[];
+  /** The service for channels (`services.git`); dispose it when done (removes scratch objects). */
+  readonly git: GitService;
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems: Problem[]): Promise<AgentCandidate[]> {
+  const cwd = repo.root;
+  const report = (skipped: { dir: string; why: string }[]) => {
+    for (const s of skipped) problems.push({ code: GitProblemCodes.WORKTREE_UNREADABLE, message: `Skipped ${s.dir}: ${s.why}.` });
+  };
+  if (source === 'worktrees') {
+    const { candidates, skipped } = await worktreeCandidates(cwd);
+    report(skipped);
+    return candidates;
+  }
+  if (source === 'branches') return branchCandidates(cwd);
+  if (typeof source === 'string') return remoteCandidates(cwd, source.slice('remote:'.length));
+  const parsed = parseObservations(source.observations, source.relativeTo ?? repo.root);
+  const { candidates, skipped } = await resolveObservationCandidates(parsed);
+  report(skipped);
+  return candidates;
+}
+
+/** Worktree creation time: birth (or change) time of its git directory. */
+function creationTime(gitDir: string | undefined): number | undefined {
+  if (!gitDir) return undefined;
+  try {
+    const st = statSync(gitDir);
+    return st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function overridesFor(options: LoadAgentsOptions, worktree: string | undefined): Record<string, string | Buffer> | undefined {
+  if (!worktree || !options.overrides) return undefined;
+  const merged: Record<string, string | Buffer> = {};
+  let any = false;
+  for (const [dir, files] of Object.entries(options.overrides)) {
+    if (resolve(dir) !== resolve(worktree)) continue;
+    for (const [path, text] of Object.entries(files)) {
+      // Absolute paths inside the worktree are accepted too.
+      const rel = isAbsolute(path) ? relative(worktree, path) : path;
+      merged[normalizeRelPath(rel)] = text;
+      any = true;
+    }
+  }
+  return any ? merged : undefined;
+}
+
+export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgentsResult> {
+  const repository = options.git?.repository ?? (await openRepository(options.repo));
+  const base = await resolveBase(repository.root, options.base);
+  const now = options.now ?? Date.now();
+  const recency = options.recency ?? DEFAULT_RECENCY;
+  const maxFileBytes = options.maxFileBytes ?? options.git?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const git = options.git ?? new GitService(repository, { maxFileBytes, recency });
+  const problems: Problem[] = [];
+
+  const sources = options.sources === undefined ? ['worktrees' as const] : Array.isArray(options.sources) ? options.sources : [options.sources as AgentSource];
+  const candidates: AgentCandidate[] = [];
+  const seen = new Set<string>();
+  for (const source of sources) {
+    for (const c of await candidatesOf(source, repository, problems)) {
+      if (seen.has(c.id)) {
+        problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: c.id, message: `Agent "${c.id}" appears in more than one source; the first one was kept.` });
+        continue;
+      }
+      seen.add(c.id);
+      candidates.push(c);
+    }
+  }
+
+  const baseCache = new Map<string, Promise<string | undefined>>();
+  const baseCommit = (ref: string) => {
+    let hit = baseCache.get(ref);
+    if (!hit) baseCache.set(ref, (hit = resolveCommit(repository.root, ref)));
+    return hit;
+  };
+
+  const loaded = await mapLimit(candidates, options.concurrency ?? 3, async (c) => {
+    const own: Problem[] = [];
+    try {
+      const agent = await loadCandidate(c, own);
+      return { agent, problems: own };
+    } catch (e) {
+      return { agent: undefined, problems: [...own, agentFailed(c.id, e)] };
+    }
+  });
+
+  async function loadCandidate(c: AgentCandidate, own: Problem[]): Promise<Agent | undefined> {
+    const overrideRef = options.baseOverrides?.[c.id] ?? (c.worktree ? options.baseOverrides?.[c.worktree] : undefined) ?? c.base;
+    let scanBase = base;
+    if (overrideRef !== undefined) {
+      const commit = await baseCommit(overrideRef);
+      if (!commit) {
+        own.push({ code: GitProblemCodes.UNKNOWN_BASE, agent: c.id, message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.` });
+        return undefined;
+      }
+      scanBase = { ref: overrideRef, commit };
+    }
+    const head = c.head ?? (c.ref && !c.worktree ? await baseCommit(c.ref) : undefined);
+    if (!head && !c.worktree) {
+      own.push({ code: GitProblemCodes.AGENT_FAILED, agent: c.id, message: `${c.ref ?? c.id} does not name a commit; the agent was left out.` });
+      return undefined;
+    }
+    const cwd = c.worktree ?? repository.root;
+    const env = git.scratch.env();
+    const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
+    const wholeFiles = head !== undefined && mergeBase === undefined;
+    if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
+
+    // The agent's current state as a tree.
+    let tree: string;
+    let overridden: readonly string[] = [];
+    let oversized: readonly { path: string; bytes: number }[] = [];
+    if (c.worktree && c.gitDir) {
+      const overrides = overridesFor(options, c.worktree);
+      const snap = await snapshotWorktree(git.scratch, { dir: c.worktree, gitDir: c.gitDir }, { maxFileBytes, ...(overrides ? { overrides } : {}) });
+      tree = snap.tree;
+      overridden = snap.overridden;
+      oversized = snap.oversized;
+    } else {
+      tree = head!;
+    }
+    const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
+    const entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
+    const uncommitted = c.worktree ? (head ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path))) : new Set<string>();
+    const history = head && head !== mergeBase && !wholeFiles ? await readHistory(cwd, mergeBase, head) : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
+
+    // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
+    const binaryBlobs = entries.filter((e) => e.binary).flatMap((e) => [e.newBlob, e.oldBlob]).filter((x): x is string => !!x);
+    const sizes = Number.isFinite(maxFileBytes) ? await blobSizes(cwd, env, binaryBlobs) : new Map<string, number>();
+    const tooLarge = (blob: string | undefined) => blob !== undefined && (sizes.get(blob) ?? 0) > maxFileBytes;
+    const overriddenSet = new Set(overridden);
+
+    const files: FileEdit[] = [];
+    for (const e of entries) {
+      const edit = toFileEdit(e, {
+        lastEditedAt: (path) => (overriddenSet.has(path) ? now : uncommitted.has(path) ? (c.worktree ? fileMtime(c.worktree, path) : undefined) : history.lastCommitAt.get(path)),
+        now,
+        recency,
+        tooLarge,
+        wholeFiles,
+      });
+      if (!edit) continue;
+      files.push(edit);
+      if (e.binary && (tooLarge(e.newBlob) || tooLarge(e.oldBlob))) own.push(fileTooLarge(c.id, e.path, Math.max(sizes.get(e.newBlob ?? '') ?? 0, sizes.get(e.oldBlob ?? '') ?? 0), maxFileBytes));
+    }
+    for (const o of oversized) {
+      const at = fileMtime(cwd, o.path);
+      files.push({ path: o.path, status: 'added', weight: recencyWeight(at, now, recency), baseRanges: 'whole', newRanges: 'whole', ...(at !== undefined ? { lastEditedAt: at } : {}) });
+      own.push(fileTooLarge(c.id, o.path, o.bytes, maxFileBytes));
+    }
+    files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+
+    const dirty = c.worktree !== undefined && (uncommitted.size > 0 || oversized.length > 0);
+    git.register({ id: c.id, ...(head ? { head } : {}), tree, dirty, ...(mergeBase ? { mergeBase } : {}), ...(c.worktree ? { worktree: c.worktree } : {}) });
+    if (files.length === 0) return undefined;
+
+    const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
+    const incomplete = wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : undefined;
+    return {
+      id: c.id,
+      label: c.label,
+      startedAt,
+      committedWork: history.commits + history.changedLines,
+      files,
+      ...(c.intent ? { intent: c.intent } : {}),
+      ...(mergeBase ? { base: mergeBase } : {}),
+      repository: repository.id,
+      ...(c.worktree ? { worktree: c.worktree } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      meta: {
+        source: c.source,
+        head: head ?? null,
+        ...(c.ref ? { ref: c.ref } : {}),
+        detached: c.detached ?? false,
+        baseRef: scanBase.ref,
+        mergeBase: mergeBase ?? null,
+        tree,
+        dirty,
+        commits: history.commits,
+        ...(overridden.length ? { overridden } : {}),
+        ...(wholeFiles ? { fileLevelOnly: true } : {}),
+      },
+    };
+  }
+
+  const agents: Agent[] = [];
+  for (const r of loaded) {
+    problems.push(...r.problems);
+    if (r.agent) agents.push(r.agent);
+  }
+  return { agents, base, repository, problems, git };
+}

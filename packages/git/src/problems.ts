@@ -1,0 +1,66 @@
+/**
+ * Problem codes and factories of `@airspace/git` in one place. Problems are returned beside a
+ * degraded result; `GitSourceError` is thrown only when there is nothing to degrade to (not a
+ * repository, an unknown base, unreadable observations).
+ */
+import type { Problem } from '@airspace/core';
+
+export const GitProblemCodes = {
+  NOT_A_REPOSITORY: 'NOT_A_REPOSITORY',
+  UNKNOWN_BASE: 'UNKNOWN_BASE',
+  INVALID_OBSERVATIONS: 'INVALID_OBSERVATIONS',
+  INVALID_SOURCE: 'INVALID_SOURCE',
+  MISSING_MERGE_BASE: 'MISSING_MERGE_BASE',
+  FILE_TOO_LARGE: 'FILE_TOO_LARGE',
+  WORKTREE_UNREADABLE: 'WORKTREE_UNREADABLE',
+  AGENT_FAILED: 'AGENT_FAILED',
+  DUPLICATE_AGENT: 'DUPLICATE_AGENT',
+  NO_STATE: 'NO_STATE',
+} as const;
+
+export class GitSourceError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GitSourceError';
+  }
+}
+
+export function notARepository(dir: string, why: string): GitSourceError {
+  return new GitSourceError(GitProblemCodes.NOT_A_REPOSITORY, `${dir} is not inside a git repository (${why.trim() || 'git rev-parse failed'}).`);
+}
+
+export function unknownBase(ref: string): GitSourceError {
+  return new GitSourceError(GitProblemCodes.UNKNOWN_BASE, `Unknown base "${ref}": no such branch, tag or commit in this repository.`);
+}
+
+export function noDefaultBase(tried: readonly string[]): GitSourceError {
+  return new GitSourceError(GitProblemCodes.UNKNOWN_BASE, `No base given and no default branch found (tried ${tried.join(', ')}); pass a base ref (--base REF).`);
+}
+
+export function invalidObservations(why: string): GitSourceError {
+  return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
+}
+
+export function invalidSource(spec: string): GitSourceError {
+  return new GitSourceError(GitProblemCodes.INVALID_SOURCE, `Unknown agent source "${spec}"; expected worktrees, branches, remote:<pattern> or json:<file>.`);
+}
+
+export function missingMergeBase(agent: string, base: string): Problem {
+  return {
+    code: GitProblemCodes.MISSING_MERGE_BASE,
+    agent,
+    message: `No merge base between ${agent} and ${base} (a shallow clone or unrelated history): its files are compared whole, file-level only. Deepen the clone (git fetch --deepen) for line-level results.`,
+  };
+}
+
+export function fileTooLarge(agent: string, path: string, bytes: number, limit: number): Problem {
+  return { code: GitProblemCodes.FILE_TOO_LARGE, agent, path, message: `${path} in ${agent} is ${bytes} bytes, over the ${limit}-byte limit: treated as a whole-file change without line ranges.` };
+}
+
+export function agentFailed(agent: string, error: unknown): Problem {
+  const text = error instanceof Error ? error.message : String(error);
+  return { code: GitProblemCodes.AGENT_FAILED, agent, message: `Could not read ${agent}'s working set; it was left out: ${text}` };
+}

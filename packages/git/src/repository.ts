@@ -1,0 +1,92 @@
+/**
+ * Where the repository is and what the scan base is. Two git calls at most; every failure is a
+ * GitSourceError with a sentence a user can act on.
+ */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { GitError, runGit, runGitRaw } from './exec.js';
+import { noDefaultBase, notARepository, unknownBase } from './problems.js';
+
+export interface RepositoryInfo {
+  /** Identity shared by every worktree of the repository: its common git directory. */
+  readonly id: string;
+  /** Top of the work tree `repo` is in (the common git directory for a bare repository). */
+  readonly root: string;
+  /** The git directory of that work tree (`.git`, or `.git/worktrees/<name>` for a linked one). */
+  readonly gitDir: string;
+  /** The directory shared by all worktrees: objects, refs, config. */
+  readonly commonDir: string;
+  readonly bare: boolean;
+}
+
+export interface BaseInfo {
+  /** The ref as given, or the default that was found (e.g. `origin/main`, `main`). */
+  readonly ref: string;
+  readonly commit: string;
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Finds the repository containing `dir`; throws NOT_A_REPOSITORY otherwise. */
+export async function openRepository(dir: string): Promise<RepositoryInfo> {
+  let lines: string[];
+  try {
+    const out = await runGit(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--is-bare-repository'], { cwd: dir });
+    lines = out.split('\n');
+  } catch (e) {
+    throw notARepository(dir, e instanceof GitError ? e.stderr : String(e instanceof Error ? e.message : e));
+  }
+  const gitDir = real(lines[0] ?? '');
+  const commonDir = real(resolve(dir, lines[1] ?? '.'));
+  const bare = lines[2] === 'true';
+  let root = commonDir;
+  if (!bare) {
+    try {
+      root = real((await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim());
+    } catch (e) {
+      // Inside the .git directory itself: the work tree is its parent's.
+      root = real(resolve(commonDir, '..'));
+      void e;
+    }
+  }
+  return { id: commonDir, root, gitDir, commonDir, bare };
+}
+
+/** Resolves a commit-ish to a commit id, or undefined. */
+export async function resolveCommit(cwd: string, ref: string): Promise<string | undefined> {
+  if (ref.startsWith('-') || ref.length === 0) return undefined;
+  const r = await runGitRaw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
+  const id = r.stdout.toString('utf8').trim();
+  return r.code === 0 && id ? id : undefined;
+}
+
+export const DEFAULT_BASE_CANDIDATES = ['origin/HEAD', 'main', 'master'] as const;
+
+/**
+ * The scan base: `ref` when given (unknown → UNKNOWN_BASE naming it), else the repository's
+ * default branch: origin/HEAD (reported as the branch it points at), then main, then master.
+ */
+export async function resolveBase(cwd: string, ref?: string): Promise<BaseInfo> {
+  if (ref !== undefined) {
+    const commit = await resolveCommit(cwd, ref);
+    if (!commit) throw unknownBase(ref);
+    return { ref, commit };
+  }
+  for (const candidate of DEFAULT_BASE_CANDIDATES) {
+    const commit = await resolveCommit(cwd, candidate);
+    if (!commit) continue;
+    let name: string = candidate;
+    if (candidate === 'origin/HEAD') {
+      const sym = await runGitRaw(['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'], { cwd, okCodes: [1, 128] });
+      name = sym.code === 0 ? sym.stdout.toString('utf8').trim() || candidate : candidate;
+    }
+    return { ref: name, commit };
+  }
+  throw noDefaultBase(DEFAULT_BASE_CANDIDATES);
+}

@@ -1,0 +1,55 @@
+/**
+ * A scratch object directory: git writes the trees, blobs and commits Airspace needs (agent
+ * states, merge results) here, reading the repository's own objects through
+ * GIT_ALTERNATE_OBJECT_DIRECTORIES. The user's object store is never written.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const live = new Set<string>();
+let exitHook = false;
+
+/** Quotes a path for GIT_ALTERNATE_OBJECT_DIRECTORIES when it holds the separator or a quote. */
+function alternateEntry(path: string): string {
+  return /[:"\\\n]/.test(path) ? JSON.stringify(path) : path;
+}
+
+export class ScratchStore {
+  readonly dir: string;
+  readonly objectsDir: string;
+  private counter = 0;
+
+  constructor(
+    /** The repository's object directory (`<common dir>/objects`). */
+    readonly repoObjectsDir: string,
+    parent: string = tmpdir(),
+  ) {
+    this.dir = mkdtempSync(join(parent, 'airspace-scratch-'));
+    this.objectsDir = join(this.dir, 'objects');
+    mkdirSync(join(this.objectsDir, 'info'), { recursive: true });
+    mkdirSync(join(this.objectsDir, 'pack'), { recursive: true });
+    live.add(this.dir);
+    if (!exitHook) {
+      exitHook = true;
+      process.once('exit', () => {
+        for (const d of live) rmSync(d, { recursive: true, force: true });
+      });
+    }
+  }
+
+  /** Environment for a git command that may write objects: they land here. */
+  env(extra?: Readonly<Record<string, string>>): Record<string, string> {
+    return { GIT_OBJECT_DIRECTORY: this.objectsDir, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternateEntry(this.repoObjectsDir), ...extra };
+  }
+
+  /** A fresh path inside the scratch directory (for a temporary index). */
+  tempPath(prefix: string): string {
+    return join(this.dir, `${prefix}-${++this.counter}`);
+  }
+
+  dispose(): void {
+    live.delete(this.dir);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

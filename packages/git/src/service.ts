@@ -1,0 +1,252 @@
+/**
+ * The `git` service that channels receive in `ctx.services.git`: the state of every loaded agent
+ * (head, state tree, merge base), pair merge bases, edits re-diffed against a pair's merge base,
+ * and scratch merges. Everything is cached, so N agents cost N states, not N² diffs or merges.
+ */
+import type { Agent, FileEdit, RecencyOptions } from '@airspace/core';
+import { DEFAULT_RECENCY } from '@airspace/core';
+import { join } from 'node:path';
+import { runGitRaw } from './exec.js';
+import type { RepositoryInfo } from './repository.js';
+import { ScratchStore } from './scratch.js';
+import { writeStateCommit } from './snapshot.js';
+import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
+
+/** What the service knows about one loaded agent. */
+export interface AgentState {
+  readonly id: string;
+  /** Commit the agent is at (undefined for an unborn branch). */
+  readonly head?: string;
+  /** Tree-ish of its current state (a scratch tree for a worktree, the head commit for a ref). */
+  readonly tree: string;
+  /** True when the state holds work that is not committed (staged, unstaged, untracked, unsaved). */
+  readonly dirty: boolean;
+  /** Merge base with the scan base; undefined when missing (shallow clone, unrelated history). */
+  readonly mergeBase?: string;
+  readonly worktree?: string;
+}
+
+export interface PairEdits {
+  /** The commit both FileEdits are relative to (the pair's merge base), when known. */
+  readonly base?: string;
+  /** True when at least one side was re-diffed against the pair's merge base. */
+  readonly rediffed: boolean;
+  readonly a?: FileEdit;
+  readonly b?: FileEdit;
+}
+
+export interface MergeConflict {
+  readonly path: string;
+  /** git's short conflict type, e.g. `CONFLICT (contents)`, when it said. */
+  readonly type?: string;
+  readonly message?: string;
+}
+
+export interface MergeOutcome {
+  readonly clean: boolean;
+  /** The merged tree (in the scratch object directory). */
+  readonly tree?: string;
+  readonly conflicts: readonly MergeConflict[];
+  /** Why the merge could not be run (no common history, missing state …). */
+  readonly error?: string;
+}
+
+export interface GitServiceStats {
+  diffs: number;
+  merges: number;
+  mergeBases: number;
+  stateCommits: number;
+}
+
+export interface GitServiceOptions {
+  readonly maxFileBytes?: number;
+  readonly recency?: RecencyOptions;
+  /** Parent directory for the scratch object directory (default: the OS temp directory). */
+  readonly scratchParent?: string;
+}
+
+function agentId(agent: Agent | string): string {
+  return typeof agent === 'string' ? agent : agent.id;
+}
+
+function findEdit(agent: Agent, path: string): FileEdit | undefined {
+  return agent.files.find((f) => f.path === path) ?? agent.files.find((f) => f.oldPath === path);
+}
+
+export class GitService {
+  readonly scratch: ScratchStore;
+  readonly stats: GitServiceStats = { diffs: 0, merges: 0, mergeBases: 0, stateCommits: 0 };
+  readonly maxFileBytes: number;
+  readonly recency: RecencyOptions;
+  private readonly states = new Map<string, AgentState>();
+  private readonly mergeBaseCache = new Map<string, Promise<string | undefined>>();
+  private readonly editCache = new Map<string, Promise<FileEdit | undefined>>();
+  private readonly commitCache = new Map<string, Promise<string>>();
+  private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
+
+  constructor(
+    readonly repository: RepositoryInfo,
+    options: GitServiceOptions = {},
+  ) {
+    this.scratch = new ScratchStore(join(repository.commonDir, 'objects'), options.scratchParent);
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.recency = options.recency ?? DEFAULT_RECENCY;
+  }
+
+  /** Where git runs for object-level work: any directory of the repository will do. */
+  get cwd(): string {
+    return this.repository.root;
+  }
+
+  register(state: AgentState): void {
+    this.states.set(state.id, state);
+  }
+
+  state(agent: Agent | string): AgentState | undefined {
+    return this.states.get(agentId(agent));
+  }
+
+  /** Merge base of two commits (cached, order-free); undefined when they share no history here. */
+  mergeBase(x: string, y: string): Promise<string | undefined> {
+    if (x === y) return Promise.resolve(x);
+    const key = x < y ? `${x}:${y}` : `${y}:${x}`;
+    let hit = this.mergeBaseCache.get(key);
+    if (!hit) {
+      this.stats.mergeBases++;
+      hit = runGitRaw(['merge-base', x, y], { cwd: this.cwd, env: this.scratch.env(), okCodes: [1] }).then((r) => (r.code === 0 ? r.stdout.toString().trim().split('\n')[0] || undefined : undefined));
+      this.mergeBaseCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** The pair's merge base: what `git merge` of the two agents' heads would use. */
+  async pairBase(a: Agent | string, b: Agent | string): Promise<string | undefined> {
+    const sa = this.state(a);
+    const sb = this.state(b);
+    if (!sa?.head || !sb?.head) return undefined;
+    if (sa.mergeBase && sa.mergeBase === sb.mergeBase && sa.head === sb.head) return sa.mergeBase;
+    return this.mergeBase(sa.head, sb.head);
+  }
+
+  /**
+   * Both agents' edits of `path` relative to the pair's merge base. When both agents already
+   * share that merge base, their own FileEdits are returned without any git call; otherwise the
+   * side(s) with another base are re-diffed, cached per (path, base, state).
+   */
+  async pairEdits(a: Agent, b: Agent, path: string): Promise<PairEdits> {
+    const ownA = findEdit(a, path);
+    const ownB = findEdit(b, path);
+    const sa = this.state(a);
+    const sb = this.state(b);
+    const own = (): PairEdits => ({ ...(a.base && a.base === b.base ? { base: a.base } : {}), rediffed: false, ...(ownA ? { a: ownA } : {}), ...(ownB ? { b: ownB } : {}) });
+    if (!sa || !sb || !sa.mergeBase || !sb.mergeBase) return own();
+    if (sa.mergeBase === sb.mergeBase) return own();
+    const base = await this.pairBase(a, b);
+    if (!base) return own();
+    const paths = [...new Set([path, ownA?.path, ownA?.oldPath, ownB?.path, ownB?.oldPath].filter((p): p is string => !!p))];
+    const side = (s: AgentState, mine: FileEdit | undefined) => (s.mergeBase === base ? Promise.resolve(mine) : this.editAgainst(s, base, paths, mine));
+    const [ea, eb] = await Promise.all([side(sa, ownA), side(sb, ownB)]);
+    return { base, rediffed: true, ...(ea ? { a: ea } : {}), ...(eb ? { b: eb } : {}) };
+  }
+
+  private editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {
+    const key = `${base}\0${s.tree}\0${paths.join('\0')}`;
+    let hit = this.editCache.get(key);
+    if (!hit) {
+      this.stats.diffs++;
+      hit = diffTrees(this.cwd, this.scratch.env(), base, s.tree, this.maxFileBytes, paths).then((entries) => {
+        const e = entries.find((x) => paths.includes(x.path));
+        if (!e) return undefined;
+        const edit = toFileEdit(e, {
+          lastEditedAt: () => mine?.lastEditedAt,
+          now: Date.now(),
+          recency: this.recency,
+          tooLarge: () => false,
+          wholeFiles: false,
+        });
+        // Keep the agent's own recency weight: the re-diff changes coordinates, not age.
+        return edit && mine ? { ...edit, weight: mine.weight } : edit;
+      });
+      this.editCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** A commit holding the agent's current state (its head when nothing is uncommitted). */
+  stateCommit(agent: Agent | string): Promise<string | undefined> {
+    const s = this.state(agent);
+    if (!s) return Promise.resolve(undefined);
+    if (!s.dirty && s.head) return Promise.resolve(s.head);
+    const key = `${s.tree}:${s.head ?? ''}`;
+    let hit = this.commitCache.get(key);
+    if (!hit) {
+      this.stats.stateCommits++;
+      hit = writeStateCommit(this.scratch, this.cwd, s.tree, s.head);
+      this.commitCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /**
+   * Three-way merge of two agents' current states with `git merge-tree --write-tree`, objects in
+   * the scratch directory. Cached by the pair of state commits (i.e. trees and heads): a second
+   * scan with nothing changed runs no merge.
+   */
+  async merge(a: Agent | string, b: Agent | string): Promise<MergeOutcome> {
+    const [ca, cb] = await Promise.all([this.stateCommit(a), this.stateCommit(b)]);
+    if (!ca || !cb) return { clean: true, conflicts: [], error: `no git state for ${!ca ? agentId(a) : agentId(b)}` };
+    const key = ca < cb ? `${ca}:${cb}` : `${cb}:${ca}`;
+    let hit = this.mergeCache.get(key);
+    if (!hit) {
+      this.stats.merges++;
+      hit = mergeCommits(this.cwd, this.scratch.env(), ca, cb);
+      this.mergeCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** Removes the scratch object directory. */
+  dispose(): void {
+    this.scratch.dispose();
+  }
+}
+
+/** Parses `git merge-tree --write-tree --name-only -z` (with messages). */
+export function parseMergeTree(output: string, clean: boolean): { tree?: string; conflicts: MergeConflict[] } {
+  const fields = output.split('\0');
+  const tree = fields[0]?.trim() || undefined;
+  const names: string[] = [];
+  let i = 1;
+  if (!clean) {
+    for (; i < fields.length && fields[i] !== ''; i++) names.push(fields[i]!);
+    i++;
+  } else if (fields[1] === '') {
+    i = 2;
+  }
+  // Informational messages: <count> NUL <path>… NUL <type> NUL <message> NUL, repeated.
+  const byPath = new Map<string, MergeConflict>();
+  for (const n of names) if (!byPath.has(n)) byPath.set(n, { path: n });
+  while (i < fields.length) {
+    const count = Number(fields[i]);
+    if (!Number.isInteger(count) || count < 1) break;
+    const paths = fields.slice(i + 1, i + 1 + count);
+    const type = fields[i + 1 + count];
+    const message = fields[i + 2 + count]?.replace(/\n$/, '');
+    i += count + 3;
+    if (!type?.startsWith('CONFLICT')) continue;
+    for (const p of paths) {
+      const prior = byPath.get(p);
+      if (prior && prior.type) continue;
+      byPath.set(p, { path: p, type, ...(message ? { message } : {}) });
+    }
+  }
+  return { ...(tree ? { tree } : {}), conflicts: [...byPath.values()] };
+}
+
+async function mergeCommits(cwd: string, env: Readonly<Record<string, string>>, a: string, b: string): Promise<MergeOutcome> {
+  const r = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', '--messages', a, b], { cwd, env, okCodes: [1, 128] });
+  const out = r.stdout.toString('utf8');
+  if (r.code !== 0 && r.code !== 1) return { clean: true, conflicts: [], error: r.stderr.trim() || `git merge-tree exited ${r.code}` };
+  const parsed = parseMergeTree(out, r.code === 0);
+  return { clean: r.code === 0, ...(parsed.tree ? { tree: parsed.tree } : {}), conflicts: parsed.conflicts };
+}
