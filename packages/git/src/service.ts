@@ -3,7 +3,7 @@
  * (head, state tree, merge base), pair merge bases, edits re-diffed against a pair's merge base,
  * and scratch merges. Everything is cached, so N agents cost N states, not N² diffs or merges.
  */
-import type { Agent, FileEdit, RecencyOptions } from '@airspace/core';
+import type { Agent, FileEdit, PairedEdits, PairEditsService, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY } from '@airspace/core';
 import { join } from 'node:path';
 import { runGitRaw } from './exec.js';
@@ -26,13 +26,10 @@ export interface AgentState {
   readonly worktree?: string;
 }
 
-export interface PairEdits {
-  /** The commit both FileEdits are relative to (the pair's merge base), when known. */
-  readonly base?: string;
+/** Core's PairedEdits, plus whether a side had to be re-diffed. */
+export interface PairEdits extends PairedEdits {
   /** True when at least one side was re-diffed against the pair's merge base. */
   readonly rediffed: boolean;
-  readonly a?: FileEdit;
-  readonly b?: FileEdit;
 }
 
 export interface MergeConflict {
@@ -73,7 +70,7 @@ function findEdit(agent: Agent, path: string): FileEdit | undefined {
   return agent.files.find((f) => f.path === path) ?? agent.files.find((f) => f.oldPath === path);
 }
 
-export class GitService {
+export class GitService implements PairEditsService {
   readonly scratch: ScratchStore;
   readonly stats: GitServiceStats = { diffs: 0, merges: 0, mergeBases: 0, stateCommits: 0 };
   readonly maxFileBytes: number;
@@ -129,16 +126,18 @@ export class GitService {
   }
 
   /**
-   * Both agents' edits of `path` relative to the pair's merge base. When both agents already
-   * share that merge base, their own FileEdits are returned without any git call; otherwise the
-   * side(s) with another base are re-diffed, cached per (path, base, state).
+   * Both agents' edits of `path` relative to the pair's merge base (core's `PairEditsService`).
+   * When both agents already share that merge base, their own FileEdits are returned without any
+   * git call; otherwise the side(s) with another base are re-diffed, cached per (path, base,
+   * state), so N agents cost at most N diffs per path and base. Undefined when either side has
+   * no change of the path relative to the pair's base.
    */
-  async pairEdits(a: Agent, b: Agent, path: string): Promise<PairEdits> {
+  async pairEdits(a: Agent, b: Agent, path: string): Promise<PairEdits | undefined> {
     const ownA = findEdit(a, path);
     const ownB = findEdit(b, path);
     const sa = this.state(a);
     const sb = this.state(b);
-    const own = (): PairEdits => ({ ...(a.base && a.base === b.base ? { base: a.base } : {}), rediffed: false, ...(ownA ? { a: ownA } : {}), ...(ownB ? { b: ownB } : {}) });
+    const own = (): PairEdits | undefined => (ownA && ownB ? { a: ownA, b: ownB, rediffed: false, ...(a.base && a.base === b.base ? { base: a.base } : {}) } : undefined);
     if (!sa || !sb || !sa.mergeBase || !sb.mergeBase) return own();
     if (sa.mergeBase === sb.mergeBase) return own();
     const base = await this.pairBase(a, b);
@@ -146,7 +145,7 @@ export class GitService {
     const paths = [...new Set([path, ownA?.path, ownA?.oldPath, ownB?.path, ownB?.oldPath].filter((p): p is string => !!p))];
     const side = (s: AgentState, mine: FileEdit | undefined) => (s.mergeBase === base ? Promise.resolve(mine) : this.editAgainst(s, base, paths, mine));
     const [ea, eb] = await Promise.all([side(sa, ownA), side(sb, ownB)]);
-    return { base, rediffed: true, ...(ea ? { a: ea } : {}), ...(eb ? { b: eb } : {}) };
+    return ea && eb ? { a: ea, b: eb, base, rediffed: true } : undefined;
   }
 
   private editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {

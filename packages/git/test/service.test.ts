@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
+import { loadAgents, type LoadAgentsResult } from '../src/load-agents.js';
+import { agent, numbered, replaced, text } from './helpers.js';
+
+let repo: RepoFixture | undefined;
+let result: LoadAgentsResult | undefined;
+afterEach(() => {
+  result?.git.dispose();
+  repo?.dispose();
+  result = undefined;
+  repo = undefined;
+});
+
+describe('GitService.pairEdits', () => {
+  it('re-diffs the side whose merge base differs against the pair\'s merge base, once', async () => {
+    const lines = numbered(100);
+    repo = createRepoFixture({ 'a.ts': text(lines) });
+    const m0 = repo.head();
+    repo.worktree('alice').write('a.ts', text(replaced(lines, 50, 50, 'alice'))).commit('alice');
+    // main moves on: 10 lines inserted at the top; bob starts from there and edits old line 45.
+    const moved = [...numbered(10, 'main'), ...lines];
+    repo.write('a.ts', text(moved)).commit('main inserts at the top');
+    repo.worktree('bob').write('a.ts', text(replaced(moved, 55, 55, 'bob')));
+    result = await loadAgents({ repo: repo.dir });
+    const alice = agent(result.agents, 'alice');
+    const bob = agent(result.agents, 'bob');
+    expect(alice.base).toBe(m0);
+    expect(bob.base).toBe(repo.head());
+    expect(bob.files[0]!.baseRanges).toEqual([[55, 55]]); // bob's own coordinates: the moved main
+
+    const paired = await result.git.pairEdits(alice, bob, 'a.ts');
+    expect(paired?.base).toBe(m0);
+    expect(paired?.a.baseRanges).toEqual([[50, 50]]);
+    // In the pair's base, bob's side also carries main's insertion, and his edit is at line 45.
+    expect(paired?.b.baseRanges).toEqual([[1, 0], [45, 45]]);
+    expect(paired?.b.weight).toBe(bob.files[0]!.weight);
+    const diffs = result.git.stats.diffs;
+    await result.git.pairEdits(bob, alice, 'a.ts');
+    expect(result.git.stats.diffs).toBe(diffs); // cached per (path, base, state)
+  });
+
+  it('returns the agents\' own edits without git when they share a merge base', async () => {
+    repo = createRepoFixture({ 'a.ts': text(numbered(20)) });
+    repo.worktree('x').write('a.ts', text(replaced(numbered(20), 2, 2, 'x')));
+    repo.worktree('y').write('a.ts', text(replaced(numbered(20), 3, 3, 'y')));
+    result = await loadAgents({ repo: repo.dir });
+    const [x, y] = [agent(result.agents, 'x'), agent(result.agents, 'y')];
+    const before = { ...result.git.stats };
+    const paired = await result.git.pairEdits(x, y, 'a.ts');
+    expect(paired).toMatchObject({ a: x.files[0], b: y.files[0], base: repo.head(), rediffed: false });
+    expect(result.git.stats).toEqual(before);
+    expect(await result.git.pairEdits(x, y, 'other.ts')).toBeUndefined();
+  });
+});
