@@ -5,7 +5,7 @@
  * old trail or an appended receipt.
  */
 import { randomUUID } from 'node:crypto';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TrailError, TrailErrorCodes } from './errors.js';
 import type { AcknowledgementInput, EventOptions } from './trail.js';
@@ -109,3 +109,29 @@ export async function acknowledgeAdvisory(trailFile: string, acknowledgement: Ac
   return { trail, receipt: trail.receipts.at(-1)! };
 }
 
+
+/**
+ * The trail file in `directory` (its `*.json` files) whose two observed agents are `agentA` and
+ * `agentB` in either order, for a front end that knows only the pair of a live advisory. Files
+ * that do not verify are skipped. With several, the one whose last receipt is latest wins.
+ */
+export async function findTrailFile(directory: string, agentA: string, agentB: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(directory)).filter((n) => n.endsWith('.json')).sort();
+  } catch {
+    return undefined;
+  }
+  let best: { file: string; time: string } | undefined;
+  for (const name of names) {
+    const file = join(directory, name);
+    const trail = await readTrailFile(file).catch(() => undefined);
+    const first = trail?.receipts[0]?.payload;
+    if (!trail || first?.kind !== 'created') continue;
+    const ids = first.observations.map((o) => o.agentId);
+    if (!(ids.includes(agentA) && ids.includes(agentB) && agentA !== agentB)) continue;
+    const time = trail.receipts.at(-1)!.time;
+    if (!best || time > best.time) best = { file, time };
+  }
+  return best?.file;
+}

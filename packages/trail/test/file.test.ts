@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acknowledgeAdvisory, createShadowTrail, readTrailFile, serializeTrail, summarizeShadowTrail, updateTrailFile, verifyShadowTrailText, writeTrailFileAtomic } from '../src/index.js';
+import { acknowledgeAdvisory, createShadowTrail, findTrailFile, readTrailFile, serializeTrail, summarizeShadowTrail, updateTrailFile, verifyShadowTrailText, writeTrailFileAtomic } from '../src/index.js';
 import { at, observation, samePathChannel } from './helpers.js';
 
 let dir: string;
@@ -66,5 +66,15 @@ describe('trail files', () => {
 
   it('names a missing file clearly', async () => {
     await expect(readTrailFile(join(dir, 'missing.json'))).rejects.toThrow(/Cannot read trail file .*missing\.json/);
+  });
+
+  it('findTrailFile finds the trail of a pair in a directory, skipping other pairs and broken files', async () => {
+    await writeFile(join(dir, 'broken.json'), '{"format":');
+    const other = await createShadowTrail(observation('carol'), observation('dave'), { now: at(1) });
+    await writeTrailFileAtomic(join(dir, 'other.json'), other);
+    expect(await findTrailFile(dir, 'bob', 'alice')).toBe(file);
+    expect(await findTrailFile(dir, 'carol', 'dave')).toBe(join(dir, 'other.json'));
+    expect(await findTrailFile(dir, 'alice', 'carol')).toBeUndefined();
+    expect(await findTrailFile(join(dir, 'nowhere'), 'alice', 'bob')).toBeUndefined();
   });
 });
