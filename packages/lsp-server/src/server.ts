@@ -29,6 +29,7 @@ import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
 import { describeFolder, real, relativeTo, type FolderInfo } from './workspace.js';
 import { WorktreeWatcher } from './watch.js';
+import { acknowledgeInTrail } from './trail.js';
 import { runGit } from '@airspace/git';
 
 export const ScanRequestMethod = 'airspace/scan';
@@ -47,6 +48,8 @@ export interface AirspaceSettings {
   /** Poll instead of watching the file system, and how often. */
   readonly poll?: boolean;
   readonly pollMs?: number;
+  /** Where acknowledgements' shadow trails are kept (default: `airspace/trails` in the git directory). */
+  readonly trailDir?: string;
 }
 
 export interface ServerOptions {
@@ -570,11 +573,23 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           return { summary: text };
         }
         case Commands.acknowledge: {
-          const { pair } = pairOf(arg as PairArgs);
+          const { self, pair, selfId, other } = pairOf(arg as PairArgs);
           acknowledged.add(pair);
           publishDiagnostics();
-          // The shadow trail is not wired yet: acknowledgements live in this server's memory.
-          return { acknowledged: pair.split('\u0000'), recordedIn: 'memory' };
+          const ids = pair.split('\u0000');
+          const repo = self && repoOf(self);
+          const agents = repo?.loop.latest?.agents ?? [];
+          const selfAgent = agents.find((a) => a.id === selfId);
+          const otherAgent = agents.find((a) => a.id === other);
+          if (!repo || !selfAgent || !otherAgent) return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
+          try {
+            const dir = settings.trailDir ?? join(repo.commonDir, 'airspace', 'trails');
+            const { file, receipt } = await acknowledgeInTrail(dir, selfAgent, otherAgent, repo.commonDir);
+            return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt };
+          } catch (error) {
+            log.error(`Recording the acknowledgement in the shadow trail failed: ${message(error)}; kept in memory.`);
+            return { acknowledged: ids, recordedIn: 'memory', reason: message(error) };
+          }
         }
         case Commands.declareIntent: {
           const raw = (Array.isArray(arg) ? arg : Array.isArray(arg.files) ? arg.files : params.arguments ?? []) as unknown[];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { writeFileSync, readFileSync, realpathSync } from 'node:fs';
 import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airspace/git/fixture';
 import type { Diagnostic, Hover, CodeLens, CodeAction } from 'vscode-languageserver-protocol';
+import { readTrailFile, summarizeShadowTrail, verifyShadowTrail } from '@airspace/trail';
 import { TestClient, uriOf } from './support/client.js';
 
 const SERVER = fileURLToPath(new URL('./support/fake-server.mjs', import.meta.url));
@@ -115,8 +116,13 @@ describe('the language server over stdio', () => {
   });
 
   it('acknowledges an advisory and marks its diagnostics', async () => {
-    const out = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] })) as { acknowledged: string[]; recordedIn: string };
-    expect(out).toEqual({ acknowledged: ['alice', 'bob'], recordedIn: 'memory' });
+    const out = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] })) as { acknowledged: string[]; recordedIn: string; trail: string };
+    expect(out).toMatchObject({ acknowledged: ['alice', 'bob'], recordedIn: 'trail' });
+    const trail = await readTrailFile(out.trail);
+    expect(verifyShadowTrail(trail).ok).toBe(true);
+    const summary = summarizeShadowTrail(trail);
+    expect(summary.acknowledgements.map((a) => a.agentId)).toEqual(['bob']);
+    expect(summary.awaitingAcknowledgement).toEqual(['alice']);
     const d = await client.until('acknowledged diagnostic', () => String(overlapDiag()?.message).includes('(acknowledged)') ? overlapDiag() : undefined);
     expect(d.severity).toBe(3);
   });

@@ -1,0 +1,52 @@
+/**
+ * The acknowledge command's record: the pair's shadow trail file (created from the scan's
+ * working sets when it does not exist yet), through `@airspace/trail`.
+ */
+import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Agent } from '@airspace/core';
+import { acknowledgeAdvisory, createShadowTrail, writeTrailFileAtomic, withTrailLock, type ObservationInput } from '@airspace/trail';
+
+/** Observations are current for this long after a scan. */
+const OBSERVATION_TTL_MS = 60 * 60 * 1000;
+
+export function trailFileFor(dir: string, a: string, b: string): string {
+  const [x, y] = [a, b].sort();
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return join(dir, `${safe(x!)}--${safe(y!)}.json`);
+}
+
+function observation(agent: Agent, repositoryId: string, now: number): ObservationInput {
+  return {
+    version: 1,
+    agentId: agent.id,
+    // One repository, one base, one shared task scope: the editor observes the same airspace.
+    taskId: 'airspace',
+    repositoryId,
+    base: 'scan-base',
+    scopeId: 'worktrees',
+    readPaths: [],
+    writePaths: agent.files.map((f) => f.path),
+    complete: !agent.incomplete?.length,
+    ...(agent.incomplete?.length ? { incompleteReason: agent.incomplete.join('; ') } : {}),
+    observedAt: now,
+    expiresAt: now + OBSERVATION_TTL_MS,
+  };
+}
+
+export interface TrailAcknowledgement {
+  readonly file: string;
+  readonly receipt: { readonly eventId: string; readonly hash: string };
+}
+
+/** Appends `self`'s acknowledgement to the pair's trail in `dir`, creating the trail if needed. */
+export async function acknowledgeInTrail(dir: string, self: Agent, other: Agent, repositoryId: string, now = Date.now()): Promise<TrailAcknowledgement> {
+  const file = trailFileFor(dir, self.id, other.id);
+  await mkdir(dir, { recursive: true });
+  await withTrailLock(file, async () => {
+    const exists = await access(file).then(() => true, () => false);
+    if (!exists) await writeTrailFileAtomic(file, await createShadowTrail(observation(self, repositoryId, now), observation(other, repositoryId, now), { now }));
+  });
+  const { receipt } = await acknowledgeAdvisory(file, { agentId: self.id, note: `acknowledged in the editor (${other.id})` }, { now });
+  return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash } };
+}
