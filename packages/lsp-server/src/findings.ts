@@ -3,7 +3,7 @@
  * on one of self's lines, in today's coordinates, with the other side's location.
  */
 import type { Advisory, Agent, Evidence, EvidenceSide, Level, Range, ScanResult } from '@airspace/core';
-import { baseToCurrent } from './mapping.js';
+import { baseToCurrent } from '@airspace/git';
 
 export type Role = 'steer' | 'hold' | 'transmit' | 'unknown';
 

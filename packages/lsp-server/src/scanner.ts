@@ -38,10 +38,10 @@ export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise
 const ENGINE = '@airspace/scanner';
 
 interface EngineModule {
-  createScanner(options: Record<string, unknown>): {
-    scan(overrides?: Overrides, extra?: { intent?: Intents }): Promise<ScanResult>;
+  createScanner(options: Record<string, unknown>): Promise<{
+    scan(request?: { overrides?: Overrides; intent?: Intents }): Promise<ScanResult>;
     dispose(): void | Promise<void>;
-  };
+  }>;
 }
 
 /** Loads `@airspace/scanner` and adapts it; rejects with a clear message when it is not installed. */
@@ -52,9 +52,14 @@ export const createDefaultScanner: CreateLspScanner = async (options) => {
   } catch (error) {
     throw new Error(`The scanning engine ${ENGINE} could not be loaded (${error instanceof Error ? error.message : String(error)}); no advisories will be shown.`);
   }
-  const scanner = engine.createScanner({ ...options });
+  const scanner = await engine.createScanner({
+    repo: options.repo,
+    ...(options.base ? { base: options.base } : {}),
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.config ? { configPath: options.config } : {}),
+  });
   return {
-    scan: (input) => scanner.scan(input?.overrides, input?.intent ? { intent: input.intent } : undefined),
+    scan: (input) => scanner.scan({ ...(input?.overrides ? { overrides: input.overrides } : {}), ...(input?.intent ? { intent: input.intent } : {}) }),
     dispose: () => scanner.dispose(),
   };
 };

@@ -3,7 +3,7 @@
  * connection → documents → capabilities in onInitialize → handlers → listen.
  * Every handler catches its own errors: a failure is logged and answered with a degraded result.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CodeActionKind,
@@ -279,8 +279,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const s of repo.selves) {
       const paths = intents.get(s.worktree);
       if (!paths?.size) continue;
-      // Keyed by agent id once known; by worktree directory before self has changed anything.
-      out[repo.selfIds.get(s.worktree) ?? s.worktree] = [...paths].sort();
+      // Keyed by agent id; before self has changed anything, by the id git will give it (its branch).
+      out[repo.selfIds.get(s.worktree) ?? s.branch ?? basename(s.worktree)] = [...paths].sort();
     }
     return Object.keys(out).length ? out : undefined;
   }

@@ -1,11 +1,11 @@
 /**
- * The acknowledge command's record: the pair's shadow trail file (created from the scan's
- * working sets when it does not exist yet), through `@airspace/trail`.
+ * The acknowledge command's record: the pair's shadow trail file in the trail directory (created
+ * from the scan's working sets when none exists yet), through `@airspace/trail`.
  */
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
-import { acknowledgeAdvisory, createShadowTrail, writeTrailFileAtomic, withTrailLock, type ObservationInput } from '@airspace/trail';
+import { acknowledgeAdvisory, createShadowTrail, findTrailFile, writeTrailFileAtomic, withTrailLock, type ObservationInput } from '@airspace/trail';
 
 /** Observations are current for this long after a scan. */
 const OBSERVATION_TTL_MS = 60 * 60 * 1000;
@@ -41,7 +41,8 @@ export interface TrailAcknowledgement {
 
 /** Appends `self`'s acknowledgement to the pair's trail in `dir`, creating the trail if needed. */
 export async function acknowledgeInTrail(dir: string, self: Agent, other: Agent, repositoryId: string, now = Date.now()): Promise<TrailAcknowledgement> {
-  const file = trailFileFor(dir, self.id, other.id);
+  // A trail an orchestrator started for this pair (`airspace trail create`) wins over our own.
+  const file = (await findTrailFile(dir, self.id, other.id)) ?? trailFileFor(dir, self.id, other.id);
   await mkdir(dir, { recursive: true });
   await withTrailLock(file, async () => {
     const exists = await access(file).then(() => true, () => false);
