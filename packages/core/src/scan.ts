@@ -4,7 +4,6 @@
  * escalation discipline, embed for the view. A failing channel costs its own score, never the scan.
  */
 import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precision, Problem, ScoreContext } from './channel.js';
-import { combineRisks } from './combine.js';
 import { embedAgents } from './embedding.js';
 import {
   AirspaceError, channelThrew, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
@@ -17,7 +16,7 @@ import { ChannelRegistry, resolveChannel } from './registry.js';
 import type { Advisory, ChannelBreakdown, Level, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import type { EscalationOptions } from './tcas.js';
-import { DEFAULT_ESCALATION, classifyRisk, comparability, levelRank, rightOfWay } from './tcas.js';
+import { DEFAULT_ESCALATION, bandOf, classifyRisk, comparability, levelRank, rightOfWay } from './tcas.js';
 
 export interface ScanContext {
   /** Channels (objects or factories) or a registry. */
@@ -43,6 +42,9 @@ export interface ScanOptions {
   readonly maxLinkEvidence?: number;
 }
 
+const EMPTY: readonly Evidence[] = Object.freeze([]) as readonly Evidence[];
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+const COMPARABLE = { comparable: true, reasons: [] as string[] } as const;
 const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 /** Scan-level problems of one kind (code × channel) beyond this are counted, not listed. */
 const MAX_PROBLEMS_PER_KIND = 20;
@@ -206,6 +208,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   }
 
   // Pairs.
+  const allowed = new Set<Precision>(escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions);
+  /** Agents with nothing that could make a pair incomparable or unknown (the common case). */
+  const plain = ordered.map((x) => x.base === undefined && x.repository === undefined && !(x.incomplete && x.incomplete.length > 0) && context.repository === undefined);
   const links: Link[] = [];
   const advisories: Advisory[] = [];
   const counts = { agents: ordered.length, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
@@ -213,57 +218,71 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     for (let j = i + 1; j < scored.length; j++) {
       const a = scored[i]!;
       const b = scored[j]!;
-      const pair: [string, string] = [a.id, b.id];
-      const comparable = comparability(ordered[i]!, ordered[j]!, context.repository?.id);
+      const comparable = plain[i] && plain[j] ? COMPARABLE : comparability(ordered[i]!, ordered[j]!, context.repository?.id);
       const breakdown: ChannelBreakdown[] = [];
       if (!comparable.comparable) {
         problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
       } else {
         for (const entry of active) {
           let result: unknown;
-          const pairProblems: Problem[] = [];
+          let pairProblems: Problem[] | undefined; // allocated only when something goes wrong
           try {
             result = entry.channel.score(a, b, entry.ctx);
             if (isThenable<ChannelScore>(result)) result = await result;
           } catch (error) {
-            pairProblems.push(channelThrew(entry.channel.id, error, pair));
+            (pairProblems ??= []).push(channelThrew(entry.channel.id, error, [a.id, b.id]));
             result = undefined;
           }
           let risk = 0;
-          let evidence: readonly Evidence[] = [];
+          let evidence: readonly Evidence[] = EMPTY;
           if (result !== undefined) {
             const r = result as Partial<ChannelScore> | null;
             const value = r?.risk;
             if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
-              pairProblems.push(riskOutOfRange(entry.channel.id, value, pair));
+              (pairProblems ??= []).push(riskOutOfRange(entry.channel.id, value, [a.id, b.id]));
             } else {
               risk = value;
-              evidence = Array.isArray(r?.evidence) ? r!.evidence : [];
-              if (risk > 0 && evidence.length === 0) pairProblems.push(missingEvidence(entry.channel.id, risk, pair));
+              evidence = Array.isArray(r!.evidence) ? r!.evidence : EMPTY;
+              if (risk > 0 && evidence.length === 0) (pairProblems ??= []).push(missingEvidence(entry.channel.id, risk, [a.id, b.id]));
             }
-            if (Array.isArray(r?.problems)) for (const p of r!.problems) pairProblems.push(p.channel ? p : { ...p, channel: entry.channel.id });
+            if (Array.isArray(r?.problems) && r!.problems.length > 0) {
+              for (const p of r!.problems) (pairProblems ??= []).push(p.channel ? p : { ...p, channel: entry.channel.id });
+            }
           }
-          for (const p of pairProblems) problems.add(p);
-          breakdown.push({
-            channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision, evidence,
-            ...(pairProblems.length > 0 ? { problems: pairProblems } : {}),
-          });
+          const part: Mutable<ChannelBreakdown> = { channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision, evidence };
+          if (pairProblems) {
+            for (const p of pairProblems) problems.add(p);
+            part.problems = pairProblems;
+          }
+          breakdown.push(part);
         }
       }
       for (const s of skipped) {
         breakdown.push({ channel: s.channel.id, weight: s.weight, risk: 0, weighted: 0, precision: s.precision, evidence: [], problems: [s.problem] });
       }
 
-      const combined = combineRisks(breakdown.map((c) => ({ channel: c.channel, risk: c.risk, weight: c.weight })));
+      // Risks and weights are validated above, so the noisy-OR is computed in place (no copies):
+      // R over every channel, and over the channels allowed to escalate to resolution.
+      let keep = 1;
+      let keepPrecise = 1;
+      for (const c of breakdown) {
+        keep *= 1 - c.weighted;
+        if (allowed.has(c.precision)) keepPrecise *= 1 - c.weighted;
+      }
+      const risk = Math.min(1, Math.max(0, 1 - keep));
+      const preciseRisk = Math.min(1, Math.max(0, 1 - keepPrecise));
       let level: Level;
       let levelReason: string | undefined;
       if (!comparable.comparable) {
         level = 'unknown';
         levelReason = comparable.reasons.join('; ');
       } else {
-        const classified = classifyRisk(breakdown, thresholds, escalation);
-        level = classified.level;
-        levelReason = classified.levelReason;
+        level = bandOf(risk, thresholds);
+        if (level === 'resolution' && preciseRisk < thresholds.resolution) {
+          const classified = classifyRisk(breakdown, thresholds, escalation);
+          level = classified.level;
+          levelReason = classified.levelReason;
+        }
         if (comparable.reasons.length > 0) {
           const why = comparable.reasons.join('; ');
           if (level === 'clear') {
@@ -275,14 +294,20 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
         }
       }
 
-      const ranked: { e: Evidence; s: number }[] = [];
-      for (const c of breakdown) for (const e of c.evidence) ranked.push({ e, s: strength(e, c.risk, c.weight) });
-      ranked.sort((x, y) => y.s - x.s);
+      let evidence: readonly Evidence[] = EMPTY;
+      let withEvidence = 0;
+      for (const c of breakdown) if (c.evidence.length > 0) (withEvidence++, (evidence = c.evidence));
+      if (withEvidence > 1 || evidence.length > maxEvidence) {
+        const ranked: { e: Evidence; s: number }[] = [];
+        for (const c of breakdown) for (const e of c.evidence) ranked.push({ e, s: strength(e, c.risk, c.weight) });
+        ranked.sort((x, y) => y.s - x.s);
+        evidence = ranked.slice(0, maxEvidence).map((x) => x.e);
+      }
       const link: Link = {
-        a: a.id, b: b.id, risk: combined.risk, distance: combined.distance, level,
+        a: a.id, b: b.id, risk, distance: 1 - risk, level,
         ...(levelReason !== undefined ? { levelReason } : {}),
         channels: breakdown,
-        evidence: ranked.slice(0, maxEvidence).map((x) => x.e),
+        evidence,
       };
       links.push(link);
       counts.pairs++;
