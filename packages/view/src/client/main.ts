@@ -1,0 +1,363 @@
+/**
+ * The page: reads the scan inlined in `#airspace-scan`, draws it, lists advisories and agents,
+ * and (when served) follows `body[data-events]` for live updates. Data reaches the DOM only as
+ * text (`textContent`), never as markup.
+ */
+import type { ScanResult } from '@airspace/core';
+import { LEVEL_COLORS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, buildSceneModel, type SceneAdvisory, type SceneAgent, type SceneModel } from '../scene-model.js';
+import { createViewer, webglAvailable, type Viewer } from './viewer.js';
+
+/** What the page exposes for scripting and tests. */
+interface AirspaceViewApi {
+  /** Number of scans drawn so far (1 after the first). */
+  updates: number;
+  generatedAt: string;
+  selected: string | null;
+  webgl: boolean;
+  select(agentId: string | null): void;
+  screenPositionOf(agentId: string): { x: number; y: number } | null;
+  /** Number of frames rendered since load. */
+  frames: number;
+}
+
+declare global {
+  interface Window { airspaceView: AirspaceViewApi }
+}
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const stage = $('stage');
+const labelsLayer = $('labels');
+const hasWebgl = webglAvailable();
+const viewer: Viewer | null = hasWebgl ? createViewer(stage) : null;
+if (!hasWebgl) $('no-webgl').hidden = false;
+
+let model: SceneModel = buildSceneModel(readInitialScan());
+let selected: string | null = null;
+let selectedPair: string | null = null;
+let labelNodes = new Map<string, HTMLElement>();
+let frames = 0;
+
+const api: AirspaceViewApi = {
+  updates: 0,
+  generatedAt: '',
+  selected: null,
+  webgl: hasWebgl,
+  select: (id) => select(id),
+  screenPositionOf: (id) => viewer?.screenPositionOf(id) ?? null,
+  get frames() { return frames; },
+};
+window.airspaceView = api;
+
+function readInitialScan(): ScanResult {
+  const node = document.getElementById('airspace-scan');
+  try {
+    return JSON.parse(node?.textContent ?? '{}') as ScanResult;
+  } catch (error) {
+    return { problems: [{ code: 'VIEW_BAD_JSON', message: `The scan embedded in this page is not valid JSON: ${String(error)}` }] } as unknown as ScanResult;
+  }
+}
+
+function apply(next: SceneModel, keepCamera: boolean): void {
+  model = next;
+  if (selected && !model.agents.some((a) => a.id === selected)) selected = null;
+  if (selectedPair && !model.advisories.some((a) => a.key === selectedPair)) selectedPair = null;
+  viewer?.setModel(model, keepCamera);
+  renderCounts();
+  renderLegend();
+  renderLabels();
+  renderAdvisories();
+  renderAgents();
+  renderProblems();
+  select(selected, true);
+  api.updates += 1;
+  api.generatedAt = model.generatedAt;
+  document.body.dataset.updates = String(api.updates);
+  document.body.dataset.generatedAt = model.generatedAt;
+}
+
+function renderCounts(): void {
+  const box = $('counts');
+  box.replaceChildren();
+  const c = model.counts;
+  const chip = (cls: string, value: number, label: string): void => {
+    const node = el('span', `chip ${cls}`);
+    node.append(el('b', undefined, String(value)), ` ${label}`);
+    box.append(node);
+  };
+  chip('', c.agents, c.agents === 1 ? 'agent' : 'agents');
+  chip('', model.files.length, model.files.length === 1 ? 'file' : 'files');
+  chip('resolution', c.resolution, 'resolution');
+  chip('traffic', c.traffic, 'traffic');
+  chip('clear', c.clear, 'clear');
+  if (c.unknown > 0) chip('unknown', c.unknown, 'unknown');
+}
+
+function renderLegend(): void {
+  const box = $('legend');
+  box.replaceChildren(el('h3', undefined, 'Links by risk'));
+  const line = (level: keyof typeof LEVEL_COLORS, label: string, height: number): void => {
+    const item = el('div', 'item');
+    const sw = el('span', 'swatch-line');
+    sw.style.background = LEVEL_COLORS[level];
+    sw.style.height = `${height}px`;
+    item.append(sw, label);
+    box.append(item);
+  };
+  line('resolution', 'resolution', 6);
+  line('traffic', 'traffic', 4);
+  line('clear', 'clear', 1);
+  line('unknown', 'unknown', 1);
+  box.append(el('h3', undefined, 'Markers'));
+  const dot = (bg: string, label: string, ball = false): void => {
+    const item = el('div', 'item');
+    const sw = el('span', ball ? 'swatch-ball' : 'swatch-dot');
+    if (!ball) sw.style.background = bg;
+    item.append(sw, label);
+    box.append(item);
+  };
+  dot('', 'agent', true);
+  dot('#5aa9ff', 'its file');
+  dot(SHARED_FILE_COLOR, 'shared file');
+  dot(LEVEL_COLORS.resolution, 'cited file');
+  dot(UNTOUCHED_FILE_COLOR, 'other file');
+}
+
+function renderLabels(): void {
+  labelsLayer.replaceChildren();
+  labelNodes = new Map();
+  // With many agents labels show the name only (the focused ones show both lines), so they stay readable.
+  const compact = model.agents.length > 24;
+  for (const a of model.agents) {
+    const node = el('div', `agent-label level-${a.level}`);
+    node.style.setProperty('--agent', a.color);
+    node.dataset.agent = a.id;
+    node.append(el('div', 'name', a.title), el('div', 'meta', a.subtitle));
+    if (compact) node.classList.add('compact');
+    node.addEventListener('click', (e) => { e.stopPropagation(); select(selected === a.id ? null : a.id); });
+    labelsLayer.append(node);
+    labelNodes.set(a.id, node);
+  }
+  placeLabels();
+}
+
+const LABEL_PRIORITY: Record<string, number> = { resolution: 0, traffic: 1, unknown: 2, clear: 3 };
+
+/**
+ * Puts each label above its marker. Overlapping labels are nudged up a little; a label that still
+ * overlaps one of higher priority (focused, then resolution, traffic, unknown, clear) is hidden,
+ * so a crowded airspace shows its important names rather than a pile.
+ */
+function placeLabels(): void {
+  if (!viewer) return;
+  const rect = stage.getBoundingClientRect();
+  const focus = new Set<string>(selected ? [selected] : []);
+  const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
+  if (pair) { focus.add(pair.a); focus.add(pair.b); }
+  const boxes: Array<{ node: HTMLElement; x: number; y: number; w: number; h: number; rank: number }> = [];
+  for (const a of model.agents) {
+    const node = labelNodes.get(a.id);
+    if (!node) continue;
+    const p = viewer.screenPositionOf(a.id);
+    if (!p) { node.style.display = 'none'; continue; }
+    node.style.display = '';
+    const rank = focus.has(a.id) ? -1 : LABEL_PRIORITY[a.level] ?? 3;
+    boxes.push({ node, x: p.x - rect.left, y: p.y - rect.top, w: node.offsetWidth + 4, h: node.offsetHeight + 3, rank });
+  }
+  // Labels hang above their point (translate -100%): a box spans [x − w/2, x + w/2] × [y − h, y].
+  boxes.sort((p, q) => p.rank - q.rank || q.y - p.y);
+  const placed: typeof boxes = [];
+  const overlapping = (b: (typeof boxes)[number]) => placed.find((o) => Math.abs(o.x - b.x) * 2 < o.w + b.w && b.y > o.y - o.h && b.y - b.h < o.y);
+  for (const b of boxes) {
+    let hit = overlapping(b);
+    for (let tries = 0; hit && tries < 3; tries++) {
+      b.y = hit.y - hit.h;
+      hit = overlapping(b);
+    }
+    if (hit && b.rank >= 0) { b.node.style.display = 'none'; continue; }
+    placed.push(b);
+    b.node.style.left = `${b.x}px`;
+    b.node.style.top = `${b.y}px`;
+  }
+}
+
+function sideRow(who: string, agentId: string, where: string): HTMLElement {
+  const row = el('div', 'side');
+  const agent = model.agents.find((a) => a.id === agentId);
+  if (agent) row.style.setProperty('--agent', agent.color);
+  row.append(el('span', 'who', who), el('span', 'where', where));
+  return row;
+}
+
+function advisoryItem(adv: SceneAdvisory): HTMLElement {
+  const li = el('li', `advisory level-${adv.level}`);
+  li.dataset.pair = adv.key;
+  li.style.setProperty('--level', adv.color);
+  const top = el('div', 'top');
+  top.append(el('span', 'badge', adv.level), el('span', 'pair', adv.title), el('span', 'risk', adv.riskText));
+  li.append(top);
+  if (adv.rightOfWay) li.append(el('div', 'row', adv.rightOfWay));
+  li.append(el('div', 'message', adv.message));
+  if (adv.evidence.length > 0) {
+    const list = el('ul', 'evidence');
+    for (const e of adv.evidence) {
+      const item = el('li');
+      const what = el('div', 'what');
+      if (e.kind) what.append(el('span', 'kind', e.kind));
+      what.append(e.message);
+      item.append(what);
+      for (const s of e.sides) item.append(sideRow(s.agentLabel, s.agent, [s.path, s.lines, s.symbol].filter(Boolean).join(' · ')));
+      if (e.chain) item.append(el('div', 'chain', e.chain.join(' → ')));
+      list.append(item);
+    }
+    if (adv.moreEvidence > 0) list.append(el('li', 'muted', `+ ${adv.moreEvidence} more`));
+    li.append(list);
+  }
+  li.addEventListener('click', () => selectPair(selectedPair === adv.key ? null : adv));
+  return li;
+}
+
+function renderAdvisories(): void {
+  const list = $('advisories');
+  list.replaceChildren();
+  $('advisory-count').textContent = `(${model.advisories.length})`;
+  if (model.advisories.length === 0) list.append(el('li', 'empty', 'No advisories: every pair is clear.'));
+  for (const adv of model.advisories) list.append(advisoryItem(adv));
+}
+
+function renderAgents(): void {
+  const list = $('agents');
+  list.replaceChildren();
+  $('agent-count').textContent = `(${model.agents.length})`;
+  if (model.agents.length === 0) list.append(el('li', 'empty', 'No agents in this scan.'));
+  for (const a of model.agents) {
+    const li = el('li');
+    li.dataset.agent = a.id;
+    li.style.setProperty('--agent', a.color);
+    li.style.setProperty('--level', LEVEL_COLORS[a.level]);
+    li.title = a.worktree ?? a.id;
+    li.append(el('span', 'ball'), el('span', 'name', a.title), el('span', 'meta', a.subtitle), el('span', 'lvl'));
+    li.addEventListener('click', () => select(selected === a.id ? null : a.id));
+    list.append(li);
+  }
+}
+
+function renderProblems(): void {
+  const box = $('problems');
+  const list = $('problem-list');
+  list.replaceChildren();
+  box.hidden = model.problems.length === 0;
+  for (const p of model.problems.slice(0, 50)) list.append(el('li', undefined, p.message));
+}
+
+function renderSelection(agent: SceneAgent | null): void {
+  const box = $('selection');
+  box.replaceChildren();
+  box.hidden = !agent;
+  if (!agent) return;
+  box.style.setProperty('--agent', agent.color);
+  const head = el('div', 'head');
+  const close = el('button', undefined, 'clear');
+  close.addEventListener('click', () => select(null));
+  head.append(el('span', 'name', agent.title), el('span', 'muted', agent.subtitle), close);
+  box.append(head);
+  if (agent.worktree) box.append(el('div', 'muted', agent.worktree));
+  for (const reason of agent.incomplete ?? []) box.append(el('div', 'muted', `incomplete: ${reason}`));
+  const files = el('ul', 'files');
+  files.dataset.count = String(agent.files.length);
+  for (const fi of agent.files.slice(0, 200)) files.append(el('li', undefined, model.files[fi]!.path));
+  if (agent.files.length > 200) files.append(el('li', 'muted', `+ ${agent.files.length - 200} more`));
+  box.append(el('div', 'muted', `${agent.files.length} file${agent.files.length === 1 ? '' : 's'} highlighted`), files);
+}
+
+function select(agentId: string | null, quiet = false): void {
+  selected = agentId && model.agents.some((a) => a.id === agentId) ? agentId : null;
+  if (selected) selectedPair = null;
+  api.selected = selected;
+  document.body.dataset.selected = selected ?? '';
+  const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
+  viewer?.highlight(selected, pair ? [pair.a, pair.b] : undefined);
+  const focus = new Set(selected ? [selected] : pair ? [pair.a, pair.b] : []);
+  for (const [id, node] of labelNodes) {
+    node.classList.toggle('selected', focus.has(id));
+    if (model.agents.length > 24) node.classList.toggle('compact', !focus.has(id));
+    node.classList.toggle('dim', focus.size > 0 && !focus.has(id));
+  }
+  for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]')) li.classList.toggle('selected', li.dataset.agent === selected);
+  for (const li of $('advisories').querySelectorAll<HTMLElement>('li[data-pair]')) li.classList.toggle('selected', li.dataset.pair === selectedPair);
+  renderSelection(selected ? model.agents.find((a) => a.id === selected) ?? null : null);
+  if (!quiet && selected) labelNodes.get(selected)?.scrollIntoView?.({ block: 'nearest' });
+}
+
+function selectPair(adv: SceneAdvisory | null): void {
+  selectedPair = adv ? adv.key : null;
+  select(null);
+}
+
+// Click (not drag) on the canvas picks an agent.
+if (viewer) {
+  let down: { x: number; y: number } | null = null;
+  viewer.canvas.addEventListener('pointerdown', (e) => { down = { x: e.clientX, y: e.clientY }; });
+  viewer.canvas.addEventListener('pointerup', (e) => {
+    if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 5) return;
+    down = null;
+    const id = viewer.pick(e.clientX, e.clientY);
+    if (id) select(selected === id ? null : id);
+    else if (selected || selectedPair) { selectedPair = null; select(null); }
+  });
+  viewer.canvas.addEventListener('pointermove', (e) => {
+    if (e.buttons !== 0) return;
+    viewer.canvas.style.cursor = viewer.pick(e.clientX, e.clientY) ? 'pointer' : '';
+  });
+  viewer.onFrame(() => { frames += 1; placeLabels(); });
+}
+
+function setStatus(state: 'static' | 'live' | 'lost', text: string): void {
+  const box = $('status');
+  box.className = `status ${state}`;
+  box.replaceChildren(el('span', 'dot'), text);
+}
+
+function timeText(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleTimeString();
+}
+
+apply(model, false);
+
+const eventsPath = document.body.dataset.events;
+let shownSeq = Number(document.body.dataset.seq ?? '-1');
+if (eventsPath && typeof EventSource !== 'undefined') {
+  setStatus('lost', 'connecting…');
+  const source = new EventSource(eventsPath);
+  source.addEventListener('open', () => setStatus('live', `live · ${timeText(model.generatedAt)}`));
+  source.addEventListener('scan', (event) => {
+    try {
+      const result = JSON.parse((event as MessageEvent<string>).data) as ScanResult;
+      // The stream opens with the server's current result; skip it when the page already shows it.
+      const seq = Number((event as MessageEvent).lastEventId);
+      if (Number.isFinite(seq) && seq <= shownSeq) return;
+      if (Number.isFinite(seq)) shownSeq = seq;
+      apply(buildSceneModel(result), true);
+      setStatus('live', `live · ${timeText(model.generatedAt)}`);
+    } catch (error) {
+      setStatus('lost', `bad update: ${String(error)}`);
+    }
+  });
+  source.addEventListener('problem', (event) => {
+    const data = (event as MessageEvent<string>).data;
+    let text = data;
+    try { text = String(JSON.parse(data)); } catch { /* plain text */ }
+    setStatus('lost', text);
+  });
+  source.addEventListener('error', () => setStatus('lost', 'reconnecting…'));
+} else {
+  setStatus('static', model.generatedAt ? `snapshot · ${new Date(model.generatedAt).toLocaleString()}` : 'snapshot');
+}

@@ -1,0 +1,349 @@
+/**
+ * The three.js scene: files as one `Points` cloud (custom shader: per-point colour, size and
+ * alpha), agents as one `InstancedMesh` of spheres, risky links as one `InstancedMesh` of tubes,
+ * clear links as hairlines. A handful of draw calls whatever the size of the scan. Renders on
+ * demand (camera moved, model changed), not every frame.
+ */
+import * as THREE from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { SCENE_RADIUS, type SceneModel } from '../scene-model.js';
+
+const BACKGROUND = 0x0a0f1c;
+
+const POINT_VERTEX = `
+attribute vec3 aColor;
+attribute float aSize;
+attribute float aAlpha;
+uniform float uScale;
+varying vec3 vColor;
+varying float vAlpha;
+void main() {
+  vColor = aColor;
+  vAlpha = aAlpha;
+  vec4 mv = modelViewMatrix * vec4(position, 1.0);
+  gl_PointSize = max(2.0, aSize * uScale / -mv.z);
+  gl_Position = projectionMatrix * mv;
+}`;
+
+const POINT_FRAGMENT = `
+varying vec3 vColor;
+varying float vAlpha;
+void main() {
+  float d = length(gl_PointCoord - vec2(0.5));
+  if (d > 0.5) discard;
+  float edge = smoothstep(0.5, 0.32, d);
+  float core = smoothstep(0.22, 0.0, d) * 0.35;
+  gl_FragColor = vec4(min(vColor + core, vec3(1.0)), vAlpha * edge);
+}`;
+
+export interface Viewer {
+  setModel(model: SceneModel, keepCamera: boolean): void;
+  /** Highlight one agent's files and links (null: show everything). */
+  highlight(agentId: string | null, pair?: readonly [string, string]): void;
+  /** Agent under a client-space point, if any. */
+  pick(clientX: number, clientY: number): string | null;
+  /** Where an agent is drawn, in client (CSS pixel) coordinates; null when off screen. */
+  screenPositionOf(agentId: string): { x: number; y: number } | null;
+  onFrame(listener: () => void): void;
+  requestRender(): void;
+  readonly canvas: HTMLCanvasElement;
+}
+
+export function webglAvailable(): boolean {
+  try {
+    const canvas = document.createElement('canvas');
+    return !!(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+  } catch {
+    return false;
+  }
+}
+
+export function createViewer(container: HTMLElement): Viewer {
+  // preserveDrawingBuffer lets tests and screenshots read back the pixels after a frame.
+  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
+  renderer.setClearColor(BACKGROUND, 1);
+  container.prepend(renderer.domElement);
+  const canvas = renderer.domElement;
+
+  const scene = new THREE.Scene();
+  scene.fog = new THREE.Fog(BACKGROUND, SCENE_RADIUS * 3, SCENE_RADIUS * 7);
+  const camera = new THREE.PerspectiveCamera(50, 1, 0.5, SCENE_RADIUS * 20);
+  const controls = new OrbitControls(camera, canvas);
+  controls.enableDamping = true;
+  controls.dampingFactor = 0.12;
+  controls.minDistance = 5;
+  controls.maxDistance = SCENE_RADIUS * 8;
+
+  scene.add(new THREE.AmbientLight(0xffffff, 1.1));
+  const key = new THREE.DirectionalLight(0xffffff, 2.2);
+  key.position.set(1, 2, 1.5);
+  scene.add(key);
+
+  // A faint floor grid for depth.
+  const grid = new THREE.PolarGridHelper(SCENE_RADIUS * 1.3, 12, 6, 96, 0x18223a, 0x111a2d);
+  grid.position.y = -SCENE_RADIUS * 1.05;
+  scene.add(grid);
+
+  let model: SceneModel | null = null;
+  let points: THREE.Points | null = null;
+  let agents: THREE.InstancedMesh | null = null;
+  let tubes: THREE.InstancedMesh | null = null;
+  let hairlines: THREE.LineSegments | null = null;
+  let spokes: THREE.LineSegments | null = null;
+  const dynamic = new THREE.Group();
+  scene.add(dynamic);
+
+  const pointMaterial = new THREE.ShaderMaterial({
+    vertexShader: POINT_VERTEX,
+    fragmentShader: POINT_FRAGMENT,
+    uniforms: { uScale: { value: 1 } },
+    transparent: true,
+    depthWrite: false,
+  });
+  const sphere = new THREE.SphereGeometry(1, 28, 18);
+  const agentMaterial = new THREE.MeshStandardMaterial({ roughness: 0.35, metalness: 0.15, emissive: 0x111827 });
+  const tube = new THREE.CylinderGeometry(1, 1, 1, 10, 1, true);
+  const tubeMaterial = new THREE.MeshBasicMaterial({ transparent: true, opacity: 0.9, depthWrite: false });
+
+  let dirty = true;
+  const frameListeners: Array<() => void> = [];
+
+  function resize(): void {
+    const w = Math.max(1, container.clientWidth);
+    const h = Math.max(1, container.clientHeight);
+    renderer.setSize(w, h, false);
+    camera.aspect = w / h;
+    camera.updateProjectionMatrix();
+    pointMaterial.uniforms.uScale!.value = (h * renderer.getPixelRatio() * 0.5) / Math.tan(THREE.MathUtils.degToRad(camera.fov / 2));
+    dirty = true;
+  }
+  new ResizeObserver(resize).observe(container);
+  resize();
+
+  controls.addEventListener('change', () => { dirty = true; });
+  function loop(): void {
+    controls.update();
+    if (dirty) {
+      dirty = false;
+      renderer.render(scene, camera);
+      for (const f of frameListeners) f();
+    }
+    requestAnimationFrame(loop);
+  }
+  requestAnimationFrame(loop);
+
+  function disposeDynamic(): void {
+    for (const child of [...dynamic.children]) {
+      dynamic.remove(child);
+      const g = (child as THREE.Mesh).geometry;
+      // Shared geometries (sphere, tube) are reused across models.
+      if (g && g !== sphere && g !== tube) g.dispose();
+      const mat = (child as THREE.Mesh).material;
+      if (mat && mat !== pointMaterial && mat !== agentMaterial && mat !== tubeMaterial) (Array.isArray(mat) ? mat : [mat]).forEach((m) => m.dispose());
+      if (child instanceof THREE.InstancedMesh) child.dispose();
+    }
+    points = agents = tubes = null;
+    hairlines = spokes = null;
+  }
+
+  const color = new THREE.Color();
+  const matrix = new THREE.Matrix4();
+  const up = new THREE.Vector3(0, 1, 0);
+
+  function setModel(next: SceneModel, keepCamera: boolean): void {
+    disposeDynamic();
+    model = next;
+
+    // Files.
+    const n = next.files.length;
+    const positions = new Float32Array(n * 3);
+    next.files.forEach((f, i) => positions.set(f.position, i * 3));
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+    geometry.setAttribute('aColor', new THREE.BufferAttribute(new Float32Array(n * 3), 3));
+    geometry.setAttribute('aSize', new THREE.BufferAttribute(new Float32Array(n), 1));
+    geometry.setAttribute('aAlpha', new THREE.BufferAttribute(new Float32Array(n), 1));
+    points = new THREE.Points(geometry, pointMaterial);
+    points.frustumCulled = false;
+    dynamic.add(points);
+
+    // Agents.
+    if (next.agents.length > 0) {
+      agents = new THREE.InstancedMesh(sphere, agentMaterial, next.agents.length);
+      next.agents.forEach((a, i) => {
+        matrix.makeScale(a.radius, a.radius, a.radius).setPosition(a.position[0], a.position[1], a.position[2]);
+        agents!.setMatrixAt(i, matrix);
+        agents!.setColorAt(i, color.set(a.color));
+      });
+      agents.computeBoundingSphere();
+      dynamic.add(agents);
+    }
+
+    // Links: tubes for traffic/resolution, hairlines for the rest.
+    const thick = next.links.filter((l) => l.radius > 0);
+    const thin = next.links.filter((l) => l.radius === 0);
+    if (thick.length > 0) {
+      tubes = new THREE.InstancedMesh(tube, tubeMaterial, thick.length);
+      const from = new THREE.Vector3();
+      const to = new THREE.Vector3();
+      const dir = new THREE.Vector3();
+      const q = new THREE.Quaternion();
+      const s = new THREE.Vector3();
+      thick.forEach((l, i) => {
+        from.fromArray(l.from);
+        to.fromArray(l.to);
+        dir.subVectors(to, from);
+        const length = Math.max(1e-3, dir.length());
+        q.setFromUnitVectors(up, dir.normalize());
+        s.set(l.radius, length, l.radius);
+        matrix.compose(from.clone().add(to).multiplyScalar(0.5), q, s);
+        tubes!.setMatrixAt(i, matrix);
+        tubes!.setColorAt(i, color.set(l.color));
+      });
+      tubes.computeBoundingSphere();
+      tubes.userData.links = thick;
+      dynamic.add(tubes);
+    }
+    if (thin.length > 0) {
+      const pos = new Float32Array(thin.length * 6);
+      const col = new Float32Array(thin.length * 6);
+      thin.forEach((l, i) => {
+        pos.set(l.from, i * 6);
+        pos.set(l.to, i * 6 + 3);
+        color.set(l.color).multiplyScalar(l.opacity * 2);
+        col.set([color.r, color.g, color.b, color.r, color.g, color.b], i * 6);
+      });
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      g.setAttribute('color', new THREE.BufferAttribute(col, 3));
+      hairlines = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.6, depthWrite: false }));
+      hairlines.userData.links = thin;
+      dynamic.add(hairlines);
+    }
+
+    if (!keepCamera) frame(next);
+    highlight(null);
+  }
+
+  function frame(next: SceneModel): void {
+    let r = 10;
+    for (const f of next.files) r = Math.max(r, Math.hypot(...f.position));
+    for (const a of next.agents) r = Math.max(r, Math.hypot(...a.position) + a.radius);
+    const distance = (r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2))) * 0.85;
+    camera.position.set(distance * 0.42, distance * 0.38, distance * 0.82);
+    controls.target.set(0, 0, 0);
+    camera.near = Math.max(0.1, distance / 200);
+    camera.far = distance * 10;
+    camera.updateProjectionMatrix();
+    controls.update();
+    dirty = true;
+  }
+
+  function highlight(agentId: string | null, pair?: readonly [string, string]): void {
+    if (!model) return;
+    const focus = new Set<string>(pair ? pair : agentId ? [agentId] : []);
+    const any = focus.size > 0;
+
+    if (points) {
+      const c = points.geometry.getAttribute('aColor') as THREE.BufferAttribute;
+      const s = points.geometry.getAttribute('aSize') as THREE.BufferAttribute;
+      const a = points.geometry.getAttribute('aAlpha') as THREE.BufferAttribute;
+      model.files.forEach((f, i) => {
+        const mine = any && f.agents.some((id) => focus.has(id));
+        color.set(f.color);
+        c.setXYZ(i, color.r, color.g, color.b);
+        s.setX(i, mine ? Math.max(f.size * 1.9, 2.4) : f.size);
+        a.setX(i, !any ? (f.agents.length > 0 ? 0.95 : 0.55) : mine ? 1 : 0.12);
+      });
+      c.needsUpdate = s.needsUpdate = a.needsUpdate = true;
+    }
+    if (agents) {
+      model.agents.forEach((ag, i) => {
+        color.set(ag.color);
+        if (any && !focus.has(ag.id)) color.multiplyScalar(0.3);
+        agents!.setColorAt(i, color);
+      });
+      agents.instanceColor!.needsUpdate = true;
+    }
+    if (tubes) {
+      const links = tubes.userData.links as SceneModel['links'];
+      links.forEach((l, i) => {
+        color.set(l.color);
+        if (any && !(focus.has(l.a) || focus.has(l.b))) color.multiplyScalar(0.18);
+        tubes!.setColorAt(i, color);
+      });
+      tubes.instanceColor!.needsUpdate = true;
+    }
+    if (hairlines) (hairlines.material as THREE.LineBasicMaterial).opacity = any ? 0.15 : 0.6;
+
+    // Spokes from the focused agents to their files.
+    if (spokes) {
+      dynamic.remove(spokes);
+      spokes.geometry.dispose();
+      (spokes.material as THREE.Material).dispose();
+      spokes = null;
+    }
+    if (any) {
+      const pos: number[] = [];
+      const col: number[] = [];
+      for (const ag of model.agents) {
+        if (!focus.has(ag.id)) continue;
+        color.set(ag.color);
+        for (const fi of ag.files) {
+          pos.push(...ag.position, ...model.files[fi]!.position);
+          col.push(color.r, color.g, color.b, color.r * 0.4, color.g * 0.4, color.b * 0.4);
+        }
+      }
+      if (pos.length > 0) {
+        const g = new THREE.BufferGeometry();
+        g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+        g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
+        spokes = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.45, depthWrite: false }));
+        dynamic.add(spokes);
+      }
+    }
+    dirty = true;
+  }
+
+  const raycaster = new THREE.Raycaster();
+  const ndc = new THREE.Vector2();
+  function pick(clientX: number, clientY: number): string | null {
+    if (!agents || !model) return null;
+    const rect = canvas.getBoundingClientRect();
+    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    raycaster.setFromCamera(ndc, camera);
+    const hit = raycaster.intersectObject(agents, false)[0];
+    if (hit && hit.instanceId !== undefined) return model.agents[hit.instanceId]?.id ?? null;
+    // Forgive near misses on small markers: nearest agent within 14 px.
+    let best: string | null = null;
+    let bestD = 14;
+    for (const a of model.agents) {
+      const p = screenPositionOf(a.id);
+      if (!p) continue;
+      const d = Math.hypot(p.x - clientX, p.y - clientY);
+      if (d < bestD) { bestD = d; best = a.id; }
+    }
+    return best;
+  }
+
+  const v = new THREE.Vector3();
+  function screenPositionOf(agentId: string): { x: number; y: number } | null {
+    const a = model?.agents.find((x) => x.id === agentId);
+    if (!a) return null;
+    v.fromArray(a.position).project(camera);
+    if (v.z > 1 || v.z < -1) return null;
+    const rect = canvas.getBoundingClientRect();
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  }
+
+  return {
+    setModel,
+    highlight,
+    pick,
+    screenPositionOf,
+    onFrame: (f) => { frameListeners.push(f); },
+    requestRender: () => { dirty = true; },
+    canvas,
+  };
+}

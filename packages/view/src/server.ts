@@ -1,0 +1,160 @@
+/**
+ * The live view: an HTTP server on localhost that serves the page and pushes each new scan to it
+ * as a server-sent event. Loopback only by default, and requests naming another host are refused
+ * (a web page elsewhere cannot read the scan through DNS rebinding).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ScanResult } from '@airspace/core';
+import { renderViewHtml } from './html.js';
+
+export interface ViewServerOptions {
+  /** Produces a scan; called once at start, on `update()` without a result, and every `intervalMs`. */
+  readonly scan: () => Promise<ScanResult>;
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number;
+  /** Address to listen on. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Re-scan this often (ms) and push the result when it changed. Default: only on `update()`. */
+  readonly intervalMs?: number;
+  /** Told about a scan that failed after start (the page keeps the last good result). */
+  readonly onError?: (error: unknown) => void;
+  readonly title?: string;
+}
+
+export interface ViewServer {
+  /** `http://host:port/` of the page. */
+  readonly url: string;
+  /** Push `result` to every open page, or run `scan()` and push what it returns. */
+  update(result?: ScanResult): Promise<void>;
+  /** Number of pages listening for updates. */
+  readonly clients: number;
+  close(): Promise<void>;
+}
+
+const EVENTS_PATH = '/events';
+const HEARTBEAT_MS = 15_000;
+
+/** The scan without its timestamp: two scans that differ only in time are the same picture. */
+function fingerprint(result: ScanResult): string {
+  return JSON.stringify({ ...result, generatedAt: undefined });
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/**
+ * Starts the server after a first successful scan; rejects (and listens on nothing) when that scan
+ * fails, so a command can report "not a repository" and exit.
+ */
+export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  const host = options.host ?? '127.0.0.1';
+  let current = await options.scan();
+  let seq = 0;
+  let currentPrint = fingerprint(current);
+  const clients = new Set<ServerResponse>();
+
+  let port = 0;
+  const allowedHosts = (): Set<string> => new Set([`${host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+
+  function send(res: ServerResponse, text: string): void {
+    if (!res.writableEnded) res.write(text);
+  }
+
+  function scanEvent(): string {
+    return `id: ${seq}\nevent: scan\ndata: ${JSON.stringify(current)}\n\n`;
+  }
+
+  function broadcast(text: string): void {
+    for (const res of clients) send(res, text);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    if (isLoopback(host) && !allowedHosts().has(req.headers.host ?? '')) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('Forbidden: unexpected Host header.\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed.\n');
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/' || path === '/index.html') {
+      const html = renderViewHtml(current, { eventsPath: EVENTS_PATH, seq, ...(options.title ? { title: options.title } : {}) });
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+    } else if (path === '/scan.json') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(current));
+    } else if (path === EVENTS_PATH) {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+      clients.add(res);
+      send(res, 'retry: 2000\n\n');
+      send(res, scanEvent());
+      req.on('close', () => clients.delete(res));
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.\n');
+    }
+  }
+
+  const server = createServer(handle);
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+
+  function publish(result: ScanResult, force: boolean): void {
+    const print = fingerprint(result);
+    if (!force && print === currentPrint) return;
+    current = result;
+    currentPrint = print;
+    seq += 1;
+    broadcast(scanEvent());
+  }
+
+  let scanning: Promise<void> | null = null;
+  function rescan(force: boolean): Promise<void> {
+    if (scanning) return scanning;
+    scanning = options
+      .scan()
+      .then(
+        (result) => publish(result, force),
+        (error: unknown) => {
+          options.onError?.(error);
+          broadcast(`event: problem\ndata: ${JSON.stringify(`scan failed: ${error instanceof Error ? error.message : String(error)}`)}\n\n`);
+        },
+      )
+      .finally(() => { scanning = null; });
+    return scanning;
+  }
+
+  const timers: NodeJS.Timeout[] = [];
+  if (options.intervalMs && options.intervalMs > 0) timers.push(setInterval(() => void rescan(false), options.intervalMs));
+  timers.push(setInterval(() => broadcast(': ping\n\n'), HEARTBEAT_MS));
+  for (const t of timers) t.unref();
+
+  let closed: Promise<void> | null = null;
+  return {
+    url,
+    get clients() { return clients.size; },
+    async update(result?: ScanResult): Promise<void> {
+      if (result) publish(result, true);
+      else await rescan(true);
+    },
+    close(): Promise<void> {
+      closed ??= new Promise<void>((resolve) => {
+        for (const t of timers) clearInterval(t);
+        for (const res of clients) res.end();
+        clients.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { ScanResult } from '@airspace/core';
+import {
+  AGENT_PALETTE, LEVEL_COLORS, SCENE_RADIUS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, agentRadius, buildSceneModel, fileSize, formatLines, formatRisk, linkRadius,
+} from '../src/scene-model.js';
+import { smallScan } from './fixture.js';
+
+describe('buildSceneModel', () => {
+  const model = buildSceneModel(smallScan());
+  const file = (path: string) => model.files.find((f) => f.path === path)!;
+  const link = (a: string, b: string) => model.links.find((l) => l.a === a && l.b === b);
+
+  it('colours links by level and thickens them with risk', () => {
+    expect(link('a', 'b')!.color).toBe(LEVEL_COLORS.resolution);
+    expect(link('b', 'c')!.color).toBe(LEVEL_COLORS.traffic);
+    expect(link('a', 'b')!.radius).toBeGreaterThan(link('b', 'c')!.radius);
+    expect(link('b', 'c')!.radius).toBeGreaterThan(0);
+  });
+
+  it('drops clear links that carry no risk and draws the rest on top in level order', () => {
+    expect(link('a', 'c')).toBeUndefined();
+    expect(model.links.map((l) => l.level)).toEqual(['traffic', 'resolution']);
+  });
+
+  it('colours files: cited by an advisory, shared, one agent’s, untouched', () => {
+    expect(file('src/shared.ts').color).toBe(LEVEL_COLORS.resolution);
+    expect(file('src/shared.ts').citedLevel).toBe('resolution');
+    expect(file('lib/b2.ts').color).toBe(LEVEL_COLORS.traffic);
+    expect(file('src/a.ts').color).toBe(AGENT_PALETTE[0]);
+    expect(file('src/b.ts').color).toBe(AGENT_PALETTE[1]);
+    expect(file('README.md').color).toBe(UNTOUCHED_FILE_COLOR);
+    expect(file('src/shared.ts').agents).toEqual(['a', 'b']);
+  });
+
+  it('colours a file two agents share white when no advisory cites it', () => {
+    const scan = smallScan();
+    const m = buildSceneModel({ ...scan, advisories: [] });
+    expect(m.files.find((f) => f.path === 'src/shared.ts')!.color).toBe(SHARED_FILE_COLOR);
+  });
+
+  it('sizes files by how contested they are', () => {
+    expect(file('src/shared.ts').size).toBeGreaterThan(file('src/a.ts').size);
+    expect(file('src/a.ts').size).toBeGreaterThan(file('README.md').size);
+    expect(fileSize(1, false, 10_000)).toBeLessThan(fileSize(1, false, 100));
+  });
+
+  it('gives each agent its files, worst level and label text', () => {
+    const b = model.agents.find((a) => a.id === 'b')!;
+    expect(b.title).toBe('Agent B');
+    expect(b.subtitle).toBe('3 files · resolution');
+    expect(b.level).toBe('resolution');
+    expect(b.files.map((i) => model.files[i]!.path).sort()).toEqual(['lib/b2.ts', 'src/b.ts', 'src/shared.ts']);
+    const c = model.agents.find((a) => a.id === 'c')!;
+    expect(c.subtitle).toBe('1 file · traffic');
+    expect(b.radius).toBeGreaterThan(c.radius);
+  });
+
+  it('scales everything into the scene sphere, keeping relative positions', () => {
+    let far = 0;
+    for (const f of model.files) far = Math.max(far, Math.hypot(...f.position));
+    expect(far).toBeLessThanOrEqual(SCENE_RADIUS + 1e-9);
+    expect(far).toBeGreaterThan(SCENE_RADIUS * 0.9);
+    // c sits exactly on docs/c.md in the scan, and still does after scaling.
+    expect(model.agents.find((a) => a.id === 'c')!.position).toEqual(file('docs/c.md').position);
+  });
+
+  it('lists resolution advisories first with right of way and evidence of both sides', () => {
+    const [first, second] = model.advisories;
+    expect(first!.level).toBe('resolution');
+    expect(first!.title).toBe('Agent A ↔ Agent B');
+    expect(first!.rightOfWay).toBe('Agent B steers away · Agent A holds course');
+    expect(first!.riskText).toBe('90%');
+    expect(first!.evidence[0]!.sides).toEqual([
+      { agent: 'a', agentLabel: 'Agent A', path: 'src/shared.ts', lines: 'lines 2–6' },
+      { agent: 'b', agentLabel: 'Agent B', path: 'src/shared.ts', lines: 'after line 2' },
+    ]);
+    expect(second!.level).toBe('traffic');
+    expect(second!.rightOfWay).toBeUndefined();
+  });
+
+  it('reports touched files without coordinates and places coordinate-less agents at their files', () => {
+    const scan = smallScan();
+    const { c: _c, ...positions } = scan.positions;
+    const m = buildSceneModel({ ...scan, positions, fileCoordinates: { ...scan.fileCoordinates, 'src/a.ts': undefined as never } });
+    expect(m.problems.map((p) => p.code)).toContain('VIEW_MISSING_COORDINATES');
+    expect(m.files.some((f) => f.path === 'src/a.ts')).toBe(false);
+    expect(m.agents.find((a) => a.id === 'c')!.position).toEqual(m.files.find((f) => f.path === 'docs/c.md')!.position);
+  });
+
+  it('survives an empty or partial result', () => {
+    const m = buildSceneModel({ generatedAt: 'x' } as unknown as ScanResult);
+    expect(m.files).toEqual([]);
+    expect(m.agents).toEqual([]);
+    expect(m.advisories).toEqual([]);
+    expect(m.counts.agents).toBe(0);
+  });
+});
+
+describe('formatting', () => {
+  it('formats ranges, insertions and missing ranges', () => {
+    expect(formatLines([3, 9])).toBe('lines 3–9');
+    expect(formatLines([4, 4])).toBe('line 4');
+    expect(formatLines([5, 4])).toBe('after line 4');
+    expect(formatLines([1, 0])).toBe('top of file');
+    expect(formatLines(undefined)).toBe('');
+  });
+
+  it('formats risk as a clamped percentage', () => {
+    expect(formatRisk(0.456)).toBe('46%');
+    expect(formatRisk(1.5)).toBe('100%');
+    expect(formatRisk(Number.NaN)).toBe('0%');
+  });
+
+  it('shrinks markers and tubes in a crowded airspace', () => {
+    expect(agentRadius(50, 100)).toBeLessThan(agentRadius(50, 5));
+    expect(linkRadius('resolution', 1, 100)).toBeLessThan(linkRadius('resolution', 1, 5));
+    expect(linkRadius('clear', 0.3)).toBe(0);
+    expect(linkRadius('traffic', 0.8)).toBeGreaterThan(linkRadius('traffic', 0.4));
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Scans for the view's browser test, made by core's `scanAirspace` on in-memory agents with two
+ * small channels defined here: line overlap in base coordinates (precision `line`) and a direct
+ * import between touched files (precision `file`). Deterministic: fixed clock, fixed paths.
+ */
+import { defineChannel, scanAirspace, type Agent, type Evidence, type FileEdit, type Range, type ScanResult } from '@airspace/core';
+
+const NOW = Date.parse('2026-12-02T12:00:00Z');
+
+function overlaps(x: Range, y: Range): boolean {
+  // Touching or overlapping base ranges conflict in a merge (insertions are [k+1, k]).
+  return x[0] <= y[1] + 1 && y[0] <= x[1] + 1;
+}
+
+const linesChannel = defineChannel({
+  id: 'lines',
+  defaultWeight: 1,
+  meta: { description: 'Changed lines of one file overlap in base coordinates.', precision: 'line' },
+  score(a, b) {
+    const evidence: Evidence[] = [];
+    const theirs = new Map(b.files.map((f) => [f.path, f] as const));
+    for (const fa of a.files) {
+      const fb = theirs.get(fa.path);
+      if (!fb) continue;
+      if (fa.baseRanges === 'whole' || fb.baseRanges === 'whole') {
+        evidence.push({ kind: 'whole-file', risk: 1, message: `${a.label} and ${b.label} both rewrite ${fa.path}.`, a: { agent: a.id, path: fa.path }, b: { agent: b.id, path: fb.path } });
+        continue;
+      }
+      for (const ra of fa.baseRanges) {
+        for (const rb of fb.baseRanges) {
+          if (!overlaps(ra, rb)) continue;
+          evidence.push({
+            kind: 'overlap', risk: 1,
+            message: `${a.label} changes ${fa.path} lines ${ra[0]}–${ra[1]} where ${b.label} changes lines ${rb[0]}–${rb[1]}.`,
+            a: { agent: a.id, path: fa.path, baseRange: ra, range: ra },
+            b: { agent: b.id, path: fb.path, baseRange: rb, range: rb },
+          });
+        }
+      }
+      if (!evidence.some((e) => e.a?.path === fa.path)) {
+        evidence.push({ kind: 'same-file', risk: 0.3, message: `${a.label} and ${b.label} both change ${fa.path}, on different lines.`, a: { agent: a.id, path: fa.path }, b: { agent: b.id, path: fb.path } });
+      }
+    }
+    const risk = evidence.reduce((m, e) => Math.max(m, e.risk ?? 0), 0);
+    return { risk, evidence };
+  },
+});
+
+const importsChannel = defineChannel<unknown, unknown>({
+  id: 'imports',
+  defaultWeight: 0.6,
+  meta: { description: 'A file one agent changes imports a file the other changes.', precision: 'file' },
+  requires: ['imports'],
+  score(a, b, ctx) {
+    const edges = ctx.services.imports as ReadonlyArray<readonly [string, string]>;
+    const pa = new Set(a.files.map((f) => f.path));
+    const pb = new Set(b.files.map((f) => f.path));
+    const evidence: Evidence[] = [];
+    for (const [from, to] of edges) {
+      const forward = pa.has(from) && pb.has(to);
+      const backward = pb.has(from) && pa.has(to);
+      if (!forward && !backward) continue;
+      const [sa, sb] = forward ? [from, to] : [to, from];
+      evidence.push({ kind: 'import', risk: 1, chain: [from, to], message: `${from} imports ${to}.`, a: { agent: a.id, path: sa }, b: { agent: b.id, path: sb } });
+    }
+    return { risk: evidence.length > 0 ? 1 : 0, evidence };
+  },
+});
+
+function edit(path: string, ranges: Range[] | 'whole', status: FileEdit['status'] = 'modified'): FileEdit {
+  return { path, status, weight: 1, baseRanges: ranges, newRanges: ranges, lastEditedAt: NOW - 600_000 };
+}
+
+function agent(id: string, label: string, committedWork: number, startedMinutesAgo: number, files: FileEdit[]): Agent {
+  return { id, label, committedWork, startedAt: NOW - startedMinutesAgo * 60_000, files, worktree: `../airspace-demo-${id}` };
+}
+
+/** The demo's story: a resolution on shared lines, a traffic advisory over an import, clear pairs. */
+export function demoAgents(): Agent[] {
+  return [
+    agent('auth-refactor', 'auth-refactor', 14, 95, [
+      edit('src/auth/session.ts', [[12, 40]]),
+      edit('src/auth/token.ts', [[5, 22]]),
+      edit('src/auth/index.ts', [[1, 3]]),
+      edit('test/auth/session.test.ts', [[30, 55]]),
+    ]),
+    agent('token-expiry', 'token-expiry', 3, 40, [
+      edit('src/auth/token.ts', [[18, 26]]),
+      edit('src/auth/config.ts', [[8, 12]]),
+      edit('test/auth/token.test.ts', 'whole', 'added'),
+    ]),
+    agent('api-pagination', 'api-pagination', 6, 70, [
+      edit('src/api/users.ts', [[40, 88]]),
+      edit('src/api/pagination.ts', 'whole', 'added'),
+      edit('src/api/middleware.ts', [[15, 19]]),
+      edit('src/db/query.ts', [[100, 140]]),
+    ]),
+    agent('ui-theme', 'ui-theme', 9, 120, [
+      edit('src/ui/theme.ts', [[1, 60]]),
+      edit('src/ui/components/Button.tsx', [[10, 34]]),
+      edit('src/ui/components/Card.tsx', [[5, 9]]),
+      edit('src/ui/styles/colors.css', 'whole'),
+    ]),
+    agent('docs-update', 'docs-update', 2, 20, [
+      edit('docs/guide.md', [[1, 80]]),
+      edit('README.md', [[20, 31]]),
+    ]),
+  ];
+}
+
+const DEMO_IMPORTS: Array<readonly [string, string]> = [
+  ['src/api/middleware.ts', 'src/auth/session.ts'],
+  ['src/auth/session.ts', 'src/auth/token.ts'],
+  ['src/auth/index.ts', 'src/auth/session.ts'],
+  ['src/api/users.ts', 'src/db/query.ts'],
+  ['src/ui/components/Button.tsx', 'src/ui/theme.ts'],
+];
+
+export function scanAgents(agents: readonly Agent[], imports: ReadonlyArray<readonly [string, string]> = DEMO_IMPORTS, now = NOW): Promise<ScanResult> {
+  return scanAirspace(agents, { channels: [linesChannel, importsChannel], services: { imports }, now }, { edges: imports });
+}
+
+export function demoScan(now = NOW): Promise<ScanResult> {
+  return scanAgents(demoAgents(), DEMO_IMPORTS, now);
+}
+
+/**
+ * Many agents over many files: `agentCount` agents, each in its own module, touching `fileCount`
+ * distinct files in total; every fifth agent also changes lines its neighbour changes (resolution)
+ * and every seventh imports from its neighbour (traffic).
+ */
+export function largeScan(agentCount: number, fileCount: number): Promise<ScanResult> {
+  const dirs = ['src/core', 'src/api', 'src/ui/components', 'src/ui/pages', 'src/db', 'lib/util', 'test/unit', 'test/e2e', 'docs'];
+  const perAgent = Math.ceil(fileCount / agentCount);
+  const moduleOf = (k: number): string => `${dirs[k % dirs.length]}/m${Math.floor(k / dirs.length)}`;
+  const agents: Agent[] = [];
+  const imports: Array<readonly [string, string]> = [];
+  let made = 0;
+  for (let k = 0; k < agentCount; k++) {
+    const files: FileEdit[] = [];
+    for (let j = 0; j < perAgent && made < fileCount; j++, made++) files.push(edit(`${moduleOf(k)}/file${j}.ts`, [[(j % 50) + 1, (j % 50) + 8]]));
+    if (k + 1 < agentCount && k % 5 === 0) files.push(edit(`${moduleOf(k + 1)}/file0.ts`, [[3, 6]]));
+    if (k + 1 < agentCount && k % 7 === 3) imports.push([`${moduleOf(k)}/file1.ts`, `${moduleOf(k + 1)}/file1.ts`]);
+    agents.push(agent(`agent-${String(k).padStart(3, '0')}`, `agent ${k}`, k % 7, 10 + k, files));
+  }
+  return scanAgents(agents, imports);
+}
