@@ -22,6 +22,11 @@ export class CanonicalJsonError extends Error {
 // A lone (unpaired) surrogate cannot be encoded as UTF-8; JCS requires well-formed strings.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when `text` has no lone surrogate, so that it has a UTF-8 encoding (and a JCS form). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
 /** The canonical (JCS) text of a JSON value. */
 export function canonicalize(value: unknown): string {
   return write(value, '$');

@@ -3,7 +3,7 @@
  * errors that name the field, and normalised (canonical times, sorted and deduplicated path sets)
  * before anything is scored or hashed.
  */
-import { sortedSet } from './canonical.js';
+import { isWellFormedText, sortedSet } from './canonical.js';
 import { TrailError, TrailErrorCodes } from './errors.js';
 
 export const OBSERVATION_VERSION = 1;
@@ -79,6 +79,7 @@ export function canonicalTime(input: TimeInput, what: string): string {
 export function pathProblem(path: unknown): string | undefined {
   if (typeof path !== 'string' || path.length === 0) return 'a path must be a non-empty string';
   if (path.includes('\\')) return `path ${JSON.stringify(path)} uses a backslash; use forward slashes`;
+  if (!isWellFormedText(path)) return `path ${JSON.stringify(path)} is not well-formed Unicode (a lone surrogate)`;
   if (path.includes('\0')) return `path ${JSON.stringify(path)} contains NUL`;
   if (path.startsWith('/')) return `path ${JSON.stringify(path)} is absolute; paths are repository-relative`;
   for (const segment of path.split('/')) {
@@ -92,8 +93,8 @@ function invalid(who: string, message: string): TrailError {
 }
 
 function requireText(value: unknown, field: string, who: string): string {
-  if (typeof value !== 'string' || value.trim() === '' || value !== value.trim()) {
-    throw invalid(who, `"${field}" must be a non-empty string without surrounding whitespace (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || value.trim() === '' || value !== value.trim() || !isWellFormedText(value)) {
+    throw invalid(who, `"${field}" must be a non-empty, well-formed string without surrounding whitespace (got ${JSON.stringify(value)})`);
   }
   return value;
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdvisoryOptions, DependencyGraphInput, Footprint, TrailAdvisory, TrailGraph } from './advisory.js';
 import { computeAdvisory, normalizeGraph } from './advisory.js';
-import { canonicalize } from './canonical.js';
+import { canonicalize, isWellFormedText } from './canonical.js';
 import { TrailError, TrailErrorCodes } from './errors.js';
 import type { ObservationInput, ShadowObservation, TimeInput } from './observation.js';
 import { canonicalTime, normalizeObservation, normalizePathSet, pathProblem } from './observation.js';
@@ -65,7 +65,7 @@ function eventTime(options: EventOptions): string {
 
 function eventId(options: EventOptions): string {
   const id = options.eventId ?? randomUUID();
-  if (typeof id !== 'string' || id.length === 0) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'eventId must be a non-empty string.');
+  if (typeof id !== 'string' || id.length === 0 || !isWellFormedText(id)) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'eventId must be a non-empty string.');
   return id;
 }
 
@@ -124,7 +124,7 @@ export async function createShadowTrail(observationA: ObservationInput, observat
   const time = eventTime(options);
   const graph = validGraph(options.graph);
   const trailId = options.trailId ?? randomUUID();
-  if (typeof trailId !== 'string' || trailId.length === 0) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'trailId must be a non-empty string.');
+  if (typeof trailId !== 'string' || trailId.length === 0 || !isWellFormedText(trailId)) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'trailId must be a non-empty string.');
   const advisory = await computeAdvisory([footprintOf(observations[0]), footprintOf(observations[1])], observations, graph, time, options);
   const receipt = makeReceipt(trailId, eventId(options), time, null, { advisory, graph, kind: 'created', observations });
   const state = initialState(receipt);
@@ -138,7 +138,9 @@ export function appendAcknowledgement(trail: ShadowTrail, acknowledgement: Ackno
   if (!acknowledgement || typeof acknowledgement.agentId !== 'string' || acknowledgement.agentId.length === 0) {
     throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'An acknowledgement needs the acknowledging agentId.');
   }
-  if (acknowledgement.note !== undefined && typeof acknowledgement.note !== 'string') throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'note must be a string.');
+  if (acknowledgement.note !== undefined && (typeof acknowledgement.note !== 'string' || !isWellFormedText(acknowledgement.note))) {
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'note must be a well-formed string.');
+  }
   const latest = opened.state.advisory;
   const advisoryEventId = acknowledgement.advisoryEventId ?? latest.eventId;
   const advisory = opened.receipts.find((r) => r.eventId === advisoryEventId);
@@ -161,7 +163,7 @@ export function appendAcknowledgement(trail: ShadowTrail, acknowledgement: Ackno
 export async function appendScopeRevision(trail: ShadowTrail, revision: ScopeRevisionInput, options: EventOptions & AdvisoryOptions = {}): Promise<ShadowTrail> {
   const opened = open(trail);
   if (!revision || typeof revision.agentId !== 'string' || revision.agentId.length === 0) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs the agentId whose footprint it revises.');
-  if (typeof revision.authorizationRef !== 'string' || revision.authorizationRef.trim() === '') {
+  if (typeof revision.authorizationRef !== 'string' || revision.authorizationRef.trim() === '' || !isWellFormedText(revision.authorizationRef)) {
     throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs an authorizationRef (a reference to the external declaration); it is recorded as declared-only.');
   }
   if (!revision.footprint || typeof revision.footprint !== 'object') throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs its new footprint { readPaths, writePaths }.');
