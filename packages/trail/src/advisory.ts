@@ -6,6 +6,8 @@
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
 import { scanAirspace } from '@airspace/core';
+import { overlapChannel } from '@airspace/channel-overlap';
+import { treeChannel } from '@airspace/channel-tree';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
 import type { ShadowObservation } from './observation.js';
 import { comparabilityProblems } from './observation.js';
@@ -88,9 +90,12 @@ export interface AdvisoryOptions {
 const READS_SUFFIX = ' (reads)';
 const EVIDENCE_KEPT = 10;
 
-/** The channels a trail scores with by default: the shipped ones that need no repository access. */
+/**
+ * The channels a trail scores with by default: the shipped ones that work from observations
+ * alone (paths and a supplied graph, no repository access).
+ */
 export function shippedChannels(): ChannelEntry[] {
-  return [];
+  return [overlapChannel(), treeChannel()];
 }
 
 /** Graph edges as the trail stores them (validated by the caller). */

@@ -99,4 +99,34 @@ describe('the advisory of a created trail', () => {
     await expect(createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['a']] } as never })).rejects.toMatchObject({ code: 'invalid-argument' });
     await expect(createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['/abs', 'a']] } })).rejects.toThrow(/is absolute/);
   });
+
+  describe('with the shipped channels (the default)', () => {
+    it('scores a shared write path through the overlap channel as a resolution', async () => {
+      const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['src/a.ts'] }), { now });
+      const advisory = advisoryOf(trail);
+      expect(advisory.level).toBe('resolution');
+      expect(advisory.channels.map((c) => c.channel)).toEqual(['overlap', 'tree']);
+      expect(advisory.channels.find((c) => c.channel === 'overlap')!.risk).toBe(1);
+    });
+
+    it('gives neighbouring files a small tree prior, below traffic', async () => {
+      const trail = await createShadowTrail(observation('alice', { writePaths: ['src/cart/a.ts'] }), observation('bob', { writePaths: ['src/cart/b.ts'] }), { now });
+      const advisory = advisoryOf(trail);
+      expect(advisory.channels.find((c) => c.channel === 'tree')!.risk).toBeGreaterThan(0);
+      expect(advisory.risk).toBeGreaterThan(0);
+      expect(advisory.level).toBe('clear');
+    });
+
+    it('keeps a write/read overlap at traffic when configured weights make its score low', async () => {
+      const trail = await createShadowTrail(
+        observation('alice', { writePaths: ['src/api.ts'] }),
+        observation('bob', { writePaths: ['lib/ui.ts'], readPaths: ['src/api.ts'] }),
+        { now, weights: { overlap: 0.1, tree: 0.1 } },
+      );
+      const advisory = advisoryOf(trail);
+      expect(advisory.risk).toBeLessThan(0.35);
+      expect(advisory.level).toBe('traffic');
+      expect(advisory.links[0]!.sides).toBe('write/read');
+    });
+  });
 });
