@@ -21,6 +21,10 @@
  *     unchanged lines apart (defaults 0.3, 4, 30; `proximityRisk: 0` turns it off). At 0.3 it stays
  *     below τ_TA on its own; with the tree channel's same-file prior it raises a traffic advisory.
  *
+ * Declared intent (`Agent.intent`, paths an agent is about to touch) is look-ahead: a path one
+ * agent intends to touch and the other changes or intends to touch scores `intentRisk`
+ * (default 0.5: a traffic advisory, never a resolution on its own), evidence kind `intent`.
+ *
  * Agents whose `base` differs are compared in the pair's merge base when the front end supplies
  * the `git` service with `pairEdits(a, b, path)`; without it, each agent's own base coordinates
  * are used and the evidence says so (confidence low).
@@ -43,6 +47,8 @@ export interface OverlapOptions {
   readonly proximityMaxLines: number;
   /** Evidence items per file at most (the strongest conflicting pairs). */
   readonly maxEvidencePerFile: number;
+  /** Risk of a path one agent declared it is about to touch and the other changes or declared (0 disables). */
+  readonly intentRisk: number;
 }
 
 export const DEFAULT_OVERLAP_OPTIONS: OverlapOptions = {
@@ -52,6 +58,7 @@ export const DEFAULT_OVERLAP_OPTIONS: OverlapOptions = {
   proximityHalfLifeLines: 4,
   proximityMaxLines: 30,
   maxEvidencePerFile: 5,
+  intentRisk: 0.5,
 };
 
 /** Per agent: its file edits by path and by base path (for renames). */
@@ -234,6 +241,38 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
   return { risk, evidence };
 }
 
+/** Look-ahead: paths one agent declared it will touch that the other changes or declared too. */
+export function scoreIntent(a: Agent, b: Agent, indexA: ReadonlyMap<string, readonly FileEdit[]>, indexB: ReadonlyMap<string, readonly FileEdit[]>, options: OverlapOptions): FileResult {
+  const evidence: Evidence[] = [];
+  let risk = 0;
+  if (options.intentRisk <= 0 || ((!a.intent || a.intent.length === 0) && (!b.intent || b.intent.length === 0))) return { risk, evidence };
+  const seen = new Set<string>();
+  const look = (me: Agent, other: Agent, otherIndex: ReadonlyMap<string, readonly FileEdit[]>, myIndex: ReadonlyMap<string, readonly FileEdit[]>, mine: 'a' | 'b'): void => {
+    for (const path of me.intent ?? []) {
+      if (seen.has(path) || myIndex.has(path)) continue; // an actual edit of the path is scored as such
+      const edits = otherIndex.get(path);
+      const declared = other.intent?.includes(path) ?? false;
+      if (!edits && !declared) continue;
+      seen.add(path);
+      const w = edits ? Math.max(...edits.map(weightOf)) : 1;
+      const r = w * options.intentRisk;
+      risk = Math.max(risk, r);
+      const what = edits ? `which ${other.id} is changing` : `which ${other.id} also declared`;
+      const meSide: EvidenceSide = { agent: me.id, path };
+      const otherSide: EvidenceSide = edits ? side(other.id, edits[0]!) : { agent: other.id, path };
+      evidence.push({
+        kind: 'intent',
+        risk: r,
+        ...(mine === 'a' ? { a: meSide, b: otherSide } : { a: otherSide, b: meSide }),
+        message: `${me.id} declared it is about to touch ${path}, ${what}.`,
+      });
+    }
+  };
+  look(a, b, indexB, indexA, 'a');
+  look(b, a, indexA, indexB, 'b');
+  return { risk, evidence };
+}
+
 function isPairEditsService(value: unknown): value is PairEditsService {
   return typeof value === 'object' && value !== null && typeof (value as { pairEdits?: unknown }).pairEdits === 'function';
 }
@@ -271,7 +310,8 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
       const opts: OverlapOptions = { ...DEFAULT_OVERLAP_OPTIONS, ...(ctx.options ?? {}) };
       const indexB = ctx.prepared?.get(b.id) ?? indexFiles(b);
       const shared = sharedFiles(a, indexB);
-      if (shared.length === 0) return { risk: 0, evidence: [] };
+      const intent = a.intent || b.intent ? scoreIntent(a, b, ctx.prepared?.get(a.id) ?? indexFiles(a), indexB, opts) : undefined;
+      if (shared.length === 0) return intent ? combine([intent], []) : { risk: 0, evidence: [] };
       const problems: Problem[] = [];
       const differentBases = a.base !== undefined && b.base !== undefined && a.base !== b.base;
       const git = ctx.services['git'];
@@ -287,10 +327,12 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
             }
             results.push(paired ? scoreFile(a.id, b.id, paired.a, paired.b, opts) : scoreFile(a.id, b.id, f, g, opts, true));
           }
+          if (intent) results.push(intent);
           return combine(results, problems);
         })();
       }
       const results = shared.map(([f, g]) => scoreFile(a.id, b.id, f, g, opts, differentBases));
+      if (intent) results.push(intent);
       return combine(results, problems);
     },
   });

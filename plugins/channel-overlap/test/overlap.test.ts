@@ -28,6 +28,8 @@ channelTester.run('overlap', overlap, {
     },
     { name: 'both delete the file', a: a(edit('old.ts', 'whole', { status: 'deleted' })), b: b(edit('old.ts', 'whole', { status: 'deleted' })), kind: 'identical-change', max: 0.1 },
     { name: 'rename on one side, no line change on the other side of the same base', a: a(edit('src/new.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[3, 4]])), max: 0 },
+    { name: 'intent on a path the other changes: traffic, not resolution', a: agent('alice', [], { intent: ['src/a.ts'] }), b: b(edit('src/a.ts', [[1, 2]])), kind: 'intent', max: 0.5 },
+    { name: 'intent on unrelated paths', a: agent('alice', [], { intent: ['src/x.ts'] }), b: agent('bob', [edit('src/a.ts', [[1, 2]])], { intent: ['src/y.ts'] }), max: 0 },
     { name: 'stale edits count less (recency)', a: a(edit('src/a.ts', [[1, 10]], { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]], { weight: 0.3 })), max: 0.1 },
   ],
   high: [
@@ -84,6 +86,15 @@ describe('overlap evidence and options', () => {
     expect((await scoreOnce(overlap, ...far)).risk).toBeCloseTo(0.3 * Math.pow(0.5, 7 / 4));
     const same = [agent('alice', [edit('p.json', [[2, 2]], { newBlob: 'b1' })]), agent('bob', [edit('p.json', [[2, 2]], { newBlob: 'b1' })])] as const;
     expect((await scoreOnce(overlap, ...same, { options: { identicalRisk: 0 } })).risk).toBe(0);
+  });
+
+  it('scores declared intent as look-ahead, and lets real edits of the path win', async () => {
+    const both = await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), agent('bob', [], { intent: ['src/a.ts'] }));
+    expect(both.risk).toBe(0.5);
+    expect(both.evidence[0]!.message).toContain('bob also declared');
+    const edited = await scoreOnce(overlap, agent('alice', [edit('src/a.ts', [[1, 2]])], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[100, 101]])));
+    expect(edited.risk).toBe(0);
+    expect((await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[1, 2]])), { options: { intentRisk: 0 } })).risk).toBe(0);
   });
 
   it('takes the strongest shared file and multiplies recency weights', async () => {

@@ -1,0 +1,37 @@
+// The default weights and thresholds end to end: overlap (1.0, line) + tree (0.25, file) through
+// core's scanAirspace, on agents built in memory.
+import { describe, expect, it } from 'vitest';
+import { scanAirspace } from '@airspace/core';
+import { agent, edit } from '@airspace/core/testing';
+import tree from '@airspace/channel-tree';
+import overlap from '../src/index.js';
+
+const scan = (...agents: ReturnType<typeof agent>[]) => scanAirspace(agents, { channels: [overlap, tree], now: 0 });
+
+describe('overlap + tree with default weights', () => {
+  it('overlapping lines → resolution; the lower-priority agent steers', async () => {
+    const result = await scan(agent('alice', [edit('src/a.ts', [[10, 20]])], { committedWork: 5 }), agent('bob', [edit('src/a.ts', [[15, 18]])]));
+    expect(result.links[0]).toMatchObject({ level: 'resolution' });
+    expect(result.advisories[0]).toMatchObject({ steer: 'bob', hold: 'alice' });
+    expect(result.advisories[0]!.message).toMatch(/bob steers away, alice holds course.*lines 10–20.*lines 15–18/);
+  });
+
+  it('hunks one line apart in one file → traffic (proximity + same-file prior), far apart → clear', async () => {
+    const near = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/a.ts', [[5, 6]])]));
+    expect(near.links[0]!.level).toBe('traffic');
+    const far = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/a.ts', [[300, 306]])]));
+    expect(far.links[0]!.level).toBe('clear');
+  });
+
+  it('siblings in one directory, or an identical change → clear', async () => {
+    const siblings = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/b.ts', [[1, 3]])]));
+    expect(siblings.links[0]!.level).toBe('clear');
+    expect(siblings.links[0]!.risk).toBeGreaterThan(0);
+    const identical = await scan(
+      agent('alice', [edit('package.json', [[3, 3]], { newBlob: 'b1' })]),
+      agent('bob', [edit('package.json', [[3, 3]], { newBlob: 'b1' })]),
+    );
+    expect(identical.links[0]!.level).toBe('clear');
+    expect(identical.links[0]!.channels.find((c) => c.channel === 'overlap')!.evidence[0]!.kind).toBe('identical-change');
+  });
+});
