@@ -194,7 +194,7 @@ export class GitService implements PairEditsService {
   async merge(a: Agent | string, b: Agent | string): Promise<MergeOutcome> {
     const [ca, cb] = await Promise.all([this.stateCommit(a), this.stateCommit(b)]);
     if (!ca || !cb) return { clean: true, conflicts: [], error: `no git state for ${!ca ? agentId(a) : agentId(b)}` };
-    const key = ca < cb ? `${ca}:${cb}` : `${cb}:${ca}`;
+    const key = mergeKey(ca, cb);
     let hit = this.mergeCache.get(key);
     if (!hit) {
       this.stats.merges++;
@@ -204,10 +204,92 @@ export class GitService implements PairEditsService {
     return hit;
   }
 
+  /**
+   * Merges many pairs in one `git merge-tree --stdin` process (a channel's `prepare`), filling the
+   * cache that `merge` reads. Pairs the batch could not answer are left for `merge` to run alone.
+   */
+  async mergeMany(pairs: readonly (readonly [Agent | string, Agent | string])[]): Promise<void> {
+    const todo = new Map<string, [string, string]>();
+    for (const [a, b] of pairs) {
+      const [ca, cb] = await Promise.all([this.stateCommit(a), this.stateCommit(b)]);
+      if (!ca || !cb) continue;
+      const key = mergeKey(ca, cb);
+      if (!this.mergeCache.has(key)) todo.set(key, [ca, cb]);
+    }
+    if (todo.size === 0) return;
+    const list = [...todo.values()];
+    const r = await runGitRaw(['merge-tree', '--stdin', '--name-only', '-z'], {
+      cwd: this.cwd,
+      env: this.scratch.env(),
+      input: list.map(([x, y]) => `${x} ${y}\n`).join(''),
+      okCodes: [1, 128],
+    });
+    const outcomes = parseMergeTreeStdin(r.stdout.toString('utf8'));
+    outcomes.forEach((outcome, i) => {
+      const pair = list[i];
+      if (!pair) return;
+      this.stats.merges++;
+      this.mergeCache.set(mergeKey(pair[0], pair[1]), Promise.resolve(outcome));
+    });
+  }
+
   /** Removes the scratch object directory. */
   dispose(): void {
     this.scratch.dispose();
   }
+}
+
+function mergeKey(x: string, y: string): string {
+  return x < y ? `${x}:${y}` : `${y}:${x}`;
+}
+
+/** Reads informational messages (`<count> NUL <path>… NUL <type> NUL <message> NUL`, repeated) from `i`. */
+function readMessages(fields: readonly string[], i: number, byPath: Map<string, MergeConflict>): number {
+  while (i < fields.length) {
+    const count = Number(fields[i]);
+    if (fields[i] === '' || !Number.isInteger(count) || count < 1) break;
+    const paths = fields.slice(i + 1, i + 1 + count);
+    const type = fields[i + 1 + count];
+    const message = fields[i + 2 + count]?.replace(/\n$/, '');
+    i += count + 3;
+    if (!type?.startsWith('CONFLICT')) continue;
+    for (const p of paths) {
+      if (byPath.get(p)?.type) continue;
+      byPath.set(p, { path: p, type, ...(message ? { message } : {}) });
+    }
+  }
+  return i;
+}
+
+/**
+ * Parses `git merge-tree --stdin --name-only -z`: per merge, `<1 clean|0 conflicted> NUL <tree> NUL`,
+ * then for a conflicted merge the conflicted paths, an empty field, the messages and an empty field;
+ * for a clean one an empty field. Output cut short (git stops at a merge it refuses) yields fewer outcomes.
+ */
+export function parseMergeTreeStdin(output: string): MergeOutcome[] {
+  const fields = output.split('\0');
+  const out: MergeOutcome[] = [];
+  let i = 0;
+  while (i + 2 < fields.length) {
+    const status = fields[i];
+    const tree = fields[i + 1];
+    if ((status !== '0' && status !== '1') || !tree) break;
+    i += 2;
+    if (status === '1') {
+      if (fields[i] !== '') break;
+      i++;
+      out.push({ clean: true, tree, conflicts: [] });
+      continue;
+    }
+    const byPath = new Map<string, MergeConflict>();
+    for (; i < fields.length && fields[i] !== ''; i++) byPath.set(fields[i]!, { path: fields[i]! });
+    i++;
+    i = readMessages(fields, i, byPath);
+    if (fields[i] !== '') break; // incomplete record
+    i++;
+    out.push({ clean: false, tree, conflicts: [...byPath.values()] });
+  }
+  return out;
 }
 
 /** Parses `git merge-tree --write-tree --name-only -z` (with messages). */
@@ -222,23 +304,9 @@ export function parseMergeTree(output: string, clean: boolean): { tree?: string;
   } else if (fields[1] === '') {
     i = 2;
   }
-  // Informational messages: <count> NUL <path>… NUL <type> NUL <message> NUL, repeated.
   const byPath = new Map<string, MergeConflict>();
   for (const n of names) if (!byPath.has(n)) byPath.set(n, { path: n });
-  while (i < fields.length) {
-    const count = Number(fields[i]);
-    if (!Number.isInteger(count) || count < 1) break;
-    const paths = fields.slice(i + 1, i + 1 + count);
-    const type = fields[i + 1 + count];
-    const message = fields[i + 2 + count]?.replace(/\n$/, '');
-    i += count + 3;
-    if (!type?.startsWith('CONFLICT')) continue;
-    for (const p of paths) {
-      const prior = byPath.get(p);
-      if (prior && prior.type) continue;
-      byPath.set(p, { path: p, type, ...(message ? { message } : {}) });
-    }
-  }
+  readMessages(fields, i, byPath);
   return { ...(tree ? { tree } : {}), conflicts: [...byPath.values()] };
 }
 

@@ -85,10 +85,10 @@ export async function snapshotWorktree(
 const STATE_COMMIT_ENV = {
   GIT_AUTHOR_NAME: 'airspace',
   GIT_AUTHOR_EMAIL: 'airspace@localhost',
-  GIT_AUTHOR_DATE: '1 +0000',
+  GIT_AUTHOR_DATE: '1000000000 +0000',
   GIT_COMMITTER_NAME: 'airspace',
   GIT_COMMITTER_EMAIL: 'airspace@localhost',
-  GIT_COMMITTER_DATE: '1 +0000',
+  GIT_COMMITTER_DATE: '1000000000 +0000',
 };
 
 /** A scratch commit of `tree` on top of `parent`, so that `merge-tree` finds the right merge base. */
