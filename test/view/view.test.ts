@@ -81,6 +81,14 @@ describe.skipIf(!hasChromium)('3D view in Chromium', () => {
     await page.waitForFunction(() => document.body.dataset.selected === 'docs-update');
     expect(await page.locator('#agents li.selected').getAttribute('data-agent')).toBe('docs-update');
 
+    // Hovering a file names it and who changes it.
+    const shared = await page.evaluate(() => window.airspaceView.screenPositionOfFile('src/auth/token.ts'));
+    expect(shared).not.toBeNull();
+    await page.mouse.move(shared!.x, shared!.y);
+    await page.locator('#tooltip:not([hidden])').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#tooltip .path').textContent()).toBe('src/auth/token.ts');
+    expect(await page.locator('#tooltip').textContent()).toContain('changed by auth-refactor, token-expiry');
+
     // Clicking empty space clears the selection.
     await page.mouse.click(60, 120);
     await page.waitForFunction(() => document.body.dataset.selected === '');

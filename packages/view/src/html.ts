@@ -74,8 +74,9 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
       <div id="status" class="status"></div>
     </div>
     <div id="labels"></div>
+    <div id="tooltip" hidden></div>
     <div id="legend" aria-label="Legend"></div>
-    <div id="hint">drag to orbit · scroll to zoom · right-drag to pan · click an agent</div>
+    <div id="hint">drag to orbit · scroll to zoom · right-drag to pan · click an agent · Esc clears</div>
     <div id="no-webgl" hidden>WebGL is not available in this browser; the lists on the right still show every advisory.</div>
   </main>
   <aside id="panel">
@@ -141,6 +142,9 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 .swatch-line { width: 22px; border-radius: 3px; }
 .swatch-dot { width: 9px; height: 9px; border-radius: 50%; }
 .swatch-ball { width: 13px; height: 13px; border-radius: 50%; background: radial-gradient(circle at 35% 35%, #cfe3ff, #5aa9ff 60%, #2b5b9a); }
+#tooltip { position: absolute; z-index: 4; pointer-events: none; max-width: 420px; padding: 6px 9px; border-radius: 6px; background: rgba(10, 15, 28, 0.92); border: 1px solid var(--line); font-size: 12px; }
+#tooltip .path { font-family: ui-monospace, "DejaVu Sans Mono", monospace; color: #fff; overflow-wrap: anywhere; }
+#tooltip .cited.level-resolution { color: var(--resolution); } #tooltip .cited.level-traffic { color: var(--traffic); }
 #hint { position: absolute; right: 14px; bottom: 14px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
 #no-webgl { position: absolute; top: 45%; left: 10%; right: 10%; text-align: center; color: var(--traffic); font-size: 15px; }
 #panel { background: var(--panel); border-left: 1px solid var(--line); overflow-y: auto; padding: 8px 14px 24px; }

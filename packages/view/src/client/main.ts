@@ -16,6 +16,7 @@ interface AirspaceViewApi {
   webgl: boolean;
   select(agentId: string | null): void;
   screenPositionOf(agentId: string): { x: number; y: number } | null;
+  screenPositionOfFile(path: string): { x: number; y: number } | null;
   /** Number of frames rendered since load. */
   frames: number;
 }
@@ -52,6 +53,7 @@ const api: AirspaceViewApi = {
   webgl: hasWebgl,
   select: (id) => select(id),
   screenPositionOf: (id) => viewer?.screenPositionOf(id) ?? null,
+  screenPositionOfFile: (path) => viewer?.screenPositionOfFile(path) ?? null,
   get frames() { return frames; },
 };
 window.airspaceView = api;
@@ -312,12 +314,35 @@ if (viewer) {
     if (id) select(selected === id ? null : id);
     else if (selected || selectedPair) { selectedPair = null; select(null); }
   });
+  const tooltip = $('tooltip');
+  let hoverQueued = false;
   viewer.canvas.addEventListener('pointermove', (e) => {
-    if (e.buttons !== 0) return;
-    viewer.canvas.style.cursor = viewer.pick(e.clientX, e.clientY) ? 'pointer' : '';
+    if (e.buttons !== 0) { tooltip.hidden = true; return; }
+    if (hoverQueued) return;
+    hoverQueued = true;
+    requestAnimationFrame(() => {
+      hoverQueued = false;
+      const agentId = viewer.pick(e.clientX, e.clientY);
+      viewer.canvas.style.cursor = agentId ? 'pointer' : '';
+      const fi = agentId ? null : viewer.pickFile(e.clientX, e.clientY);
+      const f = fi === null ? undefined : model.files[fi];
+      if (!f) { tooltip.hidden = true; return; }
+      const names = f.agents.map((id) => model.agents.find((a) => a.id === id)?.title ?? id);
+      tooltip.replaceChildren(el('div', 'path', f.path), el('div', 'muted', names.length > 0 ? `changed by ${names.join(', ')}` : 'not changed by any agent'));
+      if (f.citedLevel) tooltip.append(el('div', `cited level-${f.citedLevel}`, `cited by a ${f.citedLevel} advisory`));
+      const rect = stage.getBoundingClientRect();
+      tooltip.style.left = `${e.clientX - rect.left + 14}px`;
+      tooltip.style.top = `${e.clientY - rect.top + 14}px`;
+      tooltip.hidden = false;
+    });
   });
+  viewer.canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
   viewer.onFrame(() => { frames += 1; placeLabels(); });
 }
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && (selected || selectedPair)) { selectedPair = null; select(null); }
+});
 
 function setStatus(state: 'static' | 'live' | 'lost', text: string): void {
   const box = $('status');

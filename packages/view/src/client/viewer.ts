@@ -42,8 +42,12 @@ export interface Viewer {
   highlight(agentId: string | null, pair?: readonly [string, string]): void;
   /** Agent under a client-space point, if any. */
   pick(clientX: number, clientY: number): string | null;
+  /** Index (into the model's files) of the file under a client-space point, if any. */
+  pickFile(clientX: number, clientY: number): number | null;
   /** Where an agent is drawn, in client (CSS pixel) coordinates; null when off screen. */
   screenPositionOf(agentId: string): { x: number; y: number } | null;
+  /** Where a file is drawn, likewise. */
+  screenPositionOfFile(path: string): { x: number; y: number } | null;
   onFrame(listener: () => void): void;
   requestRender(): void;
   readonly canvas: HTMLCanvasElement;
@@ -327,11 +331,31 @@ export function createViewer(container: HTMLElement): Viewer {
     return best;
   }
 
+  function pickFile(clientX: number, clientY: number): number | null {
+    if (!points || !model || model.files.length === 0) return null;
+    const rect = canvas.getBoundingClientRect();
+    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    raycaster.setFromCamera(ndc, camera);
+    // About 6 px around the pointer, in world units at the target's distance.
+    const distance = camera.position.distanceTo(controls.target);
+    raycaster.params.Points = { threshold: (6 / rect.height) * 2 * distance * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) };
+    const hit = raycaster.intersectObject(points, false)[0];
+    return hit && hit.index !== undefined ? hit.index : null;
+  }
+
   const v = new THREE.Vector3();
   function screenPositionOf(agentId: string): { x: number; y: number } | null {
     const a = model?.agents.find((x) => x.id === agentId);
-    if (!a) return null;
-    v.fromArray(a.position).project(camera);
+    return a ? project(a.position) : null;
+  }
+
+  function screenPositionOfFile(path: string): { x: number; y: number } | null {
+    const f = model?.files.find((x) => x.path === path);
+    return f ? project(f.position) : null;
+  }
+
+  function project(position: readonly [number, number, number]): { x: number; y: number } | null {
+    v.fromArray(position).project(camera);
     if (v.z > 1 || v.z < -1) return null;
     const rect = canvas.getBoundingClientRect();
     return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
@@ -341,7 +365,9 @@ export function createViewer(container: HTMLElement): Viewer {
     setModel,
     highlight,
     pick,
+    pickFile,
     screenPositionOf,
+    screenPositionOfFile,
     onFrame: (f) => { frameListeners.push(f); },
     requestRender: () => { dirty = true; },
     canvas,
