@@ -4,6 +4,7 @@
 //
 //   npm run bench -w @airspace/core            (after `npm run build`)
 //   node bench/scan.bench.mjs --agents 100 --files 50 --runs 15
+//   node bench/scan.bench.mjs --channels @airspace/channel-overlap,@airspace/channel-tree   (real channels)
 import { defineChannel, scanAirspace } from '../dist/index.js';
 
 const args = Object.fromEntries(
@@ -55,7 +56,7 @@ const shared = defineChannel({
 });
 
 /** File-precise: share a top-level module directory. */
-const module = defineChannel({
+const sameModule = defineChannel({
   id: 'same-module',
   defaultWeight: 0.25,
   meta: { precision: 'file' },
@@ -66,12 +67,18 @@ const module = defineChannel({
     return { risk: 0, evidence: [] };
   },
 });
-const channels = [shared, module];
+// Channel modules named on the command line (default exports), else the two trivial channels.
+const channels = args.channels
+  ? await Promise.all(String(args.channels).split(',').map(async (spec) => (await import(spec)).default))
+  : [shared, sameModule];
 
 async function direct() {
   const ctx = { options: undefined, now: 0, logger: { debug() {}, info() {}, warn() {} }, services: {} };
   const sorted = [...agents].sort((x, y) => (x.id < y.id ? -1 : 1));
-  const contexts = channels.map((c) => ({ ...ctx, prepared: c.prepare(sorted, ctx) }));
+  const contexts = channels.map((c) => {
+    const withOptions = { ...ctx, options: c.defaultOptions };
+    return { ...withOptions, prepared: c.prepare ? c.prepare(sorted, withOptions) : undefined };
+  });
   let sink = 0;
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
@@ -115,7 +122,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 const d = median(directMs);
 const s = median(scanMs);
-console.log(`scanAirspace: ${AGENTS} agents × ${FILES} files, ${last.counts.pairs} pairs, ${channels.length} trivial channels, ${RUNS} runs (median)`);
+console.log(`scanAirspace: ${AGENTS} agents × ${FILES} files, ${last.counts.pairs} pairs, channels ${channels.map((c) => c.id).join(' + ')}, ${RUNS} runs (median)`);
 console.log(`  counts: ${JSON.stringify(last.counts)}`);
 console.log(`  channel work called directly: ${d.toFixed(1)} ms`);
 console.log(`  scanAirspace (same channels):  ${s.toFixed(1)} ms`);

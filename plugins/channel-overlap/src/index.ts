@@ -87,21 +87,26 @@ function indexFiles(agent: Agent): Map<string, FileEdit[]> {
 
 /** Pairs of (a's edit, b's edit) of one file: same path, or same base path. */
 function sharedFiles(a: Agent, indexB: ReadonlyMap<string, readonly FileEdit[]>): [FileEdit, FileEdit][] {
-  const out: [FileEdit, FileEdit][] = [];
+  let out: [FileEdit, FileEdit][] | undefined; // most pairs share nothing: allocate on the first hit
   for (const f of a.files) {
+    const byPath = indexB.get(f.path);
+    const byOld = f.oldPath !== undefined && f.oldPath !== f.path ? indexB.get(f.oldPath) : undefined;
+    if (!byPath && !byOld) continue;
     const seen = new Set<FileEdit>();
-    for (const key of f.oldPath !== undefined && f.oldPath !== f.path ? [f.path, f.oldPath] : [f.path]) {
-      for (const g of indexB.get(key) ?? []) {
+    for (const list of [byPath, byOld]) {
+      for (const g of list ?? []) {
         if (seen.has(g)) continue;
         if (g.path === f.path || baseKey(g) === baseKey(f)) {
           seen.add(g);
-          out.push([f, g]);
+          (out ??= []).push([f, g]);
         }
       }
     }
   }
-  return out;
+  return out ?? NONE;
 }
+
+const NONE: [FileEdit, FileEdit][] = [];
 
 function describeRange(r: Range): string {
   if (isInsertion(r)) return r[1] === 0 ? 'an insertion at the top' : `an insertion after line ${r[1]}`;

@@ -82,12 +82,27 @@ interface Closest {
   readonly b: string;
 }
 
+interface SplitFile {
+  readonly path: string;
+  readonly parts: readonly string[];
+  readonly weight: number;
+}
+
+interface PreparedAgent {
+  readonly trie: TrieNode;
+  readonly files: readonly SplitFile[];
+}
+
+function prepareAgent(agent: Agent): PreparedAgent {
+  return { trie: buildTrie(agent.files), files: agent.files.map((f) => ({ path: f.path, parts: segments(f.path), weight: weightOf(f) })) };
+}
+
 /** The closest (weighted) pair of paths between a's files and b's trie. */
-function closest(filesA: readonly FileEdit[], trieB: TrieNode): Closest | undefined {
+function closest(filesA: readonly SplitFile[], trieB: TrieNode): Closest | undefined {
   let best: Closest | undefined;
   for (const f of filesA) {
-    const parts = segments(f.path);
-    const wf = weightOf(f);
+    const parts = f.parts;
+    const wf = f.weight;
     let node = trieB;
     // At shared depth L, every file g below the node shares at least L segments with f; the exact
     // value for g is reached at its deepest shared node, so the maximum over levels is exact.
@@ -116,20 +131,21 @@ function commonDirectory(a: string, b: string): string {
 }
 
 export function treeChannel(options: Partial<TreeOptions> = {}) {
-  return defineChannel<TreeOptions, ReadonlyMap<string, TrieNode>>({
+  return defineChannel<TreeOptions, ReadonlyMap<string, PreparedAgent>>({
     id: 'tree',
     defaultWeight: 0.25,
     meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
     defaultOptions: { ...DEFAULT_TREE_OPTIONS, ...options },
     prepare(agents: readonly Agent[]) {
-      return new Map(agents.map((agent) => [agent.id, buildTrie(agent.files)]));
+      return new Map(agents.map((agent) => [agent.id, prepareAgent(agent)]));
     },
     score(a, b, ctx) {
       const opts: TreeOptions = { ...DEFAULT_TREE_OPTIONS, ...(ctx.options ?? {}) };
       // Search from the agent with fewer files into the other's trie; the result is symmetric.
       const [from, to] = a.files.length <= b.files.length ? [a, b] : [b, a];
-      const trie = ctx.prepared?.get(to.id) ?? buildTrie(to.files);
-      const hit = closest(from.files, trie);
+      const source = ctx.prepared?.get(from.id) ?? prepareAgent(from);
+      const target = ctx.prepared?.get(to.id) ?? prepareAgent(to);
+      const hit = closest(source.files, target.trie);
       if (!hit || hit.score <= 0 || hit.closeness < opts.minCloseness) return { risk: 0, evidence: [] };
       const [pathA, pathB] = from === a ? [hit.a, hit.b] : [hit.b, hit.a];
       const shared = commonDirectory(pathA, pathB);
