@@ -1,0 +1,184 @@
+/**
+ * A merge commit as a replay scenario: each parent's diff from the merge base is one agent's
+ * working set, and what git (and the people who merged) did is the label.
+ *
+ * Everything is read from objects (no checkout); the merges git performs for the labels write
+ * their trees into a scratch object directory, never into the repository's.
+ */
+import type { Agent } from '@airspace/core';
+import { GitError, parseMergeTree, runGit, runGitRaw, type ScratchStore } from '@airspace/git';
+import { commitWorkingSet } from './working-set.js';
+import type { MergeCommit } from './merges.js';
+
+export interface ScenarioLabels {
+  /** `git merge-tree --write-tree` of the two parents reports a conflict. */
+  readonly textual: boolean;
+  readonly conflictedPaths: readonly string[];
+  /**
+   * The committed merge differs from git's automatic merge in a file that merged cleanly: the
+   * person merging had to change it (a proxy for a semantic conflict, or an "evil merge").
+   */
+  readonly manual: boolean;
+  readonly manualPaths: readonly string[];
+}
+
+export type LabelKind = 'textual' | 'manual' | 'any';
+
+export function labelOf(labels: ScenarioLabels, kind: LabelKind): boolean {
+  return kind === 'textual' ? labels.textual : kind === 'manual' ? labels.manual : labels.textual || labels.manual;
+}
+
+export interface SideState {
+  /** The parent (the side's final state). */
+  readonly head: string;
+  /** The commit observed: the head, or with `early` the side's state part-way. */
+  readonly commit: string;
+  /** Commit time of the observed commit (ms). */
+  readonly at: number;
+  /** First-parent commits from the base to the head, and how many of them were observed. */
+  readonly chainLength: number;
+  readonly observed: number;
+}
+
+export interface Scenario {
+  readonly merge: string;
+  readonly parents: readonly [string, string];
+  readonly base: string;
+  /** Commit time of the merge (ms). */
+  readonly committedAt: number;
+  /** Fraction of each side's commits observed (1: the full diffs). */
+  readonly early: number;
+  readonly sides: readonly [SideState, SideState];
+  readonly agents: readonly [Agent, Agent];
+  readonly labels: ScenarioLabels;
+  /** The moment of observation: the later of the two observed commits (ms). */
+  readonly now: number;
+}
+
+export type SkipReason = 'octopus' | 'parent-is-ancestor' | 'several-merge-bases' | 'no-merge-base' | 'huge-diff' | 'failed';
+
+export interface Skipped {
+  readonly merge: string;
+  readonly reason: SkipReason;
+  readonly detail?: string;
+}
+
+export type Extracted = { readonly scenario: Scenario } | { readonly skipped: Skipped };
+
+export interface ExtractOptions {
+  readonly scratch: ScratchStore;
+  /** Fraction of each side's first-parent commits to observe, in (0, 1]; default 1. */
+  readonly early?: number;
+  /** A side changing more files than this is skipped as a huge diff. */
+  readonly maxFiles?: number;
+  readonly maxFileBytes?: number;
+  readonly repository?: string;
+  /** Labels already known (from the cache): skips the merges git would redo. */
+  readonly labels?: ScenarioLabels;
+}
+
+export const DEFAULT_MAX_FILES = 3000;
+
+/** Labels of a two-parent merge: git's own merge of the parents, compared with what was committed. */
+export async function labelMerge(cwd: string, scratch: ScratchStore, merge: string, parents: readonly [string, string]): Promise<ScenarioLabels> {
+  // The same merge (flags and parser) as the merge channel's, objects in the scratch store.
+  const r = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', '--messages', parents[0], parents[1]], { cwd, env: scratch.env(), okCodes: [1] });
+  const parsed = parseMergeTree(r.stdout.toString('utf8'), r.code === 0);
+  const tree = parsed.tree ?? '';
+  if (!/^[0-9a-f]{40,64}$/.test(tree)) throw new Error(`git merge-tree printed no tree for ${parents.join(' ')}`);
+  const conflictedPaths = [...new Set(parsed.conflicts.map((c) => c.path))].sort();
+  const conflicted = new Set(conflictedPaths);
+  const differ = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', tree, `${merge}^{tree}`], { cwd, env: scratch.env() });
+  const manualPaths = differ
+    .split('\0')
+    .filter((p) => p && !conflicted.has(p))
+    .sort();
+  return { textual: conflictedPaths.length > 0, conflictedPaths, manual: manualPaths.length > 0, manualPaths };
+}
+
+interface Chain {
+  /** First-parent commits from just after the base to the head, oldest first, with commit times. */
+  readonly commits: readonly { readonly id: string; readonly at: number }[];
+}
+
+async function firstParentChain(cwd: string, base: string, head: string): Promise<Chain> {
+  const out = await runGit(['log', '--first-parent', '--no-show-signature', '--format=%H %ct', `${base}..${head}`, '--'], { cwd });
+  const commits = out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id = '', t = '0'] = line.split(' ');
+      return { id, at: Number(t) * 1000 };
+    })
+    .reverse();
+  return { commits };
+}
+
+/** The observed state of a side after the first `early` fraction of its first-parent commits (at least one). */
+export function observedIndex(chainLength: number, early: number): number {
+  if (chainLength <= 0) return 0;
+  return Math.min(chainLength, Math.max(1, Math.ceil(early * chainLength - 1e-9)));
+}
+
+async function mergeBases(cwd: string, a: string, b: string): Promise<string[]> {
+  const r = await runGitRaw(['merge-base', '--all', a, b], { cwd, okCodes: [1] });
+  return r.stdout.toString('utf8').split('\n').filter(Boolean);
+}
+
+export async function extractScenario(cwd: string, m: MergeCommit, options: ExtractOptions): Promise<Extracted> {
+  const skip = (reason: SkipReason, detail?: string): Extracted => ({ skipped: { merge: m.merge, reason, ...(detail ? { detail } : {}) } });
+  if (m.parents.length !== 2) return skip('octopus', `${m.parents.length} parents`);
+  const parents = [m.parents[0]!, m.parents[1]!] as const;
+  try {
+    const bases = await mergeBases(cwd, parents[0], parents[1]);
+    if (bases.length === 0) return skip('no-merge-base', 'unrelated histories or a shallow clone');
+    if (bases.length > 1) return skip('several-merge-bases', `${bases.length} merge bases`);
+    const base = bases[0]!;
+    if (base === parents[0] || base === parents[1]) return skip('parent-is-ancestor', `${base === parents[0] ? 'first' : 'second'} parent is the merge base`);
+
+    const early = options.early ?? 1;
+    const chains = await Promise.all(parents.map((p) => firstParentChain(cwd, base, p)));
+    const sides = parents.map((head, i): SideState => {
+      const chain = chains[i]!.commits;
+      const observed = observedIndex(chain.length, early);
+      const at = chain[observed - 1] ?? { id: head, at: m.committedAt };
+      return { head, commit: at.id, at: at.at, chainLength: chain.length, observed };
+    }) as unknown as [SideState, SideState];
+    const now = Math.max(sides[0].at, sides[1].at);
+
+    const labels = options.labels ?? (await labelMerge(cwd, options.scratch, m.merge, parents));
+    const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+    const agents: Agent[] = [];
+    for (const [i, side] of sides.entries()) {
+      const set = await commitWorkingSet(cwd, base, side.commit, { now, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}), maxFiles });
+      if (set.tooManyFiles) return skip('huge-diff', `parent ${i + 1} changes more than ${maxFiles} files`);
+      const id = i === 0 ? 'parent-1' : 'parent-2';
+      agents.push({
+        id,
+        label: `${m.merge.slice(0, 10)}^${i + 1}${side.observed < side.chainLength ? ` (${side.observed}/${side.chainLength} commits)` : ''}`,
+        startedAt: set.startedAt ?? side.at,
+        committedWork: set.commits,
+        files: set.files,
+        base,
+        ...(options.repository ? { repository: options.repository } : {}),
+        meta: { source: 'merge-replay', head: side.commit, merge: m.merge },
+      });
+    }
+    return {
+      scenario: {
+        merge: m.merge,
+        parents,
+        base,
+        committedAt: m.committedAt,
+        early,
+        sides,
+        agents: agents as unknown as [Agent, Agent],
+        labels,
+        now,
+      },
+    };
+  } catch (error) {
+    const why = error instanceof GitError ? error.stderr.trim().split('\n')[0] || error.message : error instanceof Error ? error.message : String(error);
+    return skip('failed', why);
+  }
+}

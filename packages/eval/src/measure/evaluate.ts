@@ -1,0 +1,298 @@
+/**
+ * From scored scenarios to every figure of the report. Pure: scenarios, weightings and
+ * thresholds in; numbers out.
+ */
+import { classifyRisk, DEFAULT_ESCALATION, noisyOr, type Precision, type Thresholds } from '@airspace/core';
+import { labelOf, type LabelKind } from '../extract/scenario.js';
+import { crossValidateNoisyOr, fitNoisyOr, noisyOrProbability } from '../fit/noisy-or.js';
+import type { ScoredScenario } from '../score/cache.js';
+import type { ChannelInfo } from '../score/scorer.js';
+import {
+  averagePrecision,
+  baseRate,
+  brierScore,
+  confusion,
+  confusionAt,
+  DEFAULT_CALIBRATION_BINS,
+  expectedCalibrationError,
+  reliabilityBins,
+  rocAuc,
+  rocCurve,
+  type Confusion,
+  type ReliabilityBin,
+  type RocPoint,
+} from './metrics.js';
+
+/** The channel that is exact for textual conflicts by construction. */
+export const MERGE_CHANNEL = 'merge';
+
+export interface Metrics {
+  readonly n: number;
+  readonly positives: number;
+  readonly rocAuc: number | null;
+  /** Average precision. */
+  readonly prAuc: number | null;
+  readonly brier: number | null;
+  readonly ece: number | null;
+  /** Prediction "traffic or above" (risk ≥ τ_TA). */
+  readonly traffic: Confusion;
+  /** Prediction "resolution" (risk ≥ τ_RA, after the escalation discipline for combinations). */
+  readonly resolution: Confusion;
+}
+
+export interface Curves {
+  readonly roc: readonly RocPoint[];
+  readonly reliability: readonly ReliabilityBin[];
+}
+
+export interface Weighting {
+  readonly name: string;
+  readonly weights: Readonly<Record<string, number>>;
+  /** Leak of a fitted model; 0 for a scanner weighting. */
+  readonly leak?: number;
+}
+
+export interface WeightingReport {
+  readonly name: string;
+  readonly weights: Readonly<Record<string, number>>;
+  readonly leak: number;
+  readonly combined: Metrics;
+  /** The same weighting with the merge channel left out (heuristic channels only). */
+  readonly withoutMerge: Metrics | null;
+  /** Leave-one-channel-out: the combination without each channel. */
+  readonly ablations: Readonly<Record<string, Metrics>>;
+}
+
+export interface FitReport {
+  readonly folds: number;
+  /** Weights fitted on every scenario (what the calibration file holds). */
+  readonly weights: Readonly<Record<string, number>>;
+  readonly leak: number;
+  /** Figures of out-of-fold predictions: each scenario predicted by a model that never saw it. */
+  readonly outOfFold: Metrics;
+  readonly withoutMerge: { readonly weights: Readonly<Record<string, number>>; readonly leak: number; readonly outOfFold: Metrics } | null;
+  /** Thresholds suggested from the out-of-fold predictions (see `suggestThresholds`). */
+  readonly suggestedThresholds: Thresholds;
+  readonly curves: Curves;
+}
+
+export interface EvaluateOptions {
+  readonly channels: readonly ChannelInfo[];
+  readonly thresholds: Thresholds;
+  readonly label: LabelKind;
+  readonly weightings: readonly Weighting[];
+  readonly resolutionPrecisions?: readonly Precision[];
+  /** k for k-fold cross-validated fitting; no fitting when absent. */
+  readonly fitFolds?: number;
+  readonly bins?: number;
+}
+
+export interface Evaluation {
+  readonly label: LabelKind;
+  readonly scenarios: number;
+  readonly positives: number;
+  readonly baseRate: number | null;
+  /** Rates of each label, for context. */
+  readonly labelRates: Readonly<Record<LabelKind, number | null>>;
+  readonly thresholds: Thresholds;
+  readonly bins: number;
+  /** Each channel's own risk r_i as the score. */
+  readonly channels: Readonly<Record<string, Metrics>>;
+  readonly weightings: readonly WeightingReport[];
+  readonly fit?: FitReport;
+  /** ROC and reliability curves of the first weighting, its merge-less variant and each channel. */
+  readonly curves: Readonly<Record<string, Curves>>;
+}
+
+function metricsOf(scores: readonly number[], labels: readonly boolean[], thresholds: Thresholds, bins: number, resolutionPredicted?: readonly boolean[]): Metrics {
+  return {
+    n: labels.length,
+    positives: labels.filter(Boolean).length,
+    rocAuc: rocAuc(scores, labels),
+    prAuc: averagePrecision(scores, labels),
+    brier: brierScore(scores, labels),
+    ece: expectedCalibrationError(scores, labels, bins),
+    traffic: confusionAt(scores, labels, thresholds.traffic),
+    resolution: resolutionPredicted ? confusion(resolutionPredicted, labels) : confusionAt(scores, labels, thresholds.resolution),
+  };
+}
+
+/** Scores of a weighting over a channel subset: noisy-OR risk (plus leak) and the scanner's resolution call. */
+function combine(
+  scenarios: readonly ScoredScenario[],
+  channels: readonly ChannelInfo[],
+  weighting: Weighting,
+  thresholds: Thresholds,
+  resolutionPrecisions: readonly Precision[],
+): { scores: number[]; resolution: boolean[] } {
+  const scores: number[] = [];
+  const resolution: boolean[] = [];
+  const leak = weighting.leak ?? 0;
+  for (const s of scenarios) {
+    const parts = channels.map((c) => ({ channel: c.id, precision: c.precision, weighted: (weighting.weights[c.id] ?? 0) * (s.risks[c.id] ?? 0) }));
+    const risk = 1 - (1 - leak) * (1 - noisyOr(parts.map((p) => p.weighted)));
+    scores.push(risk);
+    // The leak is part of no channel: it cannot escalate, so the band comes from the channels.
+    const band = classifyRisk(parts, thresholds, { resolutionPrecisions }).level;
+    resolution.push(band === 'resolution');
+  }
+  return { scores, resolution };
+}
+
+/**
+ * Thresholds from out-of-fold probabilities: τ_RA maximises F1; τ_TA is the highest threshold
+ * that still catches 90% of the positives (never above τ_RA).
+ */
+export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds): Thresholds {
+  const candidates = [...new Set(probabilities.map((p) => Math.round(p * 1000) / 1000))].sort((a, b) => b - a);
+  let bestF1 = -1;
+  let resolution = fallback.resolution;
+  let traffic: number | undefined;
+  for (const t of candidates) {
+    const c = confusionAt(probabilities, labels, t);
+    if ((c.f1 ?? 0) > bestF1) {
+      bestF1 = c.f1 ?? 0;
+      resolution = t;
+    }
+    if (traffic === undefined && (c.recall ?? 0) >= 0.9) traffic = t;
+  }
+  if (bestF1 <= 0) return fallback;
+  return { traffic: Math.min(traffic ?? resolution, resolution), resolution };
+}
+
+export function evaluate(scenarios: readonly ScoredScenario[], options: EvaluateOptions): Evaluation {
+  const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
+  const thresholds = options.thresholds;
+  const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
+  const labels = scenarios.map((s) => labelOf(s.labels, options.label));
+  const channelIds = options.channels.map((c) => c.id);
+  const hasMerge = channelIds.includes(MERGE_CHANNEL);
+  const curves: Record<string, Curves> = {};
+
+  const channels: Record<string, Metrics> = {};
+  for (const c of options.channels) {
+    const scores = scenarios.map((s) => s.risks[c.id] ?? 0);
+    channels[c.id] = metricsOf(scores, labels, thresholds, bins);
+    curves[`channel:${c.id}`] = { roc: rocCurve(scores, labels), reliability: reliabilityBins(scores, labels, bins) };
+  }
+
+  const weightings: WeightingReport[] = options.weightings.map((w, index) => {
+    const run = (subset: readonly ChannelInfo[]) => {
+      const { scores, resolution } = combine(scenarios, subset, w, thresholds, precisions);
+      return { metrics: metricsOf(scores, labels, thresholds, bins, resolution), scores };
+    };
+    const all = run(options.channels);
+    const withoutMerge = hasMerge ? run(options.channels.filter((c) => c.id !== MERGE_CHANNEL)) : null;
+    if (index === 0) {
+      curves[w.name] = { roc: rocCurve(all.scores, labels), reliability: reliabilityBins(all.scores, labels, bins) };
+      if (withoutMerge) curves[`${w.name} without merge`] = { roc: rocCurve(withoutMerge.scores, labels), reliability: reliabilityBins(withoutMerge.scores, labels, bins) };
+    }
+    const ablations: Record<string, Metrics> = {};
+    if (options.channels.length > 1) for (const c of options.channels) ablations[c.id] = run(options.channels.filter((x) => x.id !== c.id)).metrics;
+    return { name: w.name, weights: w.weights, leak: w.leak ?? 0, combined: all.metrics, withoutMerge: withoutMerge?.metrics ?? null, ablations };
+  });
+
+  let fit: FitReport | undefined;
+  if (options.fitFolds !== undefined && scenarios.length >= options.fitFolds) {
+    const fitOn = (subset: readonly ChannelInfo[]) => {
+      const rows = scenarios.map((s) => subset.map((c) => s.risks[c.id] ?? 0));
+      const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!);
+      const model = fitNoisyOr(rows, labels);
+      const weights = Object.fromEntries(subset.map((c, i) => [c.id, model.weights[i]!]));
+      // Resolution calls of out-of-fold probabilities use τ_RA directly: the fitted model is a probability.
+      return { weights, leak: model.leak, outOfFold: metricsOf(cv.outOfFold, labels, thresholds, bins), probabilities: cv.outOfFold };
+    };
+    const all = fitOn(options.channels);
+    const heuristic = hasMerge ? fitOn(options.channels.filter((c) => c.id !== MERGE_CHANNEL)) : null;
+    fit = {
+      folds: options.fitFolds,
+      weights: all.weights,
+      leak: all.leak,
+      outOfFold: all.outOfFold,
+      withoutMerge: heuristic ? { weights: heuristic.weights, leak: heuristic.leak, outOfFold: heuristic.outOfFold } : null,
+      suggestedThresholds: suggestThresholds(all.probabilities, labels, thresholds),
+      curves: { roc: rocCurve(all.probabilities, labels), reliability: reliabilityBins(all.probabilities, labels, bins) },
+    };
+    curves['fitted (out-of-fold)'] = fit.curves;
+  }
+
+  const rate = (kind: LabelKind) => baseRate(scenarios.map((s) => labelOf(s.labels, kind)));
+  return {
+    label: options.label,
+    scenarios: scenarios.length,
+    positives: labels.filter(Boolean).length,
+    baseRate: baseRate(labels),
+    labelRates: { textual: rate('textual'), manual: rate('manual'), any: rate('any') },
+    thresholds,
+    bins,
+    channels,
+    weightings,
+    ...(fit ? { fit } : {}),
+    curves,
+  };
+}
+
+export interface EarlyWarning {
+  readonly fraction: number;
+  /** Scenarios present at both the early fraction and in full. */
+  readonly scenarios: number;
+  readonly positives: number;
+  /** Positives flagged (traffic or above, first weighting) at the early state, and with the full diffs. */
+  readonly foreseenEarly: number;
+  readonly foreseenFull: number;
+  /** Median hours between the observation and the merge, over positives foreseen at each state. */
+  readonly medianLeadHoursEarly: number | null;
+  readonly medianLeadHoursFull: number | null;
+  /** Median share of each side's commits still to come at the early observation, over positives foreseen early. */
+  readonly medianCommitsAhead: number | null;
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/** How much earlier collisions are foreseen when each side is observed part-way. */
+export function earlyWarning(
+  early: readonly ScoredScenario[],
+  full: readonly ScoredScenario[],
+  options: { channels: readonly ChannelInfo[]; weighting: Weighting; thresholds: Thresholds; label: LabelKind },
+): EarlyWarning {
+  const fullBy = new Map(full.map((s) => [s.merge, s]));
+  const flagged = (s: ScoredScenario) => {
+    const parts = options.channels.map((c) => (options.weighting.weights[c.id] ?? 0) * (s.risks[c.id] ?? 0));
+    return 1 - (1 - (options.weighting.leak ?? 0)) * (1 - noisyOr(parts)) >= options.thresholds.traffic;
+  };
+  const hours = (s: ScoredScenario) => (s.committedAt - s.observedAt) / 3_600_000;
+  let scenarios = 0;
+  let positives = 0;
+  const leadEarly: number[] = [];
+  const leadFull: number[] = [];
+  const ahead: number[] = [];
+  for (const e of early) {
+    const f = fullBy.get(e.merge);
+    if (!f) continue;
+    scenarios++;
+    if (!labelOf(e.labels, options.label)) continue;
+    positives++;
+    if (flagged(e)) {
+      leadEarly.push(hours(e));
+      const remaining = e.chainLength.map((n, i) => (n === 0 ? 0 : (n - e.observed[i]!) / n));
+      ahead.push(Math.max(...remaining));
+    }
+    if (flagged(f)) leadFull.push(hours(f));
+  }
+  const fraction = early[0]?.early ?? NaN;
+  return {
+    fraction,
+    scenarios,
+    positives,
+    foreseenEarly: leadEarly.length,
+    foreseenFull: leadFull.length,
+    medianLeadHoursEarly: median(leadEarly),
+    medianLeadHoursFull: median(leadFull),
+    medianCommitsAhead: median(ahead),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The human table and the Markdown report: one row per scorer (each channel alone, each
+ * weighting, its merge-less variant and ablations, the fitted model), figures side by side.
+ */
+import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
+import type { SkipReason } from '../extract/scenario.js';
+
+export interface ReportContext {
+  readonly repository: string;
+  readonly head: string;
+  readonly merges: number;
+  readonly skippedByReason: Readonly<Partial<Record<SkipReason, number>>>;
+  readonly fromCache?: number;
+  /** Scenarios on which each problem code was met while scoring. */
+  readonly problemCounts?: Readonly<Record<string, number>>;
+  readonly early?: readonly EarlyWarning[];
+  /** Figures at each early fraction (besides the full diffs). */
+  readonly earlyEvaluations?: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
+}
+
+export interface Row {
+  readonly name: string;
+  readonly metrics: Metrics;
+}
+
+const LABEL_NAMES = { textual: 'textual conflict', manual: 'needed manual resolution', any: 'textual conflict or manual resolution' } as const;
+
+export function rowsOf(e: Evaluation): Row[] {
+  const rows: Row[] = [];
+  for (const [id, m] of Object.entries(e.channels)) rows.push({ name: `channel ${id}`, metrics: m });
+  for (const w of e.weightings) {
+    rows.push({ name: `${w.name}`, metrics: w.combined });
+    if (w.withoutMerge) rows.push({ name: `${w.name} without merge`, metrics: w.withoutMerge });
+  }
+  if (e.fit) {
+    rows.push({ name: `fitted, out-of-fold (${e.fit.folds}-fold)`, metrics: e.fit.outOfFold });
+    if (e.fit.withoutMerge) rows.push({ name: 'fitted without merge, out-of-fold', metrics: e.fit.withoutMerge.outOfFold });
+  }
+  return rows;
+}
+
+export function ablationRows(e: Evaluation): Row[] {
+  const w = e.weightings[0];
+  if (!w) return [];
+  return Object.entries(w.ablations).map(([id, m]) => ({ name: `${w.name} − ${id}`, metrics: m }));
+}
+
+function fmt(v: number | null | undefined, digits = 3): string {
+  return v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits);
+}
+
+const HEADERS = ['scorer', 'ROC-AUC', 'PR-AUC', 'Brier', 'ECE', 'P@TA', 'R@TA', 'F1@TA', 'P@RA', 'R@RA', 'F1@RA'];
+
+function cells(r: Row): string[] {
+  const m = r.metrics;
+  return [r.name, fmt(m.rocAuc), fmt(m.prAuc), fmt(m.brier), fmt(m.ece), fmt(m.traffic.precision, 2), fmt(m.traffic.recall, 2), fmt(m.traffic.f1, 2), fmt(m.resolution.precision, 2), fmt(m.resolution.recall, 2), fmt(m.resolution.f1, 2)];
+}
+
+function textTable(rows: readonly Row[]): string {
+  const body = rows.map(cells);
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
+  return [line(HEADERS), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+function markdownTable(rows: readonly Row[]): string {
+  return [`| ${HEADERS.join(' | ')} |`, `|${HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${cells(r).join(' | ')} |`)].join('\n');
+}
+
+function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
+  const skipped = Object.entries(ctx.skippedByReason)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
+  return [
+    `repository ${ctx.repository} at ${ctx.head.slice(0, 12)}`,
+    `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
+    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)}`,
+    `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins`,
+    ...(ctx.problemCounts && Object.keys(ctx.problemCounts).length
+      ? [`problems while scoring (scenarios): ${Object.entries(ctx.problemCounts).map(([code, n]) => `${code} ${n}`).join(', ')}`]
+      : []),
+  ];
+}
+
+function weightLine(name: string, weights: Readonly<Record<string, number>>, leak: number): string {
+  const w = Object.entries(weights)
+    .map(([id, v]) => `${id} ${v.toFixed(3)}`)
+    .join(', ');
+  return `${name}: ${w}${leak ? `, leak ${leak.toFixed(3)}` : ''}`;
+}
+
+function earlyLines(ctx: ReportContext): string[] {
+  return (ctx.early ?? []).map((w) => {
+    const h = (v: number | null) => (v === null ? '–' : `${v.toFixed(1)} h`);
+    return (
+      `early ${w.fraction}: of ${w.positives} collisions in ${w.scenarios} scenarios, ${w.foreseenEarly} foreseen (traffic or above) after ${Math.round(w.fraction * 100)}% of each side's commits, ` +
+      `${w.foreseenFull} with the full diffs; median lead ${h(w.medianLeadHoursEarly)} before the merge (full diffs: ${h(w.medianLeadHoursFull)}); ` +
+      `median share of commits still to come ${w.medianCommitsAhead === null ? '–' : `${Math.round(w.medianCommitsAhead * 100)}%`}`
+    );
+  });
+}
+
+export function formatTable(e: Evaluation, ctx: ReportContext): string {
+  const out = [...summaryLines(e, ctx), '', textTable(rowsOf(e))];
+  const ablations = ablationRows(e);
+  if (ablations.length) out.push('', 'leave-one-channel-out', textTable(ablations));
+  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `observed after the first ${Math.round(fraction * 100)}% of each side's commits`, textTable(rowsOf(evaluation)));
+  const early = earlyLines(ctx);
+  if (early.length) out.push('', ...early);
+  out.push('', ...e.weightings.map((w) => weightLine(w.name, w.weights, w.leak)));
+  if (e.fit) {
+    out.push(weightLine('fitted', e.fit.weights, e.fit.leak));
+    if (e.fit.withoutMerge) out.push(weightLine('fitted without merge', e.fit.withoutMerge.weights, e.fit.withoutMerge.leak));
+    out.push(`suggested thresholds for the fitted probabilities: τ_TA ${e.fit.suggestedThresholds.traffic} · τ_RA ${e.fit.suggestedThresholds.resolution}`);
+  }
+  return out.join('\n');
+}
+
+export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonly { title: string; file: string }[]): string {
+  const out = ['# Airspace evaluation', '', ...summaryLines(e, ctx).map((l) => `- ${l}`), '', '## Scorers', '', markdownTable(rowsOf(e))];
+  const ablations = ablationRows(e);
+  if (ablations.length) out.push('', '## Leave-one-channel-out', '', markdownTable(ablations));
+  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `## Observed after the first ${Math.round(fraction * 100)}% of each side's commits`, '', markdownTable(rowsOf(evaluation)));
+  const early = earlyLines(ctx);
+  if (early.length) out.push('', '## Early warning', '', ...early.map((l) => `- ${l}`));
+  out.push('', '## Weights', '', ...e.weightings.map((w) => `- ${weightLine(w.name, w.weights, w.leak)}`));
+  if (e.fit) {
+    out.push(`- ${weightLine('fitted', e.fit.weights, e.fit.leak)}`);
+    if (e.fit.withoutMerge) out.push(`- ${weightLine('fitted without merge', e.fit.withoutMerge.weights, e.fit.withoutMerge.leak)}`);
+    out.push(`- suggested thresholds: τ_TA ${e.fit.suggestedThresholds.traffic}, τ_RA ${e.fit.suggestedThresholds.resolution}`);
+  }
+  if (plots.length) out.push('', '## Plots', '', ...plots.map((p) => `![${p.title}](${p.file})`));
+  out.push(
+    '',
+    'P/R/F1@TA: predicted positive when risk ≥ τ_TA. @RA: when the scanner would raise a resolution advisory (risk ≥ τ_RA after the escalation discipline; for a channel alone, r ≥ τ_RA; for the fitted model, probability ≥ τ_RA). ' +
+      'PR-AUC is average precision. ECE: Σ_b (n_b/N)·|observed − predicted| over equal-width bins.',
+  );
+  return out.join('\n') + '\n';
+}

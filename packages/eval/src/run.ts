@@ -1,0 +1,194 @@
+/**
+ * `airspace eval` as a function: replay (cached) → evaluate → outputs (calibration file, Markdown
+ * report with SVG plots). The CLI parses flags and prints; everything else is here.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { DEFAULT_THRESHOLDS, type Precision, type Thresholds } from '@airspace/core';
+import { readCalibration } from '@airspace/config';
+import { openRepository, runGit, ScratchStore } from '@airspace/git';
+import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
+import type { LabelKind, Skipped } from './extract/scenario.js';
+import { earlyWarning, evaluate, type EarlyWarning, type Evaluation, type Weighting } from './measure/evaluate.js';
+import { replay, type ReplayProgress } from './replay.js';
+import { formatMarkdown, type ReportContext } from './report/table.js';
+import { reliabilitySvg, rocSvg } from './report/svg.js';
+import { ScenarioCache } from './score/cache.js';
+import type { ScenarioScorer } from './score/scorer.js';
+
+export interface RunEvalOptions {
+  readonly repo: string;
+  readonly scorer: ScenarioScorer;
+  readonly maxMerges?: number;
+  readonly since?: string;
+  readonly rev?: string;
+  /** Observed fractions for early warning, each in (0, 1). */
+  readonly early?: readonly number[];
+  readonly label?: LabelKind;
+  /** Fit weights with k-fold cross-validation (k = folds, default 5). */
+  readonly fit?: boolean;
+  readonly folds?: number;
+  /** Weightings to compare beside the scanner's own (from `--weights FILE`). */
+  readonly weightings?: readonly Weighting[];
+  readonly thresholds?: Thresholds;
+  readonly resolutionPrecisions?: readonly Precision[];
+  /** Directory of the scored-scenario cache; false disables it. Default: `<git common dir>/airspace/eval`. */
+  readonly cacheDir?: string | false;
+  /** Where `--fit` writes the calibration file. */
+  readonly calibrationOut?: string;
+  /** `--out DIR`: Markdown report and SVG plots. */
+  readonly outDir?: string;
+  readonly maxFiles?: number;
+  readonly onProgress?: (progress: ReplayProgress) => void;
+  readonly tool?: string;
+}
+
+export interface EvalRun {
+  readonly evaluation: Evaluation;
+  readonly earlyWarnings: readonly EarlyWarning[];
+  readonly earlyEvaluations: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
+  readonly context: ReportContext;
+  readonly skipped: readonly Skipped[];
+  readonly calibration?: CalibrationFile;
+  readonly cacheFile?: string;
+  readonly written: readonly string[];
+}
+
+/** A weighting from a calibration file or any JSON with a `weights` object (named after the file). */
+export function readWeighting(path: string): { weighting?: Weighting; problems: { code: string; message: string }[] } {
+  const { calibration, problems } = readCalibration(path);
+  if (!calibration) return { problems };
+  let leak = 0;
+  try {
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as { leak?: unknown };
+    if (typeof raw.leak === 'number' && raw.leak >= 0 && raw.leak < 1) leak = raw.leak;
+  } catch {
+    // readCalibration has read it already; a leak is optional.
+  }
+  return { weighting: { name: basename(path).replace(/\.json$/, ''), weights: calibration.weights, leak }, problems };
+}
+
+export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
+  const repo = await openRepository(options.repo);
+  const head = (await runGit(['rev-parse', options.rev ?? 'HEAD'], { cwd: repo.root })).trim();
+  const scratch = new ScratchStore(join(repo.commonDir, 'objects'));
+  const cache = options.cacheDir === false ? undefined : new ScenarioCache(options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'), options.scorer.version);
+  const label = options.label ?? 'textual';
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const early = (options.early ?? []).filter((f) => f > 0 && f < 1);
+  try {
+    const result = await replay({
+      repo: repo.root,
+      scorer: options.scorer,
+      scratch,
+      early,
+      ...(cache ? { cache } : {}),
+      ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}),
+      ...(options.since !== undefined ? { since: options.since } : {}),
+      rev: head,
+      ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
+      repository: repo.id,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const scannerWeighting: Weighting = { name: 'scanner weights', weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])) };
+    const weightings = [scannerWeighting, ...(options.weightings ?? [])];
+    const evalOptions = {
+      channels: options.scorer.channels,
+      thresholds,
+      label,
+      weightings,
+      ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
+    };
+    const full = result.scored.get(1) ?? [];
+    const folds = options.folds ?? 5;
+    const evaluation = evaluate(full, { ...evalOptions, ...(options.fit ? { fitFolds: folds } : {}) });
+    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...(options.fit ? { fitFolds: folds } : {}) }) }));
+    const earlyWarnings = early.map((fraction) => earlyWarning(result.scored.get(fraction) ?? [], full, { channels: options.scorer.channels, weighting: scannerWeighting, thresholds, label }));
+    const context: ReportContext = {
+      repository: repo.root,
+      head,
+      merges: result.merges,
+      skippedByReason: result.skippedByReason,
+      fromCache: result.fromCache,
+      problemCounts: result.problemCounts,
+      early: earlyWarnings,
+      earlyEvaluations,
+    };
+    const written: string[] = [];
+
+    let calibration: CalibrationFile | undefined;
+    if (options.fit && evaluation.fit) {
+      const m = evaluation.fit.outOfFold;
+      calibration = {
+        kind: CALIBRATION_KIND,
+        version: 1,
+        weights: evaluation.fit.weights,
+        leak: evaluation.fit.leak,
+        thresholds: evaluation.fit.suggestedThresholds,
+        label,
+        provenance: {
+          repository: basename(repo.root),
+          head,
+          merges: result.merges,
+          scenarios: full.length,
+          ...(full[0] ? { newestMerge: full[0].merge } : {}),
+          ...(full.length ? { oldestMerge: full[full.length - 1]!.merge } : {}),
+          early: 1,
+          folds,
+          channelSetVersion: options.scorer.version,
+          createdAt: new Date().toISOString(),
+          tool: options.tool ?? 'airspace eval',
+          metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: evaluation.baseRate },
+        },
+      };
+      if (options.calibrationOut) {
+        writeFileSync(options.calibrationOut, JSON.stringify(calibration, null, 2) + '\n');
+        written.push(options.calibrationOut);
+      }
+    }
+
+    if (options.outDir) written.push(...writeReport(options.outDir, evaluation, context));
+    return {
+      evaluation,
+      earlyWarnings,
+      earlyEvaluations,
+      context,
+      skipped: result.skipped,
+      ...(calibration ? { calibration } : {}),
+      ...(cache ? { cacheFile: cache.file } : {}),
+      written,
+    };
+  } finally {
+    scratch.dispose();
+  }
+}
+
+/** `--out DIR`: report.md, roc.svg, reliability.svg (and the early fractions' ROC). */
+export function writeReport(dir: string, evaluation: Evaluation, context: ReportContext): string[] {
+  mkdirSync(dir, { recursive: true });
+  const plots: { title: string; file: string }[] = [];
+  const written: string[] = [];
+  const write = (file: string, text: string) => {
+    writeFileSync(join(dir, file), text);
+    written.push(join(dir, file));
+  };
+  const auc = (name: string) => {
+    if (name.startsWith('channel:')) return evaluation.channels[name.slice(8)]?.rocAuc;
+    if (name === 'fitted (out-of-fold)') return evaluation.fit?.outOfFold.rocAuc;
+    const w = evaluation.weightings.find((x) => x.name === name || `${x.name} without merge` === name);
+    return name.endsWith('without merge') ? w?.withoutMerge?.rocAuc : w?.combined.rocAuc;
+  };
+  const ece = (name: string) => {
+    if (name === 'fitted (out-of-fold)') return evaluation.fit?.outOfFold.ece;
+    const w = evaluation.weightings.find((x) => x.name === name || `${x.name} without merge` === name);
+    return name.endsWith('without merge') ? w?.withoutMerge?.ece : w?.combined.ece;
+  };
+  const entries = Object.entries(evaluation.curves);
+  write('roc.svg', rocSvg(entries.map(([name, c]) => ({ name: name.replace(/^channel:/, ''), points: c.roc, auc: auc(name) ?? null }))));
+  plots.push({ title: 'ROC curves', file: 'roc.svg' });
+  const combos = entries.filter(([name]) => !name.startsWith('channel:'));
+  write('reliability.svg', reliabilitySvg(combos.map(([name, c]) => ({ name, bins: c.reliability, ece: ece(name) ?? null }))));
+  plots.push({ title: 'Reliability diagram', file: 'reliability.svg' });
+  write('report.md', formatMarkdown(evaluation, context, plots));
+  return written;
+}

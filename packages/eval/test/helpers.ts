@@ -1,0 +1,104 @@
+import { defineChannel } from '@airspace/core';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+
+const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+function edit(text: string, at: number, replacement: string): string {
+  const l = text.split('\n');
+  l[at - 1] = replacement;
+  return l.join('\n');
+}
+
+/** Merges `branch` into main; on a conflict, resolves with `resolve` (path → content) and commits. */
+function merge(repo: RepoFixture, branch: string, resolve?: Record<string, string>): string {
+  try {
+    repo.git('merge', '--no-ff', '--no-edit', '-m', `merge ${branch}`, branch);
+  } catch {
+    repo.writeAll(resolve ?? {});
+    repo.git('add', '-A');
+    repo.git('commit', '--no-edit', '-q', '-m', `merge ${branch} (resolved)`);
+  }
+  return repo.head();
+}
+
+export interface HistoryFixture {
+  readonly repo: RepoFixture;
+  /** Merge commit ids by what they are. */
+  readonly merges: { conflict: string; clean: string; manual: string; ancestor: string; sameFile: string };
+}
+
+/**
+ * A repository with five merges of known outcome, oldest first:
+ * - `conflict`: both sides edit line 5 of a.txt differently (textual conflict);
+ * - `clean`: the sides edit different files;
+ * - `sameFile`: the sides edit far-apart lines of b.txt (clean, one shared file);
+ * - `manual`: the sides edit different files and the merge commit also changes c.txt (manual resolution);
+ * - `ancestor`: a branch merged with --no-ff into a main that did not move (skipped).
+ */
+export function historyFixture(): HistoryFixture {
+  const repo = createRepoFixture({ 'a.txt': lines(20, 'a'), 'b.txt': lines(40, 'b'), 'c.txt': lines(10, 'c'), 'd.txt': lines(10, 'd') });
+  const base = { a: lines(20, 'a'), b: lines(40, 'b'), c: lines(10, 'c') };
+
+  const s1 = repo.worktree('s1');
+  s1.write('a.txt', edit(base.a, 5, 'a five from s1')).commit('s1 edits a:5');
+  s1.write('d.txt', lines(11, 'd')).commit('s1 appends to d');
+  repo.write('a.txt', edit(base.a, 5, 'a five from main')).commit('main edits a:5');
+  const conflict = merge(repo, 's1', { 'a.txt': edit(base.a, 5, 'a five merged') });
+
+  const s2 = repo.worktree('s2');
+  s2.write('c.txt', edit(base.c, 2, 'c two from s2')).commit('s2 edits c');
+  repo.write('e.txt', 'new file on main\n').commit('main adds e');
+  const clean = merge(repo, 's2');
+
+  const s3 = repo.worktree('s3');
+  s3.write('b.txt', edit(base.b, 3, 'b three from s3')).commit('s3 edits b:3');
+  repo.write('b.txt', edit(base.b, 35, 'b thirty-five from main')).commit('main edits b:35');
+  const sameFile = merge(repo, 's3');
+
+  const s4 = repo.worktree('s4');
+  s4.write('f.txt', 'f from s4\n').commit('s4 adds f');
+  s4.write('f.txt', 'f from s4, again\n').commit('s4 edits f');
+  repo.write('g.txt', 'g from main\n').commit('main adds g');
+  repo.git('merge', '--no-ff', '--no-commit', 's4');
+  repo.write('d.txt', lines(12, 'd'));
+  repo.git('add', '-A');
+  repo.git('commit', '--no-edit', '-q', '-m', 'merge s4 with a fix-up in d');
+  const manual = repo.head();
+
+  const s5 = repo.worktree('s5');
+  s5.write('h.txt', 'h\n').commit('s5 adds h');
+  const ancestor = merge(repo, 's5');
+
+  return { repo, merges: { conflict, clean, manual, ancestor, sameFile } };
+}
+
+/** A channel that says 1 when the two sides change a common path. */
+export const sharedFileChannel = defineChannel({
+  id: 'shared-file',
+  defaultWeight: 1,
+  meta: { precision: 'file' },
+  score(a, b) {
+    const paths = new Set(a.files.map((f) => f.path));
+    const shared = b.files.find((f) => paths.has(f.path));
+    return shared ? { risk: 1, evidence: [{ message: `both change ${shared.path}` }] } : { risk: 0, evidence: [] };
+  },
+});
+
+/** A channel that says 0.5 when either side touches a.txt (a stand-in for a line-level channel). */
+export const aTxtChannel = defineChannel({
+  id: 'a-txt',
+  defaultWeight: 0.8,
+  meta: { precision: 'line' },
+  score(a, b) {
+    const touches = [a, b].every((x) => x.files.some((f) => f.path === 'a.txt'));
+    return touches ? { risk: 0.5, evidence: [{ message: 'both touch a.txt' }] } : { risk: 0, evidence: [] };
+  },
+});
+
+export const throwingChannel = defineChannel({
+  id: 'throws',
+  defaultWeight: 1,
+  score() {
+    throw new Error('boom');
+  },
+});

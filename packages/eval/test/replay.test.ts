@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScratchStore } from '@airspace/git';
+import { extractScenario, labelMerge } from '../src/extract/scenario.js';
+import { listMerges } from '../src/extract/merges.js';
+import { replay } from '../src/replay.js';
+import { ScenarioCache } from '../src/score/cache.js';
+import { createChannelScorer, type ScenarioScorer } from '../src/score/scorer.js';
+import { aTxtChannel, historyFixture, sharedFileChannel, throwingChannel, type HistoryFixture } from './helpers.js';
+
+let fx: HistoryFixture;
+let scratch: ScratchStore;
+let cacheDir: string;
+
+beforeAll(() => {
+  fx = historyFixture();
+  scratch = new ScratchStore(join(fx.repo.dir, '.git', 'objects'));
+  cacheDir = mkdtempSync(join(tmpdir(), 'airspace-eval-cache-'));
+});
+afterAll(() => {
+  scratch.dispose();
+  fx.repo.dispose();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+function objectCount(): string {
+  return fx.repo.git('count-objects', '-v');
+}
+
+describe('merges and labels', () => {
+  it('lists two-parent merges newest first, and honours --max-merges', async () => {
+    const all = await listMerges(fx.repo.dir);
+    const m = fx.merges;
+    expect(all.map((x) => x.merge)).toEqual([m.ancestor, m.manual, m.sameFile, m.clean, m.conflict]);
+    expect(all.every((x) => x.parents.length === 2)).toBe(true);
+    expect((await listMerges(fx.repo.dir, { maxMerges: 2 })).map((x) => x.merge)).toEqual([m.ancestor, m.manual]);
+  });
+
+  it('labels a textual conflict with its path, and not as a manual resolution', async () => {
+    const parents = fx.repo.git('rev-parse', `${fx.merges.conflict}^1`, `${fx.merges.conflict}^2`).split('\n') as [string, string];
+    const before = objectCount();
+    const labels = await labelMerge(fx.repo.dir, scratch, fx.merges.conflict, parents);
+    expect(labels).toEqual({ textual: true, conflictedPaths: ['a.txt'], manual: false, manualPaths: [] });
+    // git's merge wrote its trees into the scratch store, not into the repository.
+    expect(objectCount()).toBe(before);
+  });
+
+  it('labels clean merges clean, and a merge that changed a cleanly merged file as manual', async () => {
+    const label = async (merge: string) => labelMerge(fx.repo.dir, scratch, merge, fx.repo.git('rev-parse', `${merge}^1`, `${merge}^2`).split('\n') as [string, string]);
+    expect(await label(fx.merges.clean)).toEqual({ textual: false, conflictedPaths: [], manual: false, manualPaths: [] });
+    expect(await label(fx.merges.sameFile)).toMatchObject({ textual: false, manual: false });
+    expect(await label(fx.merges.manual)).toEqual({ textual: false, conflictedPaths: [], manual: true, manualPaths: ['d.txt'] });
+  });
+});
+
+describe('scenarios', () => {
+  it('each side of a merge is an agent with its diff from the merge base, in base coordinates', async () => {
+    const [m] = (await listMerges(fx.repo.dir)).filter((x) => x.merge === fx.merges.conflict);
+    const r = await extractScenario(fx.repo.dir, m!, { scratch });
+    if (!('scenario' in r)) throw new Error(`skipped: ${JSON.stringify(r.skipped)}`);
+    const [main, side] = r.scenario.agents;
+    expect(main.files.map((f) => f.path)).toEqual(['a.txt']);
+    expect(side.files.map((f) => f.path).sort()).toEqual(['a.txt', 'd.txt']);
+    expect(main.files[0]!.baseRanges).toEqual([[5, 5]]);
+    expect(side.committedWork).toBeGreaterThanOrEqual(2);
+    expect(r.scenario.labels.textual).toBe(true);
+  });
+
+  it('skips a merge whose first parent is the merge base, and says why', async () => {
+    const [m] = (await listMerges(fx.repo.dir)).filter((x) => x.merge === fx.merges.ancestor);
+    const r = await extractScenario(fx.repo.dir, m!, { scratch });
+    expect(r).toEqual({ skipped: { merge: fx.merges.ancestor, reason: 'parent-is-ancestor', detail: 'first parent is the merge base' } });
+  });
+
+  it('--early observes each side after the first part of its commits', async () => {
+    const [m] = (await listMerges(fx.repo.dir)).filter((x) => x.merge === fx.merges.conflict);
+    const r = await extractScenario(fx.repo.dir, m!, { scratch, early: 0.5 });
+    if (!('scenario' in r)) throw new Error('skipped');
+    // s1 made two commits (a.txt, then d.txt): half-way it has changed a.txt only.
+    expect(r.scenario.sides[1]).toMatchObject({ chainLength: 2, observed: 1 });
+    expect(r.scenario.agents[1].files.map((f) => f.path)).toEqual(['a.txt']);
+    expect(r.scenario.labels.textual).toBe(true);
+  });
+
+  it('a huge diff is skipped with the reason', async () => {
+    const [m] = (await listMerges(fx.repo.dir)).filter((x) => x.merge === fx.merges.conflict);
+    const r = await extractScenario(fx.repo.dir, m!, { scratch, maxFiles: 1 });
+    expect(r).toMatchObject({ skipped: { reason: 'huge-diff' } });
+  });
+
+  it('missing objects are a failed scenario, not a crash', async () => {
+    const r = await extractScenario(fx.repo.dir, { merge: 'f'.repeat(40), parents: ['e'.repeat(40), 'd'.repeat(40)], committedAt: 0 }, { scratch });
+    expect(r).toMatchObject({ skipped: { reason: 'failed' } });
+  });
+});
+
+describe('replay with the cache', () => {
+  const scorer = (): ScenarioScorer => createChannelScorer({ channels: [sharedFileChannel, aTxtChannel, throwingChannel] });
+
+  it('scores every loaded channel, counts skips, and a second run reads everything from the cache', async () => {
+    const first = await replay({ repo: fx.repo.dir, scorer: scorer(), scratch, cache: new ScenarioCache(cacheDir, scorer().version) });
+    expect(first.merges).toBe(5);
+    expect(first.skippedByReason).toEqual({ 'parent-is-ancestor': 1 });
+    const full = first.scored.get(1)!;
+    expect(full.map((s) => s.merge)).toEqual([fx.merges.manual, fx.merges.sameFile, fx.merges.clean, fx.merges.conflict]);
+    const byMerge = new Map(full.map((s) => [s.merge, s]));
+    expect(byMerge.get(fx.merges.conflict)!.risks).toEqual({ 'shared-file': 1, 'a-txt': 0.5, throws: 0 });
+    expect(byMerge.get(fx.merges.clean)!.risks).toEqual({ 'shared-file': 0, 'a-txt': 0, throws: 0 });
+    expect(byMerge.get(fx.merges.sameFile)!.risks['shared-file']).toBe(1);
+    expect(byMerge.get(fx.merges.conflict)!.problems).toContain('CHANNEL_THREW:throws');
+    expect(first.fromCache).toBe(0);
+
+    const cache = new ScenarioCache(cacheDir, scorer().version);
+    expect(cache.size).toBe(5);
+    let scored = 0;
+    const counting: ScenarioScorer = { ...scorer(), score: async (s) => (scored++, scorer().score(s)) };
+    const second = await replay({ repo: fx.repo.dir, scorer: counting, scratch, cache });
+    expect(scored).toBe(0);
+    expect(second.fromCache).toBe(5);
+    expect(second.scored.get(1)).toEqual(full);
+  });
+
+  it('another channel set has another cache file', () => {
+    const other = createChannelScorer({ channels: [sharedFileChannel] });
+    expect(other.version).not.toBe(scorer().version);
+  });
+
+  it('a damaged cache line is skipped, not fatal', () => {
+    const cache = new ScenarioCache(cacheDir, scorer().version);
+    const text = readFileSync(cache.file, 'utf8');
+    writeFileSync(cache.file, text + '{"key": "torn');
+    const reread = new ScenarioCache(cacheDir, scorer().version);
+    expect(reread.size).toBe(5);
+    expect(reread.damaged).toBe(1);
+  });
+});
