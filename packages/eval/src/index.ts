@@ -12,3 +12,4 @@ export * from './report/svg.js';
 export * from './calibration.js';
 export * from './run.js';
 export * from './score/services.js';
+export * from './compose.js';

@@ -26,7 +26,11 @@ export interface ReplayOptions extends ListMergesOptions {
   readonly maxFiles?: number;
   readonly repository?: string;
   readonly onProgress?: (progress: ReplayProgress) => void;
+  /** Merges replayed at once (default 3). */
+  readonly concurrency?: number;
 }
+
+export const DEFAULT_CONCURRENCY = 3;
 
 export interface ReplayResult {
   readonly merges: number;
@@ -63,24 +67,23 @@ export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, p
 export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   const fractions = [...new Set([1, ...(options.early ?? [])])].sort((x, y) => y - x);
   const merges: MergeCommit[] = await listMerges(options.repo, options);
-  const scored = new Map<number, ScoredScenario[]>(fractions.map((f) => [f, []]));
-  const skipped: Skipped[] = [];
-  const skippedByReason: Partial<Record<SkipReason, number>> = {};
   let fromCache = 0;
   let done = 0;
-  for (const m of merges) {
-    let mergeSkipped: Skipped | undefined;
+  let skippedSoFar = 0;
+
+  /** One merge at every fraction; a merge skipped at one fraction is left out of all of them. */
+  const processMerge = async (m: MergeCommit): Promise<{ scored: Map<number, ScoredScenario>; skipped?: Skipped }> => {
+    const scored = new Map<number, ScoredScenario>();
     for (const fraction of fractions) {
-      if (mergeSkipped) break;
       const key = cacheKey(m.merge, fraction);
       const cached = options.cache?.get(key);
       if (cached) {
         fromCache++;
-        if ('skipped' in cached) mergeSkipped = cached.skipped;
-        else scored.get(fraction)!.push(cached.scored);
+        if ('skipped' in cached) return { scored, skipped: cached.skipped };
+        scored.set(fraction, cached.scored);
         continue;
       }
-      const labels = options.cache?.labelsOf(m.merge) ?? scored.get(1)!.find((s) => s.merge === m.merge)?.labels;
+      const labels = scored.get(1)?.labels ?? options.cache?.labelsOf(m.merge);
       const extracted = await extractScenario(options.repo, m, {
         scratch: options.scratch,
         early: fraction,
@@ -89,30 +92,49 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
         ...(labels ? { labels } : {}),
       });
       if ('skipped' in extracted) {
-        mergeSkipped = extracted.skipped;
         options.cache?.put({ key, skipped: extracted.skipped });
-        continue;
+        return { scored, skipped: extracted.skipped };
       }
       let record: ScoredScenario;
       try {
         const score = await options.scorer.score(extracted.scenario);
         record = toScored(extracted.scenario, score.risks, score.problems);
       } catch (error) {
-        mergeSkipped = { merge: m.merge, reason: 'failed', detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}` };
-        options.cache?.put({ key, skipped: mergeSkipped });
-        continue;
+        const skipped: Skipped = { merge: m.merge, reason: 'failed', detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}` };
+        options.cache?.put({ key, skipped });
+        return { scored, skipped };
       }
-      scored.get(fraction)!.push(record);
+      scored.set(fraction, record);
       options.cache?.put({ key, scored: record });
     }
-    if (mergeSkipped) {
-      skipped.push(mergeSkipped);
-      skippedByReason[mergeSkipped.reason] = (skippedByReason[mergeSkipped.reason] ?? 0) + 1;
-      // A merge skipped at one fraction is left out of every fraction, so they compare the same merges.
-      for (const list of scored.values()) if (list.length && list[list.length - 1]!.merge === m.merge) list.pop();
+    return { scored };
+  };
+
+  // A few merges at a time: git calls are short and mostly wait, so overlapping them pays.
+  const results = new Array<{ scored: Map<number, ScoredScenario>; skipped?: Skipped }>(merges.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < merges.length) {
+      const i = next++;
+      const m = merges[i]!;
+      results[i] = await processMerge(m);
+      done++;
+      if (results[i]!.skipped) skippedSoFar++;
+      options.onProgress?.({ done, total: merges.length, fromCache, skipped: skippedSoFar, merge: m.merge });
     }
-    done++;
-    options.onProgress?.({ done, total: merges.length, fromCache, skipped: skipped.length, merge: m.merge });
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
+
+  const scored = new Map<number, ScoredScenario[]>(fractions.map((f) => [f, []]));
+  const skipped: Skipped[] = [];
+  const skippedByReason: Partial<Record<SkipReason, number>> = {};
+  for (const r of results) {
+    if (r.skipped) {
+      skipped.push(r.skipped);
+      skippedByReason[r.skipped.reason] = (skippedByReason[r.skipped.reason] ?? 0) + 1;
+      continue;
+    }
+    for (const [fraction, record] of r.scored) scored.get(fraction)!.push(record);
   }
   const problemCounts: Record<string, number> = {};
   for (const s of scored.get(1)!) for (const code of s.problems ?? []) problemCounts[code] = (problemCounts[code] ?? 0) + 1;

@@ -39,6 +39,8 @@ export interface RunEvalOptions {
   /** `--out DIR`: Markdown report and SVG plots. */
   readonly outDir?: string;
   readonly maxFiles?: number;
+  /** Merges replayed at once. */
+  readonly concurrency?: number;
   readonly onProgress?: (progress: ReplayProgress) => void;
   readonly tool?: string;
 }
@@ -88,6 +90,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       rev: head,
       ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
       repository: repo.id,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     const scannerWeighting: Weighting = { name: 'scanner weights', weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])) };

@@ -146,11 +146,15 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
     }) as unknown as [SideState, SideState];
     const now = Math.max(sides[0].at, sides[1].at);
 
-    const labels = options.labels ?? (await labelMerge(cwd, options.scratch, m.merge, parents));
     const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+    // The label merge and both sides' diffs are independent: run them together.
+    const [labels, ...sets] = await Promise.all([
+      options.labels ?? labelMerge(cwd, options.scratch, m.merge, parents),
+      ...sides.map((side) => commitWorkingSet(cwd, base, side.commit, { now, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}), maxFiles })),
+    ]);
     const agents: Agent[] = [];
     for (const [i, side] of sides.entries()) {
-      const set = await commitWorkingSet(cwd, base, side.commit, { now, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}), maxFiles });
+      const set = sets[i]!;
       if (set.tooManyFiles) return skip('huge-diff', `parent ${i + 1} changes more than ${maxFiles} files`);
       const id = i === 0 ? 'parent-1' : 'parent-2';
       agents.push({

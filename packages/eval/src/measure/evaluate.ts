@@ -144,7 +144,7 @@ function combine(
  * that still catches 90% of the positives (never above τ_RA).
  */
 export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds): Thresholds {
-  const candidates = [...new Set(probabilities.map((p) => Math.round(p * 1000) / 1000))].sort((a, b) => b - a);
+  const candidates = [...new Set(probabilities.map((p) => Math.floor(p * 1000) / 1000))].sort((a, b) => b - a);
   let bestF1 = -1;
   let resolution = fallback.resolution;
   let traffic: number | undefined;
