@@ -3,7 +3,6 @@ export * from './measure/evaluate.js';
 export * from './fit/noisy-or.js';
 export * from './extract/merges.js';
 export * from './extract/scenario.js';
-export * from './extract/working-set.js';
 export * from './score/scorer.js';
 export * from './score/cache.js';
 export * from './replay.js';

@@ -7,7 +7,7 @@
  */
 import type { Agent } from '@airspace/core';
 import { GitError, parseMergeTree, runGit, runGitRaw, type ScratchStore } from '@airspace/git';
-import { commitWorkingSet } from './working-set.js';
+import { commitWorkingSet } from '@airspace/git';
 import type { MergeCommit } from './merges.js';
 
 export interface ScenarioLabels {
