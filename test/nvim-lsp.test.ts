@@ -1,0 +1,58 @@
+/**
+ * Neovim (the Debian package, 0.7) as the LSP client, headless: the configuration of
+ * docs/editors.md receives Airspace's diagnostic on the right line, hovers it, and asks airspace/scan.
+ */
+import { describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRepoFixture } from '@airspace/git/fixture';
+
+const NVIM = spawnSync('nvim', ['--version'], { encoding: 'utf8' }).status === 0;
+const COLLECT = fileURLToPath(new URL('./nvim/collect.lua', import.meta.url));
+const SERVER = fileURLToPath(new URL('../packages/lsp-server/test/support/fake-server.mjs', import.meta.url));
+
+const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
+
+describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
+  it('shows the diagnostic on the line both agents change', () => {
+    const repo = createRepoFixture({ 'src/app.ts': lines(20) });
+    const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
+    try {
+      repo.worktree('alice').write('src/app.ts', lines(20, { 7: 'const line7 = "alice";' })).commit('alice');
+      const bob = repo.worktree('bob');
+      // Two lines inserted on top: base line 7 is line 9 in bob's file today.
+      bob.write('src/app.ts', '// bob\n// bob\n' + lines(20, { 7: 'const line7 = "bob";' }));
+      const result = join(out, 'result.json');
+      const run = spawnSync('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], {
+        env: {
+          ...process.env,
+          AIRSPACE_LSP_CMD: JSON.stringify([process.execPath, SERVER, '--stdio']),
+          AIRSPACE_FILE: join(realpathSync(bob.dir), 'src/app.ts'),
+          AIRSPACE_OUT: result,
+          AIRSPACE_TIMEOUT_MS: '30000',
+        },
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+      expect(run.error).toBeUndefined();
+      const got = JSON.parse(readFileSync(result, 'utf8')) as { received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number };
+      expect(got.error).toBeUndefined();
+      expect(got.received).toBe(true);
+      expect(got.diagnostics).toHaveLength(1);
+      const d = got.diagnostics[0]!;
+      expect(d.lnum).toBe(8);
+      expect(d.source).toBe('airspace');
+      expect(d.severity).toBe(2);
+      expect(d.message).toContain('alice');
+      expect(d.message).toContain('src/app.ts line 7');
+      expect(got.hover).toContain('+const line7 = "alice";');
+      expect(got.advisories).toBe(1);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+});
