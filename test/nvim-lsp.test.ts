@@ -56,3 +56,11 @@ describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
     }
   });
 });
+
+describe('docs/editors.md', () => {
+  it('shows the tested Neovim configuration verbatim', () => {
+    const docs = readFileSync(fileURLToPath(new URL('../docs/editors.md', import.meta.url)), 'utf8');
+    const config = readFileSync(fileURLToPath(new URL('./nvim/airspace.lua', import.meta.url)), 'utf8');
+    expect(docs).toContain('```lua\n' + config + '```');
+  });
+});
