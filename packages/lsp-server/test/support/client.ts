@@ -60,7 +60,7 @@ export class TestClient {
   }
 
   /** Waits until `check` returns a value (re-checked on every message), or fails after `ms`. */
-  until<T>(what: string, check: () => T | undefined, ms = 15_000): Promise<T> {
+  until<T>(what: string, check: () => T | undefined, ms = 40_000): Promise<T> {
     return new Promise((resolve, reject) => {
       const first = check();
       if (first !== undefined) return resolve(first);
