@@ -8,10 +8,13 @@
  * with these rules on top:
  *   - a git conflict is a conflict: when any pair of changes conflicts under git's rule
  *     (overlapping, touching, an insertion at or inside a change, two insertions at one point),
- *     lineOverlap is at least `conflictFloor` (default 0.9), even for a thin overlap of two large
- *     regions or for insertions, which cover no lines;
+ *     the file scores at least `conflictFloor` (default 0.9) — even for a thin overlap of two large
+ *     regions, for insertions (which cover no lines) and for old edits: recency weights scale
+ *     what git would merge cleanly, never a conflict it will report;
  *   - whole-file edits (added, deleted, binary, no line info) overlap fully; the same path added by
- *     both, a modify/delete and a rename of one base file to two paths score 1;
+ *     both, a modify/delete, a binary file changed on both sides and a rename of one base file to
+ *     two paths are certain conflicts (at least `conflictFloor`); a modified file without line
+ *     information (e.g. an observation without ranges) scores w_a · w_b;
  *   - content is compared as git's "zealous" merge does: equal `newBlob` on both sides (or both
  *     deleting the file) is an identical change → `identicalRisk` (default 0.05) with evidence
  *     `identical-change`; hunks with the same base range and `contentId` on both sides are
@@ -178,19 +181,22 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
     };
   }
 
-  const whole = (text: string): FileResult => ({
-    risk: w,
-    evidence: [{ kind: 'whole-file', risk: w, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}.` }],
-  });
-  if (f.status === 'added' && g.status === 'added' && f.path === g.path) return whole('both add it with different content');
+  /** `certain`: git will report this conflict (add/add, modify/delete, binary, rename/rename). */
+  const whole = (text: string, certain: boolean): FileResult => {
+    const risk = certain ? Math.max(w, options.conflictFloor) : w;
+    const tail = certain ? '; git would report a conflict' : '';
+    return { risk, evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}${tail}.` }] };
+  };
+  if (f.status === 'added' && g.status === 'added' && f.path === g.path) return whole('both add it with different content', true);
   if (f.oldPath !== undefined && g.oldPath !== undefined && f.oldPath === g.oldPath && f.path !== g.path) {
-    return whole(`both rename ${f.oldPath}, to different paths`);
+    return whole(`both rename ${f.oldPath}, to different paths`, true);
   }
-  const wf = f.baseRanges === 'whole' || f.binary ? whyWhole(f) ?? 'changes the whole file' : undefined;
-  const wg = g.baseRanges === 'whole' || g.binary ? whyWhole(g) ?? 'changes the whole file' : undefined;
+  const wf = f.baseRanges === 'whole' || f.binary || f.status === 'deleted' ? whyWhole(f) ?? 'changes the whole file' : undefined;
+  const wg = g.baseRanges === 'whole' || g.binary || g.status === 'deleted' ? whyWhole(g) ?? 'changes the whole file' : undefined;
   if (wf !== undefined || wg !== undefined) {
     const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
-    return whole(`${text}; a whole-file change overlaps every change`);
+    const certain = f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
+    return whole(`${text}; a whole-file change overlaps every change`, certain);
   }
 
   const compatible = compatibleHunks(f, g);
@@ -198,8 +204,9 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
   const B = comparableRanges(g, compatible);
   const pairs = conflicts(A, B);
   if (pairs.length > 0) {
-    const lineOverlap = Math.max(overlapCoefficient(A, B), options.conflictFloor);
-    const risk = w * lineOverlap;
+    // w · lineOverlap, but never below the floor: a conflict git will report is not made
+    // harmless by the age of the edits.
+    const risk = Math.max(w * overlapCoefficient(A, B), options.conflictFloor);
     const order = { overlap: 0, 'same-insertion-point': 1, touching: 2 } as const;
     const ranked = pairs.map((p) => ({ ...p, kind: conflictKind(p.a, p.b) })).sort((x, y) => order[x.kind] - order[y.kind]);
     const evidence = ranked.slice(0, Math.max(1, options.maxEvidencePerFile)).map(

@@ -30,10 +30,13 @@ channelTester.run('overlap', overlap, {
     { name: 'rename on one side, no line change on the other side of the same base', a: a(edit('src/new.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[3, 4]])), max: 0 },
     { name: 'intent on a path the other changes: traffic, not resolution', a: agent('alice', [], { intent: ['src/a.ts'] }), b: b(edit('src/a.ts', [[1, 2]])), kind: 'intent', max: 0.5 },
     { name: 'intent on unrelated paths', a: agent('alice', [], { intent: ['src/x.ts'] }), b: agent('bob', [edit('src/a.ts', [[1, 2]])], { intent: ['src/y.ts'] }), max: 0 },
-    { name: 'stale edits count less (recency)', a: a(edit('src/a.ts', [[1, 10]], { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]], { weight: 0.3 })), max: 0.1 },
+    { name: 'stale nearby edits count less (recency)', a: a(edit('src/a.ts', [[1, 3]], { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]], { weight: 0.5 })), kind: 'nearby', max: 0.05 },
+    { name: 'a modified file without line information, stale', a: a(edit('src/a.ts', 'whole', { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]])), kind: 'whole-file', max: 0.3 },
   ],
   high: [
     { name: 'overlapping lines', a: a(edit('src/a.ts', [[10, 20]])), b: b(edit('src/a.ts', [[15, 18]])), kind: 'overlap', min: 1 },
+    { name: 'a conflict stays a conflict however old the edits', a: a(edit('src/a.ts', [[10, 20]], { weight: 0.3 })), b: b(edit('src/a.ts', [[15, 18]], { weight: 0.3 })), kind: 'overlap', min: 0.9 },
+    { name: 'modify/delete with an old deletion', a: a(edit('src/a.ts', 'whole', { status: 'deleted', weight: 0.3 })), b: b(edit('src/a.ts', [[3, 3]])), kind: 'whole-file', min: 0.9 },
     { name: 'touching (adjacent) changes', a: a(edit('src/a.ts', [[1, 3]])), b: b(edit('src/a.ts', [[4, 6]])), kind: 'touching', min: 0.9 },
     { name: 'same insertion point', a: a(edit('src/a.ts', [[4, 3]])), b: b(edit('src/a.ts', [[4, 3]])), kind: 'same-insertion-point', min: 0.9 },
     { name: 'insertion inside a change', a: a(edit('src/a.ts', [[5, 4]])), b: b(edit('src/a.ts', [[3, 8]])), kind: 'overlap', min: 0.9 },
@@ -98,9 +101,12 @@ describe('overlap evidence and options', () => {
   });
 
   it('takes the strongest shared file and multiplies recency weights', async () => {
-    const alice = agent('alice', [edit('x.ts', [[1, 10]], { weight: 0.5 }), edit('y.ts', [[1, 10]], { weight: 1 })]);
-    const bob = agent('bob', [edit('x.ts', [[1, 10]], { weight: 1 }), edit('y.ts', [[1, 2]], { weight: 0.8 })]);
-    expect((await scoreOnce(overlap, alice, bob)).risk).toBeCloseTo(0.8);
+    const alice = agent('alice', [edit('x.ts', [[1, 3]], { weight: 0.5 }), edit('y.ts', [[1, 3]], { weight: 1 })]);
+    const bob = agent('bob', [edit('x.ts', [[5, 5]], { weight: 1 }), edit('y.ts', [[5, 5]], { weight: 0.8 })]);
+    expect((await scoreOnce(overlap, alice, bob)).risk).toBeCloseTo(0.8 * 0.3);
+    const conflict = agent('carol', [edit('x.ts', [[1, 10]], { weight: 0.5 }), edit('z.ts', [[1, 10]], { weight: 1 })]);
+    const full = agent('dave', [edit('x.ts', [[1, 10]], { weight: 1 }), edit('z.ts', [[1, 10]], { weight: 0.95 })]);
+    expect((await scoreOnce(overlap, conflict, full)).risk).toBeCloseTo(0.95);
   });
 
   it('re-bases through the git service when bases differ, and tolerates its absence or failure', async () => {
