@@ -194,7 +194,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     }
     const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
     const entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
-    const uncommitted = c.worktree ? (head ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path))) : new Set<string>();
+    // With no commit since the merge base, every change is uncommitted: no need to ask git.
+    const uncommitted = !c.worktree ? new Set<string>() : head && head !== from ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path));
     const history = head && head !== mergeBase && !wholeFiles ? await readHistory(cwd, mergeBase, head) : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
 
     // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
