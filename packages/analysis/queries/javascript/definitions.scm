@@ -1,0 +1,34 @@
+; Definitions of JavaScript (grammar tree-sitter-javascript 0.23–0.25).
+;
+;   function f() {}         (function_declaration name: (identifier))
+;   class C { m() {} }      (class_declaration name: (identifier)
+;                             body: (class_body (method_definition name: (property_identifier))))
+;   const x = …             (program (lexical_declaration (variable_declarator name: (identifier))))
+;   exports.f = …; module.exports.f = …  (assignment_expression left: (member_expression …))
+;
+; Methods are qualified by their class (`C.m`) by the extractor; a variable whose value is a
+; function is reported as a function.
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+(class_declaration name: (identifier) @name) @definition.class
+
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+(field_definition property: [(property_identifier) (private_property_identifier)] @name) @definition.field
+
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+   (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])
+
+(export_statement
+  declaration: [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+                (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])
+
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (_) @_target
+        property: (property_identifier) @name)) @definition.commonjs)
+  (#match? @_target "^(module[.])?exports$"))

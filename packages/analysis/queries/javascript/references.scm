@@ -1,0 +1,12 @@
+; Identifier uses of JavaScript (grammar tree-sitter-javascript 0.23–0.25).
+;
+;   f(x)        (identifier)
+;   ns.f        (member_expression object: (identifier) property: (property_identifier))
+;   <Button/>   (jsx_self_closing_element name: (identifier))
+;
+; Definition sites are removed by the extractor.
+
+(identifier) @reference.identifier @name
+(member_expression
+  object: (_) @receiver
+  property: (property_identifier) @name) @reference.member

@@ -1,0 +1,12 @@
+; Identifier uses of Python (grammar tree-sitter-python 0.25).
+;
+;   f(x)          (identifier)
+;   self.method   (attribute object: (identifier) attribute: (identifier))
+;
+; Definition sites and the attribute half of `a.b` (reported as a member reference) are removed
+; by the extractor.
+
+(identifier) @reference.identifier @name
+(attribute
+  object: (_) @receiver
+  attribute: (identifier) @name) @reference.member

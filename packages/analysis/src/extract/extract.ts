@@ -1,0 +1,516 @@
+/**
+ * Parse one file with native tree-sitter and turn query matches into `FileFacts`.
+ *
+ * The native parser keeps the memory of what it parsed: long-lived processes parse in recycled
+ * workers (see `pool.ts`) and keep only these facts. A tree with ERROR nodes still yields facts
+ * for what did parse; the file is then marked `partial`, never dropped.
+ */
+import { createRequire } from 'node:module';
+import type ParserType from 'tree-sitter';
+import type {
+  CallFact,
+  DefinitionFact,
+  DefinitionKind,
+  ExportFact,
+  FileFacts,
+  ImportFact,
+  ImportedName,
+  ImportKind,
+  Language,
+  ReferenceFact,
+} from '../facts.js';
+import { QUERY_KINDS, queryText, type QueryKind } from './queries.js';
+
+type SyntaxNode = ParserType.SyntaxNode;
+type Query = ParserType.Query;
+
+const require = createRequire(import.meta.url);
+
+interface LanguageRuntime {
+  readonly parser: ParserType;
+  readonly queries: Record<QueryKind, Query>;
+}
+
+const runtimes = new Map<Language, LanguageRuntime>();
+
+function grammar(language: Language): unknown {
+  switch (language) {
+    case 'typescript':
+      return require('tree-sitter-typescript').typescript;
+    case 'tsx':
+      return require('tree-sitter-typescript').tsx;
+    case 'javascript':
+      return require('tree-sitter-javascript');
+    case 'python':
+      return require('tree-sitter-python');
+  }
+}
+
+function runtime(language: Language): LanguageRuntime {
+  let rt = runtimes.get(language);
+  if (rt) return rt;
+  const Parser = require('tree-sitter') as typeof ParserType;
+  const lang = grammar(language) as ParserType.Language;
+  const parser = new Parser();
+  parser.setLanguage(lang);
+  const queries = {} as Record<QueryKind, Query>;
+  for (const kind of QUERY_KINDS) queries[kind] = new Parser.Query(lang, queryText(language, kind));
+  rt = { parser, queries };
+  runtimes.set(language, rt);
+  return rt;
+}
+
+const MAX_RECEIVER = 120;
+const MAX_CALLEE = 200;
+
+const line = (n: SyntaxNode): number => n.startPosition.row + 1;
+const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+const oneLine = (s: string): string => s.replace(/\s+/g, '');
+
+/** Parse `source` as `language` and extract its facts. Never throws on bad input. */
+export function extractFacts(source: string, language: Language): FileFacts {
+  const rt = runtime(language);
+  // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
+  const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
+  try {
+    return factsOfTree(tree.rootNode, language, rt.queries, source);
+  } finally {
+    // Let the native tree go as soon as possible.
+    (tree as unknown as { delete?: () => void }).delete?.();
+  }
+}
+
+function factsOfTree(root: SyntaxNode, language: Language, queries: Record<QueryKind, Query>, source: string): FileFacts {
+  const python = language === 'python';
+  let errorCount = 0;
+  const errorLines: number[] = [];
+  if (root.hasError) {
+    const errors = root.descendantsOfType('ERROR');
+    errorCount = Math.max(1, errors.length);
+    for (const e of errors.slice(0, 5)) errorLines.push(line(e));
+  }
+
+  const imports = python ? pythonImports(root, queries.imports) : jsImports(root, queries.imports);
+  const exports = python ? [] : jsExports(root, queries.imports, imports);
+  const definitions = collectDefinitions(root, queries.definitions, python, exports);
+  const defSites = new Set(definitions.map((d) => `${d.line}:${d.column}`));
+  const references = collectReferences(root, queries.references, python, defSites);
+  const calls = collectCalls(root, queries.calls, python);
+  let lineCount = 1;
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
+  return { language, partial: errorCount > 0, errorCount, errorLines, lineCount, imports, exports, definitions, references, calls };
+}
+
+function capture(match: ParserType.QueryMatch, name: string): SyntaxNode | undefined {
+  for (const c of match.captures) if (c.name === name) return c.node;
+  return undefined;
+}
+
+function roleCapture(match: ParserType.QueryMatch, role: string): { kind: string; node: SyntaxNode } | undefined {
+  for (const c of match.captures) if (c.name.startsWith(role)) return { kind: c.name.slice(role.length), node: c.node };
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JavaScript / TypeScript imports and exports
+
+function hasToken(node: SyntaxNode, token: string): boolean {
+  for (const c of node.children) if (!c.isNamed && c.type === token) return true;
+  return false;
+}
+
+function jsImports(root: SyntaxNode, query: Query): ImportFact[] {
+  const out: ImportFact[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'import.');
+    const source = capture(m, 'source');
+    if (!role || !source) continue;
+    const node = role.node;
+    const specifier = source.text;
+    switch (role.kind) {
+      case 'static': {
+        const typeOnly = hasToken(node, 'type');
+        const fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string } = { names: [] };
+        const clause = node.namedChildren.find((c) => c.type === 'import_clause');
+        if (clause) readImportClause(clause, fact, typeOnly);
+        out.push({ specifier, kind: typeOnly ? 'type' : 'static', ...fact, line: line(node) });
+        break;
+      }
+      case 'reexport': {
+        const typeOnly = hasToken(node, 'type');
+        const names: ImportedName[] = [];
+        let wildcard = false;
+        const clause = node.namedChildren.find((c) => c.type === 'export_clause');
+        const nsExport = node.namedChildren.find((c) => c.type === 'namespace_export');
+        if (clause) {
+          for (const s of clause.namedChildren) {
+            if (s.type !== 'export_specifier') continue;
+            const name = s.childForFieldName('name')?.text;
+            if (!name) continue;
+            const alias = s.childForFieldName('alias')?.text ?? name;
+            names.push(typeOnly || hasToken(s, 'type') ? { name, alias, typeOnly: true } : { name, alias });
+          }
+        } else if (nsExport) {
+          const alias = nsExport.namedChildren[0]?.text ?? '*';
+          names.push({ name: '*', alias });
+        } else wildcard = true;
+        out.push({ specifier, kind: 'reexport', names, ...(wildcard ? { wildcard } : {}), line: line(node) });
+        break;
+      }
+      case 'require': {
+        // TypeScript `import x = require('m')`
+        if (node.type === 'import_statement') {
+          const clause = node.namedChildren.find((c) => c.type === 'import_require_clause');
+          const id = clause?.namedChildren.find((c) => c.type === 'identifier')?.text;
+          out.push({ specifier, kind: 'require', names: [], ...(id ? { namespaceBinding: id } : {}), line: line(node) });
+        } else out.push({ specifier, kind: 'require', ...bindingsOfCall(node), line: line(node) });
+        break;
+      }
+      case 'dynamic':
+        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), line: line(node) });
+        break;
+    }
+  }
+  return out;
+}
+
+function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string }, typeOnly: boolean): void {
+  for (const c of clause.namedChildren) {
+    if (c.type === 'identifier') fact.defaultBinding = c.text;
+    else if (c.type === 'namespace_import') {
+      const id = c.namedChildren.find((n) => n.type === 'identifier');
+      if (id) fact.namespaceBinding = id.text;
+    } else if (c.type === 'named_imports') {
+      for (const s of c.namedChildren) {
+        if (s.type !== 'import_specifier') continue;
+        const name = s.childForFieldName('name')?.text;
+        if (!name) continue;
+        const alias = s.childForFieldName('alias')?.text ?? name;
+        fact.names.push(typeOnly || hasToken(s, 'type') ? { name, alias, typeOnly: true } : { name, alias });
+      }
+    }
+  }
+}
+
+/** Bindings of `require('m')` / `import('m')` from where the call sits. */
+function bindingsOfCall(call: SyntaxNode): { names: ImportedName[]; namespaceBinding?: string } {
+  let node = call;
+  let parent = node.parent;
+  if (parent?.type === 'await_expression') {
+    node = parent;
+    parent = node.parent;
+  }
+  // require('m').f  →  the name f
+  if (parent?.type === 'member_expression' && parent.childForFieldName('object')?.id === node.id) {
+    const prop = parent.childForFieldName('property')?.text;
+    const decl = parent.parent;
+    const local = decl?.type === 'variable_declarator' ? decl.childForFieldName('name') : null;
+    if (prop) return { names: [{ name: prop, alias: local?.type === 'identifier' ? local.text : prop }] };
+  }
+  if (parent?.type === 'variable_declarator' || parent?.type === 'assignment_expression') {
+    const target = parent.childForFieldName(parent.type === 'variable_declarator' ? 'name' : 'left');
+    if (target?.type === 'identifier') return { names: [], namespaceBinding: target.text };
+    if (target?.type === 'object_pattern') return { names: objectPatternNames(target) };
+  }
+  return { names: [] };
+}
+
+function objectPatternNames(pattern: SyntaxNode): ImportedName[] {
+  const names: ImportedName[] = [];
+  for (const p of pattern.namedChildren) {
+    if (p.type === 'shorthand_property_identifier_pattern') names.push({ name: p.text, alias: p.text });
+    else if (p.type === 'pair_pattern') {
+      const key = p.childForFieldName('key')?.text;
+      const value = p.childForFieldName('value');
+      if (key && value?.type === 'identifier') names.push({ name: key, alias: value.text });
+    } else if (p.type === 'object_assignment_pattern') {
+      const left = p.childForFieldName('left');
+      if (left) names.push({ name: left.text, alias: left.text });
+    }
+  }
+  return names;
+}
+
+function declarationNames(decl: SyntaxNode): string[] {
+  const name = decl.childForFieldName('name');
+  if (name) return [name.text];
+  if (decl.type === 'lexical_declaration' || decl.type === 'variable_declaration') {
+    const out: string[] = [];
+    for (const d of decl.namedChildren) {
+      if (d.type !== 'variable_declarator') continue;
+      const n = d.childForFieldName('name');
+      if (n?.type === 'identifier') out.push(n.text);
+      else if (n?.type === 'object_pattern') for (const p of objectPatternNames(n)) out.push(p.alias);
+    }
+    return out;
+  }
+  return [];
+}
+
+function jsExports(root: SyntaxNode, query: Query, imports: readonly ImportFact[]): ExportFact[] {
+  const out: ExportFact[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'export.');
+    if (!role) continue;
+    const node = role.node;
+    const at = line(node);
+    if (role.kind === 'clause') {
+      const clause = node.namedChildren.find((c) => c.type === 'export_clause');
+      for (const s of clause?.namedChildren ?? []) {
+        if (s.type !== 'export_specifier') continue;
+        const local = s.childForFieldName('name')?.text;
+        if (!local) continue;
+        out.push({ name: s.childForFieldName('alias')?.text ?? local, local, kind: 'local', line: at });
+      }
+    } else if (role.kind === 'declaration') {
+      if (hasToken(node, 'default')) continue; // reported by the `default` pattern
+      const decl = node.childForFieldName('declaration');
+      if (decl) for (const n of declarationNames(decl)) out.push({ name: n, local: n, kind: 'local', line: at });
+    } else if (role.kind === 'default') {
+      const value = node.childForFieldName('value') ?? node.childForFieldName('declaration');
+      const local = value?.type === 'identifier' ? value.text : value?.childForFieldName('name')?.text;
+      out.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
+    } else if (role.kind === 'assignment') {
+      const value = capture(m, 'name');
+      out.push({ name: 'default', ...(value?.type === 'identifier' ? { local: value.text } : {}), kind: 'assignment', line: at });
+    }
+  }
+  for (const i of imports) {
+    if (i.kind !== 'reexport') continue;
+    if (i.wildcard) out.push({ name: '*', kind: 'reexport', line: i.line });
+    for (const n of i.names) out.push({ name: n.alias, kind: 'reexport', line: i.line });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python imports
+
+function pythonImports(root: SyntaxNode, query: Query): ImportFact[] {
+  const out: ImportFact[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'import.');
+    if (!role) continue;
+    const node = role.node;
+    const at = line(node);
+    if (role.kind === 'python-import') {
+      for (const n of node.childrenForFieldName('name')) {
+        if (n.type === 'aliased_import') {
+          const name = oneLine(n.childForFieldName('name')?.text ?? '');
+          const alias = n.childForFieldName('alias')?.text;
+          if (name) out.push({ specifier: name, kind: 'python-import', names: [], ...(alias ? { namespaceBinding: alias } : {}), line: at });
+        } else {
+          const name = oneLine(n.text);
+          out.push({ specifier: name, kind: 'python-import', names: [], namespaceBinding: name.split('.')[0]!, line: at });
+        }
+      }
+    } else {
+      const moduleName = capture(m, 'source');
+      if (!moduleName) continue;
+      const names: ImportedName[] = [];
+      let wildcard = false;
+      for (const n of node.childrenForFieldName('name')) {
+        if (n.type === 'aliased_import') {
+          const name = oneLine(n.childForFieldName('name')?.text ?? '');
+          const alias = n.childForFieldName('alias')?.text ?? name;
+          if (name) names.push({ name, alias });
+        } else names.push({ name: oneLine(n.text), alias: oneLine(n.text) });
+      }
+      if (node.namedChildren.some((c) => c.type === 'wildcard_import')) wildcard = true;
+      out.push({ specifier: oneLine(moduleName.text), kind: 'python-from', names, ...(wildcard ? { wildcard } : {}), line: at });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scopes: names of enclosing classes and functions
+
+const NAMED_SCOPES = new Set([
+  'function_declaration',
+  'generator_function_declaration',
+  'class_declaration',
+  'abstract_class_declaration',
+  'method_definition',
+  'function_definition',
+  'class_definition',
+  'interface_declaration',
+]);
+const ANONYMOUS_SCOPES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
+
+/** The name a scope node gives to what is inside it, or undefined when it is transparent. */
+function scopeName(node: SyntaxNode): string | undefined {
+  if (NAMED_SCOPES.has(node.type)) return node.childForFieldName('name')?.text;
+  if (!ANONYMOUS_SCOPES.has(node.type)) return undefined;
+  const own = node.childForFieldName('name');
+  if (own) return own.text;
+  const parent = node.parent;
+  if (!parent) return undefined;
+  switch (parent.type) {
+    case 'variable_declarator':
+    case 'public_field_definition':
+    case 'field_definition': {
+      const n = parent.childForFieldName('name') ?? parent.childForFieldName('property');
+      return n?.type === 'identifier' || n?.type === 'property_identifier' || n?.type === 'private_property_identifier' ? n.text : undefined;
+    }
+    case 'pair':
+      return parent.childForFieldName('key')?.text;
+    case 'assignment_expression': {
+      const left = parent.childForFieldName('left');
+      if (left?.type === 'identifier') return left.text;
+      if (left?.type === 'member_expression') return left.childForFieldName('property')?.text;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Names of the scopes enclosing `node` (outermost first), excluding `node` itself. */
+function enclosingScopes(node: SyntaxNode): string[] {
+  const names: string[] = [];
+  for (let p = node.parent; p; p = p.parent) {
+    const n = scopeName(p);
+    if (n) names.push(n);
+  }
+  return names.reverse();
+}
+
+const CLASS_TYPES = new Set(['class_declaration', 'abstract_class_declaration', 'class_definition', 'class']);
+
+function insideClass(node: SyntaxNode): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (CLASS_TYPES.has(p.type)) return true;
+    if (p.type === 'function_definition' || p.type === 'function_declaration' || p.type === 'arrow_function') return false;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions, references, calls
+
+function isExportStatement(n: SyntaxNode | null): boolean {
+  return n?.type === 'export_statement';
+}
+
+function collectDefinitions(root: SyntaxNode, query: Query, python: boolean, exports: readonly ExportFact[]): DefinitionFact[] {
+  const exportedLocals = new Set<string>();
+  for (const e of exports) if (e.local) exportedLocals.add(e.local);
+  const out: DefinitionFact[] = [];
+  const exportedClasses = new Set<string>();
+  const pending: { node: SyntaxNode; name: SyntaxNode; kind: DefinitionKind; scopes: string[] }[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'definition.');
+    const name = capture(m, 'name');
+    if (!role || !name) continue;
+    let kind = role.kind as DefinitionKind | 'commonjs';
+    const node = role.node;
+    if (kind === 'commonjs') kind = 'function';
+    if (kind === 'variable') {
+      const value = node.childForFieldName(python ? 'right' : 'value');
+      if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function' || value.type === 'lambda')) kind = 'function';
+      else if (value?.type === 'class') kind = 'class';
+    }
+    if (python && kind === 'function' && insideClass(node)) kind = 'method';
+    pending.push({ node, name, kind, scopes: enclosingScopes(node) });
+  }
+  for (const p of pending) {
+    const n = p.name.text;
+    const topLevel = p.scopes.length === 0;
+    let exported: boolean;
+    if (python) exported = topLevel && !n.startsWith('_');
+    else if (role(p) === 'commonjs') exported = true;
+    else {
+      const declParent = p.node.type === 'variable_declarator' ? p.node.parent?.parent ?? null : p.node.parent;
+      exported = topLevel && (isExportStatement(declParent) || exportedLocals.has(n));
+    }
+    if (exported && p.kind === 'class') exportedClasses.add(n);
+    out.push({
+      name: n,
+      qualifiedName: [...p.scopes, n].join('.'),
+      kind: p.kind,
+      exported,
+      startLine: line(p.node),
+      endLine: p.node.endPosition.row + 1,
+      line: line(p.name),
+      column: p.name.startPosition.column,
+    });
+  }
+  // Members of an exported class are reachable from outside.
+  return out.map((d) =>
+    !d.exported && (d.kind === 'method' || d.kind === 'field') && exportedClasses.has(d.qualifiedName.split('.')[0]!) ? { ...d, exported: true } : d,
+  );
+
+  function role(p: { node: SyntaxNode }): string {
+    return p.node.type === 'assignment_expression' ? 'commonjs' : '';
+  }
+}
+
+function collectReferences(root: SyntaxNode, query: Query, python: boolean, defSites: ReadonlySet<string>): ReferenceFact[] {
+  const out: ReferenceFact[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'reference.');
+    const name = capture(m, 'name');
+    if (!role || !name) continue;
+    const pos = name.startPosition;
+    if (defSites.has(`${pos.row + 1}:${pos.column}`)) continue;
+    if (role.kind === 'member') {
+      const receiver = capture(m, 'receiver');
+      out.push({ name: name.text, ...(receiver ? { receiver: clip(oneLine(receiver.text), MAX_RECEIVER) } : {}), line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
+      continue;
+    }
+    if (isBindingSite(name, python)) continue;
+    // In Python `a.b` the `b` is an identifier too; the member pattern reports it.
+    if (python) {
+      const parent = name.parent;
+      if (parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === name.id) continue;
+    }
+    out.push({ name: name.text, line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
+  }
+  return out;
+}
+
+const JS_BINDING_PARENTS = new Set(['import_specifier', 'import_clause', 'namespace_import', 'import_require_clause', 'namespace_export']);
+
+/** Names that an import statement binds are declarations, not uses. */
+function isBindingSite(name: SyntaxNode, python: boolean): boolean {
+  const parent = name.parent;
+  if (!parent) return false;
+  if (python) {
+    for (let p: SyntaxNode | null = parent, i = 0; p && i < 3; p = p.parent, i++) {
+      if (p.type === 'import_statement' || p.type === 'import_from_statement') return true;
+    }
+    return false;
+  }
+  if (JS_BINDING_PARENTS.has(parent.type)) return true;
+  // `export { a as b } from 'm'` names nothing local.
+  return parent.type === 'export_specifier' && parent.parent?.parent?.childForFieldName('source') != null;
+}
+
+function collectCalls(root: SyntaxNode, query: Query, python: boolean): CallFact[] {
+  const out: CallFact[] = [];
+  for (const m of query.matches(root)) {
+    const role = roleCapture(m, 'call.');
+    const name = capture(m, 'name');
+    if (!role || !name) continue;
+    const receiver = capture(m, 'receiver');
+    const kind = role.kind as CallFact['kind'];
+    // Intrinsic JSX elements (`<div>`) are not calls of anything in the repository.
+    if (kind === 'jsx' && !receiver && /^[a-z]/.test(name.text)) continue;
+    const calleeNode = kind === 'jsx' ? (receiver?.parent ?? name) : python ? role.node.childForFieldName('function') : role.node.childForFieldName(kind === 'new' ? 'constructor' : 'function');
+    const scopes = enclosingScopes(role.node);
+    out.push({
+      callee: clip(oneLine(calleeNode?.text ?? name.text), MAX_CALLEE),
+      name: name.text,
+      ...(receiver ? { receiver: clip(oneLine(receiver.text), MAX_RECEIVER) } : {}),
+      kind,
+      line: line(role.node),
+      column: role.node.startPosition.column,
+      caller: scopes.length ? scopes.join('.') : '<module>',
+    });
+  }
+  return out;
+}
+
+/** Kinds in one list, for documentation and tests. */
+export const IMPORT_KINDS: readonly ImportKind[] = ['static', 'type', 'dynamic', 'require', 'reexport', 'python-from', 'python-import'];

@@ -1,0 +1,11 @@
+export * from './facts.js';
+export { extractFacts } from './extract/extract.js';
+export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';
+export { parseAll, defaultWorkers, type ParseJob, type ParseOptions, type ParseOutcome } from './extract/pool.js';
+export { createFactsStore, type FactsStore, type FactsStoreOptions, type CacheStats } from './cache/cache.js';
+export { createResolver, isConfigFile, splitPackage, type Resolver, type ResolverInput, type Resolution, type ResolvedVia } from './resolve/resolver.js';
+export { parseJsonc } from './resolve/jsonc.js';
+export * from './snapshot.js';
+export * from './index/build.js';
+export * from './index/view.js';
+export * from './graph-json.js';

@@ -1,0 +1,137 @@
+/**
+ * What the index reads: a list of files with a content id and a way to read them. Front ends
+ * build it from a worktree (`worktreeSnapshot`), a commit (`treeSnapshot`) or anything else
+ * (an editor's unsaved buffers, an in-memory test set: `memorySnapshot`).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { runGit, runGitRaw } from '@airspace/git';
+
+export interface SnapshotFile {
+  /** Repository-relative path, forward slashes. */
+  readonly path: string;
+  /** Git blob id of the content, when known (otherwise the index hashes the content as git does). */
+  readonly blobId?: string;
+  read(): Promise<Buffer> | Buffer;
+}
+
+export interface Snapshot {
+  readonly files: readonly SnapshotFile[];
+}
+
+/** The git blob id of some content: sha1 of `blob <length>\0<content>`. */
+export function gitBlobId(content: Buffer | string): string {
+  const buf = typeof content === 'string' ? Buffer.from(content) : content;
+  return createHash('sha1').update(`blob ${buf.length}\0`).update(buf).digest('hex');
+}
+
+/** A snapshot of literal contents (tests, editors' unsaved buffers). */
+export function memorySnapshot(files: Readonly<Record<string, string | Buffer>>): Snapshot {
+  return {
+    files: Object.entries(files).map(([path, content]) => {
+      const buf = typeof content === 'string' ? Buffer.from(content) : content;
+      return { path, blobId: gitBlobId(buf), read: () => buf };
+    }),
+  };
+}
+
+/** The repository's common git directory (shared by all worktrees), absolute. */
+export async function gitCommonDir(dir: string): Promise<string> {
+  const out = (await runGit(['rev-parse', '--git-common-dir'], { cwd: dir })).trim();
+  return isAbsolute(out) ? out : resolve(dir, out);
+}
+
+/** Where the facts cache lives for a repository: `<git common dir>/airspace/cache`. */
+export async function defaultCacheDir(dir: string): Promise<string> {
+  return join(await gitCommonDir(dir), 'airspace', 'cache');
+}
+
+/**
+ * A worktree as it is on disk: tracked files by their index blob id (`git ls-files -s`), files
+ * changed in the work tree and untracked files that are not ignored hashed from disk. Submodules
+ * and symbolic links are left out. Read-only: git is run with optional locks off.
+ */
+export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
+  const root = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
+  const [staged, status] = await Promise.all([
+    runGitRaw(['ls-files', '-s', '-z'], { cwd: root }),
+    runGitRaw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], { cwd: root }),
+  ]);
+  const blobs = new Map<string, string | undefined>();
+  for (const rec of staged.stdout.toString('utf8').split('\0')) {
+    if (!rec) continue;
+    const tab = rec.indexOf('\t');
+    const [mode, blob, stage] = rec.slice(0, tab).split(' ');
+    const path = rec.slice(tab + 1);
+    if (mode === '160000' || mode === '120000') continue;
+    // Conflicted entries (stage 1–3): the work tree's content decides.
+    blobs.set(path, stage === '0' ? blob : undefined);
+  }
+  for (const rec of status.stdout.toString('utf8').split('\0')) {
+    if (rec.length < 4) continue;
+    const x = rec[0]!;
+    const y = rec[1]!;
+    const path = rec.slice(3);
+    if (x === '?' && y === '?') blobs.set(path, undefined);
+    else if (y === 'D' || (x === 'D' && y === ' ')) blobs.delete(path);
+    else if (y !== ' ') blobs.set(path, undefined);
+  }
+  const files: SnapshotFile[] = [];
+  for (const [path, blobId] of blobs) {
+    const full = join(root, path);
+    files.push(blobId ? { path, blobId, read: () => readFile(full) } : { path, read: () => readFile(full) });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files };
+}
+
+/**
+ * A commit's tree (`git ls-tree -r`): contents are read in batches with one
+ * `git cat-file --batch` per group of reads made in the same tick.
+ */
+export async function treeSnapshot(dir: string, rev: string): Promise<Snapshot> {
+  const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', rev], { cwd: dir });
+  const reader = batchBlobReader(dir);
+  const files: SnapshotFile[] = [];
+  for (const rec of out.stdout.toString('utf8').split('\0')) {
+    if (!rec) continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, blob] = rec.slice(0, tab).split(' ');
+    if (type !== 'blob' || mode === '120000' || !blob) continue;
+    files.push({ path: rec.slice(tab + 1), blobId: blob, read: () => reader(blob) });
+  }
+  return { files };
+}
+
+function batchBlobReader(cwd: string): (blob: string) => Promise<Buffer> {
+  let pending: { blob: string; resolve: (b: Buffer) => void; reject: (e: Error) => void }[] = [];
+  const flush = async () => {
+    const group = pending;
+    pending = [];
+    try {
+      const res = await runGitRaw(['cat-file', '--batch'], { cwd, input: group.map((g) => g.blob).join('\n') + '\n' });
+      const buf = res.stdout;
+      let at = 0;
+      for (const g of group) {
+        const nl = buf.indexOf(10, at);
+        const header = buf.subarray(at, nl).toString('utf8').split(' ');
+        if (header[1] === 'missing') {
+          g.reject(new Error(`blob ${g.blob} is missing`));
+          at = nl + 1;
+          continue;
+        }
+        const size = Number(header[2]);
+        g.resolve(Buffer.from(buf.subarray(nl + 1, nl + 1 + size)));
+        at = nl + 1 + size + 1;
+      }
+    } catch (e) {
+      for (const g of group) g.reject(e as Error);
+    }
+  };
+  return (blob) =>
+    new Promise((resolve, reject) => {
+      if (pending.length === 0) setImmediate(() => void flush());
+      pending.push({ blob, resolve, reject });
+    });
+}
