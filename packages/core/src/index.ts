@@ -8,3 +8,4 @@ export * from './tcas.js';
 export * from './embedding.js';
 export * from './registry.js';
 export * from './scan.js';
+export * from './services.js';

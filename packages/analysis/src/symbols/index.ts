@@ -1,0 +1,3 @@
+export * from './resolve.js';
+export * from './working-set.js';
+export * from './service.js';
