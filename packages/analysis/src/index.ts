@@ -9,3 +9,4 @@ export * from './snapshot.js';
 export * from './index/build.js';
 export * from './index/view.js';
 export * from './graph-json.js';
+export * from './symbols/index.js';

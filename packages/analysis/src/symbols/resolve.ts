@@ -30,12 +30,12 @@ export interface SymbolDef {
   readonly line: number;
 }
 
-export type ResolvedVia = 'import' | 'same-file' | 'receiver' | 'name-only';
+export type SymbolVia = 'import' | 'same-file' | 'receiver' | 'name-only';
 
 export interface Resolved {
   readonly symbol: SymbolDef;
   readonly confidence: 'high' | 'low';
-  readonly via: ResolvedVia;
+  readonly via: SymbolVia;
 }
 
 export interface UseSite {
@@ -223,7 +223,7 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
   const resolve = (path: string, use: UseSite): readonly Resolved[] => {
     const t = tablesOf(path);
     if (!t) return [];
-    const high = (symbol: SymbolDef | undefined, via: ResolvedVia): Resolved[] | undefined => (symbol ? [{ symbol, confidence: 'high', via }] : undefined);
+    const high = (symbol: SymbolDef | undefined, via: SymbolVia): Resolved[] | undefined => (symbol ? [{ symbol, confidence: 'high', via }] : undefined);
     if (use.receiver === undefined) {
       return (
         high(bindingTarget(path, use.name), 'import') ??
