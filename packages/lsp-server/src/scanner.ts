@@ -37,11 +37,15 @@ export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise
 /** The module name of the default engine; a variable so the build does not require it. */
 const ENGINE = '@airspace/scanner';
 
+interface EngineScanner {
+  scan(overrides?: Overrides, extra?: { intent?: Intents }): Promise<ScanResult>;
+  dispose(): void | Promise<void>;
+}
+
 interface EngineModule {
-  createScanner(options: Record<string, unknown>): Promise<{
-    scan(request?: { overrides?: Overrides; intent?: Intents }): Promise<ScanResult>;
-    dispose(): void | Promise<void>;
-  }>;
+  createScanner(options: Record<string, unknown>):
+    | EngineScanner
+    | Promise<EngineScanner>;
 }
 
 /** Loads `@airspace/scanner` and adapts it; rejects with a clear message when it is not installed. */
@@ -59,7 +63,7 @@ export const createDefaultScanner: CreateLspScanner = async (options) => {
     ...(options.config ? { configPath: options.config } : {}),
   });
   return {
-    scan: (input) => scanner.scan({ ...(input?.overrides ? { overrides: input.overrides } : {}), ...(input?.intent ? { intent: input.intent } : {}) }),
+    scan: (input) => scanner.scan(input?.overrides, input?.intent ? { intent: input.intent } : undefined),
     dispose: () => scanner.dispose(),
   };
 };

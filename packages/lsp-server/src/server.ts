@@ -27,7 +27,7 @@ import { Commands, SOURCE, hoverMarkdown, otherLocation, summary, toCodeLens, to
 import { otherChange } from './other-change.js';
 import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
-import { describeFolder, real, relativeTo, type FolderInfo } from './workspace.js';
+import { describeFolder, gitDirOf, real, relativeTo, type FolderInfo } from './workspace.js';
 import { WorktreeWatcher } from './watch.js';
 import { acknowledgeInTrail } from './trail.js';
 import { runGit } from '@airspace/git';
@@ -332,7 +332,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const line of listed.split('\n')) if (line.startsWith('worktree ')) dirs.add(real(line.slice('worktree '.length)));
     for (const s of repo.selves) dirs.delete(s.worktree);
     repo.watched = new Set([...dirs, ...repo.selves.map((s) => s.worktree)]);
-    repo.watcher.set([...repo.selves.map((s) => ({ worktree: s.worktree, gitDir: s.gitDir, commonDir: s.commonDir })), ...[...dirs].map((worktree) => ({ worktree }))]);
+    repo.watcher.set([...repo.selves.map((s) => ({ worktree: s.worktree, gitDir: s.gitDir, commonDir: s.commonDir })), ...[...dirs].map((worktree) => ({ worktree, ...(gitDirOf(worktree) ? { gitDir: gitDirOf(worktree)! } : {}) }))]);
   }
 
   function diagnosticsByUri(): Map<string, Diagnostic[]> {

@@ -2,7 +2,7 @@
  * Watches worktrees for file changes and git events (HEAD, index, refs) with `fs.watch`; where
  * watching fails (no inotify, too many watches), polls `git status` and HEAD instead.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '@airspace/git';
 
@@ -72,12 +72,11 @@ export class WorktreeWatcher {
     this.polls.set(t.worktree, state);
   }
 
-  private async pollOnce(t: WatchTarget, state: { last?: string }): Promise<void> {
+  private async pollOnce(t: WatchTarget, state: { timer: NodeJS.Timeout; last?: string }): Promise<void> {
     try {
       const status = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: t.worktree });
       const head = await runGit(['rev-parse', 'HEAD'], { cwd: t.worktree, okCodes: [128] });
       // Paths alone miss a second edit of an already-dirty file: stat them too.
-      const { statSync } = await import('node:fs');
       const stamps = status
         .split('\0')
         .filter((e) => e.length > 3)
@@ -90,6 +89,8 @@ export class WorktreeWatcher {
           }
         });
       const signature = `${head}\n${stamps.join('\n')}`;
+      // A poll that finishes after its worktree was unwatched reports nothing.
+      if (this.polls.get(t.worktree) !== state) return;
       if (state.last !== undefined && state.last !== signature) this.options.onChange(t.worktree, 'poll');
       state.last = signature;
     } catch (error) {

@@ -1,0 +1,126 @@
+// Save → updated diagnostics latency of the language server on a large generated repository,
+// against a bare `loadAgents` of the same repository in the same run.
+//
+//   npm run bench -w @airspace/lsp-server            (10,000 files, 20 saves)
+//   AIRSPACE_BENCH_FILES=2000 AIRSPACE_BENCH_SAVES=10 npm run bench -w @airspace/lsp-server
+//
+// The server is the built bin with its default engine (@airspace/scanner); when that engine is
+// not installed, the tests' stand-in engine is used and the report says so.
+import { spawn } from 'node:child_process';
+import { realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver-protocol/node';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { loadAgents } from '@airspace/git';
+
+const FILES = Number(process.env.AIRSPACE_BENCH_FILES ?? 10_000);
+const SAVES = Number(process.env.AIRSPACE_BENCH_SAVES ?? 20);
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+async function engineAvailable() {
+  try {
+    await import('@airspace/scanner');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Deterministic TypeScript tree: 100 files a directory, each importing two earlier files. */
+function generate(n) {
+  const files = {};
+  for (let i = 0; i < n; i++) {
+    const dir = `src/m${Math.floor(i / 100)}`;
+    const imports = i < 2 ? [] : [(i * 7919) % i, (i * 104729) % i].map((j) => `import { f${j} } from '../m${Math.floor(j / 100)}/f${j}.js';`);
+    const body = Array.from({ length: 30 }, (_, k) => `  const v${k} = ${(i * 31 + k) % 97};`);
+    files[`${dir}/f${i}.ts`] = [...imports, `export function f${i}(x: number): number {`, ...body, '  return x;', '}', ''].join('\n');
+  }
+  return files;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
+
+const t0 = performance.now();
+const base = generate(FILES);
+const repo = createRepoFixture(base);
+const target = 'src/m0/f5.ts';
+const baseLines = base[target].split('\n');
+const edit = (lines, at, text) => lines.map((l, i) => (i === at - 1 ? text : l));
+const alice = repo.worktree('alice');
+alice.write(target, edit(baseLines, 12, '  const v9 = "alice";').join('\n')).commit('alice');
+const bob = repo.worktree('bob');
+const bobFile = join(realpathSync(bob.dir), target);
+const bobText = (top) => [...Array.from({ length: top }, (_, k) => `// ${k}`), ...edit(baseLines, 12, '  const v9 = "bob";')].join('\n');
+writeFileSync(bobFile, bobText(0));
+console.error(`generated ${FILES} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+// Baseline: a bare loadAgents of the same repository (warm: the second and later runs).
+const loads = [];
+for (let i = 0; i < 6; i++) {
+  const s = performance.now();
+  const r = await loadAgents({ repo: repo.dir });
+  loads.push(performance.now() - s);
+  r.git.dispose();
+}
+const loadWarm = loads.slice(1);
+
+const real = await engineAvailable();
+const args = real ? [here('../dist/bin.js'), '--stdio'] : [here('../test/support/fake-server.mjs'), '--stdio'];
+const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+const uri = pathToFileURL(bobFile).href;
+let waiter;
+connection.onNotification('textDocument/publishDiagnostics', (p) => {
+  if (p.uri === uri && waiter) waiter(p.diagnostics);
+});
+connection.onRequest('workspace/configuration', () => [null]);
+connection.listen();
+const nextDiagnostics = (line) =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no diagnostic on line ${line + 1} within 60 s`)), 60_000);
+    waiter = (diags) => {
+      if (diags.some((d) => d.source === 'airspace' && d.range.start.line === line)) {
+        clearTimeout(timer);
+        waiter = undefined;
+        resolve();
+      }
+    };
+  });
+
+await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: [{ uri: pathToFileURL(bob.dir).href, name: 'bob' }], initializationOptions: { settings: { debounceMs: 0 } } });
+await connection.sendNotification('initialized', {});
+let s = performance.now();
+let first = nextDiagnostics(11);
+await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 0, text: bobText(0) } });
+await first;
+const coldMs = performance.now() - s;
+
+const saves = [];
+for (let i = 1; i <= SAVES; i++) {
+  writeFileSync(bobFile, bobText(i));
+  const next = nextDiagnostics(11 + i);
+  s = performance.now();
+  await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: i }, contentChanges: [{ text: bobText(i) }] });
+  await connection.sendNotification('textDocument/didSave', { textDocument: { uri } });
+  await next;
+  saves.push(performance.now() - s);
+}
+await connection.sendRequest('shutdown');
+await connection.sendNotification('exit');
+connection.dispose();
+child.kill();
+repo.dispose();
+
+const report = {
+  repository: `${FILES} generated TypeScript files, two agents colliding in ${target}`,
+  engine: real ? '@airspace/scanner' : 'stand-in engine of the tests (@airspace/scanner not installed)',
+  firstDiagnosticsMs: Math.round(coldMs),
+  saveToDiagnostics: { runs: saves.length, medianMs: Math.round(median(saves)), p95Ms: Math.round(p95(saves)) },
+  loadAgentsWarm: { runs: loadWarm.length, medianMs: Math.round(median(loadWarm)) },
+  ratioSaveMedianToLoadAgents: Number((median(saves) / median(loadWarm)).toFixed(2)),
+  target: 'save → diagnostics < 200 ms median once warm',
+};
+console.log(JSON.stringify(report, null, 2));
