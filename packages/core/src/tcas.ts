@@ -334,6 +334,12 @@ export function triggersFor(pair: TriggerPair, agents: ReadonlyMap<string, Agent
   return [];
 }
 
+/** Every trigger of a scan's advisories (traffic → transmit ×2, resolution → steer + hold). */
+export function scanTriggers(result: { readonly agents: readonly Agent[]; readonly advisories: readonly TriggerPair[] }): Trigger[] {
+  const agents = new Map(result.agents.map((x) => [x.id, x]));
+  return result.advisories.flatMap((advisory) => triggersFor(advisory, agents));
+}
+
 export type TriggerSink = (trigger: Trigger) => void | Promise<void>;
 
 export interface DispatcherOptions {

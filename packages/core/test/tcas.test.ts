@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../src/model.js';
+import { agent as build, edit } from '../src/builders.js';
+import { scanAirspace } from '../src/scan.js';
 import {
-  AdvisoryTracker, TriggerDispatcher, bandOf, classifyRisk, comparability, rightOfWay, triggersFor, type PairSample, type Trigger,
+  AdvisoryTracker, TriggerDispatcher, bandOf, classifyRisk, comparability, rightOfWay, scanTriggers, triggersFor, type PairSample, type Trigger,
 } from '../src/tcas.js';
 
 const agent = (id: string, committedWork: number, startedAt: number): Agent => ({ id, label: id, committedWork, startedAt, files: [] });
@@ -149,5 +151,16 @@ describe('triggers and dispatcher', () => {
     const out = await d.dispatch(triggersFor({ a: 'alice', b: 'bob', level: 'traffic', risk: 0.5, evidence }, agents), 0);
     expect(out.sent).toEqual([]);
     expect(out.problems[0]!.message).toContain('pipe closed');
+  });
+});
+
+describe('scanTriggers', () => {
+  it('turns a scan result into the triggers of its advisories', async () => {
+    const same = {
+      id: 'same', defaultWeight: 1, meta: { precision: 'line' as const },
+      score: (a: Agent, b: Agent) => (a.files[0]?.path === b.files[0]?.path ? { risk: 0.9, evidence: [{ message: 'same file' }] } : { risk: 0, evidence: [] }),
+    };
+    const result = await scanAirspace([build('x', [edit('f.ts')], { committedWork: 2 }), build('y', [edit('f.ts')]), build('z', [edit('g.ts')])], { channels: [same] });
+    expect(scanTriggers(result).map((t) => `${t.type}:${t.to}`)).toEqual(['steer:y', 'hold:x']);
   });
 });
