@@ -77,7 +77,7 @@ export class GitService implements PairEditsService {
   readonly recency: RecencyOptions;
   private readonly states = new Map<string, AgentState>();
   private readonly mergeBaseCache = new Map<string, Promise<string | undefined>>();
-  private readonly editCache = new Map<string, Promise<FileEdit | undefined>>();
+  private readonly editCache = new Map<string, Promise<ReadonlyMap<string, FileEdit>>>();
   private readonly commitCache = new Map<string, Promise<string>>();
   private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
 
@@ -128,9 +128,10 @@ export class GitService implements PairEditsService {
   /**
    * Both agents' edits of `path` relative to the pair's merge base (core's `PairEditsService`).
    * When both agents already share that merge base, their own FileEdits are returned without any
-   * git call; otherwise the side(s) with another base are re-diffed, cached per (path, base,
-   * state), so N agents cost at most N diffs per path and base. Undefined when either side has
-   * no change of the path relative to the pair's base.
+   * git call; otherwise the side(s) with another base are re-diffed with one whole-tree diff per
+   * (base, state), shared by every path and partner: N agents cost at most N diffs per distinct
+   * pair base, never N². Undefined when either side has no change of the path relative to the
+   * pair's base.
    */
   async pairEdits(a: Agent, b: Agent, path: string): Promise<PairEdits | undefined> {
     const ownA = findEdit(a, path);
@@ -148,23 +149,33 @@ export class GitService implements PairEditsService {
     return ea && eb ? { a: ea, b: eb, base, rediffed: true } : undefined;
   }
 
-  private editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {
-    const key = `${base}\0${s.tree}\0${paths.join('\0')}`;
+  private async editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {
+    const edits = await this.editsAgainst(s, base);
+    let edit: FileEdit | undefined;
+    for (const p of paths) if ((edit = edits.get(p))) break;
+    // Keep the agent's own recency weight: the re-diff changes coordinates, not age.
+    return edit && mine ? { ...edit, weight: mine.weight, ...(mine.lastEditedAt !== undefined ? { lastEditedAt: mine.lastEditedAt } : {}) } : edit;
+  }
+
+  /**
+   * All of an agent's edits relative to another base, by path and by old path: one whole-tree
+   * diff per (base, state), shared by every path and every partner with that pair base.
+   */
+  private editsAgainst(s: AgentState, base: string): Promise<ReadonlyMap<string, FileEdit>> {
+    const key = `${base}\0${s.tree}`;
     let hit = this.editCache.get(key);
     if (!hit) {
       this.stats.diffs++;
-      hit = diffTrees(this.cwd, this.scratch.env(), base, s.tree, this.maxFileBytes, paths).then((entries) => {
-        const e = entries.find((x) => paths.includes(x.path));
-        if (!e) return undefined;
-        const edit = toFileEdit(e, {
-          lastEditedAt: () => mine?.lastEditedAt,
-          now: Date.now(),
-          recency: this.recency,
-          tooLarge: () => false,
-          wholeFiles: false,
-        });
-        // Keep the agent's own recency weight: the re-diff changes coordinates, not age.
-        return edit && mine ? { ...edit, weight: mine.weight } : edit;
+      const now = Date.now();
+      hit = diffTrees(this.cwd, this.scratch.env(), base, s.tree, this.maxFileBytes).then((entries) => {
+        const byPath = new Map<string, FileEdit>();
+        for (const e of entries) {
+          const edit = toFileEdit(e, { lastEditedAt: () => undefined, now, recency: this.recency, tooLarge: () => false, wholeFiles: false });
+          if (!edit) continue;
+          byPath.set(edit.path, edit);
+          if (edit.oldPath && !byPath.has(edit.oldPath)) byPath.set(edit.oldPath, edit);
+        }
+        return byPath;
       });
       this.editCache.set(key, hit);
     }
