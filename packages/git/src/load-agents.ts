@@ -6,7 +6,7 @@
  * index + `git add -A`), one `git diff-tree` from the merge base to that state, one `git log`
  * for committed work and commit times. Agents are read a few at a time.
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY, recencyWeight } from '@airspace/core';
@@ -46,6 +46,11 @@ export interface LoadAgentsOptions {
   readonly maxFileBytes?: number;
   /** Reuse a service (and its scratch objects and caches) from an earlier load, e.g. in a watcher. */
   readonly git?: GitService;
+  /**
+   * Read only these agents (ids or worktree directories), e.g. an editor re-reading its own
+   * worktree after a keystroke while keeping the others from an earlier load.
+   */
+  readonly only?: readonly string[];
   /** Agents read at once (default 3). */
   readonly concurrency?: number;
 }
@@ -101,12 +106,20 @@ function creationTime(gitDir: string | undefined): number | undefined {
   }
 }
 
+function canonical(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
 function overridesFor(options: LoadAgentsOptions, worktree: string | undefined): Record<string, string | Buffer> | undefined {
   if (!worktree || !options.overrides) return undefined;
   const merged: Record<string, string | Buffer> = {};
   let any = false;
   for (const [dir, files] of Object.entries(options.overrides)) {
-    if (resolve(dir) !== resolve(worktree)) continue;
+    if (resolve(dir) !== resolve(worktree) && canonical(dir) !== canonical(worktree)) continue;
     for (const [path, text] of Object.entries(files)) {
       // Absolute paths inside the worktree are accepted too.
       const rel = isAbsolute(path) ? relative(worktree, path) : path;
@@ -129,6 +142,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   const sources = options.sources === undefined ? ['worktrees' as const] : Array.isArray(options.sources) ? options.sources : [options.sources as AgentSource];
   const candidates: AgentCandidate[] = [];
   const seen = new Set<string>();
+  const only = options.only ? new Set(options.only.flatMap((x) => [x, canonical(x)])) : undefined;
   for (const source of sources) {
     for (const c of await candidatesOf(source, repository, problems)) {
       if (seen.has(c.id)) {
@@ -136,6 +150,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
         continue;
       }
       seen.add(c.id);
+      if (only && !only.has(c.id) && !(c.worktree && (only.has(c.worktree) || only.has(canonical(c.worktree))))) continue;
       candidates.push(c);
     }
   }

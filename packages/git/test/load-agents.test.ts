@@ -150,6 +150,10 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
     expect(file(a, 'a.ts')).toMatchObject({ baseRanges: [[7, 7]], newBlob: hashBlob(buffer), lastEditedAt: 5 });
     expect(file(a, 'fresh.ts')).toMatchObject({ status: 'added', newBlob: hashBlob('new\n') });
     expect(w.git('status', '--porcelain')).toBe('M a.ts'); // the buffer never reached the disk or index
+    // An editor re-reads only its own worktree.
+    repo.worktree('other').write('a.ts', 'other\n');
+    const mine = await loadAgents({ repo: repo.dir, only: [w.dir], git: result.git });
+    expect(mine.agents.map((x) => x.id)).toEqual(['w']);
   });
 
   it('treats files over the size limit as whole-file changes and says so', async () => {
