@@ -19,6 +19,8 @@ interface AirspaceViewApi {
   screenPositionOfFile(path: string): { x: number; y: number } | null;
   /** Number of frames rendered since load. */
   frames: number;
+  /** Milliseconds the last frame took (add \`?timing\` to the URL to include the GPU's time). */
+  renderMs: number;
 }
 
 declare global {
@@ -37,10 +39,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 const stage = $('stage');
 const labelsLayer = $('labels');
 const hasWebgl = webglAvailable();
-const viewer: Viewer | null = hasWebgl ? createViewer(stage) : null;
+let model: SceneModel = buildSceneModel(readInitialScan());
+// Multisampling costs most where there is no GPU (software WebGL) and matters least in a dense cloud.
+const viewer: Viewer | null = hasWebgl ? createViewer(stage, { antialias: model.files.length <= 3000 }) : null;
 if (!hasWebgl) $('no-webgl').hidden = false;
 
-let model: SceneModel = buildSceneModel(readInitialScan());
 let selected: string | null = null;
 let selectedPair: string | null = null;
 let labelNodes = new Map<string, HTMLElement>();
@@ -55,6 +58,7 @@ const api: AirspaceViewApi = {
   screenPositionOf: (id) => viewer?.screenPositionOf(id) ?? null,
   screenPositionOfFile: (path) => viewer?.screenPositionOfFile(path) ?? null,
   get frames() { return frames; },
+  get renderMs() { return viewer?.renderMs ?? 0; },
 };
 window.airspaceView = api;
 
@@ -134,6 +138,7 @@ function renderLegend(): void {
 
 function renderLabels(): void {
   labelsLayer.replaceChildren();
+  labelSizes = new WeakMap();
   labelNodes = new Map();
   // With many agents labels show the name only (the focused ones show both lines), so they stay readable.
   const compact = model.agents.length > 24;
@@ -149,6 +154,9 @@ function renderLabels(): void {
   }
   placeLabels();
 }
+
+/** Label sizes, cleared when labels are rebuilt or change state. */
+let labelSizes = new WeakMap<HTMLElement, { w: number; h: number }>();
 
 const LABEL_PRIORITY: Record<string, number> = { resolution: 0, traffic: 1, unknown: 2, clear: 3 };
 
@@ -169,9 +177,15 @@ function placeLabels(): void {
     if (!node) continue;
     const p = viewer.screenPositionOf(a.id);
     if (!p) { node.style.display = 'none'; continue; }
-    node.style.display = '';
+    if (node.style.display) node.style.display = '';
     const rank = focus.has(a.id) ? -1 : LABEL_PRIORITY[a.level] ?? 3;
-    boxes.push({ node, x: p.x - rect.left, y: p.y - rect.top, w: node.offsetWidth + 4, h: node.offsetHeight + 3, rank });
+    let size = labelSizes.get(node);
+    if (!size) {
+      // Measured once per label and state (reading layout every frame would force a reflow per label).
+      size = { w: node.offsetWidth + 4, h: node.offsetHeight + 3 };
+      labelSizes.set(node, size);
+    }
+    boxes.push({ node, x: p.x - rect.left, y: p.y - rect.top, w: size.w, h: size.h, rank });
   }
   // Labels hang above their point (translate -100%): a box spans [x − w/2, x + w/2] × [y − h, y].
   boxes.sort((p, q) => p.rank - q.rank || q.y - p.y);
@@ -287,6 +301,7 @@ function select(agentId: string | null, quiet = false): void {
   const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
   viewer?.highlight(selected, pair ? [pair.a, pair.b] : undefined);
   const focus = new Set(selected ? [selected] : pair ? [pair.a, pair.b] : []);
+  labelSizes = new WeakMap();
   for (const [id, node] of labelNodes) {
     node.classList.toggle('selected', focus.has(id));
     if (model.agents.length > 24) node.classList.toggle('compact', !focus.has(id));

@@ -49,6 +49,8 @@ export interface Viewer {
   /** Where a file is drawn, likewise. */
   screenPositionOfFile(path: string): { x: number; y: number } | null;
   onFrame(listener: () => void): void;
+  /** Milliseconds the last frame took to render (GPU included with \`?timing\`). */
+  readonly renderMs: number;
   requestRender(): void;
   readonly canvas: HTMLCanvasElement;
 }
@@ -62,9 +64,9 @@ export function webglAvailable(): boolean {
   }
 }
 
-export function createViewer(container: HTMLElement): Viewer {
+export function createViewer(container: HTMLElement, options: { antialias?: boolean } = {}): Viewer {
   // preserveDrawingBuffer lets tests and screenshots read back the pixels after a frame.
-  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  const renderer = new THREE.WebGLRenderer({ antialias: options.antialias ?? true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
   renderer.setClearColor(BACKGROUND, 1);
   container.prepend(renderer.domElement);
@@ -90,6 +92,7 @@ export function createViewer(container: HTMLElement): Viewer {
   scene.add(grid);
 
   let model: SceneModel | null = null;
+  let agentById = new Map<string, SceneModel['agents'][number]>();
   let points: THREE.Points | null = null;
   let agents: THREE.InstancedMesh | null = null;
   let tubes: THREE.InstancedMesh | null = null;
@@ -105,12 +108,15 @@ export function createViewer(container: HTMLElement): Viewer {
     transparent: true,
     depthWrite: false,
   });
-  const sphere = new THREE.SphereGeometry(1, 28, 18);
+  const sphere = new THREE.SphereGeometry(1, 20, 14);
   const agentMaterial = new THREE.MeshStandardMaterial({ roughness: 0.35, metalness: 0.15, emissive: 0x111827 });
   const tube = new THREE.CylinderGeometry(1, 1, 1, 10, 1, true);
   const tubeMaterial = new THREE.MeshBasicMaterial({ transparent: true, opacity: 0.9, depthWrite: false });
 
   let dirty = true;
+  let lastRenderMs = 0;
+  const timing = new URLSearchParams(location.search).has('timing');
+  const pixel = new Uint8Array(4);
   const frameListeners: Array<() => void> = [];
 
   function resize(): void {
@@ -130,7 +136,11 @@ export function createViewer(container: HTMLElement): Viewer {
     controls.update();
     if (dirty) {
       dirty = false;
+      const started = performance.now();
       renderer.render(scene, camera);
+      // Reading one pixel waits for the GPU, so the time covers the frame, not only its submission.
+      if (timing) renderer.getContext().readPixels(0, 0, 1, 1, renderer.getContext().RGBA, renderer.getContext().UNSIGNED_BYTE, pixel);
+      lastRenderMs = performance.now() - started;
       for (const f of frameListeners) f();
     }
     requestAnimationFrame(loop);
@@ -158,6 +168,7 @@ export function createViewer(container: HTMLElement): Viewer {
   function setModel(next: SceneModel, keepCamera: boolean): void {
     disposeDynamic();
     model = next;
+    agentById = new Map(next.agents.map((a) => [a.id, a] as const));
 
     // Files.
     const n = next.files.length;
@@ -323,7 +334,7 @@ export function createViewer(container: HTMLElement): Viewer {
     let best: string | null = null;
     let bestD = 14;
     for (const a of model.agents) {
-      const p = screenPositionOf(a.id);
+      const p = project(a.position);
       if (!p) continue;
       const d = Math.hypot(p.x - clientX, p.y - clientY);
       if (d < bestD) { bestD = d; best = a.id; }
@@ -345,7 +356,7 @@ export function createViewer(container: HTMLElement): Viewer {
 
   const v = new THREE.Vector3();
   function screenPositionOf(agentId: string): { x: number; y: number } | null {
-    const a = model?.agents.find((x) => x.id === agentId);
+    const a = agentById.get(agentId);
     return a ? project(a.position) : null;
   }
 
@@ -371,5 +382,6 @@ export function createViewer(container: HTMLElement): Viewer {
     onFrame: (f) => { frameListeners.push(f); },
     requestRender: () => { dirty = true; },
     canvas,
+    get renderMs() { return lastRenderMs; },
   };
 }
