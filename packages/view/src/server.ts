@@ -25,7 +25,10 @@ export interface ViewServerOptions {
 export interface ViewServer {
   /** `http://host:port/` of the page. */
   readonly url: string;
-  /** Push `result` to every open page, or run `scan()` and push what it returns. */
+  /**
+   * Push `result` to every open page; without one, run `scan()` and push its result when it
+   * differs from the current one by more than its timestamp (a save that changes nothing redraws nothing).
+   */
   update(result?: ScanResult): Promise<void>;
   /** Number of pages listening for updates. */
   readonly clients: number;
@@ -118,8 +121,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   }
 
   let scanning: Promise<void> | null = null;
+  let again: Promise<void> | null = null;
   function rescan(force: boolean): Promise<void> {
-    if (scanning) return scanning;
+    // A request while a scan runs gets one more scan after it, so a change made during a scan is not missed.
+    if (scanning) return (again ??= scanning.then(() => { again = null; return rescan(force); }));
     scanning = options
       .scan()
       .then(
@@ -144,7 +149,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     get clients() { return clients.size; },
     async update(result?: ScanResult): Promise<void> {
       if (result) publish(result, true);
-      else await rescan(true);
+      else await rescan(false);
     },
     close(): Promise<void> {
       closed ??= new Promise<void>((resolve) => {

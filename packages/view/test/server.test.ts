@@ -79,11 +79,23 @@ describe('startViewServer', () => {
     expect(events[1]!.data.agents).toHaveLength(2);
   });
 
+  it('update() without a result re-scans and pushes only a changed picture', async () => {
+    let agents = 3;
+    server = await startViewServer({ scan: async () => { const s = at(new Date().toISOString()); return { ...s, agents: s.agents.slice(0, agents) }; } });
+    const s = server;
+    const events = await scanEvents(s.url, 2, async () => {
+      await s.update(); // same picture, new timestamp: not pushed
+      agents = 2;
+      await s.update();
+    });
+    expect(events.map((e) => e.data.agents.length)).toEqual([3, 2]);
+  });
+
   it('runs scan() when update() gets no result, and keeps the last result when a scan fails', async () => {
     let fail = false;
     let n = 0;
     const errors: unknown[] = [];
-    server = await startViewServer({ scan: async () => { if (fail) throw new Error('not a repository'); n += 1; return at(`2026-12-02T12:00:0${n}.000Z`); }, onError: (e) => errors.push(e) });
+    server = await startViewServer({ scan: async () => { if (fail) throw new Error('not a repository'); n += 1; return { ...at(`2026-12-02T12:00:0${n}.000Z`), weights: { lines: n / 10 } }; }, onError: (e) => errors.push(e) });
     await server.update();
     expect(((await (await fetch(new URL('/scan.json', server.url))).json()) as ScanResult).generatedAt).toBe('2026-12-02T12:00:02.000Z');
     fail = true;
