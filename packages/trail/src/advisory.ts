@@ -6,6 +6,7 @@
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
 import { scanAirspace } from '@airspace/core';
+import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
@@ -95,7 +96,7 @@ const EVIDENCE_KEPT = 10;
  * alone (paths and a supplied graph, no repository access).
  */
 export function shippedChannels(): ChannelEntry[] {
-  return [overlapChannel(), treeChannel()];
+  return [overlapChannel(), dependencyChannel(), treeChannel()];
 }
 
 /** Graph edges as the trail stores them (validated by the caller). */

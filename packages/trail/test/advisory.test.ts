@@ -105,7 +105,7 @@ describe('the advisory of a created trail', () => {
       const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['src/a.ts'] }), { now });
       const advisory = advisoryOf(trail);
       expect(advisory.level).toBe('resolution');
-      expect(advisory.channels.map((c) => c.channel)).toEqual(['overlap', 'tree']);
+      expect(advisory.channels.map((c) => c.channel)).toEqual(['dependency', 'overlap', 'tree']);
       expect(advisory.channels.find((c) => c.channel === 'overlap')!.risk).toBe(1);
     });
 
@@ -127,6 +127,20 @@ describe('the advisory of a created trail', () => {
       expect(advisory.risk).toBeLessThan(0.35);
       expect(advisory.level).toBe('traffic');
       expect(advisory.links[0]!.sides).toBe('write/read');
+    });
+
+    it("couples a read path to the other agent's write through the supplied graph with the dependency channel", async () => {
+      const alice = observation('alice', { writePaths: ['src/core/money.ts'] });
+      const bob = observation('bob', { writePaths: ['web/page.tsx'], readPaths: ['web/cart.ts'] });
+      const without = advisoryOf(await createShadowTrail(alice, bob, { now }));
+      expect(without.level).toBe('clear');
+      expect(without.statement).toMatch(/supplied dependency graph \(0 edges\)/);
+      const graph = { edges: [['web/cart.ts', 'lib/price.ts'], ['lib/price.ts', 'src/core/money.ts']] as [string, string][] };
+      const advisory = advisoryOf(await createShadowTrail(alice, bob, { now, graph }));
+      expect(advisory.links[0]).toMatchObject({ sides: 'write/read' });
+      expect(advisory.channels.find((c) => c.channel === 'dependency')!.risk).toBeCloseTo(0.7);
+      // A file-level channel alone raises at most traffic (core's escalation discipline).
+      expect(advisory.level).toBe('traffic');
     });
   });
 });
