@@ -155,6 +155,9 @@ describe('the language server over stdio', () => {
   });
 
   it('survives bad requests with logged errors and degraded answers', async () => {
+    client.child.stdin!.write('Content-Length: 9\r\n\r\n{bad json');
+    expect(await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(bobFile) } })).toBeNull();
+    await client.until('a logged error', () => client.notifications.find((n) => n.method === 'window/logMessage' && String((n.params as { message: string }).message).includes('textDocument/hover failed')));
     const outside = await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: 'file:///nonexistent/x.ts' }, position: { line: 0, character: 0 } });
     expect(outside).toBeNull();
     expect(await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.nope', arguments: [] })).toBeNull();
