@@ -4,6 +4,7 @@
  * (`createScanner(options)` → `{ scan(overrides?), dispose() }`), loaded lazily.
  */
 import type { ScanResult, Thresholds } from '@airspace/core';
+import { loadConfig, type AirspaceConfig, type ChannelSettings } from '@airspace/config';
 
 /** Unsaved buffer texts: worktree directory → repository-relative path → text. */
 export type Overrides = Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -34,6 +35,18 @@ export interface LspScanner {
 
 export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise<LspScanner>;
 
+/**
+ * The config the engine reads: the file (`airspace.config.json` at the root, or `options.config`),
+ * with the editor's weights and thresholds on top when it sends any.
+ */
+async function configOption(options: ScannerOptions): Promise<{ configPath?: string; config?: AirspaceConfig }> {
+  if (!options.weights && !options.thresholds) return options.config ? { configPath: options.config } : {};
+  const loaded = await loadConfig({ repoRoot: options.repo, ...(options.config ? { configPath: options.config } : {}) });
+  const channels: Record<string, ChannelSettings> = { ...loaded.config.channels };
+  for (const [id, weight] of Object.entries(options.weights ?? {})) channels[id] = { ...channels[id], weight };
+  return { config: { ...loaded.config, channels, thresholds: { ...loaded.config.thresholds, ...options.thresholds } } };
+}
+
 /** The module name of the default engine; a variable so the build does not require it. */
 const ENGINE = '@airspace/scanner';
 
@@ -60,7 +73,7 @@ export const createDefaultScanner: CreateLspScanner = async (options) => {
     repo: options.repo,
     ...(options.base ? { base: options.base } : {}),
     ...(options.sources ? { sources: options.sources } : {}),
-    ...(options.config ? { configPath: options.config } : {}),
+    ...(await configOption(options)),
   });
   return {
     scan: (input) => scanner.scan(input?.overrides, input?.intent ? { intent: input.intent } : undefined),
