@@ -36,6 +36,8 @@ export interface Finding {
   readonly channelRisk: number;
   readonly role: Role;
   readonly evidence: Evidence;
+  /** False for file-level evidence (no lines on self's side): it is shown on line 1. */
+  readonly precise: boolean;
 }
 
 export function pairKey(a: string, b: string): string {
@@ -106,10 +108,13 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
         channelRisk,
         role: roleOf(advisory, self),
         evidence,
+        precise: !!(mine.range ?? mine.baseRange),
       });
     }
   }
-  return out;
+  // File-level evidence adds nothing where the same pair already has lines in the same file.
+  const precise = new Set(out.filter((f) => f.precise).map((f) => `${f.pair}|${f.path}`));
+  return out.filter((f) => f.precise || !precise.has(`${f.pair}|${f.path}`));
 }
 
 function withRange(side: EvidenceSide, agent: Agent | undefined): { range?: Range } {

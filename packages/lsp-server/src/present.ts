@@ -75,12 +75,16 @@ function levelText(f: Finding): string {
   }
 }
 
-export function diagnosticMessage(f: Finding, acknowledged: boolean): string {
+/** One diagnostic per pair and line range: the channels that agree on it are listed together. */
+export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
+  const f = group[0]!;
+  const channels = [...new Set(group.map((g) => g.channel))];
   const symbol = f.other.symbol ? ` (${f.other.symbol})` : '';
+  const evidence = [...new Set(group.map((g) => g.evidence.message))].join(' ');
   return (
     `${f.other.label} ${f.level === 'resolution' ? 'collides' : 'is near'} here: ${levelText(f)}; ` +
-    `${f.channel} channel, risk ${pct(f.risk)}; their side: ${whereText(f)}${symbol} in ${f.other.worktree ?? 'their worktree'}. ` +
-    f.evidence.message +
+    `${channels.join(' + ')} channel${channels.length > 1 ? 's' : ''}, risk ${pct(f.risk)}; their side: ${whereText(f)}${symbol} in ${f.other.worktree ?? 'their worktree'}. ` +
+    evidence +
     (acknowledged ? ' (acknowledged)' : '')
   );
 }
@@ -90,15 +94,28 @@ export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity 
   return DiagnosticSeverity.Warning;
 }
 
-export function toDiagnostic(f: Finding, lineCount: number, acknowledged: boolean): Diagnostic {
+/** Findings grouped by pair, file and lines (their order kept). */
+export function groupFindings(findings: readonly Finding[]): Finding[][] {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const key = [f.pair, f.path, f.range[0], f.range[1], f.other.path ?? '', f.other.range?.join(':') ?? ''].join('|');
+    const g = groups.get(key);
+    if (g) g.push(f);
+    else groups.set(key, [f]);
+  }
+  return [...groups.values()];
+}
+
+export function toDiagnostic(group: readonly Finding[], lineCount: number, acknowledged: boolean): Diagnostic {
+  const f = group[0]!;
   const loc = otherLocation(f);
   const data: DiagnosticData = { pair: f.pair, self: f.self, other: f.other.agent, level: f.level, ...(loc ? { otherLocation: loc } : {}) };
   return {
     range: lspRange(f.range, lineCount),
     severity: severity(f, acknowledged),
     source: SOURCE,
-    code: `${f.level}/${f.channel}`,
-    message: diagnosticMessage(f, acknowledged),
+    code: `${f.level}/${[...new Set(group.map((g) => g.channel))].join('+')}`,
+    message: diagnosticMessage(group, acknowledged),
     ...(loc ? { relatedInformation: [{ location: loc, message: `${f.other.label}'s side: ${whereText(f)}` }] } : {}),
     data,
   };
@@ -144,7 +161,7 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   for (const f of findings) {
     lines.push(`- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${f.channel}]: ${f.evidence.message}`);
     const diff = otherDiff.get(f);
-    if (diff) lines.push(indent(diff));
+    if (diff && !lines.includes(indent(diff))) lines.push(indent(diff));
   }
   return lines.join('\n');
 }
@@ -154,6 +171,7 @@ const indent = (text: string): string => text.split('\n').map((l) => `    ${l}`)
 /** Hover Markdown for the findings on one line. */
 export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyMap<Finding, string>): string {
   const parts: string[] = [];
+  const shown = new Set<string>();
   for (const f of findings) {
     const loc = otherLocation(f);
     const where = loc ? `[${whereText(f)}](${loc.uri}#L${(f.other.range?.[0] ?? 1)})` : whereText(f);
@@ -163,7 +181,10 @@ export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyM
         (f.evidence.chain?.length ? `\n\nChain: ${f.evidence.chain.join(' → ')}` : ''),
     );
     const diff = otherDiff.get(f);
-    if (diff) parts.push('Their change:\n\n```diff\n' + diff + '\n```');
+    if (diff && !shown.has(diff)) {
+      shown.add(diff);
+      parts.push('Their change:\n\n```diff\n' + diff + '\n```');
+    }
   }
   return parts.join('\n\n---\n\n');
 }

@@ -23,7 +23,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Advisory, ScanResult } from '@airspace/core';
 import { advisoriesKey, findingsFor, pairKey, type Finding } from './findings.js';
-import { Commands, SOURCE, hoverMarkdown, otherLocation, summary, toCodeLens, toDiagnostic, type DiagnosticData } from './present.js';
+import { Commands, SOURCE, groupFindings, hoverMarkdown, otherLocation, summary, toCodeLens, toDiagnostic, type DiagnosticData } from './present.js';
 import { otherChange } from './other-change.js';
 import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
@@ -338,11 +338,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function diagnosticsByUri(): Map<string, Diagnostic[]> {
     const byUri = new Map<string, Diagnostic[]>();
     for (const [worktree, list] of findings) {
-      for (const f of list) {
+      for (const group of groupFindings(list)) {
+        const f = group[0]!;
         const uri = pathToFileURL(join(worktree, f.path)).href;
         const lines = documents.get(uri)?.lineCount ?? Number.MAX_SAFE_INTEGER;
         const diags = byUri.get(uri) ?? [];
-        diags.push(toDiagnostic(f, lines, acknowledged.has(f.pair)));
+        diags.push(toDiagnostic(group, lines, acknowledged.has(f.pair)));
         byUri.set(uri, diags);
       }
     }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
 import { findingsFor, todayRange } from '../src/findings.js';
-import { lspRange, otherVerb, toCodeLens, toDiagnostic } from '../src/present.js';
+import { groupFindings, lspRange, otherVerb, toCodeLens, toDiagnostic } from '../src/present.js';
 import { parseUnifiedDiff } from '../src/other-change.js';
 import { ScanLoop } from '../src/scan-loop.js';
 
@@ -51,12 +51,12 @@ describe('findings', () => {
 
   it('presents a traffic warning with related information and a lens naming what the other side does', () => {
     const [f] = findingsFor(result, 'carol');
-    const d = toDiagnostic(f!, 100, false);
+    const d = toDiagnostic([f!], 100, false);
     expect(d).toMatchObject({ severity: 2, source: 'airspace', code: 'traffic/symbols', range: { start: { line: 40 } } });
     expect(d.relatedInformation![0]!.location.range.start.line).toBe(49);
     expect(otherVerb(f!)).toBe('writes');
     expect(toCodeLens(f!, 100)!.command!.title).toContain('bob writes parse');
-    expect(toDiagnostic(f!, 100, true).severity).toBe(3);
+    expect(toDiagnostic([f!], 100, true).severity).toBe(3);
   });
 
   it('clamps ranges to the document and marks insertion points at a line start', () => {
@@ -108,5 +108,38 @@ describe('ScanLoop', () => {
     expect(await loop.next()).toBe('ok');
     expect(errors).toHaveLength(1);
     loop.dispose();
+  });
+});
+
+describe('one diagnostic per cause', () => {
+  const ev = (channel: string, range?: readonly [number, number]) => ({
+    message: `${channel} says so`,
+    a: { agent: 'a', path: 'x.ts', ...(range ? { range } : {}) },
+    b: { agent: 'b', path: 'x.ts', ...(range ? { range } : {}) },
+  });
+  const result = scan({
+    agents: [agent('a'), agent('b')],
+    advisories: [{ a: 'a', b: 'b', level: 'resolution', risk: 1, steer: 'b', hold: 'a', evidence: [], message: '' }],
+    links: [
+      {
+        a: 'a', b: 'b', risk: 1, distance: 0, level: 'resolution', evidence: [],
+        channels: [
+          { channel: 'overlap', weight: 1, risk: 0.9, weighted: 0.9, precision: 'line', evidence: [ev('overlap', [3, 4])] },
+          { channel: 'tree', weight: 0.25, risk: 0.3, weighted: 0.1, precision: 'file', evidence: [ev('tree')] },
+          { channel: 'merge', weight: 1, risk: 1, weighted: 1, precision: 'line', evidence: [ev('merge', [3, 4])] },
+        ],
+      },
+    ],
+  });
+
+  it('drops file-level evidence where the pair has lines in that file, and merges channels on one range', () => {
+    const findings = findingsFor(result, 'b');
+    expect(findings.map((f) => f.channel)).toEqual(['overlap', 'merge']);
+    const groups = groupFindings(findings);
+    expect(groups).toHaveLength(1);
+    const d = toDiagnostic(groups[0]!, 10, false);
+    expect(d.code).toBe('resolution/overlap+merge');
+    expect(d.message).toContain('overlap + merge channels');
+    expect(d.message).toContain('you steer away');
   });
 });
