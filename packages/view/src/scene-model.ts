@@ -254,6 +254,44 @@ function normaliser(points: Iterable<Vec3>): { map: (p: Vec3) => Vec3; scale: nu
   return { map: (p) => [(p[0] - c[0]) * scale, (p[1] - c[1]) * scale, (p[2] - c[2]) * scale], scale };
 }
 
+/**
+ * Pushes markers apart until no two overlap (with a margin), for display only: two agents editing
+ * the same file sit at the same centroid, and a resolution link of length zero cannot be seen.
+ * Deterministic; markers already apart do not move.
+ */
+export function separateMarkers(points: readonly Vec3[], radii: readonly number[], iterations = 40): Vec3[] {
+  const p = points.map((v) => [v[0], v[1], v[2]] as [number, number, number]);
+  for (let it = 0; it < iterations; it++) {
+    let moved = false;
+    for (let i = 0; i < p.length; i++) {
+      for (let j = i + 1; j < p.length; j++) {
+        const a = p[i]!, b = p[j]!;
+        let dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+        let d = Math.hypot(dx, dy, dz);
+        const min = (radii[i]! + radii[j]!) * 2.5 + 3;
+        if (d >= min) continue;
+        if (d < 1e-9) {
+          // Coincident: split across the screen (x–y, the camera looks down −z), at an angle from
+          // the pair's indexes (golden angle), not from chance.
+          const theta = (i * 7 + j * 3 - 3) * 2.399963;
+          dx = Math.cos(theta); dy = Math.sin(theta) * 0.5; dz = 0;
+          const n = Math.hypot(dx, dy);
+          dx /= n; dy /= n;
+          d = 0;
+        } else {
+          dx /= d; dy /= d; dz /= d;
+        }
+        const push = (min - d) / 2;
+        a[0] -= dx * push; a[1] -= dy * push; a[2] -= dz * push;
+        b[0] += dx * push; b[1] += dy * push; b[2] += dz * push;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return p;
+}
+
 /** Sorting advisories: resolution first, then by risk, then by key for stability. */
 function advisoryOrder(x: SceneAdvisory, y: SceneAdvisory): number {
   return LEVEL_RANK[y.level] - LEVEL_RANK[x.level] || y.risk - x.risk || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
@@ -350,7 +388,11 @@ export function buildSceneModel(result: ScanResult): SceneModel {
   const agentFiles = new Map<string, number[]>();
   files.forEach((f, i) => { for (const id of f.agents) (agentFiles.get(id) ?? agentFiles.set(id, []).get(id)!).push(i); });
 
-  const sceneAgents: SceneAgent[] = agents.map((agent) => {
+  // Markers: scaled positions, then pushed apart where they overlap.
+  const radii = agents.map((agent) => agentRadius(agent.files?.length ?? 0, agents.length));
+  const markerAt = separateMarkers(agents.map((agent) => normalise(rawAgentPos.get(agent.id)!)), radii);
+
+  const sceneAgents: SceneAgent[] = agents.map((agent, i) => {
     const own = agentFiles.get(agent.id) ?? [];
     const fileCount = agent.files?.length ?? 0;
     const level = worst.get(agent.id) ?? 'clear';
@@ -360,9 +402,9 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     return {
       id: agent.id,
       label: labels.get(agent.id)!,
-      position: normalise(rawAgentPos.get(agent.id)!),
+      position: markerAt[i]!,
       color: colorOf.get(agent.id)!,
-      radius: agentRadius(fileCount, agents.length),
+      radius: radii[i]!,
       files: own,
       level,
       title: labels.get(agent.id)!,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import {
-  AGENT_PALETTE, LEVEL_COLORS, SCENE_RADIUS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, agentRadius, buildSceneModel, fileSize, formatLines, formatRisk, linkRadius,
+  AGENT_PALETTE, LEVEL_COLORS, SCENE_RADIUS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, agentRadius, buildSceneModel, fileSize, separateMarkers, formatLines, formatRisk, linkRadius,
 } from '../src/scene-model.js';
 import { smallScan } from './fixture.js';
 
@@ -116,5 +116,26 @@ describe('formatting', () => {
     expect(linkRadius('resolution', 1, 100)).toBeLessThan(linkRadius('resolution', 1, 5));
     expect(linkRadius('clear', 0.3)).toBe(0);
     expect(linkRadius('traffic', 0.8)).toBeGreaterThan(linkRadius('traffic', 0.4));
+  });
+});
+
+describe('separateMarkers', () => {
+  it('pushes coincident and overlapping markers apart, deterministically', () => {
+    const points = [[0, 0, 0], [0, 0, 0], [0.5, 0, 0]] as const;
+    const out = separateMarkers(points as never, [2, 2, 2]);
+    for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) expect(Math.hypot(out[i]![0] - out[j]![0], out[i]![1] - out[j]![1], out[i]![2] - out[j]![2])).toBeGreaterThan(6);
+    expect(separateMarkers(points as never, [2, 2, 2])).toEqual(out);
+  });
+
+  it('leaves markers that are already apart where they are', () => {
+    const points = [[0, 0, 0], [20, 0, 0], [0, 30, 0]] as const;
+    expect(separateMarkers(points as never, [2, 2, 2])).toEqual(points.map((p) => [...p]));
+  });
+
+  it('keeps two agents on one file apart in the scene, so their link has a length', () => {
+    const scan = smallScan();
+    const m = buildSceneModel({ ...scan, positions: { ...scan.positions, b: scan.positions.a! } });
+    const l = m.links.find((x) => x.a === 'a' && x.b === 'b')!;
+    expect(Math.hypot(l.to[0] - l.from[0], l.to[1] - l.from[1], l.to[2] - l.from[2])).toBeGreaterThan(3);
   });
 });

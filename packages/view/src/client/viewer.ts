@@ -292,18 +292,19 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     }
     if (hairlines) (hairlines.material as THREE.LineBasicMaterial).opacity = any ? 0.15 : 0.6;
 
-    // Spokes from the focused agents to their files.
     if (spokes) {
       dynamic.remove(spokes);
       spokes.geometry.dispose();
       (spokes.material as THREE.Material).dispose();
       spokes = null;
     }
-    if (any) {
+    // Spokes from agents to their files: the focused agents' bright, everyone's faint when few enough.
+    const totalSpokes = model.agents.reduce((n, ag) => n + ag.files.length, 0);
+    if (any || totalSpokes <= 4000) {
       const pos: number[] = [];
       const col: number[] = [];
       for (const ag of model.agents) {
-        if (!focus.has(ag.id)) continue;
+        if (any && !focus.has(ag.id)) continue;
         color.set(ag.color);
         for (const fi of ag.files) {
           pos.push(...ag.position, ...model.files[fi]!.position);
@@ -314,7 +315,7 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
         const g = new THREE.BufferGeometry();
         g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
         g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
-        spokes = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.45, depthWrite: false }));
+        spokes = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: any ? 0.5 : 0.22, depthWrite: false }));
         dynamic.add(spokes);
       }
     }
