@@ -21,9 +21,7 @@ const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function graphJson(index: AnalysisIndex): GraphJson {
   const edges: [string, string][] = [];
-  index.graph.forEachEdge((_e: string, _a: unknown, from: string, to: string) => {
-    edges.push([from, to]);
-  });
+  for (const [from, tos] of index.imports) for (const to of tos) edges.push([from, to]);
   edges.sort((x, y) => byPath(x[0], y[0]) || byPath(x[1], y[1]));
   const order = <T extends { from: string; line: number }>(list: readonly T[]) => [...list].sort((a, b) => byPath(a.from, b.from) || a.line - b.line);
   return {

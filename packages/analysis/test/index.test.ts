@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
@@ -97,29 +97,44 @@ describe('cache on disk under the git common directory', () => {
     expect(third.stats.parsed).toBe(0);
   });
 
-  test('corrupt and incompatible entries are detected, removed and rebuilt', async () => {
+  test('corrupt segments and entries are detected, removed and rebuilt', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
     const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
-    const entries: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d)) {
-        const p = join(d, e);
-        if (statSync(p).isDirectory()) walk(p);
-        else entries.push(p);
-      }
-    };
-    walk(cacheDir);
-    expect(entries).toHaveLength(6);
-    writeFileSync(entries[0]!, '{"format":"airspace-facts","vers'); // truncated
-    writeFileSync(entries[1]!, JSON.stringify({ ...JSON.parse(readFileSync(entries[1]!, 'utf8')), version: 'old' }));
-    writeFileSync(entries[2]!, Buffer.from([0xff, 0xfe, 0, 1]));
+    const segDir = first.store.dir!;
+    const segments = readdirSync(segDir).filter((n) => n.startsWith('seg-'));
+    expect(segments).toHaveLength(1);
+    const seg = JSON.parse(readFileSync(join(segDir, segments[0]!), 'utf8'));
+    const keys = Object.keys(seg.entries);
+    expect(keys).toHaveLength(6);
+    // One entry with a wrong shape, one claiming another language; and a truncated segment.
+    seg.entries[keys[0]!] = { l: 'typescript', i: 'nope' };
+    seg.entries[keys[1]!] = { ...seg.entries[keys[1]!], l: 'python' === keys[1]!.split(':')[1] ? 'tsx' : 'python' };
+    writeFileSync(join(segDir, segments[0]!), JSON.stringify(seg));
+    writeFileSync(join(segDir, 'seg-0-truncated.json'), '{"format":"airspace-facts-segment","vers');
     const again = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
-    expect(again.stats.parsed).toBe(3);
-    expect(again.problems).toHaveLength(3);
+    expect(again.stats.parsed).toBe(2);
+    expect(again.problems.join('\n')).toMatch(/corrupt facts cache segment .*truncated.*removed/);
+    expect(again.problems.join('\n')).toMatch(/2 corrupt entries/);
+    expect(readdirSync(segDir)).not.toContain('seg-0-truncated.json');
     expect(graphJson(again)).toEqual(graphJson(first));
     const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(healed.stats.parsed).toBe(0);
+    expect(healed.problems).toEqual([]);
+  });
+
+  test('many segments are merged into one without losing entries', async () => {
+    repo = createRepoFixture({ 'a.ts': 'export const a = 0;\n' });
+    const cacheDir = await defaultCacheDir(repo.dir);
+    for (let i = 1; i <= 10; i++) {
+      repo.write('a.ts', `export const a = ${i};\n`);
+      await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    }
+    const segDir = join(cacheDir, readdirSync(cacheDir)[0]!);
+    expect(readdirSync(segDir).filter((n) => n.startsWith('seg-')).length).toBeLessThanOrEqual(9);
+    repo.write('a.ts', 'export const a = 3;\n');
+    const back = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(back.stats.parsed).toBe(0);
   });
 
   test('an unwritable cache directory degrades to memory, with a problem', async () => {

@@ -90,11 +90,18 @@ function factsOfTree(root: SyntaxNode, language: Language, queries: Record<Query
     for (const e of errors.slice(0, 5)) errorLines.push(line(e));
   }
 
-  const imports = python ? pythonImports(root, queries.imports) : jsImports(root, queries.imports);
-  const exports = python ? [] : jsExports(root, queries.imports, imports);
+  const importMatches = queries.imports.matches(root);
+  const imports = python ? pythonImports(importMatches) : jsImports(importMatches);
+  const exports = python ? [] : jsExports(importMatches, imports);
   const definitions = collectDefinitions(root, queries.definitions, python, exports);
   const defSites = new Set(definitions.map((d) => `${d.line}:${d.column}`));
-  const references = collectReferences(root, queries.references, python, defSites);
+  const importLines = new Set<number>();
+  for (const m of importMatches) {
+    const role = roleCapture(m, 'import.');
+    if (!role || role.kind === 'dynamic' || (role.kind === 'require' && role.node.type === 'call_expression')) continue;
+    for (let l = role.node.startPosition.row + 1; l <= role.node.endPosition.row + 1; l++) importLines.add(l);
+  }
+  const references = collectReferences(root, queries.references, python, defSites, importLines);
   const calls = collectCalls(root, queries.calls, python);
   let lineCount = 1;
   for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
@@ -119,9 +126,9 @@ function hasToken(node: SyntaxNode, token: string): boolean {
   return false;
 }
 
-function jsImports(root: SyntaxNode, query: Query): ImportFact[] {
+function jsImports(matches: readonly ParserType.QueryMatch[]): ImportFact[] {
   const out: ImportFact[] = [];
-  for (const m of query.matches(root)) {
+  for (const m of matches) {
     const role = roleCapture(m, 'import.');
     const source = capture(m, 'source');
     if (!role || !source) continue;
@@ -247,9 +254,9 @@ function declarationNames(decl: SyntaxNode): string[] {
   return [];
 }
 
-function jsExports(root: SyntaxNode, query: Query, imports: readonly ImportFact[]): ExportFact[] {
+function jsExports(matches: readonly ParserType.QueryMatch[], imports: readonly ImportFact[]): ExportFact[] {
   const out: ExportFact[] = [];
-  for (const m of query.matches(root)) {
+  for (const m of matches) {
     const role = roleCapture(m, 'export.');
     if (!role) continue;
     const node = role.node;
@@ -286,9 +293,9 @@ function jsExports(root: SyntaxNode, query: Query, imports: readonly ImportFact[
 // ---------------------------------------------------------------------------------------------
 // Python imports
 
-function pythonImports(root: SyntaxNode, query: Query): ImportFact[] {
+function pythonImports(matches: readonly ParserType.QueryMatch[]): ImportFact[] {
   const out: ImportFact[] = [];
-  for (const m of query.matches(root)) {
+  for (const m of matches) {
     const role = roleCapture(m, 'import.');
     if (!role) continue;
     const node = role.node;
@@ -446,27 +453,33 @@ function collectDefinitions(root: SyntaxNode, query: Query, python: boolean, exp
   }
 }
 
-function collectReferences(root: SyntaxNode, query: Query, python: boolean, defSites: ReadonlySet<string>): ReferenceFact[] {
+function collectReferences(root: SyntaxNode, query: Query, python: boolean, defSites: ReadonlySet<string>, importLines: ReadonlySet<number>): ReferenceFact[] {
   const out: ReferenceFact[] = [];
+  const plain: SyntaxNode[] = [];
+  const memberSites = new Set<string>();
+  // Every crossing into the native tree costs: read positions once, look parents up only on
+  // import lines.
   for (const m of query.matches(root)) {
     const role = roleCapture(m, 'reference.');
     const name = capture(m, 'name');
     if (!role || !name) continue;
     const pos = name.startPosition;
-    if (defSites.has(`${pos.row + 1}:${pos.column}`)) continue;
+    const site = `${pos.row + 1}:${pos.column}`;
+    if (defSites.has(site)) continue;
     if (role.kind === 'member') {
+      memberSites.add(site);
       const receiver = capture(m, 'receiver');
       out.push({ name: name.text, ...(receiver ? { receiver: clip(oneLine(receiver.text), MAX_RECEIVER) } : {}), line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
-      continue;
-    }
-    if (isBindingSite(name, python)) continue;
+    } else plain.push(name);
+  }
+  for (const name of plain) {
+    const pos = name.startPosition;
     // In Python `a.b` the `b` is an identifier too; the member pattern reports it.
-    if (python) {
-      const parent = name.parent;
-      if (parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === name.id) continue;
-    }
+    if (python && memberSites.has(`${pos.row + 1}:${pos.column}`)) continue;
+    if (importLines.has(pos.row + 1) && isBindingSite(name, python)) continue;
     out.push({ name: name.text, line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
   }
+  out.sort((a, b) => a.line - b.line || a.column - b.column);
   return out;
 }
 

@@ -83,8 +83,14 @@ export interface AnalysisIndex {
   readonly files: ReadonlyMap<string, IndexedFile>;
   /** Every path of the snapshot. */
   readonly paths: ReadonlySet<string>;
-  /** The import graph: a node per source file (and per other file an import resolves to), edge importer → imported. */
+  /**
+   * The import graph (graphology): a node per source file and per other file an import resolves
+   * to, edge importer → imported. Built on first access; `imports`/`importers` answer without it.
+   */
   readonly graph: ImportGraph;
+  /** Adjacency of the import graph: files each file imports, and files importing each file. */
+  readonly imports: ReadonlyMap<string, readonly string[]>;
+  readonly importers: ReadonlyMap<string, readonly string[]>;
   readonly external: readonly ExternalImport[];
   readonly unresolved: readonly UnresolvedImport[];
   readonly skipped: readonly SkippedFile[];
@@ -176,6 +182,7 @@ export async function loadFacts(
       return false;
     }
   };
+  await store.refresh();
   await mapLimit(jobs, 64, async (job) => {
     if (!job.blobId) {
       if (!(await readContent(job))) return;
@@ -208,19 +215,18 @@ export async function loadFacts(
   );
   const parseMs = performance.now() - t0;
   let parseErrors = 0;
-  const writes: Promise<void>[] = [];
   toParse.forEach((job, i) => {
     const o = outcomes[i]!;
     job.content = undefined;
     if ('facts' in o) {
       job.facts = o.facts;
-      writes.push(store.put(job.blobId!, job.language, o.facts));
+      store.put(job.blobId!, job.language, o.facts);
     } else {
       parseErrors++;
       job.skip = { path: job.file.path, reason: 'parse-failed', detail: o.error };
     }
   });
-  await Promise.all(writes);
+  await store.flush();
   return { jobs, parsed: toParse.length - parseErrors, hashed, fromCache, parseErrors, parseMs };
 }
 
@@ -304,14 +310,20 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   }
   const tResolve = performance.now();
 
-  const { graph, external, unresolved } = buildImportGraph(files);
+  const { imports, importers, external, unresolved } = adjacency(files);
+  let graph: ImportGraph | undefined;
   const tGraph = performance.now();
   options.onProgress?.({ phase: 'done', done: files.size, total: files.size });
   skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
   return {
     files,
     paths: new Set(paths),
-    graph,
+    get graph() {
+      graph ??= buildImportGraph(files).graph;
+      return graph;
+    },
+    imports,
+    importers,
     external,
     unresolved,
     skipped,
@@ -330,6 +342,36 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
       ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },
     },
   };
+}
+
+/** Adjacency lists of the import graph, and the external and unresolved imports. */
+export function adjacency(files: ReadonlyMap<string, IndexedFile>): {
+  imports: Map<string, string[]>;
+  importers: Map<string, string[]>;
+  external: ExternalImport[];
+  unresolved: UnresolvedImport[];
+} {
+  const imports = new Map<string, string[]>();
+  const importers = new Map<string, string[]>();
+  const external: ExternalImport[] = [];
+  const unresolved: UnresolvedImport[] = [];
+  for (const f of files.values()) {
+    let out: string[] | undefined;
+    for (const imp of f.imports) {
+      if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
+      else if (imp.unresolved !== undefined) unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
+      for (const t of imp.targets) {
+        out ??= [];
+        if (out.includes(t)) continue;
+        out.push(t);
+        const list = importers.get(t);
+        if (list) list.push(f.path);
+        else importers.set(t, [f.path]);
+      }
+    }
+    if (out) imports.set(f.path, out);
+  }
+  return { imports, importers, external, unresolved };
 }
 
 /** The import graph of indexed files; also lists external and unresolved imports. */

@@ -38,16 +38,15 @@ export interface IndexView extends ImportGraphView {
 }
 
 export function baseView(index: AnalysisIndex): IndexView {
-  const g = index.graph;
   return {
     index,
-    hasFile: (p) => g.hasNode(p),
-    importsOf: (p) => (g.hasNode(p) ? g.outNeighbors(p) : []),
-    importersOf: (p) => (g.hasNode(p) ? g.inNeighbors(p) : []),
+    hasFile: (p) => index.files.has(p) || index.importers.has(p),
+    importsOf: (p) => index.imports.get(p) ?? [],
+    importersOf: (p) => index.importers.get(p) ?? [],
     file: (p) => index.files.get(p),
     facts: (p) => index.files.get(p)?.facts,
     filePaths: () => index.files.keys(),
-    graph: () => g,
+    graph: () => index.graph,
   };
 }
 

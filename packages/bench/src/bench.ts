@@ -1,0 +1,154 @@
+/**
+ * The indexing benchmark (`npm run bench`): `@airspace/analysis` cold, warm and after one change,
+ * with peak memory, side by side with dependency-cruiser and madge on the same TypeScript tree,
+ * and the agreement of the relative-import edge sets. Every figure comes from one run, each tool
+ * in its own process.
+ *
+ *   node dist/bench.js [--files 10000] [--seed 42] [--repo DIR --subdir SRC] [--no-peers]
+ *                      [--write ../../docs/benchmarks.md]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFactsStore, index, worktreeSnapshot } from '@airspace/analysis';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { generateRepo } from './generate.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(`--${name}`);
+const opt = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const node = process.execPath;
+
+function measure(script: string, argv: string[]): Record<string, any> {
+  const out = execFileSync(node, ['--max-old-space-size=4096', join(here, script), ...argv], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+const fmtMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const fmtMB = (mb: number) => `${mb.toFixed(0)} MiB`;
+
+async function main() {
+  let repoDir = opt('repo');
+  let subdir = opt('subdir');
+  let dispose: (() => void) | undefined;
+  let label: string;
+  const tGen = performance.now();
+  const loadStart = loadavg()[0]!;
+  if (!repoDir) {
+    const files = Number(opt('files') ?? 10_000);
+    const seed = Number(opt('seed') ?? 42);
+    const gen = generateRepo({ files, seed });
+    const fixture = createRepoFixture(gen.files);
+    repoDir = fixture.dir;
+    subdir = subdir ?? gen.tsRoot;
+    dispose = fixture.dispose;
+    const bytes = Object.values(gen.files).reduce((n, c) => n + c.length, 0);
+    label = `generated repository: ${Object.keys(gen.files).length} files, ${(bytes / 1e6).toFixed(1)} MB (seed ${seed}; TypeScript/TSX/JavaScript under \`${gen.tsRoot}/\`, Python under \`${gen.pyRoot}/\`)`;
+    console.error(`generated ${label} in ${fmtMs(performance.now() - tGen)} at ${repoDir}`);
+  } else {
+    label = `repository at \`${opt('label') ?? repoDir}\``;
+  }
+  const cache = mkdtempSync(join(tmpdir(), 'airspace-bench-cache-'));
+  const cacheTs = mkdtempSync(join(tmpdir(), 'airspace-bench-cache-ts-'));
+  try {
+    const cores = availableParallelism();
+    console.error('airspace: cold …');
+    const cold = measure('measure-index.js', [repoDir, cache, 'cold']);
+    console.error('airspace: warm …');
+    const warm = measure('measure-index.js', [repoDir, cache, 'warm']);
+    console.error('airspace: one change …');
+    const change = measure('measure-index.js', [repoDir, cache, 'change']);
+    let single: Record<string, any> | undefined;
+    if (!flag('no-single')) {
+      console.error('airspace: cold, one thread …');
+      const c1 = mkdtempSync(join(tmpdir(), 'airspace-bench-cache-1-'));
+      single = measure('measure-index.js', [repoDir, c1, 'cold', '0']);
+      rmSync(c1, { recursive: true, force: true });
+    }
+
+    const rows: string[] = [];
+    rows.push(`| airspace cold (${cores} worker threads) | ${fmtMs(cold.totalMs)} | ${fmtMB(cold.maxRssMB)} | ${cold.files} files, ${cold.edges} edges, ${cold.parsed} parsed, ${cold.partial} partial, ${cold.skipped} skipped |`);
+    if (single) rows.push(`| airspace cold, parsing in one thread | ${fmtMs(single.totalMs)} | ${fmtMB(single.maxRssMB)} | parse ${fmtMs(single.phases.parse)} |`);
+    rows.push(`| airspace warm, new process, nothing changed | ${fmtMs(warm.totalMs)} | ${fmtMB(warm.maxRssMB)} | ${warm.parsed} parsed; listing ${fmtMs(warm.listMs)}, index ${fmtMs(warm.indexMs)} |`);
+    rows.push(`| airspace re-index after one change (same process) | ${fmtMs(change.changeTotalMs)} | — | ${change.changeParsed} parsed; listing ${fmtMs(change.changeListMs)}, index ${fmtMs(change.changeIndexMs)} |`);
+
+    let peerRows: string[] = [];
+    let agreement = '';
+    if (subdir && !flag('no-peers')) {
+      console.error(`airspace on ${subdir}/ …`);
+      const tsCold = measure('measure-index.js', [repoDir, cacheTs, 'cold', '', subdir]);
+      peerRows.push(`| airspace (cold) | ${fmtMs(tsCold.totalMs)} | ${fmtMB(tsCold.maxRssMB)} | ${tsCold.files} files, ${tsCold.edges} edges | 1× |`);
+      const peers: Record<string, Record<string, any>> = {};
+      for (const tool of ['depcruise', 'madge']) {
+        console.error(`${tool} on ${subdir}/ …`);
+        const out = join(cache, `${tool}-edges.json`);
+        try {
+          peers[tool] = { ...measure('measure-peer.js', [tool, repoDir, subdir, out]), out };
+          const p = peers[tool]!;
+          peerRows.push(`| ${tool === 'depcruise' ? 'dependency-cruiser 17.4.3' : 'madge 8.0.0'} | ${fmtMs(p.ms)} | ${fmtMB(p.maxRssMB)} | ${p.modules} modules, ${p.edges} ${tool === 'depcruise' ? 'relative-import ' : ''}edges | airspace ${(p.ms / tsCold.totalMs).toFixed(1)}× faster |`);
+        } catch (e) {
+          peerRows.push(`| ${tool} | failed | — | ${e instanceof Error ? e.message.split('\n')[0] : String(e)} | — |`);
+        }
+      }
+      if (peers.depcruise) {
+        // Agreement on relative imports: airspace's edges whose specifier is relative.
+        const snap = await worktreeSnapshot(repoDir);
+        const ix = await index({ files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) }, { store: createFactsStore({ cacheDir: cacheTs }) });
+        const ours = new Set<string>();
+        for (const f of ix.files.values()) for (const imp of f.imports) if (imp.specifier.startsWith('.')) for (const t of imp.targets) if (t.startsWith(`${subdir}/`)) ours.add(`${f.path} ${t}`);
+        const theirs = new Set((JSON.parse(readFileSync(peers.depcruise.out, 'utf8')) as [string, string][]).map(([a, b]) => `${a} ${b}`));
+        const both = [...ours].filter((e) => theirs.has(e)).length;
+        const onlyOurs = [...ours].filter((e) => !theirs.has(e));
+        const onlyTheirs = [...theirs].filter((e) => !ours.has(e));
+        agreement =
+          `Relative-import edges: airspace ${ours.size}, dependency-cruiser ${theirs.size}, both ${both} ` +
+          `(Jaccard ${(both / Math.max(1, ours.size + theirs.size - both)).toFixed(4)}); only airspace ${onlyOurs.length}, only dependency-cruiser ${onlyTheirs.length}.` +
+          (onlyOurs.length ? `\nExamples only airspace: ${onlyOurs.slice(0, 3).map((e) => `\`${e.replace(' ', ' → ')}\``).join(', ')}.` : '') +
+          (onlyTheirs.length ? `\nExamples only dependency-cruiser: ${onlyTheirs.slice(0, 3).map((e) => `\`${e.replace(' ', ' → ')}\``).join(', ')}.` : '');
+      }
+    }
+
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    const command = `npm run bench -w @airspace/bench -- ${args.join(' ')}`.trim();
+    const md = [
+      `### Indexing: ${label}`,
+      '',
+      `Command: \`${command}\` — ${cores} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ` +
+        `load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (a load above the core count slows every tool alike; compare ratios).`,
+      '',
+      '| run | time | peak memory (RSS) | notes |',
+      '|---|---|---|---|',
+      ...rows,
+      '',
+      ...(peerRows.length
+        ? [`Same TypeScript/JavaScript tree (\`${subdir}/\`), each tool in its own process, time of the API call:`, '', '| tool | time | peak memory (RSS) | result | ratio |', '|---|---|---|---|---|', ...peerRows, '', agreement, '']
+        : []),
+    ].join('\n');
+    console.log(md);
+    const write = opt('write');
+    if (write) {
+      const begin = '<!-- bench:analysis -->';
+      const end = '<!-- /bench:analysis -->';
+      const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
+      const block = `${begin}\n${md}\n${end}`;
+      const next = old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`;
+      writeFileSync(write, next);
+    }
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+    rmSync(cacheTs, { recursive: true, force: true });
+    dispose?.();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

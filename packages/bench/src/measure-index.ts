@@ -1,0 +1,67 @@
+/**
+ * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change> [workers] [subdir]
+ * Prints one JSON line.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { index, worktreeSnapshot, type Snapshot } from '@airspace/analysis';
+
+const [repo, cacheDir, mode = 'cold', workersArg, subdir] = process.argv.slice(2);
+if (!repo || !cacheDir) {
+  console.error('usage: measure-index <repo> <cacheDir> <cold|warm|change> [workers] [subdir]');
+  process.exit(2);
+}
+const workers = workersArg === undefined || workersArg === '' ? undefined : Number(workersArg);
+
+const within = (snap: Snapshot): Snapshot => (subdir ? { files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) } : snap);
+
+async function run(): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
+  const snap = within(await worktreeSnapshot(repo!));
+  const tList = performance.now();
+  const ix = await index(snap, { cacheDir: cacheDir!, ...(workers !== undefined ? { workers } : {}) });
+  const t1 = performance.now();
+  const result: Record<string, unknown> = {
+    mode,
+    files: ix.files.size,
+    edges: ix.graph.size,
+    parsed: ix.stats.parsed,
+    fromCache: ix.stats.fromCache,
+    skipped: ix.skipped.length,
+    partial: ix.partial.length,
+    unresolved: ix.unresolved.length,
+    external: ix.external.length,
+    listMs: tList - t0,
+    indexMs: t1 - tList,
+    totalMs: t1 - t0,
+    phases: ix.stats.ms,
+  };
+  if (mode === 'change') {
+    // Change one file the way an editor saves it, then re-list and re-index with the previous index.
+    const changed = [...ix.files.keys()].find((p) => p.endsWith('.ts')) ?? [...ix.files.keys()][0]!;
+    const full = join(repo!, changed);
+    const before = readFileSync(full);
+    appendFileSync(full, `\nexport const benchChange${Date.now()} = 1;\n`);
+    try {
+      const c0 = performance.now();
+      const snap2 = within(await worktreeSnapshot(repo!));
+      const c1 = performance.now();
+      const ix2 = await index(snap2, { cacheDir: cacheDir!, previous: ix, ...(workers !== undefined ? { workers } : {}) });
+      const c2 = performance.now();
+      Object.assign(result, { changed, changeParsed: ix2.stats.parsed, changeListMs: c1 - c0, changeIndexMs: c2 - c1, changeTotalMs: c2 - c0 });
+    } finally {
+      writeFileSync(full, before);
+    }
+  }
+  result.maxRssMB = process.resourceUsage().maxRSS / 1024;
+  return result;
+}
+
+run().then(
+  (r) => console.log(JSON.stringify(r)),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
