@@ -10,3 +10,4 @@ export * from './index/build.js';
 export * from './index/view.js';
 export * from './graph-json.js';
 export * from './symbols/index.js';
+export * from './graph/symbols.js';
