@@ -10,4 +10,4 @@ export * from './index/build.js';
 export * from './index/view.js';
 export * from './graph-json.js';
 export * from './symbols/index.js';
-export * from './graph/symbols.js';
+export { buildSymbolGraph, buildCallGraph, createNameResolver, type NameResolver, type Binding, type SymbolGraph, type CallGraph, type SymbolNodeAttributes, type UseEdgeAttributes } from './graph/symbols.js';

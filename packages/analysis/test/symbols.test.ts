@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { index } from '../src/index/build.js';
 import { baseView } from '../src/index/view.js';
 import { memorySnapshot } from '../src/snapshot.js';
-import { buildCallGraph, buildSymbolGraph, createSymbolResolver } from '../src/graph/symbols.js';
+import { buildCallGraph, buildSymbolGraph, createNameResolver } from '../src/graph/symbols.js';
 
 const edgesOf = (g: { forEachEdge(cb: (e: string, a: unknown, s: string, t: string) => void): void }) => {
   const out: string[] = [];
@@ -22,7 +22,7 @@ describe('TypeScript and JavaScript symbols', async () => {
     { workers: 0 },
   );
   const view = baseView(ix);
-  const resolver = createSymbolResolver(view);
+  const resolver = createNameResolver(view);
 
   test('exports follow export * and renamed re-exports', () => {
     expect(Object.fromEntries(resolver.exportsOf('src/index.ts'))).toEqual({ add: 'src/math.ts#add', zero: 'src/math.ts#zero', Svc: 'src/service.ts#Service' });

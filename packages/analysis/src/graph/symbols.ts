@@ -12,10 +12,10 @@ import { DirectedGraph } from 'graphology';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import type { IndexView } from '../index/view.js';
 
-export type SymbolId = string;
+type SymbolId = string;
 
-export const symbolId = (path: string, qualifiedName: string): SymbolId => `${path}#${qualifiedName}`;
-export const MODULE_SCOPE = '<module>';
+const symbolId = (path: string, qualifiedName: string): SymbolId => `${path}#${qualifiedName}`;
+const MODULE_SCOPE = '<module>';
 
 export interface SymbolNodeAttributes {
   readonly path: string;
@@ -37,7 +37,7 @@ export type CallGraph = DirectedGraph<SymbolNodeAttributes, UseEdgeAttributes>;
 /** What a local name of a file stands for. */
 export type Binding = { readonly module: string; readonly name: string } | { readonly module: string; readonly namespace: true };
 
-export interface SymbolResolver {
+export interface NameResolver {
   /** Exported name → defining symbol, following re-exports. */
   exportsOf(path: string): ReadonlyMap<string, SymbolId>;
   /** Local names bound by imports in a file (dotted for Python `import a.b`). */
@@ -50,7 +50,7 @@ export interface SymbolResolver {
   enclosing(path: string, line: number): SymbolId;
 }
 
-export function createSymbolResolver(view: IndexView): SymbolResolver {
+export function createNameResolver(view: IndexView): NameResolver {
   const exportsCache = new Map<string, Map<string, SymbolId>>();
   const bindingsCache = new Map<string, Map<string, Binding>>();
   const topLevel = new Map<string, Map<string, DefinitionFact>>();
@@ -190,7 +190,7 @@ function addUse(graph: SymbolGraph, from: SymbolId, to: SymbolId, line: number):
  * The symbol graph: a node per definition (and per file's module scope), an edge from the
  * innermost definition using a symbol of another file to that symbol.
  */
-export function buildSymbolGraph(view: IndexView, resolver: SymbolResolver = createSymbolResolver(view)): SymbolGraph {
+export function buildSymbolGraph(view: IndexView, resolver: NameResolver = createNameResolver(view)): SymbolGraph {
   const graph: SymbolGraph = new DirectedGraph({ allowSelfLoops: false });
   const paths = [...view.filePaths()];
   for (const p of paths) addNodes(graph, view, p);
@@ -213,7 +213,7 @@ export function buildSymbolGraph(view: IndexView, resolver: SymbolResolver = cre
  * The call graph: an edge caller → callee per resolved call (functions, methods, classes for
  * `new` and rendered JSX components), within and across files.
  */
-export function buildCallGraph(view: IndexView, resolver: SymbolResolver = createSymbolResolver(view)): CallGraph {
+export function buildCallGraph(view: IndexView, resolver: NameResolver = createNameResolver(view)): CallGraph {
   const graph: CallGraph = new DirectedGraph({ allowSelfLoops: true });
   const paths = [...view.filePaths()];
   for (const p of paths) addNodes(graph, view, p);
