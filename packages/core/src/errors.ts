@@ -17,6 +17,7 @@ export const ErrorCodes = {
   INVALID_WEIGHT: 'INVALID_WEIGHT',
   TRIGGER_SINK_FAILED: 'TRIGGER_SINK_FAILED',
   DUPLICATE_AGENT_ID: 'DUPLICATE_AGENT_ID',
+  MALFORMED_AGENT: 'MALFORMED_AGENT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
@@ -93,4 +94,8 @@ export function invalidRecencyWeight(agent: string, path: string, weight: unknow
 
 export function duplicateAgentId(id: string): Problem {
   return { code: ErrorCodes.DUPLICATE_AGENT_ID, agent: id, message: `Two agents share the id "${id}"; the second was ignored.` };
+}
+
+export function malformedAgent(agent: string, why: string): Problem {
+  return { code: ErrorCodes.MALFORMED_AGENT, agent, message: `Agent "${agent}": ${why}.` };
 }

@@ -7,7 +7,7 @@ import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precis
 import { embedAgents } from './embedding.js';
 import {
   AirspaceError, channelThrew, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
-  missingEvidence, missingService, riskOutOfRange,
+  malformedAgent, missingEvidence, missingService, riskOutOfRange,
 } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
 import { isValidRange } from './ranges.js';
@@ -82,7 +82,20 @@ function isThenable<T>(value: unknown): value is PromiseLike<T> {
 /** Drops invalid ranges and clamps weights, reporting each; returns the agent itself when valid. */
 function sanitizeAgent(agent: Agent, problems: ProblemLog): Agent {
   let changed = false;
-  const files = agent.files.map((f): FileEdit => {
+  let input: readonly FileEdit[] = agent.files;
+  if (!Array.isArray(input)) {
+    problems.add(malformedAgent(agent.id, '"files" is not an array; it was treated as empty'));
+    return { ...agent, files: [] };
+  }
+  if (!input.every((f) => typeof f === 'object' && f !== null && typeof f.path === 'string' && f.path.length > 0)) {
+    input = input.filter((f) => {
+      if (typeof f === 'object' && f !== null && typeof f.path === 'string' && f.path.length > 0) return true;
+      problems.add(malformedAgent(agent.id, `a file entry without a path (${JSON.stringify(f)?.slice(0, 80)}) was ignored`));
+      return false;
+    });
+    changed = true;
+  }
+  const files = input.map((f): FileEdit => {
     let edit = f;
     for (const key of ['baseRanges', 'newRanges'] as const) {
       const ranges: unknown = edit[key];
@@ -327,7 +340,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   }
   advisories.sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1));
 
-  const { positions, fileCoordinates } = embedAgents(ordered, options.edges ? { edges: options.edges } : {});
+  const { positions, fileCoordinates } = embedAgents(scored, options.edges ? { edges: options.edges } : {});
   logger.debug(`scanned ${ordered.length} agents, ${counts.pairs} pairs, ${active.length} channels`);
   const scanCounts: ScanCounts = counts;
   return {

@@ -152,6 +152,17 @@ describe('scanAirspace', () => {
     expect(result.weights).toEqual({ same: 1 });
   });
 
+  it('survives malformed agents (no files array, entries without a path)', async () => {
+    const broken = [
+      { id: 'a', label: 'a', startedAt: 0, committedWork: 0, files: 'nope' } as never,
+      { id: 'b', label: 'b', startedAt: 0, committedWork: 0, files: [null, { weight: 1 }, file('ok.ts')] } as never,
+    ];
+    const result = await scanAirspace(broken, { channels: [samePath('same', 0.9)] });
+    expect(result.counts.pairs).toBe(1);
+    expect(result.problems.filter((p) => p.code === 'MALFORMED_AGENT')).toHaveLength(3);
+    expect(Object.keys(result.fileCoordinates)).toEqual(['ok.ts']);
+  });
+
   it('keeps the strongest evidence first on links', async () => {
     const weak = defineChannel({ id: 'weak', defaultWeight: 0.2, score: (a) => ({ risk: 1, evidence: [{ message: `weak ${a.id}` }] }) });
     const strong = defineChannel({ id: 'strong', defaultWeight: 1, meta: { precision: 'line' }, score: (a) => ({ risk: 0.5, evidence: [{ message: `strong ${a.id}` }] }) });
