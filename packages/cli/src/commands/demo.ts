@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { scanRepository } from '@airspace/scanner';
+import { createDemoRepository } from '../demo/fixture.js';
+import { colorWanted, createStyle } from '../report/color.js';
+import { createProgressBar } from '../report/progress.js';
+import type { Io } from '../io.js';
+import { printResult } from './scan.js';
+
+interface DemoFlags {
+  readonly keep?: boolean;
+  readonly json?: boolean;
+  readonly dir?: string;
+}
+
+export function demoCommand(io: Io): Command {
+  return new Command('demo')
+    .description('build a temporary repository with agents in worktrees that collide in different ways, scan it, print the table')
+    .option('--keep', 'keep the repository afterwards (its path is printed) to explore with scan, watch and check')
+    .option('--json', 'print the scan result as JSON instead of the table')
+    .option('--dir <parent>', 'create the repository under this directory (default: the system temp directory)')
+    .action(async (flags: DemoFlags) => {
+      const style = createStyle(colorWanted(io.stdout, io.env));
+      const demo = createDemoRepository(flags.dir);
+      try {
+        if (!flags.json) {
+          io.stdout.write(style.bold(`Demo repository with ${demo.agents.length} agents in worktrees:\n`));
+          for (const a of demo.agents) io.stdout.write(`  ${a.id.padEnd(6)} ${a.does}\n`);
+          io.stdout.write('\n');
+        }
+        const bar = createProgressBar(io.stderr);
+        try {
+          const result = await scanRepository({ repo: demo.root, base: 'main', onProgress: (p) => bar.update(p) });
+          bar.done();
+          printResult(io, result, flags);
+        } finally {
+          bar.done();
+        }
+        if (flags.keep) {
+          const hint = `\nKept the demo repository at ${demo.root} (worktrees in ${demo.root}-wt).\nTry: airspace scan --repo ${demo.root}\n`;
+          // With --json, stdout carries only the JSON document.
+          (flags.json ? io.stderr : io.stdout).write(hint);
+        }
+      } finally {
+        if (!flags.keep) demo.fixture.dispose();
+      }
+    });
+}

@@ -1,0 +1,189 @@
+/**
+ * `airspace watch`: scan on every change, and report what the TCAS tracker says changed —
+ * advisories raised, changed (escalated, downgraded) and cleared — and the triggers they imply,
+ * through core's dispatcher with its per-pair cooldown.
+ */
+import { spawn } from 'node:child_process';
+import { Command } from 'commander';
+import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type ScanResult, type Trigger } from '@airspace/core';
+import { runGit } from '@airspace/git';
+import { createScanner } from '@airspace/scanner';
+import { CliError } from '../errors.js';
+import type { Io } from '../io.js';
+import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import { colorWanted, createStyle, type Style } from '../report/color.js';
+import { formatEvidence } from '../report/table.js';
+import { createChangeSource } from '../watch/changes.js';
+
+interface WatchFlags extends RepoFlags {
+  readonly jsonl?: boolean;
+  readonly exec?: string;
+  readonly interval: string;
+  readonly poll?: boolean;
+  readonly debounce: string;
+  readonly cooldown: string;
+}
+
+/** One line of `--jsonl`. */
+export type WatchEvent =
+  | { readonly type: 'ready'; readonly time: string; readonly agents: readonly string[]; readonly mode: 'watch' | 'poll' }
+  | ({ readonly type: 'raised' | 'changed' | 'cleared' } & Omit<AdvisoryEvent, 'type' | 'time'> & { readonly time: string })
+  | { readonly type: 'trigger'; readonly time: string; readonly trigger: Trigger }
+  | { readonly type: 'error'; readonly time: string; readonly message: string };
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`${flag} must be a positive number of milliseconds, got "${value}".`);
+  return n;
+}
+
+/** Runs `command` in a shell with the trigger as JSON on stdin; resolves when it exits. */
+export function execTrigger(command: string, trigger: Trigger, cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, { shell: true, cwd, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, AIRSPACE_TRIGGER_TO: trigger.to, AIRSPACE_TRIGGER_TYPE: trigger.type } });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`--exec command exited with ${code ?? 'a signal'} for the ${trigger.type} trigger to ${trigger.to}`))));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(JSON.stringify(trigger) + '\n');
+  });
+}
+
+function clock(time: number): string {
+  return new Date(time).toISOString().slice(11, 19);
+}
+
+function humanEvent(event: AdvisoryEvent, style: Style): string {
+  const pair = `${event.a} ↔ ${event.b}`;
+  if (event.type === 'cleared') return `${clock(event.time)} ${style.level('clear', 'CLEARED')}  ${pair} (was ${event.previous})`;
+  const verb = event.type === 'raised' ? 'RAISED ' : 'CHANGED';
+  const lines = [`${clock(event.time)} ${verb}  ${style.level(event.level, event.level.toUpperCase())} ${pair} risk ${event.risk.toFixed(2)}${event.type === 'changed' ? ` (was ${event.previous})` : ''}`];
+  if (event.levelReason) lines.push(`           ${style.dim(`(${event.levelReason})`)}`);
+  for (const e of event.evidence.slice(0, 2)) lines.push(`           ${style.dim('·')} ${formatEvidence(e)}`);
+  return lines.join('\n');
+}
+
+async function gitCommonDir(repo: string): Promise<string | undefined> {
+  try {
+    return (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo })).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export function watchCommand(io: Io): Command {
+  const command = new Command('watch')
+    .description('scan continuously; print advisories as they are raised, change and clear, and the triggers they imply')
+    .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, error')
+    .option('--exec <command>', 'run this shell command for each trigger, with the trigger as JSON on its standard input')
+    .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
+    .option('--poll', 'poll instead of using file events')
+    .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
+    .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000));
+  addRepoOptions(command).action(async (flags: WatchFlags) => {
+    const pollMs = positiveInt(flags.interval, '--interval');
+    const debounceMs = positiveInt(flags.debounce, '--debounce');
+    const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
+    const options = scannerOptions(flags);
+    const style = createStyle(colorWanted(io.stdout, io.env));
+    const emit = (event: WatchEvent): void => {
+      if (flags.jsonl) io.stdout.write(JSON.stringify(event) + '\n');
+    };
+    const warn = (message: string): void => {
+      if (flags.jsonl) emit({ type: 'error', time: new Date().toISOString(), message });
+      else io.stderr.write(`airspace watch: ${message}\n`);
+    };
+
+    const scanner = await createScanner(options);
+    let tracker: AdvisoryTracker | undefined;
+    let agents = new Map<string, Agent>();
+    const dispatcher = new TriggerDispatcher({
+      cooldownMs,
+      sink: async (trigger) => {
+        emit({ type: 'trigger', time: new Date().toISOString(), trigger });
+        if (!flags.jsonl) io.stdout.write(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}\n`);
+        if (flags.exec) await execTrigger(flags.exec, trigger, options.repo ?? io.cwd);
+      },
+    });
+
+    const handle = async (result: ScanResult): Promise<void> => {
+      const time = Date.parse(result.generatedAt) || Date.now();
+      agents = new Map(result.agents.map((a) => [a.id, a]));
+      const links = new Map(result.links.map((l) => [`${l.a}\u0000${l.b}`, l]));
+      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation.
+      tracker ??= new AdvisoryTracker({ thresholds: result.thresholds });
+      for (const event of tracker.update(result.links, time, { complete: true })) {
+        if (event.type === 'cleared') dispatcher.reset(event.a, event.b);
+        if (flags.jsonl) emit({ ...event, time: new Date(event.time).toISOString() });
+        else io.stdout.write(humanEvent(event, style) + '\n');
+      }
+      // Every active pair's triggers go to the dispatcher; its cooldown decides what is re-sent.
+      const triggers = tracker.active().flatMap((pair) => {
+        const link = links.get(`${pair.a}\u0000${pair.b}`);
+        return triggersFor({ a: pair.a, b: pair.b, level: pair.level, risk: pair.risk, evidence: link?.evidence ?? [] }, agents);
+      });
+      const outcome = await dispatcher.dispatch(triggers, time);
+      for (const p of outcome.problems) warn(p.message);
+    };
+
+    const repo = options.repo ?? io.cwd;
+    const common = await gitCommonDir(repo);
+    const dirsOf = (result: ScanResult): string[] => [...new Set([...(common ? [common] : []), ...result.agents.map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
+
+    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
+    const first = await scanner.scan();
+    await handle(first);
+
+    let scanning = false;
+    let again = false;
+    let stopped = false;
+    let source: ReturnType<typeof createChangeSource> | undefined;
+    const rescan = async (): Promise<void> => {
+      if (scanning) {
+        again = true;
+        return;
+      }
+      scanning = true;
+      try {
+        do {
+          again = false;
+          try {
+            const result = await scanner.scan();
+            if (stopped) return;
+            await handle(result);
+            source?.setDirs(dirsOf(result));
+          } catch (error) {
+            warn(`scan failed: ${(error as Error).message}`);
+          }
+        } while (again && !stopped);
+      } finally {
+        scanning = false;
+      }
+    };
+
+    source = createChangeSource({
+      dirs: dirsOf(first),
+      gitDirs: common ? [common] : [],
+      pollMs,
+      debounceMs,
+      ...(flags.poll ? { forcePoll: true } : {}),
+      onChange: () => void rescan(),
+      onWarning: warn,
+    });
+    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: source.mode() });
+    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${source.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
+
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        stopped = true;
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        source?.close();
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await scanner.dispose();
+  });
+  return command;
+}

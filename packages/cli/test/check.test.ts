@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { parseLines, parseUnifiedHunks } from '../src/commands/check.js';
+
+describe('check helpers', () => {
+  it('parses --lines and rejects nonsense', () => {
+    expect(parseLines('12')).toEqual([12, 12]);
+    expect(parseLines('12-18')).toEqual([12, 18]);
+    expect(() => parseLines('18-12')).toThrow(/end may not come before/);
+    expect(() => parseLines('x')).toThrow(/--lines must look like/);
+    expect(() => parseLines('0')).toThrow(/1-based/);
+  });
+
+  it('splits a unified diff into hunks with base and current ranges and their text', () => {
+    const diff = [
+      'diff --git a/f.ts b/f.ts',
+      'index 1..2 100644',
+      '--- a/f.ts',
+      '+++ b/f.ts',
+      '@@ -3,2 +3,3 @@ function f() {',
+      ' keep',
+      '-old',
+      '+new',
+      '+more',
+      '@@ -10,0 +12 @@',
+      '+inserted',
+      '',
+    ].join('\n');
+    const hunks = parseUnifiedHunks(diff, 'bob', 'f.ts');
+    expect(hunks).toHaveLength(2);
+    expect(hunks[0]).toMatchObject({ agent: 'bob', path: 'f.ts', base: [3, 4], current: [3, 5] });
+    expect(hunks[0]!.text).toBe('@@ -3,2 +3,3 @@ function f() {\n keep\n-old\n+new\n+more');
+    expect(hunks[1]).toMatchObject({ base: [11, 10], current: [12, 12], text: '@@ -10,0 +12 @@\n+inserted' });
+  });
+});

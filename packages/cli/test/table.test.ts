@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { Link, ScanResult } from '@airspace/core';
+import { colorWanted, createStyle } from '../src/report/color.js';
+import { formatRange, renderTable } from '../src/report/table.js';
+
+const link = (a: string, b: string, level: Link['level'], risk: number, extra: Partial<Link> = {}): Link => ({
+  a, b, level, risk, distance: 1 - risk,
+  channels: [
+    { channel: 'overlap', weight: 1, risk, weighted: risk, precision: 'line', evidence: [] },
+    { channel: 'tree', weight: 0.25, risk: 0.4, weighted: 0.1, precision: 'file', evidence: [] },
+  ],
+  evidence: [],
+  ...extra,
+});
+
+const result: ScanResult = {
+  version: 1, generatedAt: '2026-01-01T00:00:00.000Z', thresholds: { traffic: 0.35, resolution: 0.7 }, weights: { overlap: 1, tree: 0.25 },
+  agents: [], positions: {}, fileCoordinates: {}, problems: [{ code: 'X', message: 'one worktree was skipped' }],
+  links: [
+    link('carol', 'dave', 'traffic', 0.45),
+    link('alice', 'grace', 'clear', 0.05),
+    link('alice', 'bob', 'resolution', 0.92, {
+      evidence: [{ message: 'both change the loop in subtotal()', a: { agent: 'alice', path: 'src/invoice.ts', range: [10, 11] }, b: { agent: 'bob', path: 'src/invoice.ts', baseRange: [12, 11] } }],
+    }),
+  ],
+  advisories: [
+    { a: 'alice', b: 'bob', level: 'resolution', risk: 0.92, steer: 'bob', hold: 'alice', evidence: [], message: '' },
+    { a: 'carol', b: 'dave', level: 'traffic', risk: 0.45, evidence: [], message: '' },
+  ],
+  counts: { agents: 5, pairs: 3, clear: 1, traffic: 1, resolution: 1, unknown: 0 },
+};
+
+describe('renderTable', () => {
+  it('lists advisories by level and risk with channels, evidence of both sides and right of way', () => {
+    const text = renderTable(result);
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(/^LEVEL\s+RISK\s+PAIR\s+CHANNELS$/);
+    expect(lines[1]).toMatch(/^RESOLUTION\s+0\.92\s+alice ↔ bob\s+overlap 0\.92 · tree 0\.40$/);
+    expect(lines[2]).toBe('  · alice src/invoice.ts:10-11 ↔ bob src/invoice.ts:after 11 (base): both change the loop in subtotal()');
+    expect(lines[3]).toBe('  → bob steers away, alice holds course');
+    expect(lines[4]).toMatch(/^TRAFFIC\s+0\.45\s+carol ↔ dave/);
+    expect(text).not.toContain('grace');
+    expect(text).toContain('5 agents, 3 pairs: 1 resolution 1 traffic 1 clear');
+    expect(text).toContain('! one worktree was skipped');
+    expect(text).not.toContain('\u001b[');
+  });
+
+  it('lists clear pairs with --all, and colours only when asked', () => {
+    expect(renderTable(result, { all: true })).toContain('alice ↔ grace');
+    expect(renderTable(result, { style: createStyle(true) })).toContain('\u001b[31m');
+  });
+
+  it('follows NO_COLOR, FORCE_COLOR and whether the stream is a terminal', () => {
+    expect(colorWanted({ isTTY: true }, {})).toBe(true);
+    expect(colorWanted({ isTTY: false }, {})).toBe(false);
+    expect(colorWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colorWanted({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+  });
+
+  it('formats ranges, zero-width insertion points included', () => {
+    expect(formatRange([3, 3])).toBe('3');
+    expect(formatRange([3, 9])).toBe('3-9');
+    expect(formatRange([1, 0])).toBe('after 0');
+  });
+});

@@ -1,0 +1,9 @@
+/**
+ * The built-in channels, in one list: adding a built-in is one line here (and a dependency in
+ * package.json). Plugins named in a config file are loaded by `@airspace/config`.
+ */
+import type { AnyChannel } from '@airspace/core';
+
+export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
+];
+

@@ -1,0 +1,59 @@
+/**
+ * Intent: paths an agent is about to touch (look-ahead), and the probe of `airspace check`.
+ *
+ * How intent counts: each entry becomes an edit of that file in the agent's working set, with
+ * weight 1 (it is about now). Without lines it is a **whole-file** edit, so it overlaps fully
+ * with any change another agent makes to the file and reaches every channel (tree, dependency,
+ * merge) like a real edit. With lines (in the agent's current coordinates, mapped to base
+ * coordinates through the agent's hunks of that file) it adds those lines. Declared paths are also
+ * listed in `agent.intent`.
+ */
+import { unionRanges, type Agent, type FileEdit, type Range } from '@airspace/core';
+import { currentToBase } from '@airspace/git';
+
+export interface IntentEntry {
+  /** Repository-relative path, forward slashes. */
+  readonly path: string;
+  /** Lines about to change, in the agent's current coordinates; absent = the whole file. */
+  readonly lines?: Range;
+}
+
+export type IntentSpec = string | IntentEntry;
+
+/** Intent per agent id. */
+export type IntentMap = Readonly<Record<string, readonly IntentSpec[]>>;
+
+export function normalizeIntent(spec: IntentSpec): IntentEntry {
+  const entry = typeof spec === 'string' ? { path: spec } : spec;
+  return { ...entry, path: entry.path.replace(/\\/g, '/').replace(/^\.\//, '') };
+}
+
+/** Adds intent entries to one agent's working set. Pure. */
+export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
+  if (specs.length === 0) return agent;
+  const files = new Map<string, FileEdit>(agent.files.map((f) => [f.path, f]));
+  for (const entry of specs.map(normalizeIntent)) {
+    const existing = files.get(entry.path);
+    if (!entry.lines) {
+      files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges: 'whole', newRanges: 'whole' });
+      continue;
+    }
+    const base = existing?.hunks ? currentToBase(existing.hunks, entry.lines) : entry.lines;
+    const baseRanges = existing?.baseRanges === 'whole' ? 'whole' : unionRanges(existing?.baseRanges ?? [], [base]);
+    const newRanges = existing?.newRanges === 'whole' ? 'whole' : unionRanges(existing?.newRanges ?? [], [entry.lines]);
+    files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges, newRanges });
+  }
+  const intent = [...new Set([...(agent.intent ?? []), ...specs.map((s) => normalizeIntent(s).path)])];
+  return { ...agent, files: [...files.values()], intent };
+}
+
+/** Applies an intent map to a set of agents; ids not among them become new agents with only their intent. */
+export function applyIntentMap(agents: readonly Agent[], intent: IntentMap | undefined, template: Partial<Agent> = {}): Agent[] {
+  if (!intent) return [...agents];
+  const out = agents.map((a) => applyIntent(a, intent[a.id] ?? []));
+  for (const [id, specs] of Object.entries(intent)) {
+    if (agents.some((a) => a.id === id)) continue;
+    out.push(applyIntent({ startedAt: Date.now(), committedWork: 0, ...template, id, label: id, files: [] }, specs));
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineChannel, type Agent } from '@airspace/core';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { createScanner, scanRepository } from '../src/index.js';
+
+/** A line-precise test channel: risk 1 when both agents change a file of the same path, with both sides as evidence. */
+const samePath = defineChannel({
+  id: 'same-path',
+  defaultWeight: 1,
+  meta: { precision: 'line' },
+  score(a: Agent, b: Agent) {
+    const shared = a.files.filter((f) => b.files.some((g) => g.path === f.path));
+    return {
+      risk: shared.length > 0 ? 1 : 0,
+      evidence: shared.map((f) => ({ message: `both change ${f.path}`, a: { agent: a.id, path: f.path }, b: { agent: b.id, path: f.path } })),
+    };
+  },
+});
+
+// One repository for the tests that only read it; a test that changes files makes its own.
+let shared: RepoFixture;
+let repo: RepoFixture | undefined;
+beforeAll(() => {
+  shared = twoAgents();
+});
+afterAll(() => shared.dispose());
+afterEach(() => {
+  repo?.dispose();
+  repo = undefined;
+});
+
+function twoAgents(): RepoFixture {
+  const r = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n', 'docs/x.md': '# x\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+  r.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('a');
+  r.worktree('bob').write('src/b.ts', 'export const b = 20;\n');
+  return r;
+}
+
+describe('scanRepository', () => {
+  it('loads the worktrees as agents and scores every pair through the given channels', async () => {
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath] });
+    expect(result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
+    expect(result.links).toHaveLength(1);
+    expect(result.links[0]!.level).toBe('clear');
+    expect(result.weights['same-path']).toBe(1);
+  });
+
+  it('counts intent as a whole-file edit, so declaring a path another agent changes raises an advisory', async () => {
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] } });
+    const link = result.links[0]!;
+    expect(link.level).toBe('resolution');
+    expect(link.evidence[0]!.message).toBe('both change src/a.ts');
+    const bob = result.agents.find((a) => a.id === 'bob')!;
+    expect(bob.intent).toEqual(['src/a.ts']);
+    expect(bob.files.find((f) => f.path === 'src/a.ts')!.baseRanges).toBe('whole');
+  });
+
+  it('a probe replaces the agent\'s working set, and an unknown worktree becomes a new agent', async () => {
+    const scanner = await createScanner({ repo: shared.dir, channels: [samePath] });
+    try {
+      // bob's own work (src/b.ts) no longer counts: only the probe does.
+      const probed = await scanner.scan({ probe: { agent: 'bob', intent: [{ path: 'docs/x.md', lines: [1, 1] }] } });
+      const bob = probed.agents.find((a) => a.id === 'bob')!;
+      expect(bob.files.map((f) => f.path)).toEqual(['docs/x.md']);
+      expect(bob.files[0]!.baseRanges).toEqual([[1, 1]]);
+      const fresh = await scanner.scan({ probe: { worktree: join(shared.dir, '..', 'somewhere', 'carol'), intent: ['src/a.ts'] } });
+      expect(fresh.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
+      expect(fresh.links.find((l) => l.a === 'alice' && l.b === 'carol')!.level).toBe('resolution');
+    } finally {
+      await scanner.dispose();
+    }
+  });
+
+  it('sees a change made between two scans of one scanner', async () => {
+    repo = twoAgents();
+    const scanner = await createScanner({ repo: repo.dir, channels: [samePath] });
+    try {
+      expect((await scanner.scan()).counts.resolution).toBe(0);
+      writeFileSync(join(repo.dir + '-wt', 'bob', 'src', 'a.ts'), 'export const a = 30;\n');
+      expect((await scanner.scan()).counts.resolution).toBe(1);
+    } finally {
+      await scanner.dispose();
+    }
+  });
+
+  it('applies config weights and thresholds, and reports a config naming an unknown channel', async () => {
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+    expect(result.weights['same-path']).toBe(0.5);
+    expect(result.thresholds).toEqual({ traffic: 0.4, resolution: 0.9 });
+    expect(result.links[0]!.level).toBe('traffic');
+    expect(result.problems.map((p) => p.code)).toContain('UNKNOWN_CHANNEL');
+  });
+
+  it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
+    await expect(scanRepository({ repo: join(shared.dir, '..') })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    await expect(scanRepository({ repo: shared.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE' });
+    await expect(scanRepository({ repo: shared.dir, configPath: join(shared.dir, 'missing.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-config-'));
+    try {
+      writeFileSync(join(dir, 'bad.json'), '{ not json');
+      await expect(scanRepository({ repo: shared.dir, configPath: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
+      await expect(scanRepository({ repo: shared.dir, calibrationPath: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
