@@ -34,7 +34,7 @@ export function scannerOptions(flags: RepoFlags): ScannerOptions {
     repo: resolve(flags.repo ?? '.'),
     ...(flags.base ? { base: flags.base } : {}),
     ...(flags.source && flags.source.length > 0 ? { sources: flags.source } : {}),
-    ...(flags.config ? { configPath: resolve(flags.config) } : {}),
-    ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
+    ...(flags.config ? { config: resolve(flags.config) } : {}),
+    ...(flags.calibration ? { calibration: resolve(flags.calibration) } : {}),
   };
 }

@@ -3,13 +3,13 @@
  * (built-ins + config plugins, `@airspace/config`) → `scanAirspace` (`@airspace/core`). The CLI,
  * the LSP server and eval all scan through here, so they agree on what a scan is.
  *
- *   const scanner = await createScanner({ repo: '.', onProgress });
+ *   const scanner = createScanner({ repo: '.', onProgress });
  *   const result = await scanner.scan();                    // ScanResult, the JSON contract
- *   const again = await scanner.scan({ overrides });        // warm: git objects and caches reused
+ *   const again = await scanner.scan(overrides);            // warm: git objects and caches reused
  *   await scanner.dispose();
  */
 import { basename, resolve } from 'node:path';
-import { scanAirspace, type Agent, type AnyChannel, type RecencyOptions, type ScanResult } from '@airspace/core';
+import { scanAirspace, type Agent, type AnyChannel, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
 import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
 import { loadAgents, openRepository, parseSourceSpec, type AgentSource, type GitService, type LoadAgentsOptions, type RepositoryInfo } from '@airspace/git';
 import { BUILTIN_CHANNELS } from './channels.js';
@@ -34,15 +34,16 @@ export interface ScannerOptions {
   /** Agent sources (`worktrees`, `branches`, `remote:PATTERN`, `json:FILE`, or parsed); default: the config's, else worktrees. */
   readonly sources?: readonly (AgentSource | string)[];
   /**
-   * Config file (`--config`); default: `airspace.config.*` at the repository root, if any. An
-   * explicit file that cannot be read is an error (ScannerError UNREADABLE_CONFIG); an invalid
-   * one is a problem and its valid parts still apply.
+   * Config file (`--config`), or a config object (eval, tests); default: `airspace.config.*` at
+   * the repository root, if any. An explicit file that cannot be read is an error (ScannerError
+   * UNREADABLE_CONFIG); an invalid one is a problem and its valid parts still apply.
    */
-  readonly configPath?: string;
-  /** In-memory config instead of a file (eval, tests). */
-  readonly config?: AirspaceConfig;
-  /** Calibration file (`--calibration`), overriding the config's `calibration`. */
-  readonly calibrationPath?: string;
+  readonly config?: string | AirspaceConfig;
+  /** Calibration file (`--calibration`, written by `airspace eval --fit`), overriding the config's. */
+  readonly calibration?: string;
+  /** Weights by channel id, over everything else (a front end's own settings). */
+  readonly weights?: Readonly<Record<string, number>>;
+  readonly thresholds?: Partial<Thresholds>;
   /** Paths each agent is about to touch; see intent.ts for how they count. */
   readonly intent?: IntentMap;
   readonly overrides?: Overrides;
@@ -56,9 +57,7 @@ export interface ScannerOptions {
 /** The agent is named by id, or by its worktree; an unknown one becomes a new agent named after the worktree's folder. */
 export type Probe = ({ readonly agent: string } | { readonly worktree: string }) & { readonly intent: IntentMap[string] };
 
-export interface ScanRequest {
-  /** Replaces the scanner's overrides for this scan. */
-  readonly overrides?: Overrides;
+export interface ScanExtra {
   /** Added to the scanner's intent for this scan. */
   readonly intent?: IntentMap;
   /**
@@ -69,8 +68,8 @@ export interface ScanRequest {
 }
 
 export interface Scanner {
-  readonly repository: RepositoryInfo;
-  scan(request?: ScanRequest): Promise<ScanResult>;
+  /** One scan; `overrides` replaces the scanner's unsaved buffers for this scan. */
+  scan(overrides?: Overrides, extra?: ScanExtra): Promise<ScanResult>;
   dispose(): Promise<void>;
 }
 
@@ -87,17 +86,21 @@ export class ScannerError extends Error {
 /** Config + calibration + built-ins → the channels, weights and thresholds of every scan. */
 async function channelSet(root: string, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
   const builtins = [...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })), ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' }))];
-  const loaded = options.config ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(options.configPath ? { configPath: resolve(options.configPath) } : {}) });
-  if (options.configPath) {
+  const configPath = typeof options.config === 'string' ? resolve(options.config) : undefined;
+  const loaded = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  if (configPath) {
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
   }
-  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibrationPath ? { calibrationPath: resolve(options.calibrationPath) } : {}) });
-  if (options.calibrationPath) {
+  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}) });
+  if (options.calibration) {
     const fatal = set.problems.find((p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined));
     if (fatal) throw new ScannerError('UNREADABLE_CALIBRATION', fatal.message.replace(/; using configured weights\.$/, '.'));
   }
-  return { set, config: loaded.config };
+  // A front end's own weights and thresholds win over config and calibration.
+  const weights = { ...set.weights };
+  for (const [id, w] of Object.entries(options.weights ?? {})) if (id in weights) weights[id] = w;
+  return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
 }
 
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
@@ -114,9 +117,15 @@ function recencyOf(config: AirspaceConfig): RecencyOptions | undefined {
   return { halfLifeMs: (r.halfLifeHours ?? 24) * 3600_000, floor: r.floor ?? 0.3 };
 }
 
-export async function createScanner(options: ScannerOptions = {}): Promise<Scanner> {
-  const now = options.now ?? Date.now;
-  const progress = options.onProgress ?? (() => undefined);
+interface Setup {
+  readonly repository: RepositoryInfo;
+  readonly set: ChannelSet;
+  readonly base?: string;
+  readonly sources?: AgentSource[];
+  readonly recency?: RecencyOptions;
+}
+
+async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
   const { set, config } = await channelSet(repository.root, options);
@@ -124,14 +133,31 @@ export async function createScanner(options: ScannerOptions = {}): Promise<Scann
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
   const recency = recencyOf(config);
+  return { repository, set, ...(base !== undefined ? { base } : {}), ...(sources ? { sources } : {}), ...(recency ? { recency } : {}) };
+}
+
+/**
+ * A long-lived scanner (watch, LSP): repository, config and channels are resolved once, on the
+ * first scan; git's scratch objects and caches are kept between scans.
+ */
+export function createScanner(options: ScannerOptions = {}): Scanner {
+  const now = options.now ?? Date.now;
+  const progress = options.onProgress ?? (() => undefined);
+  let setup: Promise<Setup> | undefined;
   let git: GitService | undefined;
   let disposed = false;
 
-  const scan = async (request: ScanRequest = {}): Promise<ScanResult> => {
+  const scan = async (overrideBuffers?: Overrides, extra: ScanExtra = {}): Promise<ScanResult> => {
     if (disposed) throw new Error('This scanner was disposed.');
+    // A failed setup (e.g. not a repository) is retried on the next scan rather than cached.
+    setup ??= setUp(options).catch((error: unknown) => {
+      setup = undefined;
+      throw error;
+    });
+    const { repository, set, base, sources, recency } = await setup;
     const time = now();
     progress({ phase: 'agents', done: 0, total: 1 });
-    const overrides = request.overrides ?? options.overrides;
+    const overrides = overrideBuffers ?? options.overrides;
     const loaded = await loadAgents({
       repo: repository.root,
       ...(base !== undefined ? { base } : {}),
@@ -145,9 +171,9 @@ export async function createScanner(options: ScannerOptions = {}): Promise<Scann
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };
-    let agents: Agent[] = applyIntentMap(loaded.agents, mergeIntent(options.intent, request.intent), template);
-    if (request.probe) {
-      const probe = request.probe;
+    let agents: Agent[] = applyIntentMap(loaded.agents, mergeIntent(options.intent, extra.intent), template);
+    if (extra.probe) {
+      const probe = extra.probe;
       const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
       const id = existing?.id ?? ('agent' in probe ? probe.agent : basename(probe.worktree));
       const stripped: Agent = existing
@@ -172,7 +198,6 @@ export async function createScanner(options: ScannerOptions = {}): Promise<Scann
   };
 
   return {
-    repository,
     scan,
     async dispose() {
       disposed = true;
@@ -183,10 +208,10 @@ export async function createScanner(options: ScannerOptions = {}): Promise<Scann
 }
 
 /** One scan, then dispose. */
-export async function scanRepository(options: ScannerOptions = {}, request?: ScanRequest): Promise<ScanResult> {
-  const scanner = await createScanner(options);
+export async function scanRepository(options: ScannerOptions = {}, extra?: ScanExtra): Promise<ScanResult> {
+  const scanner = createScanner(options);
   try {
-    return await scanner.scan(request);
+    return await scanner.scan(undefined, extra);
   } finally {
     await scanner.dispose();
   }

@@ -59,14 +59,14 @@ describe('scanRepository', () => {
   });
 
   it('a probe replaces the agent\'s working set, and an unknown worktree becomes a new agent', async () => {
-    const scanner = await createScanner({ repo: shared.dir, channels: [samePath] });
+    const scanner = createScanner({ repo: shared.dir, channels: [samePath] });
     try {
       // bob's own work (src/b.ts) no longer counts: only the probe does.
-      const probed = await scanner.scan({ probe: { agent: 'bob', intent: [{ path: 'docs/x.md', lines: [1, 1] }] } });
+      const probed = await scanner.scan(undefined, { probe: { agent: 'bob', intent: [{ path: 'docs/x.md', lines: [1, 1] }] } });
       const bob = probed.agents.find((a) => a.id === 'bob')!;
       expect(bob.files.map((f) => f.path)).toEqual(['docs/x.md']);
       expect(bob.files[0]!.baseRanges).toEqual([[1, 1]]);
-      const fresh = await scanner.scan({ probe: { worktree: join(shared.dir, '..', 'somewhere', 'carol'), intent: ['src/a.ts'] } });
+      const fresh = await scanner.scan(undefined, { probe: { worktree: join(shared.dir, '..', 'somewhere', 'carol'), intent: ['src/a.ts'] } });
       expect(fresh.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
       expect(fresh.links.find((l) => l.a === 'alice' && l.b === 'carol')!.level).toBe('resolution');
     } finally {
@@ -76,7 +76,7 @@ describe('scanRepository', () => {
 
   it('sees a change made between two scans of one scanner', async () => {
     repo = twoAgents();
-    const scanner = await createScanner({ repo: repo.dir, channels: [samePath] });
+    const scanner = createScanner({ repo: repo.dir, channels: [samePath] });
     try {
       expect((await scanner.scan()).counts.resolution).toBe(0);
       writeFileSync(join(repo.dir + '-wt', 'bob', 'src', 'a.ts'), 'export const a = 30;\n');
@@ -86,8 +86,9 @@ describe('scanRepository', () => {
     }
   });
 
-  it('applies config weights and thresholds, and reports a config naming an unknown channel', async () => {
-    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+  it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, overlap: { enabled: false }, tree: { enabled: false }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+    expect(Object.keys(result.weights)).toEqual(['same-path']);
     expect(result.weights['same-path']).toBe(0.5);
     expect(result.thresholds).toEqual({ traffic: 0.4, resolution: 0.9 });
     expect(result.links[0]!.level).toBe('traffic');
@@ -97,12 +98,12 @@ describe('scanRepository', () => {
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
     await expect(scanRepository({ repo: join(shared.dir, '..') })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(scanRepository({ repo: shared.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE' });
-    await expect(scanRepository({ repo: shared.dir, configPath: join(shared.dir, 'missing.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
+    await expect(scanRepository({ repo: shared.dir, config: join(shared.dir, 'missing.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
     const dir = mkdtempSync(join(tmpdir(), 'airspace-config-'));
     try {
       writeFileSync(join(dir, 'bad.json'), '{ not json');
-      await expect(scanRepository({ repo: shared.dir, configPath: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
-      await expect(scanRepository({ repo: shared.dir, calibrationPath: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
+      await expect(scanRepository({ repo: shared.dir, config: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
+      await expect(scanRepository({ repo: shared.dir, calibration: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

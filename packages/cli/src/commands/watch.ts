@@ -93,7 +93,7 @@ export function watchCommand(io: Io): Command {
       else io.stderr.write(`airspace watch: ${message}\n`);
     };
 
-    const scanner = await createScanner(options);
+    const scanner = createScanner(options);
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
