@@ -3,7 +3,7 @@
  * Needs `turbo run build` (turbo's test task builds the CLI first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +65,7 @@ describe('airspace (built CLI)', () => {
     const version = await airspace(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    for (const command of ['scan', 'watch', 'check', 'demo']) {
+    for (const command of ['scan', 'watch', 'check', 'view', 'demo']) {
       const help = await airspace([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toContain(`Usage: airspace ${command}`);
@@ -102,7 +102,7 @@ describe('airspace (built CLI)', () => {
     const human = await airspace(['scan', '--repo', repo.dir]);
     expect(human.code).toBe(0);
     expect(human.stdout).not.toContain('\u001b[');
-    expect(human.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+alice ↔ bob\s+overlap/m);
+    expect(human.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+alice ↔ bob\s+.*overlap \d/m);
     expect(human.stdout).toMatch(/alice src\/a\.ts:\d+(-\d+)?.* ↔ bob src\/a\.ts:\d+(-\d+)?/);
     expect(human.stdout).toContain('3 agents, 3 pairs: 1 resolution');
     expect(human.stderr).toBe(''); // no progress bar when stderr is not a terminal
@@ -115,6 +115,14 @@ describe('airspace (built CLI)', () => {
     expect(result.advisories[0]).toMatchObject({ a: 'alice', b: 'bob', level: 'resolution' });
     // alice has committed work, bob has not: bob steers.
     expect(result.advisories[0]).toMatchObject({ steer: 'bob', hold: 'alice' });
+
+    const page = join(scratch, 'view.html');
+    const view = await airspace(['view', '--repo', repo.dir, '--out', page]);
+    expect(view.code).toBe(0);
+    expect(view.stdout).toContain(`Wrote ${page}`);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('"alice"');
   });
 
   it('scan --fail-on sets exit 2 when an advisory reaches the level', async () => {

@@ -3,11 +3,13 @@
  * package.json). Plugins named in a config file are loaded by `@airspace/config`.
  */
 import type { AnyChannel } from '@airspace/core';
+import { mergeChannel } from '@airspace/channel-merge';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
 
 export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => overlapChannel(),
   () => treeChannel(),
+  () => mergeChannel(),
 ];
 

@@ -87,7 +87,7 @@ describe('scanRepository', () => {
   });
 
   it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
-    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, overlap: { enabled: false }, tree: { enabled: false }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, overlap: { enabled: false }, tree: { enabled: false }, merge: { enabled: false }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
     expect(Object.keys(result.weights)).toEqual(['same-path']);
     expect(result.weights['same-path']).toBe(0.5);
     expect(result.thresholds).toEqual({ traffic: 0.4, resolution: 0.9 });

@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type ScanResult, type Trigger } from '@airspace/core';
-import { runGit } from '@airspace/git';
 import { createScanner } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -14,6 +13,7 @@ import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
 import { createChangeSource } from '../watch/changes.js';
+import { watchTargets } from '../watch/targets.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
@@ -60,14 +60,6 @@ function humanEvent(event: AdvisoryEvent, style: Style): string {
   if (event.levelReason) lines.push(`           ${style.dim(`(${event.levelReason})`)}`);
   for (const e of event.evidence.slice(0, 2)) lines.push(`           ${style.dim('·')} ${formatEvidence(e)}`);
   return lines.join('\n');
-}
-
-async function gitCommonDir(repo: string): Promise<string | undefined> {
-  try {
-    return (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo })).trim();
-  } catch {
-    return undefined;
-  }
 }
 
 export function watchCommand(io: Io): Command {
@@ -125,12 +117,16 @@ export function watchCommand(io: Io): Command {
       for (const p of outcome.problems) warn(p.message);
     };
 
-    const repo = options.repo ?? io.cwd;
-    const common = await gitCommonDir(repo);
-    const dirsOf = (result: ScanResult): string[] => [...new Set([...(common ? [common] : []), ...result.agents.map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
-
     // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
     const first = await scanner.scan();
+    const repo = options.repo ?? io.cwd;
+    const targets = await watchTargets(repo);
+    // Worktrees from git's list (re-read after each scan: worktrees come and go), plus agents'
+    // worktrees (observations may name others).
+    const dirsOf = async (result: ScanResult): Promise<string[]> => {
+      const now = await watchTargets(repo).catch(() => targets);
+      return [...new Set([...now.dirs, ...result.agents.map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
+    };
     await handle(first);
 
     let scanning = false;
@@ -150,7 +146,7 @@ export function watchCommand(io: Io): Command {
             const result = await scanner.scan();
             if (stopped) return;
             await handle(result);
-            source?.setDirs(dirsOf(result));
+            source?.setDirs(await dirsOf(result));
           } catch (error) {
             warn(`scan failed: ${(error as Error).message}`);
           }
@@ -161,8 +157,8 @@ export function watchCommand(io: Io): Command {
     };
 
     source = createChangeSource({
-      dirs: dirsOf(first),
-      gitDirs: common ? [common] : [],
+      dirs: await dirsOf(first),
+      gitDirs: targets.gitDirs,
       pollMs,
       debounceMs,
       ...(flags.poll ? { forcePoll: true } : {}),

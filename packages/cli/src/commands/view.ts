@@ -1,0 +1,79 @@
+/**
+ * `airspace view`: the 3D view (`@airspace/view`) of a scan — served on localhost with live
+ * updates as worktrees change, or written to one self-contained HTML file with `--out`.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { createScanner, scanRepository } from '@airspace/scanner';
+import { renderViewHtml, startViewServer } from '@airspace/view';
+import { CliError } from '../errors.js';
+import type { Io } from '../io.js';
+import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import { createProgressBar } from '../report/progress.js';
+import { watchTargets } from '../watch/targets.js';
+import { createChangeSource } from '../watch/changes.js';
+
+interface ViewFlags extends RepoFlags {
+  readonly out?: string;
+  readonly port: string;
+  readonly host: string;
+  readonly interval: string;
+}
+
+export function viewCommand(io: Io): Command {
+  const command = new Command('view')
+    .description('show the airspace in 3D: serve it on localhost with live updates, or write one HTML file with --out')
+    .option('--out <file>', 'write one self-contained HTML file instead of serving')
+    .option('--port <n>', 'port to listen on (0 = any free port)', '0')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--interval <ms>', 'polling interval when file events are unavailable', '2000');
+  addRepoOptions(command).action(async (flags: ViewFlags) => {
+    const options = scannerOptions(flags);
+    const port = Number(flags.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${flags.port}".`);
+    const pollMs = Number(flags.interval);
+    if (!Number.isInteger(pollMs) || pollMs <= 0) throw new CliError(`--interval must be a positive number of milliseconds, got "${flags.interval}".`);
+
+    if (flags.out) {
+      const bar = createProgressBar(io.stderr);
+      const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
+      const out = resolve(io.cwd, flags.out);
+      writeFileSync(out, renderViewHtml(result));
+      io.stdout.write(`Wrote ${out} (${result.counts.agents} agents, ${result.counts.resolution} resolution, ${result.counts.traffic} traffic).\n`);
+      return;
+    }
+
+    const scanner = createScanner(options);
+    const server = await startViewServer({
+      scan: () => scanner.scan(),
+      port,
+      host: flags.host,
+      onError: (error) => io.stderr.write(`airspace view: scan failed: ${(error as Error).message}\n`),
+    }).catch(async (error: unknown) => {
+      await scanner.dispose();
+      throw error;
+    });
+    const targets = await watchTargets(options.repo ?? io.cwd);
+    const source = createChangeSource({
+      ...targets,
+      pollMs,
+      onChange: () => void server.update(),
+      onWarning: (message) => io.stderr.write(`airspace view: ${message}\n`),
+    });
+    io.stdout.write(`Airspace view at ${server.url} (live; Ctrl-C to stop)\n`);
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        done();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    source.close();
+    await server.close();
+    await scanner.dispose();
+  });
+  return command;
+}
