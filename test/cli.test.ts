@@ -65,7 +65,7 @@ describe('airspace (built CLI)', () => {
     const version = await airspace(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    for (const command of ['scan', 'watch', 'check', 'view', 'demo']) {
+    for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'demo']) {
       const help = await airspace([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toContain(`Usage: airspace ${command}`);
@@ -210,11 +210,14 @@ describe('airspace (built CLI)', () => {
     }
   });
 
-  it('demo prints advisories with evidence, and cleans up unless --keep', async () => {
+  it('demo prints resolution and traffic advisories with evidence, and cleans up unless --keep', async () => {
     const demo = await airspace(['demo', '--dir', scratch]);
     expect(demo.code).toBe(0);
     expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+alice ↔ bob/m);
     expect(demo.stdout).toMatch(/src\/billing\/invoice\.ts:\d+/);
+    // The import chain through an untouched file: traffic from the dependency channel.
+    expect(demo.stdout).toMatch(/^TRAFFIC\s+\d\.\d\d\s+carol ↔ dave\s+dependency/m);
+    expect(demo.stdout).toContain('src/api/server.ts → src/api/routes.ts → src/util/format.ts');
     expect(demo.stdout).not.toMatch(/↔ grace|grace ↔/);
     expect(readdirSync(scratch).filter((n) => n.startsWith('airspace-repo-'))).toEqual([]);
 
@@ -223,8 +226,18 @@ describe('airspace (built CLI)', () => {
     const result = JSON.parse(kept.stdout) as { counts: { traffic: number; resolution: number; agents: number } };
     expect(result.counts.agents).toBe(7);
     expect(result.counts.resolution).toBeGreaterThanOrEqual(1);
+    expect(result.counts.traffic).toBeGreaterThanOrEqual(1);
     const path = /Kept the demo repository at (\S+) /.exec(kept.stderr)?.[1];
     expect(path && existsSync(path)).toBe(true);
+
+    // The kept repository is there to explore: its import graph, as the dependency channel sees it.
+    const graph = await airspace(['graph', '--repo', path!, '--json']);
+    expect(graph.code).toBe(0);
+    const edges = (JSON.parse(graph.stdout) as { edges: [string, string][] }).edges;
+    expect(edges).toContainEqual(['src/api/routes.ts', 'src/util/format.ts']);
+    expect(edges).toContainEqual(['src/auth/login.ts', 'src/auth/session.ts']);
+    const human = await airspace(['graph', '--repo', path!]);
+    expect(human.stdout).toContain('src/api/server.ts\n  → src/api/routes.ts');
     rmSync(path!, { recursive: true, force: true });
     rmSync(`${path!}-wt`, { recursive: true, force: true });
   });

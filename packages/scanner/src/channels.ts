@@ -3,6 +3,7 @@
  * package.json). Plugins named in a config file are loaded by `@airspace/config`.
  */
 import type { AnyChannel } from '@airspace/core';
+import { dependencyChannel } from '@airspace/channel-dependency';
 import { mergeChannel } from '@airspace/channel-merge';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
@@ -10,6 +11,7 @@ import { treeChannel } from '@airspace/channel-tree';
 export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => overlapChannel(),
   () => treeChannel(),
+  () => dependencyChannel(),
   () => mergeChannel(),
 ];
 

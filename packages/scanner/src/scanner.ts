@@ -1,5 +1,6 @@
 /**
- * The one composition of the pipeline: agents (`@airspace/git`) → analysis services → channels
+ * The one composition of the pipeline: agents (`@airspace/git`) → analysis services
+ * (`@airspace/analysis`, see analysis.ts) → channels
  * (built-ins + config plugins, `@airspace/config`) → `scanAirspace` (`@airspace/core`). The CLI,
  * the LSP server and eval all scan through here, so they agree on what a scan is.
  *
@@ -9,9 +10,10 @@
  *   await scanner.dispose();
  */
 import { basename, resolve } from 'node:path';
-import { scanAirspace, type Agent, type AnyChannel, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
+import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
 import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
 import { loadAgents, openRepository, parseSourceSpec, type AgentSource, type GitService, type LoadAgentsOptions, type RepositoryInfo } from '@airspace/git';
+import { ANALYSIS_SERVICES, createAnalysisState } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
 import { applyIntentMap, type IntentMap } from './intent.js';
 
@@ -145,6 +147,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const progress = options.onProgress ?? (() => undefined);
   let setup: Promise<Setup> | undefined;
   let git: GitService | undefined;
+  const analysis = createAnalysisState();
   let disposed = false;
 
   const scan = async (overrideBuffers?: Overrides, extra: ScanExtra = {}): Promise<ScanResult> => {
@@ -182,10 +185,26 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       agents = [...agents.filter((a) => a.id !== id), ...applyIntentMap([stripped], { [id]: probe.intent })];
     }
 
+    // Analysis only when an enabled channel needs it.
+    const services: Record<string, unknown> = { git: loaded.git };
+    const problems: Problem[] = [];
+    const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
+    if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
+      try {
+        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, (p) => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase }));
+        services.importGraph = provided.importGraph;
+        services.analysis = provided.analysis;
+        for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
+      } catch (error) {
+        // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.
+        problems.push({ code: 'ANALYSIS_FAILED', message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.` });
+      }
+    }
+
     progress({ phase: 'scan', done: 0, total: 1 });
     const result = await scanAirspace(
       agents,
-      { channels: set.channels, services: { git: loaded.git }, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
+      { channels: set.channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
       {
         weights: set.weights,
         thresholds: set.thresholds,
@@ -194,7 +213,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       },
     );
     progress({ phase: 'scan', done: 1, total: 1 });
-    return { ...result, problems: [...set.problems, ...loaded.problems, ...result.problems] };
+    return { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...result.problems] };
   };
 
   return {

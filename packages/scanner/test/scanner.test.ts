@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineChannel, type Agent } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { createScanner, scanRepository } from '../src/index.js';
+import { BUILTIN_CHANNELS, createScanner, scanRepository } from '../src/index.js';
+
+const builtinsOff = Object.fromEntries(BUILTIN_CHANNELS.map((make) => [make().id, { enabled: false }]));
 
 /** A line-precise test channel: risk 1 when both agents change a file of the same path, with both sides as evidence. */
 const samePath = defineChannel({
@@ -87,12 +89,28 @@ describe('scanRepository', () => {
   });
 
   it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
-    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { 'same-path': { weight: 0.5 }, overlap: { enabled: false }, tree: { enabled: false }, merge: { enabled: false }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { ...builtinsOff, 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
     expect(Object.keys(result.weights)).toEqual(['same-path']);
     expect(result.weights['same-path']).toBe(0.5);
     expect(result.thresholds).toEqual({ traffic: 0.4, resolution: 0.9 });
     expect(result.links[0]!.level).toBe('traffic');
     expect(result.problems.map((p) => p.code)).toContain('UNKNOWN_CHANNEL');
+  });
+
+  it('builds the import graph for the dependency channel, with each agent\'s own new imports', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': "import { a } from './a.js';\nexport const b = a;\n", 'src/c.ts': 'export const c = 1;\n' });
+    repo.worktree('alice').write('src/a.ts', 'export const a = 11;\n');
+    repo.worktree('bob').write('src/b.ts', "import { a } from './a.js';\nexport const b = a + 1;\n");
+    // carol adds an import of c.ts, which dave changes: only carol's overlay has that edge.
+    repo.worktree('carol').write('src/d.ts', "import { c } from './c.js';\nexport const d = c;\n");
+    repo.worktree('dave').write('src/c.ts', 'export const c = 22;\n');
+    const result = await scanRepository({ repo: repo.dir });
+    const dep = (a: string, b: string) => result.links.find((l) => l.a === a && l.b === b)!.channels.find((c) => c.channel === 'dependency')!;
+    expect(dep('alice', 'bob').risk).toBeCloseTo(1, 3);
+    expect(dep('alice', 'bob').evidence[0]!.message).toBe("bob's src/b.ts imports alice's src/a.ts.");
+    expect(dep('carol', 'dave').risk).toBeCloseTo(1, 3);
+    expect(dep('alice', 'dave').risk).toBe(0);
+    expect(result.links.find((l) => l.a === 'alice' && l.b === 'bob')!.level).toBe('traffic');
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {

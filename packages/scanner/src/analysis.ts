@@ -1,0 +1,99 @@
+/**
+ * The analysis services channels `require`: the base index of the scan base (facts cached by blob
+ * id under `<git common dir>/airspace/cache`) and one overlay per agent (its changed files in its
+ * own version). Kept warm between scans: the base index is rebuilt only when the base commit
+ * moves, an agent's overlay only when its changed files' contents do.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Agent } from '@airspace/core';
+import {
+  createFactsStore,
+  defaultCacheDir,
+  importGraphService,
+  index,
+  overlay,
+  treeSnapshot,
+  worktreeSnapshot,
+  type AgentOverlay,
+  type AnalysisIndex,
+  type FactsStore,
+  type IndexProgress,
+  type OverlayChange,
+} from '@airspace/analysis';
+import { runGitRaw, type GitService } from '@airspace/git';
+
+/** Services the analysis layer can provide, by the name channels put in `requires`. */
+export const ANALYSIS_SERVICES = ['importGraph', 'analysis'] as const;
+
+export interface AnalysisServices {
+  readonly importGraph: ReturnType<typeof importGraphService>;
+  /** The base index and the agents' overlays, for channels that need facts (symbols, calls). */
+  readonly analysis: { readonly index: AnalysisIndex; readonly overlays: ReadonlyMap<string, AgentOverlay> };
+  readonly problems: readonly string[];
+}
+
+export interface AnalysisState {
+  update(root: string, baseCommit: string, agents: readonly Agent[], git: GitService, onProgress?: (p: IndexProgress) => void): Promise<AnalysisServices>;
+}
+
+/** Reads a blob from the repository or from git's scratch objects (uncommitted work lives there). */
+function blobReader(root: string, git: GitService): (blob: string) => Promise<Buffer> {
+  return async (blob) => (await runGitRaw(['cat-file', 'blob', blob], { cwd: root, env: git.scratch.env() })).stdout;
+}
+
+/** What an agent's overlay depends on: its changed paths and their contents. */
+function overlayKey(agent: Agent): string {
+  return agent.files.map((f) => `${f.status}:${f.oldPath ?? ''}:${f.path}:${f.newBlob ?? '?'}`).sort().join('\n');
+}
+
+function changesOf(agent: Agent, read: (blob: string) => Promise<Buffer>, worktreeRead: (path: string) => Promise<Buffer>): OverlayChange[] {
+  const changes: OverlayChange[] = [];
+  for (const f of agent.files) {
+    if (f.status === 'renamed' && f.oldPath) changes.push({ path: f.oldPath, deleted: true });
+    if (f.status === 'deleted') changes.push({ path: f.path, deleted: true });
+    else if (f.newBlob) {
+      const blob = f.newBlob;
+      changes.push({ path: f.path, blobId: blob, read: () => read(blob) });
+    } else if (agent.worktree) changes.push({ path: f.path, read: () => worktreeRead(f.path) });
+  }
+  return changes;
+}
+
+export function createAnalysisState(): AnalysisState {
+  let store: FactsStore | undefined;
+  let base: { commit: string; index: AnalysisIndex } | undefined;
+  const overlays = new Map<string, { key: string; overlay: AgentOverlay }>();
+
+  return {
+    async update(root, baseCommit, agents, git, onProgress) {
+      store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
+      if (base?.commit !== baseCommit) {
+        const snapshot = await treeSnapshot(root, baseCommit);
+        base = { commit: baseCommit, index: await index(snapshot, { store, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) }) };
+        overlays.clear();
+      }
+      const read = blobReader(root, git);
+      const live = new Map<string, AgentOverlay>();
+      for (const agent of agents) {
+        if (agent.files.length === 0) continue;
+        const key = overlayKey(agent);
+        let entry = overlays.get(agent.id);
+        if (entry?.key !== key) {
+          const worktreeRead = (path: string): Promise<Buffer> => readFile(join(agent.worktree ?? root, path));
+          entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store }) };
+          overlays.set(agent.id, entry);
+        }
+        live.set(agent.id, entry.overlay);
+      }
+      for (const id of overlays.keys()) if (!live.has(id)) overlays.delete(id);
+      return { importGraph: importGraphService(base.index, live), analysis: { index: base.index, overlays: live }, problems: base.index.problems };
+    },
+  };
+}
+
+/** Indexes a worktree as it is on disk, with the repository's facts cache (`airspace graph`). */
+export async function indexWorktree(dir: string, onProgress?: (p: IndexProgress) => void): Promise<AnalysisIndex> {
+  const store = createFactsStore({ cacheDir: await defaultCacheDir(dir) });
+  return index(await worktreeSnapshot(dir), { store, ...(onProgress ? { onProgress } : {}) });
+}
