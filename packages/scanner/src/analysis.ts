@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
 import {
+  baseView,
   createFactsStore,
+  createSymbolService,
   defaultCacheDir,
   importGraphService,
   index,
@@ -19,17 +21,19 @@ import {
   type AnalysisIndex,
   type FactsStore,
   type IndexProgress,
+  type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
 import { runGitRaw, type GitService } from '@airspace/git';
 
-/** Services the analysis layer can provide, by the name channels put in `requires`. */
-export const ANALYSIS_SERVICES = ['importGraph', 'analysis'] as const;
+/** Services the analysis layer provides, by the names channels put in `requires`. */
+export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
 
 export interface AnalysisServices {
+  /** Import graph views (dependency channel). */
   readonly importGraph: ReturnType<typeof importGraphService>;
-  /** The base index and the agents' overlays, for channels that need facts (symbols, calls). */
-  readonly analysis: { readonly index: AnalysisIndex; readonly overlays: ReadonlyMap<string, AgentOverlay> };
+  /** Per-agent symbol writes/reads and call graphs (symbols and call-graph channels). */
+  readonly symbols: ReturnType<typeof createSymbolService>;
   readonly problems: readonly string[];
 }
 
@@ -62,7 +66,8 @@ function changesOf(agent: Agent, read: (blob: string) => Promise<Buffer>, worktr
 
 export function createAnalysisState(): AnalysisState {
   let store: FactsStore | undefined;
-  let base: { commit: string; index: AnalysisIndex } | undefined;
+  // The base view is kept with its index: the symbols service caches its call graph per view.
+  let base: { commit: string; index: AnalysisIndex; view: IndexView } | undefined;
   const overlays = new Map<string, { key: string; overlay: AgentOverlay }>();
 
   return {
@@ -70,7 +75,8 @@ export function createAnalysisState(): AnalysisState {
       store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
       if (base?.commit !== baseCommit) {
         const snapshot = await treeSnapshot(root, baseCommit);
-        base = { commit: baseCommit, index: await index(snapshot, { store, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) }) };
+        const built = await index(snapshot, { store, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
+        base = { commit: baseCommit, index: built, view: baseView(built) };
         overlays.clear();
       }
       const read = blobReader(root, git);
@@ -87,7 +93,12 @@ export function createAnalysisState(): AnalysisState {
         live.set(agent.id, entry.overlay);
       }
       for (const id of overlays.keys()) if (!live.has(id)) overlays.delete(id);
-      return { importGraph: importGraphService(base.index, live), analysis: { index: base.index, overlays: live }, problems: base.index.problems };
+      const view = base.view;
+      return {
+        importGraph: importGraphService(base.index, live),
+        symbols: createSymbolService({ base: view, forAgent: (id) => live.get(id) ?? view }),
+        problems: base.index.problems,
+      };
     },
   };
 }

@@ -3,9 +3,11 @@
  * package.json). Plugins named in a config file are loaded by `@airspace/config`.
  */
 import type { AnyChannel } from '@airspace/core';
+import { callGraphChannel } from '@airspace/channel-callgraph';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { mergeChannel } from '@airspace/channel-merge';
 import { overlapChannel } from '@airspace/channel-overlap';
+import { symbolsChannel } from '@airspace/channel-symbols';
 import { treeChannel } from '@airspace/channel-tree';
 
 export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
@@ -13,5 +15,7 @@ export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => treeChannel(),
   () => dependencyChannel(),
   () => mergeChannel(),
+  () => symbolsChannel(),
+  () => callGraphChannel(),
 ];
 

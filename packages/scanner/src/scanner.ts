@@ -193,7 +193,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       try {
         const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, (p) => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase }));
         services.importGraph = provided.importGraph;
-        services.analysis = provided.analysis;
+        services.symbols = provided.symbols;
         for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
       } catch (error) {
         // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.

@@ -97,7 +97,7 @@ describe('scanRepository', () => {
     expect(result.problems.map((p) => p.code)).toContain('UNKNOWN_CHANNEL');
   });
 
-  it('builds the import graph for the dependency channel, with each agent\'s own new imports', async () => {
+  it('builds the import graph and symbols for their channels, with each agent\'s own new imports', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': "import { a } from './a.js';\nexport const b = a;\n", 'src/c.ts': 'export const c = 1;\n' });
     repo.worktree('alice').write('src/a.ts', 'export const a = 11;\n');
     repo.worktree('bob').write('src/b.ts', "import { a } from './a.js';\nexport const b = a + 1;\n");
@@ -110,7 +110,10 @@ describe('scanRepository', () => {
     expect(dep('alice', 'bob').evidence[0]!.message).toBe("bob's src/b.ts imports alice's src/a.ts.");
     expect(dep('carol', 'dave').risk).toBeCloseTo(1, 3);
     expect(dep('alice', 'dave').risk).toBe(0);
-    expect(result.links.find((l) => l.a === 'alice' && l.b === 'bob')!.level).toBe('traffic');
+    // The symbols service too: bob's changed line reads the `a` that alice changes.
+    const symbols = result.links.find((l) => l.a === 'alice' && l.b === 'bob')!.channels.find((c) => c.channel === 'symbols')!;
+    expect(symbols.risk).toBeGreaterThan(0);
+    expect(symbols.evidence[0]!.message).toMatch(/\ba\b.*src\/b\.ts/);
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {

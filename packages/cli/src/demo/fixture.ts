@@ -7,7 +7,8 @@
  *   carol ↔ dave   dave's src/api/server.ts imports src/api/routes.ts (untouched), which imports
  *                  carol's src/util/format.ts                       → traffic (dependency, import chain)
  *   erin ↔ frank   erin changes createSession's signature in src/auth/session.ts; frank's new lines
- *                  in src/auth/login.ts call it                     → traffic (dependency; symbols when present)
+ *                  in src/auth/login.ts call it                     → resolution (symbols: a signature
+ *                                                                     read; dependency alone: traffic)
  *   grace          only edits docs/guide.md                         → clear with everyone
  */
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
