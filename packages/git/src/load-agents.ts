@@ -23,7 +23,7 @@ import {
   type AgentCandidate,
   type AgentSource,
 } from './sources.js';
-import { blobSizes, changedPaths, DEFAULT_MAX_FILE_BYTES, diffTrees, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
+import { blobSizes, changedPaths, DEFAULT_MAX_FILE_BYTES, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 
 export interface LoadAgentsOptions {
   /** Any directory inside the repository. */
@@ -208,10 +208,21 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       tree = head!;
     }
     const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
-    const entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
+    let entries;
+    let lineLevel = !wholeFiles;
+    try {
+      entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
+    } catch (e) {
+      // Degrade to file level rather than lose the agent.
+      entries = await diffTreesRaw(cwd, env, from, tree);
+      lineLevel = false;
+      own.push({ code: GitProblemCodes.DIFF_FAILED, agent: c.id, message: `Could not read ${c.id}'s line changes (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); its files are compared whole, file level only.` });
+    }
     // With no commit since the merge base, every change is uncommitted: no need to ask git.
     const uncommitted = !c.worktree ? new Set<string>() : head && head !== from ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path));
-    const history = head && head !== mergeBase && !wholeFiles ? await readHistory(cwd, mergeBase, head) : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
+    const history = head && head !== mergeBase && !wholeFiles
+      ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
+      : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
 
     // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
     const binaryBlobs = entries.filter((e) => e.binary).flatMap((e) => [e.newBlob, e.oldBlob]).filter((x): x is string => !!x);
@@ -226,7 +237,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
         now,
         recency,
         tooLarge,
-        wholeFiles,
+        wholeFiles: !lineLevel,
       });
       if (!edit) continue;
       files.push(edit);
@@ -244,7 +255,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     if (files.length === 0) return undefined;
 
     const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
-    const incomplete = wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : undefined;
+    const incomplete = !lineLevel && !wholeFiles ? ['its line changes could not be read: compared file-level only'] : wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : undefined;
     return {
       id: c.id,
       label: c.label,
@@ -267,7 +278,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
         dirty,
         commits: history.commits,
         ...(overridden.length ? { overridden } : {}),
-        ...(wholeFiles ? { fileLevelOnly: true } : {}),
+        ...(!lineLevel ? { fileLevelOnly: true } : {}),
       },
     };
   }

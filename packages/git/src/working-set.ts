@@ -33,6 +33,15 @@ export async function diffTrees(cwd: string, env: Readonly<Record<string, string
   return parseRawPatch(r.stdout);
 }
 
+/**
+ * The changed paths alone (no patch, so no blob is read): the fallback when the patch cannot be
+ * made, e.g. a blob missing from a partial or damaged clone.
+ */
+export async function diffTreesRaw(cwd: string, env: Readonly<Record<string, string>>, from: string, to: string): Promise<DiffEntry[]> {
+  const r = await runGitRaw(['diff-tree', '-r', '-z', '--raw', '--no-abbrev', '--no-renames', from, to], { cwd, env });
+  return parseRawPatch(r.stdout);
+}
+
 /** Sizes of blobs (for telling "binary" from "too large"); missing objects are left out. */
 export async function blobSizes(cwd: string, env: Readonly<Record<string, string>>, ids: readonly string[]): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
@@ -55,9 +64,11 @@ export interface History {
 }
 
 /** Commits in `from..to` with their per-file line counts: one `git log` call. */
-export async function readHistory(cwd: string, from: string | undefined, to: string): Promise<History> {
+export async function readHistory(cwd: string, from: string | undefined, to: string, options: { readonly numstat?: boolean } = {}): Promise<History> {
   const range = from ? [`${from}..${to}`] : [to];
-  const out = await runGit(['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', '--numstat', ...range, '--'], { cwd });
+  // Without numstat no blob is read: the fallback when some blob is missing.
+  const stat = options.numstat === false ? ['--name-only'] : ['--numstat'];
+  const out = await runGit(['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', ...stat, ...range, '--'], { cwd });
   let commits = 0;
   let changedLines = 0;
   let firstCommitAt: number | undefined;
@@ -72,7 +83,7 @@ export async function readHistory(cwd: string, from: string | undefined, to: str
     const when = (ct ?? 0) * 1000;
     if (headerEnd < 0) continue;
     for (const record of chunk.slice(headerEnd + 1).replace(/^\n/, '').split('\0')) {
-      const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record);
+      const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record) ?? (options.numstat === false && record ? [record, '-', '-', record] : null);
       if (!m) continue;
       changedLines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
       const path = m[3]!;

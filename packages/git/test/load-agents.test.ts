@@ -227,6 +227,24 @@ describe('loadAgents: bases and errors', () => {
   });
 });
 
+describe('loadAgents: damaged repositories', () => {
+  it('degrades to whole files when a blob is missing, instead of losing the agent', async () => {
+    repo = createRepoFixture({ 'a.txt': text(numbered(10)), 'b.txt': 'b\n' });
+    const lost = repo.git('rev-parse', 'HEAD:a.txt');
+    repo.worktree('w').write('a.txt', text(replaced(numbered(10), 3, 3, 'w'))).commit('w').write('b.txt', 'c\n');
+    rmSync(join(repo.dir, '.git', 'objects', lost.slice(0, 2), lost.slice(2)));
+    result = await loadAgents({ repo: repo.dir });
+    const a = agent(result.agents, 'w');
+    expect(a.files.map((f) => [f.path, f.baseRanges])).toEqual([
+      ['a.txt', 'whole'],
+      ['b.txt', 'whole'],
+    ]);
+    expect(a.meta).toMatchObject({ fileLevelOnly: true, commits: 1 });
+    expect(a.incomplete?.[0]).toContain('file-level only');
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'DIFF_FAILED', agent: 'w' }));
+  });
+});
+
 describe('loadAgents: other sources', () => {
   it('reads local branches and remote-tracking branches matching a pattern', async () => {
     repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
