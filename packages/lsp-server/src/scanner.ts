@@ -4,7 +4,6 @@
  * (`createScanner(options)` → `{ scan(overrides?), dispose() }`), loaded lazily.
  */
 import type { ScanResult, Thresholds } from '@airspace/core';
-import { loadConfig, type AirspaceConfig, type ChannelSettings } from '@airspace/config';
 
 /** Unsaved buffer texts: worktree directory → repository-relative path → text. */
 export type Overrides = Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -15,6 +14,11 @@ export type Intents = Readonly<Record<string, readonly string[]>>;
 export interface ScanInput {
   readonly overrides?: Overrides;
   readonly intent?: Intents;
+  /**
+   * Worktrees that changed since the previous scan (absent: unknown, re-read everything). An
+   * engine may re-read only these agents and keep the others from its previous scan.
+   */
+  readonly changed?: readonly string[];
 }
 
 export interface ScannerOptions {
@@ -35,23 +39,11 @@ export interface LspScanner {
 
 export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise<LspScanner>;
 
-/**
- * The config the engine reads: the file (`airspace.config.json` at the root, or `options.config`),
- * with the editor's weights and thresholds on top when it sends any.
- */
-async function configOption(options: ScannerOptions): Promise<{ configPath?: string; config?: AirspaceConfig }> {
-  if (!options.weights && !options.thresholds) return options.config ? { configPath: options.config } : {};
-  const loaded = await loadConfig({ repoRoot: options.repo, ...(options.config ? { configPath: options.config } : {}) });
-  const channels: Record<string, ChannelSettings> = { ...loaded.config.channels };
-  for (const [id, weight] of Object.entries(options.weights ?? {})) channels[id] = { ...channels[id], weight };
-  return { config: { ...loaded.config, channels, thresholds: { ...loaded.config.thresholds, ...options.thresholds } } };
-}
-
 /** The module name of the default engine; a variable so the build does not require it. */
 const ENGINE = '@airspace/scanner';
 
 interface EngineScanner {
-  scan(overrides?: Overrides, extra?: { intent?: Intents }): Promise<ScanResult>;
+  scan(overrides?: Overrides, extra?: { intent?: Intents; only?: readonly string[] }): Promise<ScanResult>;
   dispose(): void | Promise<void>;
 }
 
@@ -73,10 +65,12 @@ export const createDefaultScanner: CreateLspScanner = async (options) => {
     repo: options.repo,
     ...(options.base ? { base: options.base } : {}),
     ...(options.sources ? { sources: options.sources } : {}),
-    ...(await configOption(options)),
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.weights ? { weights: options.weights } : {}),
+    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
   });
   return {
-    scan: (input) => scanner.scan(input?.overrides, input?.intent ? { intent: input.intent } : undefined),
+    scan: (input) => scanner.scan(input?.overrides, { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}) }),
     dispose: () => scanner.dispose(),
   };
 };

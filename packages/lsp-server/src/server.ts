@@ -75,6 +75,8 @@ interface Repo {
   lastAdvisories: Map<string, string>;
   /** Worktrees watched for this repository. */
   watched: Set<string>;
+  /** Worktrees changed since the last scan started; `all` when unknown. */
+  changed: Set<string> | 'all';
   readonly watcher: WorktreeWatcher;
 }
 
@@ -195,6 +197,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           selfIds: new Map(),
           lastAdvisories: new Map(),
           watched: new Set(),
+          changed: 'all',
           watcher: newWatcher(),
           loop: new ScanLoop<ScanResult>({
             run: () => runScan(r),
@@ -206,6 +209,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         repos.set(info.commonDir, repo);
       }
       if (!repo.selves.some((s) => s.worktree === info.worktree)) repo.selves.push(info);
+      markChanged(repo, 'all');
       repo.loop.request(0);
       return info;
     });
@@ -229,7 +233,13 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }
   }
 
+  function markChanged(repo: Repo, worktree: string | 'all'): void {
+    if (worktree === 'all') repo.changed = 'all';
+    else if (repo.changed !== 'all') repo.changed.add(worktree);
+  }
+
   function resetScanner(repo: Repo): void {
+    markChanged(repo, 'all');
     const old = repo.scanner;
     repo.scanner = undefined;
     void old?.then((s) => s.dispose()).catch(() => undefined);
@@ -296,7 +306,14 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       throw error;
     }
     const intent = intentFor(repo);
-    return scanner.scan({ overrides: overridesFor(repo), ...(intent ? { intent } : {}) });
+    const changed = repo.changed;
+    repo.changed = new Set();
+    try {
+      return await scanner.scan({ overrides: overridesFor(repo), ...(intent ? { intent } : {}), ...(changed !== 'all' ? { changed: [...changed].sort() } : {}) });
+    } catch (error) {
+      markChanged(repo, 'all');
+      throw error;
+    }
   }
 
   function publishScan(repo: Repo, result: ScanResult): void {
@@ -413,7 +430,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }
     const self = selfOf(file);
     if (self) {
-      repoOf(self)?.loop.request(delayMs);
+      const repo = repoOf(self);
+      if (repo) {
+        markChanged(repo, self.worktree);
+        repo.loop.request(delayMs);
+      }
       return;
     }
     if (folders.size === 0) {
@@ -422,7 +443,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       return;
     }
     // A file in another agent's worktree: its buffer changes what that agent does.
-    for (const repo of repos.values()) if (repo.loop.latest?.agents.some((a) => a.worktree && relativeTo(real(a.worktree), file) !== undefined)) repo.loop.request(delayMs);
+    for (const repo of repos.values()) {
+      const agent = repo.loop.latest?.agents.find((a) => a.worktree && relativeTo(real(a.worktree), file) !== undefined);
+      if (!agent) continue;
+      markChanged(repo, real(agent.worktree!));
+      repo.loop.request(delayMs);
+    }
   }
 
   const opening = new Set<string>();
@@ -447,7 +473,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const repo of repos.values()) {
       if (!repo.watched.has(worktree)) continue;
       if (why.endsWith('airspace.config.json')) resetScanner(repo);
-      else repo.loop.request(settings.debounceMs ?? 150);
+      else {
+        markChanged(repo, worktree);
+        repo.loop.request(settings.debounceMs ?? 150);
+      }
     }
   }
 
@@ -606,7 +635,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
             else set.add(rel);
           }
           intents.set(self.worktree, set);
-          repoOf(self)?.loop.request(0);
+          const repo = repoOf(self);
+          if (repo) {
+            markChanged(repo, self.worktree);
+            repo.loop.request(0);
+          }
           return { intent: [...set].sort() };
         }
         default:

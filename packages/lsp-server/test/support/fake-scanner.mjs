@@ -119,7 +119,7 @@ export function createScanner(options) {
         counts: { agents: clean.length, pairs: links.length, clear: links.length - advisories.length, traffic: 0, resolution: advisories.length, unknown: 0 },
         problems: [],
         // Lets tests see the engine's own view: how many scans ran and which intents arrived.
-        meta: { scans, intent: input.intent ?? {} },
+        meta: { scans, intent: input.intent ?? {}, changed: input.changed ?? null },
       };
     },
     dispose() {},
