@@ -1,4 +1,5 @@
-// Save → updated diagnostics latency of the language server on a large generated repository,
+// Save → updated diagnostics latency of the language server on the generated repository of the
+// analysis benchmark (@airspace/bench),
 // against a bare `loadAgents` of the same repository in the same run.
 //
 //   npm run bench -w @airspace/lsp-server            (10,000 files, 20 saves)
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver-protocol/node';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { loadAgents } from '@airspace/git';
+import { generateRepo } from '@airspace/bench';
 
 const FILES = Number(process.env.AIRSPACE_BENCH_FILES ?? 10_000);
 const SAVES = Number(process.env.AIRSPACE_BENCH_SAVES ?? 20);
@@ -28,32 +30,22 @@ async function engineAvailable() {
   }
 }
 
-/** Deterministic TypeScript tree: 100 files a directory, each importing two earlier files. */
-function generate(n) {
-  const files = {};
-  for (let i = 0; i < n; i++) {
-    const dir = `src/m${Math.floor(i / 100)}`;
-    const imports = i < 2 ? [] : [(i * 7919) % i, (i * 104729) % i].map((j) => `import { f${j} } from '../m${Math.floor(j / 100)}/f${j}.js';`);
-    const body = Array.from({ length: 30 }, (_, k) => `  const v${k} = ${(i * 31 + k) % 97};`);
-    files[`${dir}/f${i}.ts`] = [...imports, `export function f${i}(x: number): number {`, ...body, '  return x;', '}', ''].join('\n');
-  }
-  return files;
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 
 const t0 = performance.now();
-const base = generate(FILES);
+// The analysis benchmark's deterministic generated repository (mixed TS/TSX/JS/Python).
+const { files: base } = generateRepo({ files: FILES });
 const repo = createRepoFixture(base);
-const target = 'src/m0/f5.ts';
-const baseLines = base[target].split('\n');
+const target = Object.keys(base).filter((p) => p.endsWith('.ts') && String(base[p]).split('\n').length >= 20).sort()[0];
+const baseLines = String(base[target]).split('\n');
+const LINE = Math.floor(baseLines.length / 2);
 const edit = (lines, at, text) => lines.map((l, i) => (i === at - 1 ? text : l));
 const alice = repo.worktree('alice');
-alice.write(target, edit(baseLines, 12, '  const v9 = "alice";').join('\n')).commit('alice');
+alice.write(target, edit(baseLines, LINE, '// alice was here').join('\n')).commit('alice');
 const bob = repo.worktree('bob');
 const bobFile = join(realpathSync(bob.dir), target);
-const bobText = (top) => [...Array.from({ length: top }, (_, k) => `// ${k}`), ...edit(baseLines, 12, '  const v9 = "bob";')].join('\n');
+const bobText = (top) => [...Array.from({ length: top }, (_, k) => `// ${k}`), ...edit(baseLines, LINE, '// bob was here')].join('\n');
 writeFileSync(bobFile, bobText(0));
 console.error(`generated ${FILES} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -95,7 +87,7 @@ await connection.sendRequest('initialize', { processId: process.pid, rootUri: nu
 await connection.sendNotification('initialized', {});
 let s = performance.now();
 // The first scan indexes the whole repository (cold): allow it ten minutes.
-let first = nextDiagnostics(11, 600_000);
+let first = nextDiagnostics(LINE - 1, 600_000);
 await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 0, text: bobText(0) } });
 await first;
 const coldMs = performance.now() - s;
@@ -104,7 +96,7 @@ console.error(`first diagnostics after ${Math.round(coldMs)} ms`);
 const saves = [];
 for (let i = 1; i <= SAVES; i++) {
   writeFileSync(bobFile, bobText(i));
-  const next = nextDiagnostics(11 + i);
+  const next = nextDiagnostics(LINE - 1 + i);
   s = performance.now();
   await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: i }, contentChanges: [{ text: bobText(i) }] });
   await connection.sendNotification('textDocument/didSave', { textDocument: { uri } });
@@ -112,14 +104,14 @@ for (let i = 1; i <= SAVES; i++) {
   saves.push(performance.now() - s);
   console.error(`save ${i}: ${Math.round(saves.at(-1))} ms`);
 }
-await connection.sendRequest('shutdown');
-await connection.sendNotification('exit');
+await Promise.race([connection.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 10_000))]);
+await connection.sendNotification('exit').catch(() => undefined);
 connection.dispose();
 child.kill();
 repo.dispose();
 
 const report = {
-  repository: `${FILES} generated TypeScript files, two agents colliding in ${target}`,
+  repository: `${FILES} generated files (@airspace/bench generateRepo), two agents colliding in ${target} line ${LINE}`,
   engine: real ? '@airspace/scanner' : 'stand-in engine of the tests (@airspace/scanner not installed)',
   firstDiagnosticsMs: Math.round(coldMs),
   saveToDiagnostics: { runs: saves.length, medianMs: Math.round(median(saves)), p95Ms: Math.round(p95(saves)) },
