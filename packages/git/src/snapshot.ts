@@ -3,7 +3,7 @@
  * copy of its index: HEAD + staged + unstaged + untracked-not-ignored, with an editor's unsaved
  * buffers in place of the files on disk. The worktree's own index is only read (copied).
  */
-import { copyFileSync, existsSync, lstatSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLooseBlob } from './blob.js';
 import { runGit, runGitRaw } from './exec.js';
@@ -31,54 +31,64 @@ export async function snapshotWorktree(
   options: { readonly overrides?: Readonly<Record<string, string | Buffer>>; readonly maxFileBytes: number },
 ): Promise<WorktreeSnapshot> {
   const index = scratch.tempPath('index');
-  const ownIndex = join(worktree.gitDir, 'index');
-  if (existsSync(ownIndex)) {
-    copyFileSync(ownIndex, index);
-    // Git trusts an entry's stat data only when the file is older than the index file (racy-git
-    // rule); a fresh copy would look newer than every file. Keep the original's time, rounded
-    // down to the second, so a file written in the same second as the index is still re-read.
-    const st = statSync(ownIndex);
-    const seconds = Math.floor(st.mtimeMs / 1000);
-    utimesSync(index, seconds, seconds);
+  try {
+    return await snapshotWith(index);
+  } finally {
+    // A watcher snapshots every few seconds: temporary indexes must not pile up.
+    rmSync(index, { force: true });
+    rmSync(`${index}.lock`, { force: true });
   }
-  const env = scratch.env({ GIT_INDEX_FILE: index });
-  const cwd = worktree.dir;
 
-  const oversized: { path: string; bytes: number }[] = [];
-  if (Number.isFinite(options.maxFileBytes)) {
-    const untracked = (await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).split('\0').filter(Boolean);
-    for (const path of untracked) {
-      try {
-        const st = lstatSync(join(cwd, path));
-        if (st.isFile() && st.size > options.maxFileBytes) oversized.push({ path, bytes: st.size });
-      } catch {
-        // Vanished between listing and stat: git add will not see it either.
+  async function snapshotWith(index: string): Promise<WorktreeSnapshot> {
+    const ownIndex = join(worktree.gitDir, 'index');
+    if (existsSync(ownIndex)) {
+      copyFileSync(ownIndex, index);
+      // Git trusts an entry's stat data only when the file is older than the index file (racy-git
+      // rule); a fresh copy would look newer than every file. Keep the original's time, rounded
+      // down to the second, so a file written in the same second as the index is still re-read.
+      const st = statSync(ownIndex);
+      const seconds = Math.floor(st.mtimeMs / 1000);
+      utimesSync(index, seconds, seconds);
+    }
+    const env = scratch.env({ GIT_INDEX_FILE: index });
+    const cwd = worktree.dir;
+
+    const oversized: { path: string; bytes: number }[] = [];
+    if (Number.isFinite(options.maxFileBytes)) {
+      const untracked = (await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).split('\0').filter(Boolean);
+      for (const path of untracked) {
+        try {
+          const st = lstatSync(join(cwd, path));
+          if (st.isFile() && st.size > options.maxFileBytes) oversized.push({ path, bytes: st.size });
+        } catch {
+          // Vanished between listing and stat: git add will not see it either.
+        }
       }
     }
-  }
-  const excludes = oversized.map((o) => `:(exclude,literal)${o.path}`);
-  await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--', '.', ...excludes], { cwd, env, okCodes: [1] });
+    const excludes = oversized.map((o) => `:(exclude,literal)${o.path}`);
+    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--', '.', ...excludes], { cwd, env, okCodes: [1] });
 
-  const overridden: string[] = [];
-  if (options.overrides) {
-    const records: string[] = [];
-    for (const [key, content] of Object.entries(options.overrides)) {
-      const path = normalizeRelPath(key);
-      if (!path) continue;
-      let mode = '100644';
-      try {
-        if (lstatSync(join(cwd, path)).mode & 0o111) mode = '100755';
-      } catch {
-        // A buffer not yet saved to disk: a new regular file.
+    const overridden: string[] = [];
+    if (options.overrides) {
+      const records: string[] = [];
+      for (const [key, content] of Object.entries(options.overrides)) {
+        const path = normalizeRelPath(key);
+        if (!path) continue;
+        let mode = '100644';
+        try {
+          if (lstatSync(join(cwd, path)).mode & 0o111) mode = '100755';
+        } catch {
+          // A buffer not yet saved to disk: a new regular file.
+        }
+        const id = writeLooseBlob(scratch.objectsDir, content);
+        records.push(`${mode} ${id}\t${path}\0`);
+        overridden.push(path);
       }
-      const id = writeLooseBlob(scratch.objectsDir, content);
-      records.push(`${mode} ${id}\t${path}\0`);
-      overridden.push(path);
+      if (records.length) await runGit([...INDEX_CONFIG, 'update-index', '-z', '--index-info'], { cwd, env, input: records.join('') });
     }
-    if (records.length) await runGit([...INDEX_CONFIG, 'update-index', '-z', '--index-info'], { cwd, env, input: records.join('') });
+    const tree = (await runGit(['write-tree'], { cwd, env })).trim();
+    return { tree, oversized, overridden };
   }
-  const tree = (await runGit(['write-tree'], { cwd, env })).trim();
-  return { tree, oversized, overridden };
 }
 
 /** Fixed identity and date: the same (tree, parent) always gives the same state commit id. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
@@ -40,6 +40,7 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
     expect(baseConflict(a.baseRanges, c.baseRanges)).toBe(false); // (2) apart in base coordinates…
     expect(baseConflict(a.newRanges, c.newRanges)).toBe(true); // …although new-side numbers coincide
     expect(a.hunks?.map((h) => h.contentId)).toHaveLength(2);
+    expect(readdirSync(result.git.scratch.dir).filter((f) => f.startsWith('index'))).toEqual([]); // temporary indexes are removed
     expect(a.baseBlob).toBe(hashBlob(text(base100)));
     expect(a.newBlob).toBe(hashBlob(text([...top, ...replaced(base100, 10, 20, 'alice')])));
   });
