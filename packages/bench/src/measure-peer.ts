@@ -3,7 +3,7 @@
  *   node dist/measure-peer.js <depcruise|madge> <repo> <subdir> <out.json>
  * Prints one JSON line `{ ms, maxRssMB, modules, edges }`; writes the relative-import edge list to out.json.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
 const [tool, repo, subdir, out] = process.argv.slice(2);
@@ -24,7 +24,7 @@ async function run(): Promise<void> {
       tsPreCompilationDeps: true,
       combinedDependencies: false,
       outputType: 'json',
-      tsConfig: { fileName: 'tsconfig.json' },
+      ...(existsSync('tsconfig.json') ? { tsConfig: { fileName: 'tsconfig.json' } } : {}),
     });
     const json = (typeof result.output === 'string' ? JSON.parse(result.output) : result.output) as {
       modules: { source: string; dependencies: { resolved: string; module: string; dependencyTypes: string[] }[] }[];
@@ -39,7 +39,7 @@ async function run(): Promise<void> {
   } else {
     const name = 'madge'; // untyped package
     const madge = ((await import(name)) as { default: unknown }).default as (path: string, config: Record<string, unknown>) => Promise<{ obj(): Record<string, string[]> }>;
-    const res = await madge(subdir!, { fileExtensions: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'], tsConfig: resolve('tsconfig.json'), baseDir: '.' });
+    const res = await madge(subdir!, { fileExtensions: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'], ...(existsSync('tsconfig.json') ? { tsConfig: resolve('tsconfig.json') } : {}), baseDir: '.' });
     const ms = performance.now() - t0;
     const obj = res.obj();
     for (const [from, tos] of Object.entries(obj)) {
