@@ -28,11 +28,16 @@ interface Best {
 
 interface TrieNode {
   readonly children: Map<string, TrieNode>;
-  /** depth of a file below this node → the heaviest such file. */
-  readonly below: Map<number, Best>;
+  /** Per depth of the files below this node, the heaviest such file (a short array, not a Map: iterating it allocates nothing). */
+  readonly below: BestAtDepth[];
 }
 
-const newNode = (): TrieNode => ({ children: new Map(), below: new Map() });
+interface BestAtDepth {
+  readonly depth: number;
+  best: Best;
+}
+
+const newNode = (): TrieNode => ({ children: new Map(), below: [] });
 
 function segments(path: string): string[] {
   return path.split('/').filter((s) => s.length > 0 && s !== '.');
@@ -51,8 +56,9 @@ export function buildTrie(files: readonly FileEdit[]): TrieNode {
     const best = { weight: weightOf(f), path: f.path };
     let node = root;
     const keep = (n: TrieNode): void => {
-      const current = n.below.get(depth);
-      if (!current || best.weight > current.weight || (best.weight === current.weight && best.path < current.path)) n.below.set(depth, best);
+      const slot = n.below.find((b) => b.depth === depth);
+      if (!slot) n.below.push({ depth, best });
+      else if (best.weight > slot.best.weight || (best.weight === slot.best.weight && best.path < slot.best.path)) slot.best = best;
     };
     keep(node);
     for (const part of parts) {
@@ -84,50 +90,92 @@ interface Closest {
 
 interface SplitFile {
   readonly path: string;
-  readonly parts: readonly string[];
+  readonly name: string;
   readonly weight: number;
+}
+
+/** An agent's files of one directory: they share every level of the walk but the last. */
+interface DirectoryGroup {
+  readonly dir: readonly string[];
+  /** The heaviest file of the directory stands for all of them above the file level. */
+  readonly heaviest: SplitFile;
+  readonly files: readonly SplitFile[];
 }
 
 interface PreparedAgent {
   readonly trie: TrieNode;
-  readonly files: readonly SplitFile[];
+  readonly groups: readonly DirectoryGroup[];
 }
 
 function prepareAgent(agent: Agent): PreparedAgent {
-  return { trie: buildTrie(agent.files), files: agent.files.map((f) => ({ path: f.path, parts: segments(f.path), weight: weightOf(f) })) };
+  const byDir = new Map<string, { dir: string[]; files: SplitFile[] }>();
+  for (const f of agent.files) {
+    const parts = segments(f.path);
+    if (parts.length === 0) continue;
+    const dir = parts.slice(0, -1);
+    const key = dir.join('/');
+    let group = byDir.get(key);
+    if (!group) byDir.set(key, (group = { dir, files: [] }));
+    group.files.push({ path: f.path, name: parts[parts.length - 1]!, weight: weightOf(f) });
+  }
+  const groups = [...byDir.values()].map(({ dir, files }) => ({
+    dir,
+    files,
+    heaviest: files.reduce((x, y) => (y.weight > x.weight || (y.weight === x.weight && y.path < x.path) ? y : x)),
+  }));
+  return { trie: buildTrie(agent.files), groups };
 }
 
-/** The closest (weighted) pair of paths between a's files and b's trie. */
-function closest(filesA: readonly SplitFile[], trieB: TrieNode): Closest | undefined {
-  let best: Closest | undefined;
-  for (const f of filesA) {
-    const parts = f.parts;
-    const wf = f.weight;
-    let node = trieB;
-    // At shared depth L, every file g below the node shares at least L segments with f; the exact
-    // value for g is reached at its deepest shared node, so the maximum over levels is exact.
-    for (let L = 1; L <= parts.length; L++) {
-      const next = node.children.get(parts[L - 1]!);
-      if (!next) break;
-      node = next;
-      for (const [depth, g] of node.below) {
-        const closeness = (2 * L) / (parts.length + depth);
-        const score = wf * g.weight * closeness;
-        if (!best || score > best.score || (score === best.score && (f.path < best.a || (f.path === best.a && g.path < best.b)))) {
-          best = { score, closeness, a: f.path, b: g.path };
-        }
+/**
+ * The closest (weighted) pair of paths between a's files and b's trie. At shared depth L, every
+ * file g below the trie node shares at least L segments with f; the exact value for g is reached
+ * at its deepest shared node, so the maximum over levels is exact. Above the file level all files
+ * of one directory walk the same nodes, so only the heaviest of them is tried there.
+ */
+function closest(groups: readonly DirectoryGroup[], trieB: TrieNode): Closest | undefined {
+  let bestScore = -1;
+  let bestCloseness = 0;
+  let bestA = '';
+  let bestB = '';
+  const consider = (f: SplitFile, depthF: number, L: number, node: TrieNode): void => {
+    for (let k = 0; k < node.below.length; k++) {
+      const { depth, best: g } = node.below[k]!;
+      const closeness = (2 * L) / (depthF + depth);
+      const score = f.weight * g.weight * closeness;
+      if (score > bestScore || (score === bestScore && (f.path < bestA || (f.path === bestA && g.path < bestB)))) {
+        bestScore = score;
+        bestCloseness = closeness;
+        bestA = f.path;
+        bestB = g.path;
       }
     }
+  };
+  for (const group of groups) {
+    const depthF = group.dir.length + 1;
+    let node: TrieNode | undefined = trieB;
+    for (let L = 1; L <= group.dir.length; L++) {
+      node = node.children.get(group.dir[L - 1]!);
+      if (!node) break;
+      consider(group.heaviest, depthF, L, node);
+    }
+    if (!node) continue;
+    for (const f of group.files) {
+      const leaf = node.children.get(f.name);
+      if (leaf) consider(f, depthF, depthF, leaf);
+    }
   }
-  return best;
+  return bestScore < 0 ? undefined : { score: bestScore, closeness: bestCloseness, a: bestA, b: bestB };
 }
 
+/** The longest directory prefix of two paths (no trailing slash), without splitting them. */
 function commonDirectory(a: string, b: string): string {
-  const x = segments(a);
-  const y = segments(b);
-  const out: string[] = [];
-  for (let i = 0; i < Math.min(x.length, y.length) && x[i] === y[i]; i++) out.push(x[i]!);
-  return out.join('/');
+  let i = 0;
+  let lastSlash = -1;
+  while (i < a.length && i < b.length && a[i] === b[i]) {
+    if (a[i] === '/') lastSlash = i;
+    i++;
+  }
+  return lastSlash < 0 ? '' : a.slice(0, lastSlash);
 }
 
 export function treeChannel(options: Partial<TreeOptions> = {}) {
@@ -145,7 +193,7 @@ export function treeChannel(options: Partial<TreeOptions> = {}) {
       const [from, to] = a.files.length <= b.files.length ? [a, b] : [b, a];
       const source = ctx.prepared?.get(from.id) ?? prepareAgent(from);
       const target = ctx.prepared?.get(to.id) ?? prepareAgent(to);
-      const hit = closest(source.files, target.trie);
+      const hit = closest(source.groups, target.trie);
       if (!hit || hit.score <= 0 || hit.closeness < opts.minCloseness) return { risk: 0, evidence: [] };
       const [pathA, pathB] = from === a ? [hit.a, hit.b] : [hit.b, hit.a];
       const shared = commonDirectory(pathA, pathB);
