@@ -18,6 +18,7 @@ export const ErrorCodes = {
   TRIGGER_SINK_FAILED: 'TRIGGER_SINK_FAILED',
   DUPLICATE_AGENT_ID: 'DUPLICATE_AGENT_ID',
   MALFORMED_AGENT: 'MALFORMED_AGENT',
+  INVALID_THRESHOLDS: 'INVALID_THRESHOLDS',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
@@ -98,4 +99,11 @@ export function duplicateAgentId(id: string): Problem {
 
 export function malformedAgent(agent: string, why: string): Problem {
   return { code: ErrorCodes.MALFORMED_AGENT, agent, message: `Agent "${agent}": ${why}.` };
+}
+
+export function invalidThresholds(thresholds: { traffic: unknown; resolution: unknown }): Problem {
+  return {
+    code: ErrorCodes.INVALID_THRESHOLDS,
+    message: `Thresholds τ_TA ${String(thresholds.traffic)}, τ_RA ${String(thresholds.resolution)} must satisfy 0 ≤ τ_TA ≤ τ_RA ≤ 1; the defaults were used.`,
+  };
 }

@@ -7,7 +7,7 @@ import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precis
 import { embedAgents } from './embedding.js';
 import {
   AirspaceError, channelThrew, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
-  malformedAgent, missingEvidence, missingService, riskOutOfRange,
+  invalidThresholds, malformedAgent, missingEvidence, missingService, riskOutOfRange,
 } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
 import { isValidRange } from './ranges.js';
@@ -167,7 +167,11 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   const logger = context.logger ?? SILENT;
   const services = context.services ?? {};
   const problems = new ProblemLog();
-  const thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
+  let thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
+  if (!(thresholds.traffic >= 0 && thresholds.resolution <= 1 && thresholds.traffic <= thresholds.resolution)) {
+    problems.add(invalidThresholds(thresholds));
+    thresholds = DEFAULT_THRESHOLDS;
+  }
   const escalation: EscalationOptions = { ...DEFAULT_ESCALATION, ...(options.escalation ?? {}) };
   const maxEvidence = options.maxLinkEvidence ?? 10;
 

@@ -55,6 +55,9 @@ describe('scanAirspace', () => {
     const clear = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 }, thresholds: { traffic: 0.5 } });
     expect(clear.links[0]!.level).toBe('clear');
     expect(clear.advisories).toEqual([]);
+    const bad = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { thresholds: { traffic: 0.8, resolution: 0.5 } });
+    expect(bad.thresholds).toEqual({ traffic: 0.35, resolution: 0.7 });
+    expect(bad.problems.map((p) => p.code)).toEqual(['INVALID_THRESHOLDS']);
   });
 
   it('runs prepare once per scan and hands its result to score', async () => {
