@@ -233,7 +233,10 @@ describe('loadAgents: damaged repositories', () => {
     repo = createRepoFixture({ 'a.txt': text(numbered(10)), 'b.txt': 'b\n' });
     const lost = repo.git('rev-parse', 'HEAD:a.txt');
     repo.worktree('w').write('a.txt', text(replaced(numbered(10), 3, 3, 'w'))).commit('w').write('b.txt', 'c\n');
+    // git may read a blob from a work tree file that is stat-clean in the index: leave no copy.
+    repo.write('a.txt', 'main edits it too\n');
     rmSync(join(repo.dir, '.git', 'objects', lost.slice(0, 2), lost.slice(2)));
+    await new Promise((r) => setTimeout(r, 1100)); // past the racy second: stat data is trusted
     result = await loadAgents({ repo: repo.dir });
     const a = agent(result.agents, 'w');
     expect(a.files.map((f) => [f.path, f.baseRanges])).toEqual([
