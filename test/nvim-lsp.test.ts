@@ -12,7 +12,8 @@ import { createRepoFixture } from '@airspace/git/fixture';
 
 const NVIM = spawnSync('nvim', ['--version'], { encoding: 'utf8' }).status === 0;
 const COLLECT = fileURLToPath(new URL('./nvim/collect.lua', import.meta.url));
-const SERVER = fileURLToPath(new URL('../packages/lsp-server/test/support/fake-server.mjs', import.meta.url));
+// `airspace lsp --stdio`, as docs/editors.md configures it, run from the built CLI.
+const AIRSPACE = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 
 const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 
@@ -29,7 +30,7 @@ describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
       const run = spawnSync('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], {
         env: {
           ...process.env,
-          AIRSPACE_LSP_CMD: JSON.stringify([process.execPath, SERVER, '--stdio']),
+          AIRSPACE_LSP_CMD: JSON.stringify([process.execPath, AIRSPACE, 'lsp', '--stdio']),
           AIRSPACE_FILE: join(realpathSync(bob.dir), 'src/app.ts'),
           AIRSPACE_OUT: result,
           AIRSPACE_TIMEOUT_MS: '30000',

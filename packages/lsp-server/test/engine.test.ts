@@ -1,0 +1,74 @@
+/**
+ * The built server with its default engine (@airspace/scanner: overlap, tree and merge channels)
+ * over stdio, on a generated repository: what an editor user gets out of the box.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { realpathSync, writeFileSync } from 'node:fs';
+import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airspace/git/fixture';
+import type { Hover } from 'vscode-languageserver-protocol';
+import { TestClient, uriOf } from './support/client.js';
+
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const base = Array.from({ length: 30 }, (_, i) => `const line${i + 1} = ${i + 1};`);
+const text = (lines: string[]) => lines.join('\n') + '\n';
+const edit = (at: number, value: string) => base.map((l, i) => (i === at - 1 ? value : l));
+
+describe('the server with the default engine', () => {
+  let repo: RepoFixture;
+  let bob: FixtureCheckout;
+  let alice: FixtureCheckout;
+  let client: TestClient;
+  let file: string;
+
+  beforeAll(async () => {
+    repo = createRepoFixture({ 'src/a.ts': text(base), 'airspace.config.json': '{}\n' });
+    alice = repo.worktree('alice');
+    alice.write('src/a.ts', text(edit(11, 'const line11 = "alice";'))).commit('alice');
+    bob = repo.worktree('bob');
+    const bobText = text(['// bob', '// bob', ...edit(11, 'const line11 = "bob";')]);
+    bob.write('src/a.ts', bobText);
+    file = join(realpathSync(bob.dir), 'src/a.ts');
+    client = new TestClient(process.execPath, [BIN, '--stdio']);
+    await client.initialize([bob.dir], { workspace: { configuration: true } });
+    await client.open(file, bobText);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    repo?.dispose();
+  });
+
+  const diagnostic = () => client.diagnostics.get(uriOf(file))?.find((d) => d.source === 'airspace');
+
+  it('warns bob on today\'s line from the line-precise channels, once', async () => {
+    const d = await client.until('a diagnostic', diagnostic, 60_000);
+    expect(client.diagnostics.get(uriOf(file))).toHaveLength(1);
+    expect(d.range.start.line).toBe(12); // base line 11 + two inserted lines
+    expect(d.severity).toBe(2);
+    expect(String(d.code)).toMatch(/^resolution\//);
+    expect(String(d.code)).toContain('overlap');
+    expect(d.message).toContain('alice');
+    expect(d.message).toContain('src/a.ts line 11');
+    expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
+  });
+
+  it('hovers with alice\'s hunk and answers airspace/scan with the engine\'s JSON', async () => {
+    const hover = (await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(file) }, position: { line: 12, character: 0 } })) as Hover;
+    expect((hover.contents as { value: string }).value).toContain('+const line11 = "alice";');
+    const result = (await client.connection.sendRequest('airspace/scan', {})) as { links: { channels: { channel: string }[] }[] };
+    expect(result.links[0]!.channels.map((c) => c.channel)).toEqual(expect.arrayContaining(['overlap', 'tree', 'merge']));
+  });
+
+  it('clears when alice moves away and applies the editor\'s thresholds', async () => {
+    writeFileSync(join(alice.dir, 'src/a.ts'), text(edit(25, 'const line25 = "alice";')));
+    await client.until('cleared', () => (client.diagnostics.get(uriOf(file))?.length === 0 ? true : undefined), 60_000);
+    // Same file, far apart: small risks (proximity, tree), below τ_TA by default, above the editor's.
+    await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { thresholds: { traffic: 0.01, resolution: 0.99 } } } });
+    const d = await client.until('a traffic advisory', diagnostic, 60_000);
+    expect(String(d.code)).toMatch(/^traffic\//);
+    expect(d.severity).toBe(2);
+    expect(d.message).toContain('traffic advisory');
+  });
+});
