@@ -6,7 +6,7 @@
  * changed region maps to that region's whole other side (zero-width when it was deleted). Ranges
  * are core's: inclusive, 1-based, a zero-width `[k+1, k]` is the point after line k.
  */
-import type { Hunk, Range } from '@airspace/core';
+import { mapToCurrent, type Hunk, type Range } from '@airspace/core';
 
 export type Side = 'base' | 'current';
 
@@ -55,9 +55,12 @@ export function mapRange(hunks: readonly Hunk[], range: Range, from: Side = 'bas
   return [first[0], Math.max(last[1], first[0] - 1)];
 }
 
-/** Where a base range is today, in the agent's current file. */
+/**
+ * Where a base range is today, in the agent's current file: core's `mapToCurrent`, so that an
+ * editor's warning and a channel's evidence (`range`) always name the same lines.
+ */
 export function baseToCurrent(hunks: readonly Hunk[], range: Range): Range {
-  return mapRange(hunks, range, 'base');
+  return mapToCurrent(hunks, range);
 }
 
 /** Where a current range was in the base. */

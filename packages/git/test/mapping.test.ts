@@ -31,8 +31,8 @@ describe('base ⇄ current mapping', () => {
     expect(baseToCurrent(hunks, [5, 25])).toEqual([55, 75]);
     // The point after base line 9 lands after current line 59.
     expect(baseToCurrent(hunks, [10, 9])).toEqual([60, 59]);
-    // The top of the file lies after the 50 inserted lines.
-    expect(baseToCurrent(hunks, [1, 0])).toEqual([51, 50]);
+    // The agent's own insertion point maps to the lines it inserted there (core's rule).
+    expect(baseToCurrent(hunks, [1, 0])).toEqual([1, 50]);
   });
 
   it('maps current lines back to base lines', () => {
