@@ -65,7 +65,7 @@ describe('airspace (built CLI)', () => {
     const version = await airspace(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'demo']) {
+    for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'lsp', 'demo']) {
       const help = await airspace([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toContain(`Usage: airspace ${command}`);
@@ -165,7 +165,8 @@ describe('airspace (built CLI)', () => {
     dave.write('src/a.ts', edit(2, 3, 'dave')).commit('dave');
     const erin = fixture.worktree('erin');
     erin.write('docs/notes.md', '# erin\n');
-    const child = spawn(process.execPath, [BIN, 'watch', '--repo', fixture.dir, '--jsonl', '--debounce', '100'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const delivered = join(scratch, 'triggers.jsonl');
+    const child = spawn(process.execPath, [BIN, 'watch', '--repo', fixture.dir, '--jsonl', '--debounce', '100', '--exec', `cat >> '${delivered}'`], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     const events: { type: string; a?: string; b?: string; level?: string; trigger?: { to: string; type: string } }[] = [];
     let buffer = '';
     let stderr = '';
@@ -198,8 +199,13 @@ describe('airspace (built CLI)', () => {
       erin.write('src/a.ts', edit(2, 4, 'erin'));
       await waitFor(() => events.some((e) => e.type === 'raised'), 'raised');
       expect(events.find((e) => e.type === 'raised')).toMatchObject({ a: 'dave', b: 'erin', level: 'resolution' });
-      await waitFor(() => events.some((e) => e.type === 'trigger'), 'trigger');
+      await waitFor(() => events.filter((e) => e.type === 'trigger').length >= 2, 'two triggers');
       expect(events.filter((e) => e.type === 'trigger').map((e) => `${e.trigger!.type}:${e.trigger!.to}`).sort()).toEqual(['hold:dave', 'steer:erin']);
+      // --exec got each trigger as JSON on its standard input.
+      await waitFor(() => existsSync(delivered) && readFileSync(delivered, 'utf8').trim().split('\n').length === 2, '--exec deliveries');
+      const sent = readFileSync(delivered, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to: string; content: string });
+      expect(sent.map((t) => `${t.type}:${t.to}`).sort()).toEqual(['hold:dave', 'steer:erin']);
+      expect(sent.find((t) => t.type === 'steer')!.content).toContain('Resolution');
       erin.write('src/a.ts', BASE['src/a.ts']);
       await waitFor(() => events.some((e) => e.type === 'cleared'), 'cleared');
       child.kill('SIGINT');
@@ -207,6 +213,23 @@ describe('airspace (built CLI)', () => {
     } finally {
       child.kill('SIGKILL');
       fixture.dispose();
+    }
+  });
+
+  it('lsp answers the language server handshake on stdio', async () => {
+    const child = spawn(process.execPath, [BIN, 'lsp', '--stdio'], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } });
+    child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    try {
+      const started = Date.now();
+      while (!out.includes('"capabilities"') && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toMatch(/^Content-Length: \d+\r\n\r\n/);
+      expect(out).toContain('"id":1');
+      expect(out).toContain('"capabilities"');
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
