@@ -60,6 +60,12 @@ export interface ScannerOptions {
 export type Probe = ({ readonly agent: string } | { readonly worktree: string }) & { readonly intent: IntentMap[string] };
 
 export interface ScanExtra {
+  /**
+   * Re-read only these agents (ids or worktree directories) and keep the others from the previous
+   * scan — an editor after a keystroke in its own worktree. The first scan, and any scan after the
+   * base moved, reads every agent.
+   */
+  readonly only?: readonly string[];
   /** Added to the scanner's intent for this scan. */
   readonly intent?: IntentMap;
   /**
@@ -147,6 +153,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const progress = options.onProgress ?? (() => undefined);
   let setup: Promise<Setup> | undefined;
   let git: GitService | undefined;
+  let previous: { agents: Agent[]; problems: Problem[]; base: string } | undefined;
   const analysis = createAnalysisState();
   let disposed = false;
 
@@ -168,9 +175,21 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       ...(overrides ? { overrides } : {}),
       ...(recency ? { recency } : {}),
       ...(git ? { git } : {}),
+      ...(extra.only && previous ? { only: extra.only } : {}),
       now: time,
     });
     git = loaded.git;
+    if (extra.only && previous && previous.base === loaded.base.commit) {
+      const named = new Set(extra.only.map((x) => resolve(x)));
+      const reread = (a: Agent): boolean => extra.only!.includes(a.id) || (a.worktree !== undefined && named.has(resolve(a.worktree)));
+      const fresh = new Set(loaded.agents.map((a) => a.id));
+      loaded.agents.push(...previous.agents.filter((a) => !reread(a) && !fresh.has(a.id)));
+      loaded.agents.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      // Problems of the agents kept from before stay; repository-wide ones come from this load.
+      const rereadIds = new Set([...extra.only, ...previous.agents.filter(reread).map((a) => a.id)]);
+      loaded.problems.push(...previous.problems.filter((p) => p.agent !== undefined && !rereadIds.has(p.agent)));
+    }
+    previous = { agents: [...loaded.agents], problems: [...loaded.problems], base: loaded.base.commit };
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };

@@ -82,11 +82,17 @@ describe('scanRepository', () => {
     try {
       expect((await scanner.scan()).counts.resolution).toBe(0);
       writeFileSync(join(repo.dir + '-wt', 'bob', 'src', 'a.ts'), 'export const a = 30;\n');
+      // Re-reading only alice misses bob's change (bob is kept from the previous scan) …
+      const partial = await scanner.scan(undefined, { only: ['alice'] });
+      expect(partial.agents.map((a) => a.id)).toEqual(['alice', 'bob']);
+      expect(partial.counts.resolution).toBe(0);
+      // … re-reading bob's worktree sees it.
+      expect((await scanner.scan(undefined, { only: [join(repo.dir + '-wt', 'bob')] })).counts.resolution).toBe(1);
       expect((await scanner.scan()).counts.resolution).toBe(1);
     } finally {
       await scanner.dispose();
     }
-  });
+  }, 60_000);
 
   it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
     const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { ...builtinsOff, 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
