@@ -165,7 +165,7 @@ function body(f: Planned, rand: () => number, between: (lo: number, hi: number) 
     for (let s = 0; s < between(3, 16); s++) out.push(`  acc = (acc * ${between(2, 9)} + label.length) % ${between(100, 999)}; // step ${s}`);
     out.push(`  return acc;`, `}`, '');
   }
-  out.push(`export class Widget${n} {`, `  private value${ts ? ': number' : ''} = 0;`);
+  out.push(`export class Widget${n} {`, `  ${ts ? 'private ' : ''}value${ts ? ': number' : ''} = 0;`);
   for (let i = 0; i < between(1, 6); i++) out.push(`  update${i}(delta${ts ? ': number' : ''}) {`, `    this.value += delta * ${i + 1};`, `    return f${n}(this.value);`, `  }`);
   out.push('}', '');
   if (f.kind === 'tsx' || (f.kind === 'js' && rand() < 0.3)) {

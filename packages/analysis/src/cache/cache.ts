@@ -16,7 +16,7 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
-import { packFacts, unpackFacts, validPacked, type PackedFacts } from './pack.js';
+import { packedOf, packFacts, unpackFacts, validPacked, type PackedFacts } from './pack.js';
 
 const FORMAT = 'airspace-facts-segment';
 /** Merge segments when a store has read more than this many. */
@@ -171,8 +171,9 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     },
     put(blob, language, facts) {
       const key = `${blob}:${language}`;
-      const packed = packFacts(facts);
-      memory.set(key, { packed, facts, fromDisk: false });
+      // Keep only the packed form: the object form of references and calls is rebuilt on use.
+      const packed = packedOf(facts) ?? packFacts(facts);
+      memory.set(key, { packed, fromDisk: false });
       if (dir && isBlob(blob)) pending.set(key, packed);
     },
     async flush() {

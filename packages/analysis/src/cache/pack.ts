@@ -63,6 +63,13 @@ export function validPacked(v: unknown): PackedFacts | undefined {
   return ok ? (p as PackedFacts) : undefined;
 }
 
+const packedForm = new WeakMap<FileFacts, PackedFacts>();
+
+/** The packed form a facts object was unpacked from, if any (saves packing it again). */
+export function packedOf(f: FileFacts): PackedFacts | undefined {
+  return packedForm.get(f);
+}
+
 export function unpackFacts(p: PackedFacts): FileFacts {
   let references: ReferenceFact[] | undefined;
   let calls: CallFact[] | undefined;
@@ -110,5 +117,6 @@ export function unpackFacts(p: PackedFacts): FileFacts {
       return calls;
     },
   });
+  packedForm.set(facts, p);
   return facts;
 }

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
 import { extractFacts } from './extract.js';
+import { packFacts, unpackFacts } from '../cache/pack.js';
 import type { WorkerJob, WorkerResult } from './worker.js';
 
 export interface ParseJob {
@@ -20,7 +21,7 @@ export interface ParseJob {
 export interface ParseOptions {
   /** Worker threads; 0 parses in this thread. Default: the number of cores (at most 8). */
   readonly workers?: number;
-  /** Bytes a worker parses before it is recycled (default 8 MiB). */
+  /** Bytes a worker parses before it is recycled (default 4 MiB). */
   readonly batchBytes?: number;
   readonly onParsed?: (done: number) => void;
 }
@@ -50,7 +51,8 @@ export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions 
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       try {
-        out[i] = { facts: extractFacts(job.content.toString('utf8'), job.language) };
+        // Same form as from a worker: packed, references and calls decoded on use.
+        out[i] = { facts: unpackFacts(packFacts(extractFacts(job.content.toString('utf8'), job.language))) };
       } catch (e) {
         out[i] = { error: e instanceof Error ? e.message : String(e) };
       }
@@ -59,7 +61,7 @@ export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions 
     return out;
   }
 
-  const batchBytes = Math.max(64 * 1024, Math.min(options.batchBytes ?? 8 << 20, Math.ceil(totalBytes / workers)));
+  const batchBytes = Math.max(64 * 1024, Math.min(options.batchBytes ?? 4 << 20, Math.ceil(totalBytes / workers)));
   const batches: WorkerJob[][] = [];
   let current: WorkerJob[] = [];
   let size = 0;
@@ -84,7 +86,7 @@ export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions 
         let received = 0;
         worker.on('message', (results: WorkerResult[]) => {
           for (const r of results) {
-            out[r.id] = 'facts' in r ? { facts: r.facts } : { error: r.error };
+            out[r.id] = 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error };
             received++;
             options.onParsed?.(++done);
           }

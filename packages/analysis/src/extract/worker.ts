@@ -3,7 +3,8 @@
  * parser's memory (never given back while a thread lives) goes with the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FileFacts, Language } from '../facts.js';
+import type { Language } from '../facts.js';
+import { packFacts, type PackedFacts } from '../cache/pack.js';
 import { extractFacts } from './extract.js';
 
 export interface WorkerJob {
@@ -12,7 +13,8 @@ export interface WorkerJob {
   readonly content: Uint8Array;
 }
 
-export type WorkerResult = { readonly id: number; readonly facts: FileFacts } | { readonly id: number; readonly error: string };
+/** Facts travel packed: flat arrays clone far cheaper than object graphs. */
+export type WorkerResult = { readonly id: number; readonly packed: PackedFacts } | { readonly id: number; readonly error: string };
 
 const decoder = new TextDecoder('utf-8');
 const jobs = (workerData as { jobs: WorkerJob[] }).jobs;
@@ -20,7 +22,7 @@ let results: WorkerResult[] = [];
 // Results go back in chunks so that the parent can report progress.
 for (const job of jobs) {
   try {
-    results.push({ id: job.id, facts: extractFacts(decoder.decode(job.content), job.language) });
+    results.push({ id: job.id, packed: packFacts(extractFacts(decoder.decode(job.content), job.language)) });
   } catch (e) {
     results.push({ id: job.id, error: e instanceof Error ? e.message : String(e) });
   }
