@@ -65,6 +65,16 @@ describe('airspace (built CLI)', () => {
     const version = await airspace(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // `npx airspace` from the repository root: npm links the committed bin/airspace.js at install time.
+    const linked = resolve(dirname(fileURLToPath(import.meta.url)), '../node_modules/.bin/airspace');
+    const viaLink = await new Promise<string>((ok, fail) => {
+      const child = spawn(linked, ['--version'], { env: ENV, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', fail);
+      child.on('close', () => ok(out));
+    });
+    expect(viaLink.trim()).toBe(version.stdout.trim());
     for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'lsp', 'demo']) {
       const help = await airspace([command, '--help']);
       expect(help.code, command).toBe(0);
