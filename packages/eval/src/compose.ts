@@ -6,7 +6,7 @@
  * is counted in the report.
  */
 import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
-import type { AnyChannel, Precision, Thresholds } from '@airspace/core';
+import { DEFAULT_RECENCY, type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { openRepository } from '@airspace/git';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
@@ -30,6 +30,8 @@ export interface ReplayScorer {
   readonly channels: readonly AnyChannel[];
   readonly thresholds: Thresholds;
   readonly resolutionPrecisions?: readonly Precision[];
+  /** The config's recency (half-life, floor), as the scanner applies it. */
+  readonly recency: RecencyOptions;
   readonly set: ChannelSet;
   dispose(): void;
 }
@@ -52,7 +54,17 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     channels: set.channels,
     thresholds: set.thresholds,
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
+    recency: recencyOf(loaded.config),
     set,
     dispose: () => git.dispose(),
+  };
+}
+
+/** The config's `recency` (hours) as core's RecencyOptions (ms), defaults where absent. */
+export function recencyOf(config: AirspaceConfig): RecencyOptions {
+  const r = config.recency;
+  return {
+    halfLifeMs: r?.halfLifeHours !== undefined ? r.halfLifeHours * 3_600_000 : DEFAULT_RECENCY.halfLifeMs,
+    floor: r?.floor ?? DEFAULT_RECENCY.floor,
   };
 }

@@ -7,6 +7,7 @@ import { listMerges, type ListMergesOptions, type MergeCommit } from './extract/
 import { cacheKey, type ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
 import type { ScratchStore } from '@airspace/git';
+import type { RecencyOptions } from '@airspace/core';
 
 export interface ReplayProgress {
   readonly done: number;
@@ -24,6 +25,7 @@ export interface ReplayOptions extends ListMergesOptions {
   readonly early?: readonly number[];
   readonly cache?: ScenarioCache;
   readonly maxFiles?: number;
+  readonly recency?: RecencyOptions;
   readonly repository?: string;
   readonly onProgress?: (progress: ReplayProgress) => void;
   /** Merges replayed at once (default 3). */
@@ -88,6 +90,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
         scratch: options.scratch,
         early: fraction,
         ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
+        ...(options.recency ? { recency: options.recency } : {}),
         ...(options.repository ? { repository: options.repository } : {}),
         ...(labels ? { labels } : {}),
       });

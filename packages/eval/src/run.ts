@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { DEFAULT_THRESHOLDS, type Precision, type Thresholds } from '@airspace/core';
+import { DEFAULT_RECENCY, DEFAULT_THRESHOLDS, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { readCalibration } from '@airspace/config';
 import { openRepository, runGit, ScratchStore } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
@@ -39,6 +39,8 @@ export interface RunEvalOptions {
   /** `--out DIR`: Markdown report and SVG plots. */
   readonly outDir?: string;
   readonly maxFiles?: number;
+  /** Recency of edits by commit time; `createReplayScorer` gives the config's. Part of the cache key. */
+  readonly recency?: RecencyOptions;
   /** Merges replayed at once. */
   readonly concurrency?: number;
   readonly onProgress?: (progress: ReplayProgress) => void;
@@ -54,6 +56,11 @@ export interface EvalRun {
   readonly calibration?: CalibrationFile;
   readonly cacheFile?: string;
   readonly written: readonly string[];
+}
+
+/** Recency settings as a short cache-key part: `h24f0.3`, or `none` without decay. */
+export function recencyKey(recency: RecencyOptions): string {
+  return Number.isFinite(recency.halfLifeMs) ? `h${recency.halfLifeMs / 3_600_000}f${recency.floor}` : 'none';
 }
 
 /** A weighting from a calibration file or any JSON with a `weights` object (named after the file). */
@@ -74,7 +81,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const repo = await openRepository(options.repo);
   const head = (await runGit(['rev-parse', options.rev ?? 'HEAD'], { cwd: repo.root })).trim();
   const scratch = new ScratchStore(join(repo.commonDir, 'objects'));
-  const cache = options.cacheDir === false ? undefined : new ScenarioCache(options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'), options.scorer.version);
+  const cache = options.cacheDir === false ? undefined : new ScenarioCache(options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'), `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`);
   const label = options.label ?? 'textual';
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
   const early = (options.early ?? []).filter((f) => f > 0 && f < 1);
@@ -90,6 +97,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       rev: head,
       ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
       repository: repo.id,
+      ...(options.recency ? { recency: options.recency } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
@@ -114,6 +122,10 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       skippedByReason: result.skippedByReason,
       fromCache: result.fromCache,
       problemCounts: result.problemCounts,
+      recency: (() => {
+        const r = options.recency ?? DEFAULT_RECENCY;
+        return { halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null, floor: r.floor };
+      })(),
       early: earlyWarnings,
       earlyEvaluations,
     };

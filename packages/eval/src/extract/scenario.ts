@@ -5,7 +5,7 @@
  * Everything is read from objects (no checkout); the merges git performs for the labels write
  * their trees into a scratch object directory, never into the repository's.
  */
-import type { Agent } from '@airspace/core';
+import type { Agent, RecencyOptions } from '@airspace/core';
 import { GitError, parseMergeTree, runGit, runGitRaw, type ScratchStore } from '@airspace/git';
 import { commitWorkingSet } from '@airspace/git';
 import type { MergeCommit } from './merges.js';
@@ -73,6 +73,8 @@ export interface ExtractOptions {
   readonly maxFiles?: number;
   readonly maxFileBytes?: number;
   readonly repository?: string;
+  /** Recency of edits by commit time (default: core's; the scanner's comes from the config). */
+  readonly recency?: RecencyOptions;
   /** Labels already known (from the cache): skips the merges git would redo. */
   readonly labels?: ScenarioLabels;
 }
@@ -150,16 +152,25 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
     // The label merge and both sides' diffs are independent: run them together.
     const [labels, ...sets] = await Promise.all([
       options.labels ?? labelMerge(cwd, options.scratch, m.merge, parents),
-      ...sides.map((side) => commitWorkingSet(cwd, base, side.commit, { now, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}), maxFiles })),
+      ...sides.map((side) =>
+        commitWorkingSet(cwd, base, side.commit, {
+          now,
+          maxFiles,
+          ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+          ...(options.recency ? { recency: options.recency } : {}),
+        }),
+      ),
     ]);
     const agents: Agent[] = [];
     for (const [i, side] of sides.entries()) {
       const set = sets[i]!;
       if (set.tooManyFiles) return skip('huge-diff', `parent ${i + 1} changes more than ${maxFiles} files`);
-      const id = i === 0 ? 'parent-1' : 'parent-2';
+      // Ids unique per merge and fraction: scenarios replayed at once share one git service.
+      const partial = side.observed < side.chainLength ? ` (${side.observed}/${side.chainLength} commits)` : '';
+      const id = `${m.merge.slice(0, 12)}^${i + 1}${early < 1 ? `@${early}` : ''}`;
       agents.push({
         id,
-        label: `${m.merge.slice(0, 10)}^${i + 1}${side.observed < side.chainLength ? ` (${side.observed}/${side.chainLength} commits)` : ''}`,
+        label: `${id}${partial}`,
         startedAt: set.startedAt ?? side.at,
         committedWork: set.commits,
         files: set.files,
