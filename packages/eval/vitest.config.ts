@@ -2,5 +2,5 @@ import { defineConfig } from 'vitest/config';
 
 // Generous timeouts: the replay tests build git repositories and run git many times.
 export default defineConfig({
-  test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+  test: { include: ['test/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
 });
