@@ -7,15 +7,16 @@
  */
 import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
 import { DEFAULT_RECENCY, type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
-import { openRepository } from '@airspace/git';
+import { openRepository, type GitService } from '@airspace/git';
+import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, createAnalysisState } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
 import { ReplayGitService } from './score/services.js';
 
 export interface ReplayScorerOptions {
   readonly repo: string;
-  /** The scanner's built-in channels (`BUILTIN_CHANNELS` of @airspace/scanner, made). */
-  readonly builtins: readonly LoadedChannel[];
+  /** Channels before the config's plugins; default: the scanner's built-ins. */
+  readonly builtins?: readonly LoadedChannel[];
   readonly configPath?: string;
   readonly config?: AirspaceConfig;
   readonly calibrationPath?: string;
@@ -39,15 +40,22 @@ export interface ReplayScorer {
 export async function createReplayScorer(options: ReplayScorerOptions): Promise<ReplayScorer> {
   const repository = await openRepository(options.repo);
   const loaded = options.config ? { config: options.config, dir: repository.root, problems: [] } : await loadConfig({ repoRoot: repository.root, ...(options.configPath ? { configPath: options.configPath } : {}) });
-  const set = await resolveChannelSet({ builtins: options.builtins, loaded, ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}) });
+  const builtins = options.builtins ?? BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' }));
+  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}) });
   const git = new ReplayGitService(repository);
+  const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
+  const analysis = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? serializedAnalysis(repository.root) : undefined;
   const scorer = createChannelScorer({
     channels: set.channels,
     weights: set.weights,
     channelOptions: set.channelOptions,
     repository: { id: repository.id, root: repository.root },
     ...(options.versionSalt ? { versionSalt: options.versionSalt } : {}),
-    servicesFor: async (scenario) => ({ ...git.servicesFor(scenario), ...(options.servicesFor ? await options.servicesFor(scenario) : {}) }),
+    servicesFor: async (scenario) => {
+      const services: Record<string, unknown> = git.servicesFor(scenario);
+      if (analysis) Object.assign(services, await analysis(scenario, services.git as GitService));
+      return { ...services, ...(options.servicesFor ? await options.servicesFor(scenario) : {}) };
+    },
   });
   return {
     scorer,
@@ -66,5 +74,28 @@ export function recencyOf(config: AirspaceConfig): RecencyOptions {
   return {
     halfLifeMs: r?.halfLifeHours !== undefined ? r.halfLifeHours * 3_600_000 : DEFAULT_RECENCY.halfLifeMs,
     floor: r?.floor ?? DEFAULT_RECENCY.floor,
+  };
+}
+
+/**
+ * The scanner's analysis services for a scenario: the index of the merge base's tree (facts from
+ * the content-addressed cache, so a blob is parsed once across all scenarios) and one overlay per
+ * side from its blobs. The analysis state holds one base at a time, so scenarios take turns.
+ */
+function serializedAnalysis(root: string): (scenario: Scenario, git: GitService) => Promise<Record<string, unknown>> {
+  const state = createAnalysisState();
+  let queue: Promise<unknown> = Promise.resolve();
+  return (scenario, git) => {
+    const run = queue.then(async () => {
+      try {
+        const provided = await state.update(root, scenario.base, scenario.agents, git);
+        return { importGraph: provided.importGraph, symbols: provided.symbols };
+      } catch {
+        // Channels that need the index then report MISSING_SERVICE and score 0; counted in the report.
+        return {};
+      }
+    });
+    queue = run;
+    return run;
   };
 }

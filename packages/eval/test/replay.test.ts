@@ -208,3 +208,26 @@ describe('calibration files and weightings', () => {
     expect(readWeighting(path).weighting).toEqual({ name: 'seed', weights: { overlap: 1, dependency: 0.9, tree: 0.25 }, leak: 0.02 });
   });
 });
+
+describe('the scanner composition', () => {
+  it('scores every built-in channel (analysis services included) on a replayed scenario', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const { BUILTIN_CHANNELS } = await import('@airspace/scanner');
+    const replayScorer = await createReplayScorer({ repo: fx.repo.dir });
+    try {
+      const ids = BUILTIN_CHANNELS.map((make) => make().id);
+      expect(replayScorer.scorer.channels.map((c) => c.id)).toEqual(ids);
+      const [m] = (await listMerges(fx.repo.dir)).filter((x) => x.merge === fx.merges.conflict);
+      const r = await extractScenario(fx.repo.dir, m!, { scratch });
+      if (!('scenario' in r)) throw new Error('skipped');
+      const score = await replayScorer.scorer.score(r.scenario);
+      expect(Object.keys(score.risks)).toEqual(ids);
+      // The merge channel sees the textual conflict the label records; the overlap channel the same lines.
+      expect(score.risks['merge']).toBe(1);
+      expect(score.risks['overlap']).toBeGreaterThan(0);
+      expect(score.problems.filter((p) => p.startsWith('MISSING_SERVICE'))).toEqual([]);
+    } finally {
+      replayScorer.dispose();
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { createReplayScorer, formatTable, readWeighting, runEval, type LabelKind, type Weighting } from '@airspace/eval';
+import { createProgressBar } from '../report/progress.js';
+import type { Io } from '../io.js';
+
+interface EvalFlags {
+  readonly repo: string;
+  readonly config?: string;
+  readonly calibration?: string;
+  readonly maxMerges?: number;
+  readonly since?: string;
+  readonly rev?: string;
+  readonly early?: number[];
+  readonly label: LabelKind;
+  readonly fit?: boolean;
+  readonly folds: number;
+  readonly calibrationOut: string;
+  readonly weights?: string[];
+  readonly json?: boolean;
+  readonly out?: string;
+  readonly cache: boolean;
+  readonly cacheDir?: string;
+  readonly maxFiles?: number;
+  readonly halfLife?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const count = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got "${value}"`);
+  return n;
+};
+const fraction = (value: string, previous: number[] = []): number[] => {
+  const f = Number(value);
+  if (!(f > 0 && f < 1)) throw new Error(`--early takes a fraction in (0, 1), got "${value}"`);
+  return [...previous, f];
+};
+
+/** `airspace eval`: replay merge commits as agent pairs and measure how well Airspace foresaw their collisions. */
+export function evalCommand(io: Io): Command {
+  return new Command('eval')
+    .description('replay two-parent merges as pairs of agents and measure how well the channels foresee conflicts (ROC-AUC, PR-AUC, F1, Brier, calibration); fit weights')
+    .option('--repo <dir>', 'any directory inside the repository', '.')
+    .option('--config <file>', 'config file (default: airspace.config.json at the repository root)')
+    .option('--calibration <file>', 'scanner weights from a calibration file, as scan uses them')
+    .option('--max-merges <n>', 'examine at most N merge commits, newest first', count)
+    .option('--since <date>', 'only merges committed since this date (as git log --since)')
+    .option('--rev <ref>', 'walk merges reachable from this revision (default HEAD)')
+    .option('--early <fraction>', 'also observe each side after this fraction of its commits (repeatable)', fraction)
+    .addOption(new Option('--label <kind>', 'what counts as a collision').choices(['textual', 'manual', 'any']).default('textual'))
+    .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
+    .option('--folds <k>', 'folds of the cross-validation', count, 5)
+    .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
+    .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
+    .option('--json', 'print every figure as JSON')
+    .option('--out <dir>', 'write a Markdown report with SVG plots (ROC curves, reliability diagram)')
+    .option('--no-cache', 'score every scenario again instead of reading cached scores')
+    .option('--cache-dir <dir>', 'where scored scenarios are cached (default: inside the git directory)')
+    .option('--max-files <n>', 'skip a merge whose side changes more files than this', count)
+    .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
+    .action(async (flags: EvalFlags) => {
+      const weightings: Weighting[] = [];
+      for (const file of flags.weights ?? []) {
+        const { weighting, problems } = readWeighting(resolve(file));
+        for (const p of problems) io.stderr.write(`airspace: ${p.message}\n`);
+        if (weighting) weightings.push(weighting);
+      }
+      const replay = await createReplayScorer({
+        repo: resolve(flags.repo),
+        ...(flags.config ? { configPath: resolve(flags.config) } : {}),
+        ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
+      });
+      for (const p of replay.set.problems) io.stderr.write(`airspace: ${p.message}\n`);
+      const halfLife = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
+      if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
+      const recency = halfLife === undefined ? replay.recency : halfLife === Infinity ? { halfLifeMs: Infinity, floor: 1 } : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
+      const bar = createProgressBar(io.stderr);
+      try {
+        const run = await runEval({
+          repo: resolve(flags.repo),
+          scorer: replay.scorer,
+          thresholds: replay.thresholds,
+          ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
+          ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
+          ...(flags.since ? { since: flags.since } : {}),
+          ...(flags.rev ? { rev: flags.rev } : {}),
+          ...(flags.early ? { early: flags.early } : {}),
+          label: flags.label,
+          recency,
+          ...(flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut) } : {}),
+          weightings,
+          cacheDir: flags.cache === false ? false : flags.cacheDir ? resolve(flags.cacheDir) : undefined,
+          ...(flags.out ? { outDir: resolve(flags.out) } : {}),
+          ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
+          onProgress: (p) => bar.update({ phase: 'scan', done: p.done, total: p.total, message: `merges (${p.fromCache} cached, ${p.skipped} skipped)` }),
+        });
+        bar.done();
+        if (flags.json) {
+          const { evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written } = run;
+          io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written }, null, 2) + '\n');
+        } else {
+          io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
+          for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
+        }
+      } finally {
+        bar.done();
+        replay.dispose();
+      }
+    });
+}
