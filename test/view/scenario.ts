@@ -1,7 +1,8 @@
 /**
- * Scans for the view's browser test, made by core's `scanAirspace` on in-memory agents with two
- * small channels defined here: line overlap in base coordinates (precision `line`) and a direct
- * import between touched files (precision `file`). Deterministic: fixed clock, fixed paths.
+ * A large airspace for the view's browser test (100 agents, 10,000 files), made by core's
+ * `scanAirspace` on in-memory agents with two small channels defined here: line overlap in base
+ * coordinates (precision `line`) and a direct import between touched files (precision `file`).
+ * Deterministic: fixed clock, fixed paths. (The demo repository is scanned for real.)
  */
 import { defineChannel, scanAirspace, type Agent, type Evidence, type FileEdit, type Range, type ScanResult } from '@airspace/core';
 
@@ -75,53 +76,8 @@ function agent(id: string, label: string, committedWork: number, startedMinutesA
   return { id, label, committedWork, startedAt: NOW - startedMinutesAgo * 60_000, files, worktree: `../airspace-demo-${id}` };
 }
 
-/** The demo's story: a resolution on shared lines, a traffic advisory over an import, clear pairs. */
-export function demoAgents(): Agent[] {
-  return [
-    agent('auth-refactor', 'auth-refactor', 14, 95, [
-      edit('src/auth/session.ts', [[12, 40]]),
-      edit('src/auth/token.ts', [[5, 22]]),
-      edit('src/auth/index.ts', [[1, 3]]),
-      edit('test/auth/session.test.ts', [[30, 55]]),
-    ]),
-    agent('token-expiry', 'token-expiry', 3, 40, [
-      edit('src/auth/token.ts', [[18, 26]]),
-      edit('src/auth/config.ts', [[8, 12]]),
-      edit('test/auth/token.test.ts', 'whole', 'added'),
-    ]),
-    agent('api-pagination', 'api-pagination', 6, 70, [
-      edit('src/api/users.ts', [[40, 88]]),
-      edit('src/api/pagination.ts', 'whole', 'added'),
-      edit('src/api/middleware.ts', [[15, 19]]),
-      edit('src/db/query.ts', [[100, 140]]),
-    ]),
-    agent('ui-theme', 'ui-theme', 9, 120, [
-      edit('src/ui/theme.ts', [[1, 60]]),
-      edit('src/ui/components/Button.tsx', [[10, 34]]),
-      edit('src/ui/components/Card.tsx', [[5, 9]]),
-      edit('src/ui/styles/colors.css', 'whole'),
-    ]),
-    agent('docs-update', 'docs-update', 2, 20, [
-      edit('docs/guide.md', [[1, 80]]),
-      edit('README.md', [[20, 31]]),
-    ]),
-  ];
-}
-
-const DEMO_IMPORTS: Array<readonly [string, string]> = [
-  ['src/api/middleware.ts', 'src/auth/session.ts'],
-  ['src/auth/session.ts', 'src/auth/token.ts'],
-  ['src/auth/index.ts', 'src/auth/session.ts'],
-  ['src/api/users.ts', 'src/db/query.ts'],
-  ['src/ui/components/Button.tsx', 'src/ui/theme.ts'],
-];
-
-export function scanAgents(agents: readonly Agent[], imports: ReadonlyArray<readonly [string, string]> = DEMO_IMPORTS, now = NOW): Promise<ScanResult> {
+export function scanAgents(agents: readonly Agent[], imports: ReadonlyArray<readonly [string, string]>, now = NOW): Promise<ScanResult> {
   return scanAirspace(agents, { channels: [linesChannel, importsChannel], services: { imports }, now }, { edges: imports });
-}
-
-export function demoScan(now = NOW): Promise<ScanResult> {
-  return scanAgents(demoAgents(), DEMO_IMPORTS, now);
 }
 
 /**

@@ -310,7 +310,7 @@ function select(agentId: string | null, quiet = false): void {
   for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]')) li.classList.toggle('selected', li.dataset.agent === selected);
   for (const li of $('advisories').querySelectorAll<HTMLElement>('li[data-pair]')) li.classList.toggle('selected', li.dataset.pair === selectedPair);
   renderSelection(selected ? model.agents.find((a) => a.id === selected) ?? null : null);
-  if (!quiet && selected) labelNodes.get(selected)?.scrollIntoView?.({ block: 'nearest' });
+  if (!quiet && selected) $('agents').querySelector<HTMLElement>(`li[data-agent="${CSS.escape(selected)}"]`)?.scrollIntoView({ block: 'nearest' });
 }
 
 function selectPair(adv: SceneAdvisory | null): void {
