@@ -3,11 +3,36 @@
  * states, merge results) here, reading the repository's own objects through
  * GIT_ALTERNATE_OBJECT_DIRECTORIES. The user's object store is never written.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const live = new Set<string>();
+const PREFIX = 'airspace-scratch-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes scratch directories whose owning process is gone (killed before it could clean up). */
+function sweepAbandoned(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^airspace-scratch-(\d+)-/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
 let exitHook = false;
 
 /** Quotes a path for GIT_ALTERNATE_OBJECT_DIRECTORIES when it holds the separator or a quote. */
@@ -25,7 +50,9 @@ export class ScratchStore {
     readonly repoObjectsDir: string,
     parent: string = tmpdir(),
   ) {
-    this.dir = mkdtempSync(join(parent, 'airspace-scratch-'));
+    sweepAbandoned(parent);
+    // The owner's pid in the name lets a later process remove the directory if this one dies.
+    this.dir = mkdtempSync(join(parent, `${PREFIX}${process.pid}-`));
     this.objectsDir = join(this.dir, 'objects');
     mkdirSync(join(this.objectsDir, 'info'), { recursive: true });
     mkdirSync(join(this.objectsDir, 'pack'), { recursive: true });
