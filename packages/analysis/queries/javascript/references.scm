@@ -4,9 +4,10 @@
 ;   ns.f        (member_expression object: (identifier) property: (property_identifier))
 ;   <Button/>   (jsx_self_closing_element name: (identifier))
 ;
-; Definition sites are removed by the extractor.
+; A single-node pattern's role capture is its own name (one capture per identifier halves the
+; cost of this, the largest query). Definition sites are removed by the extractor.
 
-(identifier) @reference.identifier @name
+(identifier) @reference.identifier
 (member_expression
   object: (_) @receiver
   property: (property_identifier) @name) @reference.member

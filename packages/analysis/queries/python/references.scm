@@ -3,10 +3,11 @@
 ;   f(x)          (identifier)
 ;   self.method   (attribute object: (identifier) attribute: (identifier))
 ;
-; Definition sites and the attribute half of `a.b` (reported as a member reference) are removed
+; A single-node pattern's role capture is its own name (one capture per identifier halves the
+; cost of this, the largest query). Definition sites and the attribute half of `a.b` (reported as a member reference) are removed
 ; by the extractor.
 
-(identifier) @reference.identifier @name
+(identifier) @reference.identifier
 (attribute
   object: (_) @receiver
   attribute: (identifier) @name) @reference.member

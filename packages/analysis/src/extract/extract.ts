@@ -461,8 +461,8 @@ function collectReferences(root: SyntaxNode, query: Query, python: boolean, defS
   // import lines.
   for (const m of query.matches(root)) {
     const role = roleCapture(m, 'reference.');
-    const name = capture(m, 'name');
-    if (!role || !name) continue;
+    if (!role) continue;
+    const name = capture(m, 'name') ?? role.node;
     const pos = name.startPosition;
     const site = `${pos.row + 1}:${pos.column}`;
     if (defSites.has(site)) continue;
