@@ -6,7 +6,6 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { createScanner, scanRepository } from '@airspace/scanner';
-import { renderViewHtml, startViewServer } from '@airspace/view';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
@@ -35,6 +34,8 @@ export function viewCommand(io: Io): Command {
     const pollMs = Number(flags.interval);
     if (!Number.isInteger(pollMs) || pollMs <= 0) throw new CliError(`--interval must be a positive number of milliseconds, got "${flags.interval}".`);
 
+    // The view bundle (three.js inlined) is loaded only by this command.
+    const { renderViewHtml, startViewServer } = await import('@airspace/view');
     if (flags.out) {
       const bar = createProgressBar(io.stderr);
       const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
