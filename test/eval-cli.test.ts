@@ -1,0 +1,89 @@
+/**
+ * `airspace eval` run as a user runs it: the built CLI as a child process over a generated
+ * repository with one conflicting and one clean merge. Needs `turbo run build`.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/cli/dist/bin.js');
+const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
+
+let repo: RepoFixture;
+let out: string;
+
+function airspace(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: out, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`airspace ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 240_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+beforeAll(() => {
+  repo = createRepoFixture({ 'src/a.ts': lines(20, '// a'), 'src/b.ts': lines(20, '// b') });
+  out = mkdtempSync(join(tmpdir(), 'airspace-eval-e2e-'));
+  const x = repo.worktree('x');
+  x.write('src/a.ts', lines(20, '// a').replace('// a 5\n', '// a five from x\n')).commit('x edits a:5');
+  repo.write('src/a.ts', lines(20, '// a').replace('// a 5\n', '// a five from main\n')).commit('main edits a:5');
+  try {
+    repo.git('merge', '--no-edit', 'x');
+  } catch {
+    repo.write('src/a.ts', lines(20, '// a').replace('// a 5\n', '// a five merged\n'));
+    repo.git('add', '-A');
+    repo.git('commit', '--no-edit', '-q', '-m', 'merge x');
+  }
+  const y = repo.worktree('y');
+  y.write('src/b.ts', lines(20, '// b').replace('// b 3\n', '// b three\n')).commit('y edits b');
+  repo.write('src/c.ts', 'export const c = 1;\n').commit('main adds c');
+  repo.git('merge', '--no-edit', 'y');
+}, 120_000);
+
+afterAll(() => {
+  repo?.dispose();
+  if (out) rmSync(out, { recursive: true, force: true });
+});
+
+describe('airspace eval', () => {
+  it('prints every figure as JSON, fits, and writes the calibration file and the report', async () => {
+    const run = await airspace('eval', '--repo', repo.dir, '--json', '--fit', '--folds', '2', '--out', 'report', '--cache-dir', 'cache');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.context.merges).toBe(2);
+    expect(result.evaluation.scenarios).toBe(2);
+    expect(result.evaluation.positives).toBe(1);
+    // Every built-in channel is scored; the merge channel is exact on full diffs.
+    expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph']);
+    expect(result.evaluation.channels.merge.rocAuc).toBe(1);
+    expect(result.calibration.kind).toBe('airspace-calibration');
+    expect(JSON.parse(readFileSync(join(out, 'airspace.calibration.json'), 'utf8')).weights).toEqual(result.calibration.weights);
+    for (const f of ['report.md', 'roc.svg', 'reliability.svg']) expect(existsSync(join(out, 'report', f))).toBe(true);
+  }, 300_000);
+
+  it('prints the table from the cache, and rejects a bad --early', async () => {
+    const run = await airspace('eval', '--repo', repo.dir, '--cache-dir', 'cache', '--label', 'any');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/merges examined 2 · scenarios 2 \(2 from cache\)/);
+    expect(run.stdout).toMatch(/scanner weights without merge/);
+    const bad = await airspace('eval', '--repo', repo.dir, '--early', '2');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--early takes a fraction/);
+  }, 300_000);
+});
