@@ -34,6 +34,8 @@ export interface RunEvalOptions {
   readonly resolutionPrecisions?: readonly Precision[];
   /** Directory of the scored-scenario cache; false disables it. Default: `<git common dir>/airspace/eval`. */
   readonly cacheDir?: string | false;
+  /** Fit the calibration file on this observed fraction (one of `early`); default 1, the full diffs. */
+  readonly calibrateOn?: number;
   /** Where `--fit` writes the calibration file. */
   readonly calibrationOut?: string;
   /** `--out DIR`: Markdown report and SVG plots. */
@@ -132,28 +134,33 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     const written: string[] = [];
 
     let calibration: CalibrationFile | undefined;
-    if (options.fit && evaluation.fit) {
-      const m = evaluation.fit.outOfFold;
+    // The calibration file is fitted on the full diffs, or on the states `calibrateOn` observes
+    // (an --early fraction): live agents are part-way, so those weights suit scanning better.
+    const calibrateOn = options.calibrateOn ?? 1;
+    const source = calibrateOn === 1 ? { evaluation, scenarios: full } : { evaluation: earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation, scenarios: result.scored.get(calibrateOn) ?? [] };
+    if (options.fit && source.evaluation?.fit) {
+      const fitted = source.evaluation.fit;
+      const m = fitted.outOfFold;
       calibration = {
         kind: CALIBRATION_KIND,
         version: 1,
-        weights: evaluation.fit.weights,
-        leak: evaluation.fit.leak,
-        thresholds: evaluation.fit.suggestedThresholds,
+        weights: fitted.weights,
+        leak: fitted.leak,
+        thresholds: fitted.suggestedThresholds,
         label,
         provenance: {
           repository: basename(repo.root),
           head,
           merges: result.merges,
-          scenarios: full.length,
-          ...(full[0] ? { newestMerge: full[0].merge } : {}),
-          ...(full.length ? { oldestMerge: full[full.length - 1]!.merge } : {}),
-          early: 1,
+          scenarios: source.scenarios.length,
+          ...(source.scenarios[0] ? { newestMerge: source.scenarios[0].merge } : {}),
+          ...(source.scenarios.length ? { oldestMerge: source.scenarios[source.scenarios.length - 1]!.merge } : {}),
+          early: calibrateOn,
           folds,
           channelSetVersion: options.scorer.version,
           createdAt: new Date().toISOString(),
           tool: options.tool ?? 'airspace eval',
-          metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: evaluation.baseRate },
+          metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: source.evaluation.baseRate },
         },
       };
       if (options.calibrationOut) {

@@ -184,6 +184,10 @@ describe('runEval end to end', () => {
     expect(table).toContain('skipped parent-is-ancestor 1');
     expect(table).toMatch(/channel shared-file\s+0\.833/);
 
+    // Calibrating on the half-way states instead: same cache, the provenance says so.
+    const halfway = await runEval({ repo: fx.repo.dir, scorer, fit: true, folds: 2, early: [0.5], calibrateOn: 0.5, cacheDir: join(out, 'cache') });
+    expect(halfway.calibration!.provenance).toMatchObject({ early: 0.5, scenarios: 4 });
+
     // Re-weighting reads the cache: a scorer that cannot score still gets every figure.
     const cachedOnly = { ...scorer, score: async () => { throw new Error('must not score'); } };
     const again = await runEval({ repo: fx.repo.dir, scorer: cachedOnly, early: [0.5], cacheDir: join(out, 'cache') });

@@ -23,6 +23,7 @@ interface EvalFlags {
   readonly cacheDir?: string;
   readonly maxFiles?: number;
   readonly halfLife?: string;
+  readonly fitOn?: number;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -51,6 +52,7 @@ export function evalCommand(io: Io): Command {
     .addOption(new Option('--label <kind>', 'what counts as a collision').choices(['textual', 'manual', 'any']).default('textual'))
     .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
     .option('--folds <k>', 'folds of the cross-validation', count, 5)
+    .option('--fit-on <fraction>', 'write the calibration fitted on the states of this --early fraction (default: the full diffs)', (v: string) => fraction(v)[0]!)
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -60,6 +62,7 @@ export function evalCommand(io: Io): Command {
     .option('--max-files <n>', 'skip a merge whose side changes more files than this', count)
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action(async (flags: EvalFlags) => {
+      if (flags.fitOn !== undefined && !(flags.early ?? []).includes(flags.fitOn)) throw new Error(`--fit-on ${flags.fitOn} needs --early ${flags.fitOn}`);
       const weightings: Weighting[] = [];
       for (const file of flags.weights ?? []) {
         const { weighting, problems } = readWeighting(resolve(file));
@@ -89,6 +92,7 @@ export function evalCommand(io: Io): Command {
           label: flags.label,
           recency,
           ...(flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut) } : {}),
+          ...(flags.fitOn !== undefined ? { calibrateOn: flags.fitOn } : {}),
           weightings,
           cacheDir: flags.cache === false ? false : flags.cacheDir ? resolve(flags.cacheDir) : undefined,
           ...(flags.out ? { outDir: resolve(flags.out) } : {}),
