@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { channelsCommand } from './commands/channels.js';
 import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { evalCommand } from './commands/eval.js';
@@ -27,7 +28,7 @@ export function createProgram(io: Io = processIo(), extra: readonly CommandFacto
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  for (const make of [scanCommand, watchCommand, checkCommand, viewCommand, graphCommand, evalCommand, trailCommand, demoCommand, lspCommand, ...extra]) program.addCommand(make(io));
+  for (const make of [scanCommand, watchCommand, checkCommand, viewCommand, graphCommand, channelsCommand, evalCommand, trailCommand, demoCommand, lspCommand, ...extra]) program.addCommand(make(io));
   // Every subcommand reports parse errors (unknown option, missing argument) instead of exiting itself.
   const exitOverride = (c: Command): void => {
     c.exitOverride();

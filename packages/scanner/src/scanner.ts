@@ -111,6 +111,13 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
   return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
 }
 
+/** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
+export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
+  const repository = await openRepository(resolve(options.repo ?? process.cwd()));
+  const { set } = await channelSet(repository.root, options);
+  return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
+}
+
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
   if (!a) return b;
   if (!b) return a;
