@@ -2,36 +2,19 @@
  * `airspace eval` run as a user runs it: the built CLI as a child process over a generated
  * repository with one conflicting and one clean merge. Needs `turbo run build`.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airspace as runCli, type Run } from './run-cli.js';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/cli/dist/bin.js');
-const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
 
 let repo: RepoFixture;
 let out: string;
 
-function airspace(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: out, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`airspace ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 240_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+function airspace(...args: string[]): Promise<Run> {
+  return runCli(args, { cwd: out, timeoutMs: 240_000 });
 }
 
 const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';

@@ -2,42 +2,19 @@
  * `airspace trail …` run as a user runs it: the built CLI as a child process over a trail file.
  * Needs `turbo run build` (turbo's test task builds the CLI first).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airspace as runCli, type Run } from './run-cli.js';
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/cli/dist/bin.js');
-const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
 /** Each test runs the CLI a dozen times or more; a loaded machine needs room. */
 const STORY_TIMEOUT_MS = 300_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let dir: string;
 
 function airspace(...args: string[]): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`airspace ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { cwd: dir });
 }
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
