@@ -6,6 +6,7 @@
  * imports). Sizes and fan-out are drawn from a seeded generator: same options, same bytes.
  */
 import type { FileTree } from '@airspace/git/fixture';
+import { seededRandom } from '@airspace/core/builders';
 
 export interface GenerateOptions {
   readonly files?: number;
@@ -14,17 +15,8 @@ export interface GenerateOptions {
   readonly packages?: number;
 }
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the repository is drawn from (mulberry32, from core). */
+export const prng = seededRandom;
 
 type Kind = 'ts' | 'tsx' | 'js' | 'py';
 

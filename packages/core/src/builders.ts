@@ -61,3 +61,18 @@ export function agent(init: AgentInit | string, files?: readonly FileEdit[], ext
     ...extra,
   };
 }
+
+/**
+ * A seeded pseudo-random generator (mulberry32) in [0, 1), so generated test data and
+ * benchmark repositories are the same on every run.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

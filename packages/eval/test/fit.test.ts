@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '@airspace/core/builders';
 import { expectedCalibrationError } from '../src/measure/metrics.js';
 import { crossValidateNoisyOr, fitNoisyOr, meanNegativeLogLikelihood, noisyOrProbability } from '../src/fit/noisy-or.js';
 
-/** mulberry32: a small seeded generator so the synthetic data is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Rows of independent channel risks (often 0, as real channels are) and labels drawn from a known noisy-OR. */
 function synthetic(weights: number[], leak: number, n: number, seed: number): { rows: number[][]; labels: boolean[] } {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const rows: number[][] = [];
   const labels: boolean[] = [];
   for (let i = 0; i < n; i++) {

@@ -32,20 +32,11 @@ export interface ShadowObservation {
 }
 
 /** What a caller may supply: times as ISO strings, epoch milliseconds or Dates; paths in any order. */
-export interface ObservationInput {
+export type ObservationInput = Omit<ShadowObservation, 'version' | 'observedAt' | 'expiresAt'> & {
   readonly version: number;
-  readonly agentId: string;
-  readonly taskId: string;
-  readonly repositoryId: string;
-  readonly base: string;
-  readonly scopeId: string;
-  readonly readPaths: readonly string[];
-  readonly writePaths: readonly string[];
-  readonly complete: boolean;
-  readonly incompleteReason?: string;
   readonly observedAt: TimeInput;
   readonly expiresAt: TimeInput;
-}
+};
 
 export type TimeInput = string | number | Date;
 
