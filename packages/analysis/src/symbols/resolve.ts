@@ -1,21 +1,20 @@
 /**
- * Name resolution from a use to its definition, across files, through the facts of a view (the
- * base index or an agent's overlay). A symbol is identified by (defining file, qualified name):
- * `src/config.ts#parseConfig`, `py/m.py#A.f`.
+ * Name resolution from a use to its definition, for the symbols and call-graph channels. A symbol
+ * is identified by (defining file, qualified name): `src/config.ts#parseConfig`, `py/m.py#A.f`.
  *
- * Resolution order for a use of `name` (with an optional receiver `r.name`) in file F:
- *   1. F's import bindings: named (`{ f as g }`, `from m import f`, `const { f } = require()`),
- *      default, namespace (`ns.f`, Python `import m; m.f`), following re-exports (`export … from`,
- *      `export *`, an `__init__.py` that imports the name) up to a fixed depth;
- *   2. F's own scope: a top-level definition; `this.m` / `self.m` / `cls.m` inside a class, and
- *      `X.m` / `new X().m` for a class X that resolves;
- *   3. otherwise, name only: definitions of that name elsewhere — marked low confidence, and only
- *      when there are few candidates (a common name resolved by name alone is noise).
- * A name that resolves through 1 or 2 never falls back to 3, so two unrelated modules that both
- * define `parse` are not confused.
+ * Imports, re-exports and module bindings are resolved by the one name resolver of the analysis
+ * (`createNameResolver` in `graph/symbols.ts`: named, default and namespace imports, `export … from`
+ * and `export *` chains, `require` destructuring, Python `from m import f` and `import a.b`). On
+ * top of it this adds what the channels need:
+ *   - `this.m` / `self.m` / `cls.m` resolve to the member of the class enclosing the use;
+ *   - `new X().m` / `X().m` resolve to the member of class X when X resolves;
+ *   - otherwise, name only: definitions of that name elsewhere — marked low confidence, and only
+ *     when there are few candidates (a common name resolved by name alone is noise).
+ * A name bound by an import (resolved or external) never falls back to a name-only guess, so two
+ * unrelated modules that both define `parse` are not confused.
  */
-import type { DefinitionFact, DefinitionKind, ImportFact } from '../facts.js';
-import type { ResolvedImport } from '../index/build.js';
+import type { DefinitionFact, DefinitionKind } from '../facts.js';
+import { createNameResolver } from '../graph/symbols.js';
 import type { IndexView } from '../index/view.js';
 
 export interface SymbolDef {
@@ -47,17 +46,11 @@ export interface UseSite {
 export interface SymbolResolver {
   /** Definitions a use resolves to: one with high confidence, or a few low-confidence candidates. */
   resolve(path: string, use: UseSite): readonly Resolved[];
-  /** The definition a module exports under `name` (`default` for the default export). */
-  exported(path: string, name: string): SymbolDef | undefined;
-  /** Top-level or member definition by qualified name. */
-  definition(path: string, qualifiedName: string): SymbolDef | undefined;
 }
 
 export interface SymbolResolverOptions {
   /** At most this many candidates for a name-only fallback; more means the name is too common. */
   readonly maxNameOnlyCandidates?: number;
-  /** Re-export chains followed at most this deep. */
-  readonly maxReexportDepth?: number;
 }
 
 const SELF_RECEIVERS = new Set(['this', 'self', 'cls']);
@@ -71,121 +64,35 @@ export function toSymbolDef(path: string, d: DefinitionFact): SymbolDef {
   return { id: symbolId(path, d.qualifiedName), path, qualifiedName: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine, line: d.line };
 }
 
-interface FileTables {
-  /** Top-level definitions by name, and every definition by qualified name. */
-  readonly topLevel: Map<string, DefinitionFact>;
-  readonly byQualified: Map<string, DefinitionFact>;
-  /** Imports paired with their resolution (facts.imports and file.imports are parallel). */
-  readonly imports: readonly { fact: ImportFact; resolved: ResolvedImport | undefined }[];
-  /** Classes by span, for `this.m` lookups. */
-  readonly classes: readonly DefinitionFact[];
-}
-
 export function createSymbolResolver(view: IndexView, options: SymbolResolverOptions = {}): SymbolResolver {
   const maxCandidates = options.maxNameOnlyCandidates ?? 3;
-  const maxDepth = options.maxReexportDepth ?? 6;
-  const tables = new Map<string, FileTables | null>();
+  const names = createNameResolver(view);
+  const definitions = new Map<string, Map<string, DefinitionFact>>();
   let byName: Map<string, { path: string; def: DefinitionFact }[]> | undefined;
 
-  const tablesOf = (path: string): FileTables | null => {
-    let t = tables.get(path);
-    if (t !== undefined) return t;
-    const file = view.file(path);
-    if (!file) {
-      tables.set(path, null);
-      return null;
+  const definitionsOf = (path: string): Map<string, DefinitionFact> => {
+    let m = definitions.get(path);
+    if (!m) {
+      m = new Map();
+      for (const d of view.facts(path)?.definitions ?? []) if (!m.has(d.qualifiedName)) m.set(d.qualifiedName, d);
+      definitions.set(path, m);
     }
-    const topLevel = new Map<string, DefinitionFact>();
-    const byQualified = new Map<string, DefinitionFact>();
-    const classes: DefinitionFact[] = [];
-    for (const d of file.facts.definitions) {
-      if (!byQualified.has(d.qualifiedName)) byQualified.set(d.qualifiedName, d);
-      if (d.qualifiedName === d.name && !topLevel.has(d.name)) topLevel.set(d.name, d);
-      if (d.kind === 'class') classes.push(d);
-    }
-    const imports = file.facts.imports.map((fact, i) => {
-      const r = file.imports[i];
-      return { fact, resolved: r && r.specifier === fact.specifier && r.line === fact.line ? r : undefined };
-    });
-    t = { topLevel, byQualified, imports, classes };
-    tables.set(path, t);
-    return t;
+    return m;
   };
 
-  const def = (path: string, d: DefinitionFact | undefined): SymbolDef | undefined => (d ? toSymbolDef(path, d) : undefined);
-
-  /** What `path` exports as `name`, following re-exports and import-then-export. */
-  const exported = (path: string, name: string, depth = 0, seen = new Set<string>()): SymbolDef | undefined => {
-    const key = `${path}\0${name}`;
-    if (depth > maxDepth || seen.has(key)) return undefined;
-    seen.add(key);
-    const t = tablesOf(path);
-    if (!t) return undefined;
-    const facts = view.facts(path)!;
-    let local = name;
-    const exportFact = facts.exports.find((e) => e.name === name && e.local !== undefined);
-    if (exportFact?.local) local = exportFact.local;
-    const own = t.topLevel.get(local);
-    if (own) return def(path, own);
-    // Bound by an import in this file (`import { f } from './x'; export { f }`, Python __init__).
-    const bound = bindingTarget(path, local, depth + 1, seen);
-    if (bound) return bound;
-    // `export { f } from './x'`, `export * from './x'`.
-    for (const { fact, resolved } of t.imports) {
-      if (fact.kind !== 'reexport' || !resolved) continue;
-      const named = fact.names.find((n) => n.alias === name);
-      if (named) {
-        for (const target of resolved.targets) {
-          const found = exported(target, named.name, depth + 1, seen);
-          if (found) return found;
-        }
-      } else if (fact.wildcard && name !== 'default') {
-        for (const target of resolved.targets) {
-          const found = exported(target, name, depth + 1, seen);
-          if (found) return found;
-        }
-      }
-    }
-    return undefined;
-  };
-
-  /** The definition a local name of `path` is bound to by one of its imports. */
-  const bindingTarget = (path: string, local: string, depth = 0, seen = new Set<string>()): SymbolDef | undefined => {
-    const t = tablesOf(path);
-    if (!t) return undefined;
-    for (const { fact, resolved } of t.imports) {
-      if (!resolved || resolved.targets.length === 0 || fact.kind === 'reexport') continue;
-      const named = fact.names.find((n) => n.alias === local);
-      const imported = named ? named.name : fact.defaultBinding === local ? 'default' : undefined;
-      if (imported === undefined) continue;
-      for (const target of resolved.targets) {
-        // Python `from pkg import mod` binds a module, not a definition: no symbol.
-        const found = exported(target, imported, depth, seen);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-
-  /** Files a namespace-like receiver (`ns`, `mm`, Python `a.b`) of `path` stands for. */
-  const namespaceTargets = (path: string, receiver: string): readonly string[] => {
-    const t = tablesOf(path);
-    if (!t) return [];
-    for (const { fact, resolved } of t.imports) {
-      if (!resolved || !fact.namespaceBinding) continue;
-      const binding = fact.namespaceBinding;
-      if (receiver === binding) return resolved.targets;
-      // `import a.b` binds `a`; a use `a.b.f` has receiver `a.b`, the module imported.
-      if (fact.kind === 'python-import' && !fact.names.length && receiver === fact.specifier) return resolved.targets;
-    }
-    return [];
+  /** The definition behind a symbol id, or undefined for module scopes and unknown ids. */
+  const definitionOf = (id: string | undefined): SymbolDef | undefined => {
+    if (!id) return undefined;
+    const at = id.lastIndexOf('#');
+    const path = id.slice(0, at);
+    const d = definitionsOf(path).get(id.slice(at + 1));
+    return d ? toSymbolDef(path, d) : undefined;
   };
 
   const enclosingClass = (path: string, line: number): DefinitionFact | undefined => {
-    const t = tablesOf(path);
     let best: DefinitionFact | undefined;
-    for (const c of t?.classes ?? []) {
-      if (c.startLine <= line && line <= c.endLine && (!best || c.startLine >= best.startLine)) best = c;
+    for (const d of definitionsOf(path).values()) {
+      if (d.kind === 'class' && d.startLine <= line && line <= d.endLine && (!best || d.startLine >= best.startLine)) best = d;
     }
     return best;
   };
@@ -196,12 +103,19 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
     if (!m) return undefined;
     const parts = m[1]!.split('.');
     const name = parts.pop()!;
-    const found =
-      parts.length === 0
-        ? (tablesOf(path)?.topLevel.get(name) ? def(path, tablesOf(path)!.topLevel.get(name)) : bindingTarget(path, name))
-        : namespaceTargets(path, parts.join('.')).map((t) => exported(t, name)).find(Boolean);
+    const found = definitionOf(parts.length === 0 ? names.resolveName(path, name) : names.resolveMember(path, parts.join('.'), name));
     return found?.kind === 'class' ? found : undefined;
   };
+
+  /** Member `name` of the class `owner` defined in `path`. */
+  const member = (owner: { readonly qualifiedName: string }, path: string, name: string): SymbolDef | undefined => {
+    const d = definitionsOf(path).get(`${owner.qualifiedName}.${name}`);
+    return d ? toSymbolDef(path, d) : undefined;
+  };
+
+  /** Is `name` bound by one of the file's imports (resolved or external)? Then it is not ours to guess. */
+  const importedName = (path: string, name: string): boolean =>
+    (view.facts(path)?.imports ?? []).some((i) => i.namespaceBinding === name || i.defaultBinding === name || i.names.some((n) => n.alias === name));
 
   const nameOnly = (name: string, memberOnly: boolean): Resolved[] => {
     if (!byName) {
@@ -220,47 +134,28 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
     return candidates.map((c) => ({ symbol: toSymbolDef(c.path, c.def), confidence: 'low' as const, via: 'name-only' as const }));
   };
 
+  const high = (symbol: SymbolDef | undefined, via: SymbolVia): Resolved[] | undefined => (symbol ? [{ symbol, confidence: 'high', via }] : undefined);
+
   const resolve = (path: string, use: UseSite): readonly Resolved[] => {
-    const t = tablesOf(path);
-    if (!t) return [];
-    const high = (symbol: SymbolDef | undefined, via: SymbolVia): Resolved[] | undefined => (symbol ? [{ symbol, confidence: 'high', via }] : undefined);
+    if (!view.facts(path)) return [];
     if (use.receiver === undefined) {
-      return (
-        high(bindingTarget(path, use.name), 'import') ??
-        high(def(path, t.topLevel.get(use.name)), 'same-file') ??
-        (isImportedModuleBinding(t, use.name) ? [] : nameOnly(use.name, false))
-      );
+      const found = definitionOf(names.resolveName(path, use.name));
+      if (found) return [{ symbol: found, confidence: 'high', via: found.path === path ? 'same-file' : 'import' }];
+      return importedName(path, use.name) ? [] : nameOnly(use.name, false);
     }
     const receiver = use.receiver.trim();
     if (SELF_RECEIVERS.has(receiver)) {
       const cls = enclosingClass(path, use.line);
-      const member = cls ? t.byQualified.get(`${cls.qualifiedName}.${use.name}`) : undefined;
-      return high(def(path, member), 'same-file') ?? nameOnly(use.name, true);
+      return high(cls ? member(cls, path, use.name) : undefined, 'same-file') ?? nameOnly(use.name, true);
     }
-    const targets = namespaceTargets(path, receiver);
-    if (targets.length > 0) {
-      for (const target of targets) {
-        const found = exported(target, use.name);
-        if (found) return [{ symbol: found, confidence: 'high', via: 'import' }];
-      }
-      return [];
-    }
+    const viaImport = definitionOf(names.resolveMember(path, receiver, use.name));
+    if (viaImport) return [{ symbol: viaImport, confidence: 'high', via: viaImport.path === path ? 'same-file' : 'import' }];
+    // A namespace import whose module does not export the name: a known module, not a guess.
+    if (names.bindingsOf(path).get(receiver) && 'namespace' in names.bindingsOf(path).get(receiver)!) return [];
     const cls = classOf(path, receiver);
-    if (cls) {
-      const member = tablesOf(cls.path)?.byQualified.get(`${cls.qualifiedName}.${use.name}`);
-      if (member) return [{ symbol: toSymbolDef(cls.path, member), confidence: 'high', via: 'receiver' }];
-    }
+    if (cls) return high(member(cls, cls.path, use.name), 'receiver') ?? [];
     return nameOnly(use.name, true);
   };
 
-  return {
-    resolve,
-    exported: (path, name) => exported(path, name),
-    definition: (path, qualifiedName) => def(path, tablesOf(path)?.byQualified.get(qualifiedName)),
-  };
-}
-
-/** A local name bound to a whole module or an external package: not a definition of ours. */
-function isImportedModuleBinding(t: FileTables, name: string): boolean {
-  return t.imports.some(({ fact }) => fact.namespaceBinding === name || fact.defaultBinding === name || fact.names.some((n) => n.alias === name));
+  return { resolve };
 }
