@@ -4,7 +4,7 @@
  * (an editor's unsaved buffers, an in-memory test set: `memorySnapshot`).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { runGit, runGitRaw } from '@airspace/git';
 
@@ -18,6 +18,8 @@ export interface SnapshotFile {
 
 export interface Snapshot {
   readonly files: readonly SnapshotFile[];
+  /** The work tree the files are read from, when the snapshot is of one (`worktreeSnapshot`). */
+  readonly root?: string;
 }
 
 /** The git blob id of some content: sha1 of `blob <length>\0<content>`. */
@@ -83,7 +85,42 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
     files.push(blobId ? { path, blobId, read: () => readFile(full) } : { path, read: () => readFile(full) });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files };
+  return { files, root };
+}
+
+/**
+ * A worktree snapshot after some of its files changed on disk, without listing the worktree
+ * again (an editor that knows which files it saved): each changed path is read from disk (its
+ * blob id is then computed by the index), dropped when it no longer exists as a file, or added.
+ * Paths are repository-relative; the snapshot must have a `root`.
+ */
+export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly string[]): Promise<Snapshot> {
+  const root = snapshot.root;
+  if (root === undefined) throw new Error('patchSnapshot needs a snapshot of a work tree (with a root)');
+  const now = new Map<string, SnapshotFile | null>();
+  await Promise.all(
+    [...new Set(changedPaths)].map(async (path) => {
+      const full = join(root, path);
+      const st = await stat(full).catch(() => undefined);
+      now.set(path, st?.isFile() ? { path, read: () => readFile(full) } : null);
+    }),
+  );
+  const files: SnapshotFile[] = [];
+  const seen = new Set<string>();
+  for (const f of snapshot.files) {
+    const n = now.get(f.path);
+    if (n === undefined) files.push(f);
+    else {
+      seen.add(f.path);
+      if (n) files.push(n);
+    }
+  }
+  const added = [...now.values()].filter((f): f is SnapshotFile => f !== null && !seen.has(f.path));
+  if (added.length > 0) {
+    files.push(...added);
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+  return { files, root };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
@@ -97,30 +97,74 @@ describe('cache on disk under the git common directory', () => {
     expect(third.stats.parsed).toBe(0);
   });
 
-  test('corrupt segments and entries are detected, removed and rebuilt', async () => {
+  test('corrupt segment heads and entries are detected, removed and rebuilt', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
     const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const segDir = first.store.dir!;
-    const segments = readdirSync(segDir).filter((n) => n.startsWith('seg-'));
-    expect(segments).toHaveLength(1);
-    const seg = JSON.parse(readFileSync(join(segDir, segments[0]!), 'utf8'));
-    const keys = Object.keys(seg.entries);
-    expect(keys).toHaveLength(6);
-    // One entry with a wrong shape, one claiming another language; and a truncated segment.
-    seg.entries[keys[0]!] = { l: 'typescript', i: 'nope' };
-    seg.entries[keys[1]!] = { ...seg.entries[keys[1]!], l: 'python' === keys[1]!.split(':')[1] ? 'tsx' : 'python' };
-    writeFileSync(join(segDir, segments[0]!), JSON.stringify(seg));
-    writeFileSync(join(segDir, 'seg-0-truncated.json'), '{"format":"airspace-facts-segment","vers');
+    const heads = readdirSync(segDir).filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'));
+    expect(heads).toHaveLength(1);
+    expect(readdirSync(segDir)).toContain(heads[0]!.replace('.head.json', '.body'));
+    const seg = JSON.parse(readFileSync(join(segDir, heads[0]!), 'utf8'));
+    expect(seg.entries).toHaveLength(6);
+    // One entry with a wrong shape, one claiming another language; and a truncated segment head.
+    seg.entries[0][1] = { l: 'typescript', i: 'nope' };
+    const lang = seg.entries[1][0].split(':')[1];
+    seg.entries[1][1] = { ...seg.entries[1][1], l: lang === 'python' ? 'tsx' : 'python' };
+    writeFileSync(join(segDir, heads[0]!), JSON.stringify(seg));
+    writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-2","vers');
     const again = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(again.stats.parsed).toBe(2);
     expect(again.problems.join('\n')).toMatch(/corrupt facts cache segment .*truncated.*removed/);
     expect(again.problems.join('\n')).toMatch(/2 corrupt entries/);
-    expect(readdirSync(segDir)).not.toContain('seg-0-truncated.json');
+    expect(readdirSync(segDir)).not.toContain('seg-0-truncated.head.json');
     expect(graphJson(again)).toEqual(graphJson(first));
     const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(healed.stats.parsed).toBe(0);
     expect(healed.problems).toEqual([]);
+    expect(healed.files.get('src/a.ts')!.facts).toEqual(first.files.get('src/a.ts')!.facts);
+  });
+
+  test('segment bodies load on first use; a corrupt body degrades to empty facts, is reported and reparsed next time', async () => {
+    repo = createRepoFixture(files);
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const refs = first.files.get('src/a.ts')!.facts.references;
+    expect(refs.length).toBeGreaterThan(0);
+
+    const warm = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    expect(warm.stats.parsed).toBe(0);
+    expect(warm.store.stats.bodiesRead).toBe(0);
+    expect(edges(warm)).toEqual(edges(first));
+    expect(warm.files.get('src/a.ts')!.facts).toEqual(first.files.get('src/a.ts')!.facts);
+    expect(warm.store.stats.bodiesRead).toBe(1);
+
+    // Another process merges the segment away after this one read its head: the body stays readable.
+    const survivor = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    const segFiles = readdirSync(first.store.dir!).filter((n) => n.startsWith('seg-'));
+    const saved = segFiles.map((n) => [n, readFileSync(join(first.store.dir!, n))] as const);
+    for (const [n] of saved) rmSync(join(first.store.dir!, n));
+    expect(survivor.files.get('src/a.ts')!.facts.references).toEqual(refs);
+    expect(survivor.store.takeProblems()).toEqual([]);
+    for (const [n, b] of saved) writeFileSync(join(first.store.dir!, n), b);
+
+    // Damage the body after a warm index was built, before anything used it.
+    const damaged = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    const segDir = first.store.dir!;
+    const body = readdirSync(segDir).find((n) => n.endsWith('.body'))!;
+    const bytes = readFileSync(join(segDir, body));
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(join(segDir, body), bytes);
+    expect(damaged.files.get('src/a.ts')!.facts.references).toEqual([]);
+    expect(damaged.files.get('src/a.ts')!.facts.definitions).toEqual([]);
+    expect(damaged.files.get('src/a.ts')!.facts.imports).toEqual(first.files.get('src/a.ts')!.facts.imports);
+    const problems = damaged.store.takeProblems();
+    expect(problems.join('\n')).toMatch(/corrupt facts cache segment body .*checksum mismatch.*removed/);
+    expect(readdirSync(segDir).filter((n) => n.startsWith('seg-'))).toEqual([]);
+    // The next index (even with the damaged one as previous) parses those files again.
+    const next = await index(await worktreeSnapshot(repo.dir), { previous: damaged, workers: 0 });
+    expect(next.stats.parsed).toBe(6);
+    expect(next.files.get('src/a.ts')!.facts.references).toEqual(refs);
   });
 
   test('many segments are merged into one without losing entries', async () => {
@@ -174,5 +218,136 @@ describe('overlays', () => {
     const g = agent.graph();
     expect(g.hasEdge('b.ts', 'e.ts')).toBe(true);
     expect(g.hasNode('d.ts')).toBe(false);
+  });
+});
+
+describe('re-indexing with a previous index', () => {
+  let repo: RepoFixture | undefined;
+  afterEach(() => repo?.dispose());
+
+  const shape = (ix: AnalysisIndex) => ({
+    files: [...ix.files.values()].map((f) => ({ path: f.path, blobId: f.blobId, imports: f.imports })),
+    // Key order of the adjacency maps is not significant; the order of each list is.
+    imports: [...ix.imports].sort(([a], [b]) => (a < b ? -1 : 1)),
+    importers: [...ix.importers].sort(([a], [b]) => (a < b ? -1 : 1)),
+    external: ix.external,
+    unresolved: ix.unresolved,
+    partial: ix.partial,
+    skipped: ix.skipped,
+    edges: edges(ix),
+  });
+  const base = {
+    'src/a.ts': "import { b } from './b';\nimport React from 'react';\nexport const a = () => b();\n",
+    'src/b.ts': "import { c } from './c';\nexport function b() { return c; }\n",
+    'src/c.ts': 'export const c = 3;\n',
+    'src/d.ts': "import { c } from './c';\nimport { e } from './e';\nimport x from 'lodash';\n",
+    'src/e.ts': 'export const e = 1;\n',
+    'src/z.ts': "import { a } from './a';\n",
+    'src/img.ts': Buffer.from([0x69, 0, 0x6d]),
+    'package.json': '{"name":"root"}\n',
+  };
+
+  test('the fast path (same file set) equals a full re-index of the same snapshot', async () => {
+    const first = await index(memorySnapshot(base), { workers: 0 });
+    const changes: Record<string, string | Buffer>[] = [
+      // new imports, a removed import, an external added, an unresolved one
+      { 'src/c.ts': "import { e } from './e';\nimport { nope } from './nope';\nexport const c = 3;\n", 'src/z.ts': 'export {};\n' },
+      // a file becomes binary (skipped), another stops being binary
+      { 'src/b.ts': Buffer.from([0, 1, 2]), 'src/img.ts': "import { a } from './a';\nimport 'chalk';\n" },
+      // a parse error (partial)
+      { 'src/e.ts': 'export const e = (;\n' },
+    ];
+    let previous = first;
+    for (const change of changes) {
+      const snap = memorySnapshot({ ...base, ...change });
+      const fast = await index(snap, { workers: 0, previous });
+      const full = await index(snap, { workers: 0 });
+      expect(fast.stats.parsed).toBeLessThanOrEqual(2);
+      expect(fast.resolverKey).toBe(full.resolverKey);
+      expect(shape(fast)).toEqual(shape(full));
+      previous = fast;
+    }
+    // Back to the start: equal to the first index, facts from memory.
+    const back = await index(memorySnapshot(base), { workers: 0, previous });
+    expect(back.stats.parsed).toBe(0);
+    expect(shape(back)).toEqual(shape(first));
+  });
+
+  test('a changed configuration file or file set leaves the fast path and resolves again', async () => {
+    const ws = {
+      'package.json': '{"name":"root","workspaces":["packages/*"]}\n',
+      'packages/lib/package.json': '{"name":"lib","main":"src/index.ts"}\n',
+      'packages/lib/src/index.ts': 'export const l = 1;\n',
+      'packages/app/src/main.ts': "import { l } from 'lib';\n",
+    };
+    const first = await index(memorySnapshot(ws), { workers: 0 });
+    expect(first.importers.get('packages/lib/src/index.ts')).toEqual(['packages/app/src/main.ts']);
+    const renamed = { ...ws, 'packages/lib/package.json': '{"name":"lib2","main":"src/index.ts"}\n' };
+    const second = await index(memorySnapshot(renamed), { workers: 0, previous: first });
+    expect(second.resolverKey).not.toBe(first.resolverKey);
+    expect(second.importers.get('packages/lib/src/index.ts')).toBeUndefined();
+    expect(second.external.map((e) => e.package)).toEqual(['lib']);
+    const added = await index(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0, previous: second });
+    expect(added.resolverKey).not.toBe(second.resolverKey);
+    expect(shape(added)).toEqual(shape(await index(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0 })));
+  });
+
+  test('resolutions persist by resolver key: reused by a new process, invalidated by a configuration or file-set change', async () => {
+    repo = createRepoFixture({
+      'tsconfig.json': '{"compilerOptions":{"baseUrl":"src"}}\n',
+      'src/a.ts': "import { b } from 'b';\n",
+      'src/b.ts': 'export const b = 1;\n',
+    });
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const resolutionFiles = (ix: AnalysisIndex) => readdirSync(ix.store.dir!).filter((n) => n.startsWith('res-'));
+    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(first.imports.get('src/a.ts')).toEqual(['src/b.ts']);
+    expect(resolutionFiles(first)).toEqual([`res-${first.resolverKey}.json`]);
+    // Tamper with the persisted outcome: a new process must use it (proving it resolved nothing).
+    const resPath = join(first.store.dir!, `res-${first.resolverKey}.json`);
+    const res = JSON.parse(readFileSync(resPath, 'utf8'));
+    res.files['src/a.ts'][1] = [[1, 'persisted-marker']];
+    writeFileSync(resPath, JSON.stringify(res));
+    const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(warm.resolverKey).toBe(first.resolverKey);
+    expect(warm.external.map((e) => e.package)).toEqual(['persisted-marker']);
+    // A configuration change: another key, resolved again.
+    repo.write('tsconfig.json', '{"compilerOptions":{"baseUrl":"."}}\n');
+    const reconfigured = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(reconfigured.resolverKey).not.toBe(first.resolverKey);
+    expect(reconfigured.external.map((e) => e.package)).toEqual(['b']);
+    repo.write('tsconfig.json', '{"compilerOptions":{"baseUrl":"src"}}\n');
+    // A file-set change: another key, resolved again.
+    repo.write('src/c.ts', '');
+    const more = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(more.resolverKey).not.toBe(first.resolverKey);
+    expect(more.imports.get('src/a.ts')).toEqual(['src/b.ts']);
+    // A changed file under the same key: only its own persisted outcome is ignored.
+    repo.write('src/c.ts', "import { b } from 'b';\n");
+    const edited = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(edited.resolverKey).toBe(more.resolverKey);
+    expect(edited.imports.get('src/c.ts')).toEqual(['src/b.ts']);
+  });
+
+  test('patchSnapshot: an editor re-indexes the files it saved without listing the worktree', async () => {
+    repo = createRepoFixture({ 'src/a.ts': "import './b';\n", 'src/b.ts': 'export {};\n', 'src/c.ts': '' });
+    const { patchSnapshot } = await import('../src/snapshot.js');
+    const snap = await worktreeSnapshot(repo.dir);
+    const first = await index(snap, { workers: 0 });
+    repo.write('src/b.ts', "import './c';\n");
+    const patched = await patchSnapshot(snap, ['src/b.ts']);
+    const fast = await index(patched, { workers: 0, previous: first });
+    expect(fast.stats.parsed).toBe(1);
+    expect(fast.importers.get('src/c.ts')).toEqual(['src/b.ts']);
+    const listed = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    expect(edges(fast)).toEqual(edges(listed));
+    // Deleted and added files change the file set.
+    repo.write('src/d.ts', "import './a';\n");
+    rmSync(join(repo.dir, 'src/c.ts'));
+    const patched2 = await patchSnapshot(patched, ['src/c.ts', 'src/d.ts']);
+    expect(patched2.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/d.ts']);
+    const again = await index(patched2, { workers: 0, previous: fast });
+    expect(edges(again)).toEqual(['src/a.ts -> src/b.ts', 'src/d.ts -> src/a.ts']);
+    expect(again.unresolved.map((u) => u.specifier)).toEqual(['./c']);
   });
 });

@@ -1,26 +1,42 @@
 /**
  * Facts cached by content: the key is the git blob id plus the language, in a directory named by
- * the facts version (queries + extractor + grammars), so a new version never reads old entries.
- * It lives under the repository's git common directory and is shared by all its worktrees.
+ * the facts version (queries + extractor + grammars) and this layout's version, so a new version
+ * never reads old entries. It lives under the repository's git common directory and is shared by
+ * all its worktrees.
  *
- * On disk it is a log of segments (`seg-*.json`), each a batch of entries written by one index
- * run: a warm start reads a few files instead of one per source file. A segment is written to a
- * temporary file and renamed (atomic on one filesystem), so readers never see half of one and
- * concurrent writers never clash (each writes its own). When segments pile up they are merged
- * into one; only segments this process has read are deleted, so nothing written meanwhile is
- * lost. A segment or entry that does not decode is removed and counted, and the affected files are
- * parsed again: a corrupt cache costs time, never correctness.
+ * On disk it is a log of segments, each a batch of entries written by one index run, in two
+ * files: `seg-*.head.json` (per entry the head — imports, parse errors, line count — and where its
+ * body lies) and `seg-*.body` (per entry Int32 references and calls, then exports, definitions and
+ * the string table as JSON). A warm start parses only heads; a segment's body is read (one
+ * synchronous read, checked against the sha1 in its head) on first access of a body field of any
+ * of its entries. The body is written before the head, each to a temporary file renamed into
+ * place (atomic on one filesystem), so readers never see half of a segment and concurrent
+ * writers never clash (each writes its own). When segments pile up, all but the largest are
+ * merged into one (so an editor's small segments never rewrite the large one); only segments this
+ * process has read are deleted, so nothing written meanwhile is lost.
+ *
+ * A head or entry that does not decode is removed and counted, and the affected files are parsed
+ * again. A body found corrupt (or missing) when first used — after the index that needed it was
+ * built — degrades: the facts of its entries get empty exports, definitions, references and calls,
+ * the store reports a problem, and the segment is deleted and its entries dropped, so the next
+ * index parses those files again (facts so damaged are never reused from a previous index).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
-import { packedOf, packFacts, unpackFacts, validPacked, type PackedFacts } from './pack.js';
+import { checkBody, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
 
-const FORMAT = 'airspace-facts-segment';
+const FORMAT = 'airspace-facts-segment-2';
+/** Version of the on-disk layout (part of the directory name, with the facts version). */
+const LAYOUT = 'b2';
 /** Merge segments when a store has read more than this many. */
 const MAX_SEGMENTS = 8;
+/** A body file without its head older than this is left over from a crashed writer. */
+const ORPHAN_MS = 60 * 60 * 1000;
 
 export interface CacheStats {
   memoryHits: number;
@@ -30,6 +46,8 @@ export interface CacheStats {
   writes: number;
   writeErrors: number;
   segmentsRead: number;
+  /** Segment bodies read (on first use of a body field). */
+  bodiesRead: number;
 }
 
 /** A facts store: an in-memory layer (per process) over an optional disk directory. */
@@ -38,7 +56,7 @@ export interface FactsStore {
   readonly stats: CacheStats;
   /** Reads segments written since the last call (other processes, other worktrees). */
   refresh(): Promise<void>;
-  get(blob: string, language: Language): Promise<FileFacts | undefined>;
+  get(blob: string, language: Language): FileFacts | undefined;
   put(blob: string, language: Language, facts: FileFacts): void;
   /** Writes the entries put since the last flush as one segment (and merges segments when many). */
   flush(): Promise<void>;
@@ -52,26 +70,106 @@ export interface FactsStoreOptions {
 }
 
 interface Slot {
-  readonly packed: PackedFacts;
+  readonly head: PackedHead;
+  /** The body, loaded on demand; undefined when it is corrupt. */
+  readonly body: () => PackedBody | undefined;
+  /** Segment the entry was read from (undefined: put by this process). */
+  readonly segment?: string;
   facts?: FileFacts;
   /** Loaded from disk (counts as a disk hit the first time it is used). */
   fromDisk: boolean;
 }
 
+/** Head file entry: key, head, then the body's byte offset and its part sizes. */
+type HeadEntry = [key: string, head: PackedHead, offset: number, refs: number, calls: number, jsonBytes: number];
+
+interface SegmentHead {
+  readonly format: string;
+  readonly version: string;
+  readonly endian: string;
+  readonly bodyBytes: number;
+  readonly bodySha1: string;
+  readonly entries: HeadEntry[];
+}
+
 const isBlob = (blob: string) => /^[0-9a-f]{6,64}$/.test(blob);
+const ENDIAN = endianness();
 
 export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const version = factsVersion();
-  const dir = options.cacheDir ? join(options.cacheDir, `facts-${version}`) : undefined;
+  const dir = options.cacheDir ? join(options.cacheDir, `facts-${version}-${LAYOUT}`) : undefined;
   const memory = new Map<string, Slot>();
-  const pending = new Map<string, PackedFacts>();
+  const pending = new Map<string, Slot>();
   const loadedSegments = new Set<string>();
-  const stats: CacheStats = { memoryHits: 0, diskHits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0, segmentsRead: 0 };
+  /** Segments whose body was found corrupt. */
+  const dropped = new Set<string>();
+  /** Keys of each segment read or written. */
+  const segmentKeys = new Map<string, readonly string[]>();
+  const stats: CacheStats = { memoryHits: 0, diskHits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0, segmentsRead: 0, bodiesRead: 0 };
   const problems: string[] = [];
   let refreshing: Promise<void> | undefined;
 
+  const headPath = (name: string) => join(dir!, `${name}.head.json`);
+  const bodyPath = (name: string) => join(dir!, `${name}.body`);
+
+  /** Forgets a segment whose body is bad: its entries go, so their files are parsed again. */
+  const dropSegment = (name: string, keys: readonly string[], why: string) => {
+    stats.corrupt++;
+    dropped.add(name);
+    problems.push(`corrupt facts cache segment body ${bodyPath(name)} (${why}) was removed; its ${keys.length} files have no references, calls or definitions until parsed again by the next index`);
+    loadedSegments.delete(name);
+    segmentKeys.delete(name);
+    for (const k of keys) if (memory.get(k)?.segment === name) memory.delete(k);
+    for (const p of [headPath(name), bodyPath(name)]) {
+      try {
+        unlinkSync(p);
+      } catch {
+        // Already gone (merged or removed by another process).
+      }
+    }
+  };
+
+  /**
+   * The body reader of one segment: one read of the whole file, checked, on first use. The body
+   * is opened with its head, so a merge by another process that deletes it meanwhile does not
+   * take it away (POSIX keeps an open file readable).
+   */
+  const bodyReader = (name: string, seg: SegmentHead, fd: number): ((e: HeadEntry) => PackedBody | undefined) => {
+    let buf: Buffer | null | undefined;
+    return (e) => {
+      if (buf === undefined) {
+        try {
+          const size = fstatSync(fd).size;
+          if (size !== seg.bodyBytes) throw new Error(`${size} bytes, expected ${seg.bodyBytes}`);
+          const b = Buffer.allocUnsafe(size);
+          for (let at = 0; at < size; ) {
+            const n = readSync(fd, b, at, size - at, at);
+            if (n <= 0) throw new Error('short read');
+            at += n;
+          }
+          if (createHash('sha1').update(b).digest('hex') !== seg.bodySha1) throw new Error('checksum mismatch');
+          buf = b;
+          stats.bodiesRead++;
+        } catch (err) {
+          buf = null;
+          dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err));
+        } finally {
+          closeSync(fd);
+        }
+      }
+      if (!buf) return undefined;
+      try {
+        return decodeBody(buf, e);
+      } catch (err) {
+        buf = null;
+        dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
+    };
+  };
+
   const loadSegment = async (name: string): Promise<void> => {
-    const path = join(dir!, name);
+    const path = headPath(name);
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -80,59 +178,142 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     }
     loadedSegments.add(name);
     stats.segmentsRead++;
-    let seg: { format?: unknown; version?: unknown; entries?: unknown };
+    let seg: Partial<SegmentHead>;
     try {
-      seg = JSON.parse(text) as typeof seg;
+      seg = JSON.parse(text) as Partial<SegmentHead>;
     } catch {
       seg = {};
     }
-    if (seg.format !== FORMAT || seg.version !== version || !seg.entries || typeof seg.entries !== 'object') {
+    if (
+      seg.format !== FORMAT ||
+      seg.version !== version ||
+      seg.endian !== ENDIAN ||
+      !Array.isArray(seg.entries) ||
+      typeof seg.bodyBytes !== 'number' ||
+      typeof seg.bodySha1 !== 'string'
+    ) {
       stats.corrupt++;
       problems.push(`corrupt facts cache segment ${path} was removed; its files are parsed again`);
       loadedSegments.delete(name);
       await unlink(path).catch(() => undefined);
+      await unlink(bodyPath(name)).catch(() => undefined);
       return;
     }
+    let fd: number;
+    try {
+      fd = openSync(bodyPath(name), 'r');
+    } catch {
+      loadedSegments.delete(name);
+      if (!(await stat(path).catch(() => undefined))) return; // merged away meanwhile
+      stats.corrupt++;
+      problems.push(`facts cache segment ${path} has no body; it was removed and its files are parsed again`);
+      await unlink(path).catch(() => undefined);
+      return;
+    }
+    const read = bodyReader(name, seg as SegmentHead, fd);
     let bad = 0;
-    const good: [string, PackedFacts][] = [];
-    for (const [key, value] of Object.entries(seg.entries as Record<string, unknown>)) {
-      const [blob, language] = key.split(':');
-      const packed = validPacked(value);
-      if (!blob || !isBlob(blob) || !packed || packed.l !== language) {
+    const good: [string, Slot][] = [];
+    for (const e of seg.entries) {
+      const key = Array.isArray(e) ? e[0] : undefined;
+      const head = Array.isArray(e) && e.length === 6 ? validHead(e[1]) : undefined;
+      const [blob, language] = typeof key === 'string' ? key.split(':') : [];
+      if (!key || !blob || !isBlob(blob) || !head || head.l !== language || !e.slice(2).every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
         bad++;
         continue;
       }
-      good.push([key, packed]);
-      if (!memory.has(key)) memory.set(key, { packed, fromDisk: true });
+      const slot: Slot = { head, body: () => read(e), segment: name, fromDisk: true };
+      good.push([key, slot]);
+      if (!memory.has(key)) memory.set(key, slot);
     }
+    segmentKeys.set(name, good.map(([k]) => k));
     if (bad > 0) {
       // Heal: the good entries go into the next segment written, the damaged one goes away.
       stats.corrupt += bad;
       problems.push(`${bad} corrupt entr${bad === 1 ? 'y' : 'ies'} in facts cache segment ${path} removed; those files are parsed again`);
-      for (const [k, v] of good) pending.set(k, v);
-      loadedSegments.delete(name);
-      await unlink(path).catch(() => undefined);
+      for (const [k, s] of good) {
+        const body = s.body();
+        if (!body) break; // the body is bad too: dropped with its segment
+        const own: Slot = { head: s.head, body: () => body, fromDisk: true };
+        pending.set(k, own);
+        if (memory.get(k) === s) memory.set(k, own);
+      }
+      if (loadedSegments.has(name)) {
+        loadedSegments.delete(name);
+        await unlink(path).catch(() => undefined);
+        await unlink(bodyPath(name)).catch(() => undefined);
+      }
     }
   };
 
-  const writeSegment = async (entries: Iterable<[string, PackedFacts]>): Promise<string | undefined> => {
-    const name = `seg-${Date.now().toString(36)}-${process.pid}-${randomBytes(4).toString('hex')}.json`;
-    const path = join(dir!, name);
-    const tmp = `${path}.tmp`;
+  const writeSegment = async (entries: Iterable<[string, Slot]>): Promise<string | undefined> => {
+    const name = `seg-${Date.now().toString(36)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const tmpBody = `${bodyPath(name)}.tmp`;
+    const tmpHead = `${headPath(name)}.tmp`;
     try {
       await mkdir(dir!, { recursive: true });
-      const body: Record<string, PackedFacts> = {};
-      for (const [k, v] of entries) body[k] = v;
-      await writeFile(tmp, JSON.stringify({ format: FORMAT, version, entries: body }));
-      await rename(tmp, path);
+      const heads: HeadEntry[] = [];
+      const sha1 = createHash('sha1');
+      let offset = 0;
+      const fh = await open(tmpBody, 'w');
+      try {
+        let chunks: Buffer[] = [];
+        let chunkBytes = 0;
+        const drain = async () => {
+          if (chunks.length === 0) return;
+          const b = Buffer.concat(chunks, chunkBytes);
+          chunks = [];
+          chunkBytes = 0;
+          await fh.write(b);
+        };
+        for (const [key, slot] of entries) {
+          const body = slot.body();
+          if (!body) continue;
+          const parts = encodeBody(body);
+          const { l, p, e, el, n, i } = slot.head;
+          heads.push([key, { l, p, e, el, n, i }, offset, body.r.length, body.c.length, parts[2].length]);
+          for (const p of parts) {
+            sha1.update(p);
+            chunks.push(p);
+            chunkBytes += p.length;
+            offset += p.length;
+          }
+          if (chunkBytes > 4 << 20) await drain();
+        }
+        await drain();
+      } finally {
+        await fh.close();
+      }
+      const head: SegmentHead = { format: FORMAT, version, endian: ENDIAN, bodyBytes: offset, bodySha1: sha1.digest('hex'), entries: heads };
+      const hf = await open(tmpHead, 'w');
+      try {
+        await hf.writeFile(JSON.stringify(head));
+      } finally {
+        await hf.close();
+      }
+      await rename(tmpBody, bodyPath(name));
+      await rename(tmpHead, headPath(name));
       stats.writes++;
       loadedSegments.add(name);
+      segmentKeys.set(name, heads.map((h) => h[0]));
       return name;
     } catch (e) {
       stats.writeErrors++;
       if (stats.writeErrors <= 3) problems.push(`cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it`);
-      await unlink(tmp).catch(() => undefined);
+      await unlink(tmpBody).catch(() => undefined);
+      await unlink(tmpHead).catch(() => undefined);
       return undefined;
+    }
+  };
+
+  /** Removes body files whose head never appeared (a writer that crashed long ago). */
+  const removeOrphans = async (names: readonly string[]) => {
+    const heads = new Set(names.filter((n) => n.endsWith('.head.json')).map((n) => n.slice(0, -'.head.json'.length)));
+    for (const n of names) {
+      const seg = n.endsWith('.body') ? n.slice(0, -'.body'.length) : n.endsWith('.tmp') ? n : undefined;
+      if (!seg || heads.has(seg)) continue;
+      const full = join(dir!, n);
+      const st = await stat(full).catch(() => undefined);
+      if (st && Date.now() - st.mtimeMs > ORPHAN_MS) await unlink(full).catch(() => undefined);
     }
   };
 
@@ -148,14 +329,18 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         } catch {
           return;
         }
-        const fresh = names.filter((n) => n.startsWith('seg-') && n.endsWith('.json') && !loadedSegments.has(n)).sort();
+        const fresh = names
+          .filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'))
+          .map((n) => n.slice(0, -'.head.json'.length))
+          .filter((n) => !loadedSegments.has(n))
+          .sort();
         await Promise.all(fresh.map(loadSegment));
       })().finally(() => {
         refreshing = undefined;
       });
       return refreshing;
     },
-    async get(blob, language) {
+    get(blob, language) {
       const key = `${blob}:${language}`;
       const slot = memory.get(key);
       if (!slot) {
@@ -166,15 +351,17 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         slot.fromDisk = false;
         stats.diskHits++;
       } else stats.memoryHits++;
-      slot.facts ??= unpackFacts(slot.packed);
+      const segment = slot.segment;
+      slot.facts ??= unpackLazy(slot.head, slot.body, segment === undefined ? undefined : () => !dropped.has(segment));
       return slot.facts;
     },
     put(blob, language, facts) {
       const key = `${blob}:${language}`;
       // Keep only the packed form: the object form of references and calls is rebuilt on use.
-      const packed = packedOf(facts) ?? packFacts(facts);
-      memory.set(key, { packed, fromDisk: false });
-      if (dir && isBlob(blob)) pending.set(key, packed);
+      const packed: PackedFacts = packedOf(facts) ?? packFacts(facts);
+      const slot: Slot = { head: packed, body: () => packed, fromDisk: false };
+      memory.set(key, slot);
+      if (dir && isBlob(blob)) pending.set(key, slot);
     },
     async flush() {
       if (!dir) return;
@@ -184,13 +371,22 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         await writeSegment(batch);
       }
       if (loadedSegments.size > MAX_SEGMENTS) {
-        const old = [...loadedSegments];
-        const merged = await writeSegment([...memory].map(([k, s]) => [k, s.packed] as [string, PackedFacts]));
+        const bySize = [...loadedSegments].sort((a, b) => (segmentKeys.get(b)?.length ?? 0) - (segmentKeys.get(a)?.length ?? 0));
+        const old = bySize.slice(1);
+        const keys = new Set(old.flatMap((n) => segmentKeys.get(n) ?? []));
+        for (const k of segmentKeys.get(bySize[0]!) ?? []) keys.delete(k);
+        const merged = await writeSegment([...keys].flatMap((k) => {
+          const slot = memory.get(k);
+          return slot ? [[k, slot] as [string, Slot]] : [];
+        }));
         if (merged) {
           for (const n of old) {
             loadedSegments.delete(n);
-            await unlink(join(dir, n)).catch(() => undefined);
+            segmentKeys.delete(n);
+            await unlink(headPath(n)).catch(() => undefined);
+            await unlink(bodyPath(n)).catch(() => undefined);
           }
+          await removeOrphans(await readdir(dir).catch(() => []));
         }
       }
     },
@@ -198,4 +394,31 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       return problems.splice(0);
     },
   };
+}
+
+const pad4 = (n: number) => (4 - (n % 4)) % 4;
+
+/** An entry's body bytes: Int32 references, Int32 calls, JSON (exports, definitions, strings) padded to 4 bytes. */
+function encodeBody(b: PackedBody): [Buffer, Buffer, Buffer, Buffer] {
+  const json = Buffer.from(JSON.stringify([b.x, b.d, b.s]));
+  return [
+    Buffer.from(b.r.buffer, b.r.byteOffset, b.r.byteLength),
+    Buffer.from(b.c.buffer, b.c.byteOffset, b.c.byteLength),
+    json,
+    Buffer.alloc(pad4(json.length)),
+  ];
+}
+
+function decodeBody(buf: Buffer, e: HeadEntry): PackedBody {
+  const [, , offset, refs, calls, jsonBytes] = e;
+  const cAt = offset + refs * 4;
+  const jAt = cAt + calls * 4;
+  if (jAt + jsonBytes > buf.length) throw new Error('entry beyond the end of the body');
+  // Copies: aligned Int32 views that do not keep the whole body alive.
+  const r = new Int32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + cAt));
+  const c = new Int32Array(buf.buffer.slice(buf.byteOffset + cAt, buf.byteOffset + jAt));
+  const [x, d, s] = JSON.parse(buf.toString('utf8', jAt, jAt + jsonBytes)) as [PackedBody['x'], PackedBody['d'], PackedBody['s']];
+  const body: PackedBody = { x, d, s, r, c };
+  checkBody(body);
+  return body;
 }

@@ -1,26 +1,33 @@
 /**
- * The stored form of `FileFacts`: references and calls (most of the bytes) as flat integer
- * arrays over a string table, decoded lazily on first access — the import graph of a warm index
- * never pays for them.
+ * The stored form of `FileFacts`, in two parts. The head (language, parse errors, line count,
+ * imports) is what the import graph needs; the body (exports, definitions, references, calls)
+ * is what the symbol and call-graph channels need. References and calls (most of the bytes) are
+ * flat Int32 arrays over a string table. Unpacked facts decode the body on first access of one
+ * of its fields, so a warm import graph never pays for it.
  */
-import type { CallFact, FileFacts, ReferenceFact } from '../facts.js';
+import type { CallFact, DefinitionFact, ExportFact, FileFacts, ReferenceFact } from '../facts.js';
 
-export interface PackedFacts {
+export interface PackedHead {
   readonly l: FileFacts['language'];
   readonly p: 0 | 1;
   readonly e: number;
   readonly el: readonly number[];
   readonly n: number;
   readonly i: FileFacts['imports'];
+}
+
+export interface PackedBody {
   readonly x: FileFacts['exports'];
   readonly d: FileFacts['definitions'];
   /** String table. */
   readonly s: readonly string[];
   /** References: [name, line, column, endColumn, receiver (−1: none)] per reference. */
-  readonly r: readonly number[];
+  readonly r: Int32Array;
   /** Calls: [callee, name, receiver (−1), kind, line, column, caller] per call. */
-  readonly c: readonly number[];
+  readonly c: Int32Array;
 }
+
+export type PackedFacts = PackedHead & PackedBody;
 
 const CALL_KINDS: readonly CallFact['kind'][] = ['function', 'method', 'new', 'jsx'];
 
@@ -37,30 +44,44 @@ export function packFacts(f: FileFacts): PackedFacts {
     }
     return n;
   };
-  const r: number[] = [];
-  for (const x of f.references) r.push(id(x.name), x.line, x.column, x.endColumn, id(x.receiver));
-  const c: number[] = [];
-  for (const x of f.calls) c.push(id(x.callee), id(x.name), id(x.receiver), CALL_KINDS.indexOf(x.kind), x.line, x.column, id(x.caller));
+  const r = new Int32Array(f.references.length * 5);
+  let k = 0;
+  for (const x of f.references) {
+    r[k++] = id(x.name);
+    r[k++] = x.line;
+    r[k++] = x.column;
+    r[k++] = x.endColumn;
+    r[k++] = id(x.receiver);
+  }
+  const c = new Int32Array(f.calls.length * 7);
+  k = 0;
+  for (const x of f.calls) {
+    c[k++] = id(x.callee);
+    c[k++] = id(x.name);
+    c[k++] = id(x.receiver);
+    c[k++] = CALL_KINDS.indexOf(x.kind);
+    c[k++] = x.line;
+    c[k++] = x.column;
+    c[k++] = id(x.caller);
+  }
   return { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, x: f.exports, d: f.definitions, s: table, r, c };
 }
 
-/** Checks the shape of a stored entry; undefined when it is not one (corrupt or foreign). */
-export function validPacked(v: unknown): PackedFacts | undefined {
+/** Checks the shape of a stored head; undefined when it is not one (corrupt or foreign). */
+export function validHead(v: unknown): PackedHead | undefined {
   if (!v || typeof v !== 'object') return undefined;
-  const p = v as Partial<PackedFacts>;
-  const ok =
-    typeof p.l === 'string' &&
-    Array.isArray(p.i) &&
-    Array.isArray(p.x) &&
-    Array.isArray(p.d) &&
-    Array.isArray(p.s) &&
-    Array.isArray(p.r) &&
-    p.r.length % 5 === 0 &&
-    Array.isArray(p.c) &&
-    p.c.length % 7 === 0 &&
-    Array.isArray(p.el) &&
-    typeof p.n === 'number';
-  return ok ? (p as PackedFacts) : undefined;
+  const p = v as Partial<PackedHead>;
+  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && Array.isArray(p.i);
+  return ok ? (p as PackedHead) : undefined;
+}
+
+/** Throws when a decoded body does not hold together (indices out of the string table). */
+export function checkBody(b: PackedBody): void {
+  if (!Array.isArray(b.x) || !Array.isArray(b.d) || !Array.isArray(b.s)) throw new Error('body fields are not arrays');
+  if (b.r.length % 5 !== 0 || b.c.length % 7 !== 0) throw new Error('reference or call array of a wrong length');
+  const n = b.s.length;
+  for (let k = 0; k < b.r.length; k += 5) if (b.r[k]! < 0 || b.r[k]! >= n || b.r[k + 4]! >= n) throw new Error('reference outside the string table');
+  for (let k = 0; k < b.c.length; k += 7) if (b.c[k]! < 0 || b.c[k]! >= n || b.c[k + 1]! < 0 || b.c[k + 1]! >= n || b.c[k + 2]! >= n || b.c[k + 6]! < 0 || b.c[k + 6]! >= n) throw new Error('call outside the string table');
 }
 
 const packedForm = new WeakMap<FileFacts, PackedFacts>();
@@ -70,26 +91,60 @@ export function packedOf(f: FileFacts): PackedFacts | undefined {
   return packedForm.get(f);
 }
 
+/** Facts whose stored body turned out corrupt: their body fields are empty; never reuse them. */
+const damaged = new WeakSet<FileFacts>();
+/** For lazily loaded facts: whether their body can still be loaded. */
+const loadable = new WeakMap<FileFacts, () => boolean>();
+
+/** True when the facts' body was found corrupt, or will be when first used. */
+export function isDamaged(f: FileFacts): boolean {
+  return damaged.has(f) || loadable.get(f)?.() === false;
+}
+
 export function unpackFacts(p: PackedFacts): FileFacts {
+  const facts = unpackLazy(p, () => p);
+  packedForm.set(facts, p);
+  return facts;
+}
+
+const EMPTY_BODY: PackedBody = { x: [], d: [], s: [], r: new Int32Array(0), c: new Int32Array(0) };
+
+/**
+ * Facts over a head and a body loaded on first use. `loadBody` returns undefined when the body
+ * cannot be had (corrupt on disk): the body fields are then empty and the facts marked damaged.
+ * `canLoad` tells, before the body is loaded, whether it still can be (see `isDamaged`).
+ */
+export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined, canLoad?: () => boolean): FileFacts {
+  let body: PackedBody | undefined;
   let references: ReferenceFact[] | undefined;
   let calls: CallFact[] | undefined;
-  const s = p.s;
   const facts = {
-    language: p.l,
-    partial: p.p === 1,
-    errorCount: p.e,
-    errorLines: p.el,
-    lineCount: p.n,
-    imports: p.i,
-    exports: p.x,
-    definitions: p.d,
+    language: h.l,
+    partial: h.p === 1,
+    errorCount: h.e,
+    errorLines: h.el,
+    lineCount: h.n,
+    imports: h.i,
   } as FileFacts;
+  if (canLoad) loadable.set(facts, () => body !== undefined || canLoad());
+  const getBody = (): PackedBody => {
+    if (!body) {
+      body = loadBody();
+      if (!body) {
+        body = EMPTY_BODY;
+        damaged.add(facts);
+      }
+    }
+    return body;
+  };
+  Object.defineProperty(facts, 'exports', { enumerable: true, get: (): readonly ExportFact[] => getBody().x });
+  Object.defineProperty(facts, 'definitions', { enumerable: true, get: (): readonly DefinitionFact[] => getBody().d });
   Object.defineProperty(facts, 'references', {
     enumerable: true,
     get() {
       if (!references) {
+        const { r, s } = getBody();
         references = [];
-        const r = p.r;
         for (let k = 0; k < r.length; k += 5) {
           const receiver = r[k + 4]!;
           references.push(
@@ -106,8 +161,8 @@ export function unpackFacts(p: PackedFacts): FileFacts {
     enumerable: true,
     get() {
       if (!calls) {
+        const { c, s } = getBody();
         calls = [];
-        const c = p.c;
         for (let k = 0; k < c.length; k += 7) {
           const receiver = c[k + 2]!;
           const base = { callee: s[c[k]!]!, name: s[c[k + 1]!]!, kind: CALL_KINDS[c[k + 3]!] ?? 'function', line: c[k + 4]!, column: c[k + 5]!, caller: s[c[k + 6]!]! };
@@ -117,6 +172,5 @@ export function unpackFacts(p: PackedFacts): FileFacts {
       return calls;
     },
   });
-  packedForm.set(facts, p);
   return facts;
 }

@@ -6,9 +6,11 @@
 import { createHash } from 'node:crypto';
 import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
+import { isDamaged } from '../cache/pack.js';
+import { loadResolutions, saveResolutions, type ImportOutcome } from '../cache/resolutions.js';
 import { parseAll } from '../extract/pool.js';
-import { languageOf, type FileFacts, type ImportKind, type Language } from '../facts.js';
-import { createResolver, isConfigFile, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
+import { languageOf, type FileFacts, type ImportFact, type ImportKind, type Language } from '../facts.js';
+import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
 import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
 
 export interface ResolvedImport {
@@ -88,7 +90,10 @@ export interface AnalysisIndex {
    * to, edge importer → imported. Built on first access; `imports`/`importers` answer without it.
    */
   readonly graph: ImportGraph;
-  /** Adjacency of the import graph: files each file imports, and files importing each file. */
+  /**
+   * Adjacency of the import graph: files each file imports, and files importing each file (in
+   * path order). The order of the maps' keys is not significant.
+   */
   readonly imports: ReadonlyMap<string, readonly string[]>;
   readonly importers: ReadonlyMap<string, readonly string[]>;
   readonly external: readonly ExternalImport[];
@@ -182,21 +187,29 @@ export async function loadFacts(
       return false;
     }
   };
-  await store.refresh();
-  await mapLimit(jobs, 64, async (job) => {
-    if (!job.blobId) {
-      if (!(await readContent(job))) return;
-      job.blobId = gitBlobId(job.content!);
-      hashed++;
-    }
+  const lookUp = (job: FactsJob) => {
     const prev = options.previous?.files.get(job.file.path);
-    const facts = prev && prev.blobId === job.blobId && prev.language === job.language ? prev.facts : await store.get(job.blobId, job.language);
+    const facts =
+      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts) ? prev.facts : store.get(job.blobId!, job.language);
     if (facts) {
       job.facts = facts;
       job.content = undefined;
       fromCache++;
       options.onProgress?.({ phase: 'facts', done: ++done, total });
     }
+  };
+  await store.refresh();
+  // Files with a known blob id are looked up in one synchronous pass; only the others are read.
+  const unknown: FactsJob[] = [];
+  for (const job of jobs) {
+    if (job.blobId) lookUp(job);
+    else unknown.push(job);
+  }
+  await mapLimit(unknown, 64, async (job) => {
+    if (!(await readContent(job))) return;
+    job.blobId = gitBlobId(job.content!);
+    hashed++;
+    lookUp(job);
   });
 
   const misses = jobs.filter((j) => !j.facts && !j.skip);
@@ -209,10 +222,13 @@ export async function loadFacts(
   });
   const toParse = misses.filter((j) => !j.skip);
   const t0 = performance.now();
-  const outcomes = await parseAll(
-    toParse.map((j) => ({ language: j.language, content: j.content! })),
-    { ...(options.workers !== undefined ? { workers: options.workers } : {}), onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
-  );
+  const outcomes =
+    toParse.length === 0
+      ? []
+      : await parseAll(
+          toParse.map((j) => ({ language: j.language, content: j.content! })),
+          { ...(options.workers !== undefined ? { workers: options.workers } : {}), onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
+        );
   const parseMs = performance.now() - t0;
   let parseErrors = 0;
   toParse.forEach((job, i) => {
@@ -230,45 +246,82 @@ export async function loadFacts(
   return { jobs, parsed: toParse.length - parseErrors, hashed, fromCache, parseErrors, parseMs };
 }
 
-async function readConfigs(files: readonly SnapshotFile[]): Promise<Map<string, string>> {
+/**
+ * Text and blob id of the configuration files among `files`. A file whose blob id is the one
+ * `previous` read is not read again.
+ */
+async function readConfigs(files: readonly SnapshotFile[], previous: IndexState | undefined): Promise<{ configs: Map<string, string>; blobs: Map<string, string> }> {
   const configs = new Map<string, string>();
+  const blobs = new Map<string, string>();
   await mapLimit(
     files.filter((f) => isConfigFile(f.path)),
     32,
     async (f) => {
+      const known = f.blobId !== undefined && previous?.configBlobs.get(f.path) === f.blobId ? previous.configs.get(f.path) : undefined;
+      if (known !== undefined) {
+        configs.set(f.path, known);
+        blobs.set(f.path, f.blobId!);
+        return;
+      }
       try {
         const buf = await f.read();
-        if (buf.length <= DEFAULT_MAX_FILE_BYTES) configs.set(f.path, buf.toString('utf8'));
+        if (buf.length <= DEFAULT_MAX_FILE_BYTES) {
+          configs.set(f.path, buf.toString('utf8'));
+          blobs.set(f.path, f.blobId ?? gitBlobId(buf));
+        }
       } catch {
         // An unreadable configuration file resolves as if absent.
       }
     },
   );
-  return configs;
+  return { configs, blobs };
 }
 
-function resolverKeyOf(paths: readonly string[], configBlobs: readonly string[]): string {
-  const h = createHash('sha1');
+function resolverKeyOf(paths: readonly string[], configBlobs: ReadonlyMap<string, string>): string {
+  const h = createHash('sha1').update(`resolver ${RESOLVER_VERSION}\n`);
   for (const p of paths) h.update(p).update('\0');
   h.update('\n');
-  for (const c of configBlobs) h.update(c).update('\0');
+  for (const p of [...configBlobs.keys()].sort()) h.update(`${p}:${configBlobs.get(p)!}`).update('\0');
   return h.digest('hex');
 }
 
 /** Resolves the imports of one file's facts. */
 export function resolveImports(path: string, facts: FileFacts, resolver: Resolver): ResolvedImport[] {
-  return facts.imports.map((imp) => {
-    const r = resolver.resolve(path, imp);
-    const base = { specifier: imp.specifier, kind: imp.kind, line: imp.line };
-    if (r.status === 'resolved') return { ...base, targets: r.targets, via: r.via };
-    if (r.status === 'external') return { ...base, targets: [], external: r.package };
-    return { ...base, targets: [], unresolved: r.reason };
-  });
+  return facts.imports.map((imp) => withOutcome(imp, resolver.resolve(path, imp)));
 }
+
+function withOutcome(imp: ImportFact, r: Resolution | ImportOutcome): ResolvedImport {
+  const { specifier, kind, line } = imp;
+  if ('status' in r) {
+    if (r.status === 'resolved') return { specifier, kind, line, targets: r.targets, via: r.via };
+    if (r.status === 'external') return { specifier, kind, line, targets: [], external: r.package };
+    return { specifier, kind, line, targets: [], unresolved: r.reason };
+  }
+  if (r.external !== undefined) return { specifier, kind, line, targets: [], external: r.external };
+  if (r.unresolved !== undefined) return { specifier, kind, line, targets: [], unresolved: r.unresolved };
+  return r.via ? { specifier, kind, line, targets: r.targets, via: r.via } : { specifier, kind, line, targets: r.targets };
+}
+
+/** What an index keeps for the next one (not part of its public shape). */
+interface IndexState {
+  /** Blob id of every source file, indexed or skipped (undefined: unreadable); vendored files are not in it. */
+  readonly blobs: ReadonlyMap<string, string | undefined>;
+  /** Every configuration file path of the snapshot, and the blob id and text of those read. */
+  readonly configPaths: ReadonlySet<string>;
+  readonly configBlobs: ReadonlyMap<string, string>;
+  readonly configs: ReadonlyMap<string, string>;
+}
+
+const states = new WeakMap<AnalysisIndex, IndexState>();
 
 /** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
 export async function index(snapshot: Snapshot, options: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
+  const previousState = options.previous ? states.get(options.previous) : undefined;
+  if (options.previous && previousState) {
+    const fast = await reindex(snapshot, options.previous, previousState, options, t0);
+    if (fast) return fast;
+  }
   const store = options.store ?? options.previous?.store ?? createFactsStore(options.cacheDir ? { cacheDir: options.cacheDir } : {});
   const all = [...snapshot.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const paths = all.map((f) => f.path);
@@ -284,44 +337,54 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
     sources.push({ file, language });
   }
 
-  const [loaded, configs] = await Promise.all([loadFacts(sources, store, options), readConfigs(all)]);
+  const [loaded, { configs, blobs: configBlobs }] = await Promise.all([loadFacts(sources, store, options), readConfigs(all, previousState)]);
   const tFacts = performance.now();
 
-  // Resolution: reuse the previous index's when the file set and configuration are unchanged.
-  const configBlobs = [...configs.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, text]) => `${p}:${gitBlobId(text)}`);
+  // Resolution: reuse the previous index's, or the persisted one, when the file set and
+  // configuration are unchanged.
   const resolverKey = resolverKeyOf(paths, configBlobs);
   const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
+  const persisted = !previous && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
   const resolver = previous?.resolver ?? createResolver({ files: new Set(paths), configs });
   const files = new Map<string, IndexedFile>();
   const partial: AnalysisIndex['partial'][number][] = [];
+  const blobs = new Map<string, string | undefined>();
   let resolvedCount = 0;
+  let freshlyResolved = 0;
   for (const job of loaded.jobs) {
+    const path = job.file.path;
+    blobs.set(path, job.blobId);
     if (job.skip) {
       skipped.push(job.skip);
       continue;
     }
-    const path = job.file.path;
     const facts = job.facts!;
+    const blobId = job.blobId!;
     const prev = previous?.files.get(path);
-    const imports = prev && prev.blobId === job.blobId && prev.language === job.language ? prev.imports : resolveImports(path, facts, resolver);
-    files.set(path, { path, blobId: job.blobId!, language: job.language, facts, imports });
+    let imports: readonly ResolvedImport[];
+    if (prev && prev.blobId === blobId && prev.language === job.language) imports = prev.imports;
+    else {
+      const outcomes = persisted?.get(path, blobId, facts.imports);
+      if (outcomes) imports = facts.imports.map((imp, i) => withOutcome(imp, outcomes[i]!));
+      else {
+        imports = resolveImports(path, facts, resolver);
+        freshlyResolved++;
+      }
+    }
+    files.set(path, { path, blobId, language: job.language, facts, imports });
     if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
     options.onProgress?.({ phase: 'resolve', done: ++resolvedCount, total: loaded.jobs.length });
   }
+  if (freshlyResolved > 0 && store.dir) await saveResolutions(store.dir, resolverKey, files.values());
   const tResolve = performance.now();
 
   const { imports, importers, external, unresolved } = adjacency(files);
-  let graph: ImportGraph | undefined;
   const tGraph = performance.now();
   options.onProgress?.({ phase: 'done', done: files.size, total: files.size });
   skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
-  return {
+  const result = assemble({
     files,
     paths: new Set(paths),
-    get graph() {
-      graph ??= buildImportGraph(files).graph;
-      return graph;
-    },
     imports,
     importers,
     external,
@@ -341,7 +404,179 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
       parseErrors: loaded.parseErrors,
       ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },
     },
+  });
+  states.set(result, { blobs, configPaths: new Set(paths.filter(isConfigFile)), configBlobs, configs });
+  return result;
+}
+
+/** An index object with its graph built on first access. */
+function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
+  let graph: ImportGraph | undefined;
+  return {
+    ...parts,
+    get graph() {
+      graph ??= buildImportGraph(parts.files).graph;
+      return graph;
+    },
   };
+}
+
+/**
+ * The fast path of `index` with a previous index when the file set and the configuration files
+ * are unchanged (an edit, a commit touching a few files): one pass compares blob ids, only the
+ * changed files get facts and resolutions, and the adjacency is patched rather than rebuilt.
+ * Undefined when it does not apply (the full path then runs, still reusing `previous`).
+ */
+async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexState, options: IndexOptions, t0: number): Promise<AnalysisIndex | undefined> {
+  const store = options.store ?? prev.store;
+  if (snapshot.files.length !== prev.paths.size) return undefined;
+  const candidates: { file: SnapshotFile; language: Language }[] = [];
+  const configCandidates: SnapshotFile[] = [];
+  for (const f of snapshot.files) {
+    if (!prev.paths.has(f.path)) return undefined;
+    if (state.blobs.has(f.path)) {
+      if (f.blobId === undefined || f.blobId !== state.blobs.get(f.path)) candidates.push({ file: f, language: languageOf(f.path)! });
+      else {
+        const facts = prev.files.get(f.path)?.facts;
+        if (facts && isDamaged(facts)) candidates.push({ file: f, language: languageOf(f.path)! });
+      }
+    } else if (state.configPaths.has(f.path) && (f.blobId === undefined || f.blobId !== state.configBlobs.get(f.path))) configCandidates.push(f);
+  }
+  for (const f of configCandidates) {
+    let blob: string | undefined;
+    try {
+      const buf = await f.read();
+      blob = buf.length <= DEFAULT_MAX_FILE_BYTES ? gitBlobId(buf) : undefined;
+    } catch {
+      blob = undefined;
+    }
+    if (blob !== state.configBlobs.get(f.path)) return undefined;
+  }
+  const loaded = await loadFacts(candidates, store, { ...options, previous: prev });
+  const tFacts = performance.now();
+
+  const files = new Map(prev.files);
+  const blobs = new Map(state.blobs);
+  const changed: string[] = [];
+  const newSkips = new Map<string, SkippedFile>();
+  let reordered = false;
+  for (const job of loaded.jobs) {
+    const path = job.file.path;
+    const before = prev.files.get(path);
+    if (job.skip) {
+      if (!before && state.blobs.get(path) === job.blobId && job.blobId !== undefined) continue; // still skipped, same content
+      newSkips.set(path, job.skip);
+      blobs.set(path, job.blobId);
+      if (files.delete(path)) changed.push(path);
+      continue;
+    }
+    if (before && before.blobId === job.blobId && before.language === job.language && before.facts === job.facts) continue; // hashed: unchanged
+    blobs.set(path, job.blobId);
+    if (!before) reordered = true;
+    files.set(path, { path, blobId: job.blobId!, language: job.language, facts: job.facts!, imports: resolveImports(path, job.facts!, prev.resolver) });
+    changed.push(path);
+  }
+  const sortedFiles = reordered ? new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) : files;
+  const tResolve = performance.now();
+
+  // Patch the adjacency: each changed file's out-edges, and its place in its targets' importers.
+  const imports = new Map(prev.imports);
+  const importers = new Map(prev.importers);
+  for (const path of changed) {
+    const old = prev.imports.get(path) ?? [];
+    const f = sortedFiles.get(path);
+    const now = f ? targetsOf(f) : [];
+    if (now.length > 0) imports.set(path, now);
+    else imports.delete(path);
+    for (const t of old) {
+      if (now.includes(t)) continue;
+      const list = (importers.get(t) ?? []).filter((p) => p !== path);
+      if (list.length > 0) importers.set(t, list);
+      else importers.delete(t);
+    }
+    for (const t of now) {
+      if (old.includes(t)) continue;
+      const list = [...(importers.get(t) ?? [])];
+      let at = list.findIndex((p) => p > path);
+      if (at < 0) at = list.length;
+      list.splice(at, 0, path);
+      importers.set(t, list);
+    }
+  }
+  // Lists in path order: replace each changed file's run of entries.
+  let external = prev.external;
+  let unresolved = prev.unresolved;
+  let partial = prev.partial;
+  for (const path of changed) {
+    const f = sortedFiles.get(path);
+    const { external: ext, unresolved: unres } = importOutcomes(f ? [f] : []);
+    external = replaceRun(external, path, ext);
+    unresolved = replaceRun(unresolved, path, unres);
+    partial = replaceRun(partial, path, f?.facts.partial ? [{ path, errorCount: f.facts.errorCount, errorLines: f.facts.errorLines }] : []);
+  }
+  const skipped = [...prev.skipped.filter((s) => !newSkips.has(s.path) && !(changed.includes(s.path) && sortedFiles.has(s.path))), ...newSkips.values()];
+  skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const tGraph = performance.now();
+  options.onProgress?.({ phase: 'done', done: sortedFiles.size, total: sortedFiles.size });
+  const result = assemble({
+    files: sortedFiles,
+    paths: prev.paths,
+    imports,
+    importers,
+    external,
+    unresolved,
+    skipped,
+    partial,
+    problems: store.takeProblems(),
+    resolver: prev.resolver,
+    resolverKey: prev.resolverKey,
+    store,
+    stats: {
+      files: snapshot.files.length,
+      sourceFiles: prev.stats.sourceFiles,
+      parsed: loaded.parsed,
+      fromCache: sortedFiles.size - loaded.parsed,
+      hashed: loaded.hashed,
+      parseErrors: loaded.parseErrors,
+      ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },
+    },
+  });
+  states.set(result, { ...state, blobs });
+  return result;
+}
+
+/** Distinct targets of a file's imports, in order. */
+function targetsOf(f: IndexedFile): string[] {
+  const out: string[] = [];
+  for (const imp of f.imports) for (const t of imp.targets) if (!out.includes(t)) out.push(t);
+  return out;
+}
+
+/** `list` (sorted by path, grouped) with the entries of `path` replaced by `entries`. */
+function replaceRun<T extends { readonly from: string } | { readonly path: string }>(list: readonly T[], path: string, entries: readonly T[]): readonly T[] {
+  const key = (x: T) => ('from' in x ? x.from : x.path);
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(list[mid]!) < path) lo = mid + 1;
+    else hi = mid;
+  }
+  let end = lo;
+  while (end < list.length && key(list[end]!) === path) end++;
+  if (end === lo && entries.length === 0) return list;
+  return [...list.slice(0, lo), ...entries, ...list.slice(end)];
+}
+
+function importOutcomes(files: Iterable<IndexedFile>): { external: ExternalImport[]; unresolved: UnresolvedImport[] } {
+  const external: ExternalImport[] = [];
+  const unresolved: UnresolvedImport[] = [];
+  for (const f of files)
+    for (const imp of f.imports) {
+      if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
+      else if (imp.unresolved !== undefined) unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
+    }
+  return { external, unresolved };
 }
 
 /** Adjacency lists of the import graph, and the external and unresolved imports. */

@@ -70,6 +70,9 @@ export interface Resolver {
   readonly workspacePackages: ReadonlyMap<string, string>;
 }
 
+/** Changes whenever resolution rules change, so that persisted resolutions of older rules are not reused. */
+export const RESOLVER_VERSION = 1;
+
 export function createResolver(input: ResolverInput): Resolver {
   const files = input.files instanceof Set ? (input.files as ReadonlySet<string>) : new Set(input.files as readonly string[]);
   return buildResolver(files, input.configs);
@@ -332,15 +335,24 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
     return { status: 'external', package: name };
   };
 
+  // Resolution depends on the importer's directory, not its name: many files share specifiers.
+  // (Python's unresolved relative imports name the importer, so they are not memoized.)
+  const memo = new Map<string, Resolution>();
   return {
     workspacePackages: new Map(packages.map((p) => [p.name, p.dir])),
     resolve(importer, fact) {
+      const python = fact.kind === 'python-from' || fact.kind === 'python-import';
+      const key = `${python ? (fact.kind === 'python-from' ? `f${fact.names.map((n) => n.name).join(',')}` : 'i') : 'j'}\0${dirname(importer)}\0${fact.specifier}`;
+      const hit = memo.get(key);
+      if (hit) return hit;
+      let r: Resolution;
       try {
-        if (fact.kind === 'python-from' || fact.kind === 'python-import') return resolvePython(importer, fact);
-        return resolveJs(importer, fact.specifier);
+        r = python ? resolvePython(importer, fact) : resolveJs(importer, fact.specifier);
       } catch (e) {
         return { status: 'unresolved', reason: `resolver error: ${e instanceof Error ? e.message : String(e)}` };
       }
+      if (!(python && r.status === 'unresolved')) memo.set(key, r);
+      return r;
     },
     withFiles(added, removed) {
       if (added.length === 0 && removed.length === 0) return this;
