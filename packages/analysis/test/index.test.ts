@@ -153,7 +153,7 @@ describe('cache on disk under the git common directory', () => {
     const segDir = first.store.dir!;
     const body = readdirSync(segDir).find((n) => n.endsWith('.body'))!;
     const bytes = readFileSync(join(segDir, body));
-    bytes[bytes.length >> 1] ^= 0xff;
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
     writeFileSync(join(segDir, body), bytes);
     expect(damaged.files.get('src/a.ts')!.facts.references).toEqual([]);
     expect(damaged.files.get('src/a.ts')!.facts.definitions).toEqual([]);
