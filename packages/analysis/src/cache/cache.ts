@@ -28,7 +28,7 @@ import { endianness } from 'node:os';
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
-import { checkBody, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
+import { checkBody, noteDamage, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
 
 const FORMAT = 'airspace-facts-segment-2';
 /** Version of the on-disk layout (part of the directory name, with the facts version). */
@@ -116,6 +116,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const dropSegment = (name: string, keys: readonly string[], why: string) => {
     stats.corrupt++;
     dropped.add(name);
+    noteDamage();
     problems.push(`corrupt facts cache segment body ${bodyPath(name)} (${why}) was removed; its ${keys.length} files have no references, calls or definitions until parsed again by the next index`);
     loadedSegments.delete(name);
     segmentKeys.delete(name);

@@ -96,9 +96,16 @@ const damaged = new WeakSet<FileFacts>();
 /** For lazily loaded facts: whether their body can still be loaded. */
 const loadable = new WeakMap<FileFacts, () => boolean>();
 
+/** Whether any stored body was ever found corrupt in this process (else nothing is damaged). */
+let anyDamage = false;
+
+export function noteDamage(): void {
+  anyDamage = true;
+}
+
 /** True when the facts' body was found corrupt, or will be when first used. */
 export function isDamaged(f: FileFacts): boolean {
-  return damaged.has(f) || loadable.get(f)?.() === false;
+  return anyDamage && (damaged.has(f) || loadable.get(f)?.() === false);
 }
 
 export function unpackFacts(p: PackedFacts): FileFacts {

@@ -433,14 +433,15 @@ async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexStat
   const candidates: { file: SnapshotFile; language: Language }[] = [];
   const configCandidates: SnapshotFile[] = [];
   for (const f of snapshot.files) {
-    if (!prev.paths.has(f.path)) return undefined;
-    if (state.blobs.has(f.path)) {
-      if (f.blobId === undefined || f.blobId !== state.blobs.get(f.path)) candidates.push({ file: f, language: languageOf(f.path)! });
+    const blob = state.blobs.get(f.path);
+    if (blob !== undefined || state.blobs.has(f.path)) {
+      if (f.blobId === undefined || f.blobId !== blob) candidates.push({ file: f, language: languageOf(f.path)! });
       else {
         const facts = prev.files.get(f.path)?.facts;
         if (facts && isDamaged(facts)) candidates.push({ file: f, language: languageOf(f.path)! });
       }
-    } else if (state.configPaths.has(f.path) && (f.blobId === undefined || f.blobId !== state.configBlobs.get(f.path))) configCandidates.push(f);
+    } else if (!prev.paths.has(f.path)) return undefined;
+    else if (state.configPaths.has(f.path) && (f.blobId === undefined || f.blobId !== state.configBlobs.get(f.path))) configCandidates.push(f);
   }
   for (const f of configCandidates) {
     let blob: string | undefined;
