@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { index } from '../src/index/build.js';
-import { baseView } from '../src/index/view.js';
+import { baseView, overlay } from '../src/index/view.js';
+import { createSymbolResolver } from '../src/symbols/resolve.js';
 import { memorySnapshot } from '../src/snapshot.js';
 import { buildCallGraph, buildSymbolGraph, createNameResolver } from '../src/graph/symbols.js';
 
@@ -77,5 +78,38 @@ describe('Python symbols', async () => {
         'pkg/core.py#Engine.check -> pkg/core.py#helper',
       ]),
     );
+  });
+});
+
+describe('name-only fallback', async () => {
+  const ix = await index(
+    memorySnapshot({
+      'src/a.ts': 'export function helper() { return 1; }\n',
+      'src/b.ts': 'export function other() { return 2; }\n',
+      // `helper` is not imported here: only a name-only guess can find it.
+      'src/use.ts': 'export function main() { return helper() + other(); }\n',
+    }),
+    { workers: 0 },
+  );
+  const use = { name: 'helper', line: 1 };
+  const names = (rs: readonly { symbol: { id: string }; confidence: string; via: string }[]) => rs.map((r) => `${r.symbol.id} ${r.confidence} ${r.via}`);
+
+  test('a name defined once in the repository is a low-confidence candidate', () => {
+    expect(names(createSymbolResolver(baseView(ix)).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only']);
+  });
+
+  test("an agent's overlay adds its own definitions and drops those of files it deleted", async () => {
+    const added = await overlay(ix, [{ path: 'src/c.ts', read: () => Buffer.from('export function helper() { return 3; }\n') }], { workers: 0 });
+    expect(names(createSymbolResolver(added).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only', 'src/c.ts#helper low name-only']);
+    const deleted = await overlay(ix, [{ path: 'src/a.ts', deleted: true }], { workers: 0 });
+    expect(createSymbolResolver(deleted).resolve('src/use.ts', use)).toEqual([]);
+    const renamed = await overlay(ix, [{ path: 'src/a.ts', read: () => Buffer.from('export function helper2() { return 1; }\n') }], { workers: 0 });
+    expect(createSymbolResolver(renamed).resolve('src/use.ts', use)).toEqual([]);
+    // The base view is unaffected by the overlays built on it.
+    expect(names(createSymbolResolver(baseView(ix)).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only']);
+  });
+
+  test('a name defined in more places than the limit is too common to guess', () => {
+    expect(createSymbolResolver(baseView(ix), { maxNameOnlyCandidates: 0 }).resolve('src/use.ts', use)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@
  */
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import { createNameResolver } from '../graph/symbols.js';
-import type { IndexView } from '../index/view.js';
+import { baseView, type AgentOverlay, type IndexView } from '../index/view.js';
 
 export interface SymbolDef {
   /** `path#qualifiedName`. */
@@ -64,11 +64,46 @@ export function toSymbolDef(path: string, d: DefinitionFact): SymbolDef {
   return { id: symbolId(path, d.qualifiedName), path, qualifiedName: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine, line: d.line };
 }
 
+type NamedDefinition = { readonly path: string; readonly def: DefinitionFact };
+type DefinitionsByName = Map<string, NamedDefinition[]>;
+
+function indexByName(view: IndexView, paths: Iterable<string>): DefinitionsByName {
+  const byName: DefinitionsByName = new Map();
+  for (const path of paths) {
+    for (const d of view.facts(path)?.definitions ?? []) {
+      if (!CALLABLE.has(d.kind)) continue;
+      const list = byName.get(d.name);
+      if (list) list.push({ path, def: d });
+      else byName.set(d.name, [{ path, def: d }]);
+    }
+  }
+  return byName;
+}
+
+/**
+ * Callable definitions by name, for the name-only fallback. The whole index's table is built once
+ * per base index and shared by every scan; an agent's view patches it with its changed files
+ * (an overlay's `changed`) instead of rebuilding it for every agent on every scan.
+ */
+const baseByName = new WeakMap<IndexView['index'], DefinitionsByName>();
+const ownByName = new WeakMap<IndexView, DefinitionsByName>();
+
+function definitionsNamed(view: IndexView, name: string): readonly NamedDefinition[] {
+  const index = view.index;
+  let base = baseByName.get(index);
+  if (!base) baseByName.set(index, (base = indexByName(baseView(index), index.files.keys())));
+  const changed = (view as Partial<AgentOverlay>).changed;
+  if (!changed || changed.size === 0) return base.get(name) ?? [];
+  let own = ownByName.get(view);
+  if (!own) ownByName.set(view, (own = indexByName(view, changed)));
+  const fromBase = base.get(name) ?? [];
+  return [...fromBase.filter((c) => !changed.has(c.path)), ...(own.get(name) ?? [])];
+}
+
 export function createSymbolResolver(view: IndexView, options: SymbolResolverOptions = {}): SymbolResolver {
   const maxCandidates = options.maxNameOnlyCandidates ?? 3;
   const names = createNameResolver(view);
   const definitions = new Map<string, Map<string, DefinitionFact>>();
-  let byName: Map<string, { path: string; def: DefinitionFact }[]> | undefined;
 
   const definitionsOf = (path: string): Map<string, DefinitionFact> => {
     let m = definitions.get(path);
@@ -118,18 +153,7 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
     (view.facts(path)?.imports ?? []).some((i) => i.namespaceBinding === name || i.defaultBinding === name || i.names.some((n) => n.alias === name));
 
   const nameOnly = (name: string, memberOnly: boolean): Resolved[] => {
-    if (!byName) {
-      byName = new Map();
-      for (const path of view.filePaths()) {
-        for (const d of view.facts(path)?.definitions ?? []) {
-          if (!CALLABLE.has(d.kind)) continue;
-          const list = byName.get(d.name) ?? [];
-          list.push({ path, def: d });
-          byName.set(d.name, list);
-        }
-      }
-    }
-    const candidates = (byName.get(name) ?? []).filter((c) => (memberOnly ? c.def.qualifiedName !== c.def.name : c.def.qualifiedName === c.def.name));
+    const candidates = definitionsNamed(view, name).filter((c) => (memberOnly ? c.def.qualifiedName !== c.def.name : c.def.qualifiedName === c.def.name));
     if (candidates.length === 0 || candidates.length > maxCandidates) return [];
     return candidates.map((c) => ({ symbol: toSymbolDef(c.path, c.def), confidence: 'low' as const, via: 'name-only' as const }));
   };
