@@ -17,16 +17,21 @@ export function hashBlob(content: Buffer | string): string {
   return objectId('blob', content);
 }
 
-/** Writes a loose blob into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */
-export function writeLooseBlob(objectsDir: string, content: Buffer | string): string {
+/** Writes a loose object into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */
+export function writeLooseObject(objectsDir: string, type: 'blob' | 'tree' | 'commit', content: Buffer | string): string {
   const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  const id = objectId('blob', body);
+  const id = objectId(type, body);
   const dir = join(objectsDir, id.slice(0, 2));
   const file = join(dir, id.slice(2));
   if (existsSync(file)) return id;
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, deflateSync(Buffer.concat([Buffer.from(`blob ${body.length}\0`), body])));
+  writeFileSync(tmp, deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])));
   renameSync(tmp, file);
   return id;
+}
+
+/** Writes a loose blob into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */
+export function writeLooseBlob(objectsDir: string, content: Buffer | string): string {
+  return writeLooseObject(objectsDir, 'blob', content);
 }

@@ -10,3 +10,5 @@ export * from './snapshot.js';
 export * from './working-set.js';
 export * from './service.js';
 export * from './load-agents.js';
+export * from './tree-model.js';
+export * from './patch-agent.js';

@@ -115,10 +115,14 @@ function canonical(dir: string): string {
 }
 
 function overridesFor(options: LoadAgentsOptions, worktree: string | undefined): Record<string, string | Buffer> | undefined {
-  if (!worktree || !options.overrides) return undefined;
+  return worktree && options.overrides ? worktreeOverrides(options.overrides, worktree) : undefined;
+}
+
+/** The buffers of one worktree among an editor's overrides, by repository-relative path. */
+export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['overrides']>, worktree: string): Record<string, string | Buffer> | undefined {
   const merged: Record<string, string | Buffer> = {};
   let any = false;
-  for (const [dir, files] of Object.entries(options.overrides)) {
+  for (const [dir, files] of Object.entries(overrides)) {
     if (resolve(dir) !== resolve(worktree) && canonical(dir) !== canonical(worktree)) continue;
     for (const [path, text] of Object.entries(files)) {
       // Absolute paths inside the worktree are accepted too.

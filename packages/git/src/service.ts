@@ -10,6 +10,7 @@ import { runGitRaw } from './exec.js';
 import type { RepositoryInfo } from './repository.js';
 import { ScratchStore } from './scratch.js';
 import { writeStateCommit } from './snapshot.js';
+import { TreeModel } from './tree-model.js';
 import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
 
 /** What the service knows about one loaded agent. */
@@ -80,6 +81,7 @@ export class GitService implements PairEditsService {
   private readonly editCache = new Map<string, Promise<ReadonlyMap<string, FileEdit>>>();
   private readonly commitCache = new Map<string, Promise<string>>();
   private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
+  private readonly treeModels = new Map<string, Promise<TreeModel>>();
 
   constructor(
     readonly repository: RepositoryInfo,
@@ -101,6 +103,22 @@ export class GitService implements PairEditsService {
 
   state(agent: Agent | string): AgentState | undefined {
     return this.states.get(agentId(agent));
+  }
+
+  /**
+   * The agent's state tree in memory, read once and then kept in step by `patchAgent` (which
+   * changes it in place and registers the new tree). Undefined for an agent with no state.
+   */
+  async treeModel(agent: Agent | string): Promise<TreeModel | undefined> {
+    const s = this.state(agent);
+    if (!s) return undefined;
+    const id = agentId(agent);
+    let hit = this.treeModels.get(id);
+    if (hit && (await hit.catch(() => undefined))?.id === s.tree) return hit;
+    hit = TreeModel.read(this.cwd, this.scratch.env(), s.tree);
+    this.treeModels.set(id, hit);
+    hit.catch(() => this.treeModels.delete(id));
+    return hit;
   }
 
   /** Merge base of two commits (cached, order-free); undefined when they share no history here. */

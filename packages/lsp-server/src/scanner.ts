@@ -20,6 +20,11 @@ export interface ScanInput {
    * engine may re-read only these agents and keep the others from its previous scan.
    */
   readonly changed?: readonly string[];
+  /**
+   * For worktrees of `changed`, the repository-relative paths that changed, when known (saves,
+   * file events); an engine may re-read just those. A worktree absent here changed in unknown ways.
+   */
+  readonly changedPaths?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ScannerOptions {
@@ -87,7 +92,7 @@ export const createDefaultScanner: CreateLspScanner = (options) => {
   };
   return {
     scan: (input) =>
-      call({ type: 'scan', overrides: input?.overrides, extra: { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}) } }) as Promise<ScanResult>,
+      call({ type: 'scan', overrides: input?.overrides, extra: { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}), ...(input?.changedPaths ? { changedPaths: input.changedPaths } : {}) } }) as Promise<ScanResult>,
     async dispose() {
       const w = worker;
       if (!w) return;

@@ -75,8 +75,11 @@ interface Repo {
   lastAdvisories: Map<string, string>;
   /** Worktrees watched for this repository. */
   watched: Set<string>;
-  /** Worktrees changed since the last scan started; `all` when unknown. */
-  changed: Set<string> | 'all';
+  /**
+   * Worktrees changed since the last scan started, each with the repository-relative paths that
+   * changed (`all` when unknown: a git event, polling); `all` when nothing is known.
+   */
+  changed: Map<string, Set<string> | 'all'> | 'all';
   readonly watcher: WorktreeWatcher;
 }
 
@@ -233,9 +236,23 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }
   }
 
-  function markChanged(repo: Repo, worktree: string | 'all'): void {
-    if (worktree === 'all') repo.changed = 'all';
-    else if (repo.changed !== 'all') repo.changed.add(worktree);
+  /**
+   * Records what changed for the next scan: everything, a whole worktree (`path` omitted), one
+   * path of it, or nothing on disk (`path: null`: a buffer or intent of that worktree changed).
+   */
+  function markChanged(repo: Repo, worktree: string | 'all', path?: string | null): void {
+    if (worktree === 'all' || repo.changed === 'all') {
+      repo.changed = 'all';
+      return;
+    }
+    const known = repo.changed.get(worktree);
+    if (known === 'all') return;
+    if (path === undefined) repo.changed.set(worktree, 'all');
+    else {
+      const paths = known ?? new Set<string>();
+      if (path !== null) paths.add(path.replace(/\\/g, '/'));
+      repo.changed.set(worktree, paths);
+    }
   }
 
   function resetScanner(repo: Repo): void {
@@ -307,9 +324,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }
     const intent = intentFor(repo);
     const changed = repo.changed;
-    repo.changed = new Set();
+    repo.changed = new Map();
+    const changedPaths: Record<string, string[]> = {};
+    if (changed !== 'all') for (const [worktree, paths] of changed) if (paths !== 'all') changedPaths[worktree] = [...paths].sort();
     try {
-      return await scanner.scan({ overrides: overridesFor(repo), ...(intent ? { intent } : {}), ...(changed !== 'all' ? { changed: [...changed].sort() } : {}) });
+      return await scanner.scan({ overrides: overridesFor(repo), ...(intent ? { intent } : {}), ...(changed !== 'all' ? { changed: [...changed.keys()].sort(), changedPaths } : {}) });
     } catch (error) {
       markChanged(repo, 'all');
       throw error;
@@ -432,7 +451,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     if (self) {
       const repo = repoOf(self);
       if (repo) {
-        markChanged(repo, self.worktree);
+        markChanged(repo, self.worktree, relativeTo(self.worktree, file) ?? undefined);
         repo.loop.request(delayMs);
       }
       return;
@@ -446,7 +465,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const repo of repos.values()) {
       const agent = repo.loop.latest?.agents.find((a) => a.worktree && relativeTo(real(a.worktree), file) !== undefined);
       if (!agent) continue;
-      markChanged(repo, real(agent.worktree!));
+      const worktree = real(agent.worktree!);
+      markChanged(repo, worktree, relativeTo(worktree, file) ?? undefined);
       repo.loop.request(delayMs);
     }
   }
@@ -474,7 +494,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (!repo.watched.has(worktree)) continue;
       if (why.endsWith('airspace.config.json')) resetScanner(repo);
       else {
-        markChanged(repo, worktree);
+        // A file event names the path (relative to the worktree); git events and polling do not.
+        markChanged(repo, worktree, why.startsWith('file ') && why.length > 5 ? why.slice(5) : undefined);
         repo.loop.request(settings.debounceMs ?? 150);
       }
     }
@@ -637,7 +658,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           intents.set(self.worktree, set);
           const repo = repoOf(self);
           if (repo) {
-            markChanged(repo, self.worktree);
+            markChanged(repo, self.worktree, null);
             repo.loop.request(0);
           }
           return { intent: [...set].sort() };

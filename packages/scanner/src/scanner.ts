@@ -12,7 +12,18 @@
 import { basename, resolve } from 'node:path';
 import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
 import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
-import { loadAgents, openRepository, parseSourceSpec, type AgentSource, type GitService, type LoadAgentsOptions, type RepositoryInfo } from '@airspace/git';
+import {
+  loadAgents,
+  openRepository,
+  parseSourceSpec,
+  patchAgent,
+  worktreeOverrides,
+  type AgentSource,
+  type GitService,
+  type LoadAgentsOptions,
+  type LoadAgentsResult,
+  type RepositoryInfo,
+} from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
 import { applyIntentMap, type IntentMap } from './intent.js';
@@ -66,6 +77,14 @@ export interface ScanExtra {
    * base moved, reads every agent.
    */
   readonly only?: readonly string[];
+  /**
+   * For agents in `only` (keyed the same way: id or worktree directory), the repository-relative
+   * paths that changed since the previous scan, when the caller knows them (an editor's save, a
+   * file watcher). Such an agent is patched — those paths read again, nothing else — instead of
+   * snapshotting its whole work tree. A key that is absent means "unknown": a full read. The
+   * caller promises that nothing else changed; HEAD is checked, and any doubt means a full read.
+   */
+  readonly changedPaths?: Readonly<Record<string, readonly string[]>>;
   /** Added to the scanner's intent for this scan. */
   readonly intent?: IntentMap;
   /**
@@ -160,9 +179,34 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const progress = options.onProgress ?? (() => undefined);
   let setup: Promise<Setup> | undefined;
   let git: GitService | undefined;
-  let previous: { agents: Agent[]; problems: Problem[]; base: string } | undefined;
+  let previous: { agents: Agent[]; problems: Problem[]; base: LoadAgentsResult['base']; repository: LoadAgentsResult['repository'] } | undefined;
   const analysis = createAnalysisState();
   let disposed = false;
+
+  /**
+   * The agents of `extra.only` patched with their known changed paths, the others kept from the
+   * previous scan; undefined (read them with `loadAgents`) unless every one of them can be.
+   */
+  const patched = async (extra: ScanExtra, overrides: Overrides | undefined, time: number): Promise<LoadAgentsResult | undefined> => {
+    const before = previous;
+    if (!extra.only?.length || !extra.changedPaths || !before || !git) return undefined;
+    const { recency } = await setup!;
+    const agents: Agent[] = [];
+    for (const key of extra.only) {
+      const agent = before.agents.find((a) => a.id === key || (a.worktree !== undefined && resolve(a.worktree) === resolve(key)));
+      const paths = extra.changedPaths[key] ?? (agent ? extra.changedPaths[agent.id] : undefined);
+      if (!agent?.worktree || !paths) return undefined;
+      const own = overrides ? worktreeOverrides(overrides, agent.worktree) : undefined;
+      const result = await patchAgent({ git, agent, paths, ...(own ? { overrides: own } : {}), now: time, ...(recency ? { recency } : {}) });
+      if (!('agent' in result)) return undefined;
+      agents.push(result.agent);
+    }
+    // Agents whose working set became empty leave the scan, as after a full read.
+    const live = agents.filter((a) => a.files.length > 0);
+    // Repository-wide problems, and those of the patched agents (not read again in full), stay.
+    const problems = before.problems.filter((p) => p.agent === undefined || live.some((a) => a.id === p.agent));
+    return { agents: live, base: before.base, repository: before.repository, problems, git };
+  };
 
   const scan = async (overrideBuffers?: Overrides, extra: ScanExtra = {}): Promise<ScanResult> => {
     if (disposed) throw new Error('This scanner was disposed.');
@@ -175,18 +219,20 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const time = now();
     progress({ phase: 'agents', done: 0, total: 1 });
     const overrides = overrideBuffers ?? options.overrides;
-    const loaded = await loadAgents({
-      repo: repository.root,
-      ...(base !== undefined ? { base } : {}),
-      ...(sources ? { sources } : {}),
-      ...(overrides ? { overrides } : {}),
-      ...(recency ? { recency } : {}),
-      ...(git ? { git } : {}),
-      ...(extra.only && previous ? { only: extra.only } : {}),
-      now: time,
-    });
+    const loaded =
+      (await patched(extra, overrides, time)) ??
+      (await loadAgents({
+        repo: repository.root,
+        ...(base !== undefined ? { base } : {}),
+        ...(sources ? { sources } : {}),
+        ...(overrides ? { overrides } : {}),
+        ...(recency ? { recency } : {}),
+        ...(git ? { git } : {}),
+        ...(extra.only && previous ? { only: extra.only } : {}),
+        now: time,
+      }));
     git = loaded.git;
-    if (extra.only && previous && previous.base === loaded.base.commit) {
+    if (extra.only && previous && previous.base.commit === loaded.base.commit) {
       const named = new Set(extra.only.map((x) => resolve(x)));
       const reread = (a: Agent): boolean => extra.only!.includes(a.id) || (a.worktree !== undefined && named.has(resolve(a.worktree)));
       const fresh = new Set(loaded.agents.map((a) => a.id));
@@ -196,7 +242,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       const rereadIds = new Set([...extra.only, ...previous.agents.filter(reread).map((a) => a.id)]);
       loaded.problems.push(...previous.problems.filter((p) => p.agent !== undefined && !rereadIds.has(p.agent)));
     }
-    previous = { agents: [...loaded.agents], problems: [...loaded.problems], base: loaded.base.commit };
+    previous = { agents: [...loaded.agents], problems: [...loaded.problems], base: loaded.base, repository: loaded.repository };
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };

@@ -94,6 +94,29 @@ describe('scanRepository', () => {
     }
   }, 60_000);
 
+  it('patches an agent with the paths an editor says changed, to what a full scan gives', async () => {
+    repo = twoAgents();
+    const bobDir = join(repo.dir + '-wt', 'bob');
+    const scanner = createScanner({ repo: repo.dir, now: () => 1_000 });
+    const strip = (r: Awaited<ReturnType<typeof scanRepository>>) => ({
+      agents: r.agents.map((a) => ({ id: a.id, files: a.files.map((f) => ({ path: f.path, status: f.status, baseRanges: f.baseRanges, newBlob: f.newBlob })) })),
+      links: r.links.map((l) => ({ a: l.a, b: l.b, level: l.level, risk: l.risk.toFixed(6) })),
+    });
+    try {
+      expect((await scanner.scan()).counts.resolution).toBe(0);
+      // bob now edits alice's line, in a saved file and in an unsaved buffer of a new file.
+      writeFileSync(join(bobDir, 'src', 'a.ts'), 'export const a = 30;\n');
+      const buffers = { [bobDir]: { 'src/new.ts': "import { a } from './a.js';\nexport const n = a;\n" } };
+      const patched = await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: ['src/a.ts'] } });
+      const full = await scanRepository({ repo: repo.dir, now: () => 1_000, overrides: buffers });
+      expect(patched.counts.resolution).toBe(1);
+      expect(strip(patched)).toEqual(strip(full));
+      expect(patched.agents.find((a) => a.id === 'bob')!.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
+    } finally {
+      await scanner.dispose();
+    }
+  }, 60_000);
+
   it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
     const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { ...builtinsOff, 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
     expect(Object.keys(result.weights)).toEqual(['same-path']);

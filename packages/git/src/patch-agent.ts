@@ -1,0 +1,150 @@
+/**
+ * `patchAgent`: an agent read before, with only some of its paths read again — an editor's save
+ * or a watcher's file event in a 10,000-file worktree costs a few files, not a snapshot of the
+ * whole work tree. The state tree is changed in memory (`TreeModel`) and written as loose objects
+ * into the scratch store; only the changed paths are diffed against the merge base, with the same
+ * `git diff-tree` flags as a full read, so the edits are the ones a full read would give.
+ *
+ * Whenever the shortcut could be wrong it declines (`{ fallback: why }`) and the caller reads the
+ * agent in full: HEAD moved, a path is now a directory or a symbolic link, a file is over the size
+ * limit, the agent was read file-level only.
+ */
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent, FileEdit, RecencyOptions } from '@airspace/core';
+import { writeLooseBlob } from './blob.js';
+import { runGit } from './exec.js';
+import type { GitService } from './service.js';
+import { normalizeRelPath } from './snapshot.js';
+import { blobSizes, diffTrees, fileMtime, toFileEdit } from './working-set.js';
+
+export interface PatchAgentOptions {
+  /** The service the agent was loaded with (its state and scratch store). */
+  readonly git: GitService;
+  /** The agent as last loaded (by `loadAgents` or `patchAgent`). */
+  readonly agent: Agent;
+  /** Repository-relative paths that may have changed since (saved files, watcher events). */
+  readonly paths: readonly string[];
+  /** The worktree's unsaved buffers now (repository-relative path → text), all of them. */
+  readonly overrides?: Readonly<Record<string, string | Buffer>>;
+  readonly now?: number;
+  readonly recency?: RecencyOptions;
+}
+
+export type PatchAgentResult = { readonly agent: Agent } | { readonly fallback: string };
+
+const isFile = (st: Stats | undefined): boolean => st !== undefined && st.isFile();
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgentResult> {
+  const { git, agent } = options;
+  const state = git.state(agent);
+  const dir = agent.worktree;
+  if (!state || !dir || state.worktree === undefined) return { fallback: 'not a worktree agent read before' };
+  if (!state.mergeBase || !state.head) return { fallback: 'no merge base or no commit yet' };
+  if (agent.incomplete?.length || agent.meta?.fileLevelOnly) return { fallback: 'read file-level only' };
+  const now = options.now ?? Date.now();
+  const recency = options.recency ?? git.recency;
+  const maxBytes = git.maxFileBytes;
+
+  const overrides = new Map<string, string | Buffer>();
+  for (const [key, text] of Object.entries(options.overrides ?? {})) {
+    const p = normalizeRelPath(key);
+    if (p) overrides.set(p, text);
+  }
+  const before = new Set((agent.meta?.overridden as readonly string[] | undefined) ?? []);
+  // A buffer opened, changed or closed since the last read is a changed path too.
+  const paths = new Set<string>();
+  for (const p of [...options.paths, ...overrides.keys(), ...before]) {
+    const path = normalizeRelPath(p);
+    if (path && path !== '.git' && !path.startsWith('.git/')) paths.add(path);
+  }
+
+  const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir, okCodes: [1] })).trim();
+  if (head !== state.head) return { fallback: 'HEAD moved' };
+  const model = await git.treeModel(agent);
+  if (!model) return { fallback: 'no state tree' };
+
+  type Next = { path: string; content?: Buffer | string; stat?: Stats; overridden: boolean };
+  const next: Next[] = [];
+  const untracked: string[] = [];
+  for (const path of paths) {
+    if (model.isDirectory(path)) return { fallback: `${path} is a directory` };
+    const old = model.file(path);
+    if (old && old.mode !== '100644' && old.mode !== '100755') return { fallback: `${path} is a symbolic link or a submodule` };
+    const override = overrides.get(path);
+    const stat = statOf(join(dir, path));
+    if (override !== undefined) {
+      next.push({ path, content: override, ...(stat ? { stat } : {}), overridden: true });
+      continue;
+    }
+    if (stat && !isFile(stat)) return { fallback: `${path} is not a regular file` };
+    if (stat && stat.size > maxBytes) return { fallback: `${path} is over the size limit` };
+    if (stat && !old) untracked.push(path);
+    next.push({ path, ...(stat ? { stat, content: readFileSync(join(dir, path)) } : {}), overridden: false });
+  }
+  // New files count only when git would add them (`git add -A` leaves ignored files out).
+  const ignored = new Set<string>();
+  if (untracked.length) {
+    const out = await runGit(['check-ignore', '-z', '--stdin'], { cwd: dir, input: untracked.join('\0') + '\0', okCodes: [1] });
+    for (const p of out.split('\0')) if (p) ignored.add(p);
+  }
+
+  const changed = new Set<string>();
+  for (const n of next) {
+    const old = model.file(n.path);
+    if (n.content === undefined || ignored.has(n.path)) {
+      if (old) {
+        model.remove(n.path);
+        changed.add(n.path);
+      }
+      continue;
+    }
+    const mode = n.stat && n.stat.mode & 0o111 ? '100755' : '100644';
+    const id = writeLooseBlob(git.scratch.objectsDir, n.content);
+    if (old?.id === id && old.mode === mode) continue;
+    model.set(n.path, { mode, id });
+    changed.add(n.path);
+  }
+  const overridden = [...overrides.keys()].sort();
+  const meta = { ...agent.meta, ...(overridden.length ? { overridden } : {}) };
+  if (!overridden.length) delete (meta as Record<string, unknown>).overridden;
+  if (changed.size === 0) return { agent: { ...agent, meta } };
+
+  const tree = model.write(git.scratch.objectsDir);
+  // A renamed file's other side is diffed with it, so the rename is found again (or undone).
+  const diffPaths = new Set(changed);
+  for (const f of agent.files) {
+    if (f.oldPath && changed.has(f.path)) diffPaths.add(f.oldPath);
+    if (f.oldPath && changed.has(f.oldPath)) diffPaths.add(f.path);
+  }
+  const env = git.scratch.env();
+  const entries = await diffTrees(dir, env, state.mergeBase, tree, maxBytes, [...diffPaths].sort());
+  const binary = entries.filter((e) => e.binary).flatMap((e) => [e.newBlob, e.oldBlob]).filter((x): x is string => !!x);
+  const sizes = binary.length ? await blobSizes(dir, env, binary) : new Map<string, number>();
+  const fresh: FileEdit[] = [];
+  for (const e of entries) {
+    const edit = toFileEdit(e, {
+      lastEditedAt: (path) => (overrides.has(path) ? now : fileMtime(dir, path)),
+      now,
+      recency,
+      tooLarge: (blob) => blob !== undefined && (sizes.get(blob) ?? 0) > maxBytes,
+      wholeFiles: false,
+    });
+    if (edit) fresh.push(edit);
+  }
+  const files = [...agent.files.filter((f) => !diffPaths.has(f.path) && !(f.oldPath && diffPaths.has(f.oldPath))), ...fresh].sort((x, y) =>
+    x.path < y.path ? -1 : x.path > y.path ? 1 : 0,
+  );
+  git.register({ ...state, tree, dirty: true });
+  return { agent: { ...agent, files, meta: { ...meta, tree, dirty: true } } };
+}
+
