@@ -31,6 +31,7 @@ export interface PatchAgentOptions {
   readonly recency?: RecencyOptions;
 }
 
+/** `agent` is the given object itself when nothing changed. */
 export type PatchAgentResult = { readonly agent: Agent } | { readonly fallback: string };
 
 const isFile = (st: Stats | undefined): boolean => st !== undefined && st.isFile();
@@ -115,6 +116,10 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
     changed.add(n.path);
   }
   const overridden = [...overrides.keys()].sort();
+  if (changed.size === 0 && overridden.join('\0') === [...before].sort().join('\0')) {
+    // Nothing changed (a watcher's echo of a save already read): the very same agent.
+    return { agent };
+  }
   const meta = { ...agent.meta, ...(overridden.length ? { overridden } : {}) };
   if (!overridden.length) delete (meta as Record<string, unknown>).overridden;
   if (changed.size === 0) return { agent: { ...agent, meta } };

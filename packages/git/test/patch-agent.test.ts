@@ -77,6 +77,9 @@ describe('patchAgent: a few paths read again give what a full read gives', () =>
     expect(shape(withBuffer.agent)).toEqual(shape(agent((await load({ dir: bob.dir, files: { 'a.ts': buffer } })).agents, 'bob')));
     expect(withBuffer.agent.meta!.overridden).toEqual(['a.ts']);
     expect(withBuffer.agent.files[0]!.lastEditedAt).toBe(NOW);
+    // The same buffer again: nothing changed, the very same agent.
+    const same = await patchAgent({ git: first.git, agent: withBuffer.agent, paths: ['a.ts'], overrides: { 'a.ts': buffer }, now: NOW });
+    expect('agent' in same && same.agent).toBe(withBuffer.agent);
     const closed = await patchAgent({ git: first.git, agent: withBuffer.agent, paths: [], now: NOW });
     if (!('agent' in closed)) throw new Error(closed.fallback);
     expect(shape(closed.agent)).toEqual(shape(agent((await load()).agents, 'bob')));

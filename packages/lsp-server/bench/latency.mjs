@@ -4,6 +4,7 @@
 //
 //   npm run bench -w @airspace/lsp-server            (10,000 files, 20 saves)
 //   AIRSPACE_BENCH_FILES=2000 AIRSPACE_BENCH_SAVES=10 npm run bench -w @airspace/lsp-server
+//   AIRSPACE_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' …   (profiles the server and its engine)
 //
 // The server is the built bin with its default engine (@airspace/scanner in a worker thread).
 import { spawn } from 'node:child_process';
@@ -50,7 +51,8 @@ for (let i = 0; i < 6; i++) {
 const loadWarm = loads.slice(1);
 console.error(`loadAgents: ${loads.map((x) => Math.round(x)).join(', ')} ms`);
 
-const args = [here('../dist/bin.js'), '--stdio'];
+// AIRSPACE_BENCH_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile it.
+const args = [...(process.env.AIRSPACE_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), here('../dist/bin.js'), '--stdio'];
 const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
 const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
 const uri = pathToFileURL(bobFile).href;
@@ -100,6 +102,8 @@ for (let i = 1; i <= SAVES; i++) {
 }
 await Promise.race([connection.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 10_000))]);
 await connection.sendNotification('exit').catch(() => undefined);
+// Let the server exit by itself (a profile, when asked for, is written at exit).
+await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
 connection.dispose();
 child.kill();
 repo.dispose();

@@ -182,16 +182,19 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   let previous: { agents: Agent[]; problems: Problem[]; base: LoadAgentsResult['base']; repository: LoadAgentsResult['repository'] } | undefined;
   const analysis = createAnalysisState();
   let disposed = false;
+  /** The last result, and the intent and probe it was asked with. */
+  let last: { result: ScanResult; asked: string } | undefined;
 
   /**
    * The agents of `extra.only` patched with their known changed paths, the others kept from the
    * previous scan; undefined (read them with `loadAgents`) unless every one of them can be.
    */
-  const patched = async (extra: ScanExtra, overrides: Overrides | undefined, time: number): Promise<LoadAgentsResult | undefined> => {
+  const patched = async (extra: ScanExtra, overrides: Overrides | undefined, time: number): Promise<(LoadAgentsResult & { unchanged: boolean }) | undefined> => {
     const before = previous;
     if (!extra.only?.length || !extra.changedPaths || !before || !git) return undefined;
     const { recency } = await setup!;
     const agents: Agent[] = [];
+    let unchanged = true;
     for (const key of extra.only) {
       const agent = before.agents.find((a) => a.id === key || (a.worktree !== undefined && resolve(a.worktree) === resolve(key)));
       const paths = extra.changedPaths[key] ?? (agent ? extra.changedPaths[agent.id] : undefined);
@@ -200,12 +203,13 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       const result = await patchAgent({ git, agent, paths, ...(own ? { overrides: own } : {}), now: time, ...(recency ? { recency } : {}) });
       if (!('agent' in result)) return undefined;
       agents.push(result.agent);
+      if (result.agent !== agent) unchanged = false;
     }
     // Agents whose working set became empty leave the scan, as after a full read.
     const live = agents.filter((a) => a.files.length > 0);
     // Repository-wide problems, and those of the patched agents (not read again in full), stay.
     const problems = before.problems.filter((p) => p.agent === undefined || live.some((a) => a.id === p.agent));
-    return { agents: live, base: before.base, repository: before.repository, problems, git };
+    return { agents: live, base: before.base, repository: before.repository, problems, git, unchanged };
   };
 
   const scan = async (overrideBuffers?: Overrides, extra: ScanExtra = {}): Promise<ScanResult> => {
@@ -219,8 +223,12 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const time = now();
     progress({ phase: 'agents', done: 0, total: 1 });
     const overrides = overrideBuffers ?? options.overrides;
+    const patch = await patched(extra, overrides, time);
+    // A patch that changed nothing (a file event echoing a save already read) scores nothing new.
+    const askedFor = JSON.stringify([extra.intent ?? null, extra.probe ?? null]);
+    if (patch?.unchanged && last?.asked === askedFor) return last.result;
     const loaded =
-      (await patched(extra, overrides, time)) ??
+      patch ??
       (await loadAgents({
         repo: repository.root,
         ...(base !== undefined ? { base } : {}),
@@ -285,7 +293,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       },
     );
     progress({ phase: 'scan', done: 1, total: 1 });
-    return { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...result.problems] };
+    const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...result.problems] };
+    last = { result: full, asked: askedFor };
+    return full;
   };
 
   return {

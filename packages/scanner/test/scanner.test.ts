@@ -112,6 +112,10 @@ describe('scanRepository', () => {
       expect(patched.counts.resolution).toBe(1);
       expect(strip(patched)).toEqual(strip(full));
       expect(patched.agents.find((a) => a.id === 'bob')!.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
+      // A file event echoing that save changes nothing: the same result, nothing scored again.
+      expect(await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: ['src/a.ts'] } })).toBe(patched);
+      // Declared intent is new input: scored again.
+      expect(await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: [] }, intent: { bob: ['docs/x.md'] } })).not.toBe(patched);
     } finally {
       await scanner.dispose();
     }
