@@ -3,9 +3,9 @@
  * objects written into a scratch object directory — never into a user's object store.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 
 export function objectId(type: 'blob' | 'tree' | 'commit', content: Buffer | string): string {
   const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
@@ -34,4 +34,23 @@ export function writeLooseObject(objectsDir: string, type: 'blob' | 'tree' | 'co
 /** Writes a loose blob into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */
 export function writeLooseBlob(objectsDir: string, content: Buffer | string): string {
   return writeLooseObject(objectsDir, 'blob', content);
+}
+
+/**
+ * Reads a loose object of `objectsDir` in-process (no git process): what Airspace wrote to its
+ * scratch store. Undefined when it is not there as a loose object (packed, or elsewhere).
+ */
+export function readLooseObject(objectsDir: string, id: string): { type: string; content: Buffer } | undefined {
+  if (!/^[0-9a-f]{40}$/.test(id)) return undefined;
+  let raw: Buffer;
+  try {
+    raw = inflateSync(readFileSync(join(objectsDir, id.slice(0, 2), id.slice(2))));
+  } catch {
+    return undefined;
+  }
+  const nul = raw.indexOf(0);
+  const [type, size] = raw.subarray(0, nul).toString('latin1').split(' ');
+  const content = raw.subarray(nul + 1);
+  if (!type || Number(size) !== content.length) return undefined;
+  return { type, content };
 }

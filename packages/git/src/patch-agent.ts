@@ -15,6 +15,7 @@ import type { Agent, FileEdit, RecencyOptions } from '@airspace/core';
 import { writeLooseBlob } from './blob.js';
 import { runGit } from './exec.js';
 import type { GitService } from './service.js';
+import { readHeadCommit } from './repository.js';
 import { normalizeRelPath } from './snapshot.js';
 import { blobSizes, diffTrees, fileMtime, toFileEdit } from './working-set.js';
 
@@ -69,7 +70,7 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
     if (path && path !== '.git' && !path.startsWith('.git/')) paths.add(path);
   }
 
-  const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir, okCodes: [1] })).trim();
+  const head = readHeadCommit(dir) ?? (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir, okCodes: [1] })).trim();
   if (head !== state.head) return { fallback: 'HEAD moved' };
   const model = await git.treeModel(agent);
   if (!model) return { fallback: 'no state tree' };

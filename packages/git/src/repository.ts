@@ -2,8 +2,8 @@
  * Where the repository is and what the scan base is. Two git calls at most; every failure is a
  * GitSourceError with a sentence a user can act on.
  */
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { GitError, runGit, runGitRaw } from './exec.js';
 import { noDefaultBase, notARepository, unknownBase } from './problems.js';
 
@@ -89,4 +89,50 @@ export async function resolveBase(cwd: string, ref?: string): Promise<BaseInfo> 
     return { ref: name, commit };
   }
   throw noDefaultBase(DEFAULT_BASE_CANDIDATES);
+}
+
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The commit a worktree's HEAD points at, read from its files (`.git` → HEAD → loose or packed
+ * ref) without starting git — an editor's save asks this every time. Undefined when the layout is
+ * not one this reads (reftable, an unborn branch, anything odd): ask `git rev-parse HEAD` then.
+ */
+export function readHeadCommit(worktree: string): string | undefined {
+  const dotGit = resolve(worktree, '.git');
+  let gitDir = dotGit;
+  const file = readText(dotGit);
+  if (file !== undefined) {
+    const m = /^gitdir: (.+)$/m.exec(file);
+    if (!m) return undefined;
+    gitDir = resolve(worktree, m[1]!.trim());
+  }
+  const common = readText(join(gitDir, 'commondir'));
+  const commonDir = common === undefined ? gitDir : resolve(gitDir, common.trim());
+  if (existsSync(join(commonDir, 'reftable'))) return undefined;
+  let head = readText(join(gitDir, 'HEAD'))?.trim();
+  for (let depth = 0; head !== undefined && depth < 5; depth++) {
+    if (OID.test(head)) return head;
+    const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
+    if (!ref || ref.includes('..')) return undefined;
+    head = (readText(join(gitDir, ref)) ?? readText(join(commonDir, ref)))?.trim();
+    if (head === undefined) {
+      // Packed: `<oid> <ref>` lines (peeled `^<oid>` lines follow tags).
+      const packed = readText(join(commonDir, 'packed-refs')) ?? '';
+      for (const line of packed.split('\n')) {
+        const sp = line.indexOf(' ');
+        if (sp > 0 && line.slice(sp + 1).trim() === ref) return OID.test(line.slice(0, sp)) ? line.slice(0, sp) : undefined;
+      }
+      return undefined;
+    }
+  }
+  return undefined;
 }

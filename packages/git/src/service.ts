@@ -209,7 +209,7 @@ export class GitService implements PairEditsService {
     let hit = this.commitCache.get(key);
     if (!hit) {
       this.stats.stateCommits++;
-      hit = writeStateCommit(this.scratch, this.cwd, s.tree, s.head);
+      hit = Promise.resolve(writeStateCommit(this.scratch, s.tree, s.head));
       this.commitCache.set(key, hit);
     }
     return hit;

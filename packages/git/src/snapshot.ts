@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeLooseBlob } from './blob.js';
+import { writeLooseBlob, writeLooseObject } from './blob.js';
 import { runGit, runGitRaw } from './exec.js';
 import type { ScratchStore } from './scratch.js';
 
@@ -92,17 +92,13 @@ export async function snapshotWorktree(
 }
 
 /** Fixed identity and date: the same (tree, parent) always gives the same state commit id. */
-const STATE_COMMIT_ENV = {
-  GIT_AUTHOR_NAME: 'airspace',
-  GIT_AUTHOR_EMAIL: 'airspace@localhost',
-  GIT_AUTHOR_DATE: '1000000000 +0000',
-  GIT_COMMITTER_NAME: 'airspace',
-  GIT_COMMITTER_EMAIL: 'airspace@localhost',
-  GIT_COMMITTER_DATE: '1000000000 +0000',
-};
+const STATE_IDENTITY = 'airspace <airspace@localhost> 1000000000 +0000';
 
-/** A scratch commit of `tree` on top of `parent`, so that `merge-tree` finds the right merge base. */
-export async function writeStateCommit(scratch: ScratchStore, cwd: string, tree: string, parent: string | undefined): Promise<string> {
-  const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', 'airspace state'];
-  return (await runGit(args, { cwd, env: scratch.env(STATE_COMMIT_ENV) })).trim();
+/**
+ * A scratch commit of `tree` on top of `parent`, so that `merge-tree` finds the right merge base.
+ * Written in-process (the object `git commit-tree` would write with that identity and date).
+ */
+export function writeStateCommit(scratch: ScratchStore, tree: string, parent: string | undefined): string {
+  const body = `tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author ${STATE_IDENTITY}\ncommitter ${STATE_IDENTITY}\n\nairspace state\n`;
+  return writeLooseObject(scratch.objectsDir, 'commit', body);
 }

@@ -80,6 +80,10 @@ interface Repo {
    * changed (`all` when unknown: a git event, polling); `all` when nothing is known.
    */
   changed: Map<string, Set<string> | 'all'> | 'all';
+  /** Whether the scan being published read some worktree in full. */
+  fullScan: boolean;
+  /** The last `git worktree list`, and the agents' worktrees when it was taken. */
+  worktreeList?: { readonly agentsKey: string; readonly dirs: readonly string[] };
   readonly watcher: WorktreeWatcher;
 }
 
@@ -201,6 +205,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           lastAdvisories: new Map(),
           watched: new Set(),
           changed: 'all',
+          fullScan: true,
           watcher: newWatcher(),
           loop: new ScanLoop<ScanResult>({
             run: () => runScan(r),
@@ -325,6 +330,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     const intent = intentFor(repo);
     const changed = repo.changed;
     repo.changed = new Map();
+    repo.fullScan = changed === 'all' || [...changed.values()].some((paths) => paths === 'all');
     const changedPaths: Record<string, string[]> = {};
     if (changed !== 'all') for (const [worktree, paths] of changed) if (paths !== 'all') changedPaths[worktree] = [...paths].sort();
     try {
@@ -336,7 +342,6 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   }
 
   function publishScan(repo: Repo, result: ScanResult): void {
-    diffCache.clear();
     for (const self of repo.selves) {
       const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
       if (agent) repo.selfIds.set(self.worktree, agent.id);
@@ -361,11 +366,18 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   /** Watches every worktree of the repository: one without changes today may collide tomorrow. */
   async function watchRepository(repo: Repo, result: ScanResult): Promise<void> {
     const dirs = new Set<string>(result.agents.filter((a) => a.worktree).map((a) => real(a.worktree!)));
-    const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
-      log.error(`git worktree list failed: ${message(e)}`);
-      return '';
-    });
-    for (const line of listed.split('\n')) if (line.startsWith('worktree ')) dirs.add(real(line.slice('worktree '.length)));
+    // Worktrees without changes are not agents but are watched for their first change. Listing
+    // them costs a git process on the server's thread: only after a full scan (a git event: a
+    // worktree added or removed) or when the agents' worktrees differ from the last listing.
+    const agentsKey = [...dirs].sort().join('\0');
+    if (repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey) {
+      const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
+        log.error(`git worktree list failed: ${message(e)}`);
+        return '';
+      });
+      repo.worktreeList = { agentsKey, dirs: listed.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => real(l.slice('worktree '.length))) };
+    }
+    for (const dir of repo.worktreeList!.dirs) dirs.add(dir);
     for (const s of repo.selves) dirs.delete(s.worktree);
     repo.watched = new Set([...dirs, ...repo.selves.map((s) => s.worktree)]);
     repo.watcher.set([...repo.selves.map((s) => ({ worktree: s.worktree, gitDir: s.gitDir, commonDir: s.commonDir })), ...[...dirs].map((worktree) => ({ worktree, ...(gitDirOf(worktree) ? { gitDir: gitDirOf(worktree)! } : {}) }))]);
@@ -416,8 +428,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   function otherDiff(f: Finding, repo: Repo | undefined): Promise<string> {
     if (!f.other.worktree || !f.other.path) return Promise.resolve('');
-    const base = repo?.loop.latest?.agents.find((a) => a.id === f.other.agent)?.base;
-    const key = [f.other.worktree, f.other.path, base ?? '', f.other.range?.join(':') ?? ''].join('|');
+    const other = repo?.loop.latest?.agents.find((a) => a.id === f.other.agent);
+    const base = other?.base;
+    // The other side's state tree is in the key: its diff is fetched again only when it changed.
+    const state = typeof other?.meta?.tree === 'string' ? other.meta.tree : '';
+    const key = [f.other.worktree, f.other.path, base ?? '', f.other.range?.join(':') ?? '', state].join('|');
+    if (diffCache.size > 500) diffCache.clear();
     let p = diffCache.get(key);
     if (!p) {
       p = otherChange({ worktree: f.other.worktree, path: f.other.path, ...(f.other.range ? { range: f.other.range } : {}), ...(base ? { base } : {}) }).catch((e) => `(their diff is unavailable: ${message(e)})`);
