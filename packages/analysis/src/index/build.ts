@@ -125,6 +125,11 @@ export interface IndexOptions {
   readonly store?: FactsStore;
   /** Parse workers (0 = in this thread). Default: cores, at most 8. */
   readonly workers?: number;
+  /**
+   * Source bytes a parse worker handles before it is recycled (default 1 MiB: on the 10k-file
+   * generated repository, peak RSS 0.55 GiB instead of 1.15 GiB with 4 MiB, at the same time).
+   */
+  readonly parseBatchBytes?: number;
   /** Files larger than this are skipped (default 1 MiB). */
   readonly maxFileBytes?: number;
   /** A previous index of the same repository: its facts and resolutions are reused where inputs are unchanged. */
@@ -133,6 +138,7 @@ export interface IndexOptions {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1 << 20;
+export const DEFAULT_PARSE_BATCH_BYTES = 1 << 20;
 
 /** Runs `fn` over `items` with at most `limit` promises in flight. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -170,7 +176,7 @@ interface FactsJob {
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
   store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'onProgress'>,
+  options: Pick<IndexOptions, 'workers' | 'parseBatchBytes' | 'maxFileBytes' | 'previous' | 'onProgress'>,
 ): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
@@ -227,7 +233,10 @@ export async function loadFacts(
       ? []
       : await parseAll(
           toParse.map((j) => ({ language: j.language, content: j.content! })),
-          { ...(options.workers !== undefined ? { workers: options.workers } : {}), onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
+          {
+            ...(options.workers !== undefined ? { workers: options.workers } : {}),
+            batchBytes: options.parseBatchBytes ?? DEFAULT_PARSE_BATCH_BYTES,
+            onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
         );
   const parseMs = performance.now() - t0;
   let parseErrors = 0;
