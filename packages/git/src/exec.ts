@@ -4,6 +4,7 @@
  * GIT_OBJECT_DIRECTORY / GIT_INDEX_FILE, see the merge channel).
  */
 import { spawn } from 'node:child_process';
+import { launch, useLauncher } from './launcher.js';
 
 export interface GitRunOptions {
   readonly cwd: string;
@@ -46,6 +47,21 @@ export function gitEnv(extra?: Readonly<Record<string, string>>): NodeJS.Process
 
 /** Runs git and returns raw stdout. Rejects with GitError unless the exit code is 0 or in okCodes. */
 export function runGitRaw(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  if (useLauncher()) {
+    const launched = launch({ args: ['-c', 'core.quotepath=off', ...args], cwd: options.cwd, env: gitEnv(options.env), ...(options.input !== undefined ? { input: options.input } : {}), maxBuffer: options.maxBuffer ?? 1 << 30 });
+    if (launched) {
+      return launched.then((r) => {
+        // The launcher died or could not start git: run it here instead.
+        if ('error' in r) return spawnGit(args, options);
+        if (r.code === 0 || options.okCodes?.includes(r.code)) return { stdout: Buffer.from(r.stdout), stderr: r.stderr, code: r.code };
+        throw new GitError(args, r.code, r.stderr);
+      });
+    }
+  }
+  return spawnGit(args, options);
+}
+
+function spawnGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['-c', 'core.quotepath=off', ...args], { cwd: options.cwd, env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
