@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { runGit, runGitRaw } from '@airspace/git';
+import { createBlobReader, runGit, runGitRaw } from '@airspace/git';
 
 export interface SnapshotFile {
   /** Repository-relative path, forward slashes. */
@@ -124,51 +124,20 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
 }
 
 /**
- * A commit's tree (`git ls-tree -r`): contents are read in batches with one
- * `git cat-file --batch` per group of reads made in the same tick.
+ * A commit's tree (`git ls-tree -r`): contents are read through one long-lived
+ * `git cat-file --batch` (`createBlobReader`).
  */
 export async function treeSnapshot(dir: string, rev: string): Promise<Snapshot> {
   const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', rev], { cwd: dir });
-  const reader = batchBlobReader(dir);
+  const reader = createBlobReader(dir);
   const files: SnapshotFile[] = [];
   for (const rec of out.stdout.toString('utf8').split('\0')) {
     if (!rec) continue;
     const tab = rec.indexOf('\t');
     const [mode, type, blob] = rec.slice(0, tab).split(' ');
     if (type !== 'blob' || mode === '120000' || !blob) continue;
-    files.push({ path: rec.slice(tab + 1), blobId: blob, read: () => reader(blob) });
+    files.push({ path: rec.slice(tab + 1), blobId: blob, read: () => reader.read(blob) });
   }
   return { files };
 }
 
-function batchBlobReader(cwd: string): (blob: string) => Promise<Buffer> {
-  let pending: { blob: string; resolve: (b: Buffer) => void; reject: (e: Error) => void }[] = [];
-  const flush = async () => {
-    const group = pending;
-    pending = [];
-    try {
-      const res = await runGitRaw(['cat-file', '--batch'], { cwd, input: group.map((g) => g.blob).join('\n') + '\n' });
-      const buf = res.stdout;
-      let at = 0;
-      for (const g of group) {
-        const nl = buf.indexOf(10, at);
-        const header = buf.subarray(at, nl).toString('utf8').split(' ');
-        if (header[1] === 'missing') {
-          g.reject(new Error(`blob ${g.blob} is missing`));
-          at = nl + 1;
-          continue;
-        }
-        const size = Number(header[2]);
-        g.resolve(Buffer.from(buf.subarray(nl + 1, nl + 1 + size)));
-        at = nl + 1 + size + 1;
-      }
-    } catch (e) {
-      for (const g of group) g.reject(e as Error);
-    }
-  };
-  return (blob) =>
-    new Promise((resolve, reject) => {
-      if (pending.length === 0) setImmediate(() => void flush());
-      pending.push({ blob, resolve, reject });
-    });
-}

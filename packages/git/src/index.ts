@@ -12,3 +12,4 @@ export * from './service.js';
 export * from './load-agents.js';
 export * from './tree-model.js';
 export * from './patch-agent.js';
+export * from './blob-reader.js';
