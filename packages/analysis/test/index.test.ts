@@ -112,7 +112,7 @@ describe('cache on disk under the git common directory', () => {
     const lang = seg.entries[1][0].split(':')[1];
     seg.entries[1][1] = { ...seg.entries[1][1], l: lang === 'python' ? 'tsx' : 'python' };
     writeFileSync(join(segDir, heads[0]!), JSON.stringify(seg));
-    writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-2","vers');
+    writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-3","vers');
     const again = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(again.stats.parsed).toBe(2);
     expect(again.problems.join('\n')).toMatch(/corrupt facts cache segment .*truncated.*removed/);
@@ -306,7 +306,7 @@ describe('re-indexing with a previous index', () => {
     // Tamper with the persisted outcome: a new process must use it (proving it resolved nothing).
     const resPath = join(first.store.dir!, `res-${first.resolverKey}.json`);
     const res = JSON.parse(readFileSync(resPath, 'utf8'));
-    res.files['src/a.ts'][1] = [[1, 'persisted-marker']];
+    res.files['src/a.ts'][1] = [{ specifier: 'b', kind: 'static', line: 1, targets: [], external: 'persisted-marker' }];
     writeFileSync(resPath, JSON.stringify(res));
     const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.resolverKey).toBe(first.resolverKey);

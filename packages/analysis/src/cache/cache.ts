@@ -5,7 +5,8 @@
  * all its worktrees.
  *
  * On disk it is a log of segments, each a batch of entries written by one index run, in two
- * files: `seg-*.head.json` (per entry the head — imports, parse errors, line count — and where its
+ * files: `seg-*.head.json` (per entry the head — imports as JSON text, decoded on first access,
+ * parse errors, line count — and where its
  * body lies) and `seg-*.body` (per entry Int32 references and calls, then exports, definitions and
  * the string table as JSON). A warm start parses only heads; a segment's body is read (one
  * synchronous read, checked against the sha1 in its head) on first access of a body field of any
@@ -30,9 +31,9 @@ import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
 import { checkBody, noteDamage, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
 
-const FORMAT = 'airspace-facts-segment-2';
+const FORMAT = 'airspace-facts-segment-3';
 /** Version of the on-disk layout (part of the directory name, with the facts version). */
-const LAYOUT = 'b2';
+const LAYOUT = 'b3';
 /** Merge segments when a store has read more than this many. */
 const MAX_SEGMENTS = 8;
 /** A body file without its head older than this is left over from a crashed writer. */
@@ -270,8 +271,8 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           const body = slot.body();
           if (!body) continue;
           const parts = encodeBody(body);
-          const { l, p, e, el, n, i } = slot.head;
-          heads.push([key, { l, p, e, el, n, i }, offset, body.r.length, body.c.length, parts[2].length]);
+          const { l, p, e, el, n, i, ni } = slot.head;
+          heads.push([key, { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni }, offset, body.r.length, body.c.length, parts[2].length]);
           for (const p of parts) {
             sha1.update(p);
             chunks.push(p);

@@ -13,7 +13,10 @@ export interface PackedHead {
   readonly e: number;
   readonly el: readonly number[];
   readonly n: number;
-  readonly i: FileFacts['imports'];
+  /** Imports, or (as stored on disk) their JSON text, parsed on first access. */
+  readonly i: FileFacts['imports'] | string;
+  /** Number of imports. */
+  readonly ni: number;
 }
 
 export interface PackedBody {
@@ -64,14 +67,14 @@ export function packFacts(f: FileFacts): PackedFacts {
     c[k++] = x.column;
     c[k++] = id(x.caller);
   }
-  return { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, x: f.exports, d: f.definitions, s: table, r, c };
+  return { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, ni: f.imports.length, x: f.exports, d: f.definitions, s: table, r, c };
 }
 
 /** Checks the shape of a stored head; undefined when it is not one (corrupt or foreign). */
 export function validHead(v: unknown): PackedHead | undefined {
   if (!v || typeof v !== 'object') return undefined;
   const p = v as Partial<PackedHead>;
-  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && Array.isArray(p.i);
+  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && (Array.isArray(p.i) || typeof p.i === 'string') && typeof p.ni === 'number';
   return ok ? (p as PackedHead) : undefined;
 }
 
@@ -95,6 +98,13 @@ export function packedOf(f: FileFacts): PackedFacts | undefined {
 const damaged = new WeakSet<FileFacts>();
 /** For lazily loaded facts: whether their body can still be loaded. */
 const loadable = new WeakMap<FileFacts, () => boolean>();
+
+const importCounts = new WeakMap<FileFacts, number>();
+
+/** Number of imports of some facts, without decoding lazily stored imports. */
+export function importCount(f: FileFacts): number {
+  return importCounts.get(f) ?? f.imports.length;
+}
 
 /** Whether any stored body was ever found corrupt in this process (else nothing is damaged). */
 let anyDamage = false;
@@ -131,8 +141,26 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
     errorCount: h.e,
     errorLines: h.el,
     lineCount: h.n,
-    imports: h.i,
   } as FileFacts;
+  importCounts.set(facts, h.ni);
+  if (typeof h.i === 'string') {
+    const text = h.i;
+    let imports: FileFacts['imports'] | undefined;
+    Object.defineProperty(facts, 'imports', {
+      enumerable: true,
+      get() {
+        if (!imports) {
+          try {
+            const v = JSON.parse(text) as unknown;
+            imports = Array.isArray(v) ? (v as FileFacts['imports']) : [];
+          } catch {
+            imports = [];
+          }
+        }
+        return imports;
+      },
+    });
+  } else Object.defineProperty(facts, 'imports', { enumerable: true, value: h.i, writable: false });
   if (canLoad) loadable.set(facts, () => body !== undefined || canLoad());
   const getBody = (): PackedBody => {
     if (!body) {

@@ -1,34 +1,22 @@
 /**
  * Resolved imports persisted beside the facts cache, one file per resolver key (the file set,
  * the configuration files' blob ids and the resolver's version): `res-<key>.json`, holding per
- * path the blob id it was resolved for and one entry per import of its facts. A warm start with
+ * path the blob id it was resolved for and its resolved imports. A warm start with
  * the same key resolves nothing. Written to a temporary file and renamed; the newest few keys are
  * kept (one per worktree state in use). A file that does not decode is ignored and replaced.
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ImportFact } from '../facts.js';
-import type { ResolvedVia } from '../resolve/resolver.js';
+import type { ResolvedImport } from '../index/build.js';
 
-const FORMAT = 'airspace-resolutions-1';
+const FORMAT = 'airspace-resolutions-2';
 /** Resolution files kept per cache directory (newest first). */
 const KEEP = 6;
 
-/** The outcome of one import, as the index records it. */
-export interface ImportOutcome {
-  readonly targets: readonly string[];
-  readonly via?: ResolvedVia;
-  readonly external?: string;
-  readonly unresolved?: string;
-}
-
-/** `[0, via, ...targets]` resolved, `[1, package]` external, `[2, reason]` unresolved. */
-type Encoded = [0, ResolvedVia, ...string[]] | [1, string] | [2, string];
-
 export interface PersistedResolutions {
-  /** The outcomes of a file's imports when it was resolved at this blob id, aligned with its facts' imports. */
-  get(path: string, blobId: string, imports: readonly ImportFact[]): ImportOutcome[] | undefined;
+  /** A file's resolved imports when it was resolved at this blob id (with this many imports). */
+  get(path: string, blobId: string, importCount: number): readonly ResolvedImport[] | undefined;
 }
 
 const fileName = (key: string) => `res-${key}.json`;
@@ -43,32 +31,21 @@ export async function loadResolutions(dir: string, key: string): Promise<Persist
   if (data.format !== FORMAT || data.key !== key || !data.files || typeof data.files !== 'object') return undefined;
   const files = data.files as Record<string, unknown>;
   return {
-    get(path, blobId, imports) {
+    get(path, blobId, importCount) {
       const entry = files[path];
-      if (!Array.isArray(entry) || entry[0] !== blobId || !Array.isArray(entry[1]) || entry[1].length !== imports.length) return undefined;
-      const out: ImportOutcome[] = [];
-      for (const e of entry[1] as unknown[]) {
-        const o = decode(e);
-        if (!o) return undefined;
-        out.push(o);
-      }
-      return out;
+      if (!Array.isArray(entry) || entry[0] !== blobId || !Array.isArray(entry[1]) || entry[1].length !== importCount) return undefined;
+      const imports = entry[1] as unknown[];
+      // Stored as the index builds them (JSON.parse makes the objects); checked, not trusted.
+      for (const r of imports) if (!validResolved(r)) return undefined;
+      return imports as ResolvedImport[];
     },
   };
 }
 
-function decode(e: unknown): ImportOutcome | undefined {
-  if (!Array.isArray(e) || e.length < 2 || !e.every((x, i) => (i === 0 ? typeof x === 'number' : typeof x === 'string'))) return undefined;
-  if (e[0] === 0) return { targets: e.slice(2) as string[], via: e[1] as ResolvedVia };
-  if (e[0] === 1 && e.length === 2) return { targets: [], external: e[1] as string };
-  if (e[0] === 2 && e.length === 2) return { targets: [], unresolved: e[1] as string };
-  return undefined;
-}
-
-function encode(o: ImportOutcome): Encoded {
-  if (o.external !== undefined) return [1, o.external];
-  if (o.unresolved !== undefined) return [2, o.unresolved];
-  return [0, o.via ?? 'relative', ...o.targets];
+function validResolved(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  const r = v as Partial<ResolvedImport>;
+  return typeof r.specifier === 'string' && typeof r.kind === 'string' && typeof r.line === 'number' && Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
 }
 
 /**
@@ -78,10 +55,10 @@ function encode(o: ImportOutcome): Encoded {
 export async function saveResolutions(
   dir: string,
   key: string,
-  files: Iterable<{ readonly path: string; readonly blobId: string; readonly imports: readonly ImportOutcome[] }>,
+  files: Iterable<{ readonly path: string; readonly blobId: string; readonly imports: readonly ResolvedImport[] }>,
 ): Promise<string | undefined> {
-  const out: Record<string, [string, Encoded[]]> = {};
-  for (const f of files) out[f.path] = [f.blobId, f.imports.map(encode)];
+  const out: Record<string, [string, readonly ResolvedImport[]]> = {};
+  for (const f of files) out[f.path] = [f.blobId, f.imports];
   const path = join(dir, fileName(key));
   const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {

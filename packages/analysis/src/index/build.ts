@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
-import { isDamaged } from '../cache/pack.js';
-import { loadResolutions, saveResolutions, type ImportOutcome } from '../cache/resolutions.js';
+import { importCount, isDamaged } from '../cache/pack.js';
+import { loadResolutions, saveResolutions } from '../cache/resolutions.js';
 import { parseAll } from '../extract/pool.js';
 import { languageOf, type FileFacts, type ImportFact, type ImportKind, type Language } from '../facts.js';
 import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
@@ -299,16 +299,11 @@ export function resolveImports(path: string, facts: FileFacts, resolver: Resolve
   return facts.imports.map((imp) => withOutcome(imp, resolver.resolve(path, imp)));
 }
 
-function withOutcome(imp: ImportFact, r: Resolution | ImportOutcome): ResolvedImport {
+function withOutcome(imp: ImportFact, r: Resolution): ResolvedImport {
   const { specifier, kind, line } = imp;
-  if ('status' in r) {
-    if (r.status === 'resolved') return { specifier, kind, line, targets: r.targets, via: r.via };
-    if (r.status === 'external') return { specifier, kind, line, targets: [], external: r.package };
-    return { specifier, kind, line, targets: [], unresolved: r.reason };
-  }
-  if (r.external !== undefined) return { specifier, kind, line, targets: [], external: r.external };
-  if (r.unresolved !== undefined) return { specifier, kind, line, targets: [], unresolved: r.unresolved };
-  return r.via ? { specifier, kind, line, targets: r.targets, via: r.via } : { specifier, kind, line, targets: r.targets };
+  if (r.status === 'resolved') return { specifier, kind, line, targets: r.targets, via: r.via };
+  if (r.status === 'external') return { specifier, kind, line, targets: [], external: r.package };
+  return { specifier, kind, line, targets: [], unresolved: r.reason };
 }
 
 /** What an index keeps for the next one (not part of its public shape). */
@@ -373,8 +368,8 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
     let imports: readonly ResolvedImport[];
     if (prev && prev.blobId === blobId && prev.language === job.language) imports = prev.imports;
     else {
-      const outcomes = persisted?.get(path, blobId, facts.imports);
-      if (outcomes) imports = facts.imports.map((imp, i) => withOutcome(imp, outcomes[i]!));
+      const stored = persisted?.get(path, blobId, importCount(facts));
+      if (stored) imports = stored;
       else {
         imports = resolveImports(path, facts, resolver);
         freshlyResolved++;
