@@ -67,7 +67,9 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
   const paths = new Set<string>();
   for (const p of [...options.paths, ...overrides.keys(), ...before]) {
     const path = normalizeRelPath(p);
-    if (path && path !== '.git' && !path.startsWith('.git/')) paths.add(path);
+    if (!path || path === '.git' || path.startsWith('.git/')) continue;
+    if (path.split('/').includes('..')) return { fallback: `${p} is outside the worktree` };
+    paths.add(path);
   }
 
   const head = readHeadCommit(dir) ?? (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir, okCodes: [1] })).trim();

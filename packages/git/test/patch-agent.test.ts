@@ -112,6 +112,7 @@ describe('patchAgent: a few paths read again give what a full read gives', () =>
     const second = await load();
     const again = agent(second.agents, 'bob');
     expect(await patchAgent({ git: second.git, agent: again, paths: ['dir'], now: NOW })).toEqual({ fallback: 'dir is a directory' });
+    expect(await patchAgent({ git: second.git, agent: again, paths: ['../outside.ts'], now: NOW })).toEqual({ fallback: '../outside.ts is outside the worktree' });
     symlinkSync('a.ts', join(bob.dir, 'link.ts'));
     expect(await patchAgent({ git: second.git, agent: again, paths: ['link.ts'], now: NOW })).toEqual({ fallback: 'link.ts is not a regular file' });
     rmSync(join(bob.dir, 'link.ts'));
