@@ -1,8 +1,8 @@
 /**
  * `patchAgent`: an agent read before, with only some of its paths read again — an editor's save
  * or a watcher's file event in a 10,000-file worktree costs a few files, not a snapshot of the
- * whole work tree. The state tree is changed in memory (`TreeModel`) and written as loose objects
- * into the scratch store; only the changed paths are diffed against the merge base, with the same
+ * whole work tree. The state tree is changed in memory (`TreeModel`: only the directories along
+ * the paths are read) and written as loose objects into the scratch store; only the changed paths are diffed against the merge base, with the same
  * `git diff-tree` flags as a full read, so the edits are the ones a full read would give.
  *
  * Whenever the shortcut could be wrong it declines (`{ fallback: why }`) and the caller reads the
@@ -74,8 +74,9 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
 
   const head = readHeadCommit(dir) ?? (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir, okCodes: [1] })).trim();
   if (head !== state.head) return { fallback: 'HEAD moved' };
-  const model = await git.treeModel(agent);
+  const model = git.treeModel(agent);
   if (!model) return { fallback: 'no state tree' };
+  await model.load(paths);
 
   type Next = { path: string; content?: Buffer | string; stat?: Stats; overridden: boolean };
   const next: Next[] = [];

@@ -11,6 +11,7 @@ import type { RepositoryInfo } from './repository.js';
 import { ScratchStore } from './scratch.js';
 import { writeStateCommit } from './snapshot.js';
 import { TreeModel } from './tree-model.js';
+import { createBlobReader, type BlobReader } from './blob-reader.js';
 import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
 
 /** What the service knows about one loaded agent. */
@@ -81,7 +82,8 @@ export class GitService implements PairEditsService {
   private readonly editCache = new Map<string, Promise<ReadonlyMap<string, FileEdit>>>();
   private readonly commitCache = new Map<string, Promise<string>>();
   private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
-  private readonly treeModels = new Map<string, Promise<TreeModel>>();
+  private readonly treeModels = new Map<string, TreeModel>();
+  private treeReader: BlobReader | undefined;
 
   constructor(
     readonly repository: RepositoryInfo,
@@ -106,19 +108,21 @@ export class GitService implements PairEditsService {
   }
 
   /**
-   * The agent's state tree in memory, read once and then kept in step by `patchAgent` (which
-   * changes it in place and registers the new tree). Undefined for an agent with no state.
+   * The agent's state tree in memory (directories read on demand through one long-lived
+   * `git cat-file --batch`), kept in step by `patchAgent`, which changes it in place and registers
+   * the new tree. Undefined for an agent with no state.
    */
-  async treeModel(agent: Agent | string): Promise<TreeModel | undefined> {
+  treeModel(agent: Agent | string): TreeModel | undefined {
     const s = this.state(agent);
     if (!s) return undefined;
     const id = agentId(agent);
-    let hit = this.treeModels.get(id);
-    if (hit && (await hit.catch(() => undefined))?.id === s.tree) return hit;
-    hit = TreeModel.read(this.cwd, this.scratch.env(), s.tree);
-    this.treeModels.set(id, hit);
-    hit.catch(() => this.treeModels.delete(id));
-    return hit;
+    const hit = this.treeModels.get(id);
+    if (hit?.id === s.tree) return hit;
+    this.treeReader ??= createBlobReader(this.cwd, { env: this.scratch.env() });
+    const reader = this.treeReader;
+    const model = new TreeModel(s.tree, (tree) => reader.read(tree));
+    this.treeModels.set(id, model);
+    return model;
   }
 
   /** Merge base of two commits (cached, order-free); undefined when they share no history here. */
@@ -264,6 +268,7 @@ export class GitService implements PairEditsService {
 
   /** Removes the scratch object directory. */
   dispose(): void {
+    this.treeReader?.close();
     this.scratch.dispose();
   }
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
@@ -8,6 +8,8 @@ import { runGit } from '../src/exec.js';
 import { readHeadCommit } from '../src/repository.js';
 import { ScratchStore } from '../src/scratch.js';
 import { writeStateCommit } from '../src/snapshot.js';
+import { createBlobReader } from '../src/blob-reader.js';
+import { TreeModel } from '../src/tree-model.js';
 
 let repo: RepoFixture | undefined;
 let scratch: ScratchStore | undefined;
@@ -56,5 +58,36 @@ describe('objects and refs read and written without starting git', () => {
     await runGit(['pack-refs', '--all'], { cwd: repo.dir });
     expect(readHeadCommit(bob.dir)).toBe(await revParse(bob.dir));
     expect(readHeadCommit(join(repo.dir, 'nowhere'))).toBeUndefined();
+  });
+
+  it('a tree model reads only the directories along the paths it is asked about, and writes the tree git would', async () => {
+    repo = createRepoFixture({ 'a/b/c.ts': 'c\n', 'a/x.ts': 'x\n', 'z/far/away.ts': 'z\n', 'top.ts': 't\n' });
+    scratch = new ScratchStore(join(repo.dir, '.git', 'objects'));
+    const reader = createBlobReader(repo.dir, { env: scratch.env() });
+    try {
+      const read: string[] = [];
+      const head = (await runGit(['rev-parse', 'HEAD^{tree}'], { cwd: repo.dir })).trim();
+      const model = new TreeModel(head, (id) => {
+        read.push(id);
+        return reader.read(id);
+      });
+      await model.load(['a/b/c.ts', 'a/new/n.ts']);
+      expect(read.length).toBe(3); // the root, a, a/b — not z or z/far
+      expect(model.file('a/b/c.ts')?.mode).toBe('100644');
+      expect(model.isDirectory('a/b')).toBe(true);
+      expect(() => model.file('z/far/away.ts')).toThrow(/not loaded/);
+      expect(() => model.set('z/other.ts', { mode: '100644', id: '0'.repeat(40) })).toThrow(/not loaded/);
+      expect(model.file('q/nothing.ts')).toBeUndefined();
+      model.remove('a/b/c.ts');
+      model.set('a/new/n.ts', { mode: '100755', id: writeLooseBlob(scratch.objectsDir, 'n\n') });
+      const tree = model.write(scratch.objectsDir);
+      // The same change made by git itself.
+      repo.remove('a/b/c.ts').write('a/new/n.ts', 'n\n');
+      chmodSync(join(repo.dir, 'a/new/n.ts'), 0o755);
+      repo.stage();
+      expect(tree).toBe((await runGit(['write-tree'], { cwd: repo.dir })).trim());
+    } finally {
+      reader.close();
+    }
   });
 });
