@@ -54,6 +54,11 @@ async function main() {
     console.error(`generated ${label} in ${fmtMs(performance.now() - tGen)} at ${repoDir}`);
   } else {
     label = `repository at \`${opt('label') ?? repoDir}\``;
+    // The one-change measurement edits a file: it runs on a clone (its committed state), never on the given repository.
+    const clone = mkdtempSync(join(tmpdir(), 'airspace-bench-repo-'));
+    execFileSync('git', ['clone', '-q', repoDir, clone], { stdio: 'inherit' });
+    repoDir = clone;
+    dispose = () => rmSync(clone, { recursive: true, force: true });
   }
   const cache = mkdtempSync(join(tmpdir(), 'airspace-bench-cache-'));
   const cacheTs = mkdtempSync(join(tmpdir(), 'airspace-bench-cache-ts-'));

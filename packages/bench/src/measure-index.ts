@@ -1,7 +1,9 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
  *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change> [workers] [subdir]
- * Prints one JSON line.
+ * Prints one JSON line. `change` edits one file of <repo> (appending lines, restored at the end):
+ * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
+ * times through the editor path (`patchSnapshot` with the saved file, no listing).
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,7 +9,8 @@
  * parse errors, line count — and where its
  * body lies) and `seg-*.body` (per entry Int32 references and calls, then exports, definitions and
  * the string table as JSON). A warm start parses only heads; a segment's body is read (one
- * synchronous read, checked against the sha1 in its head) on first access of a body field of any
+ * synchronous read, checked against the checksum in its head — crc32, or sha1 on a Node without
+ * `zlib.crc32`) on first access of a body field of any
  * of its entries. The body is written before the head, each to a temporary file renamed into
  * place (atomic on one filesystem), so readers never see half of a segment and concurrent
  * writers never clash (each writes its own). When segments pile up, all but the largest are
@@ -26,6 +27,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
@@ -89,7 +91,8 @@ interface SegmentHead {
   readonly version: string;
   readonly endian: string;
   readonly bodyBytes: number;
-  readonly bodySha1: string;
+  /** `crc32:<hex>` or `sha1:<hex>`. */
+  readonly bodyCheck: string;
   readonly entries: HeadEntry[];
 }
 
@@ -149,7 +152,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
             if (n <= 0) throw new Error('short read');
             at += n;
           }
-          if (createHash('sha1').update(b).digest('hex') !== seg.bodySha1) throw new Error('checksum mismatch');
+          if (checksumOf(seg.bodyCheck, b) !== seg.bodyCheck) throw new Error('checksum mismatch');
           buf = b;
           stats.bodiesRead++;
         } catch (err) {
@@ -192,7 +195,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       seg.endian !== ENDIAN ||
       !Array.isArray(seg.entries) ||
       typeof seg.bodyBytes !== 'number' ||
-      typeof seg.bodySha1 !== 'string'
+      typeof seg.bodyCheck !== 'string'
     ) {
       stats.corrupt++;
       problems.push(`corrupt facts cache segment ${path} was removed; its files are parsed again`);
@@ -254,7 +257,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     try {
       await mkdir(dir!, { recursive: true });
       const heads: HeadEntry[] = [];
-      const sha1 = createHash('sha1');
+      const check = newChecksum();
       let offset = 0;
       const fh = await open(tmpBody, 'w');
       try {
@@ -274,7 +277,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           const { l, p, e, el, n, i, ni } = slot.head;
           heads.push([key, { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni }, offset, body.r.length, body.c.length, parts[2].length]);
           for (const p of parts) {
-            sha1.update(p);
+            check.update(p);
             chunks.push(p);
             chunkBytes += p.length;
             offset += p.length;
@@ -285,7 +288,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       } finally {
         await fh.close();
       }
-      const head: SegmentHead = { format: FORMAT, version, endian: ENDIAN, bodyBytes: offset, bodySha1: sha1.digest('hex'), entries: heads };
+      const head: SegmentHead = { format: FORMAT, version, endian: ENDIAN, bodyBytes: offset, bodyCheck: check.digest(), entries: heads };
       const hf = await open(tmpHead, 'w');
       try {
         await hf.writeFile(JSON.stringify(head));
@@ -396,6 +399,30 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       return problems.splice(0);
     },
   };
+}
+
+const crc32 = (zlib as unknown as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+
+/** A running checksum of a body: crc32 where Node has it (five times faster than sha1), else sha1. */
+function newChecksum(algorithm: 'crc32' | 'sha1' = crc32 ? 'crc32' : 'sha1'): { update(b: Uint8Array): void; digest(): string } {
+  if (algorithm === 'crc32' && crc32) {
+    let value = 0;
+    // Empty input is skipped: Node 20's crc32 of an empty view returns 0 instead of the running value.
+    return { update: (b) => void (b.length > 0 && (value = crc32(b, value))), digest: () => `crc32:${value.toString(16)}` };
+  }
+  const h = createHash('sha1');
+  return { update: (b) => void h.update(b), digest: () => `sha1:${h.digest('hex')}` };
+}
+
+/** The checksum of `data` with the algorithm named in `like` (undefined for an unknown algorithm). */
+function checksumOf(like: string, data: Uint8Array): string | undefined {
+  const algorithm = like.slice(0, like.indexOf(':'));
+  // A Node without crc32 cannot check another's crc32 body: it trusts the length alone rather than delete it.
+  if (algorithm === 'crc32' && !crc32) return like;
+  if (algorithm !== 'crc32' && algorithm !== 'sha1') return undefined;
+  const c = newChecksum(algorithm);
+  c.update(data);
+  return c.digest();
 }
 
 const pad4 = (n: number) => (4 - (n % 4)) % 4;
