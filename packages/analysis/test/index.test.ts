@@ -167,15 +167,18 @@ describe('cache on disk under the git common directory', () => {
     expect(next.files.get('src/a.ts')!.facts.references).toEqual(refs);
   });
 
-  test('many segments are merged into one without losing entries', async () => {
-    repo = createRepoFixture({ 'a.ts': 'export const a = 0;\n' });
+  test('many segments are merged into one without losing entries; the largest is left as it is', async () => {
+    repo = createRepoFixture({ 'a.ts': 'export const a = 0;\n', 'b.ts': 'export const b = 0;\n', 'c.ts': 'export const c = 0;\n' });
     const cacheDir = await defaultCacheDir(repo.dir);
+    await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const largest = readdirSync(join(cacheDir, readdirSync(cacheDir)[0]!)).find((n) => n.endsWith('.head.json'))!;
     for (let i = 1; i <= 10; i++) {
       repo.write('a.ts', `export const a = ${i};\n`);
       await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     }
     const segDir = join(cacheDir, readdirSync(cacheDir)[0]!);
-    expect(readdirSync(segDir).filter((n) => n.startsWith('seg-')).length).toBeLessThanOrEqual(9);
+    expect(readdirSync(segDir).filter((n) => n.endsWith('.head.json')).length).toBeLessThanOrEqual(9);
+    expect(readdirSync(segDir)).toContain(largest);
     repo.write('a.ts', 'export const a = 3;\n');
     const back = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(back.stats.parsed).toBe(0);
