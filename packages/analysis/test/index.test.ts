@@ -167,6 +167,33 @@ describe('cache on disk under the git common directory', () => {
     expect(next.files.get('src/a.ts')!.facts.references).toEqual(refs);
   });
 
+  test('imports kept as text in a head that no longer decode: empty on use, parsed again by the next index', async () => {
+    repo = createRepoFixture(files);
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const segDir = first.store.dir!;
+    const head = readdirSync(segDir).find((n) => n.endsWith('.head.json'))!;
+    const seg = JSON.parse(readFileSync(join(segDir, head), 'utf8'));
+    const aBlob = first.files.get('src/a.ts')!.blobId;
+    const entry = seg.entries.find((e: [string]) => e[0] === `${aBlob}:typescript`);
+    entry[1].i = '[{"specifier":';
+    writeFileSync(join(segDir, head), JSON.stringify(seg));
+    const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(warm.stats.parsed).toBe(0);
+    expect(edges(warm)).toEqual(edges(first)); // the persisted resolutions need no imports
+    expect(warm.files.get('src/a.ts')!.facts.imports).toEqual([]);
+    const next = await index(await worktreeSnapshot(repo.dir), { previous: warm, workers: 0 });
+    expect(next.stats.parsed).toBe(1);
+    expect(next.problems.join('\n')).toMatch(/1 corrupt entry in facts cache segment .* removed; that file is parsed again/);
+    expect(graphJson(next)).toEqual(graphJson(first));
+    // Healed on disk: the segment was rewritten without the damaged entry, plus the reparsed one.
+    const fresh = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    expect(fresh.stats.parsed).toBe(0);
+    expect(fresh.files.get('src/a.ts')!.facts.imports).toEqual(first.files.get('src/a.ts')!.facts.imports);
+    expect(fresh.files.get('src/b.ts')!.facts).toEqual(first.files.get('src/b.ts')!.facts);
+    expect(next.files.get('src/a.ts')!.facts.imports).toEqual(first.files.get('src/a.ts')!.facts.imports);
+  });
+
   test('many segments are merged into one without losing entries; the largest is left as it is', async () => {
     repo = createRepoFixture({ 'a.ts': 'export const a = 0;\n', 'b.ts': 'export const b = 0;\n', 'c.ts': 'export const c = 0;\n' });
     const cacheDir = await defaultCacheDir(repo.dir);

@@ -22,6 +22,8 @@
  * built — degrades: the facts of its entries get empty exports, definitions, references and calls,
  * the store reports a problem, and the segment is deleted and its entries dropped, so the next
  * index parses those files again (facts so damaged are never reused from a previous index).
+ * An entry whose imports text does not decode when first used gives no imports; the next index
+ * parses that file again and the segment is rewritten without it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
@@ -31,7 +33,7 @@ import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
-import { checkBody, noteDamage, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
+import { checkBody, isDamaged, noteDamage, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
 
 const FORMAT = 'airspace-facts-segment-3';
 /** Version of the on-disk layout (part of the directory name, with the facts version). */
@@ -135,6 +137,34 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   };
 
   /**
+   * Removes a segment with one damaged entry: its other entries are kept in memory and go into
+   * the next segment written (their bodies read now), the damaged one is parsed again.
+   */
+  const healSegment = (name: string, damagedKey: string) => {
+    stats.corrupt++;
+    problems.push(`1 corrupt entry in facts cache segment ${headPath(name)} removed; that file is parsed again`);
+    for (const k of segmentKeys.get(name) ?? []) {
+      const s = memory.get(k);
+      if (k === damagedKey || s?.segment !== name) continue;
+      const body = s.body();
+      if (!body) return; // the body is bad too: dropped with its segment
+      const own: Slot = { head: s.head, body: () => body, fromDisk: s.fromDisk };
+      if (s.facts) own.facts = s.facts;
+      memory.set(k, own);
+      pending.set(k, own);
+    }
+    loadedSegments.delete(name);
+    segmentKeys.delete(name);
+    for (const p of [headPath(name), bodyPath(name)]) {
+      try {
+        unlinkSync(p);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+
+  /**
    * The body reader of one segment: one read of the whole file, checked, on first use. The body
    * is opened with its head, so a merge by another process that deletes it meanwhile does not
    * take it away (POSIX keeps an open file readable).
@@ -217,6 +247,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     }
     const read = bodyReader(name, seg as SegmentHead, fd);
     let bad = 0;
+    let used = 0;
     const good: [string, Slot][] = [];
     for (const e of seg.entries) {
       const key = Array.isArray(e) ? e[0] : undefined;
@@ -228,9 +259,15 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       }
       const slot: Slot = { head, body: () => read(e), segment: name, fromDisk: true };
       good.push([key, slot]);
-      if (!memory.has(key)) memory.set(key, slot);
+      if (!memory.has(key)) {
+        memory.set(key, slot);
+        used++;
+      }
     }
     segmentKeys.set(name, good.map(([k]) => k));
+    // Nothing new in it (another process merged entries this one has): its body is never needed,
+    // and an open descriptor would keep the file's space after that process deletes it.
+    if (used === 0 && bad === 0) closeSync(fd);
     if (bad > 0) {
       // Heal: the good entries go into the next segment written, the damaged one goes away.
       stats.corrupt += bad;
@@ -347,7 +384,13 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     },
     get(blob, language) {
       const key = `${blob}:${language}`;
-      const slot = memory.get(key);
+      let slot = memory.get(key);
+      if (slot?.facts && isDamaged(slot.facts)) {
+        // Found damaged on use since (imports text that does not decode): the entry goes.
+        memory.delete(key);
+        if (slot.segment !== undefined && !dropped.has(slot.segment)) healSegment(slot.segment, key);
+        slot = undefined;
+      }
       if (!slot) {
         stats.misses++;
         return undefined;

@@ -150,11 +150,18 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
       enumerable: true,
       get() {
         if (!imports) {
+          let v: unknown;
           try {
-            const v = JSON.parse(text) as unknown;
-            imports = Array.isArray(v) ? (v as FileFacts['imports']) : [];
+            v = JSON.parse(text);
           } catch {
+            v = undefined;
+          }
+          if (Array.isArray(v)) imports = v as FileFacts['imports'];
+          else {
+            // Damaged on disk: no imports now, parsed again by the next index.
             imports = [];
+            damaged.add(facts);
+            noteDamage();
           }
         }
         return imports;
