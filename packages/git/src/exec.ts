@@ -3,8 +3,8 @@
  * write to a user's work tree, index, refs or stash (scratch objects go through
  * GIT_OBJECT_DIRECTORY / GIT_INDEX_FILE, see the merge channel).
  */
-import { spawn } from 'node:child_process';
 import { launch, useLauncher } from './launcher.js';
+import { runProcess } from './run-process.js';
 
 export interface GitRunOptions {
   readonly cwd: string;
@@ -46,45 +46,15 @@ export function gitEnv(extra?: Readonly<Record<string, string>>): NodeJS.Process
 }
 
 /** Runs git and returns raw stdout. Rejects with GitError unless the exit code is 0 or in okCodes. */
-export function runGitRaw(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  if (useLauncher()) {
-    const launched = launch({ args: ['-c', 'core.quotepath=off', ...args], cwd: options.cwd, env: gitEnv(options.env), ...(options.input !== undefined ? { input: options.input } : {}), maxBuffer: options.maxBuffer ?? 1 << 30 });
-    if (launched) {
-      return launched.then((r) => {
-        // The launcher died or could not start git: run it here instead.
-        if ('error' in r) return spawnGit(args, options);
-        if (r.code === 0 || options.okCodes?.includes(r.code)) return { stdout: Buffer.from(r.stdout), stderr: r.stderr, code: r.code };
-        throw new GitError(args, r.code, r.stderr);
-      });
-    }
-  }
-  return spawnGit(args, options);
-}
-
-function spawnGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'core.quotepath=off', ...args], { cwd: options.cwd, env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let size = 0;
-    const max = options.maxBuffer ?? 1 << 30;
-    child.stdout.on('data', (d: Buffer) => {
-      size += d.length;
-      if (size > max) child.kill();
-      else out.push(d);
-    });
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e) => reject(new GitError(args, null, e.message)));
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString('utf8');
-      const exit = code ?? -1;
-      if (exit === 0 || options.okCodes?.includes(exit)) resolve({ stdout: Buffer.concat(out), stderr, code: exit });
-      else reject(new GitError(args, code, stderr));
-    });
-    child.stdin.on('error', () => undefined);
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
-  });
+export async function runGitRaw(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  const request = { args: ['-c', 'core.quotepath=off', ...args], cwd: options.cwd, env: gitEnv(options.env), ...(options.input !== undefined ? { input: options.input } : {}), maxBuffer: options.maxBuffer ?? 1 << 30 };
+  let r = useLauncher() ? await launch(request) : undefined;
+  // No launcher, or it died or could not start git: run it here.
+  if (!r || 'error' in r) r = await runProcess('git', request);
+  if ('error' in r) throw new GitError(args, null, r.error);
+  const exit = r.code ?? -1;
+  if (exit === 0 || options.okCodes?.includes(exit)) return { stdout: r.stdout, stderr: r.stderr, code: exit };
+  throw new GitError(args, r.code, r.stderr);
 }
 
 /** Runs git and returns stdout as UTF-8 text. */

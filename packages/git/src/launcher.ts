@@ -8,6 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ProcessRequest, ProcessResult } from './run-process.js';
 
 /** Above this resident size, git is started through the launcher. */
 export const LAUNCHER_MIN_RSS = 256 * 1024 * 1024;
@@ -21,15 +22,8 @@ export function setLauncherThreshold(bytes: number): void {
 /** Commands run through the launcher so far (tests, benchmarks). */
 export const launcherStats = { launched: 0 };
 
-export interface LaunchRequest {
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly env: NodeJS.ProcessEnv;
-  readonly input?: string | Buffer;
-  readonly maxBuffer: number;
-}
-
-export type LaunchResult = { readonly stdout: Buffer; readonly stderr: string; readonly code: number } | { readonly error: string };
+export type LaunchRequest = ProcessRequest;
+export type LaunchResult = ProcessResult;
 
 let child: ChildProcess | undefined;
 let broken = false;
@@ -56,7 +50,8 @@ function start(): ChildProcess | undefined {
       const done = pending.get(m.id);
       pending.delete(m.id);
       if (pending.size === 0) c.channel?.unref();
-      done?.(m);
+      // A Buffer crosses the channel as a plain Uint8Array: make it a Buffer again (no copy).
+      done?.('stdout' in m ? { ...m, stdout: Buffer.from(m.stdout.buffer, m.stdout.byteOffset, m.stdout.byteLength) } : m);
     });
     const fail = (why: string) => {
       if (child === c) child = undefined;

@@ -10,6 +10,7 @@ import { runGitRaw } from './exec.js';
 import type { RepositoryInfo } from './repository.js';
 import { ScratchStore } from './scratch.js';
 import { writeStateCommit } from './snapshot.js';
+import { readLooseObject } from './blob.js';
 import { TreeModel } from './tree-model.js';
 import { createBlobReader, type BlobReader } from './blob-reader.js';
 import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
@@ -83,7 +84,7 @@ export class GitService implements PairEditsService {
   private readonly commitCache = new Map<string, Promise<string>>();
   private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
   private readonly treeModels = new Map<string, TreeModel>();
-  private treeReader: BlobReader | undefined;
+  private objectReader: BlobReader | undefined;
 
   constructor(
     readonly repository: RepositoryInfo,
@@ -118,11 +119,20 @@ export class GitService implements PairEditsService {
     const id = agentId(agent);
     const hit = this.treeModels.get(id);
     if (hit?.id === s.tree) return hit;
-    this.treeReader ??= createBlobReader(this.cwd, { env: this.scratch.env() });
-    const reader = this.treeReader;
-    const model = new TreeModel(s.tree, (tree) => reader.read(tree));
+    const model = new TreeModel(s.tree, (tree) => this.readObject(tree));
     this.treeModels.set(id, model);
     return model;
+  }
+
+  /**
+   * The content of an object of the repository or of the scratch store: what Airspace wrote
+   * itself is read in-process, anything else through one long-lived `git cat-file --batch`.
+   */
+  readObject(id: string): Promise<Buffer> {
+    const loose = readLooseObject(this.scratch.objectsDir, id);
+    if (loose) return Promise.resolve(loose.content);
+    this.objectReader ??= createBlobReader(this.cwd, { env: this.scratch.env() });
+    return this.objectReader.read(id);
   }
 
   /** Merge base of two commits (cached, order-free); undefined when they share no history here. */
@@ -268,7 +278,7 @@ export class GitService implements PairEditsService {
 
   /** Removes the scratch object directory. */
   dispose(): void {
-    this.treeReader?.close();
+    this.objectReader?.close();
     this.scratch.dispose();
   }
 }

@@ -24,7 +24,7 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import { readLooseObject, runGitRaw, type GitService } from '@airspace/git';
+import type { GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
@@ -41,17 +41,6 @@ export interface AnalysisState {
   update(root: string, baseCommit: string, agents: readonly Agent[], git: GitService, onProgress?: (p: IndexProgress) => void): Promise<AnalysisServices>;
 }
 
-/**
- * Reads a blob from git's scratch objects (uncommitted work lives there, loose: read in-process)
- * or from the repository.
- */
-function blobReader(root: string, git: GitService): (blob: string) => Promise<Buffer> {
-  return async (blob) => {
-    const loose = readLooseObject(git.scratch.objectsDir, blob);
-    if (loose?.type === 'blob') return loose.content;
-    return (await runGitRaw(['cat-file', 'blob', blob], { cwd: root, env: git.scratch.env() })).stdout;
-  };
-}
 
 /** What an agent's overlay depends on: its changed paths and their contents. */
 function overlayKey(agent: Agent): string {
@@ -86,7 +75,7 @@ export function createAnalysisState(): AnalysisState {
         base = { commit: baseCommit, index: built, view: baseView(built) };
         overlays.clear();
       }
-      const read = blobReader(root, git);
+      const read = (blob: string): Promise<Buffer> => git.readObject(blob);
       const live = new Map<string, AgentOverlay>();
       for (const agent of agents) {
         if (agent.files.length === 0) continue;

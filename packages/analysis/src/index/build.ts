@@ -593,24 +593,17 @@ export function adjacency(files: ReadonlyMap<string, IndexedFile>): {
 } {
   const imports = new Map<string, string[]>();
   const importers = new Map<string, string[]>();
-  const external: ExternalImport[] = [];
-  const unresolved: UnresolvedImport[] = [];
   for (const f of files.values()) {
-    let out: string[] | undefined;
-    for (const imp of f.imports) {
-      if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
-      else if (imp.unresolved !== undefined) unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
-      for (const t of imp.targets) {
-        out ??= [];
-        if (out.includes(t)) continue;
-        out.push(t);
-        const list = importers.get(t);
-        if (list) list.push(f.path);
-        else importers.set(t, [f.path]);
-      }
+    const out = targetsOf(f);
+    if (out.length === 0) continue;
+    imports.set(f.path, out);
+    for (const t of out) {
+      const list = importers.get(t);
+      if (list) list.push(f.path);
+      else importers.set(t, [f.path]);
     }
-    if (out) imports.set(f.path, out);
   }
+  const { external, unresolved } = importOutcomes(files.values());
   return { imports, importers, external, unresolved };
 }
 
@@ -619,13 +612,9 @@ export function buildImportGraph(
   files: ReadonlyMap<string, IndexedFile>,
 ): { graph: ImportGraph; external: ExternalImport[]; unresolved: UnresolvedImport[] } {
   const graph: ImportGraph = new DirectedGraph<FileNodeAttributes, ImportEdgeAttributes>({ multi: false, allowSelfLoops: true });
-  const external: ExternalImport[] = [];
-  const unresolved: UnresolvedImport[] = [];
   for (const f of files.values()) graph.addNode(f.path, f.facts.partial ? { language: f.language, partial: true } : { language: f.language });
   for (const f of files.values()) {
     for (const imp of f.imports) {
-      if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
-      else if (imp.unresolved !== undefined) unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
       for (const t of imp.targets) {
         if (!graph.hasNode(t)) graph.addNode(t, {});
         const attrs = graph.hasEdge(f.path, t) ? graph.getEdgeAttributes(f.path, t) : undefined;
@@ -636,5 +625,5 @@ export function buildImportGraph(
       }
     }
   }
-  return { graph, external, unresolved };
+  return { graph, ...importOutcomes(files.values()) };
 }
