@@ -1,9 +1,9 @@
 /**
  * Parse one file with native tree-sitter and turn query matches into `FileFacts`.
  *
- * The native parser keeps the memory of what it parsed: long-lived processes parse in recycled
- * workers (see `pool.ts`) and keep only these facts. A tree with ERROR nodes still yields facts
- * for what did parse; the file is then marked `partial`, never dropped.
+ * Only the facts are kept; the native tree is freed by a finalizer once the caller returns to the
+ * event loop (see `worker.ts`). A tree with ERROR nodes still yields facts for what did parse;
+ * the file is then marked `partial`, never dropped.
  */
 import { createRequire } from 'node:module';
 import type ParserType from 'tree-sitter';
@@ -76,12 +76,7 @@ export function extractFacts(source: string, language: Language): FileFacts {
   const rt = runtime(language);
   // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
   const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
-  try {
-    return factsOfTree(tree.rootNode, language, rt.query, source);
-  } finally {
-    // Let the native tree go as soon as possible.
-    (tree as unknown as { delete?: () => void }).delete?.();
-  }
+  return factsOfTree(tree.rootNode, language, rt.query, source);
 }
 
 type Match = ParserType.QueryMatch;

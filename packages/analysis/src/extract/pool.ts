@@ -1,8 +1,10 @@
 /**
- * Parse jobs in recycled worker threads: batches of a few megabytes, at most `workers` at a
- * time, each worker exiting after its batch (see worker.ts for why). With `workers: 0` (or when
- * the compiled worker is not available, e.g. under a test runner reading `src/`) the jobs run in
- * this thread.
+ * Parse jobs in worker threads: at most `workers` threads for one call, each living until the
+ * jobs run out, fed chunks of a few hundred kilobytes as it becomes idle (so the work stays
+ * balanced and the grammars and queries are compiled once per thread). With `workers: 0` (or
+ * when the compiled worker is not available, e.g. under a test runner reading `src/`) the jobs
+ * run in this thread, chunk by chunk with a turn of the event loop between chunks (see
+ * worker.ts for why that turn matters).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -21,8 +23,10 @@ export interface ParseJob {
 export interface ParseOptions {
   /** Worker threads; 0 parses in this thread. Default: the number of cores (at most 8). */
   readonly workers?: number;
-  /** Bytes a worker parses before it is recycled (default 4 MiB). */
-  readonly batchBytes?: number;
+  /** Source bytes sent to a worker at a time (default 256 KiB). */
+  readonly chunkBytes?: number;
+  /** The worker script (default: `worker.js` beside this module); tests substitute their own. */
+  readonly workerUrl?: URL;
   readonly onParsed?: (done: number) => void;
 }
 
@@ -40,74 +44,101 @@ function workerUrl(): URL | undefined {
   return existsSync(path) ? pathToFileURL(path) : undefined;
 }
 
-export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions = {}): Promise<ParseOutcome[]> {
-  const out: ParseOutcome[] = new Array(jobs.length);
-  let done = 0;
-  const workers = options.workers ?? defaultWorkers();
-  const url = workers > 0 ? workerUrl() : undefined;
-  const totalBytes = jobs.reduce((n, j) => n + j.content.length, 0);
-  // Small sets are parsed here: a thread costs more than a few files, and leaks little.
-  if (!url || totalBytes < 256 * 1024) {
-    for (let i = 0; i < jobs.length; i++) {
-      const job = jobs[i]!;
-      try {
-        // Same form as from a worker: packed, references and calls decoded on use.
-        out[i] = { facts: unpackFacts(packFacts(extractFacts(job.content.toString('utf8'), job.language))) };
-      } catch (e) {
-        out[i] = { error: e instanceof Error ? e.message : String(e) };
-      }
-      options.onParsed?.(++done);
-    }
-    return out;
-  }
-
-  const batchBytes = Math.max(64 * 1024, Math.min(options.batchBytes ?? 4 << 20, Math.ceil(totalBytes / workers)));
-  const batches: WorkerJob[][] = [];
+/** Consecutive jobs in chunks of about `bytes` source bytes. */
+function chunksOf(jobs: readonly ParseJob[], bytes: number): WorkerJob[][] {
+  const chunks: WorkerJob[][] = [];
   let current: WorkerJob[] = [];
   let size = 0;
   for (let i = 0; i < jobs.length; i++) {
     const job = jobs[i]!;
     current.push({ id: i, language: job.language, content: job.content });
     size += job.content.length;
-    if (size >= batchBytes) {
-      batches.push(current);
+    if (size >= bytes) {
+      chunks.push(current);
       current = [];
       size = 0;
     }
   }
-  if (current.length) batches.push(current);
+  if (current.length) chunks.push(current);
+  return chunks;
+}
 
-  let next = 0;
-  const runOne = async (): Promise<void> => {
-    while (next < batches.length) {
-      const batch = batches[next++]!;
-      await new Promise<void>((resolve) => {
-        const worker = new Worker(url, { workerData: { jobs: batch } });
-        let received = 0;
-        worker.on('message', (results: WorkerResult[]) => {
-          for (const r of results) {
-            out[r.id] = 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error };
-            received++;
-            options.onParsed?.(++done);
-          }
+const MIN_CHUNK_BYTES = 16 * 1024;
+const DEFAULT_CHUNK_BYTES = 256 * 1024;
+
+export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions = {}): Promise<ParseOutcome[]> {
+  const out: ParseOutcome[] = new Array(jobs.length);
+  let done = 0;
+  const settle = (id: number, outcome: ParseOutcome) => {
+    out[id] = outcome;
+    options.onParsed?.(++done);
+  };
+  const workers = options.workers ?? defaultWorkers();
+  const url = workers > 0 ? (options.workerUrl ?? workerUrl()) : undefined;
+  const totalBytes = jobs.reduce((n, j) => n + j.content.length, 0);
+  const chunkBytes = Math.max(MIN_CHUNK_BYTES, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  const chunks = chunksOf(jobs, chunkBytes);
+
+  // Small sets are parsed here: a thread costs more than a few files.
+  if (!url || totalBytes < chunkBytes) {
+    for (let c = 0; c < chunks.length; c++) {
+      if (c > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const job of chunks[c]!) {
+        try {
+          // Same form as from a worker: packed, references and calls decoded on use.
+          settle(job.id, { facts: unpackFacts(packFacts(extractFacts(jobs[job.id]!.content.toString('utf8'), job.language))) });
+        } catch (e) {
+          settle(job.id, { error: e instanceof Error ? e.message : String(e) });
+        }
+      }
+    }
+    return out;
+  }
+
+  // A chunk whose worker died is split into single files, each tried in a fresh worker, so
+  // that one file that kills its thread (out of memory, a crash) fails alone.
+  const queue = chunks;
+  const lane = async (): Promise<void> => {
+    let worker: Worker | undefined;
+    try {
+      while (queue.length) {
+        const chunk = queue.shift()!;
+        worker ??= new Worker(url);
+        const died = await new Promise<string | undefined>((resolve) => {
+          const w = worker!;
+          const onMessage = (results: WorkerResult[]) => {
+            for (const r of results) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
+            cleanup();
+            resolve(undefined);
+          };
+          const onError = (e: Error) => {
+            cleanup();
+            resolve(`parse worker failed: ${e.message}`);
+          };
+          const onExit = (code: number) => {
+            cleanup();
+            resolve(`parse worker exited with code ${code}`);
+          };
+          const cleanup = () => {
+            w.off('message', onMessage);
+            w.off('error', onError);
+            w.off('exit', onExit);
+          };
+          w.on('message', onMessage);
+          w.on('error', onError);
+          w.on('exit', onExit);
+          w.postMessage(chunk);
         });
-        const finish = (why?: string) => {
-          // A worker that died (out of memory, crash) fails only the jobs it had not answered.
-          if (received < batch.length) {
-            for (const j of batch) {
-              if (out[j.id] === undefined) {
-                out[j.id] = { error: why ?? 'parse worker exited early' };
-                options.onParsed?.(++done);
-              }
-            }
-          }
-          resolve();
-        };
-        worker.on('error', (e) => finish(`parse worker failed: ${e.message}`));
-        worker.on('exit', (code) => finish(code === 0 ? undefined : `parse worker exited with code ${code}`));
-      });
+        if (died === undefined) continue;
+        void worker.terminate();
+        worker = undefined;
+        if (chunk.length > 1) queue.unshift(...chunk.map((job) => [job]));
+        else settle(chunk[0]!.id, { error: died });
+      }
+    } finally {
+      if (worker) await worker.terminate();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(workers, batches.length) }, runOne));
+  await Promise.all(Array.from({ length: Math.min(workers, chunks.length) }, lane));
   return out;
 }

@@ -1,6 +1,6 @@
 /**
  * The index: facts per file (from the cache or parsed once), module resolution, and the import
- * graph. Stages: list → look up facts by blob id → parse the misses in recycled workers →
+ * graph. Stages: list → look up facts by blob id → parse the misses in worker threads →
  * resolve → graph.
  */
 import { createHash } from 'node:crypto';
@@ -125,11 +125,6 @@ export interface IndexOptions {
   readonly store?: FactsStore;
   /** Parse workers (0 = in this thread). Default: cores, at most 8. */
   readonly workers?: number;
-  /**
-   * Source bytes a parse worker handles before it is recycled (default 1 MiB: on the 10k-file
-   * generated repository, peak RSS 0.55 GiB instead of 1.15 GiB with 4 MiB, at the same time).
-   */
-  readonly parseBatchBytes?: number;
   /** Files larger than this are skipped (default 1 MiB). */
   readonly maxFileBytes?: number;
   /** A previous index of the same repository: its facts and resolutions are reused where inputs are unchanged. */
@@ -138,7 +133,6 @@ export interface IndexOptions {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1 << 20;
-export const DEFAULT_PARSE_BATCH_BYTES = 1 << 20;
 
 /** Runs `fn` over `items` with at most `limit` promises in flight. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -176,7 +170,7 @@ interface FactsJob {
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
   store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'parseBatchBytes' | 'maxFileBytes' | 'previous' | 'onProgress'>,
+  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'onProgress'>,
 ): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
@@ -235,7 +229,6 @@ export async function loadFacts(
           toParse.map((j) => ({ language: j.language, content: j.content! })),
           {
             ...(options.workers !== undefined ? { workers: options.workers } : {}),
-            batchBytes: options.parseBatchBytes ?? DEFAULT_PARSE_BATCH_BYTES,
             onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
         );
   const parseMs = performance.now() - t0;
