@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { extractFacts } from '../src/extract/extract.js';
+import { extractFacts, readsTransferBuffer } from '../src/extract/extract.js';
 import { languageOf, type FileFacts } from '../src/facts.js';
 
 const root = join(import.meta.dirname, 'fixtures');
@@ -102,4 +102,32 @@ test('grammar gaps give partial facts, not nothing', () => {
 test('import binding sites are not references; uses are', () => {
   const f = extractFacts("import { used } from './m';\nused();\n", 'typescript');
   expect(f.references.map((r) => `${r.name}@${r.line}`)).toEqual(['used@2']);
+});
+
+describe('matches read from the transfer buffer', () => {
+  test.each(['typescript', 'tsx', 'javascript', 'python'] as const)('%s: the binding passes the self-check, so the buffer is read', (language) => {
+    expect(readsTransferBuffer(language)).toBe(true);
+  });
+
+  test.each(fixtures)('%s: the same facts as through the public API', (file) => {
+    const source = readFileSync(join(root, file), 'utf8');
+    const language = languageOf(file)!;
+    expect(extractFacts(source, language)).toEqual(extractFacts(source, language, { publicMatches: true }));
+  });
+
+  test('non-ASCII names, escapes, optional chains and comments before a member', () => {
+    const source = [
+      "import { naïve } from './m';",
+      'const caf\\u00e9 = naïve.ça?.b;',
+      'const r = naïve /* why */ .ça + (a / b).c + x!.y + obj\n  .deep\n  ?.deeper;',
+      'export const ü = (p: Ünicode) => p.ö;',
+      '',
+    ].join('\n');
+    const buffer = extractFacts(source, 'typescript');
+    expect(buffer).toEqual(extractFacts(source, 'typescript', { publicMatches: true }));
+    const names = buffer.references.map((r) => `${r.receiver ? `${r.receiver}.` : ''}${r.name}@${r.line}:${r.column}-${r.endColumn}`);
+    expect(names).toEqual(expect.arrayContaining(['naïve@2:18-23', 'naïve.ça@2:24-26', 'naïve.ça.b@2:28-29', 'naïve.ça@3:27-29', '(a/b).c@3:40-41', 'obj.deep@4:3-7', 'obj.deep.deeper@5:4-10', 'Ünicode@6:21-28', 'p.ö@6:35-36']));
+    const python = 'from m import ça\nclass Ü:\n    def f(self):\n        return ça.ö(self.x)  # ça.y\n';
+    expect(extractFacts(python, 'python')).toEqual(extractFacts(python, 'python', { publicMatches: true }));
+  });
 });

@@ -19,6 +19,7 @@ import type {
   Language,
   ReferenceFact,
 } from '../facts.js';
+import { bufferMatches, publicMatches, rawMatchesWork, type Capture, type Match } from './matches.js';
 import { QUERY_KINDS, queryText, type QueryKind } from './queries.js';
 
 type SyntaxNode = ParserType.SyntaxNode;
@@ -34,6 +35,8 @@ interface LanguageRuntime {
    * by their role capture's prefix (see `splitMatches`).
    */
   readonly query: Query;
+  /** Whether matches are read from the transfer buffer (see `matches.ts`). */
+  readonly raw: boolean;
 }
 
 const runtimes = new Map<Language, LanguageRuntime>();
@@ -59,10 +62,19 @@ function runtime(language: Language): LanguageRuntime {
   const parser = new Parser();
   parser.setLanguage(lang);
   const query = new Parser.Query(lang, QUERY_KINDS.map((kind) => queryText(language, kind)).join('\n'));
-  rt = { parser, query };
+  const raw = rawMatchesWork(query, parser.parse(SELF_CHECK[language]));
+  rt = { parser, query, raw };
   runtimes.set(language, rt);
   return rt;
 }
+
+/** Sources on which the buffer-read matches are checked against the public API's. */
+const SELF_CHECK: Readonly<Record<Language, string>> = {
+  typescript: "import x, { y as z } from './m';\nexport const ü = require('r');\nclass C { m(): T { return this.é?.f(new D(), ns.g); } }\n",
+  tsx: "import { B } from './b';\nexport function A(): JSX.Element { return <B.Item x={é.y}><div /></B.Item>; }\n",
+  javascript: "const { a } = require('m');\nmodule.exports = function ü() { return a.b(new C(), é); };\n",
+  python: 'from .m import a as b\nimport os.path\nclass C:\n    def m(self):\n        return os.path.join(b(é), self.f)\n',
+};
 
 const MAX_RECEIVER = 120;
 const MAX_CALLEE = 200;
@@ -71,15 +83,23 @@ const line = (n: SyntaxNode): number => n.startPosition.row + 1;
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const oneLine = (s: string): string => s.replace(/\s+/g, '');
 
+/** Whether matches for `language` are read from the binding's transfer buffer (see `matches.ts`). */
+export function readsTransferBuffer(language: Language): boolean {
+  return runtime(language).raw;
+}
+
 /** Parse `source` as `language` and extract its facts. Never throws on bad input. */
-export function extractFacts(source: string, language: Language): FileFacts {
+export function extractFacts(source: string, language: Language, options: { readonly publicMatches?: boolean } = {}): FileFacts {
   const rt = runtime(language);
   // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
   const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
-  return factsOfTree(tree.rootNode, language, rt.query, source);
+  const root = tree.rootNode;
+  // A tree with errors may hold zero-width (missing) identifiers, whose names cannot be read
+  // from the source by their start: those files take the public API.
+  const raw = rt.raw && !options.publicMatches && !root.hasError;
+  return factsOfTree(root, language, raw ? bufferMatches(rt.query, tree) : publicMatches(rt.query, root), source, raw);
 }
 
-type Match = ParserType.QueryMatch;
 
 /** Role-capture prefixes of each query file (`imports.scm` captures both imports and exports). */
 const ROLE_KIND: Readonly<Record<string, QueryKind>> = {
@@ -106,7 +126,7 @@ function splitMatches(matches: readonly Match[]): Record<QueryKind, Match[]> {
   return out;
 }
 
-function factsOfTree(root: SyntaxNode, language: Language, query: Query, source: string): FileFacts {
+function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[], source: string, raw: boolean): FileFacts {
   const python = language === 'python';
   let errorCount = 0;
   const errorLines: number[] = [];
@@ -116,7 +136,7 @@ function factsOfTree(root: SyntaxNode, language: Language, query: Query, source:
     for (const e of errors.slice(0, 5)) errorLines.push(line(e));
   }
 
-  const matches = splitMatches(query.matches(root));
+  const matches = splitMatches(all);
   const importMatches = matches.imports;
   const imports = python ? pythonImports(importMatches) : jsImports(importMatches);
   const exports = python ? [] : jsExports(importMatches, imports);
@@ -129,20 +149,29 @@ function factsOfTree(root: SyntaxNode, language: Language, query: Query, source:
     if (!role || role.kind === 'dynamic' || (role.kind === 'require' && role.node.type === 'call_expression')) continue;
     for (let l = role.node.startPosition.row + 1; l <= role.node.endPosition.row + 1; l++) importLines.add(l);
   }
-  const references = collectReferences(matches.references, python, defSites, importLines);
+  const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
   const calls = collectCalls(matches.calls, python, scopeMemo);
   let lineCount = 1;
   for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
   return { language, partial: errorCount > 0, errorCount, errorLines, lineCount, imports, exports, definitions, references, calls };
 }
 
-function capture(match: ParserType.QueryMatch, name: string): SyntaxNode | undefined {
+function capture(match: Match, name: string): SyntaxNode | undefined {
   for (const c of match.captures) if (c.name === name) return c.node;
   return undefined;
 }
 
-function roleCapture(match: ParserType.QueryMatch, role: string): { kind: string; node: SyntaxNode } | undefined {
-  for (const c of match.captures) if (c.name.startsWith(role)) return { kind: c.name.slice(role.length), node: c.node };
+function roleCapture(match: Match, role: string): { readonly kind: string; readonly node: SyntaxNode } | undefined {
+  for (const c of match.captures) {
+    if (c.name.startsWith(role)) {
+      return {
+        kind: c.name.slice(role.length),
+        get node() {
+          return c.node;
+        },
+      };
+    }
+  }
   return undefined;
 }
 
@@ -154,7 +183,7 @@ function hasToken(node: SyntaxNode, token: string): boolean {
   return false;
 }
 
-function jsImports(matches: readonly ParserType.QueryMatch[]): ImportFact[] {
+function jsImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
   for (const m of matches) {
     const role = roleCapture(m, 'import.');
@@ -282,7 +311,7 @@ function declarationNames(decl: SyntaxNode): string[] {
   return [];
 }
 
-function jsExports(matches: readonly ParserType.QueryMatch[], imports: readonly ImportFact[]): ExportFact[] {
+function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): ExportFact[] {
   const out: ExportFact[] = [];
   for (const m of matches) {
     const role = roleCapture(m, 'export.');
@@ -321,7 +350,7 @@ function jsExports(matches: readonly ParserType.QueryMatch[], imports: readonly 
 // ---------------------------------------------------------------------------------------------
 // Python imports
 
-function pythonImports(matches: readonly ParserType.QueryMatch[]): ImportFact[] {
+function pythonImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
   for (const m of matches) {
     const role = roleCapture(m, 'import.');
@@ -498,34 +527,76 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
   }
 }
 
-function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<string>, importLines: ReadonlySet<number>): ReferenceFact[] {
+/**
+ * References are most of the captures: their names and receivers are read from `source` by
+ * their starts (see `matches.ts`) when it is given, and from the nodes otherwise.
+ */
+function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<string>, importLines: ReadonlySet<number>, source: string | undefined): ReferenceFact[] {
   const out: ReferenceFact[] = [];
-  const plain: SyntaxNode[] = [];
+  const plain: Capture[] = [];
   const memberSites = new Set<string>();
-  // Every crossing into the native tree costs: read positions once, look parents up only on
-  // import lines.
   for (const m of matches) {
-    const role = roleCapture(m, 'reference.');
+    let role: Capture | undefined;
+    let name: Capture | undefined;
+    let receiver: Capture | undefined;
+    for (const c of m.captures) {
+      if (c.name === 'name') name = c;
+      else if (c.name === 'receiver') receiver = c;
+      else if (c.name.startsWith('reference.')) role = c;
+    }
     if (!role) continue;
-    const name = capture(m, 'name') ?? role.node;
-    const pos = name.startPosition;
-    const site = `${pos.row + 1}:${pos.column}`;
+    const at = name ?? role;
+    const site = `${at.row + 1}:${at.column}`;
     if (defSites.has(site)) continue;
-    if (role.kind === 'member') {
+    if (role.name === 'reference.member') {
       memberSites.add(site);
-      const receiver = capture(m, 'receiver');
-      out.push({ name: name.text, ...(receiver ? { receiver: clip(oneLine(receiver.text), MAX_RECEIVER) } : {}), line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
-    } else plain.push(name);
+      const text = identifierText(at, source);
+      out.push({
+        name: text,
+        ...(receiver ? { receiver: clip(oneLine(receiverText(receiver, at, source)), MAX_RECEIVER) } : {}),
+        line: at.row + 1,
+        column: at.column,
+        endColumn: at.column + text.length,
+      });
+    } else plain.push(at);
   }
-  for (const name of plain) {
-    const pos = name.startPosition;
+  for (const at of plain) {
     // In Python `a.b` the `b` is an identifier too; the member pattern reports it.
-    if (python && memberSites.has(`${pos.row + 1}:${pos.column}`)) continue;
-    if (importLines.has(pos.row + 1) && isBindingSite(name, python)) continue;
-    out.push({ name: name.text, line: pos.row + 1, column: pos.column, endColumn: name.endPosition.column });
+    if (python && memberSites.has(`${at.row + 1}:${at.column}`)) continue;
+    // Only names on import lines can be the bindings an import makes: their parents are looked up.
+    if (importLines.has(at.row + 1) && isBindingSite(at.node, python)) continue;
+    const text = identifierText(at, source);
+    out.push({ name: text, line: at.row + 1, column: at.column, endColumn: at.column + text.length });
   }
   out.sort((a, b) => a.line - b.line || a.column - b.column);
   return out;
+}
+
+/** The identifier starting at the capture: ASCII name characters read from the source, else the node's text. */
+function identifierText(c: Capture, source: string | undefined): string {
+  if (source === undefined) return c.node.text;
+  const start = c.startIndex;
+  let end = start;
+  for (;;) {
+    const ch = source.charCodeAt(end);
+    if ((ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57) || ch === 95 || ch === 36) end++;
+    else if (ch >= 128 || ch === 92) return c.node.text; // non-ASCII or an escape: let the tree say
+    else break;
+  }
+  return end > start ? source.slice(start, end) : c.node.text;
+}
+
+/**
+ * A member's receiver (`a.b` in `a.b.c`): the source from the receiver's start to the member's
+ * name less the `.` or `?.` between them, else the node's text when a comment may sit there.
+ */
+function receiverText(receiver: Capture, name: Capture, source: string | undefined): string {
+  if (source === undefined || name.startIndex <= receiver.startIndex) return receiver.node.text;
+  let text = source.slice(receiver.startIndex, name.startIndex).trimEnd();
+  if (text.endsWith('?.')) text = text.slice(0, -2);
+  else if (text.endsWith('.')) text = text.slice(0, -1);
+  else return receiver.node.text;
+  return /[/#]/.test(text) ? receiver.node.text : text;
 }
 
 const JS_BINDING_PARENTS = new Set(['import_specifier', 'import_clause', 'namespace_import', 'import_require_clause', 'namespace_export']);

@@ -1,0 +1,194 @@
+/**
+ * Query matches whose captures are read from the binding's transfer buffer, without a
+ * `SyntaxNode` per captured node.
+ *
+ * The Node binding's `Query.matches` turns every captured node into a JavaScript object that it
+ * registers in the tree's node cache with a weak reference and a finalizer; the getters of each
+ * (`startPosition`, `startIndex`, `text`) then cross into native code again. Most captures are
+ * identifier uses, of which only the start and the name are needed, and the transfer buffer
+ * already holds the start (byte offset, row, column, in UTF-16 bytes). So captures here are
+ * plain records with the start, and a `node` built on first use for the few that need the
+ * tree.
+ *
+ * This reads the binding's internals (`Query.prototype._matches`, `nodeTransferArray`, the six
+ * fields of a node), pinned with `tree-sitter@0.25.1`. `rawMatchesWork` checks them against
+ * the public API once per language; if they disagree, matches come from the public API.
+ */
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type ParserType from 'tree-sitter';
+
+type SyntaxNode = ParserType.SyntaxNode;
+type Tree = ParserType.Tree;
+type Query = ParserType.Query;
+
+const require = createRequire(import.meta.url);
+
+/** A node's six transfer fields: id (two words), start byte, start row, start column byte, alias. */
+const NODE_FIELDS = 6;
+
+export interface Capture {
+  readonly name: string;
+  /** Start row (0-based), start column and start index, in UTF-16 code units as in the public API. */
+  readonly row: number;
+  readonly column: number;
+  readonly startIndex: number;
+  /** The node itself, built on first use. */
+  readonly node: SyntaxNode;
+}
+
+export interface Match {
+  readonly pattern: number;
+  readonly captures: readonly Capture[];
+}
+
+interface Binding {
+  readonly nodeTransferArray: Uint32Array;
+}
+
+interface Internals {
+  readonly binding: Binding;
+  readonly SyntaxNode: new (tree: Tree) => SyntaxNode;
+  readonly rawMatches: (this: Query, tree: Tree, ...args: number[]) => [(number | string)[], (object | number | null)[]];
+}
+
+let internals: Internals | null | undefined;
+
+function loadInternals(): Internals | null {
+  if (internals !== undefined) return internals;
+  internals = null;
+  try {
+    const Parser = require('tree-sitter') as typeof ParserType & { SyntaxNode: Internals['SyntaxNode'] };
+    const entry = require.resolve('tree-sitter');
+    const binding = createRequire(entry)('node-gyp-build')(dirname(entry)) as Binding & { Query?: unknown };
+    const rawMatches = (Parser.Query.prototype as unknown as { _matches?: Internals['rawMatches'] })._matches;
+    if (binding.Query === Parser.Query && typeof rawMatches === 'function' && typeof Parser.SyntaxNode === 'function') {
+      internals = { binding, SyntaxNode: Parser.SyntaxNode, rawMatches };
+    }
+  } catch {
+    internals = null;
+  }
+  return internals;
+}
+
+class BufferCapture implements Capture {
+  private built: SyntaxNode | undefined;
+  constructor(
+    readonly name: string,
+    private readonly tree: Tree,
+    private readonly make: Internals['SyntaxNode'],
+    private readonly f0: number,
+    private readonly f1: number,
+    private readonly f2: number,
+    private readonly f3: number,
+    private readonly f4: number,
+    private readonly f5: number,
+  ) {}
+  get row(): number {
+    return this.f3;
+  }
+  get column(): number {
+    return this.f4 >>> 1;
+  }
+  get startIndex(): number {
+    return this.f2 >>> 1;
+  }
+  get node(): SyntaxNode {
+    if (this.built) return this.built;
+    const node = new this.make(this.tree) as unknown as Record<number, number>;
+    node[0] = this.f0;
+    node[1] = this.f1;
+    node[2] = this.f2;
+    node[3] = this.f3;
+    node[4] = this.f4;
+    node[5] = this.f5;
+    return (this.built = node as unknown as SyntaxNode);
+  }
+}
+
+class NodeCapture implements Capture {
+  constructor(
+    readonly name: string,
+    readonly node: SyntaxNode,
+  ) {}
+  get row(): number {
+    return this.node.startPosition.row;
+  }
+  get column(): number {
+    return this.node.startPosition.column;
+  }
+  get startIndex(): number {
+    return this.node.startIndex;
+  }
+}
+
+/** The public API's matches, as `Match`es. */
+export function publicMatches(query: Query, root: SyntaxNode): Match[] {
+  return query.matches(root).map((m) => ({ pattern: m.pattern, captures: m.captures.map((c) => new NodeCapture(c.name, c.node)) }));
+}
+
+type Predicate = (captures: { name: string; node: SyntaxNode }[]) => boolean;
+
+/** All matches of `query` under the tree's root, read from the transfer buffer. */
+export function bufferMatches(query: Query, tree: Tree): Match[] {
+  const x = loadInternals()!;
+  const root = tree.rootNode as unknown as Record<number, number>;
+  // The native side reads the node to search from the first slot of the buffer.
+  const before = x.binding.nodeTransferArray;
+  for (let i = 0; i < NODE_FIELDS; i++) before[i] = root[i]!;
+  const [flat, nodes] = x.rawMatches.call(query, tree, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0);
+  const buf = x.binding.nodeTransferArray;
+  const predicates = (query as unknown as { predicates: Predicate[][] }).predicates;
+  const out: Match[] = [];
+  let offset = 0;
+  let n = 0;
+  let i = 0;
+  while (i < flat.length) {
+    const pattern = flat[i++] as number;
+    const captures: Capture[] = [];
+    while (i < flat.length && typeof flat[i] === 'string') {
+      const name = flat[i++] as string;
+      const value = nodes[n++];
+      if (value !== null && typeof value === 'object') {
+        // A node the tree already holds an object for (the root, say): its fields are on it.
+        const o = value as Record<number, number>;
+        captures.push(new BufferCapture(name, tree, x.SyntaxNode, o[0]!, o[1]!, o[2]!, o[3]!, o[4]!, o[5]!));
+      } else {
+        captures.push(new BufferCapture(name, tree, x.SyntaxNode, buf[offset]!, buf[offset + 1]!, buf[offset + 2]!, buf[offset + 3]!, buf[offset + 4]!, buf[offset + 5]!));
+        offset += NODE_FIELDS;
+      }
+    }
+    const tests = predicates[pattern];
+    if (tests && tests.length && !tests.every((p) => p(captures as unknown as { name: string; node: SyntaxNode }[]))) continue;
+    out.push({ pattern, captures });
+  }
+  return out;
+}
+
+/**
+ * Whether `bufferMatches` gives what `query.matches` gives (pattern, capture names, start
+ * positions and text of every capture) on `tree`.
+ */
+export function rawMatchesWork(query: Query, tree: Tree): boolean {
+  if (!loadInternals()) return false;
+  try {
+    const expected = query.matches(tree.rootNode);
+    const actual = bufferMatches(query, tree);
+    if (expected.length !== actual.length || expected.length === 0) return false;
+    for (let m = 0; m < expected.length; m++) {
+      const e = expected[m]!;
+      const a = actual[m]!;
+      if (e.pattern !== a.pattern || e.captures.length !== a.captures.length) return false;
+      for (let c = 0; c < e.captures.length; c++) {
+        const ec = e.captures[c]!;
+        const ac = a.captures[c]!;
+        const p = ec.node.startPosition;
+        if (ec.name !== ac.name || p.row !== ac.row || p.column !== ac.column || ec.node.startIndex !== ac.startIndex) return false;
+        if (ec.node.text !== ac.node.text || ec.node.type !== ac.node.type || ec.node.endIndex !== ac.node.endIndex) return false;
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
