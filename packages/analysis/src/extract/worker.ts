@@ -28,7 +28,7 @@ export type WorkerResult = { readonly id: number; readonly packed: PackedFacts }
 const decoder = new TextDecoder('utf-8');
 
 /** Source bytes parsed between two collections: bounds the native memory of dead trees. */
-const COLLECT_EVERY_BYTES = 4 << 20;
+const COLLECT_EVERY_BYTES = 1 << 20;
 
 /** The garbage collector as a function (a context made after `--expose-gc` has `gc`), if the runtime allows it. */
 function collector(): (() => void) | undefined {
