@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { createFactsStore } from '../src/cache/cache.js';
+import { createFactsStore, STALE_CACHE_MS } from '../src/cache/cache.js';
 import { index, type AnalysisIndex } from '../src/index/build.js';
 import { overlay, baseView } from '../src/index/view.js';
 import { graphJson } from '../src/graph-json.js';
@@ -60,6 +61,28 @@ describe('index of an in-memory file set', () => {
 });
 
 describe('cache on disk under the git common directory', () => {
+  test('facts directories of other versions unused for two weeks are deleted; recent ones and the own one stay', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'airspace-cache-sweep-'));
+    try {
+      const long = new Date(Date.now() - STALE_CACHE_MS - 60_000);
+      const own = createFactsStore({ cacheDir: root });
+      for (const d of ['facts-0123456789ab-b2', 'facts-ba9876543210-b3', 'unrelated', own.dir!.slice(root.length + 1)]) {
+        mkdirSync(join(root, d));
+        writeFileSync(join(root, d, 'seg-x.head.json'), '{}');
+        utimesSync(join(root, d), long, long);
+      }
+      const recent = join(root, 'facts-ba9876543210-b3');
+      utimesSync(recent, new Date(), new Date());
+      await own.refresh();
+      expect(readdirSync(root).sort()).toEqual([own.dir!.slice(root.length + 1), 'facts-ba9876543210-b3', 'unrelated'].sort());
+      expect(existsSync(recent)).toBe(true);
+      // Opening marks the own directory used, so another version's sweep keeps it.
+      expect(Date.now() - statSync(own.dir!).mtimeMs).toBeLessThan(STALE_CACHE_MS / 2);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   let repo: RepoFixture | undefined;
   afterEach(() => repo?.dispose());
 

@@ -1,7 +1,8 @@
 /**
  * Facts cached by content: the key is the git blob id plus the language, in a directory named by
  * the facts version (queries + extractor + grammars) and this layout's version, so a new version
- * never reads old entries. It lives under the repository's git common directory and is shared by
+ * never reads old entries (and deletes the directories of other versions once they have gone
+ * unused for two weeks). It lives under the repository's git common directory and is shared by
  * all its worktrees.
  *
  * On disk it is a log of segments, each a batch of entries written by one index run, in two
@@ -27,7 +28,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import * as zlib from 'node:zlib';
 import { join } from 'node:path';
@@ -42,6 +43,25 @@ const LAYOUT = 'b3';
 const MAX_SEGMENTS = 8;
 /** A body file without its head older than this is left over from a crashed writer. */
 const ORPHAN_MS = 60 * 60 * 1000;
+/**
+ * A facts directory of another version (older queries, grammars or layout) unused for this long
+ * is deleted. Each store marks its own directory used (its modification time) when it opens it,
+ * so two Airspace versions in use side by side keep their caches.
+ */
+export const STALE_CACHE_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** Marks `own` used and deletes the other `facts-*` directories under `root` unused for `STALE_CACHE_MS`. */
+async function sweepStaleVersions(root: string, own: string): Promise<void> {
+  const now = new Date();
+  await utimes(own, now, now).catch(() => undefined);
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const n of names) {
+    const full = join(root, n);
+    if (!n.startsWith('facts-') || full === own) continue;
+    const st = await stat(full).catch(() => undefined);
+    if (st?.isDirectory() && now.getTime() - st.mtimeMs > STALE_CACHE_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
 
 export interface CacheStats {
   memoryHits: number;
@@ -114,6 +134,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const stats: CacheStats = { memoryHits: 0, diskHits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0, segmentsRead: 0, bodiesRead: 0 };
   const problems: string[] = [];
   let refreshing: Promise<void> | undefined;
+  let swept = false;
 
   const headPath = (name: string) => join(dir!, `${name}.head.json`);
   const bodyPath = (name: string) => join(dir!, `${name}.body`);
@@ -365,6 +386,10 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     refresh() {
       if (!dir) return Promise.resolve();
       refreshing ??= (async () => {
+        if (!swept) {
+          swept = true;
+          await sweepStaleVersions(options.cacheDir!, dir);
+        }
         let names: string[];
         try {
           names = await readdir(dir);
