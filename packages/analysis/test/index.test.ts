@@ -345,6 +345,46 @@ describe('re-indexing with a previous index', () => {
     expect(shape(added)).toEqual(shape(await index(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0 })));
   });
 
+  test('added and deleted files: resolutions carried from the previous resolver equal a fresh index', async () => {
+    const tree: Record<string, string> = {
+      'tsconfig.json': '{"compilerOptions":{"baseUrl":".","paths":{"@u/*":["src/util/*"]}}}\n',
+      'src/a.ts': "import { x } from './x';\nimport { f } from '@u/format';\nimport { y } from './y.js';\nimport 'gone';\n",
+      'src/x/index.ts': 'export const x = 1;\n',
+      'src/util/format.ts': "export const f = 1;\nimport { c } from '../c';\n",
+      'src/c.ts': 'export const c = 1;\n',
+      'py/app/main.py': 'from . import views\nfrom .models import M\nimport helpers\nimport app.models\n',
+      'py/app/__init__.py': '',
+      'py/app/models/__init__.py': 'M = 1\n',
+    };
+    const steps: [string, Record<string, string | null>][] = [
+      // x.ts outranks x/index.ts; y.ts appears for './y.js'; a module appears for `import 'gone'` through baseUrl
+      ['files that outrank earlier targets', { 'src/x.ts': 'export const x = 2;\n', 'src/y.ts': 'export const y = 2;\n', 'gone.ts': '' }],
+      // targets deleted: fall back to the next candidate or become unresolved
+      ['deleted targets', { 'src/x.ts': null, 'src/util/format.ts': null, 'src/c.ts': null }],
+      // Python: a submodule for `from . import views`, a module shadowing a package, a top-level module
+      ['Python modules', { 'py/app/views.py': '', 'py/app/models.py': '', 'helpers.py': '' }],
+      // a Python root marker moves every root
+      ['a Python root marker', { 'py/pyproject.toml': '' }],
+      ['unrelated files', { 'docs/readme.md': 'hi\n', 'src/other.ts': "import { c } from './c';\n" }],
+    ];
+    let files: Record<string, string> = { ...tree };
+    let previous = await index(memorySnapshot(files), { workers: 0 });
+    for (const [what, change] of steps) {
+      files = { ...files };
+      for (const [p, text] of Object.entries(change)) {
+        if (text === null) delete files[p];
+        else files[p] = text;
+      }
+      const carried = await index(memorySnapshot(files), { workers: 0, previous });
+      const fresh = await index(memorySnapshot(files), { workers: 0 });
+      expect(shape(carried), what).toEqual(shape(fresh));
+      previous = carried;
+    }
+    // The first step really changed targets.
+    const first = await index(memorySnapshot({ ...tree, ...steps[0]![1] } as Record<string, string>), { workers: 0 });
+    expect(first.imports.get('src/a.ts')).toEqual(expect.arrayContaining(['src/x.ts', 'src/y.ts', 'gone.ts']));
+  });
+
   test('resolutions persist by resolver key: reused by a new process, invalidated by a configuration or file-set change', async () => {
     repo = createRepoFixture({
       'tsconfig.json': '{"compilerOptions":{"baseUrl":"src"}}\n',

@@ -279,6 +279,12 @@ async function readConfigs(files: readonly SnapshotFile[], previous: IndexState 
   return { configs, blobs };
 }
 
+function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
 function resolverKeyOf(paths: readonly string[], configBlobs: ReadonlyMap<string, string>): string {
   const h = createHash('sha1').update(`resolver ${RESOLVER_VERSION}\n`);
   for (const p of paths) h.update(p).update('\0');
@@ -341,8 +347,21 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   // configuration are unchanged.
   const resolverKey = resolverKeyOf(paths, configBlobs);
   const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
-  const persisted = !previous && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
-  const resolver = previous?.resolver ?? createResolver({ files: new Set(paths), configs });
+  // Files added or deleted, configuration unchanged: the previous resolver carries over every
+  // resolution that probed none of those paths, so files resolve again mostly from its memo.
+  const shifted = !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
+  const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
+  const resolver =
+    previous?.resolver ??
+    (shifted
+      ? shifted.resolver.withFiles(
+          paths.filter((p) => !shifted.paths.has(p)),
+          (() => {
+            const now = new Set(paths);
+            return [...shifted.paths].filter((p) => !now.has(p));
+          })(),
+        )
+      : createResolver({ files: new Set(paths), configs }));
   const files = new Map<string, IndexedFile>();
   const partial: AnalysisIndex['partial'][number][] = [];
   const blobs = new Map<string, string | undefined>();

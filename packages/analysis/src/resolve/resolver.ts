@@ -78,8 +78,36 @@ export function createResolver(input: ResolverInput): Resolver {
   return buildResolver(files, input.configs);
 }
 
-function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, string>): Resolver {
-  const json = new Map<string, Record<string, unknown> | undefined>();
+/** A memoized resolution and the files it looked for (by `probeKey`), which alone can change it. */
+interface MemoEntry {
+  readonly resolution: Resolution;
+  readonly probed: readonly string[];
+}
+
+/** What a resolver over another file set with the same configuration takes over. */
+interface Carried {
+  readonly json: Map<string, Record<string, unknown> | undefined>;
+  readonly memo: Map<string, MemoEntry>;
+}
+
+const PROBED_EXTENSION = /\.(?:d\.[mc]?ts|[mc]?tsx?|[mc]?jsx?|json|pyi?)$/;
+
+/**
+ * A file path less the extension a resolver adds when probing: the probes `a/b`, `a/b.ts` and
+ * `a/b.d.ts` share the key `a/b`, so an entry keeps a few keys instead of every probe.
+ */
+function probeKey(path: string): string {
+  return path.replace(PROBED_EXTENSION, '');
+}
+
+/** Files whose presence moves the Python roots, on which every Python resolution depends. */
+function isPythonRootMarker(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return base === 'pyproject.toml' || base === 'setup.py' || base === 'setup.cfg';
+}
+
+function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, string>, carried?: Carried): Resolver {
+  const json = carried?.json ?? new Map<string, Record<string, unknown> | undefined>();
   const readJson = (path: string): Record<string, unknown> | undefined => {
     if (json.has(path)) return json.get(path);
     const text = configs.get(path);
@@ -93,14 +121,22 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
   const packageByName = new Map(packages.map((p) => [p.name, p]));
 
   // --- probing -------------------------------------------------------------------------------
+  // Every look at the file set goes through `has`, which notes the path for the resolution in
+  // progress: a later file set that differs only in paths none of its probes named resolves it
+  // the same way (see `withFiles`).
+  let probing: string[] | undefined;
+  const has = (path: string): boolean => {
+    probing?.push(path);
+    return files.has(path);
+  };
   const probeFile = (base: string): string | undefined => {
-    if (files.has(base)) return base;
+    if (has(base)) return base;
     const dot = base.lastIndexOf('.');
     if (dot > base.lastIndexOf('/')) {
       const swap = JS_TO_TS[base.slice(dot)];
-      if (swap) for (const e of swap) if (files.has(base.slice(0, dot) + e)) return base.slice(0, dot) + e;
+      if (swap) for (const e of swap) if (has(base.slice(0, dot) + e)) return base.slice(0, dot) + e;
     }
-    for (const e of TS_EXTS) if (files.has(base + e)) return base + e;
+    for (const e of TS_EXTS) if (has(base + e)) return base + e;
     return undefined;
   };
   const probe = (base: string): string | undefined => {
@@ -113,7 +149,7 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
       const hit = main !== undefined ? probeFile(main) : undefined;
       if (hit) return hit;
     }
-    for (const e of TS_EXTS) if (files.has(`${prefix}index${e}`)) return `${prefix}index${e}`;
+    for (const e of TS_EXTS) if (has(`${prefix}index${e}`)) return `${prefix}index${e}`;
     return undefined;
   };
 
@@ -256,7 +292,7 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
     return [...roots];
   })();
   const probePython = (base: string): string | undefined => {
-    for (const c of [`${base}.py`, `${base}/__init__.py`, `${base}.pyi`, `${base}/__init__.pyi`]) if (files.has(c)) return c;
+    for (const c of [`${base}.py`, `${base}/__init__.py`, `${base}.pyi`, `${base}/__init__.pyi`]) if (has(c)) return c;
     return undefined;
   };
   const resolvePython = (importer: string, fact: Pick<ImportFact, 'specifier' | 'kind' | 'names'>): Resolution => {
@@ -337,21 +373,25 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
 
   // Resolution depends on the importer's directory, not its name: many files share specifiers.
   // (Python's unresolved relative imports name the importer, so they are not memoized.)
-  const memo = new Map<string, Resolution>();
+  const memo = carried?.memo ?? new Map<string, MemoEntry>();
   return {
     workspacePackages: new Map(packages.map((p) => [p.name, p.dir])),
     resolve(importer, fact) {
       const python = fact.kind === 'python-from' || fact.kind === 'python-import';
       const key = `${python ? (fact.kind === 'python-from' ? `f${fact.names.map((n) => n.name).join(',')}` : 'i') : 'j'}\0${dirname(importer)}\0${fact.specifier}`;
       const hit = memo.get(key);
-      if (hit) return hit;
+      if (hit) return hit.resolution;
       let r: Resolution;
+      const checked: string[] = [];
+      probing = checked;
       try {
         r = python ? resolvePython(importer, fact) : resolveJs(importer, fact.specifier);
       } catch (e) {
         return { status: 'unresolved', reason: `resolver error: ${e instanceof Error ? e.message : String(e)}` };
+      } finally {
+        probing = undefined;
       }
-      if (!(python && r.status === 'unresolved')) memo.set(key, r);
+      if (!(python && r.status === 'unresolved')) memo.set(key, { resolution: r, probed: [...new Set(checked.map(probeKey))] });
       return r;
     },
     withFiles(added, removed) {
@@ -359,7 +399,15 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
       const next = new Set(files);
       for (const r of removed) next.delete(r);
       for (const a of added) next.add(a);
-      return buildResolver(next, configs);
+      // Resolutions that probed none of the added or removed paths stand; the configuration is
+      // the same, so its parsed files are too.
+      const changed = [...added, ...removed];
+      const kept = new Map<string, MemoEntry>();
+      if (!changed.some(isPythonRootMarker)) {
+        const keys = new Set(changed.map(probeKey));
+        for (const [k, e] of memo) if (!e.probed.some((p) => keys.has(p))) kept.set(k, e);
+      }
+      return buildResolver(next, configs, { json, memo: kept });
     },
   };
 }
