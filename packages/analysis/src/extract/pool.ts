@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
+import { treeCollector } from './collect.js';
 import { extractFacts } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
 import type { WorkerJob, WorkerResult } from './worker.js';
@@ -81,9 +82,11 @@ export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions 
 
   // Small sets are parsed here: a thread costs more than a few files.
   if (!url || totalBytes < chunkBytes) {
+    const collector = chunks.length > 1 ? treeCollector() : undefined;
     for (let c = 0; c < chunks.length; c++) {
       if (c > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       for (const job of chunks[c]!) {
+        collector?.parsed(job.content.length);
         try {
           // Same form as from a worker: packed, references and calls decoded on use.
           settle(job.id, { facts: unpackFacts(packFacts(extractFacts(jobs[job.id]!.content.toString('utf8'), job.language))) });
