@@ -31,4 +31,16 @@ describe('parseAll', () => {
       if (i !== 10) expect('error' in o && o.error.startsWith('seen ok ')).toBe(true);
     });
   });
+
+  test('a byte order mark is dropped the same way in this thread and in workers: columns as editors count them', async () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("export const msg = 'hi';\n")]);
+    const pad = Array.from({ length: 8 }, (_, i) => job(`export const p${i} = 1;\n${'// pad\n'.repeat(500)}`));
+    const inThread = await parseAll([{ language: 'javascript', content: bom }, ...pad], { workers: 0 });
+    const pooled = await parseAll([{ language: 'javascript', content: bom }, ...pad], { workers: 2, chunkBytes: 16 * 1024 });
+    for (const out of [inThread, pooled]) {
+      const first = out[0]!;
+      expect('facts' in first && first.facts.definitions.map((d) => `${d.name}@${d.line}:${d.column}`)).toEqual(['msg@1:13']);
+    }
+    expect(pooled.map((o) => ('facts' in o ? o.facts.definitions : o))).toEqual(inThread.map((o) => ('facts' in o ? o.facts.definitions : o)));
+  });
 });

@@ -83,6 +83,16 @@ const line = (n: SyntaxNode): number => n.startPosition.row + 1;
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const oneLine = (s: string): string => s.replace(/\s+/g, '');
 
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * A file's bytes as the source its facts are positioned in: UTF-8, a byte order mark dropped
+ * (as editors do, so columns match theirs), malformed bytes replaced.
+ */
+export function sourceText(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
+
 /** Whether matches for `language` are read from the binding's transfer buffer (see `matches.ts`). */
 export function readsTransferBuffer(language: Language): boolean {
   return runtime(language).raw;

@@ -192,3 +192,18 @@ export function rawMatchesWork(query: Query, tree: Tree): boolean {
     return false;
   }
 }
+
+/**
+ * Stops the binding from registering every node object it hands out in its tree's node cache
+ * (a weak reference and a finalizer each, so that a node met twice is the same object). Nothing
+ * here compares nodes by identity, and without it making a node costs about half. For threads
+ * that run only this extractor: the parse workers.
+ */
+export function dropNodeCache(): void {
+  const Parser = require('tree-sitter') as { Tree?: { prototype: Record<string, unknown> } };
+  const proto = Parser.Tree?.prototype;
+  if (proto && typeof proto._cacheNode === 'function' && typeof proto._cacheNodes === 'function') {
+    proto._cacheNode = () => undefined;
+    proto._cacheNodes = () => undefined;
+  }
+}

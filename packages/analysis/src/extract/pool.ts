@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
-import { extractFacts } from './extract.js';
+import { extractFacts, sourceText } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
 import type { WorkerJob, WorkerResult } from './worker.js';
 
@@ -89,7 +89,7 @@ export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions 
         collector?.parsed(job.content.length);
         try {
           // Same form as from a worker: packed, references and calls decoded on use.
-          settle(job.id, { facts: unpackFacts(packFacts(extractFacts(jobs[job.id]!.content.toString('utf8'), job.language))) });
+          settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(jobs[job.id]!.content), job.language))) });
         } catch (e) {
           settle(job.id, { error: e instanceof Error ? e.message : String(e) });
         }

@@ -11,7 +11,8 @@ import { parentPort } from 'node:worker_threads';
 import type { Language } from '../facts.js';
 import { packFacts, type PackedFacts } from '../cache/pack.js';
 import { treeCollector } from './collect.js';
-import { extractFacts } from './extract.js';
+import { extractFacts, sourceText } from './extract.js';
+import { dropNodeCache } from './matches.js';
 
 export interface WorkerJob {
   readonly id: number;
@@ -22,15 +23,14 @@ export interface WorkerJob {
 /** Facts travel packed: flat arrays clone far cheaper than object graphs. */
 export type WorkerResult = { readonly id: number; readonly packed: PackedFacts } | { readonly id: number; readonly error: string };
 
-const decoder = new TextDecoder('utf-8');
-
 const collector = treeCollector();
+dropNodeCache();
 
 parentPort!.on('message', (jobs: WorkerJob[]) => {
   const results: WorkerResult[] = [];
   for (const job of jobs) {
     try {
-      results.push({ id: job.id, packed: packFacts(extractFacts(decoder.decode(job.content), job.language)) });
+      results.push({ id: job.id, packed: packFacts(extractFacts(sourceText(job.content), job.language)) });
     } catch (e) {
       results.push({ id: job.id, error: e instanceof Error ? e.message : String(e) });
     }
