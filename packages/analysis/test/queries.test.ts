@@ -131,3 +131,29 @@ describe('matches read from the transfer buffer', () => {
     expect(extractFacts(python, 'python')).toEqual(extractFacts(python, 'python', { publicMatches: true }));
   });
 });
+
+test('type modifiers on statements and specifiers, and default exports that are not named exports', () => {
+  const f = extractFacts(
+    [
+      "import def, { a, type T } from './m';",
+      "import type { U } from './u';",
+      "export type { V } from './v';",
+      "export { type W, x } from './w';",
+      'export default function f() {}',
+      'export function g() {}',
+      'export type Alias = string;',
+      '',
+    ].join('\n'),
+    'typescript',
+  );
+  expect(f.imports.map((i) => `${i.specifier} ${i.kind} ${i.names.map((n) => `${n.name}${n.typeOnly ? ':type' : ''}`).join(',')}`)).toEqual([
+    './m static a,T:type',
+    './u type U:type',
+    './v reexport V:type',
+    './w reexport W:type,x',
+  ]);
+  expect(f.exports.filter((e) => e.kind !== 'reexport').map((e) => `${e.name}${e.local ? `=${e.local}` : ''}`)).toEqual(['default=f', 'g=g', 'Alias=Alias']);
+  const js = extractFacts("export default class K {}\nexport class L {}\nimport { type } from './t';\n", 'javascript');
+  expect(js.exports.map((e) => e.name)).toEqual(['default', 'L']);
+  expect(js.imports[0]!.names).toEqual([{ name: 'type', alias: 'type' }]);
+});

@@ -44,3 +44,10 @@
 
 (export_statement
   "=" (_) @name) @export.assignment
+
+; `type` modifiers (`import type …`, `export type { A } from …`, `{ type A }`): the extractor
+; marks the statement or specifier that starts where one of these does.
+(import_statement "type") @import.type-token
+(export_statement "type") @import.type-token
+(import_specifier "type") @import.type-token
+(export_specifier "type") @import.type-token

@@ -156,7 +156,7 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const importLines = new Set<number>();
   for (const m of importMatches) {
     const role = roleCapture(m, 'import.');
-    if (!role || role.kind === 'dynamic' || (role.kind === 'require' && role.node.type === 'call_expression')) continue;
+    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || (role.kind === 'require' && role.node.type === 'call_expression')) continue;
     for (let l = role.node.startPosition.row + 1; l <= role.node.endPosition.row + 1; l++) importLines.add(l);
   }
   const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
@@ -171,11 +171,14 @@ function capture(match: Match, name: string): SyntaxNode | undefined {
   return undefined;
 }
 
-function roleCapture(match: Match, role: string): { readonly kind: string; readonly node: SyntaxNode } | undefined {
+function roleCapture(match: Match, role: string): { readonly kind: string; readonly start: number; readonly node: SyntaxNode } | undefined {
   for (const c of match.captures) {
     if (c.name.startsWith(role)) {
       return {
         kind: c.name.slice(role.length),
+        get start() {
+          return c.startIndex;
+        },
         get node() {
           return c.node;
         },
@@ -188,13 +191,23 @@ function roleCapture(match: Match, role: string): { readonly kind: string; reado
 // ---------------------------------------------------------------------------------------------
 // JavaScript / TypeScript imports and exports
 
-function hasToken(node: SyntaxNode, token: string): boolean {
-  for (const c of node.children) if (!c.isNamed && c.type === token) return true;
-  return false;
+/**
+ * Where the statements and specifiers with a `type` modifier start (`import type …`,
+ * `export type … from`, `{ type A }`): the `import.type-token` pattern matches them, so no node's
+ * children are walked to find the token.
+ */
+function typeModifiers(matches: readonly Match[]): ReadonlySet<number> {
+  const starts = new Set<number>();
+  for (const m of matches) {
+    const role = roleCapture(m, 'import.');
+    if (role?.kind === 'type-token') starts.add(role.start);
+  }
+  return starts;
 }
 
 function jsImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
+  const typed = typeModifiers(matches);
   for (const m of matches) {
     const role = roleCapture(m, 'import.');
     const source = capture(m, 'source');
@@ -203,15 +216,15 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
     const specifier = source.text;
     switch (role.kind) {
       case 'static': {
-        const typeOnly = hasToken(node, 'type');
+        const typeOnly = typed.has(role.start);
         const fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string } = { names: [] };
         const clause = node.namedChildren.find((c) => c.type === 'import_clause');
-        if (clause) readImportClause(clause, fact, typeOnly);
+        if (clause) readImportClause(clause, fact, typeOnly, typed);
         out.push({ specifier, kind: typeOnly ? 'type' : 'static', ...fact, line: line(node) });
         break;
       }
       case 'reexport': {
-        const typeOnly = hasToken(node, 'type');
+        const typeOnly = typed.has(role.start);
         const names: ImportedName[] = [];
         let wildcard = false;
         const clause = node.namedChildren.find((c) => c.type === 'export_clause');
@@ -222,7 +235,7 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
             const name = s.childForFieldName('name')?.text;
             if (!name) continue;
             const alias = s.childForFieldName('alias')?.text ?? name;
-            names.push(typeOnly || hasToken(s, 'type') ? { name, alias, typeOnly: true } : { name, alias });
+            names.push(typeOnly || typed.has(s.startIndex) ? { name, alias, typeOnly: true } : { name, alias });
           }
         } else if (nsExport) {
           const alias = nsExport.namedChildren[0]?.text ?? '*';
@@ -248,7 +261,7 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
   return out;
 }
 
-function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string }, typeOnly: boolean): void {
+function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string }, typeOnly: boolean, typed: ReadonlySet<number>): void {
   for (const c of clause.namedChildren) {
     if (c.type === 'identifier') fact.defaultBinding = c.text;
     else if (c.type === 'namespace_import') {
@@ -260,7 +273,7 @@ function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; def
         const name = s.childForFieldName('name')?.text;
         if (!name) continue;
         const alias = s.childForFieldName('alias')?.text ?? name;
-        fact.names.push(typeOnly || hasToken(s, 'type') ? { name, alias, typeOnly: true } : { name, alias });
+        fact.names.push(typeOnly || typed.has(s.startIndex) ? { name, alias, typeOnly: true } : { name, alias });
       }
     }
   }
@@ -323,6 +336,12 @@ function declarationNames(decl: SyntaxNode): string[] {
 
 function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): ExportFact[] {
   const out: ExportFact[] = [];
+  // `export default` statements (the `default` pattern reports them): their declarations are not named exports.
+  const defaults = new Set<number>();
+  for (const m of matches) {
+    const role = roleCapture(m, 'export.');
+    if (role?.kind === 'default') defaults.add(role.start);
+  }
   for (const m of matches) {
     const role = roleCapture(m, 'export.');
     if (!role) continue;
@@ -337,7 +356,7 @@ function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): E
         out.push({ name: s.childForFieldName('alias')?.text ?? local, local, kind: 'local', line: at });
       }
     } else if (role.kind === 'declaration') {
-      if (hasToken(node, 'default')) continue; // reported by the `default` pattern
+      if (defaults.has(role.start)) continue;
       const decl = node.childForFieldName('declaration');
       if (decl) for (const n of declarationNames(decl)) out.push({ name: n, local: n, kind: 'local', line: at });
     } else if (role.kind === 'default') {
