@@ -152,7 +152,7 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const exports = python ? [] : jsExports(importMatches, imports);
   const scopeMemo: ScopeMemo = new Map();
   const definitions = collectDefinitions(matches.definitions, python, exports, scopeMemo);
-  const defSites = new Set(definitions.map((d) => `${d.line}:${d.column}`));
+  const defSites = new Set(definitions.map((d) => siteKey(d.line - 1, d.column)));
   const importLines = new Set<number>();
   for (const m of importMatches) {
     const role = roleCapture(m, 'import.');
@@ -560,10 +560,13 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
  * References are most of the captures: their names and receivers are read from `source` by
  * their starts (see `matches.ts`) when it is given, and from the nodes otherwise.
  */
-function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<string>, importLines: ReadonlySet<number>, source: string | undefined): ReferenceFact[] {
+/** A position as one number (rows and columns of any real file fit), so sets of sites allocate no strings. */
+const siteKey = (row: number, column: number): number => row * 0x1000000 + column;
+
+function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<number>, importLines: ReadonlySet<number>, source: string | undefined): ReferenceFact[] {
   const out: ReferenceFact[] = [];
   const plain: Capture[] = [];
-  const memberSites = new Set<string>();
+  const memberSites = new Set<number>();
   for (const m of matches) {
     let role: Capture | undefined;
     let name: Capture | undefined;
@@ -575,7 +578,7 @@ function collectReferences(matches: readonly Match[], python: boolean, defSites:
     }
     if (!role) continue;
     const at = name ?? role;
-    const site = `${at.row + 1}:${at.column}`;
+    const site = siteKey(at.row, at.column);
     if (defSites.has(site)) continue;
     if (role.name === 'reference.member') {
       memberSites.add(site);
@@ -591,7 +594,7 @@ function collectReferences(matches: readonly Match[], python: boolean, defSites:
   }
   for (const at of plain) {
     // In Python `a.b` the `b` is an identifier too; the member pattern reports it.
-    if (python && memberSites.has(`${at.row + 1}:${at.column}`)) continue;
+    if (python && memberSites.has(siteKey(at.row, at.column))) continue;
     // Only names on import lines can be the bindings an import makes: their parents are looked up.
     if (importLines.has(at.row + 1) && isBindingSite(at.node, python)) continue;
     const text = identifierText(at, source);
