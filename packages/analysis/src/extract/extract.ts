@@ -151,7 +151,7 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const imports = python ? pythonImports(importMatches) : jsImports(importMatches);
   const exports = python ? [] : jsExports(importMatches, imports);
   const scopeMemo: ScopeMemo = new Map();
-  const definitions = collectDefinitions(matches.definitions, python, exports, scopeMemo);
+  const definitions = collectDefinitions(matches.definitions, python, exports, scopeMemo, raw ? source : undefined);
   const defSites = new Set(definitions.map((d) => siteKey(d.line - 1, d.column)));
   const importLines = new Set<number>();
   for (const m of importMatches) {
@@ -503,36 +503,43 @@ function isExportStatement(n: SyntaxNode | null): boolean {
   return n?.type === 'export_statement';
 }
 
-function collectDefinitions(matches: readonly Match[], python: boolean, exports: readonly ExportFact[], scopeMemo: ScopeMemo): DefinitionFact[] {
+function collectDefinitions(matches: readonly Match[], python: boolean, exports: readonly ExportFact[], scopeMemo: ScopeMemo, source: string | undefined): DefinitionFact[] {
   const exportedLocals = new Set<string>();
   for (const e of exports) if (e.local) exportedLocals.add(e.local);
   const out: DefinitionFact[] = [];
   const exportedClasses = new Set<string>();
-  const pending: { node: SyntaxNode; name: SyntaxNode; kind: DefinitionKind; scopes: readonly string[] }[] = [];
+  const pending: { at: Capture; name: Capture; kind: DefinitionKind; commonjs: boolean; scopes: readonly string[] }[] = [];
   for (const m of matches) {
-    const role = roleCapture(m, 'definition.');
-    const name = capture(m, 'name');
-    if (!role || !name) continue;
-    let kind = role.kind as DefinitionKind | 'commonjs';
-    const node = role.node;
-    if (kind === 'commonjs') kind = 'function';
+    let at: Capture | undefined;
+    let name: Capture | undefined;
+    for (const c of m.captures) {
+      if (c.name === 'name') name = c;
+      else if (c.name.startsWith('definition.')) at = c;
+    }
+    if (!at || !name) continue;
+    const role = at.name.slice('definition.'.length);
+    const commonjs = role === 'commonjs';
+    let kind = (commonjs ? 'function' : role) as DefinitionKind;
+    const node = at.node;
     if (kind === 'variable') {
       const value = node.childForFieldName(python ? 'right' : 'value');
       if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function' || value.type === 'lambda')) kind = 'function';
       else if (value?.type === 'class') kind = 'class';
     }
     if (python && kind === 'function' && insideClass(node)) kind = 'method';
-    pending.push({ node, name, kind, scopes: enclosingScopes(node, scopeMemo) });
+    pending.push({ at, name, kind, commonjs, scopes: enclosingScopes(node, scopeMemo) });
   }
   for (const p of pending) {
-    const n = p.name.text;
+    const n = identifierText(p.name, source);
     const topLevel = p.scopes.length === 0;
     let exported: boolean;
     if (python) exported = topLevel && !n.startsWith('_');
-    else if (role(p) === 'commonjs') exported = true;
+    else if (p.commonjs) exported = true;
+    else if (!topLevel) exported = false;
     else {
-      const declParent = p.node.type === 'variable_declarator' ? p.node.parent?.parent ?? null : p.node.parent;
-      exported = topLevel && (isExportStatement(declParent) || exportedLocals.has(n));
+      const node = p.at.node;
+      const declParent = node.type === 'variable_declarator' ? node.parent?.parent ?? null : node.parent;
+      exported = isExportStatement(declParent) || exportedLocals.has(n);
     }
     if (exported && p.kind === 'class') exportedClasses.add(n);
     out.push({
@@ -540,20 +547,16 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
       qualifiedName: [...p.scopes, n].join('.'),
       kind: p.kind,
       exported,
-      startLine: line(p.node),
-      endLine: p.node.endPosition.row + 1,
-      line: line(p.name),
-      column: p.name.startPosition.column,
+      startLine: p.at.row + 1,
+      endLine: p.at.node.endPosition.row + 1,
+      line: p.name.row + 1,
+      column: p.name.column,
     });
   }
   // Members of an exported class are reachable from outside.
   return out.map((d) =>
     !d.exported && (d.kind === 'method' || d.kind === 'field') && exportedClasses.has(d.qualifiedName.split('.')[0]!) ? { ...d, exported: true } : d,
   );
-
-  function role(p: { node: SyntaxNode }): string {
-    return p.node.type === 'assignment_expression' ? 'commonjs' : '';
-  }
 }
 
 /**
