@@ -1,7 +1,7 @@
 export * from './facts.js';
 export { extractFacts } from './extract/extract.js';
 export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';
-export { parseAll, defaultWorkers, type ParseJob, type ParseOptions, type ParseOutcome } from './extract/pool.js';
+export { parseAll, createParsePool, defaultWorkers, type ParseJob, type ParseOptions, type ParseOutcome, type ParsePool } from './extract/pool.js';
 export { createFactsStore, type FactsStore, type FactsStoreOptions, type CacheStats } from './cache/cache.js';
 export { createResolver, isConfigFile, splitPackage, type Resolver, type ResolverInput, type Resolution, type ResolvedVia } from './resolve/resolver.js';
 export { parseJsonc } from './resolve/jsonc.js';

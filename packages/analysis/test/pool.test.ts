@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseAll, type ParseJob } from '../src/index.js';
+import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
 
 const job = (text: string): ParseJob => ({ language: 'typescript', content: Buffer.from(text) });
 const crashing = new URL('./workers/crashing-worker.mjs', import.meta.url);
@@ -42,5 +42,24 @@ describe('parseAll', () => {
       expect('facts' in first && first.facts.definitions.map((d) => `${d.name}@${d.line}:${d.column}`)).toEqual(['msg@1:13']);
     }
     expect(pooled.map((o) => ('facts' in o ? o.facts.definitions : o))).toEqual(inThread.map((o) => ('facts' in o ? o.facts.definitions : o)));
+  });
+
+  test('a pool takes jobs as they come: threads start with the first full chunk, less than a chunk is parsed here', async () => {
+    const small = createParsePool({ workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing });
+    const few = [small.parse(job('export const a = 1;\n')), small.parse(job('export const b = 2;\n'))];
+    await small.close();
+    // The stand-in worker would have answered with errors: these were parsed in this thread.
+    expect((await Promise.all(few)).map((o) => ('facts' in o ? o.facts.definitions[0]!.name : o.error))).toEqual(['a', 'b']);
+
+    const streaming = createParsePool({ workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing });
+    const outcomes = [];
+    for (let i = 0; i < 40; i++) {
+      outcomes.push(streaming.parse(job(`file ${i} ${'x'.repeat(4000)}`)));
+      if (i % 5 === 4) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Answers for full chunks arrive before close.
+    await Promise.race([outcomes[0], new Promise((_, reject) => setTimeout(() => reject(new Error('no answer before close')), 5000))]);
+    await streaming.close();
+    (await Promise.all(outcomes)).forEach((o, i) => expect('error' in o && o.error.startsWith(`seen file ${i} `)).toBe(true));
   });
 });

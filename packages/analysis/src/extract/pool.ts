@@ -45,103 +45,155 @@ function workerUrl(): URL | undefined {
   return existsSync(path) ? pathToFileURL(path) : undefined;
 }
 
-/** Consecutive jobs in chunks of about `bytes` source bytes. */
-function chunksOf(jobs: readonly ParseJob[], bytes: number): WorkerJob[][] {
-  const chunks: WorkerJob[][] = [];
-  let current: WorkerJob[] = [];
-  let size = 0;
-  for (let i = 0; i < jobs.length; i++) {
-    const job = jobs[i]!;
-    current.push({ id: i, language: job.language, content: job.content });
-    size += job.content.length;
-    if (size >= bytes) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-    }
-  }
-  if (current.length) chunks.push(current);
-  return chunks;
-}
-
 const MIN_CHUNK_BYTES = 16 * 1024;
 const DEFAULT_CHUNK_BYTES = 256 * 1024;
 
-export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions = {}): Promise<ParseOutcome[]> {
-  const out: ParseOutcome[] = new Array(jobs.length);
-  let done = 0;
-  const settle = (id: number, outcome: ParseOutcome) => {
-    out[id] = outcome;
-    options.onParsed?.(++done);
-  };
+/**
+ * Jobs are queued as they come (while the caller still reads files) and sent to the workers in
+ * chunks of about `chunkBytes`; threads start with the first full chunk, so a set smaller than
+ * one chunk is parsed in this thread on `close`.
+ */
+export interface ParsePool {
+  /** Queues a job; the promise settles with its outcome (never rejects). */
+  parse(job: ParseJob): Promise<ParseOutcome>;
+  /** Sends what is queued and waits for every outcome; then the threads exit. */
+  close(): Promise<void>;
+}
+
+export function createParsePool(options: ParseOptions = {}): ParsePool {
   const workers = options.workers ?? defaultWorkers();
   const url = workers > 0 ? (options.workerUrl ?? workerUrl()) : undefined;
-  const totalBytes = jobs.reduce((n, j) => n + j.content.length, 0);
   const chunkBytes = Math.max(MIN_CHUNK_BYTES, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-  const chunks = chunksOf(jobs, chunkBytes);
+  const jobs: ParseJob[] = [];
+  const answers: ((outcome: ParseOutcome) => void)[] = [];
+  let done = 0;
+  const settle = (id: number, outcome: ParseOutcome) => {
+    const answer = answers[id]!;
+    answers[id] = () => undefined;
+    options.onParsed?.(++done);
+    answer(outcome);
+  };
 
-  // Small sets are parsed here: a thread costs more than a few files.
-  if (!url || totalBytes < chunkBytes) {
-    const collector = chunks.length > 1 ? treeCollector() : undefined;
-    for (let c = 0; c < chunks.length; c++) {
-      if (c > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      for (const job of chunks[c]!) {
-        collector?.parsed(job.content.length);
-        try {
-          // Same form as from a worker: packed, references and calls decoded on use.
-          settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(jobs[job.id]!.content), job.language))) });
-        } catch (e) {
-          settle(job.id, { error: e instanceof Error ? e.message : String(e) });
-        }
-      }
-    }
-    return out;
+  let current: WorkerJob[] = [];
+  let currentBytes = 0;
+  const queue: WorkerJob[][] = [];
+  interface Lane {
+    worker: Worker | undefined;
+    busy: boolean;
   }
+  const lanes: Lane[] = [];
+  let pending = 0; // chunks sent and not answered
+  let idle: (() => void) | undefined;
 
   // A chunk whose worker died is split into single files, each tried in a fresh worker, so
   // that one file that kills its thread (out of memory, a crash) fails alone.
-  const queue = chunks;
-  const lane = async (): Promise<void> => {
-    let worker: Worker | undefined;
-    try {
-      while (queue.length) {
-        const chunk = queue.shift()!;
-        worker ??= new Worker(url);
-        const died = await new Promise<string | undefined>((resolve) => {
-          const w = worker!;
-          const onMessage = (results: WorkerResult[]) => {
-            for (const r of results) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
-            cleanup();
-            resolve(undefined);
-          };
-          const onError = (e: Error) => {
-            cleanup();
-            resolve(`parse worker failed: ${e.message}`);
-          };
-          const onExit = (code: number) => {
-            cleanup();
-            resolve(`parse worker exited with code ${code}`);
-          };
-          const cleanup = () => {
-            w.off('message', onMessage);
-            w.off('error', onError);
-            w.off('exit', onExit);
-          };
-          w.on('message', onMessage);
-          w.on('error', onError);
-          w.on('exit', onExit);
-          w.postMessage(chunk);
-        });
-        if (died === undefined) continue;
-        void worker.terminate();
-        worker = undefined;
+  const send = (lane: Lane, chunk: WorkerJob[]) => {
+    lane.busy = true;
+    pending++;
+    const w = (lane.worker ??= new Worker(url!));
+    const finish = (died?: string) => {
+      w.off('message', onMessage);
+      w.off('error', onError);
+      w.off('exit', onExit);
+      if (died !== undefined) {
+        void w.terminate();
+        lane.worker = undefined;
         if (chunk.length > 1) queue.unshift(...chunk.map((job) => [job]));
         else settle(chunk[0]!.id, { error: died });
       }
-    } finally {
-      if (worker) await worker.terminate();
+      lane.busy = false;
+      pending--;
+      pump();
+    };
+    const onMessage = (results: WorkerResult[]) => {
+      for (const r of results) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
+      finish();
+    };
+    const onError = (e: Error) => finish(`parse worker failed: ${e.message}`);
+    const onExit = (code: number) => finish(`parse worker exited with code ${code}`);
+    w.on('message', onMessage);
+    w.on('error', onError);
+    w.on('exit', onExit);
+    w.postMessage(chunk);
+  };
+  const pump = () => {
+    while (queue.length) {
+      let lane = lanes.find((l) => !l.busy);
+      if (!lane && lanes.length < workers) lanes.push((lane = { worker: undefined, busy: false }));
+      if (!lane) break;
+      send(lane, queue.shift()!);
+    }
+    if (pending === 0 && queue.length === 0) idle?.();
+  };
+  const cut = () => {
+    if (current.length) queue.push(current);
+    current = [];
+    currentBytes = 0;
+  };
+
+  /** This thread: chunk by chunk, with a turn of the event loop between chunks. */
+  const parseHere = async () => {
+    const collector = jobs.length > 1 ? treeCollector() : undefined;
+    let sinceTurn = 0;
+    for (let id = 0; id < jobs.length; id++) {
+      const job = jobs[id]!;
+      if (sinceTurn >= chunkBytes) {
+        sinceTurn = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      sinceTurn += job.content.length;
+      collector?.parsed(job.content.length);
+      try {
+        // Same form as from a worker: packed, references and calls decoded on use.
+        settle(id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language))) });
+      } catch (e) {
+        settle(id, { error: e instanceof Error ? e.message : String(e) });
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(workers, chunks.length) }, lane));
-  return out;
+  let threadsStarted = false;
+
+  return {
+    parse(job) {
+      const id = jobs.length;
+      jobs.push(job);
+      const outcome = new Promise<ParseOutcome>((resolve) => answers.push(resolve));
+      if (url) {
+        current.push({ id, language: job.language, content: job.content });
+        currentBytes += job.content.length;
+        if (currentBytes >= chunkBytes) {
+          threadsStarted = true;
+          cut();
+          pump();
+        }
+      }
+      return outcome;
+    },
+    async close() {
+      try {
+        // Less than a chunk in all: a thread costs more than these few files.
+        if (!url || !threadsStarted) {
+          current = [];
+          await parseHere();
+          return;
+        }
+        cut();
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          pump();
+        });
+      } finally {
+        await Promise.all(lanes.map((l) => l.worker?.terminate()));
+        lanes.length = 0;
+      }
+    },
+  };
+}
+
+/** Parses `jobs` (see `createParsePool`); outcomes in the order of the jobs. */
+export async function parseAll(jobs: readonly ParseJob[], options: ParseOptions = {}): Promise<ParseOutcome[]> {
+  const pool = createParsePool(options);
+  const outcomes = jobs.map((job) => pool.parse(job));
+  await pool.close();
+  return Promise.all(outcomes);
 }

@@ -8,7 +8,7 @@ import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged } from '../cache/pack.js';
 import { loadResolutions, saveResolutions } from '../cache/resolutions.js';
-import { parseAll } from '../extract/pool.js';
+import { createParsePool, type ParseOutcome } from '../extract/pool.js';
 import { languageOf, type FileFacts, type ImportFact, type ImportKind, type Language } from '../facts.js';
 import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
 import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
@@ -212,29 +212,37 @@ export async function loadFacts(
     lookUp(job);
   });
 
+  // The misses are read and handed to the parse pool as they come in, so the workers start on
+  // the first chunk while the rest is still being read.
   const misses = jobs.filter((j) => !j.facts && !j.skip);
-  await mapLimit(misses, 32, async (job) => {
-    if (!job.content && !(await readContent(job))) return;
-    const c = job.content!;
-    if (c.length > maxBytes) job.skip = { path: job.file.path, reason: 'too-large', detail: `${c.length} bytes > ${maxBytes}` };
-    else if (isBinary(c)) job.skip = { path: job.file.path, reason: 'binary' };
-    if (job.skip) job.content = undefined;
-  });
-  const toParse = misses.filter((j) => !j.skip);
   const t0 = performance.now();
-  const outcomes =
-    toParse.length === 0
-      ? []
-      : await parseAll(
-          toParse.map((j) => ({ language: j.language, content: j.content! })),
-          {
-            ...(options.workers !== undefined ? { workers: options.workers } : {}),
-            onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }) },
-        );
+  const pool = createParsePool({
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }),
+  });
+  const toParse: FactsJob[] = [];
+  const outcomes: Promise<ParseOutcome>[] = [];
+  try {
+    await mapLimit(misses, 32, async (job) => {
+      if (!job.content && !(await readContent(job))) return;
+      const c = job.content!;
+      if (c.length > maxBytes) job.skip = { path: job.file.path, reason: 'too-large', detail: `${c.length} bytes > ${maxBytes}` };
+      else if (isBinary(c)) job.skip = { path: job.file.path, reason: 'binary' };
+      if (job.skip) {
+        job.content = undefined;
+        return;
+      }
+      toParse.push(job);
+      outcomes.push(pool.parse({ language: job.language, content: c }));
+    });
+  } finally {
+    await pool.close();
+  }
+  const settled = await Promise.all(outcomes);
   const parseMs = performance.now() - t0;
   let parseErrors = 0;
   toParse.forEach((job, i) => {
-    const o = outcomes[i]!;
+    const o = settled[i]!;
     job.content = undefined;
     if ('facts' in o) {
       job.facts = o.facts;
