@@ -385,6 +385,38 @@ describe('re-indexing with a previous index', () => {
     expect(first.imports.get('src/a.ts')).toEqual(expect.arrayContaining(['src/x.ts', 'src/y.ts', 'gone.ts']));
   });
 
+  test('after a warm start from disk, a file-set change starts from the saved resolver memo; a bad memo falls back', async () => {
+    repo = createRepoFixture({
+      'tsconfig.json': '{"compilerOptions":{"baseUrl":"src"}}\n',
+      'src/a.ts': "import { b } from 'b';\nimport { x } from './x';\nimport { c } from './c';\n",
+      'src/b.ts': 'export const b = 1;\n',
+      'src/x/index.ts': 'export const x = 1;\n',
+      'src/c.ts': 'export const c = 1;\n',
+    });
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const memoPath = join(first.store.dir!, `memo-${first.resolverKey}.json`);
+    expect(existsSync(memoPath)).toBe(true);
+    // Tamper with a memo entry that no added path touches: a later process must take it over.
+    const memo = JSON.parse(readFileSync(memoPath, 'utf8'));
+    const entry = memo.memo.find((e: [string, { targets?: string[] }]) => e[1].targets?.[0] === 'src/c.ts');
+    entry[1] = { status: 'external', package: 'memo-marker' };
+    writeFileSync(memoPath, JSON.stringify(memo));
+    for (const damaged of [false, true]) {
+      if (damaged) writeFileSync(memoPath, '{"format":"airspace-resolver-memo-1","memo":[["k",{"status":"odd"},[]]]}');
+      const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+      repo.write('src/x.ts', 'export const x = 2;\n');
+      try {
+        const shifted = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, previous: warm });
+        // x.ts outranks x/index.ts whatever the memo said; the untouched entry came from the memo.
+        expect(shifted.imports.get('src/a.ts')).toEqual(damaged ? ['src/b.ts', 'src/x.ts', 'src/c.ts'] : ['src/b.ts', 'src/x.ts']);
+        expect(shifted.external.map((e) => e.package)).toEqual(damaged ? [] : ['memo-marker']);
+      } finally {
+        repo.remove('src/x.ts');
+      }
+    }
+  });
+
   test('resolutions persist by resolver key: reused by a new process, invalidated by a configuration or file-set change', async () => {
     repo = createRepoFixture({
       'tsconfig.json': '{"compilerOptions":{"baseUrl":"src"}}\n',

@@ -4,11 +4,16 @@
  * path the blob id it was resolved for and its resolved imports. A warm start with
  * the same key resolves nothing. Written to a temporary file and renamed; the newest few keys are
  * kept (one per worktree state in use). A file that does not decode is ignored and replaced.
+ *
+ * Beside it, `memo-<key>.json` holds the resolver's memo (each resolution with the paths it
+ * probed), read only when a later index of another file set starts from this one: its resolver
+ * then keeps what the added or deleted paths cannot change instead of resolving everything.
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedImport } from '../index/build.js';
+import type { MemoRecord } from '../resolve/resolver.js';
 
 const FORMAT = 'airspace-resolutions-2';
 /** Resolution files kept per cache directory (newest first). */
@@ -20,6 +25,8 @@ export interface PersistedResolutions {
 }
 
 const fileName = (key: string) => `res-${key}.json`;
+const memoName = (key: string) => `memo-${key}.json`;
+const MEMO_FORMAT = 'airspace-resolver-memo-1';
 
 export async function loadResolutions(dir: string, key: string): Promise<PersistedResolutions | undefined> {
   let data: { format?: unknown; key?: unknown; files?: unknown };
@@ -42,6 +49,28 @@ export async function loadResolutions(dir: string, key: string): Promise<Persist
   };
 }
 
+/** The resolver memo saved with the resolutions of `key`, or undefined when missing or not decodable. */
+export async function loadResolverMemo(dir: string, key: string): Promise<MemoRecord[] | undefined> {
+  let data: { format?: unknown; key?: unknown; memo?: unknown };
+  try {
+    data = JSON.parse(await readFile(join(dir, memoName(key)), 'utf8')) as typeof data;
+  } catch {
+    return undefined;
+  }
+  if (data.format !== MEMO_FORMAT || data.key !== key || !Array.isArray(data.memo)) return undefined;
+  for (const e of data.memo as unknown[]) if (!validMemoRecord(e)) return undefined;
+  return data.memo as MemoRecord[];
+}
+
+function validMemoRecord(v: unknown): boolean {
+  if (!Array.isArray(v) || v.length !== 3 || typeof v[0] !== 'string' || !Array.isArray(v[2]) || !v[2].every((p) => typeof p === 'string')) return false;
+  const r = v[1] as { status?: unknown; targets?: unknown; package?: unknown; reason?: unknown };
+  if (!r || typeof r !== 'object') return false;
+  if (r.status === 'resolved') return Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
+  if (r.status === 'external') return typeof r.package === 'string';
+  return r.status === 'unresolved' && typeof r.reason === 'string';
+}
+
 function validResolved(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const r = v as Partial<ResolvedImport>;
@@ -56,23 +85,33 @@ export async function saveResolutions(
   dir: string,
   key: string,
   files: Iterable<{ readonly path: string; readonly blobId: string; readonly imports: readonly ResolvedImport[] }>,
+  memo?: readonly MemoRecord[],
 ): Promise<string | undefined> {
   const out: Record<string, [string, readonly ResolvedImport[]]> = {};
   for (const f of files) out[f.path] = [f.blobId, f.imports];
-  const path = join(dir, fileName(key));
-  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify({ format: FORMAT, key, files: out }));
-    await rename(tmp, path);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    return e instanceof Error ? e.message : String(e);
-  }
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('res-') && n.endsWith('.json'));
-  if (names.length > KEEP) {
+  const failure =
+    (await writeAtomically(join(dir, fileName(key)), JSON.stringify({ format: FORMAT, key, files: out }))) ??
+    (memo ? await writeAtomically(join(dir, memoName(key)), JSON.stringify({ format: MEMO_FORMAT, key, memo })) : undefined);
+  if (failure) return failure;
+  for (const prefix of ['res-', 'memo-']) {
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix) && n.endsWith('.json'));
+    if (names.length <= KEEP) continue;
     const dated = await Promise.all(names.map(async (n) => ({ n, t: (await stat(join(dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
     dated.sort((a, b) => b.t - a.t);
     for (const { n } of dated.slice(KEEP)) await unlink(join(dir, n)).catch(() => undefined);
   }
   return undefined;
+}
+
+/** Writes `text` to a temporary file renamed to `path`; an error message instead of throwing. */
+async function writeAtomically(path: string, text: string): Promise<string | undefined> {
+  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+    return undefined;
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    return e instanceof Error ? e.message : String(e);
+  }
 }

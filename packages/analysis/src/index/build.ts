@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged } from '../cache/pack.js';
-import { loadResolutions, saveResolutions } from '../cache/resolutions.js';
+import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
 import { languageOf, type FileFacts, type ImportFact, type ImportKind, type Language } from '../facts.js';
 import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
@@ -321,6 +321,8 @@ interface IndexState {
   readonly configPaths: ReadonlySet<string>;
   readonly configBlobs: ReadonlyMap<string, string>;
   readonly configs: ReadonlyMap<string, string>;
+  /** Whether some resolutions came from disk, so that the resolver's memo lacks them. */
+  readonly resolvedFromDisk: boolean;
 }
 
 const states = new WeakMap<AnalysisIndex, IndexState>();
@@ -359,10 +361,14 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   // resolution that probed none of those paths, so files resolve again mostly from its memo.
   const shifted = !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
   const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
+  // A previous index whose resolutions came from disk has a resolver that resolved little
+  // itself: the memo saved with those resolutions stands in for it.
+  const shiftedMemo = shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
+  const shiftedResolver = shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
   const resolver =
     previous?.resolver ??
-    (shifted
-      ? shifted.resolver.withFiles(
+    (shiftedResolver
+      ? shiftedResolver.withFiles(
           paths.filter((p) => !shifted.paths.has(p)),
           (() => {
             const now = new Set(paths);
@@ -375,6 +381,7 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   const blobs = new Map<string, string | undefined>();
   let resolvedCount = 0;
   let freshlyResolved = 0;
+  let fromDisk = previous ? previousState!.resolvedFromDisk : false;
   for (const job of loaded.jobs) {
     const path = job.file.path;
     blobs.set(path, job.blobId);
@@ -389,8 +396,10 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
     if (prev && prev.blobId === blobId && prev.language === job.language) imports = prev.imports;
     else {
       const stored = persisted?.get(path, blobId, importCount(facts));
-      if (stored) imports = stored;
-      else {
+      if (stored) {
+        imports = stored;
+        fromDisk = true;
+      } else {
         imports = resolveImports(path, facts, resolver);
         freshlyResolved++;
       }
@@ -399,7 +408,7 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
     if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
     options.onProgress?.({ phase: 'resolve', done: ++resolvedCount, total: loaded.jobs.length });
   }
-  if (freshlyResolved > 0 && store.dir) await saveResolutions(store.dir, resolverKey, files.values());
+  if (freshlyResolved > 0 && store.dir) await saveResolutions(store.dir, resolverKey, files.values(), fromDisk ? undefined : resolver.memoEntries());
   const tResolve = performance.now();
 
   const { imports, importers, external, unresolved } = adjacency(files);
@@ -429,7 +438,7 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
       ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },
     },
   });
-  states.set(result, { blobs, configPaths: new Set(paths.filter(isConfigFile)), configBlobs, configs });
+  states.set(result, { blobs, configPaths: new Set(paths.filter(isConfigFile)), configBlobs, configs, resolvedFromDisk: fromDisk });
   return result;
 }
 

@@ -27,7 +27,12 @@ export interface ResolverInput {
   readonly files: ReadonlySet<string> | readonly string[];
   /** Text of configuration files by path; others are never read. */
   readonly configs: ReadonlyMap<string, string>;
+  /** Resolutions a resolver over the same files and configuration made (`memoEntries`), taken as its own. */
+  readonly memo?: readonly MemoRecord[];
 }
+
+/** A memoized resolution as stored: its key, the resolution, and the probe keys that can change it. */
+export type MemoRecord = readonly [key: string, resolution: Resolution, probed: readonly string[]];
 
 /** Files whose text the resolver needs (`isConfigFile(path)` → pass it in `configs`). */
 export function isConfigFile(path: string): boolean {
@@ -67,6 +72,8 @@ export interface Resolver {
   resolve(importer: string, fact: Pick<ImportFact, 'specifier' | 'kind' | 'names'>): Resolution;
   /** The same configuration over another file set (an agent's overlay adds or deletes files). */
   withFiles(added: readonly string[], removed: readonly string[]): Resolver;
+  /** The memoized resolutions, to seed a resolver of a later process over the same input. */
+  memoEntries(): MemoRecord[];
   readonly workspacePackages: ReadonlyMap<string, string>;
 }
 
@@ -75,7 +82,9 @@ export const RESOLVER_VERSION = 1;
 
 export function createResolver(input: ResolverInput): Resolver {
   const files = input.files instanceof Set ? (input.files as ReadonlySet<string>) : new Set(input.files as readonly string[]);
-  return buildResolver(files, input.configs);
+  const memo = new Map<string, MemoEntry>();
+  for (const [key, resolution, probed] of input.memo ?? []) memo.set(key, { resolution, probed });
+  return buildResolver(files, input.configs, input.memo ? { json: new Map(), memo } : undefined);
 }
 
 /** A memoized resolution and the files it looked for (by `probeKey`), which alone can change it. */
@@ -393,6 +402,9 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
       }
       if (!(python && r.status === 'unresolved')) memo.set(key, { resolution: r, probed: [...new Set(checked.map(probeKey))] });
       return r;
+    },
+    memoEntries() {
+      return [...memo].map(([key, e]) => [key, e.resolution, e.probed] as const);
     },
     withFiles(added, removed) {
       if (added.length === 0 && removed.length === 0) return this;
