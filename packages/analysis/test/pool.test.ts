@@ -3,6 +3,7 @@ import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
 
 const job = (text: string): ParseJob => ({ language: 'typescript', content: Buffer.from(text) });
 const crashing = new URL('./workers/crashing-worker.mjs', import.meta.url);
+const broken = new URL('./workers/broken-worker.mjs', import.meta.url);
 
 describe('parseAll', () => {
   test('parses in this thread with workers: 0, in order, chunk by chunk', async () => {
@@ -61,5 +62,11 @@ describe('parseAll', () => {
     await Promise.race([outcomes[0], new Promise((_, reject) => setTimeout(() => reject(new Error('no answer before close')), 5000))]);
     await streaming.close();
     (await Promise.all(outcomes)).forEach((o, i) => expect('error' in o && o.error.startsWith(`seen file ${i} `)).toBe(true));
+  });
+
+  test('workers that cannot start fail the files with the reason after two tries, not one thread per file', async () => {
+    const jobs = Array.from({ length: 60 }, (_, i) => job(`file ${i} ${'x'.repeat(4000)}`));
+    const out = await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: broken });
+    for (const o of out) expect('error' in o && o.error).toMatch(/^parse workers cannot start: parse worker failed: cannot load the parser/);
   });
 });

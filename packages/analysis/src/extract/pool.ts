@@ -14,7 +14,7 @@ import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
-import type { WorkerJob, WorkerResult } from './worker.js';
+import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 export interface ParseJob {
   readonly language: Language;
@@ -79,18 +79,28 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   const queue: WorkerJob[][] = [];
   interface Lane {
     worker: Worker | undefined;
+    /** Whether the worker has said it loaded (see `WORKER_READY`). */
+    ready: boolean;
     busy: boolean;
   }
   const lanes: Lane[] = [];
   let pending = 0; // chunks sent and not answered
   let idle: (() => void) | undefined;
+  let startFailures = 0;
+  let broken: string | undefined;
 
   // A chunk whose worker died is split into single files, each tried in a fresh worker, so
-  // that one file that kills its thread (out of memory, a crash) fails alone.
+  // that one file that kills its thread (out of memory, a crash) fails alone. A worker that dies
+  // before it has loaded says nothing about the files: its chunk is sent again, and after two
+  // such deaths every file left fails with that reason (rather than one thread start per file).
   const send = (lane: Lane, chunk: WorkerJob[]) => {
     lane.busy = true;
     pending++;
-    const w = (lane.worker ??= new Worker(url!));
+    if (!lane.worker) {
+      lane.worker = new Worker(url!);
+      lane.ready = false;
+    }
+    const w = lane.worker;
     const finish = (died?: string) => {
       w.off('message', onMessage);
       w.off('error', onError);
@@ -98,15 +108,23 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       if (died !== undefined) {
         void w.terminate();
         lane.worker = undefined;
-        if (chunk.length > 1) queue.unshift(...chunk.map((job) => [job]));
+        if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${died}`;
+        if (broken) {
+          for (const c of [chunk, ...queue.splice(0)]) for (const job of c) settle(job.id, { error: broken });
+        } else if (!lane.ready) queue.unshift(chunk);
+        else if (chunk.length > 1) queue.unshift(...chunk.map((job) => [job]));
         else settle(chunk[0]!.id, { error: died });
       }
       lane.busy = false;
       pending--;
       pump();
     };
-    const onMessage = (results: WorkerResult[]) => {
-      for (const r of results) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
+    const onMessage = (message: WorkerResult[] | typeof WORKER_READY) => {
+      if (message === WORKER_READY) {
+        lane.ready = true;
+        return;
+      }
+      for (const r of message) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
       finish();
     };
     const onError = (e: Error) => finish(`parse worker failed: ${e.message}`);
@@ -119,7 +137,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   const pump = () => {
     while (queue.length) {
       let lane = lanes.find((l) => !l.busy);
-      if (!lane && lanes.length < workers) lanes.push((lane = { worker: undefined, busy: false }));
+      if (!lane && lanes.length < workers) lanes.push((lane = { worker: undefined, ready: false, busy: false }));
       if (!lane) break;
       send(lane, queue.shift()!);
     }
@@ -159,6 +177,10 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       jobs.push(job);
       const outcome = new Promise<ParseOutcome>((resolve) => answers.push(resolve));
       if (url) {
+        if (broken) {
+          settle(id, { error: broken });
+          return outcome;
+        }
         current.push({ id, language: job.language, content: job.content });
         currentBytes += job.content.length;
         if (currentBytes >= chunkBytes) {

@@ -8,20 +8,11 @@
  * had made. It also collects garbage every megabyte of source (see `collect.ts`).
  */
 import { parentPort } from 'node:worker_threads';
-import type { Language } from '../facts.js';
-import { packFacts, type PackedFacts } from '../cache/pack.js';
+import { packFacts } from '../cache/pack.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { dropNodeCache } from './matches.js';
-
-export interface WorkerJob {
-  readonly id: number;
-  readonly language: Language;
-  readonly content: Uint8Array;
-}
-
-/** Facts travel packed: flat arrays clone far cheaper than object graphs. */
-export type WorkerResult = { readonly id: number; readonly packed: PackedFacts } | { readonly id: number; readonly error: string };
+import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 const collector = treeCollector();
 dropNodeCache();
@@ -38,3 +29,4 @@ parentPort!.on('message', (jobs: WorkerJob[]) => {
   parentPort!.postMessage(results);
   for (const job of jobs) collector.parsed(job.content.length);
 });
+parentPort!.postMessage(WORKER_READY);

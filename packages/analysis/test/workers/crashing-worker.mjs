@@ -2,6 +2,7 @@
 // message, and exits with code 3 on a job whose text is "crash".
 import { parentPort } from 'node:worker_threads';
 
+parentPort.postMessage('ready');
 parentPort.on('message', (jobs) => {
   const results = [];
   for (const job of jobs) {
