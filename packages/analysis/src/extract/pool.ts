@@ -1,7 +1,7 @@
 /**
- * Parse jobs in worker threads: at most `workers` threads for one call, each living until the
- * jobs run out, fed chunks of a few hundred kilobytes as it becomes idle (so the work stays
- * balanced and the grammars and queries are compiled once per thread). With `workers: 0` (or
+ * Parse jobs in worker threads: at most `workers` threads per pool, each living until the pool
+ * closes, fed chunks of a few hundred kilobytes as it becomes idle (so the work stays balanced
+ * and the grammars and queries are compiled once per thread). Messages: `worker-protocol.ts`. With `workers: 0` (or
  * when the compiled worker is not available, e.g. under a test runner reading `src/`) the jobs
  * run in this thread, chunk by chunk with a turn of the event loop between chunks (see
  * worker.ts for why that turn matters).
