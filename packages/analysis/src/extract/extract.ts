@@ -160,7 +160,7 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
     for (let l = role.node.startPosition.row + 1; l <= role.node.endPosition.row + 1; l++) importLines.add(l);
   }
   const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
-  const calls = collectCalls(matches.calls, python, scopeMemo);
+  const calls = collectCalls(matches.calls, python, scopeMemo, raw ? source : undefined);
   let lineCount = 1;
   for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
   return { language, partial: errorCount > 0, errorCount, errorLines, lineCount, imports, exports, definitions, references, calls };
@@ -651,29 +651,44 @@ function isBindingSite(name: SyntaxNode, python: boolean): boolean {
   return parent.type === 'export_specifier' && parent.parent?.parent?.childForFieldName('source') != null;
 }
 
-function collectCalls(matches: readonly Match[], python: boolean, scopeMemo: ScopeMemo): CallFact[] {
+function collectCalls(matches: readonly Match[], python: boolean, scopeMemo: ScopeMemo, source: string | undefined): CallFact[] {
   const out: CallFact[] = [];
   for (const m of matches) {
-    const role = roleCapture(m, 'call.');
-    const name = capture(m, 'name');
-    if (!role || !name) continue;
-    const receiver = capture(m, 'receiver');
-    const kind = role.kind as CallFact['kind'];
+    let at: Capture | undefined;
+    let name: Capture | undefined;
+    let receiver: Capture | undefined;
+    for (const c of m.captures) {
+      if (c.name === 'name') name = c;
+      else if (c.name === 'receiver') receiver = c;
+      else if (c.name.startsWith('call.')) at = c;
+    }
+    if (!at || !name) continue;
+    const kind = at.name.slice('call.'.length) as CallFact['kind'];
+    const nameText = identifierText(name, source);
     // Intrinsic JSX elements (`<div>`) are not calls of anything in the repository.
-    if (kind === 'jsx' && !receiver && /^[a-z]/.test(name.text)) continue;
-    const calleeNode = kind === 'jsx' ? (receiver?.parent ?? name) : python ? role.node.childForFieldName('function') : role.node.childForFieldName(kind === 'new' ? 'constructor' : 'function');
-    const scopes = enclosingScopes(role.node, scopeMemo);
+    if (kind === 'jsx' && !receiver && /^[a-z]/.test(nameText)) continue;
+    const scopes = enclosingScopes(at.node, scopeMemo);
     out.push({
-      callee: clip(oneLine(calleeNode?.text ?? name.text), MAX_CALLEE),
-      name: name.text,
-      ...(receiver ? { receiver: clip(oneLine(receiver.text), MAX_RECEIVER) } : {}),
+      callee: clip(oneLine(calleeText(at, name, nameText, receiver, kind, python, source)), MAX_CALLEE),
+      name: nameText,
+      ...(receiver ? { receiver: clip(oneLine(receiverText(receiver, name, source)), MAX_RECEIVER) } : {}),
       kind,
-      line: line(role.node),
-      column: role.node.startPosition.column,
+      line: at.row + 1,
+      column: at.column,
       caller: scopes.length ? scopes.join('.') : '<module>',
     });
   }
   return out;
+}
+
+/**
+ * The called expression (`f`, `a.b.c`): every call pattern's callee runs from the receiver (or
+ * the name) to the end of the name, so with the source at hand it is that slice.
+ */
+function calleeText(at: Capture, name: Capture, nameText: string, receiver: Capture | undefined, kind: CallFact['kind'], python: boolean, source: string | undefined): string {
+  if (source !== undefined) return source.slice((receiver ?? name).startIndex, name.startIndex + nameText.length);
+  const node = kind === 'jsx' ? (receiver?.node.parent ?? name.node) : python ? at.node.childForFieldName('function') : at.node.childForFieldName(kind === 'new' ? 'constructor' : 'function');
+  return node?.text ?? nameText;
 }
 
 /** Kinds in one list, for documentation and tests. */
