@@ -4,6 +4,7 @@ import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
 const job = (text: string): ParseJob => ({ language: 'typescript', content: Buffer.from(text) });
 const crashing = new URL('./workers/crashing-worker.mjs', import.meta.url);
 const broken = new URL('./workers/broken-worker.mjs', import.meta.url);
+const oneChunk = new URL('./workers/one-chunk-worker.mjs', import.meta.url);
 
 describe('parseAll', () => {
   test('parses in this thread with workers: 0, in order, chunk by chunk', async () => {
@@ -68,5 +69,17 @@ describe('parseAll', () => {
     const jobs = Array.from({ length: 60 }, (_, i) => job(`file ${i} ${'x'.repeat(4000)}`));
     const out = await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: broken });
     for (const o of out) expect('error' in o && o.error).toMatch(/^parse workers cannot start: parse worker failed: cannot load the parser/);
+  });
+
+  test('a worker lost between chunks is replaced, not sent the next chunk', async () => {
+    const pool = createParsePool({ workers: 1, chunkBytes: 16 * 1024, workerUrl: oneChunk });
+    const outcomes = [];
+    for (let i = 0; i < 12; i++) {
+      outcomes.push(pool.parse(job(`file ${i} ${' '.repeat(8000)}`)));
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the worker exits between chunks
+    }
+    // A chunk sent to the dead worker would never be answered: fail instead of hanging.
+    await Promise.race([pool.close(), new Promise((_, reject) => setTimeout(() => reject(new Error('the pool hung on a lost worker')), 5000).unref())]);
+    (await Promise.all(outcomes)).forEach((o, i) => expect(o).toEqual({ error: `seen file ${i}` }));
   });
 });

@@ -96,11 +96,8 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   const send = (lane: Lane, chunk: WorkerJob[]) => {
     lane.busy = true;
     pending++;
-    if (!lane.worker) {
-      lane.worker = new Worker(url!);
-      lane.ready = false;
-    }
-    const w = lane.worker;
+    if (!lane.worker) startWorker(lane);
+    const w = lane.worker!;
     const finish = (died?: string) => {
       w.off('message', onMessage);
       w.off('error', onError);
@@ -108,7 +105,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       if (died !== undefined) {
         void w.terminate();
         lane.worker = undefined;
-        if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${died}`;
+        startFailed(lane, died);
         if (broken) {
           for (const c of [chunk, ...queue.splice(0)]) for (const job of c) settle(job.id, { error: broken });
         } else if (!lane.ready) queue.unshift(chunk);
@@ -120,10 +117,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       pump();
     };
     const onMessage = (message: WorkerResult[] | typeof WORKER_READY) => {
-      if (message === WORKER_READY) {
-        lane.ready = true;
-        return;
-      }
+      if (message === WORKER_READY) return;
       for (const r of message) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
       finish();
     };
@@ -134,7 +128,31 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     w.on('exit', onExit);
     w.postMessage(chunk);
   };
+  const startFailed = (lane: Lane, why: string) => {
+    if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${why}`;
+  };
+  const startWorker = (lane: Lane) => {
+    const w = new Worker(url!);
+    lane.worker = w;
+    lane.ready = false;
+    let failure: string | undefined;
+    // What happens while the worker has no chunk (between chunks: a worker that died there
+    // must not be sent the next one); during a chunk, `send`'s own listeners decide.
+    w.on('message', (message: unknown) => {
+      if (message === WORKER_READY) lane.ready = true;
+    });
+    w.on('error', (e: Error) => {
+      failure = `parse worker failed: ${e.message}`;
+    });
+    w.on('exit', (code: number) => {
+      if (lane.worker !== w || lane.busy) return;
+      lane.worker = undefined;
+      startFailed(lane, failure ?? `parse worker exited with code ${code}`);
+      pump();
+    });
+  };
   const pump = () => {
+    if (broken) for (const c of queue.splice(0)) for (const job of c) settle(job.id, { error: broken });
     while (queue.length) {
       let lane = lanes.find((l) => !l.busy);
       if (!lane && lanes.length < workers) lanes.push((lane = { worker: undefined, ready: false, busy: false }));
