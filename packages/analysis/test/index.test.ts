@@ -399,11 +399,11 @@ describe('re-indexing with a previous index', () => {
     expect(existsSync(memoPath)).toBe(true);
     // Tamper with a memo entry that no added path touches: a later process must take it over.
     const memo = JSON.parse(readFileSync(memoPath, 'utf8'));
-    const entry = memo.memo.find((e: [string, { targets?: string[] }]) => e[1].targets?.[0] === 'src/c.ts');
-    entry[1] = { status: 'external', package: 'memo-marker' };
+    const entry = memo.memo.find((e: [string, { resolution: { targets?: string[] } }]) => e[1].resolution.targets?.[0] === 'src/c.ts');
+    entry[1].resolution = { status: 'external', package: 'memo-marker' };
     writeFileSync(memoPath, JSON.stringify(memo));
     for (const damaged of [false, true]) {
-      if (damaged) writeFileSync(memoPath, '{"format":"airspace-resolver-memo-1","memo":[["k",{"status":"odd"},[]]]}');
+      if (damaged) writeFileSync(memoPath, '{"format":"airspace-resolver-memo-2","memo":[["k",{"resolution":{"status":"odd"},"probed":[]}]]}');
       const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       repo.write('src/x.ts', 'export const x = 2;\n');
       try {

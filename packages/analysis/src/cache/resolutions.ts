@@ -26,7 +26,7 @@ export interface PersistedResolutions {
 
 const fileName = (key: string) => `res-${key}.json`;
 const memoName = (key: string) => `memo-${key}.json`;
-const MEMO_FORMAT = 'airspace-resolver-memo-1';
+const MEMO_FORMAT = 'airspace-resolver-memo-2';
 
 export async function loadResolutions(dir: string, key: string): Promise<PersistedResolutions | undefined> {
   let data: { format?: unknown; key?: unknown; files?: unknown };
@@ -63,8 +63,9 @@ export async function loadResolverMemo(dir: string, key: string): Promise<MemoRe
 }
 
 function validMemoRecord(v: unknown): boolean {
-  if (!Array.isArray(v) || v.length !== 3 || typeof v[0] !== 'string' || !Array.isArray(v[2]) || !v[2].every((p) => typeof p === 'string')) return false;
-  const r = v[1] as { status?: unknown; targets?: unknown; package?: unknown; reason?: unknown };
+  if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || !v[1] || typeof v[1] !== 'object') return false;
+  const { resolution: r, probed } = v[1] as { resolution?: { status?: unknown; targets?: unknown; package?: unknown; reason?: unknown }; probed?: unknown };
+  if (!Array.isArray(probed) || !probed.every((p) => typeof p === 'string')) return false;
   if (!r || typeof r !== 'object') return false;
   if (r.status === 'resolved') return Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
   if (r.status === 'external') return typeof r.package === 'string';

@@ -107,9 +107,8 @@ export function extractFacts(source: string, language: Language, options: { read
   // A tree with errors may hold zero-width (missing) identifiers, whose names cannot be read
   // from the source by their start: those files take the public API.
   const raw = rt.raw && !options.publicMatches && !root.hasError;
-  return factsOfTree(root, language, raw ? bufferMatches(rt.query, tree) : publicMatches(rt.query, root), source, raw);
+  return factsOfTree(root, language, raw ? bufferMatches(rt.query, tree, root) : publicMatches(rt.query, root), source, raw);
 }
-
 
 /** Role-capture prefixes of each query file (`imports.scm` captures both imports and exports). */
 const ROLE_KIND: Readonly<Record<string, QueryKind>> = {
@@ -155,9 +154,9 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const defSites = new Set(definitions.map((d) => siteKey(d.line - 1, d.column)));
   const importLines = new Set<number>();
   for (const m of importMatches) {
-    const role = roleCapture(m, 'import.');
-    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || (role.kind === 'require' && role.node.type === 'call_expression')) continue;
-    for (let l = role.node.startPosition.row + 1; l <= role.node.endPosition.row + 1; l++) importLines.add(l);
+    const role = rolesOf(m, 'import.');
+    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || (role.kind === 'require' && role.at.node.type === 'call_expression')) continue;
+    for (let l = role.at.row + 1; l <= role.at.node.endPosition.row + 1; l++) importLines.add(l);
   }
   const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
   const calls = collectCalls(matches.calls, python, scopeMemo, raw ? source : undefined);
@@ -171,21 +170,24 @@ function capture(match: Match, name: string): SyntaxNode | undefined {
   return undefined;
 }
 
-function roleCapture(match: Match, role: string): { readonly kind: string; readonly start: number; readonly node: SyntaxNode } | undefined {
+/** A match's role capture (named `<prefix><kind>`, e.g. `call.method`) with its `name` and `receiver` captures. */
+interface Roles {
+  readonly at: Capture;
+  readonly kind: string;
+  readonly name: Capture | undefined;
+  readonly receiver: Capture | undefined;
+}
+
+function rolesOf(match: Match, prefix: string): Roles | undefined {
+  let at: Capture | undefined;
+  let name: Capture | undefined;
+  let receiver: Capture | undefined;
   for (const c of match.captures) {
-    if (c.name.startsWith(role)) {
-      return {
-        kind: c.name.slice(role.length),
-        get start() {
-          return c.startIndex;
-        },
-        get node() {
-          return c.node;
-        },
-      };
-    }
+    if (c.name === 'name') name = c;
+    else if (c.name === 'receiver') receiver = c;
+    else if (!at && c.name.startsWith(prefix)) at = c;
   }
-  return undefined;
+  return at && { at, kind: at.name.slice(prefix.length), name, receiver };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,8 +201,8 @@ function roleCapture(match: Match, role: string): { readonly kind: string; reado
 function typeModifiers(matches: readonly Match[]): ReadonlySet<number> {
   const starts = new Set<number>();
   for (const m of matches) {
-    const role = roleCapture(m, 'import.');
-    if (role?.kind === 'type-token') starts.add(role.start);
+    const role = rolesOf(m, 'import.');
+    if (role?.kind === 'type-token') starts.add(role.at.startIndex);
   }
   return starts;
 }
@@ -209,14 +211,14 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
   const typed = typeModifiers(matches);
   for (const m of matches) {
-    const role = roleCapture(m, 'import.');
+    const role = rolesOf(m, 'import.');
     const source = capture(m, 'source');
     if (!role || !source) continue;
-    const node = role.node;
+    const node = role.at.node;
     const specifier = source.text;
     switch (role.kind) {
       case 'static': {
-        const typeOnly = typed.has(role.start);
+        const typeOnly = typed.has(role.at.startIndex);
         const fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string } = { names: [] };
         const clause = node.namedChildren.find((c) => c.type === 'import_clause');
         if (clause) readImportClause(clause, fact, typeOnly, typed);
@@ -224,7 +226,7 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
         break;
       }
       case 'reexport': {
-        const typeOnly = typed.has(role.start);
+        const typeOnly = typed.has(role.at.startIndex);
         const names: ImportedName[] = [];
         let wildcard = false;
         const clause = node.namedChildren.find((c) => c.type === 'export_clause');
@@ -339,13 +341,13 @@ function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): E
   // `export default` statements (the `default` pattern reports them): their declarations are not named exports.
   const defaults = new Set<number>();
   for (const m of matches) {
-    const role = roleCapture(m, 'export.');
-    if (role?.kind === 'default') defaults.add(role.start);
+    const role = rolesOf(m, 'export.');
+    if (role?.kind === 'default') defaults.add(role.at.startIndex);
   }
   for (const m of matches) {
-    const role = roleCapture(m, 'export.');
+    const role = rolesOf(m, 'export.');
     if (!role) continue;
-    const node = role.node;
+    const node = role.at.node;
     const at = line(node);
     if (role.kind === 'clause') {
       const clause = node.namedChildren.find((c) => c.type === 'export_clause');
@@ -356,7 +358,7 @@ function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): E
         out.push({ name: s.childForFieldName('alias')?.text ?? local, local, kind: 'local', line: at });
       }
     } else if (role.kind === 'declaration') {
-      if (defaults.has(role.start)) continue;
+      if (defaults.has(role.at.startIndex)) continue;
       const decl = node.childForFieldName('declaration');
       if (decl) for (const n of declarationNames(decl)) out.push({ name: n, local: n, kind: 'local', line: at });
     } else if (role.kind === 'default') {
@@ -382,9 +384,9 @@ function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): E
 function pythonImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
   for (const m of matches) {
-    const role = roleCapture(m, 'import.');
+    const role = rolesOf(m, 'import.');
     if (!role) continue;
-    const node = role.node;
+    const node = role.at.node;
     const at = line(node);
     if (role.kind === 'python-import') {
       for (const n of node.childrenForFieldName('name')) {
@@ -510,16 +512,11 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
   const exportedClasses = new Set<string>();
   const pending: { at: Capture; name: Capture; kind: DefinitionKind; commonjs: boolean; scopes: readonly string[] }[] = [];
   for (const m of matches) {
-    let at: Capture | undefined;
-    let name: Capture | undefined;
-    for (const c of m.captures) {
-      if (c.name === 'name') name = c;
-      else if (c.name.startsWith('definition.')) at = c;
-    }
-    if (!at || !name) continue;
-    const role = at.name.slice('definition.'.length);
-    const commonjs = role === 'commonjs';
-    let kind = (commonjs ? 'function' : role) as DefinitionKind;
+    const roles = rolesOf(m, 'definition.');
+    if (!roles?.name) continue;
+    const { at, name } = roles;
+    const commonjs = roles.kind === 'commonjs';
+    let kind = (commonjs ? 'function' : roles.kind) as DefinitionKind;
     const node = at.node;
     if (kind === 'variable') {
       const value = node.childForFieldName(python ? 'right' : 'value');
@@ -559,31 +556,25 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
   );
 }
 
+/** A position as one number (rows and columns of any real file fit), so sets of sites allocate no strings. */
+const siteKey = (row: number, column: number): number => row * 0x1000000 + column;
+
 /**
  * References are most of the captures: their names and receivers are read from `source` by
  * their starts (see `matches.ts`) when it is given, and from the nodes otherwise.
  */
-/** A position as one number (rows and columns of any real file fit), so sets of sites allocate no strings. */
-const siteKey = (row: number, column: number): number => row * 0x1000000 + column;
-
 function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<number>, importLines: ReadonlySet<number>, source: string | undefined): ReferenceFact[] {
   const out: ReferenceFact[] = [];
   const plain: Capture[] = [];
   const memberSites = new Set<number>();
   for (const m of matches) {
-    let role: Capture | undefined;
-    let name: Capture | undefined;
-    let receiver: Capture | undefined;
-    for (const c of m.captures) {
-      if (c.name === 'name') name = c;
-      else if (c.name === 'receiver') receiver = c;
-      else if (c.name.startsWith('reference.')) role = c;
-    }
-    if (!role) continue;
-    const at = name ?? role;
+    const roles = rolesOf(m, 'reference.');
+    if (!roles) continue;
+    const { receiver } = roles;
+    const at = roles.name ?? roles.at;
     const site = siteKey(at.row, at.column);
     if (defSites.has(site)) continue;
-    if (role.name === 'reference.member') {
+    if (roles.kind === 'member') {
       memberSites.add(site);
       const text = identifierText(at, source);
       out.push({
@@ -654,16 +645,10 @@ function isBindingSite(name: SyntaxNode, python: boolean): boolean {
 function collectCalls(matches: readonly Match[], python: boolean, scopeMemo: ScopeMemo, source: string | undefined): CallFact[] {
   const out: CallFact[] = [];
   for (const m of matches) {
-    let at: Capture | undefined;
-    let name: Capture | undefined;
-    let receiver: Capture | undefined;
-    for (const c of m.captures) {
-      if (c.name === 'name') name = c;
-      else if (c.name === 'receiver') receiver = c;
-      else if (c.name.startsWith('call.')) at = c;
-    }
-    if (!at || !name) continue;
-    const kind = at.name.slice('call.'.length) as CallFact['kind'];
+    const roles = rolesOf(m, 'call.');
+    if (!roles?.name) continue;
+    const { at, name, receiver } = roles;
+    const kind = roles.kind as CallFact['kind'];
     const nameText = identifierText(name, source);
     // Intrinsic JSX elements (`<div>`) are not calls of anything in the repository.
     if (kind === 'jsx' && !receiver && /^[a-z]/.test(nameText)) continue;

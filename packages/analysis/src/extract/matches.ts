@@ -76,7 +76,6 @@ class BufferCapture implements Capture {
   constructor(
     readonly name: string,
     private readonly tree: Tree,
-    private readonly make: Internals['SyntaxNode'],
     private readonly f0: number,
     private readonly f1: number,
     private readonly f2: number,
@@ -95,7 +94,7 @@ class BufferCapture implements Capture {
   }
   get node(): SyntaxNode {
     if (this.built) return this.built;
-    const node = new this.make(this.tree) as unknown as Record<number, number>;
+    const node = new internals!.SyntaxNode(this.tree) as unknown as Record<number, number>;
     node[0] = this.f0;
     node[1] = this.f1;
     node[2] = this.f2;
@@ -129,13 +128,13 @@ export function publicMatches(query: Query, root: SyntaxNode): Match[] {
 
 type Predicate = (captures: { name: string; node: SyntaxNode }[]) => boolean;
 
-/** All matches of `query` under the tree's root, read from the transfer buffer. */
-export function bufferMatches(query: Query, tree: Tree): Match[] {
+/** All matches of `query` under `root` (the tree's root node), read from the transfer buffer. */
+export function bufferMatches(query: Query, tree: Tree, root: SyntaxNode): Match[] {
   const x = loadInternals()!;
-  const root = tree.rootNode as unknown as Record<number, number>;
+  const rootFields = root as unknown as Record<number, number>;
   // The native side reads the node to search from the first slot of the buffer.
   const before = x.binding.nodeTransferArray;
-  for (let i = 0; i < NODE_FIELDS; i++) before[i] = root[i]!;
+  for (let i = 0; i < NODE_FIELDS; i++) before[i] = rootFields[i]!;
   const [flat, nodes] = x.rawMatches.call(query, tree, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0);
   const buf = x.binding.nodeTransferArray;
   const predicates = (query as unknown as { predicates: Predicate[][] }).predicates;
@@ -152,9 +151,9 @@ export function bufferMatches(query: Query, tree: Tree): Match[] {
       if (value !== null && typeof value === 'object') {
         // A node the tree already holds an object for (the root, say): its fields are on it.
         const o = value as Record<number, number>;
-        captures.push(new BufferCapture(name, tree, x.SyntaxNode, o[0]!, o[1]!, o[2]!, o[3]!, o[4]!, o[5]!));
+        captures.push(new BufferCapture(name, tree, o[0]!, o[1]!, o[2]!, o[3]!, o[4]!, o[5]!));
       } else {
-        captures.push(new BufferCapture(name, tree, x.SyntaxNode, buf[offset]!, buf[offset + 1]!, buf[offset + 2]!, buf[offset + 3]!, buf[offset + 4]!, buf[offset + 5]!));
+        captures.push(new BufferCapture(name, tree, buf[offset]!, buf[offset + 1]!, buf[offset + 2]!, buf[offset + 3]!, buf[offset + 4]!, buf[offset + 5]!));
         offset += NODE_FIELDS;
       }
     }
@@ -173,7 +172,7 @@ export function rawMatchesWork(query: Query, tree: Tree): boolean {
   if (!loadInternals()) return false;
   try {
     const expected = query.matches(tree.rootNode);
-    const actual = bufferMatches(query, tree);
+    const actual = bufferMatches(query, tree, tree.rootNode);
     if (expected.length !== actual.length || expected.length === 0) return false;
     for (let m = 0; m < expected.length; m++) {
       const e = expected[m]!;

@@ -64,7 +64,6 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   const workers = options.workers ?? defaultWorkers();
   const url = workers > 0 ? (options.workerUrl ?? workerUrl()) : undefined;
   const chunkBytes = Math.max(MIN_CHUNK_BYTES, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-  const jobs: ParseJob[] = [];
   const answers: ((outcome: ParseOutcome) => void)[] = [];
   let done = 0;
   const settle = (id: number, outcome: ParseOutcome) => {
@@ -168,11 +167,10 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   };
 
   /** This thread: chunk by chunk, with a turn of the event loop between chunks. */
-  const parseHere = async () => {
+  const parseHere = async (jobs: readonly WorkerJob[]) => {
     const collector = jobs.length > 1 ? treeCollector() : undefined;
     let sinceTurn = 0;
-    for (let id = 0; id < jobs.length; id++) {
-      const job = jobs[id]!;
+    for (const job of jobs) {
       if (sinceTurn >= chunkBytes) {
         sinceTurn = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -181,9 +179,9 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       collector?.parsed(job.content.length);
       try {
         // Same form as from a worker: packed, references and calls decoded on use.
-        settle(id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language))) });
+        settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language))) });
       } catch (e) {
-        settle(id, { error: e instanceof Error ? e.message : String(e) });
+        settle(job.id, { error: e instanceof Error ? e.message : String(e) });
       }
     }
   };
@@ -191,30 +189,29 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
 
   return {
     parse(job) {
-      const id = jobs.length;
-      jobs.push(job);
+      const id = answers.length;
       const outcome = new Promise<ParseOutcome>((resolve) => answers.push(resolve));
-      if (url) {
-        if (broken) {
-          settle(id, { error: broken });
-          return outcome;
-        }
-        current.push({ id, language: job.language, content: job.content });
-        currentBytes += job.content.length;
-        if (currentBytes >= chunkBytes) {
-          threadsStarted = true;
-          cut();
-          pump();
-        }
+      if (broken) {
+        settle(id, { error: broken });
+        return outcome;
+      }
+      // Held only until its chunk is answered (or, in this thread, parsed).
+      current.push({ id, language: job.language, content: job.content });
+      currentBytes += job.content.length;
+      if (url && currentBytes >= chunkBytes) {
+        threadsStarted = true;
+        cut();
+        pump();
       }
       return outcome;
     },
     async close() {
       try {
-        // Less than a chunk in all: a thread costs more than these few files.
-        if (!url || !threadsStarted) {
+        // No threads, or less than a chunk in all (a thread costs more than these few files).
+        if (!threadsStarted) {
+          const here = current;
           current = [];
-          await parseHere();
+          await parseHere(here);
           return;
         }
         cut();

@@ -234,6 +234,7 @@ export async function loadFacts(
       }
       toParse.push(job);
       outcomes.push(pool.parse({ language: job.language, content: c }));
+      job.content = undefined; // the pool holds it until parsed
     });
   } finally {
     await pool.close();
@@ -243,7 +244,6 @@ export async function loadFacts(
   let parseErrors = 0;
   toParse.forEach((job, i) => {
     const o = settled[i]!;
-    job.content = undefined;
     if ('facts' in o) {
       job.facts = o.facts;
       store.put(job.blobId!, job.language, o.facts);
@@ -365,17 +365,15 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   // itself: the memo saved with those resolutions stands in for it.
   const shiftedMemo = shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
   const shiftedResolver = shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
+  const pathSet = new Set(paths);
   const resolver =
     previous?.resolver ??
     (shiftedResolver
       ? shiftedResolver.withFiles(
           paths.filter((p) => !shifted.paths.has(p)),
-          (() => {
-            const now = new Set(paths);
-            return [...shifted.paths].filter((p) => !now.has(p));
-          })(),
+          [...shifted.paths].filter((p) => !pathSet.has(p)),
         )
-      : createResolver({ files: new Set(paths), configs }));
+      : createResolver({ files: pathSet, configs }));
   const files = new Map<string, IndexedFile>();
   const partial: AnalysisIndex['partial'][number][] = [];
   const blobs = new Map<string, string | undefined>();
@@ -417,7 +415,7 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
   skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
   const result = assemble({
     files,
-    paths: new Set(paths),
+    paths: pathSet,
     imports,
     importers,
     external,

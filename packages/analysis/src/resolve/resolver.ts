@@ -31,8 +31,14 @@ export interface ResolverInput {
   readonly memo?: readonly MemoRecord[];
 }
 
-/** A memoized resolution as stored: its key, the resolution, and the probe keys that can change it. */
-export type MemoRecord = readonly [key: string, resolution: Resolution, probed: readonly string[]];
+/** A memoized resolution and the files it looked for (by `probeKey`), which alone can change it. */
+export interface MemoEntry {
+  readonly resolution: Resolution;
+  readonly probed: readonly string[];
+}
+
+/** A memo entry with its key, as `memoEntries` gives it and `ResolverInput.memo` takes it. */
+export type MemoRecord = readonly [key: string, entry: MemoEntry];
 
 /** Files whose text the resolver needs (`isConfigFile(path)` → pass it in `configs`). */
 export function isConfigFile(path: string): boolean {
@@ -82,21 +88,7 @@ export const RESOLVER_VERSION = 1;
 
 export function createResolver(input: ResolverInput): Resolver {
   const files = input.files instanceof Set ? (input.files as ReadonlySet<string>) : new Set(input.files as readonly string[]);
-  const memo = new Map<string, MemoEntry>();
-  for (const [key, resolution, probed] of input.memo ?? []) memo.set(key, { resolution, probed });
-  return buildResolver(files, input.configs, input.memo ? { json: new Map(), memo } : undefined);
-}
-
-/** A memoized resolution and the files it looked for (by `probeKey`), which alone can change it. */
-interface MemoEntry {
-  readonly resolution: Resolution;
-  readonly probed: readonly string[];
-}
-
-/** What a resolver over another file set with the same configuration takes over. */
-interface Carried {
-  readonly json: Map<string, Record<string, unknown> | undefined>;
-  readonly memo: Map<string, MemoEntry>;
+  return buildResolver(files, input.configs, new Map(input.memo));
 }
 
 const PROBED_EXTENSION = /\.(?:d\.[mc]?ts|[mc]?tsx?|[mc]?jsx?|json|pyi?)$/;
@@ -115,8 +107,16 @@ function isPythonRootMarker(path: string): boolean {
   return base === 'pyproject.toml' || base === 'setup.py' || base === 'setup.cfg';
 }
 
-function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, string>, carried?: Carried): Resolver {
-  const json = carried?.json ?? new Map<string, Record<string, unknown> | undefined>();
+/**
+ * `memo` and `json` (parsed configuration files) are taken over from a resolver of the same
+ * configuration when there is one.
+ */
+function buildResolver(
+  files: ReadonlySet<string>,
+  configs: ReadonlyMap<string, string>,
+  memo: Map<string, MemoEntry>,
+  json = new Map<string, Record<string, unknown> | undefined>(),
+): Resolver {
   const readJson = (path: string): Record<string, unknown> | undefined => {
     if (json.has(path)) return json.get(path);
     const text = configs.get(path);
@@ -382,7 +382,6 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
 
   // Resolution depends on the importer's directory, not its name: many files share specifiers.
   // (Python's unresolved relative imports name the importer, so they are not memoized.)
-  const memo = carried?.memo ?? new Map<string, MemoEntry>();
   return {
     workspacePackages: new Map(packages.map((p) => [p.name, p.dir])),
     resolve(importer, fact) {
@@ -404,7 +403,7 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
       return r;
     },
     memoEntries() {
-      return [...memo].map(([key, e]) => [key, e.resolution, e.probed] as const);
+      return [...memo];
     },
     withFiles(added, removed) {
       if (added.length === 0 && removed.length === 0) return this;
@@ -419,7 +418,7 @@ function buildResolver(files: ReadonlySet<string>, configs: ReadonlyMap<string, 
         const keys = new Set(changed.map(probeKey));
         for (const [k, e] of memo) if (!e.probed.some((p) => keys.has(p))) kept.set(k, e);
       }
-      return buildResolver(next, configs, { json, memo: kept });
+      return buildResolver(next, configs, kept, json);
     },
   };
 }
