@@ -69,4 +69,36 @@ describe('airspace eval', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--early takes a fraction/);
   }, 300_000);
+
+  it('evaluates a corpus: each repository alone and held out of a fit on the others', async () => {
+    const second = createRepoFixture({ 'lib/x.py': lines(30, '# x') });
+    try {
+      const z = second.worktree('z');
+      z.write('lib/x.py', lines(30, '# x').replace('# x 7\n', '# x seven from z\n')).commit('z edits x:7');
+      second.write('lib/x.py', lines(30, '# x').replace('# x 7\n', '# x seven from main\n')).commit('main edits x:7');
+      try {
+        second.git('merge', '--no-edit', 'z');
+      } catch {
+        second.write('lib/x.py', lines(30, '# x').replace('# x 7\n', '# x seven merged\n'));
+        second.git('add', '-A');
+        second.git('commit', '--no-edit', '-q', '-m', 'merge z');
+      }
+      const run = await airspace('eval', '--repo', repo.dir, '--repo', second.dir, '--fit', '--json', '--cache-dir', 'corpus-cache', '--calibration-out', 'corpus.json');
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result.corpus.members).toHaveLength(2);
+      expect(result.corpus.members.map((m: { byFraction: { evaluation: { scenarios: number } }[] }) => m.byFraction[0]!.evaluation.scenarios)).toEqual([2, 1]);
+      for (const m of result.corpus.members) expect(Object.keys(m.heldOut.weighting.weights)).toContain('merge');
+      const file = JSON.parse(readFileSync(join(out, 'corpus.json'), 'utf8'));
+      expect(file.leak).toBe(0);
+      expect(file.provenance.corpus).toHaveLength(2);
+      expect(file.provenance.folds).toBe(2);
+      const table = await airspace('eval', '--repo', repo.dir, '--repo', second.dir, '--cache-dir', 'corpus-cache');
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/corpus of 2 repositories/);
+      expect(table.stdout).toMatch(/scanner weights, full diffs/);
+    } finally {
+      second.dispose();
+    }
+  }, 300_000);
 });

@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import type { Problem, Thresholds } from '@airspace/core';
 import type { LabelKind } from './extract/scenario.js';
+import type { CorpusEvaluation } from './measure/corpus.js';
+import type { Metrics } from './measure/evaluate.js';
 
 export const CALIBRATION_KIND = 'airspace-calibration';
 
@@ -39,6 +41,50 @@ export interface CalibrationFile {
     readonly tool: string;
     /** Out-of-fold figures of the fitted model. */
     readonly metrics: Readonly<Record<string, number | null>>;
+    /** Fitted on a corpus: each repository, its head and its scenarios (`folds` is then their count: leave one repository out). */
+    readonly corpus?: readonly { readonly repository: string; readonly head: string; readonly scenarios: number }[];
+  };
+}
+
+/**
+ * The calibration file of a corpus fit: the weighting fitted on every repository; its metrics are
+ * the worst repository's held-out figures on the first fitted fraction (each repository scored by
+ * the weighting fitted on the others).
+ */
+export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string }): CalibrationFile | undefined {
+  const fitted = corpus.fitted;
+  if (!fitted) return undefined;
+  const on = fitted.fitOn[0] ?? 1;
+  const held = corpus.members.map((m) => m.heldOut?.byFraction.find((x) => x.fraction === on)?.metrics);
+  const worst = (pick: (m: Metrics) => number | null, lowest: boolean): number | null => {
+    const values = held.map((m) => (m ? pick(m) : null)).filter((v): v is number => v !== null);
+    return values.length ? (lowest ? Math.min(...values) : Math.max(...values)) : null;
+  };
+  return {
+    kind: CALIBRATION_KIND,
+    version: 1,
+    weights: fitted.weights,
+    leak: 0,
+    thresholds: fitted.thresholds,
+    label: corpus.label,
+    provenance: {
+      repository: corpus.members.map((m) => m.name).join(', '),
+      head: corpus.members.map((m) => m.head.slice(0, 12)).join(', '),
+      merges: info.merges,
+      scenarios: fitted.scenarios,
+      early: on,
+      folds: corpus.members.length,
+      channelSetVersion: info.channelSetVersion,
+      createdAt: new Date().toISOString(),
+      tool: info.tool ?? 'airspace eval (corpus)',
+      metrics: {
+        worstTrafficPrecision: worst((m) => m.traffic.precision, true),
+        worstTrafficRecall: worst((m) => m.traffic.recall, true),
+        worstF1AtResolution: worst((m) => m.resolution.f1, true),
+        worstEce: worst((m) => m.ece, false),
+      },
+      corpus: corpus.members.map((m) => ({ repository: m.name, head: m.head, scenarios: m.byFraction.find((x) => x.fraction === on)?.evaluation.scenarios ?? 0 })),
+    },
   };
 }
 

@@ -12,3 +12,4 @@ export * from './calibration.js';
 export * from './run.js';
 export * from './score/services.js';
 export * from './compose.js';
+export * from './measure/corpus.js';

@@ -13,7 +13,7 @@ import { earlyWarning, evaluate, type EarlyWarning, type Evaluation, type Weight
 import { replay, type ReplayProgress } from './replay.js';
 import { formatMarkdown, type ReportContext } from './report/table.js';
 import { reliabilitySvg, rocSvg } from './report/svg.js';
-import { ScenarioCache } from './score/cache.js';
+import { ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
 
 export interface RunEvalOptions {
@@ -58,6 +58,8 @@ export interface EvalRun {
   readonly calibration?: CalibrationFile;
   readonly cacheFile?: string;
   readonly written: readonly string[];
+  /** The scored scenarios by observed fraction (1: full diffs), for corpus figures. */
+  readonly scored: ReadonlyMap<number, readonly ScoredScenario[]>;
 }
 
 /** Recency settings as a short cache-key part: `h24f0.3`, or `none` without decay. */
@@ -179,6 +181,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       ...(calibration ? { calibration } : {}),
       ...(cache ? { cacheFile: cache.file } : {}),
       written,
+      scored: result.scored,
     };
   } finally {
     scratch.dispose();

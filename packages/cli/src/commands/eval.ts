@@ -1,11 +1,12 @@
-import { resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { createReplayScorer, formatTable, readWeighting, runEval, type LabelKind, type Weighting } from '@airspace/eval';
+import { corpusCalibration, createReplayScorer, evaluateCorpus, formatCorpusTable, formatTable, readWeighting, runEval, type EvalRun, type LabelKind, type Weighting } from '@airspace/eval';
 import { createProgressBar } from '../report/progress.js';
 import type { Io } from '../io.js';
 
 interface EvalFlags {
-  readonly repo: string;
+  readonly repo?: string[];
   readonly config?: string;
   readonly calibration?: string;
   readonly maxMerges?: number;
@@ -23,7 +24,7 @@ interface EvalFlags {
   readonly cacheDir?: string;
   readonly maxFiles?: number;
   readonly halfLife?: string;
-  readonly fitOn?: number;
+  readonly fitOn?: number[];
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -42,7 +43,7 @@ const fraction = (value: string, previous: number[] = []): number[] => {
 export function evalCommand(io: Io): Command {
   return new Command('eval')
     .description('replay two-parent merges as pairs of agents and measure how well the channels foresee conflicts (ROC-AUC, PR-AUC, F1, Brier, calibration); fit weights')
-    .option('--repo <dir>', 'any directory inside the repository', '.')
+    .option('--repo <dir>', 'any directory inside the repository (default "."); repeat it to evaluate a corpus: each repository alone, and weights fitted on the others', collect)
     .option('--config <file>', 'config file (default: airspace.config.json at the repository root)')
     .option('--calibration <file>', 'scanner weights from a calibration file, as scan uses them')
     .option('--max-merges <n>', 'examine at most N merge commits, newest first', count)
@@ -52,7 +53,7 @@ export function evalCommand(io: Io): Command {
     .addOption(new Option('--label <kind>', 'what counts as a collision').choices(['textual', 'manual', 'any']).default('textual'))
     .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
     .option('--folds <k>', 'folds of the cross-validation', count, 5)
-    .option('--fit-on <fraction>', 'write the calibration fitted on the states of this --early fraction (default: the full diffs)', (v: string) => fraction(v)[0]!)
+    .option('--fit-on <fraction>', 'fit the calibration on the states of this --early fraction, or 1 for the full diffs (default: the full diffs); repeatable on a corpus, where the states are pooled', (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!])
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -62,54 +63,97 @@ export function evalCommand(io: Io): Command {
     .option('--max-files <n>', 'skip a merge whose side changes more files than this', count)
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action(async (flags: EvalFlags) => {
-      if (flags.fitOn !== undefined && !(flags.early ?? []).includes(flags.fitOn)) throw new Error(`--fit-on ${flags.fitOn} needs --early ${flags.fitOn}`);
+      const repos = flags.repo ?? ['.'];
+      for (const f of flags.fitOn ?? []) if (f !== 1 && !(flags.early ?? []).includes(f)) throw new Error(`--fit-on ${f} needs --early ${f}`);
+      if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1) throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
       const weightings: Weighting[] = [];
       for (const file of flags.weights ?? []) {
         const { weighting, problems } = readWeighting(resolve(file));
         for (const p of problems) io.stderr.write(`airspace: ${p.message}\n`);
         if (weighting) weightings.push(weighting);
       }
-      const replay = await createReplayScorer({
-        repo: resolve(flags.repo),
-        ...(flags.config ? { configPath: resolve(flags.config) } : {}),
-        ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
-      });
-      for (const p of replay.set.problems) io.stderr.write(`airspace: ${p.message}\n`);
-      const halfLife = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
-      if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
-      const recency = halfLife === undefined ? replay.recency : halfLife === Infinity ? { halfLifeMs: Infinity, floor: 1 } : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
       const bar = createProgressBar(io.stderr);
+      const runs: { repo: string; replay: Awaited<ReturnType<typeof createReplayScorer>>; run: EvalRun }[] = [];
       try {
-        const run = await runEval({
-          repo: resolve(flags.repo),
-          scorer: replay.scorer,
-          thresholds: replay.thresholds,
-          ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
-          ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
-          ...(flags.since ? { since: flags.since } : {}),
-          ...(flags.rev ? { rev: flags.rev } : {}),
-          ...(flags.early ? { early: flags.early } : {}),
-          label: flags.label,
-          recency,
-          ...(flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut) } : {}),
-          ...(flags.fitOn !== undefined ? { calibrateOn: flags.fitOn } : {}),
-          weightings,
-          cacheDir: flags.cache === false ? false : flags.cacheDir ? resolve(flags.cacheDir) : undefined,
-          ...(flags.out ? { outDir: resolve(flags.out) } : {}),
-          ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
-          onProgress: (p) => bar.update({ phase: 'scan', done: p.done, total: p.total, message: `merges (${p.fromCache} cached, ${p.skipped} skipped)` }),
-        });
-        bar.done();
+        for (const [index, repo] of repos.entries()) {
+          const replay = await createReplayScorer({
+            repo: resolve(repo),
+            ...(flags.config ? { configPath: resolve(flags.config) } : {}),
+            ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
+          });
+          try {
+            for (const p of replay.set.problems) io.stderr.write(`airspace: ${p.message}\n`);
+            const halfLife = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
+            if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
+            const recency = halfLife === undefined ? replay.recency : halfLife === Infinity ? { halfLifeMs: Infinity, floor: 1 } : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
+            const single = repos.length === 1;
+            const run = await runEval({
+              repo: resolve(repo),
+              scorer: replay.scorer,
+              thresholds: replay.thresholds,
+              ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
+              ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
+              ...(flags.since ? { since: flags.since } : {}),
+              ...(flags.rev ? { rev: flags.rev } : {}),
+              ...(flags.early ? { early: flags.early } : {}),
+              label: flags.label,
+              recency,
+              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut) } : {}),
+              ...(single && flags.fitOn?.[0] !== undefined ? { calibrateOn: flags.fitOn[0] } : {}),
+              weightings,
+              // A corpus shares one --cache-dir: each repository gets its own folder in it.
+              cacheDir: flags.cache === false ? false : flags.cacheDir ? resolve(flags.cacheDir, single ? '.' : `${index}-${basename(resolve(repo))}`) : undefined,
+              ...(single && flags.out ? { outDir: resolve(flags.out) } : {}),
+              ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
+              onProgress: (p) =>
+                bar.update({ phase: 'scan', done: p.done, total: p.total, message: `${single ? '' : `${basename(resolve(repo))}: `}merges (${p.fromCache} cached, ${p.skipped} skipped)` }),
+            });
+            bar.done();
+            runs.push({ repo, replay, run });
+          } catch (error) {
+            replay.dispose();
+            throw error;
+          }
+        }
+        if (runs.length === 1) {
+          const { run } = runs[0]!;
+          if (flags.json) {
+            const { evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written } = run;
+            io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written }, null, 2) + '\n');
+          } else {
+            io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
+            for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
+          }
+          return;
+        }
+        const first = runs[0]!.replay;
+        const corpus = evaluateCorpus(
+          runs.map(({ repo, run }) => ({ name: basename(resolve(repo)).replace(/\.git$/, ''), head: run.context.head, scored: run.scored })),
+          {
+            channels: first.scorer.channels,
+            thresholds: first.thresholds,
+            label: flags.label,
+            weightings: [{ name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) }, ...weightings],
+            ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
+            ...(flags.fit ? { fit: { fitOn: flags.fitOn ?? [1] } } : {}),
+          },
+        );
+        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version });
+        const written: string[] = [];
+        if (calibration) {
+          writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');
+          written.push(resolve(flags.calibrationOut));
+        }
         if (flags.json) {
-          const { evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written } = run;
-          io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written }, null, 2) + '\n');
+          const contexts = runs.map((r) => r.run.context);
+          io.stdout.write(JSON.stringify({ corpus, contexts, calibration, written }, null, 2) + '\n');
         } else {
-          io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
-          for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
+          io.stdout.write(formatCorpusTable(corpus) + '\n');
+          for (const file of written) io.stdout.write(`wrote ${file}\n`);
         }
       } finally {
         bar.done();
-        replay.dispose();
+        for (const r of runs) r.replay.dispose();
       }
     });
 }

@@ -104,7 +104,7 @@ export interface Evaluation {
   readonly curves: Readonly<Record<string, Curves>>;
 }
 
-function metricsOf(scores: readonly number[], labels: readonly boolean[], thresholds: Thresholds, bins: number, resolutionPredicted?: readonly boolean[]): Metrics {
+export function metricsOf(scores: readonly number[], labels: readonly boolean[], thresholds: Thresholds, bins: number, resolutionPredicted?: readonly boolean[]): Metrics {
   return {
     n: labels.length,
     positives: labels.filter(Boolean).length,
@@ -118,7 +118,7 @@ function metricsOf(scores: readonly number[], labels: readonly boolean[], thresh
 }
 
 /** Scores of a weighting over a channel subset: noisy-OR risk (plus leak) and the scanner's resolution call. */
-function combine(
+export function combine(
   scenarios: readonly ScoredScenario[],
   channels: readonly ChannelInfo[],
   weighting: Weighting,
@@ -140,10 +140,10 @@ function combine(
 }
 
 /**
- * Thresholds from out-of-fold probabilities: τ_RA maximises F1; τ_TA is the highest threshold
- * that still catches 90% of the positives (never above τ_RA).
+ * Thresholds from probabilities: τ_RA maximises F1; τ_TA is the highest threshold that still
+ * catches `trafficRecall` (default 90%) of the positives (never above τ_RA).
  */
-export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds): Thresholds {
+export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds, trafficRecall = 0.9): Thresholds {
   const candidates = [...new Set(probabilities.map((p) => Math.floor(p * 1000) / 1000))].sort((a, b) => b - a);
   let bestF1 = -1;
   let resolution = fallback.resolution;
@@ -154,7 +154,7 @@ export function suggestThresholds(probabilities: readonly number[], labels: read
       bestF1 = c.f1 ?? 0;
       resolution = t;
     }
-    if (traffic === undefined && (c.recall ?? 0) >= 0.9) traffic = t;
+    if (traffic === undefined && (c.recall ?? 0) >= trafficRecall) traffic = t;
   }
   if (bestF1 <= 0) return fallback;
   return { traffic: Math.min(traffic ?? resolution, resolution), resolution };

@@ -3,6 +3,7 @@
  * weighting, its merge-less variant and ablations, the fitted model), figures side by side.
  */
 import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
+import type { CorpusEvaluation } from '../measure/corpus.js';
 import type { SkipReason } from '../extract/scenario.js';
 
 export interface ReportContext {
@@ -141,4 +142,50 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
       'PR-AUC is average precision. ECE: Σ_b (n_b/N)·|observed − predicted| over equal-width bins.',
   );
   return out.join('\n') + '\n';
+}
+
+const CORPUS_HEADERS = ['repository', 'head', 'n', 'pos', 'P@TA', 'R@TA', 'F1@TA', 'F1@RA', 'PR-AUC', 'ECE'];
+
+function corpusCells(name: string, head: string, m: Metrics): string[] {
+  return [name, head.slice(0, 12), String(m.n), String(m.positives), fmt(m.traffic.precision, 2), fmt(m.traffic.recall, 2), fmt(m.traffic.f1, 2), fmt(m.resolution.f1, 2), fmt(m.prAuc), fmt(m.ece)];
+}
+
+function alignedTable(headers: readonly string[], body: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) => c.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+const fractionTitle = (f: number) => (f === 1 ? 'full diffs' : `after the first ${Math.round(f * 100)}% of each side's commits`);
+
+/** The corpus report: per fraction, each repository with the given weighting and, with a fit, the weighting fitted on the other repositories. */
+export function formatCorpusTable(corpus: CorpusEvaluation): string {
+  const out: string[] = [`corpus of ${corpus.members.length} repositories · label: ${LABEL_NAMES[corpus.label]}`];
+  for (const fraction of corpus.fractions) {
+    const names = corpus.members[0]?.byFraction.find((x) => x.fraction === fraction)?.evaluation.weightings.map((w) => w.name) ?? [];
+    for (const weighting of names) {
+      const body = corpus.members.map((m) => {
+        const w = m.byFraction.find((x) => x.fraction === fraction)!.evaluation.weightings.find((x) => x.name === weighting)!;
+        return corpusCells(m.name, m.head, w.combined);
+      });
+      out.push('', `${weighting}, ${fractionTitle(fraction)}`, alignedTable(CORPUS_HEADERS, body));
+    }
+    if (corpus.fitted) {
+      const body = corpus.members.map((m) => corpusCells(m.name, m.head, m.heldOut!.byFraction.find((x) => x.fraction === fraction)!.metrics));
+      out.push('', `fitted on the other repositories (held out), ${fractionTitle(fraction)}`, alignedTable(CORPUS_HEADERS, body));
+    }
+  }
+  if (corpus.fitted) {
+    const f = corpus.fitted;
+    out.push(
+      '',
+      `${weightLine(`fitted on all ${f.scenarios} states (${f.fitOn.map(fractionTitle).join(' + ')})`, f.weights, 0)} · τ_TA ${f.thresholds.traffic} · τ_RA ${f.thresholds.resolution}`,
+    );
+    if (f.zeroWeights.length) out.push(`weight 0 (the fit found no use for them on this corpus): ${f.zeroWeights.join(', ')}`);
+    for (const m of corpus.members) {
+      const w = m.heldOut!.weighting;
+      out.push(`${weightLine(`without ${m.name}`, w.weights, 0)} · τ_TA ${w.thresholds.traffic} · τ_RA ${w.thresholds.resolution}`);
+    }
+  }
+  return out.join('\n');
 }

@@ -1,0 +1,130 @@
+/**
+ * Figures over a corpus of repositories: each repository's own figures, and a scanner weighting
+ * fitted on the corpus with every repository's figures held out — the weights and thresholds
+ * that repository is scored with were fitted on the *other* repositories only, so a shipped
+ * default is judged on histories it never saw. Pure: scored scenarios in, numbers out.
+ */
+import { DEFAULT_ESCALATION, type Precision, type Thresholds } from '@airspace/core';
+import { labelOf, type LabelKind } from '../extract/scenario.js';
+import { fitNoisyOr } from '../fit/noisy-or.js';
+import type { ScoredScenario } from '../score/cache.js';
+import type { ChannelInfo } from '../score/scorer.js';
+import { DEFAULT_CALIBRATION_BINS } from './metrics.js';
+import { combine, evaluate, metricsOf, suggestThresholds, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+
+export interface CorpusMember {
+  /** A short name for the report (the repository's folder name). */
+  readonly name: string;
+  readonly head: string;
+  /** Scored scenarios by observed fraction (1: the full diffs). */
+  readonly scored: ReadonlyMap<number, readonly ScoredScenario[]>;
+}
+
+/** A scanner weighting: channel weights (no leak: the scanner has none) and the bands. */
+export interface ScannerWeighting {
+  readonly weights: Readonly<Record<string, number>>;
+  readonly thresholds: Thresholds;
+}
+
+export interface CorpusFitOptions {
+  /** Observed fractions whose states the weights are fitted on, pooled (1: full diffs). */
+  readonly fitOn: readonly number[];
+  /** τ_TA is the highest threshold that keeps at least this recall on the training states. */
+  readonly trafficRecall?: number;
+}
+
+export interface CorpusOptions {
+  readonly channels: readonly ChannelInfo[];
+  readonly thresholds: Thresholds;
+  readonly label: LabelKind;
+  readonly weightings: readonly Weighting[];
+  readonly resolutionPrecisions?: readonly Precision[];
+  /** Fit a scanner weighting; absent: no fitting. */
+  readonly fit?: CorpusFitOptions;
+  readonly bins?: number;
+}
+
+export interface CorpusMemberReport {
+  readonly name: string;
+  readonly head: string;
+  /** Each fraction's evaluation of this repository alone (the given weightings, no fit). */
+  readonly byFraction: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
+  /** With `fit`: the weighting fitted on the other repositories, and its figures here per fraction. */
+  readonly heldOut?: { readonly weighting: ScannerWeighting; readonly byFraction: readonly { readonly fraction: number; readonly metrics: Metrics }[] };
+}
+
+export interface CorpusEvaluation {
+  readonly label: LabelKind;
+  readonly fractions: readonly number[];
+  readonly members: readonly CorpusMemberReport[];
+  /** With `fit`: the weighting fitted on every repository (what a calibration file ships). */
+  readonly fitted?: ScannerWeighting & { readonly fitOn: readonly number[]; readonly scenarios: number; readonly zeroWeights: readonly string[] };
+}
+
+const DEFAULT_TRAFFIC_RECALL = 0.95;
+
+/**
+ * The scanner's plain noisy-OR (leak fixed at 0) fitted by maximum likelihood on the pooled
+ * scenarios, with bands from its own training probabilities: τ_RA maximises F1, τ_TA keeps the
+ * given recall. Fitting without a leak is what makes the weights usable as scanner weights.
+ */
+export function fitScannerWeighting(
+  scenarios: readonly ScoredScenario[],
+  channels: readonly ChannelInfo[],
+  label: LabelKind,
+  fallback: Thresholds,
+  trafficRecall = DEFAULT_TRAFFIC_RECALL,
+): ScannerWeighting {
+  const labels = scenarios.map((s) => labelOf(s.labels, label));
+  const rows = scenarios.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
+  const model = fitNoisyOr(rows, labels, { fixedLeak: 0 });
+  const weights = Object.fromEntries(channels.map((c, i) => [c.id, round3(model.weights[i]!)]));
+  const probabilities = rows.map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1));
+  return { weights, thresholds: suggestThresholds(probabilities, labels, fallback, trafficRecall) };
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+function pooled(members: readonly CorpusMember[], fractions: readonly number[]): ScoredScenario[] {
+  return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
+}
+
+export function evaluateCorpus(members: readonly CorpusMember[], options: CorpusOptions): CorpusEvaluation {
+  const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
+  const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
+  const fractions = [...new Set(members.flatMap((m) => [...m.scored.keys()]))].sort((a, b) => b - a);
+  const fit = options.fit;
+  const reports = members.map((member, index): CorpusMemberReport => {
+    const byFraction = fractions.map((fraction) => ({
+      fraction,
+      evaluation: evaluate(member.scored.get(fraction) ?? [], {
+        channels: options.channels,
+        thresholds: options.thresholds,
+        label: options.label,
+        weightings: options.weightings,
+        ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
+        bins,
+      }),
+    }));
+    if (!fit) return { name: member.name, head: member.head, byFraction };
+    const others = members.filter((_, i) => i !== index);
+    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), options.channels, options.label, options.thresholds, fit.trafficRecall);
+    const heldOut = fractions.map((fraction) => {
+      const scenarios = member.scored.get(fraction) ?? [];
+      const labels = scenarios.map((s) => labelOf(s.labels, options.label));
+      const { scores, resolution } = combine(scenarios, options.channels, { name: 'held out', weights: weighting.weights }, weighting.thresholds, precisions);
+      return { fraction, metrics: metricsOf(scores, labels, weighting.thresholds, bins, resolution) };
+    });
+    return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut } };
+  });
+  let fitted: CorpusEvaluation['fitted'];
+  if (fit) {
+    const scenarios = pooled(members, fit.fitOn);
+    const weighting = fitScannerWeighting(scenarios, options.channels, options.label, options.thresholds, fit.trafficRecall);
+    const zeroWeights = Object.entries(weighting.weights)
+      .filter(([, w]) => w < 0.01)
+      .map(([id]) => id);
+    fitted = { ...weighting, fitOn: fit.fitOn, scenarios: scenarios.length, zeroWeights };
+  }
+  return { label: options.label, fractions, members: reports, ...(fitted ? { fitted } : {}) };
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { corpusCalibration, validateCalibrationFile } from '../src/calibration.js';
+import { evaluateCorpus, fitScannerWeighting, type CorpusMember } from '../src/measure/corpus.js';
+import { formatCorpusTable } from '../src/report/table.js';
+import type { ScoredScenario } from '../src/score/cache.js';
+import type { ChannelInfo } from '../src/score/scorer.js';
+
+const thresholds = { traffic: 0.35, resolution: 0.7 };
+const channels: ChannelInfo[] = [
+  { id: 'exact', precision: 'line', weight: 1 },
+  { id: 'noisy', precision: 'file', weight: 0.5 },
+];
+
+function scenario(merge: string, risks: Record<string, number>, textual: boolean, early = 1): ScoredScenario {
+  return {
+    merge,
+    parents: ['p1', 'p2'],
+    base: 'b',
+    committedAt: 10 * 3_600_000,
+    early,
+    observedAt: 8 * 3_600_000,
+    observed: [2, 2],
+    chainLength: [2, 2],
+    files: [1, 1],
+    sharedFiles: 1,
+    labels: { textual, conflictedPaths: textual ? ['x'] : [], manual: false, manualPaths: [] },
+    risks,
+  };
+}
+
+/** A repository where `exact` is the label and `noisy` fires on every second non-collision too. */
+function member(name: string, n: number, noisyOnCollisions: number): CorpusMember {
+  const full: ScoredScenario[] = [];
+  for (let i = 0; i < n; i++) {
+    const collided = i % 4 === 0;
+    full.push(scenario(`${name}${i}`, { exact: collided ? 1 : 0, noisy: collided ? noisyOnCollisions : i % 2 ? 1 : 0 }, collided));
+  }
+  return { name, head: `${name}000000000000`, scored: new Map([[1, full]]) };
+}
+
+describe('fitScannerWeighting', () => {
+  it('fits a plain noisy-OR (no leak) and bands from its training probabilities', () => {
+    const m = member('a', 40, 1);
+    const w = fitScannerWeighting(m.scored.get(1)!, channels, 'textual', thresholds);
+    // `exact` explains every collision; `noisy` fires on as many non-collisions as collisions.
+    expect(w.weights.exact).toBeGreaterThan(0.95);
+    expect(w.weights.noisy).toBeLessThan(0.05);
+    expect(w.thresholds.traffic).toBeLessThanOrEqual(w.thresholds.resolution);
+    expect(w.thresholds.resolution).toBeGreaterThan(0.5);
+  });
+});
+
+describe('evaluateCorpus', () => {
+  const members = [member('a', 40, 1), member('b', 40, 1), member('c', 40, 1)];
+  const corpus = evaluateCorpus(members, {
+    channels,
+    thresholds,
+    label: 'textual',
+    weightings: [{ name: 'scanner weights', weights: { exact: 1, noisy: 0.5 } }],
+    fit: { fitOn: [1] },
+  });
+
+  it('reports each repository with the given weighting', () => {
+    expect(corpus.members.map((m) => m.name)).toEqual(['a', 'b', 'c']);
+    const w = corpus.members[0]!.byFraction[0]!.evaluation.weightings[0]!;
+    // noisy × 0.5 = 0.5 ≥ τ_TA on the 20 odd (non-colliding) scenarios: precision 10 / (10 + 20).
+    expect(w.combined.traffic.precision).toBeCloseTo(10 / 30, 5);
+    expect(w.combined.traffic.recall).toBe(1);
+  });
+
+  it('scores each repository with weights fitted on the others only', () => {
+    for (const m of corpus.members) {
+      const held = m.heldOut!;
+      expect(held.weighting.weights.noisy).toBeLessThan(0.05);
+      const full = held.byFraction.find((x) => x.fraction === 1)!.metrics;
+      expect(full.traffic.precision).toBe(1);
+      expect(full.resolution.f1).toBe(1);
+    }
+  });
+
+  it('a repository unlike the others is held out of its own fit', () => {
+    // In d, `noisy` is the only channel that fires on its collisions: the weights fitted on a,
+    // b and c give it no weight, so d's held-out recall collapses, while the pooled fit learns it.
+    const odd: CorpusMember = {
+      name: 'd',
+      head: 'd00000000000',
+      scored: new Map([[1, Array.from({ length: 40 }, (_, i) => scenario(`d${i}`, { exact: 0, noisy: i % 4 === 0 ? 1 : 0 }, i % 4 === 0))]]),
+    };
+    const c = evaluateCorpus([...members, odd], { channels, thresholds, label: 'textual', weightings: [], fit: { fitOn: [1] } });
+    const d = c.members[3]!.heldOut!;
+    expect(d.weighting.weights.noisy).toBeLessThan(0.05);
+    expect(d.byFraction[0]!.metrics.traffic.recall).toBe(0);
+    expect(c.fitted!.weights.noisy).toBeGreaterThan(0.1);
+  });
+
+  it('names the channels the fit gave no weight, and writes a valid calibration file', () => {
+    expect(corpus.fitted!.zeroWeights).toEqual(['noisy']);
+    const file = corpusCalibration(corpus, { merges: 120, channelSetVersion: 'v' })!;
+    expect(validateCalibrationFile(file)).toEqual([]);
+    expect(file.leak).toBe(0);
+    expect(file.provenance.corpus?.map((m) => [m.repository, m.scenarios])).toEqual([
+      ['a', 40],
+      ['b', 40],
+      ['c', 40],
+    ]);
+    expect(file.provenance.metrics.worstTrafficPrecision).toBe(1);
+  });
+
+  it('prints one table per weighting and fraction, and the held-out fit', () => {
+    const text = formatCorpusTable(corpus);
+    expect(text).toContain('scanner weights, full diffs');
+    expect(text).toContain('fitted on the other repositories (held out), full diffs');
+    expect(text).toMatch(/without a: exact 1\.000, noisy 0\.0\d\d/);
+  });
+
+  it('pools the fitted fractions', () => {
+    const early = members.map((m) => ({
+      ...m,
+      scored: new Map([...m.scored, [0.5, m.scored.get(1)!.map((s) => ({ ...s, early: 0.5, risks: { exact: 0, noisy: s.risks.noisy! } }))]]),
+    }));
+    const c = evaluateCorpus(early, { channels, thresholds, label: 'textual', weightings: [], fit: { fitOn: [1, 0.5] } });
+    expect(c.fractions).toEqual([1, 0.5]);
+    expect(c.fitted!.scenarios).toBe(240);
+  });
+});
