@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { corpusCalibration, validateCalibrationFile } from '../src/calibration.js';
-import { evaluateCorpus, fitScannerWeighting, type CorpusMember } from '../src/measure/corpus.js';
+import { bandsFor, evaluateCorpus, fitScannerWeighting, type CorpusMember } from '../src/measure/corpus.js';
 import { formatCorpusTable } from '../src/report/table.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import type { ChannelInfo } from '../src/score/scorer.js';
@@ -41,12 +41,33 @@ function member(name: string, n: number, noisyOnCollisions: number): CorpusMembe
 describe('fitScannerWeighting', () => {
   it('fits a plain noisy-OR (no leak) and bands from its training probabilities', () => {
     const m = member('a', 40, 1);
-    const w = fitScannerWeighting(m.scored.get(1)!, channels, 'textual', thresholds);
+    const w = fitScannerWeighting(m.scored.get(1)!, [m.scored.get(1)!], channels, 'textual', thresholds);
     // `exact` explains every collision; `noisy` fires on as many non-collisions as collisions.
     expect(w.weights.exact).toBeGreaterThan(0.95);
     expect(w.weights.noisy).toBeLessThan(0.05);
     expect(w.thresholds.traffic).toBeLessThanOrEqual(w.thresholds.resolution);
     expect(w.thresholds.resolution).toBeGreaterThan(0.5);
+  });
+});
+
+describe('bandsFor', () => {
+  it('puts τ_TA at the lowest threshold with the precision asked for, τ_RA at the best F1 above it', () => {
+    // Scores 0.9 T, 0.8 T, 0.6 F, 0.5 T, 0.4 F, 0.3 F, 0.2 F.
+    const p = [0.9, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2];
+    const y = [true, true, false, true, false, false, false];
+    // Precision at 0.5 is 3/4, at 0.4 3/5: τ_TA 0.5. F1 at 0.8 is 0.8, at 0.5 0.857: τ_RA 0.5.
+    expect(bandsFor([{ probabilities: p, labels: y }], thresholds)).toEqual({ traffic: 0.5, resolution: 0.5 });
+    expect(bandsFor([{ probabilities: p, labels: y }], thresholds, 0.8)).toEqual({ traffic: 0.8, resolution: 0.8 });
+    // No threshold precise enough: the fallback.
+    expect(bandsFor([{ probabilities: [0.5, 0.4], labels: [false, false] }], thresholds)).toEqual(thresholds);
+  });
+
+  it('asks the precision of every repository, not of the pool', () => {
+    const rich = { probabilities: [0.9, 0.8, 0.7, 0.3, 0.3, 0.3], labels: [true, true, true, true, true, false] };
+    // A repository with one collision and false alarms at 0.3 and 0.5: pooled, 0.3 is 6/9 = 0.67
+    // precise and 0.5 is 4/5; this repository alone is 1/2 precise at 0.5, 1/1 at 0.6.
+    const poor = { probabilities: [0.6, 0.5, 0.3, 0.1], labels: [true, false, false, false] };
+    expect(bandsFor([rich, poor], thresholds).traffic).toBe(0.6);
   });
 });
 
@@ -121,5 +142,6 @@ describe('evaluateCorpus', () => {
     const c = evaluateCorpus(early, { channels, thresholds, label: 'textual', weightings: [], fit: { fitOn: [1, 0.5] } });
     expect(c.fractions).toEqual([1, 0.5]);
     expect(c.fitted!.scenarios).toBe(240);
+    expect(c.fitted!.bandsOn).toBe(1);
   });
 });

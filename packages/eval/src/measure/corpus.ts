@@ -9,8 +9,8 @@ import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { fitNoisyOr } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
-import { DEFAULT_CALIBRATION_BINS } from './metrics.js';
-import { combine, evaluate, metricsOf, suggestThresholds, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+import { confusionAt, DEFAULT_CALIBRATION_BINS } from './metrics.js';
+import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
 
 export interface CorpusMember {
   /** A short name for the report (the repository's folder name). */
@@ -29,8 +29,10 @@ export interface ScannerWeighting {
 export interface CorpusFitOptions {
   /** Observed fractions whose states the weights are fitted on, pooled (1: full diffs). */
   readonly fitOn: readonly number[];
-  /** τ_TA is the highest threshold that keeps at least this recall on the training states. */
-  readonly trafficRecall?: number;
+  /** The fraction whose states set the bands (default: 1 when fitted on, else the first of `fitOn`). */
+  readonly bandsOn?: number;
+  /** τ_TA is the lowest threshold whose advisories are at least this precise on the training states. */
+  readonly trafficPrecision?: number;
 }
 
 export interface CorpusOptions {
@@ -58,29 +60,55 @@ export interface CorpusEvaluation {
   readonly fractions: readonly number[];
   readonly members: readonly CorpusMemberReport[];
   /** With `fit`: the weighting fitted on every repository (what a calibration file ships). */
-  readonly fitted?: ScannerWeighting & { readonly fitOn: readonly number[]; readonly scenarios: number; readonly zeroWeights: readonly string[] };
+  readonly fitted?: ScannerWeighting & { readonly fitOn: readonly number[]; readonly bandsOn: number; readonly scenarios: number; readonly zeroWeights: readonly string[] };
 }
 
-const DEFAULT_TRAFFIC_RECALL = 0.95;
+const DEFAULT_TRAFFIC_PRECISION = 0.7;
 
 /**
- * The scanner's plain noisy-OR (leak fixed at 0) fitted by maximum likelihood on the pooled
- * scenarios, with bands from its own training probabilities: τ_RA maximises F1, τ_TA keeps the
- * given recall. Fitting without a leak is what makes the weights usable as scanner weights.
+ * The scanner's plain noisy-OR (leak fixed at 0) fitted by maximum likelihood on `fitOn`, with
+ * bands from its probabilities on `bandsOn` (one group per repository; see `bandsFor`). Fitting
+ * without a leak is what makes the weights usable as scanner weights.
  */
 export function fitScannerWeighting(
-  scenarios: readonly ScoredScenario[],
+  fitOn: readonly ScoredScenario[],
+  bandsOn: readonly (readonly ScoredScenario[])[],
   channels: readonly ChannelInfo[],
   label: LabelKind,
   fallback: Thresholds,
-  trafficRecall = DEFAULT_TRAFFIC_RECALL,
+  trafficPrecision = DEFAULT_TRAFFIC_PRECISION,
 ): ScannerWeighting {
-  const labels = scenarios.map((s) => labelOf(s.labels, label));
-  const rows = scenarios.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
-  const model = fitNoisyOr(rows, labels, { fixedLeak: 0 });
+  const rows = (set: readonly ScoredScenario[]) => set.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
+  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s.labels, label)), { fixedLeak: 0 });
   const weights = Object.fromEntries(channels.map((c, i) => [c.id, round3(model.weights[i]!)]));
-  const probabilities = rows.map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1));
-  return { weights, thresholds: suggestThresholds(probabilities, labels, fallback, trafficRecall) };
+  const groups = bandsOn.map((set) => ({
+    probabilities: rows(set).map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1)),
+    labels: set.map((s) => labelOf(s.labels, label)),
+  }));
+  return { weights, thresholds: bandsFor(groups, fallback, trafficPrecision) };
+}
+
+/**
+ * Bands from scores grouped by repository. τ_TA is the lowest threshold whose flags are at least
+ * `trafficPrecision` right in *every* group that it flags anything in (a pooled precision would be
+ * the precision of the repository with the most collisions); τ_RA ≥ τ_TA has the best pooled F1.
+ * Thresholds are scores rounded down to 0.001.
+ */
+export function bandsFor(groups: readonly { readonly probabilities: readonly number[]; readonly labels: readonly boolean[] }[], fallback: Thresholds, trafficPrecision = DEFAULT_TRAFFIC_PRECISION): Thresholds {
+  const all = groups.flatMap((g) => g.probabilities);
+  const labels = groups.flatMap((g) => g.labels);
+  const candidates = [...new Set(all.map((p) => Math.floor(p * 1000) / 1000))].filter((t) => t > 0).sort((a, b) => a - b);
+  const preciseEverywhere = (t: number) => groups.every((g) => (confusionAt(g.probabilities, g.labels, t).precision ?? 1) >= trafficPrecision);
+  const traffic = candidates.find(preciseEverywhere);
+  if (traffic === undefined) return fallback;
+  let resolution = traffic;
+  let best = -1;
+  for (const t of candidates) {
+    if (t < traffic) continue;
+    const f1 = confusionAt(all, labels, t).f1 ?? 0;
+    if (f1 > best) [best, resolution] = [f1, t];
+  }
+  return { traffic, resolution };
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -94,6 +122,7 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
   const fractions = [...new Set(members.flatMap((m) => [...m.scored.keys()]))].sort((a, b) => b - a);
   const fit = options.fit;
+  const bandsOn = fit?.bandsOn ?? (fit?.fitOn.includes(1) ? 1 : (fit?.fitOn[0] ?? 1));
   const reports = members.map((member, index): CorpusMemberReport => {
     const byFraction = fractions.map((fraction) => ({
       fraction,
@@ -108,7 +137,7 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     }));
     if (!fit) return { name: member.name, head: member.head, byFraction };
     const others = members.filter((_, i) => i !== index);
-    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), options.channels, options.label, options.thresholds, fit.trafficRecall);
+    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision);
     const heldOut = fractions.map((fraction) => {
       const scenarios = member.scored.get(fraction) ?? [];
       const labels = scenarios.map((s) => labelOf(s.labels, options.label));
@@ -120,11 +149,11 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   let fitted: CorpusEvaluation['fitted'];
   if (fit) {
     const scenarios = pooled(members, fit.fitOn);
-    const weighting = fitScannerWeighting(scenarios, options.channels, options.label, options.thresholds, fit.trafficRecall);
+    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision);
     const zeroWeights = Object.entries(weighting.weights)
       .filter(([, w]) => w < 0.01)
       .map(([id]) => id);
-    fitted = { ...weighting, fitOn: fit.fitOn, scenarios: scenarios.length, zeroWeights };
+    fitted = { ...weighting, fitOn: fit.fitOn, bandsOn, scenarios: scenarios.length, zeroWeights };
   }
   return { label: options.label, fractions, members: reports, ...(fitted ? { fitted } : {}) };
 }

@@ -140,10 +140,10 @@ export function combine(
 }
 
 /**
- * Thresholds from probabilities: τ_RA maximises F1; τ_TA is the highest threshold that still
- * catches `trafficRecall` (default 90%) of the positives (never above τ_RA).
+ * Thresholds from out-of-fold probabilities: τ_RA maximises F1; τ_TA is the highest threshold
+ * that still catches 90% of the positives (never above τ_RA).
  */
-export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds, trafficRecall = 0.9): Thresholds {
+export function suggestThresholds(probabilities: readonly number[], labels: readonly boolean[], fallback: Thresholds): Thresholds {
   const candidates = [...new Set(probabilities.map((p) => Math.floor(p * 1000) / 1000))].sort((a, b) => b - a);
   let bestF1 = -1;
   let resolution = fallback.resolution;
@@ -154,7 +154,7 @@ export function suggestThresholds(probabilities: readonly number[], labels: read
       bestF1 = c.f1 ?? 0;
       resolution = t;
     }
-    if (traffic === undefined && (c.recall ?? 0) >= trafficRecall) traffic = t;
+    if (traffic === undefined && (c.recall ?? 0) >= 0.9) traffic = t;
   }
   if (bestF1 <= 0) return fallback;
   return { traffic: Math.min(traffic ?? resolution, resolution), resolution };

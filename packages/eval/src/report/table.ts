@@ -179,7 +179,7 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
     const f = corpus.fitted;
     out.push(
       '',
-      `${weightLine(`fitted on all ${f.scenarios} states (${f.fitOn.map(fractionTitle).join(' + ')})`, f.weights, 0)} · τ_TA ${f.thresholds.traffic} · τ_RA ${f.thresholds.resolution}`,
+      `${weightLine(`fitted on all ${f.scenarios} states (${f.fitOn.map(fractionTitle).join(' + ')})`, f.weights, 0)} · τ_TA ${f.thresholds.traffic} · τ_RA ${f.thresholds.resolution} (bands set on the ${fractionTitle(f.bandsOn)})`,
     );
     if (f.zeroWeights.length) out.push(`weight 0 (the fit found no use for them on this corpus): ${f.zeroWeights.join(', ')}`);
     for (const m of corpus.members) {
