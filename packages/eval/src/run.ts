@@ -28,6 +28,8 @@ export interface RunEvalOptions {
   /** Fit weights with k-fold cross-validation (k = folds, default 5). */
   readonly fit?: boolean;
   readonly folds?: number;
+  /** Channel weights held at a value while fitting the others. */
+  readonly fixedWeights?: Readonly<Record<string, number>>;
   /** Weightings to compare beside the scanner's own (from `--weights FILE`). */
   readonly weightings?: readonly Weighting[];
   readonly thresholds?: Thresholds;
@@ -116,8 +118,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     };
     const full = result.scored.get(1) ?? [];
     const folds = options.folds ?? 5;
-    const evaluation = evaluate(full, { ...evalOptions, ...(options.fit ? { fitFolds: folds } : {}) });
-    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...(options.fit ? { fitFolds: folds } : {}) }) }));
+    const evaluation = evaluate(full, { ...evalOptions, ...(options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}) } : {}) });
+    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...(options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}) } : {}) }) }));
     const earlyWarnings = early.map((fraction) => earlyWarning(result.scored.get(fraction) ?? [], full, { channels: options.scorer.channels, weighting: scannerWeighting, thresholds, label }));
     const context: ReportContext = {
       repository: repo.root,

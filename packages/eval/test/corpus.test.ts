@@ -46,7 +46,9 @@ describe('fitScannerWeighting', () => {
     expect(w.weights.exact).toBeGreaterThan(0.95);
     expect(w.weights.noisy).toBeLessThan(0.05);
     expect(w.thresholds.traffic).toBeLessThanOrEqual(w.thresholds.resolution);
-    expect(w.thresholds.resolution).toBeGreaterThan(0.5);
+    // Collisions score ≈ 1, the rest ≈ 0.0x: the band sits half-way between, with a margin to both.
+    expect(w.thresholds.resolution).toBeGreaterThan(0.4);
+    expect(w.thresholds.resolution).toBeLessThan(0.6);
   });
 });
 
@@ -56,8 +58,9 @@ describe('bandsFor', () => {
     const p = [0.9, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2];
     const y = [true, true, false, true, false, false, false];
     // Precision at 0.5 is 3/4, at 0.4 3/5: τ_TA 0.5. F1 at 0.8 is 0.8, at 0.5 0.857: τ_RA 0.5.
-    expect(bandsFor([{ probabilities: p, labels: y }], thresholds)).toEqual({ traffic: 0.5, resolution: 0.5 });
-    expect(bandsFor([{ probabilities: p, labels: y }], thresholds, 0.8)).toEqual({ traffic: 0.8, resolution: 0.8 });
+    // Each is then put half-way down to the next lower score (0.4; 0.6 for 0.8).
+    expect(bandsFor([{ probabilities: p, labels: y }], thresholds)).toEqual({ traffic: 0.45, resolution: 0.45 });
+    expect(bandsFor([{ probabilities: p, labels: y }], thresholds, 0.8)).toEqual({ traffic: 0.7, resolution: 0.7 });
     // No threshold precise enough: the fallback.
     expect(bandsFor([{ probabilities: [0.5, 0.4], labels: [false, false] }], thresholds)).toEqual(thresholds);
   });
@@ -67,7 +70,7 @@ describe('bandsFor', () => {
     // A repository with one collision and false alarms at 0.3 and 0.5: pooled, 0.3 is 6/9 = 0.67
     // precise and 0.5 is 4/5; this repository alone is 1/2 precise at 0.5, 1/1 at 0.6.
     const poor = { probabilities: [0.6, 0.5, 0.3, 0.1], labels: [true, false, false, false] };
-    expect(bandsFor([rich, poor], thresholds).traffic).toBe(0.6);
+    expect(bandsFor([rich, poor], thresholds).traffic).toBe(0.55);
   });
 });
 

@@ -50,6 +50,18 @@ describe('noisy-OR with leak', () => {
     expect(fitNoisyOr(rows, labels, { fixedLeak: 0 }).leak).toBe(0);
   });
 
+  it('a fixed weight stays fixed, and the others are fitted around it', () => {
+    const truth = { weights: [1, 0.35], leak: 0.02 };
+    const { rows, labels } = synthetic(truth.weights, truth.leak, 8000, 13);
+    const fit = fitNoisyOr(rows, labels, { fixedWeights: new Map([[0, 1]]) });
+    expect(fit.weights[0]).toBe(1);
+    expect(Math.abs(fit.weights[1]! - 0.35)).toBeLessThan(0.06);
+    // Held at a wrong value, the free weight moves away from the truth to make up for it.
+    const off = fitNoisyOr(rows, labels, { fixedWeights: new Map([[0, 0.5]]) });
+    expect(off.weights[0]).toBe(0.5);
+    expect(off.weights[1]!).toBeGreaterThan(fit.weights[1]! + 0.05);
+  });
+
   it('out-of-fold predictions of a well-specified model are calibrated', () => {
     const { rows, labels } = synthetic([0.8, 0.3], 0.05, 4000, 11);
     const cv = crossValidateNoisyOr(rows, labels, 5);

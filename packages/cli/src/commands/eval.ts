@@ -25,9 +25,16 @@ interface EvalFlags {
   readonly maxFiles?: number;
   readonly halfLife?: string;
   readonly fitOn?: number[];
+  readonly fixWeight?: Record<string, number>;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const fixedWeight = (value: string, previous: Record<string, number> = {}): Record<string, number> => {
+  const m = /^([^=]+)=(.+)$/.exec(value);
+  const w = Number(m?.[2]);
+  if (!m || !(w >= 0 && w <= 1)) throw new Error(`--fix-weight takes CHANNEL=WEIGHT with a weight in [0, 1], got "${value}"`);
+  return { ...previous, [m[1]!]: w };
+};
 const count = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got "${value}"`);
@@ -54,6 +61,7 @@ export function evalCommand(io: Io): Command {
     .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
     .option('--folds <k>', 'folds of the cross-validation', count, 5)
     .option('--fit-on <fraction>', 'fit the calibration on the states of this --early fraction, or 1 for the full diffs (default: the full diffs); repeatable on a corpus, where the states are pooled', (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!])
+    .option('--fix-weight <channel=weight>', 'hold a channel\'s weight at a value while fitting the others (e.g. merge=1: the merge channel is exact about the states it sees); repeatable', fixedWeight)
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -98,7 +106,7 @@ export function evalCommand(io: Io): Command {
               ...(flags.early ? { early: flags.early } : {}),
               label: flags.label,
               recency,
-              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut) } : {}),
+              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut), ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } : {}),
               ...(single && flags.fitOn?.[0] !== undefined ? { calibrateOn: flags.fitOn[0] } : {}),
               weightings,
               // A corpus shares one --cache-dir: each repository gets its own folder in it.
@@ -135,7 +143,7 @@ export function evalCommand(io: Io): Command {
             label: flags.label,
             weightings: [{ name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) }, ...weightings],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
-            ...(flags.fit ? { fit: { fitOn: flags.fitOn ?? [1] } } : {}),
+            ...(flags.fit ? { fit: { fitOn: flags.fitOn ?? [1], ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } } : {}),
           },
         );
         const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version });

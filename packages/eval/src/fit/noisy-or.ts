@@ -20,6 +20,8 @@ export interface FitOptions {
   readonly tolerance?: number;
   /** Fix the leak (e.g. 0 to fit the plain noisy-OR of the scanner). */
   readonly fixedLeak?: number;
+  /** Weights held at a value (column index → ω): the others are fitted around them (EM stays monotone). */
+  readonly fixedWeights?: ReadonlyMap<number, number>;
 }
 
 export interface FitResult extends NoisyOrModel {
@@ -68,7 +70,8 @@ export function fitNoisyOr(rows: readonly (readonly number[])[], labels: readonl
   const tolerance = options.tolerance ?? 1e-7;
   const positives = labels.filter(Boolean).length;
   // Start: every weight one half, the leak at half the base rate (never 0: 0 is a fixed point).
-  let weights = new Array<number>(k).fill(0.5);
+  const fixed = options.fixedWeights ?? new Map<number, number>();
+  let weights = Array.from({ length: k }, (_, i) => fixed.get(i) ?? 0.5);
   let leak = options.fixedLeak ?? Math.max(1e-3, positives / Math.max(1, N) / 2);
   let iterations = 0;
   let converged = N === 0;
@@ -99,7 +102,7 @@ export function fitNoisyOr(rows: readonly (readonly number[])[], labels: readonl
         }
       }
     }
-    const next = sumC.map((s) => Math.min(1, Math.max(0, s / N)));
+    const next = sumC.map((s, i) => fixed.get(i) ?? Math.min(1, Math.max(0, s / N)));
     const nextLeak = options.fixedLeak ?? Math.min(MAX_LEAK, Math.max(0, sumLeak / N));
     const change = Math.max(Math.abs(nextLeak - leak), ...next.map((w, i) => Math.abs(w - weights[i]!)));
     weights = next;

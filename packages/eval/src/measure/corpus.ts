@@ -33,6 +33,8 @@ export interface CorpusFitOptions {
   readonly bandsOn?: number;
   /** τ_TA is the lowest threshold whose advisories are at least this precise on the training states. */
   readonly trafficPrecision?: number;
+  /** Channel weights held at a value instead of fitted (e.g. the exact merge channel at 1). */
+  readonly fixedWeights?: Readonly<Record<string, number>>;
 }
 
 export interface CorpusOptions {
@@ -77,9 +79,11 @@ export function fitScannerWeighting(
   label: LabelKind,
   fallback: Thresholds,
   trafficPrecision = DEFAULT_TRAFFIC_PRECISION,
+  fixedWeights: Readonly<Record<string, number>> = {},
 ): ScannerWeighting {
   const rows = (set: readonly ScoredScenario[]) => set.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
-  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s.labels, label)), { fixedLeak: 0 });
+  const fixed = new Map(channels.flatMap((c, i) => (fixedWeights[c.id] === undefined ? [] : [[i, fixedWeights[c.id]!] as const])));
+  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s.labels, label)), { fixedLeak: 0, fixedWeights: fixed });
   const weights = Object.fromEntries(channels.map((c, i) => [c.id, round3(model.weights[i]!)]));
   const groups = bandsOn.map((set) => ({
     probabilities: rows(set).map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1)),
@@ -92,12 +96,15 @@ export function fitScannerWeighting(
  * Bands from scores grouped by repository. τ_TA is the lowest threshold whose flags are at least
  * `trafficPrecision` right in *every* group that it flags anything in (a pooled precision would be
  * the precision of the repository with the most collisions); τ_RA ≥ τ_TA has the best pooled F1.
- * Thresholds are scores rounded down to 0.001.
+ * Each band is then put half-way down to the next lower score, which classifies the training
+ * scores the same and leaves them a margin: a case that sits exactly on a threshold flips with
+ * the smallest change.
  */
 export function bandsFor(groups: readonly { readonly probabilities: readonly number[]; readonly labels: readonly boolean[] }[], fallback: Thresholds, trafficPrecision = DEFAULT_TRAFFIC_PRECISION): Thresholds {
   const all = groups.flatMap((g) => g.probabilities);
   const labels = groups.flatMap((g) => g.labels);
-  const candidates = [...new Set(all.map((p) => Math.floor(p * 1000) / 1000))].filter((t) => t > 0).sort((a, b) => a - b);
+  const scores = [...new Set(all)].sort((a, b) => a - b);
+  const candidates = scores.filter((t) => t > 0);
   const preciseEverywhere = (t: number) => groups.every((g) => (confusionAt(g.probabilities, g.labels, t).precision ?? 1) >= trafficPrecision);
   const traffic = candidates.find(preciseEverywhere);
   if (traffic === undefined) return fallback;
@@ -108,7 +115,12 @@ export function bandsFor(groups: readonly { readonly probabilities: readonly num
     const f1 = confusionAt(all, labels, t).f1 ?? 0;
     if (f1 > best) [best, resolution] = [f1, t];
   }
-  return { traffic, resolution };
+  const withMargin = (t: number) => {
+    const below = scores[scores.indexOf(t) - 1] ?? 0;
+    return Math.round(((t + below) / 2) * 1000) / 1000;
+  };
+  const bandTraffic = withMargin(traffic);
+  return { traffic: bandTraffic, resolution: Math.max(bandTraffic, withMargin(resolution)) };
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -137,7 +149,7 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     }));
     if (!fit) return { name: member.name, head: member.head, byFraction };
     const others = members.filter((_, i) => i !== index);
-    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision);
+    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights);
     const heldOut = fractions.map((fraction) => {
       const scenarios = member.scored.get(fraction) ?? [];
       const labels = scenarios.map((s) => labelOf(s.labels, options.label));
@@ -149,7 +161,7 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   let fitted: CorpusEvaluation['fitted'];
   if (fit) {
     const scenarios = pooled(members, fit.fitOn);
-    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision);
+    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights);
     const zeroWeights = Object.entries(weighting.weights)
       .filter(([, w]) => w < 0.01)
       .map(([id]) => id);

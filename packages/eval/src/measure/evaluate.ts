@@ -84,6 +84,8 @@ export interface EvaluateOptions {
   readonly resolutionPrecisions?: readonly Precision[];
   /** k for k-fold cross-validated fitting; no fitting when absent. */
   readonly fitFolds?: number;
+  /** Channel weights held at a value while fitting the others. */
+  readonly fixedWeights?: Readonly<Record<string, number>>;
   readonly bins?: number;
 }
 
@@ -196,8 +198,9 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
   if (options.fitFolds !== undefined && scenarios.length >= options.fitFolds) {
     const fitOn = (subset: readonly ChannelInfo[]) => {
       const rows = scenarios.map((s) => subset.map((c) => s.risks[c.id] ?? 0));
-      const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!);
-      const model = fitNoisyOr(rows, labels);
+      const fixedWeights = new Map(subset.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])));
+      const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!, { fixedWeights });
+      const model = fitNoisyOr(rows, labels, { fixedWeights });
       const weights = Object.fromEntries(subset.map((c, i) => [c.id, model.weights[i]!]));
       // Resolution calls of out-of-fold probabilities use τ_RA directly: the fitted model is a probability.
       return { weights, leak: model.leak, outOfFold: metricsOf(cv.outOfFold, labels, thresholds, bins), probabilities: cv.outOfFold };
