@@ -42,8 +42,15 @@ export interface Problem {
 }
 
 export interface ChannelScore {
-  /** Risk r ∈ [0, 1]. Every non-zero risk carries evidence. */
+  /** Risk r ∈ [0, 1]. Every non-zero risk carries evidence; a risk without evidence counts as 0. */
   readonly risk: number;
+  /**
+   * The part of `risk` that rests on evidence as precise as the channel's `meta.precision`
+   * (default: all of it). A line- or symbol-precise channel whose risk comes from whole-file
+   * evidence (no line information: a file over the size limit, a missing merge base) says so
+   * here, so that evidence cannot raise a resolution advisory: it counts like a file channel's.
+   */
+  readonly preciseRisk?: number;
   readonly evidence: readonly Evidence[];
   readonly problems?: readonly Problem[];
 }

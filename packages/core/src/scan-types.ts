@@ -24,6 +24,11 @@ export interface ChannelBreakdown {
   readonly risk: number;
   /** ω_i · r_i, its contribution inside the noisy-OR. */
   readonly weighted: number;
+  /**
+   * Present when less than `risk`: the part of r_i resting on evidence at the channel's precision
+   * (the rest is whole-file evidence, which counts as file precision for escalation).
+   */
+  readonly preciseRisk?: number;
   readonly precision: Precision;
   readonly evidence: readonly Evidence[];
   readonly problems?: readonly Problem[];

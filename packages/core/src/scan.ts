@@ -15,7 +15,7 @@ import type { ChannelEntry } from './registry.js';
 import { ChannelRegistry, resolveChannel } from './registry.js';
 import type { Advisory, ChannelBreakdown, Level, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
-import type { EscalationOptions } from './tcas.js';
+import type { EscalationOptions, WeightedChannel } from './tcas.js';
 import { DEFAULT_ESCALATION, bandOf, classifyRisk, comparability, levelRank, rightOfWay } from './tcas.js';
 
 export interface ScanContext {
@@ -123,6 +123,10 @@ function sanitizeAgent(agent: Agent, problems: ProblemLog): Agent {
     return edit;
   });
   return changed ? { ...agent, files } : agent;
+}
+
+function weightedOf(c: ChannelBreakdown): WeightedChannel {
+  return { channel: c.channel, weighted: c.weighted, precision: c.precision, ...(c.preciseRisk !== undefined ? { weightedPrecise: c.weight * c.preciseRisk } : {}) };
 }
 
 function strength(e: Evidence, fallback: number, weight: number): number {
@@ -251,6 +255,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
             result = undefined;
           }
           let risk = 0;
+          let precisePart: number | undefined;
           let evidence: readonly Evidence[] = EMPTY;
           if (result !== undefined) {
             const r = result as Partial<ChannelScore> | null;
@@ -258,15 +263,22 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
             if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
               (pairProblems ??= []).push(riskOutOfRange(entry.channel.id, value, [a.id, b.id]));
             } else {
-              risk = value;
               evidence = Array.isArray(r!.evidence) ? r!.evidence : EMPTY;
-              if (risk > 0 && evidence.length === 0) (pairProblems ??= []).push(missingEvidence(entry.channel.id, risk, [a.id, b.id]));
+              // A risk nobody can point at is not acted on: a problem, and it counts as 0.
+              if (value > 0 && evidence.length === 0) (pairProblems ??= []).push(missingEvidence(entry.channel.id, value, [a.id, b.id]));
+              else risk = value;
+              const precise = r!.preciseRisk;
+              if (typeof precise === 'number' && precise >= 0 && precise < risk) precisePart = precise;
             }
             if (Array.isArray(r?.problems) && r!.problems.length > 0) {
               for (const p of r!.problems) (pairProblems ??= []).push(p.channel ? p : { ...p, channel: entry.channel.id });
             }
           }
-          const part: Mutable<ChannelBreakdown> = { channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision, evidence };
+          const part: Mutable<ChannelBreakdown> = {
+            channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision,
+            ...(precisePart !== undefined ? { preciseRisk: precisePart } : {}),
+            evidence,
+          };
           if (pairProblems) {
             for (const p of pairProblems) problems.add(p);
             part.problems = pairProblems;
@@ -284,7 +296,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       let keepPrecise = 1;
       for (const c of breakdown) {
         keep *= 1 - c.weighted;
-        if (allowed.has(c.precision)) keepPrecise *= 1 - c.weighted;
+        if (allowed.has(c.precision)) keepPrecise *= 1 - (c.preciseRisk !== undefined ? c.weight * c.preciseRisk : c.weighted);
       }
       const risk = Math.min(1, Math.max(0, 1 - keep));
       const preciseRisk = Math.min(1, Math.max(0, 1 - keepPrecise));
@@ -296,15 +308,19 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       } else {
         level = bandOf(risk, thresholds);
         if (level === 'resolution' && preciseRisk < thresholds.resolution) {
-          const classified = classifyRisk(breakdown, thresholds, escalation);
+          const classified = classifyRisk(breakdown.map(weightedOf), thresholds, escalation);
           level = classified.level;
           levelReason = classified.levelReason;
         }
         if (comparable.reasons.length > 0) {
+          // Missing data can hide risk, never remove it: such a pair is never clear. Nor does
+          // file-level evidence raise an advisory for it (an incomplete agent's files are whole
+          // fallbacks): only line- or symbol-precise evidence does; otherwise it is unknown.
           const why = comparable.reasons.join('; ');
-          if (level === 'clear') {
+          if (level === 'clear' || preciseRisk < thresholds.traffic) {
+            const coarse = level !== 'clear' ? `; file-level evidence alone (risk ${risk.toFixed(2)}) raises no advisory for it` : '';
             level = 'unknown';
-            levelReason = why;
+            levelReason = `${why}${coarse}`;
           } else {
             levelReason = levelReason ? `${levelReason}; ${why}` : why;
           }

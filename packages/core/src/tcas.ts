@@ -40,14 +40,25 @@ export interface WeightedChannel {
   readonly channel: string;
   readonly weighted: number;
   readonly precision: Precision;
+  /**
+   * ω_i times the part of r_i resting on evidence at the channel's precision, when less than
+   * `weighted` (the rest is whole-file evidence and counts as file precision).
+   */
+  readonly weightedPrecise?: number;
 }
 
-/** Risk of all channels, and of the channels allowed to escalate to resolution. */
+/** ω_i · r_i of a channel's evidence that may escalate to resolution (0 for a disallowed precision). */
+function escalating(c: WeightedChannel, allowed: readonly Precision[]): number {
+  if (!allowed.includes(c.precision)) return 0;
+  return c.weightedPrecise !== undefined ? Math.min(c.weighted, c.weightedPrecise) : c.weighted;
+}
+
+/** Risk of all channels, and of the evidence allowed to escalate to resolution. */
 export function levelRisks(channels: readonly WeightedChannel[], escalation: EscalationOptions = DEFAULT_ESCALATION): { risk: number; resolutionRisk: number } {
   const allowed = escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
   return {
     risk: noisyOr(channels.map((c) => c.weighted)),
-    resolutionRisk: noisyOr(channels.filter((c) => allowed.includes(c.precision)).map((c) => c.weighted)),
+    resolutionRisk: noisyOr(channels.map((c) => escalating(c, allowed))),
   };
 }
 
@@ -61,12 +72,14 @@ export function classifyRisk(
   const band = bandOf(risk, thresholds);
   if (band !== 'resolution' || resolutionRisk >= thresholds.resolution) return { level: band };
   const allowed = escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
-  const from = channels.filter((c) => c.weighted > 0 && !allowed.includes(c.precision)).map((c) => c.channel);
+  const from = channels
+    .filter((c) => c.weighted > 0 && escalating(c, allowed) < c.weighted)
+    .map((c) => (allowed.includes(c.precision) ? `${c.channel} (whole-file)` : c.channel));
   return {
     level: 'traffic',
     levelReason:
       `capped at traffic: risk ${risk.toFixed(2)} reaches τ_RA ${thresholds.resolution} only with ${from.join(', ') || 'coarse'} ` +
-      `evidence; ${allowed.join('/')}-precise channels give ${resolutionRisk.toFixed(2)}`,
+      `evidence; ${allowed.join('/')}-precise evidence gives ${resolutionRisk.toFixed(2)}`,
   };
 }
 

@@ -92,8 +92,9 @@ describe('scanAirspace', () => {
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
     const result = await scanAirspace(agents, { channels: [throws, nan, big, silent, samePath('same', 0.4)] });
     const link = result.links[0]!;
-    expect(link.channels.map((c) => [c.channel, c.risk])).toEqual([['throws', 0], ['nan', 0], ['big', 0], ['silent', 0.5], ['same', 0.4]]);
-    expect(link.risk).toBeCloseTo(1 - 0.9 * 0.6);
+    // A risk without evidence is a problem and counts as 0.
+    expect(link.channels.map((c) => [c.channel, c.risk])).toEqual([['throws', 0], ['nan', 0], ['big', 0], ['silent', 0], ['same', 0.4]]);
+    expect(link.risk).toBeCloseTo(0.4);
     const codes = result.problems.map((p) => `${p.code}:${p.channel}`);
     expect(codes).toEqual(expect.arrayContaining(['CHANNEL_THREW:throws', 'RISK_OUT_OF_RANGE:nan', 'RISK_OUT_OF_RANGE:big', 'MISSING_EVIDENCE:silent']));
     expect(result.problems.find((p) => p.code === 'CHANNEL_THREW')!.message).toContain('boom');
@@ -120,6 +121,44 @@ describe('scanAirspace', () => {
     expect(free.links[0]!.level).toBe('resolution');
     const precise = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file'), samePath('lines', 0.8, 'line')] });
     expect(precise.links[0]!.level).toBe('resolution');
+  });
+
+  it('does not act on a risk without evidence, however high', async () => {
+    const silent = defineChannel({ id: 'silent', defaultWeight: 1, meta: { precision: 'line' }, score: () => ({ risk: 0.9, evidence: [] }) });
+    const result = await scanAirspace([agent('a', ['x.ts']), agent('b', ['y.ts']), agent('c', ['z.ts'])], { channels: [silent] });
+    expect(result.counts).toMatchObject({ clear: 3, traffic: 0, resolution: 0 });
+    expect(result.advisories).toEqual([]);
+    expect(result.problems.filter((p) => p.code === 'MISSING_EVIDENCE')).toHaveLength(3);
+  });
+
+  it('lets whole-file evidence of a line channel raise traffic at most (preciseRisk)', async () => {
+    const wholeFile = (preciseRisk: number) =>
+      defineChannel({
+        id: 'lines',
+        defaultWeight: 1,
+        meta: { precision: 'line' },
+        score: (a, b) => ({ risk: 1, preciseRisk, evidence: [{ message: `${a.id} and ${b.id} both rewrite x.ts (no line information)`, kind: 'whole-file' }] }),
+      });
+    const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
+    const coarse = await scanAirspace(agents, { channels: [wholeFile(0)] });
+    expect(coarse.links[0]).toMatchObject({ level: 'traffic', risk: 1 });
+    expect(coarse.links[0]!.levelReason).toMatch(/capped at traffic.*lines \(whole-file\)/);
+    expect(coarse.links[0]!.channels[0]!.preciseRisk).toBe(0);
+    const partly = await scanAirspace(agents, { channels: [wholeFile(0.8)] });
+    expect(partly.links[0]!.level).toBe('resolution');
+    expect(partly.links[0]!.channels[0]!.preciseRisk).toBe(0.8);
+  });
+
+  it('keeps a pair with an incomplete agent unknown when only file-level evidence speaks', async () => {
+    const incomplete = { incomplete: ['no merge base with main (shallow clone or unrelated history): compared file-level only'] };
+    const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'], incomplete)];
+    const coarse = await scanAirspace(agents, { channels: [samePath('dep', 0.9, 'file')] });
+    expect(coarse.links[0]!.level).toBe('unknown');
+    expect(coarse.links[0]!.levelReason).toMatch(/no merge base.*file-level evidence alone \(risk 0\.90\)/);
+    expect(coarse.counts.unknown).toBe(1);
+    expect(coarse.advisories[0]!.level).toBe('unknown');
+    const precise = await scanAirspace(agents, { channels: [samePath('lines', 0.5, 'line')] });
+    expect(precise.links[0]!.level).toBe('traffic');
   });
 
   it('never clears a pair with an incomplete agent, a one-sided base or different repositories', async () => {

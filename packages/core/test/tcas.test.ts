@@ -26,6 +26,10 @@ describe('bands and escalation discipline', () => {
     const symbol = [{ channel: 'symbols', weighted: 0.8, precision: 'symbol' as const }];
     expect(classifyRisk(symbol)).toEqual({ level: 'resolution' });
     expect(classifyRisk([{ channel: 'tree', weighted: 0.1, precision: 'file' as const }])).toEqual({ level: 'clear' });
+    // A line channel's whole-file evidence escalates no more than a file channel's.
+    const whole = [{ channel: 'overlap', weighted: 0.95, weightedPrecise: 0, precision: 'line' as const }];
+    expect(classifyRisk(whole)).toMatchObject({ level: 'traffic', levelReason: expect.stringContaining('overlap (whole-file)') });
+    expect(classifyRisk([{ ...whole[0]!, weightedPrecise: 0.75 }])).toEqual({ level: 'resolution' });
   });
 });
 
