@@ -70,6 +70,11 @@ type Prepared = ReadonlyMap<string, ReadonlyMap<string, readonly FileEdit[]>>;
 interface FileResult {
   readonly risk: number;
   readonly evidence: Evidence[];
+  /**
+   * The risk rests on file-level evidence only (a whole-file edit without line information,
+   * declared intent): it may raise traffic, never a resolution advisory on its own.
+   */
+  readonly coarse?: boolean;
 }
 
 const baseKey = (f: FileEdit): string => f.oldPath ?? f.path;
@@ -184,8 +189,12 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
   /** `certain`: git will report this conflict (add/add, modify/delete, binary, rename/rename). */
   const whole = (text: string, certain: boolean): FileResult => {
     const risk = certain ? Math.max(w, options.conflictFloor) : w;
-    const tail = certain ? '; git would report a conflict' : '';
-    return { risk, evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}${tail}.` }] };
+    const tail = certain ? '; git would report a conflict' : '; file-level evidence only';
+    return {
+      risk,
+      evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}${tail}.` }],
+      ...(certain ? {} : { coarse: true }),
+    };
   };
   if (f.status === 'added' && g.status === 'added' && f.path === g.path) return whole('both add it with different content', true);
   if (f.oldPath !== undefined && g.oldPath !== undefined && f.oldPath === g.oldPath && f.path !== g.path) {
@@ -282,7 +291,7 @@ export function scoreIntent(a: Agent, b: Agent, indexA: ReadonlyMap<string, read
   };
   look(a, b, indexB, indexA, 'a');
   look(b, a, indexA, indexB, 'b');
-  return { risk, evidence };
+  return { risk, evidence, coarse: true };
 }
 
 function isPairEditsService(value: unknown): value is PairEditsService {
@@ -295,16 +304,26 @@ function toPaired(value: unknown): PairedEdits | undefined {
   return undefined;
 }
 
-function combine(results: FileResult[], problems: Problem[]): { risk: number; evidence: Evidence[]; problems?: Problem[] } {
+/**
+ * The strongest file, and the strongest file resting on line evidence (`preciseRisk`, when lower).
+ * `fallback`: one agent is incomplete (e.g. no merge base), so its whole-file edits are stand-ins
+ * for lines nobody could read and even the "certain" whole-file conflicts are file-level.
+ */
+function combine(results: FileResult[], problems: Problem[], fallback = false): { risk: number; preciseRisk?: number; evidence: Evidence[]; problems?: Problem[] } {
   let risk = 0;
+  let precise = 0;
   const evidence: Evidence[] = [];
   for (const r of results) {
     risk = Math.max(risk, r.risk);
+    const coarse = r.coarse || (fallback && r.evidence.some((e) => e.kind === 'whole-file'));
+    if (!coarse) precise = Math.max(precise, r.risk);
     evidence.push(...r.evidence);
   }
   evidence.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0));
-  return { risk, evidence: evidence.slice(0, 25), ...(problems.length > 0 ? { problems } : {}) };
+  return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence: evidence.slice(0, 25), ...(problems.length > 0 ? { problems } : {}) };
 }
+
+const isIncomplete = (agent: Agent): boolean => (agent.incomplete?.length ?? 0) > 0;
 
 export function overlapChannel(options: Partial<OverlapOptions> = {}) {
   return defineChannel<OverlapOptions, Prepared>({
@@ -340,12 +359,12 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
             results.push(paired ? scoreFile(a.id, b.id, paired.a, paired.b, opts) : scoreFile(a.id, b.id, f, g, opts, true));
           }
           if (intent) results.push(intent);
-          return combine(results, problems);
+          return combine(results, problems, isIncomplete(a) || isIncomplete(b));
         })();
       }
       const results = shared.map(([f, g]) => scoreFile(a.id, b.id, f, g, opts, differentBases));
       if (intent) results.push(intent);
-      return combine(results, problems);
+      return combine(results, problems, isIncomplete(a) || isIncomplete(b));
     },
   });
 }

@@ -58,6 +58,28 @@ channelTester.run('overlap', overlap, {
 });
 
 describe('overlap evidence and options', () => {
+  it('claims line precision only on line evidence: whole-file edits without lines are file-level', async () => {
+    // A file over the size limit has no line information: each side's edit is the whole file.
+    const tooLarge = await scoreOnce(overlap, a(edit('data/big.ts', 'whole')), b(edit('data/big.ts', 'whole')));
+    expect(tooLarge.risk).toBe(1);
+    expect(tooLarge.preciseRisk).toBe(0);
+    expect(tooLarge.evidence[0]!.message).toContain('file-level evidence only');
+    // A real line conflict in another file keeps its precision beside it.
+    const mixed = await scoreOnce(overlap, a(edit('data/big.ts', 'whole'), edit('src/a.ts', [[3, 4]])), b(edit('data/big.ts', 'whole'), edit('src/a.ts', [[4, 6]])));
+    expect(mixed.preciseRisk).toBeCloseTo(0.9);
+    // Certain conflicts git reports on whole files (modify/delete, add/add) stay precise.
+    const modifyDelete = await scoreOnce(overlap, a(edit('src/a.ts', 'whole', { status: 'deleted' })), b(edit('src/a.ts', [[3, 3]])));
+    expect(modifyDelete.preciseRisk).toBeUndefined();
+    // ...unless an agent is incomplete (no merge base): its statuses are stand-ins too.
+    const shallow = await scoreOnce(overlap, agent('alice', [edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })], { incomplete: ['no merge base'] }), b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })));
+    expect(shallow.risk).toBe(1);
+    expect(shallow.preciseRisk).toBe(0);
+    // Declared intent is a path, not lines.
+    const intent = await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[3, 3]])));
+    expect(intent.risk).toBe(0.5);
+    expect(intent.preciseRisk).toBe(0);
+  });
+
   it('names both sides with base and current ranges mapped through hunks', async () => {
     // alice inserted 50 lines at the top and changed base lines 10–20; bob changed base lines 15–18.
     const alice = agent('alice', [edit('src/a.ts', [[1, 0], [10, 20]], { hunks: [{ base: [1, 0], current: [1, 50] }, { base: [10, 20], current: [60, 72] }] })]);
