@@ -33,3 +33,15 @@
 (export_statement
   declaration: [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
                 (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])
+
+; Functions defined in a function body, by name: inner functions, handlers, hooks and inner
+; components (the innermost enclosing definition is the symbol an edit writes):
+;   function C() { const onClick = () => {…}; const f = useCallback(() => {…}, [a]); }
+;   (statement_block (lexical_declaration (variable_declarator name: (identifier)
+;     value: (arrow_function | function_expression | call_expression with a function argument))))
+(statement_block
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(arrow_function) (function_expression)
+              (call_expression arguments: (arguments [(arrow_function) (function_expression)]))]) @definition.variable))

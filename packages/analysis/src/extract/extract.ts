@@ -442,6 +442,13 @@ function scopeName(node: SyntaxNode): string | undefined {
   const parent = node.parent;
   if (!parent) return undefined;
   switch (parent.type) {
+    case 'arguments': {
+      // `const f = useCallback(() => {…})`: the callback is f's body.
+      const call = parent.parent;
+      const declarator = call?.type === 'call_expression' ? call.parent : null;
+      const n = declarator?.type === 'variable_declarator' ? declarator.childForFieldName('name') : null;
+      return n?.type === 'identifier' ? n.text : undefined;
+    }
     case 'variable_declarator':
     case 'public_field_definition':
     case 'field_definition': {
@@ -505,12 +512,23 @@ function isExportStatement(n: SyntaxNode | null): boolean {
   return n?.type === 'export_statement';
 }
 
+const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'lambda']);
+
+/** `useCallback(() => {…}, deps)`, `memo(function X() {…})`: a call whose arguments include a function. */
+function wrapsFunction(call: SyntaxNode): boolean {
+  const args = call.childForFieldName('arguments');
+  if (!args) return false;
+  for (let i = 0; i < args.namedChildCount; i++) if (FUNCTION_VALUES.has(args.namedChild(i)!.type)) return true;
+  return false;
+}
+
 function collectDefinitions(matches: readonly Match[], python: boolean, exports: readonly ExportFact[], scopeMemo: ScopeMemo, source: string | undefined): DefinitionFact[] {
   const exportedLocals = new Set<string>();
   for (const e of exports) if (e.local) exportedLocals.add(e.local);
   const out: DefinitionFact[] = [];
   const exportedClasses = new Set<string>();
   const pending: { at: Capture; name: Capture; kind: DefinitionKind; commonjs: boolean; scopes: readonly string[] }[] = [];
+  const seen = new Set<number>();
   for (const m of matches) {
     const roles = rolesOf(m, 'definition.');
     if (!roles?.name) continue;
@@ -520,9 +538,13 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
     const node = at.node;
     if (kind === 'variable') {
       const value = node.childForFieldName(python ? 'right' : 'value');
-      if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function' || value.type === 'lambda')) kind = 'function';
+      if (value && (FUNCTION_VALUES.has(value.type) || (value.type === 'call_expression' && wrapsFunction(value)))) kind = 'function';
       else if (value?.type === 'class') kind = 'class';
     }
+    // A declarator matched twice (at the top level and as a function in a block) is one definition.
+    const key = siteKey(name.row, name.column);
+    if (seen.has(key)) continue;
+    seen.add(key);
     if (python && kind === 'function' && insideClass(node)) kind = 'method';
     pending.push({ at, name, kind, commonjs, scopes: enclosingScopes(node, scopeMemo) });
   }
