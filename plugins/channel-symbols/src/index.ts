@@ -1,7 +1,14 @@
 /**
  * The symbols channel: read/write hazards between two agents at the level of definitions.
  *
- *   write/write      both agents change one symbol                         (writeWrite)
+ *   write/write      both agents change one symbol (the innermost definition around each edit:
+ *                    a method, an inner function, a hook, an inner component), and
+ *                      - their changed regions inside it overlap or touch (git's conflict rule,
+ *                        core's ranges.ts, in merge-base lines)                  (writeWrite)
+ *                      - or lie apart: `writeWriteApart · 0.5^((d − 1) / writeWriteHalfLifeLines)`
+ *                        for d unchanged lines between them, and the evidence says so
+ *                      - or are the same change (same new blob, or identical hunks by contentId,
+ *                        as in the overlap channel): git merges it         (identicalRisk)
  *   write → read     one changes a symbol's signature (or deletes it) that  (signatureRead)
  *                    the other's changed lines read; or changes its body     (bodyRead)
  *   write → touched  the read is elsewhere in a file the reader changed      (touchedSignatureRead,
@@ -10,11 +17,24 @@
  * A read resolved by name only (no import or scope says which definition it is) counts
  * `lowConfidenceFactor` as much and says so in its evidence. Each hazard is scaled by the two
  * files' recency weights; the channel's risk is the strongest hazard in either direction.
+ *
+ * Symbol precision needs line information: a hazard that rests on a file edited without it (over
+ * the size limit, an agent without a merge base: every definition of the file looks written) is
+ * file-level evidence, reported through `preciseRisk`, so it raises traffic at most.
  */
-import { defineChannel, type Agent, type Evidence, type Range, type SymbolRead, type SymbolService, type SymbolWrite } from '@airspace/core';
+import {
+  conflicts, defineChannel, isInsertion, nearestPair,
+  type Agent, type Evidence, type FileEdit, type Hunk, type Range, type SymbolRead, type SymbolService, type SymbolWrite,
+} from '@airspace/core';
 
 export interface SymbolsOptions {
+  /** Both change one symbol with overlapping or touching regions (git would report a conflict). */
   readonly writeWrite: number;
+  /** Both change one symbol, one unchanged line apart; halves every `writeWriteHalfLifeLines`. */
+  readonly writeWriteApart: number;
+  readonly writeWriteHalfLifeLines: number;
+  /** Both made the same change to a symbol (git merges identical changes). */
+  readonly identicalRisk: number;
   readonly signatureRead: number;
   readonly bodyRead: number;
   readonly touchedSignatureRead: number;
@@ -25,10 +45,13 @@ export interface SymbolsOptions {
 }
 
 export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
-  writeWrite: 0.8,
-  signatureRead: 0.8,
+  writeWrite: 0.9,
+  writeWriteApart: 0.45,
+  writeWriteHalfLifeLines: 12,
+  identicalRisk: 0.05,
+  signatureRead: 0.9,
   bodyRead: 0.45,
-  touchedSignatureRead: 0.4,
+  touchedSignatureRead: 0.45,
   touchedBodyRead: 0.15,
   lowConfidenceFactor: 0.5,
   maxEvidence: 8,
@@ -37,16 +60,26 @@ export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
 interface AgentSymbols {
   readonly writes: ReadonlyMap<string, SymbolWrite>;
   readonly reads: readonly SymbolRead[];
-  readonly weights: ReadonlyMap<string, number>;
+  readonly files: ReadonlyMap<string, FileEdit>;
+  /** The agent's files are whole-file stand-ins (it is incomplete: no merge base, no diff). */
+  readonly fallback: boolean;
 }
 
 type Prepared = ReadonlyMap<string, AgentSymbols>;
+
+/** A found hazard; `coarse` when it rests on a file edited without line information. */
+type Found = Evidence & { readonly coarse?: boolean };
 
 const NAME = (symbol: string) => symbol.slice(symbol.lastIndexOf('#') + 1);
 
 function where(path: string, range: Range | undefined): string {
   if (!range) return path;
   return range[0] === range[1] ? `${path}:${range[0]}` : `${path}:${range[0]}–${range[1]}`;
+}
+
+function describeRange(r: Range): string {
+  if (isInsertion(r)) return r[1] === 0 ? 'an insertion at the top' : `an insertion after line ${r[1]}`;
+  return r[0] === r[1] ? `line ${r[0]}` : `lines ${r[0]}–${r[1]}`;
 }
 
 function describeWrite(w: SymbolWrite): string {
@@ -61,6 +94,39 @@ function describeWrite(w: SymbolWrite): string {
       return `deletes ${w.qualifiedName}`;
   }
 }
+
+/** The agent's edit of a path (either side of a rename). */
+function fileOf(s: AgentSymbols, path: string): FileEdit | undefined {
+  return s.files.get(path);
+}
+
+/** No line information: every definition of the file looks written (or read on a changed line). */
+function lineless(s: AgentSymbols, f: FileEdit | undefined): boolean {
+  if (s.fallback || !f) return true;
+  return f.baseRanges === 'whole' && f.status !== 'added' && f.status !== 'deleted';
+}
+
+/** Does a (possibly zero-width) range meet the closed line span [from, to]? */
+function meets(r: Range, span: Range): boolean {
+  if (isInsertion(r)) return span[0] <= r[0] && r[1] <= span[1];
+  return r[0] <= span[1] && r[1] >= span[0];
+}
+
+/**
+ * The changed regions of one side inside a symbol, in base lines: the hunks whose base side meets
+ * the symbol's base span or whose current side meets its current span (an added symbol has no
+ * base span); without hunks (a probe, an observation), the base ranges meeting the base span.
+ */
+function regionsIn(f: FileEdit, w: SymbolWrite): Hunk[] {
+  if (f.baseRanges === 'whole') return [];
+  if (f.hunks && f.hunks.length > 0) {
+    return f.hunks.filter((h) => (w.baseRange && meets(h.base, w.baseRange)) || (w.change !== 'deleted' && w.range && meets(h.current, w.range)));
+  }
+  const span = w.baseRange;
+  return span ? f.baseRanges.filter((r) => meets(r, span)).map((r) => ({ base: r, current: r })) : [];
+}
+
+const hunkKey = (h: Hunk): string => `${h.base[0]}:${h.base[1]}:${h.contentId}`;
 
 export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
   const base: SymbolsOptions = { ...DEFAULT_SYMBOLS_OPTIONS, ...options };
@@ -79,7 +145,12 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       for (const agent of agents) {
         try {
           const writes = new Map(service.writes(agent).map((w) => [w.symbol, w]));
-          prepared.set(agent.id, { writes, reads: service.reads(agent), weights: new Map(agent.files.map((f) => [f.path, f.weight])) });
+          const files = new Map<string, FileEdit>();
+          for (const f of agent.files) {
+            files.set(f.path, f);
+            if (f.oldPath && !files.has(f.oldPath)) files.set(f.oldPath, f);
+          }
+          prepared.set(agent.id, { writes, reads: service.reads(agent), files, fallback: (agent.incomplete?.length ?? 0) > 0 });
         } catch (error) {
           ctx.logger.warn(`symbols: could not analyse ${agent.id}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -91,21 +162,17 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       const sa = ctx.prepared.get(a.id);
       const sb = ctx.prepared.get(b.id);
       if (!sa || !sb) return { risk: 0, evidence: [] };
-      const found: Evidence[] = [];
-      const weightOf = (s: AgentSymbols, path: string) => s.weights.get(path) ?? 1;
+      const found: Found[] = [];
+      const weightOf = (s: AgentSymbols, path: string) => fileOf(s, path)?.weight ?? 1;
+      // Different merge bases: base lines of the two sides differ, so regions are compared by
+      // their offset from the symbol's start in each side's base (an approximation; said so).
+      const differentBases = a.base !== undefined && b.base !== undefined && a.base !== b.base;
 
       // write/write
       for (const [symbol, wa] of sa.writes) {
         const wb = sb.writes.get(symbol);
         if (!wb) continue;
-        const risk = o.writeWrite * weightOf(sa, wa.path) * weightOf(sb, wb.path);
-        found.push({
-          kind: 'write-write',
-          risk,
-          message: `${a.label} ${describeWrite(wa)} (${where(wa.path, wa.range ?? wa.baseRange)}) and ${b.label} ${describeWrite(wb)} (${where(wb.path, wb.range ?? wb.baseRange)}).`,
-          a: side(a, wa),
-          b: side(b, wb),
-        });
+        found.push(writeWrite(a, wa, sa, b, wb, sb, o, weightOf(sa, wa.path) * weightOf(sb, wb.path), differentBases));
       }
       // write by one, read by the other, both directions
       const hazards = (writer: Agent, sw: AgentSymbols, reader: Agent, sr: AgentSymbols, writerIsA: boolean) => {
@@ -120,7 +187,9 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
           const guess = read.confidence === 'low' ? ` (resolved by name only: ${NAME(read.symbol)} may be another definition)` : '';
           const writerSide = side(writer, w);
           const readerSide = { agent: reader.id, path: read.path, range: [read.line, read.line] as Range, symbol: read.qualifiedName };
+          const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
           found.push({
+            ...(coarse ? { coarse } : {}),
             kind: read.strength === 'changed' ? 'write-read' : 'write-read-touched',
             risk,
             confidence: read.confidence,
@@ -133,10 +202,69 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       hazards(b, sb, a, sa, false);
 
       found.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || x.message.localeCompare(y.message));
-      const risk = found[0]?.risk ?? 0;
-      return { risk: Math.min(1, risk), evidence: found.slice(0, o.maxEvidence) };
+      const risk = Math.min(1, found[0]?.risk ?? 0);
+      const precise = Math.min(1, found.find((f) => !f.coarse)?.risk ?? 0);
+      const evidence = found.slice(0, o.maxEvidence).map(({ coarse, ...e }) => (coarse ? { ...e, message: `${e.message} (no line information: file-level evidence)` } : e));
+      return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence };
     },
   });
+}
+
+/** Both agents change one symbol: how close their changes inside it are decides the risk. */
+function writeWrite(a: Agent, wa: SymbolWrite, sa: AgentSymbols, b: Agent, wb: SymbolWrite, sb: AgentSymbols, o: SymbolsOptions, w: number, differentBases: boolean): Found {
+  const fa = fileOf(sa, wa.path);
+  const fb = fileOf(sb, wb.path);
+  const both = `${a.label} ${describeWrite(wa)} (${where(wa.path, wa.range ?? wa.baseRange)}) and ${b.label} ${describeWrite(wb)} (${where(wb.path, wb.range ?? wb.baseRange)})`;
+  const sides = { a: side(a, wa), b: side(b, wb) };
+  if (fa?.newBlob !== undefined && fa.newBlob === fb?.newBlob && fa.path === fb.path) {
+    const risk = w * o.identicalRisk;
+    return { kind: 'identical-change', risk, ...sides, message: `${a.label} and ${b.label} made the same change to ${wa.qualifiedName} (${wa.path} has the same content on both sides); git merges identical changes cleanly.` };
+  }
+  if (lineless(sa, fa) || lineless(sb, fb)) {
+    return { kind: 'write-write', risk: w * o.writeWrite, coarse: true, ...sides, message: `${both}.` };
+  }
+  let ra = regionsIn(fa!, wa);
+  let rb = regionsIn(fb!, wb);
+  // Hunks both sides made identically (same base lines, same content) merge cleanly: set aside.
+  const mine = new Set(ra.filter((h) => h.contentId !== undefined).map(hunkKey));
+  const same = new Set(rb.filter((h) => h.contentId !== undefined && mine.has(hunkKey(h))).map(hunkKey));
+  if (same.size > 0) {
+    ra = ra.filter((h) => !same.has(hunkKey(h)));
+    rb = rb.filter((h) => !same.has(hunkKey(h)));
+    if (ra.length === 0 || rb.length === 0) {
+      const more = ra.length + rb.length > 0 ? `, and only ${ra.length > 0 ? a.label : b.label} changes more of it` : '';
+      return { kind: 'identical-change', risk: w * o.identicalRisk, ...sides, message: `${a.label} and ${b.label} made the same change inside ${wa.qualifiedName} (identical hunks)${more}; git merges this cleanly.` };
+    }
+  }
+  // Whole-file sides (added or deleted files: add/add, modify/delete) and regions we cannot place
+  // are a write/write on the symbol as such; git reports add/add and modify/delete as conflicts.
+  if (ra.length === 0 || rb.length === 0) return { kind: 'write-write', risk: w * o.writeWrite, ...sides, message: `${both}.` };
+  const offset = (s: SymbolWrite) => (differentBases ? (s.baseRange?.[0] ?? 1) - 1 : 0);
+  const shift = (hs: readonly Hunk[], by: number): Range[] => hs.map((h) => [h.base[0] - by, h.base[1] - by] as Range);
+  const A = shift(ra, offset(wa));
+  const B = shift(rb, offset(wb));
+  const guess = differentBases ? { confidence: 'low' as const } : {};
+  const basesNote = differentBases ? ' (the agents have different merge bases: compared by offset inside the symbol)' : '';
+  const clash = conflicts(A, B)[0];
+  if (clash) {
+    const kind = Math.max(clash.a[0], clash.b[0]) <= Math.min(clash.a[1], clash.b[1]) ? 'overlapping' : 'touching';
+    return {
+      kind: 'write-write',
+      risk: w * o.writeWrite,
+      ...guess,
+      ...sides,
+      message: `${both}: their changes inside it (${describeRange(clash.a)}, ${describeRange(clash.b)} of the merge base) are ${kind}${basesNote}.`,
+    };
+  }
+  const near = nearestPair(A, B)!;
+  const risk = w * o.writeWriteApart * Math.pow(0.5, (near.distance - 1) / Math.max(1e-9, o.writeWriteHalfLifeLines));
+  return {
+    kind: 'write-write-apart',
+    risk,
+    ...guess,
+    ...sides,
+    message: `${both}, ${near.distance} unchanged line${near.distance === 1 ? '' : 's'} apart inside it (${describeRange(near.a)} and ${describeRange(near.b)} of the merge base)${basesNote}; git merges this cleanly, but both change one definition.`,
+  };
 }
 
 function side(agent: Agent, w: SymbolWrite) {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scanAirspace, type Agent, type AnyChannel, type Link } from '@airspace/core';
+import { scanAirspace, type Agent, type AnyChannel, type Link, type SymbolService, type SymbolWrite } from '@airspace/core';
+import { agent as agentOf, edit } from '@airspace/core/builders';
 import { baseView, createSymbolService, index, memorySnapshot, overlay, type IndexView } from '@airspace/analysis';
 import { loadAgents } from '@airspace/git';
 import { createRepoFixture, type FixtureCheckout, type FileTree, type RepoFixture } from '@airspace/git/fixture';
@@ -130,7 +131,108 @@ describe('symbols channel on TypeScript', () => {
     );
     const symbols = s.channel(s.link('alice', 'bob'), 'symbols');
     expect(symbols.evidence[0]).toMatchObject({ kind: 'write-write', a: { symbol: 'Loader.load' }, b: { symbol: 'Loader.load' } });
-    expect(symbols.risk).toBeCloseTo(0.8, 5);
+    expect(symbols.evidence[0]!.message).toContain('overlapping');
+    expect(symbols.risk).toBeCloseTo(0.9, 5);
+  });
+});
+
+/** A component of `n` body lines (line 1 is its header, line n + 2 its closing brace). */
+function bigComponent(n: number, extra = ''): string {
+  const body = Array.from({ length: n }, (_, i) => `  const v${i + 1} = props.n + ${i + 1};`);
+  return ['export function Big(props: { n: number }) {', ...body, extra, '  return <div>{v1}</div>;', '}', ''].join('\n');
+}
+
+describe('symbols write/write: where inside the symbol', () => {
+  it('scores two edits far apart inside one 400-line component by their distance, not as a conflict', async () => {
+    const src = bigComponent(400);
+    const s = await scenario(
+      { 'src/Big.tsx': src },
+      {
+        alice: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 20;', 'props.n * 20;')),
+        bob: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 190;', 'props.n * 190;')),
+      },
+    );
+    const link = s.link('alice', 'bob');
+    const symbols = s.channel(link, 'symbols');
+    expect(symbols.evidence[0]).toMatchObject({ kind: 'write-write-apart', a: { symbol: 'Big' }, b: { symbol: 'Big' } });
+    expect(symbols.evidence[0]!.message).toContain('169 unchanged lines apart inside it');
+    expect(symbols.risk).toBeLessThan(0.01);
+    expect(link.level).not.toBe('resolution');
+  });
+
+  it('decays with the lines between them: close edits in one function raise traffic, touching ones resolution', async () => {
+    const src = bigComponent(40);
+    const near = await scenario(
+      { 'src/Big.tsx': src },
+      {
+        alice: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 20;', 'props.n * 20;')),
+        bob: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 22;', 'props.n * 22;')),
+      },
+    );
+    const apart = near.channel(near.link('alice', 'bob'), 'symbols');
+    expect(apart.evidence[0]!.kind).toBe('write-write-apart');
+    expect(apart.risk).toBeCloseTo(0.45, 5); // one unchanged line apart
+    repo?.dispose();
+    repo = undefined;
+    const touching = await scenario(
+      { 'src/Big.tsx': src },
+      {
+        alice: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 20;', 'props.n * 20;')),
+        bob: (wt) => wt.write('src/Big.tsx', src.replace('props.n + 21;', 'props.n * 21;')),
+      },
+    );
+    const link = touching.link('alice', 'bob');
+    expect(touching.channel(link, 'symbols').evidence[0]).toMatchObject({ kind: 'write-write' });
+    expect(touching.channel(link, 'symbols').evidence[0]!.message).toContain('touching');
+    expect(link.level).toBe('resolution');
+  });
+
+  it('takes the innermost definition: edits in two handlers of one component write different symbols', async () => {
+    const src = [
+      'export function Form(props: { n: number }) {',
+      '  const onSave = () => {',
+      '    save(props.n);',
+      '  };',
+      '  const onReset = useCallback(() => {',
+      '    reset(props.n);',
+      '  }, []);',
+      '  return <form onSubmit={onSave} onReset={onReset} />;',
+      '}',
+      '',
+    ].join('\n');
+    const s = await scenario(
+      { 'src/Form.tsx': src },
+      {
+        alice: (wt) => wt.write('src/Form.tsx', src.replace('save(props.n);', 'save(props.n + 1);')),
+        bob: (wt) => wt.write('src/Form.tsx', src.replace('reset(props.n);', 'reset(props.n - 1);')),
+      },
+    );
+    expect(s.symbols.writes(s.byId('alice')).map((w) => w.qualifiedName)).toEqual(['Form.onSave']);
+    expect(s.symbols.writes(s.byId('bob')).map((w) => w.qualifiedName)).toEqual(['Form.onReset']);
+    expect(s.channel(s.link('alice', 'bob'), 'symbols').evidence.filter((e) => e.kind?.startsWith('write-write'))).toEqual([]);
+  });
+
+  it('recognises identical changes (same content, or identical hunks) and scores them low', async () => {
+    const src = bigComponent(30);
+    const same = src.replace('props.n + 10;', 'props.n * 10;');
+    const s = await scenario(
+      { 'src/Big.tsx': src },
+      { alice: (wt) => wt.write('src/Big.tsx', same), bob: (wt) => wt.write('src/Big.tsx', same) },
+    );
+    const symbols = s.channel(s.link('alice', 'bob'), 'symbols');
+    expect(symbols.evidence[0]).toMatchObject({ kind: 'identical-change' });
+    expect(symbols.risk).toBeLessThan(0.1);
+    repo?.dispose();
+    repo = undefined;
+    // The same hunk on both sides, plus a different far edit by bob: still not a conflict.
+    const hunks = await scenario(
+      { 'src/Big.tsx': src },
+      { alice: (wt) => wt.write('src/Big.tsx', same), bob: (wt) => wt.write('src/Big.tsx', same.replace('props.n + 28;', 'props.n * 28;')) },
+    );
+    const h = hunks.channel(hunks.link('alice', 'bob'), 'symbols');
+    expect(h.evidence[0]!.kind).toBe('identical-change');
+    expect(h.evidence[0]!.message).toContain('only bob changes more of it');
+    expect(h.risk).toBeLessThan(0.1);
   });
 });
 
@@ -187,5 +289,28 @@ describe('symbols channel on Python', () => {
     expect(reads.length).toBe(1);
     expect(reads[0]).toMatchObject({ strength: 'changed', confidence: 'high' });
     expect(s.channel(s.link('alice', 'bob'), 'symbols').risk).toBeGreaterThanOrEqual(0.7);
+  });
+});
+
+describe('symbols precision', () => {
+  const write = (path: string, name: string): SymbolWrite => ({ symbol: `${path}#${name}`, path, qualifiedName: name, kind: 'function', change: 'signature', range: [1, 3], baseRange: [1, 3] });
+  /** Every definition of a file edited without line information looks written: the service says so. */
+  const service = (writes: Record<string, SymbolWrite[]>): SymbolService => ({ writes: (agent) => writes[agent.id] ?? [], reads: () => [], callNeighbors: () => [] });
+
+  it('calls a write/write on a file without line information file-level evidence (traffic at most)', async () => {
+    const whole = (id: string, extra: Partial<Agent> = {}) => agentOf(id, [edit('data/big.ts', 'whole')], extra);
+    const symbols = service({ alice: [write('data/big.ts', 'f')], bob: [write('data/big.ts', 'f')] });
+    const result = await scanAirspace([whole('alice'), whole('bob')], { channels: [symbolsChannel()], services: { symbols } });
+    const link = result.links[0]!;
+    expect(link.channels[0]).toMatchObject({ risk: 0.9, preciseRisk: 0 });
+    expect(link.evidence[0]!.message).toContain('no line information');
+    expect(link.level).toBe('traffic');
+    // An incomplete agent (no merge base): its lines are stand-ins too.
+    const lines = (id: string, extra: Partial<Agent> = {}) => agentOf(id, [edit('src/a.ts', [[2, 2]])], extra);
+    const shallow = await scanAirspace([lines('alice', { incomplete: ['no merge base'] }), lines('bob')], {
+      channels: [symbolsChannel()],
+      services: { symbols: service({ alice: [write('src/a.ts', 'f')], bob: [write('src/a.ts', 'f')] }) },
+    });
+    expect(shallow.links[0]!.level).toBe('unknown');
   });
 });
