@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Problem } from '@airspace/core';
+import { DEFAULT_RECENCY, type Problem, type RecencyOptions } from '@airspace/core';
 import { Ajv, type ErrorObject } from 'ajv';
 
 export interface ChannelSettings {
@@ -22,7 +22,7 @@ export interface AirspaceConfig {
   readonly thresholds?: { readonly traffic?: number; readonly resolution?: number };
   readonly base?: string;
   readonly sources?: readonly string[];
-  readonly recency?: { readonly halfLifeHours?: number; readonly floor?: number };
+  readonly recency?: { readonly halfLifeHours?: number; readonly floor?: number; readonly graceHours?: number };
   readonly escalation?: { readonly resolutionPrecisions?: readonly ('line' | 'symbol' | 'file')[] };
   readonly calibration?: string;
 }
@@ -111,4 +111,14 @@ function salvage(data: unknown): AirspaceConfig {
     if (validate({ [key]: value }).length === 0) kept[key] = value;
   }
   return kept as AirspaceConfig;
+}
+
+/** The config's `recency` (hours) as core's RecencyOptions (ms), core's defaults where absent. */
+export function recencyOptions(config: AirspaceConfig): RecencyOptions {
+  const r = config.recency;
+  return {
+    halfLifeMs: r?.halfLifeHours !== undefined ? r.halfLifeHours * 3_600_000 : DEFAULT_RECENCY.halfLifeMs,
+    floor: r?.floor ?? DEFAULT_RECENCY.floor,
+    graceMs: r?.graceHours !== undefined ? r.graceHours * 3_600_000 : (DEFAULT_RECENCY.graceMs ?? 0),
+  };
 }

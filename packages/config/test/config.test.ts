@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findConfig, loadConfig, validateConfig } from '../src/config.js';
+import { findConfig, loadConfig, recencyOptions, validateConfig } from '../src/config.js';
 
 let dir: string;
 beforeEach(() => {
@@ -79,5 +79,13 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ repoRoot: dir });
     expect(loaded.config).toEqual({ thresholds: { traffic: 0.1 } });
     expect(loaded.problems.map((p) => p.message).join()).toContain('/channels/overlap/weight');
+  });
+});
+
+describe('recencyOptions', () => {
+  it('reads hours into milliseconds, with core\'s defaults (a day of grace) where absent', () => {
+    expect(recencyOptions({})).toEqual({ halfLifeMs: 72 * 3_600_000, floor: 0.3, graceMs: 24 * 3_600_000 });
+    expect(recencyOptions({ recency: { halfLifeHours: 12, graceHours: 0 } })).toEqual({ halfLifeMs: 12 * 3_600_000, floor: 0.3, graceMs: 0 });
+    expect(validateConfig({ recency: { graceHours: 48 } })).toEqual([]);
   });
 });

@@ -74,17 +74,26 @@ export interface Agent {
   readonly meta?: Readonly<Record<string, unknown>>;
 }
 
-/** Recency weight: halves every `halfLifeMs`, never below `floor`. */
+/**
+ * Recency weight of committed work: 1 while younger than `graceMs`, then halves every
+ * `halfLifeMs`, never below `floor`. Uncommitted work is current and weighs 1 whatever its age
+ * (the sources decide what is uncommitted), so a pair's level does not drift with the clock
+ * while nobody edits.
+ */
 export interface RecencyOptions {
   readonly halfLifeMs: number;
   readonly floor: number;
+  /** Committed work this recent is current (weight 1); default 0. */
+  readonly graceMs?: number;
 }
 
-export const DEFAULT_RECENCY: RecencyOptions = { halfLifeMs: 24 * 3600 * 1000, floor: 0.3 };
+const HOUR = 3600 * 1000;
+
+export const DEFAULT_RECENCY: RecencyOptions = { graceMs: 24 * HOUR, halfLifeMs: 72 * HOUR, floor: 0.3 };
 
 export function recencyWeight(lastEditedAt: number | undefined, now: number, options: RecencyOptions = DEFAULT_RECENCY): number {
   if (lastEditedAt === undefined || !Number.isFinite(lastEditedAt)) return 1;
-  const age = Math.max(0, now - lastEditedAt);
+  const age = Math.max(0, now - lastEditedAt - Math.max(0, options.graceMs ?? 0));
   const decayed = Math.pow(0.5, age / options.halfLifeMs);
   return Math.min(1, Math.max(options.floor, decayed));
 }

@@ -5,8 +5,8 @@
  * channel is scored; a channel whose service this replay cannot supply scores 0 and the problem
  * is counted in the report.
  */
-import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
-import { DEFAULT_RECENCY, type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
+import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
+import { type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
 import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, createAnalysisState } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
@@ -62,18 +62,9 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     channels: set.channels,
     thresholds: set.thresholds,
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
-    recency: recencyOf(loaded.config),
+    recency: recencyOptions(loaded.config),
     set,
     dispose: () => git.dispose(),
-  };
-}
-
-/** The config's `recency` (hours) as core's RecencyOptions (ms), defaults where absent. */
-export function recencyOf(config: AirspaceConfig): RecencyOptions {
-  const r = config.recency;
-  return {
-    halfLifeMs: r?.halfLifeHours !== undefined ? r.halfLifeHours * 3_600_000 : DEFAULT_RECENCY.halfLifeMs,
-    floor: r?.floor ?? DEFAULT_RECENCY.floor,
   };
 }
 

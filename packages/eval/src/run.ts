@@ -66,7 +66,9 @@ export interface EvalRun {
 
 /** Recency settings as a short cache-key part: `h24f0.3`, or `none` without decay. */
 export function recencyKey(recency: RecencyOptions): string {
-  return Number.isFinite(recency.halfLifeMs) ? `h${recency.halfLifeMs / 3_600_000}f${recency.floor}` : 'none';
+  if (!Number.isFinite(recency.halfLifeMs)) return 'none';
+  const grace = recency.graceMs ? `g${recency.graceMs / 3_600_000}` : '';
+  return `h${recency.halfLifeMs / 3_600_000}f${recency.floor}${grace}`;
 }
 
 /** A weighting from a calibration file or any JSON with a `weights` object (named after the file). */
@@ -130,7 +132,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       problemCounts: result.problemCounts,
       recency: (() => {
         const r = options.recency ?? DEFAULT_RECENCY;
-        return { halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null, floor: r.floor };
+        return { halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null, floor: r.floor, graceHours: (r.graceMs ?? 0) / 3_600_000 };
       })(),
       early: earlyWarnings,
       earlyEvaluations,

@@ -9,7 +9,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
-import { DEFAULT_RECENCY, recencyWeight } from '@airspace/core';
+import { DEFAULT_RECENCY } from '@airspace/core';
 import { agentFailed, fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
 import { openRepository, resolveBase, resolveCommit, type BaseInfo, type RepositoryInfo } from './repository.js';
 import { GitService } from './service.js';
@@ -238,6 +238,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     for (const e of entries) {
       const edit = toFileEdit(e, {
         lastEditedAt: (path) => (overriddenSet.has(path) ? now : uncommitted.has(path) ? (c.worktree ? fileMtime(c.worktree, path) : undefined) : history.lastCommitAt.get(path)),
+        uncommitted: (path) => overriddenSet.has(path) || (c.worktree !== undefined && uncommitted.has(path)),
         now,
         recency,
         tooLarge,
@@ -249,7 +250,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     }
     for (const o of oversized) {
       const at = fileMtime(cwd, o.path);
-      files.push({ path: o.path, status: 'added', weight: recencyWeight(at, now, recency), baseRanges: 'whole', newRanges: 'whole', ...(at !== undefined ? { lastEditedAt: at } : {}) });
+      // An untracked file (over the size limit) is uncommitted work: current.
+      files.push({ path: o.path, status: 'added', weight: 1, baseRanges: 'whole', newRanges: 'whole', ...(at !== undefined ? { lastEditedAt: at } : {}) });
       own.push(fileTooLarge(c.id, o.path, o.bytes, maxFileBytes));
     }
     files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));

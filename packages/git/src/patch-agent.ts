@@ -143,6 +143,8 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
   for (const e of entries) {
     const edit = toFileEdit(e, {
       lastEditedAt: (path) => (overrides.has(path) ? now : fileMtime(dir, path)),
+      // Paths an editor just saved or changed in a buffer: work in progress, current.
+      uncommitted: () => true,
       now,
       recency,
       tooLarge: (blob) => blob !== undefined && (sizes.get(blob) ?? 0) > maxBytes,

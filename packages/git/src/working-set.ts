@@ -107,6 +107,8 @@ export function isModeOnly(e: DiffEntry): boolean {
 export interface EditContext {
   /** Time of the last edit of a path, or undefined when unknown. */
   lastEditedAt(path: string): number | undefined;
+  /** Whether a path's change is uncommitted work (current: weight 1, whatever its age). */
+  readonly uncommitted?: (path: string) => boolean;
   readonly now: number;
   readonly recency: RecencyOptions;
   /** Blob sizes over the limit (from blobSizes), to tell "too large" from "binary". */
@@ -124,7 +126,7 @@ export function toFileEdit(e: DiffEntry, ctx: EditContext): FileEdit | undefined
     path: e.path,
     ...(e.status === 'renamed' ? { oldPath: e.oldPath } : {}),
     status,
-    weight: recencyWeight(lastEditedAt, ctx.now, ctx.recency),
+    weight: ctx.uncommitted?.(e.path) ? 1 : recencyWeight(lastEditedAt, ctx.now, ctx.recency),
     ...(e.oldBlob ? { baseBlob: e.oldBlob } : {}),
     ...(e.newBlob ? { newBlob: e.newBlob } : {}),
     ...(lastEditedAt !== undefined ? { lastEditedAt } : {}),

@@ -74,20 +74,25 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
     expect(a.meta).toMatchObject({ source: 'worktree', ref: 'refs/heads/w', dirty: true, commits: 2 });
   });
 
-  it('weights recency by commit time for committed files and mtime for uncommitted ones', async () => {
+  it('weights committed work by commit time and keeps uncommitted work current (weight 1)', async () => {
     repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const w = repo.worktree('w').write('a.txt', 'a2\n').commit('a'); // committed at epoch + 120 s
     w.write('b.txt', 'b2\n').touch('b.txt', 1767225600 + 3600);
     const day = 24 * 3600 * 1000;
-    const now = (1767225600 + 3600) * 1000 + day; // b edited one day ago, a.txt a bit more
+    const now = (1767225600 + 120) * 1000 + day; // a.txt committed one day ago, b.txt saved a bit later
     result = await loadAgents({ repo: repo.dir, now, recency: { halfLifeMs: day, floor: 0.1 } });
     const a = agent(result.agents, 'w');
     expect(file(a, 'b.txt').lastEditedAt).toBe((1767225600 + 3600) * 1000);
-    expect(file(a, 'b.txt').weight).toBeCloseTo(0.5, 6);
+    expect(file(a, 'b.txt').weight).toBe(1);
     expect(file(a, 'a.txt').lastEditedAt).toBe((1767225600 + 120) * 1000);
-    expect(file(a, 'a.txt').weight).toBeLessThan(0.5);
+    expect(file(a, 'a.txt').weight).toBeCloseTo(0.5, 6);
+    // Thirty days later with nothing changed: the uncommitted edit is still current, the commit at the floor.
     const later = await loadAgents({ repo: repo.dir, now: now + 30 * day, recency: { halfLifeMs: day, floor: 0.1 }, git: result.git });
-    expect(file(agent(later.agents, 'w'), 'b.txt').weight).toBe(0.1);
+    expect(file(agent(later.agents, 'w'), 'b.txt').weight).toBe(1);
+    expect(file(agent(later.agents, 'w'), 'a.txt').weight).toBe(0.1);
+    // With the default grace period, committed work of the last day is current too.
+    const graced = await loadAgents({ repo: repo.dir, now: now - day / 2, git: result.git });
+    expect(file(agent(graced.agents, 'w'), 'a.txt').weight).toBe(1);
   });
 
   it('reports deleted, renamed, binary and symlink changes; a mode change alone is not an edit', async () => {

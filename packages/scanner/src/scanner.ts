@@ -11,7 +11,7 @@
  */
 import { basename, resolve } from 'node:path';
 import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { loadConfig, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
+import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -146,9 +146,7 @@ function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
 }
 
 function recencyOf(config: AirspaceConfig): RecencyOptions | undefined {
-  const r = config.recency;
-  if (!r || (r.halfLifeHours === undefined && r.floor === undefined)) return undefined;
-  return { halfLifeMs: (r.halfLifeHours ?? 24) * 3600_000, floor: r.floor ?? 0.3 };
+  return config.recency ? recencyOptions(config) : undefined;
 }
 
 interface Setup {

@@ -13,7 +13,7 @@ export interface ReportContext {
   readonly skippedByReason: Readonly<Partial<Record<SkipReason, number>>>;
   readonly fromCache?: number;
   /** Recency applied to edits by commit time. */
-  readonly recency?: { readonly halfLifeHours: number | null; readonly floor: number };
+  readonly recency?: { readonly halfLifeHours: number | null; readonly floor: number; readonly graceHours?: number };
   /** Scenarios on which each problem code was met while scoring. */
   readonly problemCounts?: Readonly<Record<string, number>>;
   readonly early?: readonly EarlyWarning[];
@@ -80,7 +80,7 @@ function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
     `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
     `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)}`,
     `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins · recency ${
-      ctx.recency ? (ctx.recency.halfLifeHours === null ? 'none' : `half-life ${ctx.recency.halfLifeHours} h, floor ${ctx.recency.floor}`) : 'default'
+      ctx.recency ? (ctx.recency.halfLifeHours === null ? 'none' : `${ctx.recency.graceHours ? `current for ${ctx.recency.graceHours} h, then ` : ''}half-life ${ctx.recency.halfLifeHours} h, floor ${ctx.recency.floor}`) : 'default'
     }`,
     ...(ctx.problemCounts && Object.keys(ctx.problemCounts).length
       ? [`problems while scoring (scenarios): ${Object.entries(ctx.problemCounts).map(([code, n]) => `${code} ${n}`).join(', ')}`]
