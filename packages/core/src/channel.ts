@@ -89,7 +89,16 @@ export interface Channel<Options = unknown, Prepared = unknown> {
   /** One kebab-case id everywhere; it shows up in logs, errors, config and evidence. */
   readonly id: string;
   readonly defaultWeight: number;
-  readonly meta?: { readonly description?: string; readonly precision?: Precision; readonly docs?: string };
+  readonly meta?: {
+    readonly description?: string;
+    readonly precision?: Precision;
+    readonly docs?: string;
+    /**
+     * The channel scores each agent's recorded git state (through `services.git`), not
+     * `agent.files`: it cannot score an edit not yet made, so probes (`airspace check`) leave it out.
+     */
+    readonly scoresGitState?: boolean;
+  };
   readonly defaultOptions?: Options;
   /** Services this channel needs in `ctx.services` (e.g. `importGraph`). */
   readonly requires?: readonly string[];

@@ -14,6 +14,7 @@ import { readLooseObject } from './blob.js';
 import { TreeModel } from './tree-model.js';
 import { createBlobReader, type BlobReader } from './blob-reader.js';
 import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
+import { currentToBase } from './mapping.js';
 
 /** What the service knows about one loaded agent. */
 export interface AgentState {
@@ -176,9 +177,23 @@ export class GitService implements PairEditsService {
     const base = await this.pairBase(a, b);
     if (!base) return own();
     const paths = [...new Set([path, ownA?.path, ownA?.oldPath, ownB?.path, ownB?.oldPath].filter((p): p is string => !!p))];
-    const side = (s: AgentState, mine: FileEdit | undefined) => (s.mergeBase === base ? Promise.resolve(mine) : this.editAgainst(s, base, paths, mine));
-    const [ea, eb] = await Promise.all([side(sa, ownA), side(sb, ownB)]);
+    const side = (agent: Agent, s: AgentState, mine: FileEdit | undefined) =>
+      s.mergeBase === base ? Promise.resolve(mine) : agent.meta?.['probe'] ? this.probeAgainst(s, base, paths, mine) : this.editAgainst(s, base, paths, mine);
+    const [ea, eb] = await Promise.all([side(a, sa, ownA), side(b, sb, ownB)]);
     return ea && eb ? { a: ea, b: eb, base, rediffed: true } : undefined;
+  }
+
+  /**
+   * A probe (`airspace check`: `agent.files` are the lines about to change, not the agent's real
+   * edits) in another base's lines: the probed current lines mapped through the real state's
+   * hunks against that base.
+   */
+  private async probeAgainst(s: AgentState, base: string, paths: readonly string[], probe: FileEdit | undefined): Promise<FileEdit | undefined> {
+    if (!probe || probe.newRanges === 'whole') return probe;
+    const real = await this.editAgainst(s, base, paths, undefined);
+    if (real?.baseRanges === 'whole') return { ...probe, baseRanges: 'whole', newRanges: 'whole' };
+    const hunks = real?.hunks ?? [];
+    return { ...probe, baseRanges: probe.newRanges.map((r) => currentToBase(hunks, r)) };
   }
 
   private async editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {

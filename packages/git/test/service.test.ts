@@ -38,6 +38,12 @@ describe('GitService.pairEdits', () => {
     const diffs = result.git.stats.diffs;
     await result.git.pairEdits(bob, alice, 'a.ts');
     expect(result.git.stats.diffs).toBe(diffs); // cached per (path, base, state)
+
+    // A probe of bob's current line 30 (airspace check): only that line, in the pair's base
+    // (main's 10 inserted lines above it: base line 20), not bob's real edit nor main's insertion.
+    const probe = { ...bob, files: [{ ...bob.files[0]!, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const, hunks: undefined }], meta: { ...bob.meta, probe: true } };
+    const probed = await result.git.pairEdits(alice, probe, 'a.ts');
+    expect(probed?.b.baseRanges).toEqual([[20, 20]]);
   });
 
   it('returns the agents\' own edits without git when they share a merge base', async () => {

@@ -57,3 +57,33 @@ export function applyIntentMap(agents: readonly Agent[], intent: IntentMap | und
   }
   return out;
 }
+
+/**
+ * The agent `airspace check` asks about: its working set becomes exactly the probed edits, for
+ * every channel. Lines are in the agent's current file and are mapped to base lines through its
+ * real hunks of that file (then dropped: they are not the probed edit); a path without lines, a
+ * file the agent added, or one it edits without line information is a whole-file edit. Weight 1
+ * (the edit is about to happen). `meta.probe` marks it for services that read an agent's real
+ * state (the git service's re-basing); channels that can only score real states are left out of
+ * probes by the scanner.
+ */
+export function probeAgent(agent: Agent, specs: readonly IntentSpec[]): Agent {
+  const real = new Map(agent.files.map((f) => [f.path, f]));
+  const files = new Map<string, FileEdit>();
+  for (const entry of specs.map(normalizeIntent)) {
+    const own = real.get(entry.path);
+    const status = own?.status === 'added' || own?.status === 'renamed' ? own.status : 'modified';
+    const identity = { path: entry.path, ...(own?.oldPath ? { oldPath: own.oldPath } : {}), status, weight: 1 } as const;
+    const before = files.get(entry.path);
+    if (!entry.lines || status === 'added' || own?.baseRanges === 'whole' || before?.baseRanges === 'whole') {
+      files.set(entry.path, { ...identity, baseRanges: 'whole', newRanges: 'whole' });
+      continue;
+    }
+    const base = own?.hunks ? currentToBase(own.hunks, entry.lines) : entry.lines;
+    const priorBase: readonly Range[] = before ? before.baseRanges : [];
+    const priorNew: readonly Range[] = before && before.newRanges !== 'whole' ? before.newRanges : [];
+    files.set(entry.path, { ...identity, baseRanges: unionRanges(priorBase, [base]), newRanges: unionRanges(priorNew, [entry.lines]) });
+  }
+  const intent = [...new Set(specs.map((s) => normalizeIntent(s).path))];
+  return { ...agent, files: [...files.values()], intent, meta: { ...agent.meta, probe: true } };
+}

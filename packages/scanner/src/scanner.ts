@@ -26,7 +26,7 @@ import {
 } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
-import { applyIntentMap, type IntentMap } from './intent.js';
+import { applyIntentMap, probeAgent, type IntentMap } from './intent.js';
 
 export interface ScanProgress {
   /** `agents`: reading working sets; `index`: parsing files; `scan`: scoring pairs. */
@@ -257,16 +257,23 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       const probe = extra.probe;
       const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
       const id = existing?.id ?? ('agent' in probe ? probe.agent : basename(probe.worktree));
-      const stripped: Agent = existing
-        ? { ...existing, files: [], intent: [] }
-        : { id, label: id, startedAt: time, committedWork: 0, files: [], ...template, ...('worktree' in probe ? { worktree: probe.worktree } : {}) };
-      agents = [...agents.filter((a) => a.id !== id), ...applyIntentMap([stripped], { [id]: probe.intent })];
+      const who: Agent = existing ?? { id, label: id, startedAt: time, committedWork: 0, files: [], ...template, ...('worktree' in probe ? { worktree: probe.worktree } : {}) };
+      agents = [...agents.filter((a) => a.id !== id), probeAgent(who, probe.intent)];
     }
+    // A probe is an edit not yet made: channels that merge agents' real states cannot score it.
+    const channels = extra.probe ? set.channels.filter((c) => !c.meta?.scoresGitState) : set.channels;
+    const probeNotes: Problem[] = set.channels
+      .filter((c) => extra.probe && c.meta?.scoresGitState)
+      .map((c) => ({
+        code: 'PROBE_WITHOUT_CHANNEL',
+        channel: c.id,
+        message: `The ${c.id} channel was left out of this check: it scores agents' real states and cannot score an edit not yet made; the overlap channel applies git's conflict rule to the probed lines.`,
+      }));
 
     // Analysis only when an enabled channel needs it.
     const services: Record<string, unknown> = { git: loaded.git };
     const problems: Problem[] = [];
-    const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
+    const needs = new Set(channels.flatMap((c) => c.requires ?? []));
     if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
       try {
         const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, (p) => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase }));
@@ -282,7 +289,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     progress({ phase: 'scan', done: 0, total: 1 });
     const result = await scanAirspace(
       agents,
-      { channels: set.channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
+      { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
       {
         weights: set.weights,
         thresholds: set.thresholds,
@@ -291,7 +298,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       },
     );
     progress({ phase: 'scan', done: 1, total: 1 });
-    const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...result.problems] };
+    const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
     last = { result: full, asked: askedFor };
     return full;
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '@airspace/core';
-import { applyIntent, applyIntentMap } from '../src/intent.js';
+import { applyIntent, applyIntentMap, probeAgent } from '../src/intent.js';
 
 const alice: Agent = {
   id: 'alice', label: 'alice', startedAt: 0, committedWork: 1,
@@ -24,5 +24,21 @@ describe('applyIntent', () => {
     const out = applyIntentMap([alice], { zed: ['z.ts'] }, { base: 'abc' });
     expect(out.map((a) => a.id)).toEqual(['alice', 'zed']);
     expect(out[1]).toMatchObject({ base: 'abc', committedWork: 0, intent: ['z.ts'] });
+  });
+});
+
+describe('probeAgent', () => {
+  it('makes the working set exactly the probed lines, mapped to base lines through the real hunks', () => {
+    // Current line 20 is base line 18; alice's real change (base 10–12) no longer counts.
+    const out = probeAgent(alice, [{ path: 'a.ts', lines: [20, 21] }]);
+    expect(out.files).toEqual([{ path: 'a.ts', status: 'modified', weight: 1, baseRanges: [[18, 19]], newRanges: [[20, 21]] }]);
+    expect(out.meta).toMatchObject({ probe: true });
+    expect(out.intent).toEqual(['a.ts']);
+  });
+
+  it('probes a path without lines, or a file without line information, as a whole-file edit', () => {
+    const whole: Agent = { ...alice, files: [{ path: 'big.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole' }] };
+    expect(probeAgent(whole, [{ path: 'big.ts', lines: [10, 10] }]).files[0]).toMatchObject({ baseRanges: 'whole' });
+    expect(probeAgent(alice, ['b.ts']).files).toEqual([{ path: 'b.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole' }]);
   });
 });

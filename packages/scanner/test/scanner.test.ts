@@ -60,6 +60,33 @@ describe('scanRepository', () => {
     expect(bob.files.find((f) => f.path === 'src/a.ts')!.baseRanges).toBe('whole');
   });
 
+  it('a probe scores the probed lines, not the agent\'s real conflict, in every channel', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
+    const text = (l: string[]) => l.join('\n') + '\n';
+    repo = createRepoFixture({ 'src/c.ts': text(lines) }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    repo.worktree('alice').write('src/c.ts', text(lines.map((l, i) => (i === 9 ? 'export const v10 = 100;' : l)))).commit('alice: line 10');
+    // bob inserts five lines at the top and changes base line 11 (touching alice's line 10): a real conflict.
+    const top = ['// one', '// two', '// three', '// four', '// five'];
+    repo.worktree('bob').write('src/c.ts', text([...top, ...lines.map((l, i) => (i === 10 ? 'export const v11 = 1100;' : l))]));
+    const scanner = createScanner({ repo: repo.dir });
+    try {
+      const real = await scanner.scan();
+      expect(real.links[0]!.level).toBe('resolution');
+      // Line 1 of bob's file (a comment he added): far from alice's change; merge is left out, and says so.
+      const first = await scanner.scan(undefined, { probe: { agent: 'bob', intent: [{ path: 'src/c.ts', lines: [1, 1] }] } });
+      expect(first.links[0]!.level).not.toBe('resolution');
+      expect(first.links[0]!.channels.map((c) => c.channel)).not.toContain('merge');
+      expect(first.problems.find((p) => p.code === 'PROBE_WITHOUT_CHANNEL')).toMatchObject({ channel: 'merge' });
+      // bob's line 15 is base line 10 (five lines inserted above): alice's line.
+      const mapped = await scanner.scan(undefined, { probe: { agent: 'bob', intent: [{ path: 'src/c.ts', lines: [15, 15] }] } });
+      expect(mapped.agents.find((a) => a.id === 'bob')!.files[0]!.baseRanges).toEqual([[10, 10]]);
+      expect(mapped.links[0]!.level).toBe('resolution');
+      expect(mapped.links[0]!.channels.find((c) => c.channel === 'overlap')!.evidence[0]!.kind).toBe('overlap');
+    } finally {
+      await scanner.dispose();
+    }
+  });
+
   it('a probe replaces the agent\'s working set, and an unknown worktree becomes a new agent', async () => {
     const scanner = createScanner({ repo: shared.dir, channels: [samePath] });
     try {

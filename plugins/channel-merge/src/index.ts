@@ -127,6 +127,7 @@ export function mergeChannel(options: Partial<MergeOptions> = {}) {
     meta: {
       description: "Exact textual conflicts: a scratch `git merge-tree --write-tree` of the two agents' current states, uncommitted work included.",
       precision: 'line',
+      scoresGitState: true,
     },
     defaultOptions: { ...DEFAULT_MERGE_OPTIONS, ...options },
     requires: ['git'],

@@ -200,6 +200,8 @@ export function checkCommand(io: Io): Command {
         if (c.steer && c.hold) io.stdout.write(`  ${style.dim('→')} ${c.steer} steers away, ${c.hold} holds course\n`);
         for (const h of c.hunks.slice(0, 3)) io.stdout.write(`  ${style.dim(`${c.with}'s change to ${h.path}:`)}\n${h.text.split('\n').map((l) => `    ${l}`).join('\n')}\n`);
       }
+      // Say which channels could not judge a hypothetical edit (the merge channel).
+      for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
     }
     io.exitCode(result.level === 'traffic' || result.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
   });
