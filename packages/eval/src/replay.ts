@@ -45,7 +45,7 @@ export interface ReplayResult {
   readonly problemCounts: Readonly<Record<string, number>>;
 }
 
-export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, problems: readonly string[]): ScoredScenario {
+export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, problems: readonly string[], preciseRisks?: Readonly<Record<string, number>>): ScoredScenario {
   const [a, b] = s.agents;
   const paths = new Set(a.files.flatMap((f) => [f.path, ...(f.oldPath ? [f.oldPath] : [])]));
   const shared = b.files.filter((f) => paths.has(f.path) || (f.oldPath !== undefined && paths.has(f.oldPath))).length;
@@ -62,6 +62,7 @@ export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, p
     sharedFiles: shared,
     labels: s.labels,
     risks,
+    ...(preciseRisks ? { preciseRisks } : {}),
     ...(problems.length ? { problems } : {}),
   };
 }
@@ -101,7 +102,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       let record: ScoredScenario;
       try {
         const score = await options.scorer.score(extracted.scenario);
-        record = toScored(extracted.scenario, score.risks, score.problems);
+        record = toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks);
       } catch (error) {
         const skipped: Skipped = { merge: m.merge, reason: 'failed', detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}` };
         options.cache?.put({ key, skipped });

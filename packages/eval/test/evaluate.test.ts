@@ -81,6 +81,14 @@ describe('escalation discipline in the resolution call', () => {
     const seed = evaluate([scenario('x', { dep: 1 }, true)], { channels: file, thresholds, label: 'textual', weightings: [{ name: 'w', weights: { dep: 1 } }], resolutionPrecisions: ['line', 'symbol', 'file'] });
     expect(seed.weightings[0]!.combined.resolution.tp).toBe(1);
   });
+
+  it('a line channel\'s whole-file evidence (preciseRisks) is capped at traffic too', () => {
+    const line: ChannelInfo[] = [{ id: 'overlap', precision: 'line', weight: 1 }];
+    const whole = scenario('x', { overlap: 1 }, false, { preciseRisks: { overlap: 0 } });
+    const e = evaluate([whole, scenario('y', { overlap: 1 }, true)], { channels: line, thresholds, label: 'textual', weightings: [{ name: 'w', weights: { overlap: 1 } }] });
+    expect(e.weightings[0]!.combined.resolution).toMatchObject({ tp: 1, fp: 0 });
+    expect(e.weightings[0]!.combined.traffic).toMatchObject({ tp: 1, fp: 1 });
+  });
 });
 
 describe('fitting inside evaluate', () => {

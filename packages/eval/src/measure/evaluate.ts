@@ -131,7 +131,11 @@ export function combine(
   const resolution: boolean[] = [];
   const leak = weighting.leak ?? 0;
   for (const s of scenarios) {
-    const parts = channels.map((c) => ({ channel: c.id, precision: c.precision, weighted: (weighting.weights[c.id] ?? 0) * (s.risks[c.id] ?? 0) }));
+    const parts = channels.map((c) => {
+      const weight = weighting.weights[c.id] ?? 0;
+      const precise = s.preciseRisks?.[c.id];
+      return { channel: c.id, precision: c.precision, weighted: weight * (s.risks[c.id] ?? 0), ...(precise !== undefined ? { weightedPrecise: weight * precise } : {}) };
+    });
     const risk = 1 - (1 - leak) * (1 - noisyOr(parts.map((p) => p.weighted)));
     scores.push(risk);
     // The leak is part of no channel: it cannot escalate, so the band comes from the channels.

@@ -25,12 +25,14 @@ export interface ScoredScenario {
   readonly labels: ScenarioLabels;
   /** r_i per channel id. */
   readonly risks: Readonly<Record<string, number>>;
+  /** Channels whose risk rests partly on whole-file evidence: the part at their precision (`preciseRisk`). */
+  readonly preciseRisks?: Readonly<Record<string, number>>;
   readonly problems?: readonly string[];
 }
 
 export type CacheRecord = { readonly key: string; readonly scored: ScoredScenario } | { readonly key: string; readonly skipped: Skipped };
 
-export const CACHE_FORMAT = 1;
+export const CACHE_FORMAT = 2;
 
 export function cacheKey(merge: string, early: number): string {
   return `${merge}@${early}`;

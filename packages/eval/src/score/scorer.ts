@@ -17,6 +17,8 @@ export interface ChannelInfo {
 export interface PairScore {
   /** r_i per channel id. */
   readonly risks: Readonly<Record<string, number>>;
+  /** Where a channel's risk rests partly on whole-file evidence, the part at its precision. */
+  readonly preciseRisks?: Readonly<Record<string, number>>;
   /** Problem codes met while scoring (e.g. a channel threw, a service was missing). */
   readonly problems: readonly string[];
 }
@@ -66,8 +68,12 @@ export function createChannelScorer(options: ChannelScorerOptions): ScenarioScor
       const link = result.links[0];
       const risks: Record<string, number> = {};
       for (const c of channels) risks[c.id] = 0;
-      for (const c of link?.channels ?? []) risks[c.channel] = c.risk;
-      return { risks, problems: problemCodes(result.problems) };
+      const precise: Record<string, number> = {};
+      for (const c of link?.channels ?? []) {
+        risks[c.channel] = c.risk;
+        if (c.preciseRisk !== undefined) precise[c.channel] = c.preciseRisk;
+      }
+      return { risks, ...(Object.keys(precise).length ? { preciseRisks: precise } : {}), problems: problemCodes(result.problems) };
     },
   };
 }
