@@ -8,7 +8,7 @@
  *                      - or lie apart: `writeWriteApart · 0.5^((d − 1) / writeWriteHalfLifeLines)`
  *                        for d unchanged lines between them, and the evidence says so
  *                      - or are the same change (same new blob, or identical hunks by contentId,
- *                        as in the overlap channel): git merges it         (identicalRisk)
+ *                        as in the overlap channel): git merges it; evidence, risk `identicalRisk` (0)
  *   write → read     one changes a symbol's signature (or deletes it) that  (signatureRead)
  *                    the other's changed lines read; or changes its body     (bodyRead)
  *   write → touched  the read is elsewhere in a file the reader changed      (touchedSignatureRead,
@@ -33,7 +33,7 @@ export interface SymbolsOptions {
   /** Both change one symbol, one unchanged line apart; halves every `writeWriteHalfLifeLines`. */
   readonly writeWriteApart: number;
   readonly writeWriteHalfLifeLines: number;
-  /** Both made the same change to a symbol (git merges identical changes). */
+  /** Both made the same change to a symbol (git merges identical changes; the overlap channel says so too). */
   readonly identicalRisk: number;
   readonly signatureRead: number;
   readonly bodyRead: number;
@@ -48,7 +48,7 @@ export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
   writeWrite: 0.9,
   writeWriteApart: 0.45,
   writeWriteHalfLifeLines: 12,
-  identicalRisk: 0.05,
+  identicalRisk: 0,
   signatureRead: 0.9,
   bodyRead: 0.45,
   touchedSignatureRead: 0.45,
