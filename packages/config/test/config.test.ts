@@ -84,7 +84,7 @@ describe('loadConfig', () => {
 
 describe('recencyOptions', () => {
   it('reads hours into milliseconds, with core\'s defaults (a day of grace) where absent', () => {
-    expect(recencyOptions({})).toEqual({ halfLifeMs: 72 * 3_600_000, floor: 0.3, graceMs: 24 * 3_600_000 });
+    expect(recencyOptions({})).toEqual({ halfLifeMs: 24 * 3_600_000, floor: 0.3, graceMs: 24 * 3_600_000 });
     expect(recencyOptions({ recency: { halfLifeHours: 12, graceHours: 0 } })).toEqual({ halfLifeMs: 12 * 3_600_000, floor: 0.3, graceMs: 0 });
     expect(validateConfig({ recency: { graceHours: 48 } })).toEqual([]);
   });

@@ -89,7 +89,7 @@ export interface RecencyOptions {
 
 const HOUR = 3600 * 1000;
 
-export const DEFAULT_RECENCY: RecencyOptions = { graceMs: 24 * HOUR, halfLifeMs: 72 * HOUR, floor: 0.3 };
+export const DEFAULT_RECENCY: RecencyOptions = { graceMs: 24 * HOUR, halfLifeMs: 24 * HOUR, floor: 0.3 };
 
 export function recencyWeight(lastEditedAt: number | undefined, now: number, options: RecencyOptions = DEFAULT_RECENCY): number {
   if (lastEditedAt === undefined || !Number.isFinite(lastEditedAt)) return 1;
