@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScanner } from '@airspace/scanner';
+import { createDemoRepository, type DemoRepository } from '../src/demo/fixture.js';
+
+let demo: DemoRepository;
+beforeAll(() => {
+  demo = createDemoRepository();
+});
+afterAll(() => demo?.fixture.dispose());
+
+/** Level and risk of every pair, as the README's table shows them. */
+async function table(offsetMs: number): Promise<string[]> {
+  const scanner = createScanner({ repo: demo.root, base: 'main', now: () => Date.now() + offsetMs });
+  try {
+    const result = await scanner.scan();
+    return result.links.map((l) => `${l.a} ${l.b} ${l.level} ${l.risk.toFixed(2)}`);
+  } finally {
+    await scanner.dispose();
+  }
+}
+
+describe('the demo', () => {
+  it('reads the same an hour later, or three, with nothing changed (levels and risks do not follow the clock)', async () => {
+    const now = await table(0);
+    expect(now).toContain('alice bob resolution 1.00');
+    expect(now).toContain('erin frank resolution 0.99');
+    expect(now.find((l) => l.startsWith('carol dave'))).toMatch(/ traffic /);
+    expect(await table(3_600_000)).toEqual(now);
+    expect(await table(3 * 3_600_000)).toEqual(now);
+  }, 60_000);
+});
