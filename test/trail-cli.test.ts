@@ -60,7 +60,7 @@ describe('airspace trail', () => {
     const created = await airspace('trail', 'create', 'trail.json', '--a', 'alice.json', '--b', 'bob.json', '--graph', 'graph.json', '--now', at(1), '--trail-id', 'demo');
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/trail created/);
-    expect(created.stdout).toMatch(/Latest advisory \(created .*\): RESOLUTION/);
+    expect(created.stdout).toMatch(/Latest advisory \(created .*\): TRAFFIC/);
 
     const original = trailText();
     const again = await airspace('trail', 'create', 'trail.json', '--a', 'alice.json', '--b', 'bob.json');

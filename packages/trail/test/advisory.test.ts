@@ -101,10 +101,11 @@ describe('the advisory of a created trail', () => {
   });
 
   describe('with the shipped channels (the default)', () => {
-    it('scores a shared write path through the overlap channel as a resolution', async () => {
+    it('scores a shared write path through the overlap channel as traffic: same file, no line ranges', async () => {
       const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['src/a.ts'] }), { now });
       const advisory = advisoryOf(trail);
-      expect(advisory.level).toBe('resolution');
+      // Whole-file evidence is file-level: it says "same file", not "same lines".
+      expect(advisory.level).toBe('traffic');
       expect(advisory.channels.map((c) => c.channel)).toEqual(['dependency', 'overlap', 'tree']);
       expect(advisory.channels.find((c) => c.channel === 'overlap')!.risk).toBe(1);
     });
