@@ -29,6 +29,12 @@ export function isInsertion(range: Range): boolean {
   return range[1] === range[0] - 1;
 }
 
+/** A range in words for evidence: `line 4`, `lines 4–6`, `an insertion after line 3`. */
+export function describeRange(range: Range): string {
+  if (isInsertion(range)) return range[1] === 0 ? 'an insertion at the top' : `an insertion after line ${range[1]}`;
+  return range[0] === range[1] ? `line ${range[0]}` : `lines ${range[0]}–${range[1]}`;
+}
+
 /** Number of base lines a range covers (0 for an insertion point). */
 export function rangeLength(range: Range): number {
   return Math.max(0, range[1] - range[0] + 1);

@@ -4,6 +4,7 @@ import type { Range } from '../src/model.js';
 import {
   anyConflict, conflicts, intersectionSize, isInsertion, isValidRange, mapToCurrent, nearestDistance, nearestPair, normalizeRanges,
   overlapCoefficient, rangesConflict, rangesSize, sanitizeRanges, unionRanges,
+  describeRange,
 } from '../src/ranges.js';
 
 /** The rule, stated independently: closed integer intervals [s − 1, e] intersect. */
@@ -180,5 +181,14 @@ describe('nearestPair', () => {
       }),
     );
     expect(nearestPair([[1, 3], [30, 31]], [[10, 12], [33, 33]])).toEqual({ a: [30, 31], b: [33, 33], distance: 1 });
+  });
+});
+
+describe('describeRange', () => {
+  it('names lines and insertion points as evidence does', () => {
+    expect(describeRange([4, 4])).toBe('line 4');
+    expect(describeRange([4, 6])).toBe('lines 4–6');
+    expect(describeRange([4, 3])).toBe('an insertion after line 3');
+    expect(describeRange([1, 0])).toBe('an insertion at the top');
   });
 });

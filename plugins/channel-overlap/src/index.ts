@@ -33,7 +33,7 @@
  * are used and the evidence says so (confidence low).
  */
 import {
-  conflicts, defineChannel, isInsertion, mapToCurrent, nearestPair, overlapCoefficient,
+  conflicts, defineChannel, describeRange, isInsertion, mapToCurrent, nearestPair, overlapCoefficient,
   type Agent, type Evidence, type EvidenceSide, type FileEdit, type PairEditsService, type PairedEdits, type Problem, type Range,
 } from '@airspace/core';
 
@@ -115,11 +115,6 @@ function sharedFiles(a: Agent, indexB: ReadonlyMap<string, readonly FileEdit[]>)
 }
 
 const NONE: [FileEdit, FileEdit][] = [];
-
-function describeRange(r: Range): string {
-  if (isInsertion(r)) return r[1] === 0 ? 'an insertion at the top' : `an insertion after line ${r[1]}`;
-  return r[0] === r[1] ? `line ${r[0]}` : `lines ${r[0]}–${r[1]}`;
-}
 
 function side(agent: string, f: FileEdit, baseRange?: Range): EvidenceSide {
   const range = baseRange && f.hunks && f.hunks.length > 0 ? mapToCurrent(f.hunks, baseRange) : undefined;

@@ -23,7 +23,7 @@
  * file-level evidence, reported through `preciseRisk`, so it raises traffic at most.
  */
 import {
-  conflicts, defineChannel, isInsertion, nearestPair,
+  conflicts, defineChannel, describeRange, isInsertion, nearestPair,
   type Agent, type Evidence, type FileEdit, type Hunk, type Range, type SymbolRead, type SymbolService, type SymbolWrite,
 } from '@airspace/core';
 
@@ -75,11 +75,6 @@ const NAME = (symbol: string) => symbol.slice(symbol.lastIndexOf('#') + 1);
 function where(path: string, range: Range | undefined): string {
   if (!range) return path;
   return range[0] === range[1] ? `${path}:${range[0]}` : `${path}:${range[0]}–${range[1]}`;
-}
-
-function describeRange(r: Range): string {
-  if (isInsertion(r)) return r[1] === 0 ? 'an insertion at the top' : `an insertion after line ${r[1]}`;
-  return r[0] === r[1] ? `line ${r[0]}` : `lines ${r[0]}–${r[1]}`;
 }
 
 function describeWrite(w: SymbolWrite): string {
