@@ -45,6 +45,17 @@ describe('renderTable', () => {
     expect(text).not.toContain('\u001b[');
   });
 
+  it('shows unknown pairs with their reason, counts them, and marks whole-file parts of a line channel', () => {
+    const unknown = link('erin', 'henry', 'unknown', 1, {
+      levelReason: 'henry is incomplete: no merge base with main; file-level evidence alone (risk 1.00) raises no advisory for it',
+      channels: [{ channel: 'overlap', weight: 1, risk: 1, preciseRisk: 0, weighted: 1, precision: 'line', evidence: [] }],
+    });
+    const text = renderTable({ ...result, links: [...result.links, unknown], counts: { ...result.counts, pairs: 4, unknown: 1 } });
+    expect(text).toMatch(/^UNKNOWN\s+1\.00\s+erin ↔ henry\s+overlap 1\.00 \(0\.00 line-precise\)$/m);
+    expect(text).toContain('  (henry is incomplete: no merge base with main; file-level evidence alone');
+    expect(text).toContain('5 agents, 4 pairs: 1 resolution 1 traffic 1 unknown 1 clear');
+  });
+
   it('lists clear pairs with --all, and colours only when asked', () => {
     expect(renderTable(result, { all: true })).toContain('alice ↔ grace');
     expect(renderTable(result, { style: createStyle(true) })).toContain('\u001b[31m');

@@ -37,7 +37,8 @@ export function formatChannels(link: Pick<Link, 'channels'>): string {
   return link.channels
     .filter((c) => c.risk > 0)
     .sort((x, y) => y.weighted - x.weighted)
-    .map((c) => `${c.channel} ${c.risk.toFixed(2)}`)
+    // A line or symbol channel's whole-file part cannot escalate: say how much of it is precise.
+    .map((c) => `${c.channel} ${c.risk.toFixed(2)}${c.preciseRisk !== undefined ? ` (${c.preciseRisk.toFixed(2)} ${c.precision}-precise)` : ''}`)
     .join(' · ') || '—';
 }
 
