@@ -309,9 +309,9 @@ export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyM
     shownEvidence.add(key);
     const loc = otherLocation(f);
     const where = loc ? `[${whereText(f)}](${loc.uri}#L${Math.max(1, f.other.range?.[0] ?? 1)})` : whereText(f);
-    const symbol = f.other.symbol ? ` \`${f.other.symbol}\`` : '';
+    const what = f.other.symbol ? `\`${f.other.symbol}\`` : (f.other.path ?? 'code near here');
     parts.push(
-      `**Airspace: ${f.other.label}** ${otherVerb(f)}${symbol} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)})\n\n` +
+      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)})\n\n` +
         `${f.evidence.message}\n\nYour side: ${f.path} ${linesText(f.range)}${f.selfSymbol ? ` \`${f.selfSymbol}\`` : ''} · their side: ${where}` +
         (f.evidence.chain?.length ? `\n\nChain: ${f.evidence.chain.join(' → ')}` : ''),
     );
