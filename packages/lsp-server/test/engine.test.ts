@@ -51,6 +51,10 @@ describe('the server with the default engine', () => {
     expect(String(d.code)).toMatch(/^resolution\/(overlap|merge)$/);
     expect(d.message).toMatch(/^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away$/);
     expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
+    // Startup scans (folder added, file opened) that find the same send it once.
+    await client.connection.sendRequest('airspace/scan', {});
+    const pushes = client.pushes.filter((p) => p.uri === uriOf(file)).map((p) => JSON.stringify(p.diagnostics));
+    expect(new Set(pushes).size).toBe(pushes.length);
   });
 
   it('hovers with alice\'s hunk and answers airspace/scan with the engine\'s JSON', async () => {
