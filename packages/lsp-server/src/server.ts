@@ -572,7 +572,14 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function pairOf(arg: unknown): { self?: FolderInfo; pair: string; selfId?: string; other?: string } {
     const args: PairArgs | { problem: string } = parsePairArgs(arg);
     if ('problem' in args) throw new Error(args.problem);
-    if ('a' in args) return { pair: pairKey(args.a, args.b) };
+    if ('a' in args) {
+      // Both ids: the folder whose agent is one of them is self (the lens sends self first).
+      for (const [selfId, other] of [[args.a, args.b], [args.b, args.a]] as const) {
+        const self = [...folders.values()].find((f) => repoOf(f)?.selfIds.get(f.worktree) === selfId);
+        if (self) return { self, pair: pairKey(selfId, other), selfId, other };
+      }
+      return { pair: pairKey(args.a, args.b) };
+    }
     const candidates = args.folder ? [folders.get(real(fileURLToPath(args.folder)))].filter((x): x is FolderInfo => !!x) : [...folders.values()];
     for (const self of candidates) {
       const selfId = repoOf(self)?.selfIds.get(self.worktree);

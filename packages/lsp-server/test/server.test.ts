@@ -236,6 +236,9 @@ describe('an other agent without a worktree', () => {
       expect(lenses[0]!.command!.command).toBe('airspace.copySummary');
       const out = (await client.connection.sendRequest('workspace/executeCommand', lenses[0]!.command!)) as { summary: string } | null;
       expect(out?.summary).toContain('my src/a.ts line 16');
+      // The same shape acknowledges: the folder whose agent is bob is self.
+      const ack = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: lenses[0]!.command!.arguments })) as { recordedIn: string };
+      expect(ack.recordedIn).toBe('trail');
     } finally {
       await client.close();
       repo.dispose();
