@@ -209,6 +209,8 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
     expect(text).not.toMatch(/\\u00[01][0-9a-f]/i);
     expect(text).not.toMatch(/[\u0000-\u001f]/);
     expect(JSON.stringify(d.data)).not.toMatch(/\\u0000/);
+    // A tab in their diff keeps its indentation in the hover.
+    expect(hoverMarkdown(fs, new Map([[fs[0]!, '+\tindented']]))).toContain('+    indented');
   });
 
   it('names what the other side does: edits where it writes, uses where it only reads', () => {
