@@ -154,7 +154,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         // Served even when the client does not advertise code lens support.
         codeLensProvider: { resolveProvider: false },
         executeCommandProvider: { commands: Object.values(Commands) },
-        ...(pull ? { diagnosticProvider: { identifier: SOURCE, interFileDependencies: true, workspaceDiagnostics: false } } : {}),
+        ...(pull ? { diagnosticProvider: { identifier: SOURCE, interFileDependencies: true, workspaceDiagnostics: true } } : {}),
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'airspace', version: '0.1.0' },
@@ -531,6 +531,13 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     guard('textDocument/diagnostic', { kind: 'full' as const, items: [] as Diagnostic[] }, () => ({
       kind: 'full' as const,
       items: diagnosticsByUri().get(params.textDocument.uri) ?? [],
+    })),
+  );
+
+  // Files that are not open (VS Code's Problems panel): a pull client gets no push to show them.
+  connection.languages.diagnostics.onWorkspace(() =>
+    guard('workspace/diagnostic', { items: [] }, () => ({
+      items: [...diagnosticsByUri()].map(([uri, items]) => ({ kind: 'full' as const, uri, version: null, items })),
     })),
   );
 

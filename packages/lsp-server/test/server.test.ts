@@ -266,6 +266,9 @@ describe('pull diagnostics for clients that advertise them', () => {
       expect(report.items[0]!.severity).toBe(2); // two steers
       // vscode-languageclient would show a pushed copy beside the pulled one.
       expect(client.pushes).toEqual([]);
+      // Files that are not open reach the client through the workspace pull instead.
+      const workspace = (await client.connection.sendRequest('workspace/diagnostic', { previousResultIds: [] })) as { items: { uri: string; items: Diagnostic[] }[] };
+      expect(workspace.items.map((i) => [i.uri, i.items.length])).toEqual([[uriOf(file), 1]]);
     } finally {
       await client.close();
       repo.dispose();
