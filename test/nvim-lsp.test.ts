@@ -22,7 +22,8 @@ describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
     const repo = createRepoFixture({ 'src/app.ts': lines(20) });
     const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
     try {
-      repo.worktree('alice').write('src/app.ts', lines(20, { 7: 'const line7 = "alice";' })).commit('alice');
+      const alice = repo.worktree('alice');
+      alice.write('src/app.ts', lines(20, { 7: 'const line7 = "alice";' })).commit('alice');
       const bob = repo.worktree('bob');
       // Two lines inserted on top: base line 7 is line 9 in bob's file today.
       bob.write('src/app.ts', '// bob\n// bob\n' + lines(20, { 7: 'const line7 = "bob";' }));
@@ -39,7 +40,7 @@ describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
         timeout: 90_000,
       });
       expect(run.error).toBeUndefined();
-      const got = JSON.parse(readFileSync(result, 'utf8')) as { received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number };
+      const got = JSON.parse(readFileSync(result, 'utf8')) as { received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number; actions?: string[]; shown?: string[] };
       expect(got.error).toBeUndefined();
       expect(got.received).toBe(true);
       expect(got.diagnostics).toHaveLength(1);
@@ -51,6 +52,12 @@ describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
       expect(d.message).toContain('src/app.ts line 7');
       expect(got.hover).toContain('+const line7 = "alice";');
       expect(got.advisories).toBe(1);
+      // Neovim 0.7 has no window/showDocument and answers showMessageRequest with a prompt that
+      // blocks a headless editor: "open" and "copy a summary" arrive as plain messages instead.
+      expect(got.actions).toEqual(["Open alice's src/app.ts:7", 'Copy a summary of both changes for alice', 'Acknowledge the advisory with alice']);
+      expect(got.shown).toHaveLength(2);
+      expect(got.shown![0]).toContain(`${join(realpathSync(alice.dir), 'src/app.ts')}:7`);
+      expect(got.shown!.some((m) => m.includes('+const line7 = "alice";'))).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
       repo.dispose();

@@ -1,9 +1,13 @@
 -- Headless run: open AIRSPACE_FILE with the tested configuration, wait (bounded) for Airspace's
--- diagnostics, hover the first one, ask airspace/scan, write everything to AIRSPACE_OUT, quit.
+-- diagnostics, hover the first one, run its "open" and "copy a summary" code actions (Neovim 0.7
+-- cannot open a document for the server: both must arrive as plain messages, not as a prompt),
+-- ask airspace/scan, write everything to AIRSPACE_OUT, quit.
 local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 package.path = here .. '/?.lua;' .. package.path
 local timeout = tonumber(os.getenv('AIRSPACE_TIMEOUT_MS') or '20000')
 local out = { diagnostics = {}, nvim = vim.version() }
+local shown = {}
+vim.lsp.handlers['window/showMessage'] = function(_, result) table.insert(shown, result.message) end
 
 local ok, err = pcall(function()
   require('airspace').setup({ cmd = vim.fn.json_decode(os.getenv('AIRSPACE_LSP_CMD')) })
@@ -20,6 +24,19 @@ local ok, err = pcall(function()
     for _, r in pairs(hover) do
       if r.result and r.result.contents then out.hover = r.result.contents.value end
     end
+    local at = { line = first.lnum, character = 0 }
+    local actions = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', { textDocument = params.textDocument, range = { start = at, ['end'] = at }, context = { diagnostics = {} } }, 10000) or {}
+    out.actions = {}
+    for _, r in pairs(actions) do
+      for _, a in ipairs(r.result or {}) do
+        table.insert(out.actions, a.title)
+        if a.title:match('^Open ') or a.title:match('^Copy a summary') then
+          vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', a.command, 10000)
+        end
+      end
+    end
+    vim.wait(5000, function() return #shown >= 2 end, 50)
+    out.shown = shown
     local scan = vim.lsp.buf_request_sync(buf, 'airspace/scan', {}, 10000) or {}
     for _, r in pairs(scan) do
       if r.result then out.advisories = #r.result.advisories end

@@ -14,6 +14,12 @@ export interface EvidenceSide {
   readonly range?: Range;
   /** Qualified symbol name, e.g. `Parser.parse`. */
   readonly symbol?: string;
+  /**
+   * What the side's agent does there: `write` (it changes that code) or `read` (it only reads or
+   * calls it). Absent means `write`: most evidence is about what both agents change. Editors take
+   * their verbs from it ("ben calls `assign`", not "ben writes `assign`").
+   */
+  readonly access?: 'write' | 'read';
 }
 
 export interface Evidence {

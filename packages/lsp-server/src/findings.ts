@@ -2,10 +2,12 @@
  * Pure: what a scan means for one agent ("self") — each piece of evidence that puts another agent
  * on one of self's lines, in today's coordinates, with the other side's location.
  */
-import type { Advisory, Agent, Evidence, EvidenceSide, Level, Range, ScanResult } from '@airspace/core';
+import type { Advisory, Agent, Evidence, EvidenceSide, Level, Precision, Range, ScanResult, Thresholds } from '@airspace/core';
+import { DEFAULT_THRESHOLDS, classifyRisk, levelRank } from '@airspace/core';
 import { baseToCurrent } from '@airspace/git';
 
-export type Role = 'steer' | 'hold' | 'transmit' | 'unknown';
+/** What self does about one finding: steer or hold (resolution), transmit (traffic), or nothing yet. */
+export type Role = 'steer' | 'hold' | 'transmit' | 'weak' | 'unknown';
 
 export interface OtherSide {
   readonly agent: string;
@@ -29,11 +31,18 @@ export interface Finding {
   readonly selfSymbol?: string;
   readonly other: OtherSide;
   readonly channel: string;
-  readonly level: Exclude<Level, 'clear'>;
-  /** The pair's combined risk R. */
-  readonly risk: number;
-  /** The channel's own risk r_i. */
+  /**
+   * This evidence's own level: the band of its weighted risk alone (file-precise channels capped
+   * at traffic), never above the pair's. A weak item of a resolution pair stays weak (`clear`).
+   */
+  readonly level: Level;
+  /** The pair's advisory level and combined risk R (for the summary; never shown beside a channel). */
+  readonly pairLevel: Exclude<Level, 'clear'>;
+  readonly pairRisk: number;
+  /** This evidence's own risk r (the channel's where the item has none). */
   readonly channelRisk: number;
+  /** ω · r: what this item alone contributes to the pair's noisy-OR. */
+  readonly weighted: number;
   readonly role: Role;
   readonly evidence: Evidence;
   /** False for file-level evidence (no lines on self's side): it is shown on line 1. */
@@ -54,9 +63,17 @@ export function todayRange(side: EvidenceSide, agent: Agent | undefined): Range 
   return side.baseRange;
 }
 
-function roleOf(advisory: Advisory, self: string): Role {
-  if (advisory.level === 'unknown') return 'unknown';
-  if (advisory.level === 'traffic') return 'transmit';
+/** The level one evidence item earns by itself, capped at its pair's. */
+export function ownLevel(weighted: number, precision: Precision, pairLevel: Advisory['level'], thresholds: Thresholds = DEFAULT_THRESHOLDS): Level {
+  if (pairLevel === 'unknown') return 'unknown';
+  const { level } = classifyRisk([{ channel: '', weighted, precision }], thresholds);
+  return levelRank(level) < levelRank(pairLevel) ? level : pairLevel;
+}
+
+function roleOf(advisory: Advisory, level: Level, self: string): Role {
+  if (level === 'unknown') return 'unknown';
+  if (level === 'clear') return 'weak';
+  if (level === 'traffic') return 'transmit';
   if (advisory.steer === self) return 'steer';
   if (advisory.hold === self) return 'hold';
   return 'transmit';
@@ -71,14 +88,16 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
     if (advisory.a !== self && advisory.b !== self) continue;
     const otherId = advisory.a === self ? advisory.b : advisory.a;
     const link = result.links.find((l) => pairKey(l.a, l.b) === pairKey(advisory.a, advisory.b));
-    const items: { channel: string; channelRisk: number; evidence: Evidence }[] = [];
+    const items: { channel: string; channelRisk: number; weighted: number; precision: Precision; evidence: Evidence }[] = [];
     if (link) {
-      for (const c of link.channels) for (const e of c.evidence) if (c.risk > 0) items.push({ channel: c.channel, channelRisk: e.risk ?? c.risk, evidence: e });
+      for (const c of link.channels)
+        for (const e of c.evidence) if (c.risk > 0) items.push({ channel: c.channel, channelRisk: e.risk ?? c.risk, weighted: c.weight * (e.risk ?? c.risk), precision: c.precision, evidence: e });
     } else {
-      for (const e of advisory.evidence) items.push({ channel: e.kind ?? 'airspace', channelRisk: e.risk ?? advisory.risk, evidence: e });
+      // No breakdown: the advisory's own evidence, each item as strong as the pair.
+      for (const e of advisory.evidence) items.push({ channel: e.kind ?? 'airspace', channelRisk: e.risk ?? advisory.risk, weighted: e.risk ?? advisory.risk, precision: 'line', evidence: e });
     }
     const otherAgent = agents.get(otherId);
-    for (const { channel, channelRisk, evidence } of items) {
+    for (const { channel, channelRisk, weighted, precision, evidence } of items) {
       const mine = evidence.a?.agent === self ? evidence.a : evidence.b?.agent === self ? evidence.b : undefined;
       if (!mine?.path) continue;
       const theirs = mine === evidence.a ? evidence.b : evidence.a;
@@ -95,6 +114,7 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
       const key = [channel, mine.path, range.join(':'), other.path ?? '', other.range?.join(':') ?? '', evidence.message].join('|');
       if (seen.has(key)) continue;
       seen.add(key);
+      const level = ownLevel(weighted, precision, advisory.level, result.thresholds);
       out.push({
         pair: pairKey(advisory.a, advisory.b),
         self,
@@ -103,10 +123,12 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
         ...(mine.symbol ? { selfSymbol: mine.symbol } : {}),
         other,
         channel,
-        level: advisory.level,
-        risk: advisory.risk,
+        level,
+        pairLevel: advisory.level,
+        pairRisk: advisory.risk,
         channelRisk,
-        role: roleOf(advisory, self),
+        weighted,
+        role: roleOf(advisory, level, self),
         evidence,
         precise: !!(mine.range ?? mine.baseRange),
       });

@@ -1,5 +1,6 @@
 export { startServer, ScanRequestMethod, AdvisoriesNotificationMethod, type AirspaceSettings, type ServerOptions, type AdvisoriesParams } from './server.js';
-export { Commands, SOURCE, type DiagnosticData } from './present.js';
+export { SOURCE, type DiagnosticData } from './present.js';
+export { Commands, type PairArgs } from './commands.js';
 export { findingsFor, pairKey, type Finding } from './findings.js';
 export type { LspScanner, CreateLspScanner, ScannerOptions, ScanInput, Overrides, Intents } from './scanner.js';
 export { runLanguageServer } from './run.js';

@@ -1,26 +1,26 @@
 /**
- * Pure: findings → LSP diagnostics, code lenses, hover text and the message summary.
- * LSP positions are 0-based; findings' lines are 1-based.
+ * Pure: findings → LSP diagnostics, code lenses, code actions, hover text and the message summary.
+ * LSP positions are 0-based; findings' lines are 1-based. Every string built here is free of
+ * control characters (Emacs's JSON parser rejects a NUL; a newline breaks a one-line message).
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import type { Range } from '@airspace/core';
-import type { CodeLens, Diagnostic, Location } from 'vscode-languageserver';
-import { DiagnosticSeverity } from 'vscode-languageserver';
+import { levelRank, type Range } from '@airspace/core';
+import type { CodeAction, CodeLens, Diagnostic, DiagnosticRelatedInformation, Location } from 'vscode-languageserver';
+import { CodeActionKind, DiagnosticSeverity } from 'vscode-languageserver';
 import type { Finding } from './findings.js';
+import { pairKey } from './findings.js';
+import { Commands, pairArgs, type PairArgs } from './commands.js';
+
+export { Commands } from './commands.js';
 
 export const SOURCE = 'airspace';
 
-export const Commands = {
-  acknowledge: 'airspace.acknowledge',
-  declareIntent: 'airspace.declareIntent',
-  openOther: 'airspace.openOther',
-  copySummary: 'airspace.copySummary',
-} as const;
+/** Longest diagnostic message: one line in any editor's echo area. */
+export const MAX_MESSAGE = 160;
 
 /** What travels in `Diagnostic.data` so that code actions and acknowledgement find their advisory. */
 export interface DiagnosticData {
-  readonly pair: string;
   readonly self: string;
   readonly other: string;
   readonly level: Finding['level'];
@@ -28,6 +28,16 @@ export interface DiagnosticData {
 }
 
 const pct = (r: number): string => r.toFixed(2);
+
+/** One line of text: every control character (C0, DEL, C1) becomes a space. */
+export function plain(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+/** Text of several lines: newlines kept (CR LF as LF), tabs as four spaces, every other control character a space. */
+export function plainText(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/\t/g, '    ').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
+}
 
 export function lspRange(range: Range, lineCount: number) {
   const last = Math.max(0, lineCount - 1);
@@ -65,89 +75,208 @@ export function whereText(f: Finding): string {
 function levelText(f: Finding): string {
   switch (f.role) {
     case 'steer':
-      return 'resolution advisory — you steer away';
+      return 'resolution advisory, you steer away';
     case 'hold':
-      return 'resolution advisory — you hold course';
+      return 'resolution advisory, you hold course';
     case 'unknown':
       return 'unknown (incomplete or incomparable working sets)';
+    case 'weak':
+      return 'weak evidence, below the traffic threshold';
     default:
-      return 'traffic advisory — transmit intent';
+      return 'traffic advisory, transmit intent';
   }
 }
 
-/** One diagnostic per pair and line range: the channels that agree on it are listed together. */
+/** The other side of a finding's evidence. */
+function theirSide(f: Finding) {
+  const { a, b } = f.evidence;
+  return a?.agent === f.other.agent ? a : b?.agent === f.other.agent ? b : undefined;
+}
+
+/**
+ * What the other agent does at its side of the evidence: it `edits` that code, or only `uses` it
+ * (reads or calls it). From the side's own `access`, not from the evidence kind, whose word order
+ * does not say which agent of the pair is which.
+ */
+export function otherVerb(f: Finding): 'edits' | 'uses' {
+  return theirSide(f)?.access === 'read' ? 'uses' : 'edits';
+}
+
+/** Lines a range covers, for clustering (a zero-width point after line k counts as line k+1). */
+function span(r: Range): [number, number] {
+  return r[1] < r[0] ? [r[1] + 1, r[1] + 1] : [r[0], r[1]];
+}
+
+/** Strongest first: own level, then own weighted risk, then the narrower range. */
+function stronger(x: Finding, y: Finding): number {
+  const width = (f: Finding) => span(f.range)[1] - span(f.range)[0];
+  return levelRank(y.level) - levelRank(x.level) || y.weighted - x.weighted || width(x) - width(y);
+}
+
+/**
+ * Findings in clusters: one per pair and file for each run of lines their ranges share (ranges
+ * that overlap join one cluster). Each cluster is sorted strongest first; its first finding is the
+ * one a diagnostic shows.
+ */
+export function groupFindings(findings: readonly Finding[]): Finding[][] {
+  const byFile = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const key = `${f.pair}|${f.path}`;
+    byFile.set(key, [...(byFile.get(key) ?? []), f]);
+  }
+  const out: Finding[][] = [];
+  for (const list of byFile.values()) {
+    const sorted = [...list].sort((x, y) => span(x.range)[0] - span(y.range)[0]);
+    let cluster: Finding[] = [];
+    let end = -Infinity;
+    for (const f of sorted) {
+      const [s, e] = span(f.range);
+      if (cluster.length && s > end) {
+        out.push(cluster);
+        cluster = [];
+      }
+      cluster.push(f);
+      end = cluster.length === 1 ? e : Math.max(end, e);
+    }
+    if (cluster.length) out.push(cluster);
+  }
+  return out.map((c) => c.sort(stronger));
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `a/b/c/file.ts` → `…/file.ts` when the whole path does not fit. */
+function shortPath(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? path : `…${path.slice(slash)}`;
+}
+
+/**
+ * One line of at most MAX_MESSAGE characters for a cluster, from its strongest finding: who, what
+ * they do where (repository-relative), that finding's own channel, risk and level. The evidence
+ * sentences, the other lines and their diff are in hover and `relatedInformation`.
+ */
 export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
   const f = group[0]!;
-  const channels = [...new Set(group.map((g) => g.channel))];
-  const symbol = f.other.symbol ? ` (${f.other.symbol})` : '';
-  const evidence = [...new Set(group.map((g) => g.evidence.message))].join(' ');
-  return (
-    `${f.other.label} ${f.level === 'resolution' ? 'collides' : 'is near'} here: ${levelText(f)}; ` +
-    `${channels.join(' + ')} channel${channels.length > 1 ? 's' : ''}, risk ${pct(f.risk)}; their side: ${whereText(f)}${symbol} in ${f.other.worktree ?? 'their worktree'}. ` +
-    evidence +
-    (acknowledged ? ' (acknowledged)' : '')
-  );
+  const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
+  const tail = ` (${f.channel} ${pct(f.channelRisk)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${acknowledged ? ' (acknowledged)' : ''}`;
+  const head = (symbol: string | undefined, path: string) => `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
+  const symbol = f.other.symbol;
+  const path = f.other.path ?? '(no file)';
+  const tries = [head(symbol, path), head(symbol && clip(symbol, 40), shortPath(path)), head(undefined, shortPath(path))];
+  const fits = tries.find((h) => plain(h + tail).length <= MAX_MESSAGE) ?? tries[tries.length - 1]!;
+  return clip(plain(fits + tail), MAX_MESSAGE);
 }
 
 export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity {
-  if (acknowledged || f.role === 'hold' || f.role === 'unknown') return DiagnosticSeverity.Information;
+  if (acknowledged || f.role === 'hold' || f.role === 'unknown' || f.role === 'weak') return DiagnosticSeverity.Information;
   return DiagnosticSeverity.Warning;
 }
 
-/** Findings grouped by pair, file and lines (their order kept). */
-export function groupFindings(findings: readonly Finding[]): Finding[][] {
-  const groups = new Map<string, Finding[]>();
-  for (const f of findings) {
-    const key = [f.pair, f.path, f.range[0], f.range[1], f.other.path ?? '', f.other.range?.join(':') ?? ''].join('|');
-    const g = groups.get(key);
-    if (g) g.push(f);
-    else groups.set(key, [f]);
+/** The other side of every finding of a cluster, each with its full evidence sentence. */
+function related(group: readonly Finding[]): DiagnosticRelatedInformation[] {
+  const out: DiagnosticRelatedInformation[] = [];
+  const seen = new Set<string>();
+  for (const f of group) {
+    const location = otherLocation(f);
+    if (!location) continue;
+    const message = plain(`${f.other.label}'s side, ${whereText(f)} [${f.channel} ${pct(f.channelRisk)}]: ${f.evidence.message}`);
+    const key = `${location.uri}|${location.range.start.line}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ location, message });
   }
-  return [...groups.values()];
+  return out;
 }
 
 export function toDiagnostic(group: readonly Finding[], lineCount: number, acknowledged: boolean): Diagnostic {
   const f = group[0]!;
   const loc = otherLocation(f);
-  const data: DiagnosticData = { pair: f.pair, self: f.self, other: f.other.agent, level: f.level, ...(loc ? { otherLocation: loc } : {}) };
+  const data: DiagnosticData = { self: plain(f.self), other: plain(f.other.agent), level: f.level, ...(loc ? { otherLocation: loc } : {}) };
+  const relatedInformation = related(group);
   return {
     range: lspRange(f.range, lineCount),
     severity: severity(f, acknowledged),
     source: SOURCE,
-    code: `${f.level}/${[...new Set(group.map((g) => g.channel))].join('+')}`,
+    code: plain(`${f.level}/${f.channel}`),
     message: diagnosticMessage(group, acknowledged),
-    ...(loc ? { relatedInformation: [{ location: loc, message: `${f.other.label}'s side: ${whereText(f)}` }] } : {}),
+    ...(relatedInformation.length ? { relatedInformation } : {}),
     data,
   };
 }
 
-/** A lens above each symbol another agent writes or reads (symbol-precise evidence only). */
+/** Whether a diagnostic's data names the pair of a finding. */
+export function dataMatches(data: unknown, f: Finding): boolean {
+  const d = data as Partial<DiagnosticData> | undefined;
+  return typeof d?.self === 'string' && typeof d.other === 'string' && pairKey(d.self, d.other) === pairKey(plain(f.self), plain(f.other.agent));
+}
+
+/** A lens above a symbol-precise finding: what the other agent does to which symbol. */
 export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined {
-  const symbol = f.selfSymbol ?? f.other.symbol;
+  const symbol = f.other.symbol ?? f.selfSymbol;
   if (!symbol) return undefined;
-  const verb = otherVerb(f);
   const range = lspRange(f.range, lineCount);
   const loc = otherLocation(f);
+  const args: [Location] | [PairArgs] = loc ? [loc] : [pairArgs(plain(f.self), plain(f.other.agent))];
   return {
     range: { start: range.start, end: range.start },
     command: {
-      title: `⚠ ${f.other.label} ${verb} ${symbol} (${f.channel}, risk ${pct(f.risk)})`,
+      title: plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${f.channel} ${pct(f.channelRisk)})`),
       command: loc ? Commands.openOther : Commands.copySummary,
-      arguments: loc ? [loc] : [{ pair: f.pair, self: f.self }],
+      arguments: args,
     },
   };
 }
 
-/** What the other agent does to the symbol, from the evidence kind (e.g. `write-read`). */
-export function otherVerb(f: Finding): string {
-  const kind = (f.evidence.kind ?? '').toLowerCase();
-  const parts = kind.split(/[-/ ]+/).filter((p) => p === 'write' || p === 'read');
-  if (parts.length === 2) {
-    const otherIsA = f.evidence.a?.agent === f.other.agent;
-    return (otherIsA ? parts[0] : parts[1]) === 'write' ? 'writes' : 'reads';
+/** One lens per cluster, from its strongest finding that names a symbol. */
+export function codeLenses(findings: readonly Finding[], lineCount: number): CodeLens[] {
+  const out: CodeLens[] = [];
+  const seen = new Set<string>();
+  for (const group of groupFindings(findings)) {
+    const f = group.find((g) => g.other.symbol ?? g.selfSymbol);
+    const lens = f && toCodeLens(f, lineCount);
+    const key = lens && `${lens.range.start.line}|${lens.command?.title}`;
+    if (!lens || seen.has(key!)) continue;
+    seen.add(key!);
+    out.push(lens);
   }
-  if (kind.includes('call')) return 'calls into';
-  return 'changes';
+  return out;
+}
+
+/**
+ * Code actions for the findings on the requested lines, each once: open the other side (per
+ * distinct location), copy a summary and acknowledge (per pair).
+ */
+export function codeActions(findings: readonly Finding[], folderUri: string, acknowledged: ReadonlySet<string>, diagnostics: readonly Diagnostic[]): CodeAction[] {
+  const actions: CodeAction[] = [];
+  const titles = new Set<string>();
+  const add = (action: CodeAction) => {
+    if (titles.has(action.title)) return;
+    titles.add(action.title);
+    actions.push(action);
+  };
+  for (const group of groupFindings(findings)) {
+    for (const f of group) {
+      const diagnostic = diagnostics.find((d) => d.source === SOURCE && dataMatches(d.data, f));
+      const loc = otherLocation(f);
+      if (loc) {
+        add({
+          title: plain(`Open ${f.other.label}'s ${f.other.path}${f.other.range ? `:${Math.max(1, f.other.range[0])}` : ''}`),
+          kind: CodeActionKind.QuickFix,
+          ...(diagnostic ? { diagnostics: [diagnostic] } : {}),
+          command: { title: 'Open the other side', command: Commands.openOther, arguments: [loc] },
+        });
+      }
+      const pair: PairArgs = { folder: folderUri, other: plain(f.other.agent) };
+      add({ title: plain(`Copy a summary of both changes for ${f.other.label}`), kind: CodeActionKind.QuickFix, command: { title: 'Copy summary', command: Commands.copySummary, arguments: [pair] } });
+      if (!acknowledged.has(f.pair)) {
+        add({ title: plain(`Acknowledge the advisory with ${f.other.label}`), kind: CodeActionKind.QuickFix, command: { title: 'Acknowledge', command: Commands.acknowledge, arguments: [pair] } });
+      }
+    }
+  }
+  return actions;
 }
 
 /** A plain-text summary of both changes, for a message to the other agent. */
@@ -155,36 +284,42 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   if (findings.length === 0) return '';
   const f0 = findings[0]!;
   const lines = [
-    `Airspace ${f0.level} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.risk)}).`,
-    f0.role === 'steer' ? `I (${f0.self}) will steer away.` : f0.role === 'hold' ? `I (${f0.self}) hold course; please steer away.` : 'Sharing what each of us is changing:',
+    `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}).`,
+    f0.pairLevel !== 'resolution' ? 'Sharing what each of us is changing:' : f0.role === 'hold' ? `I (${f0.self}) hold course; please steer away.` : `I (${f0.self}) will steer away.`,
   ];
   for (const f of findings) {
-    lines.push(`- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${f.channel}]: ${f.evidence.message}`);
+    const line = `- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${f.channel} ${pct(f.channelRisk)}]: ${f.evidence.message}`;
+    if (!lines.includes(line)) lines.push(line);
     const diff = otherDiff.get(f);
     if (diff && !lines.includes(indent(diff))) lines.push(indent(diff));
   }
-  return lines.join('\n');
+  return plainText(lines.join('\n'));
 }
 
 const indent = (text: string): string => text.split('\n').map((l) => `    ${l}`).join('\n');
 
-/** Hover Markdown for the findings on one line. */
+/** Hover Markdown for the findings on one line: per finding its level, evidence, both sides' lines and their diff. */
 export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyMap<Finding, string>): string {
   const parts: string[] = [];
-  const shown = new Set<string>();
-  for (const f of findings) {
+  const shownDiffs = new Set<string>();
+  const shownEvidence = new Set<string>();
+  for (const f of groupFindings(findings).flat()) {
+    const key = `${f.pair}|${f.channel}|${f.evidence.message}`;
+    if (shownEvidence.has(key)) continue;
+    shownEvidence.add(key);
     const loc = otherLocation(f);
-    const where = loc ? `[${whereText(f)}](${loc.uri}#L${(f.other.range?.[0] ?? 1)})` : whereText(f);
+    const where = loc ? `[${whereText(f)}](${loc.uri}#L${Math.max(1, f.other.range?.[0] ?? 1)})` : whereText(f);
+    const what = f.other.symbol ? `\`${f.other.symbol}\`` : (f.other.path ?? 'code near here');
     parts.push(
-      `**Airspace: ${f.other.label}** is here — ${levelText(f)} (risk ${pct(f.risk)}, ${f.channel} ${pct(f.channelRisk)})\n\n` +
-        `${f.evidence.message}\n\nTheir side: ${where}${f.other.symbol ? ` \`${f.other.symbol}\`` : ''}` +
+      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)})\n\n` +
+        `${f.evidence.message}\n\nYour side: ${f.path} ${linesText(f.range)}${f.selfSymbol ? ` \`${f.selfSymbol}\`` : ''} · their side: ${where}` +
         (f.evidence.chain?.length ? `\n\nChain: ${f.evidence.chain.join(' → ')}` : ''),
     );
     const diff = otherDiff.get(f);
-    if (diff && !shown.has(diff)) {
-      shown.add(diff);
+    if (diff && !shownDiffs.has(diff)) {
+      shownDiffs.add(diff);
       parts.push('Their change:\n\n```diff\n' + diff + '\n```');
     }
   }
-  return parts.join('\n\n---\n\n');
+  return plainText(parts.join('\n\n---\n\n'));
 }

@@ -9,7 +9,9 @@ import {
   CodeActionKind,
   CodeLensRefreshRequest,
   DidChangeConfigurationNotification,
+  MessageType,
   ProposedFeatures,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
@@ -18,12 +20,13 @@ import {
   type Connection,
   type Diagnostic,
   type InitializeResult,
-  type Location,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Advisory, ScanResult } from '@airspace/core';
 import { advisoriesKey, findingsFor, pairKey, type Finding } from './findings.js';
-import { Commands, SOURCE, groupFindings, hoverMarkdown, otherLocation, summary, toCodeLens, toDiagnostic, type DiagnosticData } from './present.js';
+import { SOURCE, codeActions, codeLenses, groupFindings, hoverMarkdown, plainText, summary, toDiagnostic } from './present.js';
+import { Commands, parseLocation, parsePairArgs, type PairArgs } from './commands.js';
+import { DiagnosticsLedger, clientFeatures, locationText, type ClientFeatures } from './delivery.js';
 import { otherChange } from './other-change.js';
 import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
@@ -96,11 +99,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   let settings: AirspaceSettings = options.settings ?? {};
   let clipboardInClient = false;
   let pull = false;
+  let features: ClientFeatures = clientFeatures({});
+  const delivered = new DiagnosticsLedger();
   const folders = new Map<string, FolderInfo>();
   const repos = new Map<string, Repo>();
   /** Findings per self worktree, from the latest scan of its repository. */
   const findings = new Map<string, Finding[]>();
-  const published = new Set<string>();
   const dirty = new Set<string>();
   const acknowledged = new Set<string>();
   const intents = new Map<string, Set<string>>();
@@ -138,7 +142,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     const init = (params.initializationOptions ?? {}) as { clipboard?: boolean; settings?: AirspaceSettings };
     clipboardInClient = init.clipboard === true;
     if (init.settings) settings = { ...settings, ...init.settings };
-    pull = !!capabilities.textDocument?.diagnostic;
+    features = clientFeatures(capabilities);
+    pull = features.diagnostics === 'pull';
     const wsFolders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : params.rootPath ? [pathToFileURL(params.rootPath).href] : []);
     pendingFolders = wsFolders;
     return {
@@ -149,7 +154,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         // Served even when the client does not advertise code lens support.
         codeLensProvider: { resolveProvider: false },
         executeCommandProvider: { commands: Object.values(Commands) },
-        ...(pull ? { diagnosticProvider: { identifier: SOURCE, interFileDependencies: true, workspaceDiagnostics: false } } : {}),
+        ...(pull ? { diagnosticProvider: { identifier: SOURCE, interFileDependencies: true, workspaceDiagnostics: true } } : {}),
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'airspace', version: '0.1.0' },
@@ -398,15 +403,18 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     return byUri;
   }
 
-  /** Pushes to every client; asks pull clients that can refresh to pull again. */
+  /** Pushes what changed (or asks a pull client to pull again); nothing when nothing changed. */
   function publishDiagnostics(): void {
-    const byUri = diagnosticsByUri();
-    for (const [uri, diagnostics] of byUri) void connection.sendDiagnostics({ uri, diagnostics });
-    for (const uri of published) if (!byUri.has(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
-    published.clear();
-    for (const uri of byUri.keys()) published.add(uri);
-    if (pull && capabilities.workspace?.diagnostics?.refreshSupport) connection.languages.diagnostics.refresh().catch((e) => log.info(`diagnostic refresh refused: ${message(e)}`));
-    if (capabilities.workspace?.codeLens?.refreshSupport) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    const changes = delivered.changes(diagnosticsByUri());
+    if (changes.length === 0) return;
+    if (pull) connection.languages.diagnostics.refresh().catch((e) => log.info(`diagnostic refresh refused: ${message(e)}`));
+    else for (const change of changes) void connection.sendDiagnostics(change);
+    if (features.codeLensRefresh) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+  }
+
+  /** Plain text in the client's message area: a notification, never a request that waits for an answer. */
+  function showText(text: string): void {
+    void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Info, message: plainText(text) });
   }
 
   function findingsAt(uri: string): { self: FolderInfo; path: string; list: Finding[] } | undefined {
@@ -526,6 +534,13 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     })),
   );
 
+  // Files that are not open (VS Code's Problems panel): a pull client gets no push to show them.
+  connection.languages.diagnostics.onWorkspace(() =>
+    guard('workspace/diagnostic', { items: [] }, () => ({
+      items: [...diagnosticsByUri()].map(([uri, items]) => ({ kind: 'full' as const, uri, version: null, items })),
+    })),
+  );
+
   // --- hover, code lens, code actions -------------------------------------------------------------
 
   connection.onHover((params) =>
@@ -542,18 +557,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     guard('textDocument/codeLens', [], () => {
       const at = findingsAt(params.textDocument.uri);
       if (!at) return [];
-      const lines = documents.get(params.textDocument.uri)?.lineCount ?? Number.MAX_SAFE_INTEGER;
-      const seen = new Set<string>();
-      const lenses = [];
-      for (const f of at.list) {
-        const lens = toCodeLens(f, lines);
-        const key = lens && `${lens.range.start.line}|${lens.command?.title}`;
-        if (lens && !seen.has(key!)) {
-          seen.add(key!);
-          lenses.push(lens);
-        }
-      }
-      return lenses;
+      return codeLenses(at.list, documents.get(params.textDocument.uri)?.lineCount ?? Number.MAX_SAFE_INTEGER);
     }),
   );
 
@@ -565,51 +569,24 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         for (let l = params.range.start.line; l <= params.range.end.line; l++) if (onLine(f, l)) return true;
         return false;
       });
-      const actions: CodeAction[] = [];
-      const pairs = new Set<string>();
-      for (const f of relevant) {
-        const loc = otherLocation(f);
-        const diagnostic = params.context.diagnostics.find((d) => d.source === SOURCE && (d.data as DiagnosticData | undefined)?.pair === f.pair);
-        if (loc) {
-          actions.push({
-            title: `Open ${f.other.label}'s ${f.other.path}${f.other.range ? `:${f.other.range[0]}` : ''}`,
-            kind: CodeActionKind.QuickFix,
-            ...(diagnostic ? { diagnostics: [diagnostic] } : {}),
-            command: { title: 'Open the other side', command: Commands.openOther, arguments: [loc] },
-          });
-        }
-        if (pairs.has(f.pair)) continue;
-        pairs.add(f.pair);
-        actions.push({
-          title: `Copy a summary of both changes for ${f.other.label}`,
-          kind: CodeActionKind.QuickFix,
-          command: { title: 'Copy summary', command: Commands.copySummary, arguments: [{ folder: pathToFileURL(at.self.folder).href, other: f.other.agent }] },
-        });
-        if (!acknowledged.has(f.pair)) {
-          actions.push({
-            title: `Acknowledge the advisory with ${f.other.label}`,
-            kind: CodeActionKind.QuickFix,
-            command: { title: 'Acknowledge', command: Commands.acknowledge, arguments: [{ folder: pathToFileURL(at.self.folder).href, other: f.other.agent }] },
-          });
-        }
-      }
-      return actions;
+      return codeActions(relevant, pathToFileURL(at.self.folder).href, acknowledged, params.context.diagnostics);
     }),
   );
 
   // --- commands -----------------------------------------------------------------------------------
 
-  interface PairArgs {
-    folder?: string;
-    other?: string;
-    a?: string;
-    b?: string;
-  }
-
   /** Resolves `{ folder?, other }` or `{ a, b }` to the self worktree and the pair key. */
-  function pairOf(args: PairArgs): { self?: FolderInfo; pair: string; selfId?: string; other?: string } {
-    if (args.a && args.b) return { pair: pairKey(args.a, args.b) };
-    if (!args.other) throw new Error('expected { other } or { a, b }');
+  function pairOf(arg: unknown): { self?: FolderInfo; pair: string; selfId?: string; other?: string } {
+    const args: PairArgs | { problem: string } = parsePairArgs(arg);
+    if ('problem' in args) throw new Error(args.problem);
+    if ('a' in args) {
+      // Both ids: the folder whose agent is one of them is self (the lens sends self first).
+      for (const [selfId, other] of [[args.a, args.b], [args.b, args.a]] as const) {
+        const self = [...folders.values()].find((f) => repoOf(f)?.selfIds.get(f.worktree) === selfId);
+        if (self) return { self, pair: pairKey(selfId, other), selfId, other };
+      }
+      return { pair: pairKey(args.a, args.b) };
+    }
     const candidates = args.folder ? [folders.get(real(fileURLToPath(args.folder)))].filter((x): x is FolderInfo => !!x) : [...folders.values()];
     for (const self of candidates) {
       const selfId = repoOf(self)?.selfIds.get(self.worktree);
@@ -623,24 +600,26 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       const arg = (params.arguments?.[0] ?? {}) as Record<string, unknown>;
       switch (params.command) {
         case Commands.openOther: {
-          const loc = arg as unknown as Location;
-          if (typeof loc.uri !== 'string') throw new Error('expected a location { uri, range }');
-          if (capabilities.window?.showDocument?.support) {
+          const loc = parseLocation(arg);
+          if ('problem' in loc) throw new Error(loc.problem);
+          if (features.showDocument) {
             const shown = await connection.window.showDocument({ uri: loc.uri, selection: loc.range, takeFocus: true });
-            return { shown: shown.success, location: loc };
+            if (shown.success) return { shown: true, location: loc };
           }
+          // No showDocument (Neovim 0.7, eglot 1.9) or it failed: say where it is instead of doing nothing.
+          showText(locationText(loc));
           return { shown: false, location: loc };
         }
         case Commands.copySummary: {
-          const { self, pair } = pairOf(arg as PairArgs);
+          const { self, pair } = pairOf(arg);
           const list = [...findings.entries()].filter(([wt]) => !self || wt === self.worktree).flatMap(([, l]) => l).filter((f) => f.pair === pair);
           const text = summary(list, await diffs(list, self ? repoOf(self) : undefined));
           // Editors that can reach the clipboard (our VS Code extension) copy the result; others show it.
-          if (!clipboardInClient && text) void connection.window.showInformationMessage(text);
+          if (!clipboardInClient && text) showText(text);
           return { summary: text };
         }
         case Commands.acknowledge: {
-          const { self, pair, selfId, other } = pairOf(arg as PairArgs);
+          const { self, pair, selfId, other } = pairOf(arg);
           acknowledged.add(pair);
           publishDiagnostics();
           const ids = pair.split('\u0000');

@@ -47,11 +47,14 @@ describe('the server with the default engine', () => {
     expect(client.diagnostics.get(uriOf(file))).toHaveLength(1);
     expect(d.range.start.line).toBe(12); // base line 11 + two inserted lines
     expect(d.severity).toBe(2);
-    expect(String(d.code)).toMatch(/^resolution\//);
-    expect(String(d.code)).toContain('overlap');
-    expect(d.message).toContain('alice');
-    expect(d.message).toContain('src/a.ts line 11');
+    // overlap and merge agree on the line: one diagnostic from the stronger, naming the other.
+    expect(String(d.code)).toMatch(/^resolution\/(overlap|merge)$/);
+    expect(d.message).toMatch(/^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away$/);
     expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
+    // Startup scans (folder added, file opened) that find the same send it once.
+    await client.connection.sendRequest('airspace/scan', {});
+    const pushes = client.pushes.filter((p) => p.uri === uriOf(file)).map((p) => JSON.stringify(p.diagnostics));
+    expect(new Set(pushes).size).toBe(pushes.length);
   });
 
   it('hovers with alice\'s hunk and answers airspace/scan with the engine\'s JSON', async () => {
@@ -70,5 +73,30 @@ describe('the server with the default engine', () => {
     expect(String(d.code)).toMatch(/^traffic\//);
     expect(d.severity).toBe(2);
     expect(d.message).toContain('traffic advisory');
+  });
+});
+
+describe('the default engine\'s symbol evidence in lenses', () => {
+  it('says the other agent edits what self only calls, whichever of the pair is the writer', async () => {
+    const config = 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n';
+    const repo = createRepoFixture({ 'src/config.ts': config, 'src/app.ts': 'export function main() {\n  return 1;\n}\n' });
+    // ann (self, first of the pair) only calls parseConfig; zed changes its signature.
+    repo.worktree('zed').write('src/config.ts', config.replace('(text: string)', '(text: string, strict: boolean)')).commit('strict');
+    const ann = repo.worktree('ann');
+    const annText = "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n";
+    ann.write('src/app.ts', annText);
+    const file = join(realpathSync(ann.dir), 'src/app.ts');
+    const client = new TestClient(process.execPath, [BIN, '--stdio']);
+    try {
+      await client.initialize([ann.dir], {});
+      await client.open(file, annText);
+      const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.code).endsWith('/symbols')), 60_000);
+      expect(d.message).toMatch(/^zed edits parseConfig in src\/config\.ts lines? [0-9–]+ \(symbols /);
+      const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(file) } })) as { command: { title: string } }[];
+      expect(lenses.map((l) => l.command.title)).toEqual([expect.stringMatching(/^⚠ zed edits parseConfig \(symbols /)]);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
   });
 });

@@ -20,6 +20,30 @@ const base = (): string[] => {
 };
 const text = (lines: string[]) => lines.join('\n') + '\n';
 
+/** alice commits lines 10–12 of parse; bob changes line 11 unsaved, five lines further down. */
+function scenario() {
+  const repo = createRepoFixture({ 'src/a.ts': text(base()), 'src/b.ts': 'export const b = 1;\n' });
+  const alice = repo.worktree('alice');
+  const a = base();
+  a.splice(9, 3, '  const ALICE_EDIT_10 = 10;', '  const ALICE_EDIT_11 = 11;', '  const ALICE_EDIT_12 = 12;');
+  alice.write('src/a.ts', text(a)).commit('alice edits parse');
+  const bob = repo.worktree('bob');
+  const b = base();
+  b[10] = '  const BOB_EDIT_11 = 11;';
+  // Five lines inserted at the top: bob's line for base line 11 is 16 today.
+  const bobText = text(['// 1', '// 2', '// 3', '// 4', '// 5', ...b]);
+  bob.write('src/a.ts', bobText);
+  return { repo, alice, bob, bobText, bobFile: join(realpathSync(bob.dir), 'src/a.ts') };
+}
+
+/** Every string anywhere in a JSON value. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
 describe('the language server over stdio', () => {
   let repo: RepoFixture;
   let alice: FixtureCheckout;
@@ -29,18 +53,7 @@ describe('the language server over stdio', () => {
   let bobText: string;
 
   beforeAll(async () => {
-    repo = createRepoFixture({ 'src/a.ts': text(base()), 'src/b.ts': 'export const b = 1;\n' });
-    alice = repo.worktree('alice');
-    const a = base();
-    a.splice(9, 3, '  const ALICE_EDIT_10 = 10;', '  const ALICE_EDIT_11 = 11;', '  const ALICE_EDIT_12 = 12;');
-    alice.write('src/a.ts', text(a)).commit('alice edits parse');
-    bob = repo.worktree('bob');
-    const b = base();
-    b[10] = '  const BOB_EDIT_11 = 11;';
-    // Five lines inserted at the top: bob's line for base line 11 is 16 today.
-    bobText = text(['// 1', '// 2', '// 3', '// 4', '// 5', ...b]);
-    bob.write('src/a.ts', bobText);
-    bobFile = join(realpathSync(bob.dir), 'src/a.ts');
+    ({ repo, alice, bob, bobText, bobFile } = scenario());
     client = new TestClient(process.execPath, [SERVER, '--stdio']);
     const init = (await client.initialize([bob.dir], {
       window: { showDocument: { support: true } },
@@ -65,14 +78,12 @@ describe('the language server over stdio', () => {
     expect(d.range.start.line).toBe(15); // base line 11 is line 16 today
     expect(d.severity).toBe(2); // warning: bob steers (alice has right of way by id)
     expect(d.code).toBe('resolution/overlap');
-    expect(d.message).toContain('alice');
-    expect(d.message).toContain('overlap channel');
-    expect(d.message).toContain('risk 1.00');
-    expect(d.message).toContain('you steer away');
-    expect(d.message).toContain('src/a.ts lines 10–12');
+    expect(d.message).toBe('alice edits parse in src/a.ts lines 10–12 (overlap 1.00): resolution advisory, you steer away');
+    // The full evidence is in relatedInformation, at alice's lines.
     const related = d.relatedInformation?.[0];
     expect(related?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
     expect(related?.location.range.start.line).toBe(9);
+    expect(related?.message).toContain('alice and bob both change src/a.ts around base lines 11–11.');
     expect(client.notifications.some((n) => n.method === 'airspace/advisories' && (n.params as { advisories: unknown[] }).advisories.length === 1)).toBe(true);
   });
 
@@ -89,8 +100,21 @@ describe('the language server over stdio', () => {
   it('serves a code lens above the function the other agent writes', async () => {
     const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(bobFile) } })) as CodeLens[];
     expect(lenses).toHaveLength(1);
-    expect(lenses[0]!.command!.title).toContain('alice writes parse');
+    expect(lenses[0]!.command!.title).toBe('⚠ alice edits parse (overlap 1.00)');
     expect(lenses[0]!.range.start.line).toBe(15);
+  });
+
+  it('sends no control character and no identical diagnostics twice', async () => {
+    await client.until('a diagnostic', overlapDiag);
+    // A NUL anywhere (it was in Diagnostic.data.pair) makes Emacs drop the whole message.
+    expect(client.raw).not.toMatch(/\\u00[01][0-9a-f]/i);
+    // A save that changes nothing scans again and finds the same: nothing new to send.
+    await client.save(bobFile);
+    await client.connection.sendRequest('airspace/scan', {});
+    await new Promise((r) => setTimeout(r, 200));
+    const pushes = client.pushes.filter((p) => p.uri === uriOf(bobFile)).map((p) => JSON.stringify(p.diagnostics));
+    expect(pushes.length).toBeGreaterThan(0);
+    expect(new Set(pushes).size).toBe(pushes.length);
   });
 
   it('answers airspace/scan with the scan JSON', async () => {
@@ -108,6 +132,7 @@ describe('the language server over stdio', () => {
     await client.connection.sendRequest('workspace/executeCommand', open!.command!);
     const shown = await client.until('showDocument', () => client.requests.find((r) => r.method === 'window/showDocument'));
     expect((shown.params as { uri: string }).uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
+    expect(new Set(actions.map((a) => a.title)).size).toBe(actions.length);
     const copy = actions.find((a) => a.title.startsWith('Copy a summary'))!;
     const out = (await client.connection.sendRequest('workspace/executeCommand', copy.command!)) as { summary: string };
     expect(out.summary).toContain('my src/a.ts line 16');
@@ -172,8 +197,57 @@ describe('the language server over stdio', () => {
   });
 });
 
+describe('a client without showDocument or message actions (Neovim 0.7, eglot 1.9)', () => {
+  it('shows the other side and the summary as plain messages, never as a request that waits', async () => {
+    const { repo, alice, bobFile, bobText, bob } = scenario();
+    const client = new TestClient(process.execPath, [SERVER, '--stdio']);
+    try {
+      await client.initialize([bob.dir], { textDocument: { publishDiagnostics: {} } });
+      await client.open(bobFile, bobText);
+      const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(bobFile))?.[0]);
+      expect(strings(d).every((t) => !/[\u0000-\u001f]/.test(t))).toBe(true);
+      const actions = (await client.connection.sendRequest('textDocument/codeAction', { textDocument: { uri: uriOf(bobFile) }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+      const open = actions.find((a) => a.title.startsWith("Open alice's"))!;
+      await client.connection.sendRequest('workspace/executeCommand', open.command!);
+      const where = await client.until('the location as text', () => client.notifications.find((n) => n.method === 'window/showMessage'));
+      expect((where.params as { message: string }).message).toContain(`${join(realpathSync(alice.dir), 'src/a.ts')}:10`);
+      const copy = actions.find((a) => a.title.startsWith('Copy a summary'))!;
+      await client.connection.sendRequest('workspace/executeCommand', copy.command!);
+      const said = await client.until('the summary as text', () => client.notifications.find((n) => n.method === 'window/showMessage' && String((n.params as { message: string }).message).includes('ALICE_EDIT_12')));
+      expect(strings(said.params).every((t) => !/[\u0000-\u0009\u000b-\u001f]/.test(t))).toBe(true);
+      expect(client.requests.filter((r) => r.method === 'window/showMessageRequest' || r.method === 'window/showDocument')).toEqual([]);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});
+
+describe('an other agent without a worktree', () => {
+  it('gives a lens whose summary command the server accepts', async () => {
+    const { repo, bobFile, bobText, bob } = scenario();
+    const client = new TestClient(process.execPath, [SERVER, '--stdio'], { FAKE_SCANNER_NO_WORKTREE: 'alice' });
+    try {
+      await client.initialize([bob.dir], {});
+      await client.open(bobFile, bobText);
+      await client.until('a diagnostic', () => client.diagnostics.get(uriOf(bobFile))?.[0]);
+      const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(bobFile) } })) as CodeLens[];
+      expect(lenses).toHaveLength(1);
+      expect(lenses[0]!.command!.command).toBe('airspace.copySummary');
+      const out = (await client.connection.sendRequest('workspace/executeCommand', lenses[0]!.command!)) as { summary: string } | null;
+      expect(out?.summary).toContain('my src/a.ts line 16');
+      // The same shape acknowledges: the folder whose agent is bob is self.
+      const ack = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: lenses[0]!.command!.arguments })) as { recordedIn: string };
+      expect(ack.recordedIn).toBe('trail');
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});
+
 describe('pull diagnostics for clients that advertise them', () => {
-  it('serves textDocument/diagnostic and refreshes', async () => {
+  it('serves textDocument/diagnostic and refreshes, and pushes nothing to such a client', async () => {
     const repo = createRepoFixture({ 'x.ts': 'a\nb\nc\nd\n' });
     const one = repo.worktree('one');
     one.write('x.ts', 'a\nONE\nc\nd\n').commit('one');
@@ -185,12 +259,34 @@ describe('pull diagnostics for clients that advertise them', () => {
       expect(init.capabilities.diagnosticProvider).toBeTruthy();
       const file = join(realpathSync(two.dir), 'x.ts');
       await client.open(file, readFileSync(file, 'utf8'));
-      await client.until('pushed', () => client.diagnostics.get(uriOf(file))?.[0]);
       await client.until('refresh request', () => client.requests.find((r) => r.method === 'workspace/diagnostic/refresh'));
       const report = (await client.connection.sendRequest('textDocument/diagnostic', { textDocument: { uri: uriOf(file) } })) as { kind: string; items: Diagnostic[] };
       expect(report.kind).toBe('full');
       expect(report.items[0]!.range.start.line).toBe(1);
       expect(report.items[0]!.severity).toBe(2); // two steers
+      // vscode-languageclient would show a pushed copy beside the pulled one.
+      expect(client.pushes).toEqual([]);
+      // Files that are not open reach the client through the workspace pull instead.
+      const workspace = (await client.connection.sendRequest('workspace/diagnostic', { previousResultIds: [] })) as { items: { uri: string; items: Diagnostic[] }[] };
+      expect(workspace.items.map((i) => [i.uri, i.items.length])).toEqual([[uriOf(file), 1]]);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+
+  it('pushes to a client that could pull but cannot be asked to refresh', async () => {
+    const repo = createRepoFixture({ 'x.ts': 'a\nb\nc\nd\n' });
+    repo.worktree('one').write('x.ts', 'a\nONE\nc\nd\n').commit('one');
+    const two = repo.worktree('two');
+    two.write('x.ts', 'a\nTWO\nc\nd\n');
+    const client = new TestClient(process.execPath, [SERVER, '--stdio']);
+    try {
+      const init = (await client.initialize([two.dir], { textDocument: { diagnostic: { dynamicRegistration: false } } })) as { capabilities: Record<string, unknown> };
+      expect(init.capabilities.diagnosticProvider).toBeUndefined();
+      const file = join(realpathSync(two.dir), 'x.ts');
+      await client.open(file, readFileSync(file, 'utf8'));
+      await client.until('pushed', () => client.diagnostics.get(uriOf(file))?.[0]);
     } finally {
       await client.close();
       repo.dispose();

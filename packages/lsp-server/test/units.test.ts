@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
 import { findingsFor, todayRange } from '../src/findings.js';
-import { groupFindings, lspRange, otherVerb, toCodeLens, toDiagnostic } from '../src/present.js';
+import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, lspRange, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
+import { parsePairArgs } from '../src/commands.js';
+import { DiagnosticsLedger, clientFeatures } from '../src/delivery.js';
 import { parseUnifiedDiff } from '../src/other-change.js';
 import { ScanLoop } from '../src/scan-loop.js';
 
@@ -29,7 +31,7 @@ describe('findings', () => {
   // bob inserted 10 lines above base line 40: base 40–42 is 50–52 today.
   const bob = agent('bob', { files: [{ path: 'a.ts', status: 'modified', weight: 1, baseRanges: [[5, 4]], newRanges: [[5, 14]], hunks: [{ base: [5, 4], current: [5, 14] }, { base: [40, 42], current: [50, 52] }] }] });
   const carol = agent('carol');
-  const evidence = { message: 'both change a.ts', kind: 'write-read', a: { agent: 'bob', path: 'a.ts', baseRange: [40, 42] as const, symbol: 'parse' }, b: { agent: 'carol', path: 'a.ts', range: [41, 41] as const } };
+  const evidence = { message: 'both change a.ts', kind: 'write-read', a: { agent: 'bob', path: 'a.ts', baseRange: [40, 42] as const, symbol: 'parse', access: 'write' as const }, b: { agent: 'carol', path: 'a.ts', range: [41, 41] as const, symbol: 'parse', access: 'read' as const } };
   const result = scan({
     agents: [bob, carol],
     advisories: [{ a: 'bob', b: 'carol', level: 'traffic', risk: 0.5, evidence: [evidence], message: '' }],
@@ -54,8 +56,9 @@ describe('findings', () => {
     const d = toDiagnostic([f!], 100, false);
     expect(d).toMatchObject({ severity: 2, source: 'airspace', code: 'traffic/symbols', range: { start: { line: 40 } } });
     expect(d.relatedInformation![0]!.location.range.start.line).toBe(49);
-    expect(otherVerb(f!)).toBe('writes');
-    expect(toCodeLens(f!, 100)!.command!.title).toContain('bob writes parse');
+    expect(otherVerb(f!)).toBe('edits');
+    expect(toCodeLens(f!, 100)!.command!.title).toBe('⚠ bob edits parse (symbols 0.50)');
+    expect(toCodeLens(findingsFor(result, 'bob')[0]!, 100)!.command!.title).toBe('⚠ carol uses parse (symbols 0.50)');
     expect(toDiagnostic([f!], 100, true).severity).toBe(3);
   });
 
@@ -138,8 +141,118 @@ describe('one diagnostic per cause', () => {
     const groups = groupFindings(findings);
     expect(groups).toHaveLength(1);
     const d = toDiagnostic(groups[0]!, 10, false);
-    expect(d.code).toBe('resolution/overlap+merge');
-    expect(d.message).toContain('overlap + merge channels');
-    expect(d.message).toContain('you steer away');
+    expect(d.code).toBe('resolution/merge');
+    expect(d.message).toBe('a edits x.ts lines 3–4 (merge 1.00; also overlap): resolution advisory, you steer away');
+    expect(d.relatedInformation?.map((r) => r.message)).toEqual(["a's side, x.ts lines 3–4 [merge 1.00]: merge says so", "a's side, x.ts lines 3–4 [overlap 0.90]: overlap says so"]);
+  });
+});
+
+/** A resolution pair (ben, cy) as a large repository gives it: several channels on nearby lines. */
+describe('one diagnostic per pair and lines, at the strongest finding\'s own level', () => {
+  const side = (agent: string, path: string, range: readonly [number, number], extra: object = {}) => ({ agent, path, range, ...extra });
+  // cy writes `assign` (lines 10–14 of cy's src/deeply/nested/module/store.ts); ben only calls it, at line 30 of app.ts.
+  const writeRead = { kind: 'write-read', risk: 1, message: 'cy changes the signature of assign (src/deeply/nested/module/store.ts:10–14), which ben reads at src/app.ts:30 in its changed lines.', a: side('ben', 'src/app.ts', [30, 30], { symbol: 'assign', access: 'read' }), b: side('cy', 'src/deeply/nested/module/store.ts', [10, 14], { symbol: 'assign', access: 'write' }) };
+  // A weak read elsewhere in a file ben changed: risk 0.12 on its own.
+  const touched = { kind: 'write-read-touched', risk: 0.12, message: 'cy changes the body of total (src/deeply/nested/module/store.ts:40–44), which ben reads at src/app.ts:90 elsewhere in a file it changed.', a: side('ben', 'src/app.ts', [90, 90], { symbol: 'total', access: 'read' }), b: side('cy', 'src/deeply/nested/module/store.ts', [40, 44], { symbol: 'total', access: 'write' }) };
+  // ben edits main (app.ts 25–35), which calls subtotal, which cy edits: both sides edit.
+  const chain = { kind: 'call-chain', risk: 1, chain: ['main', 'subtotal'], message: 'ben edits main (src/app.ts), which calls subtotal (src/deeply/nested/module/store.ts:50); cy edits subtotal — 1 call apart.', a: side('ben', 'src/app.ts', [25, 35], { symbol: 'main' }), b: side('cy', 'src/deeply/nested/module/store.ts', [50, 60], { symbol: 'subtotal' }) };
+  const overlap = { kind: 'overlap', risk: 0.9, message: 'ben and cy both change src/app.ts around line 30.', a: side('ben', 'src/app.ts', [29, 31]), b: side('cy', 'src/app.ts', [29, 30]) };
+  const result = scan({
+    agents: [agent('ben'), agent('cy', { worktree: '/home/someone/worktrees/cy' })],
+    advisories: [{ a: 'ben', b: 'cy', level: 'resolution', risk: 1, steer: 'ben', hold: 'cy', evidence: [], message: '' }],
+    links: [
+      {
+        a: 'ben', b: 'cy', risk: 1, distance: 0, level: 'resolution', evidence: [],
+        channels: [
+          { channel: 'overlap', weight: 1, risk: 0.9, weighted: 0.9, precision: 'line', evidence: [overlap] },
+          { channel: 'symbols', weight: 1, risk: 1, weighted: 1, precision: 'symbol', evidence: [writeRead, touched] },
+          { channel: 'call-graph', weight: 0.6, risk: 1, weighted: 0.6, precision: 'file', evidence: [chain] },
+        ],
+      },
+    ],
+  });
+  const ben = findingsFor(result, 'ben');
+  const diagnostics = groupFindings(ben).map((g) => toDiagnostic(g, 200, false));
+
+  it('gives overlapping lines of one pair one diagnostic, from its strongest finding', () => {
+    expect(diagnostics.map((d) => [d.range.start.line, d.code])).toEqual([
+      [29, 'resolution/symbols'], // symbols 1.00 on line 30 beats overlap 0.90 on 29–31 and the call chain on 25–35
+      [89, 'clear/symbols'],
+    ]);
+    expect(diagnostics[0]!.message).toBe('cy edits assign in src/deeply/nested/module/store.ts lines 10–14 (symbols 1.00; also overlap, call-graph): resolution advisory, you steer away');
+    expect(diagnostics[0]!.relatedInformation).toHaveLength(3);
+  });
+
+  it('shows a weak finding at its own level and risk, never the pair\'s', () => {
+    const weak = diagnostics[1]!;
+    expect(weak.severity).toBe(3);
+    expect(weak.message).toContain('(symbols 0.12)');
+    expect(weak.message).not.toContain('1.00');
+    expect(weak.message).not.toContain('resolution');
+    expect(weak.message).toContain('weak evidence');
+  });
+
+  it('keeps messages short, repository-relative and free of control characters', () => {
+    const long = scan({
+      ...result,
+      agents: [agent('ben'), agent('cy\u0000x', { worktree: '/home/someone/worktrees/cy' })],
+      advisories: [{ a: 'ben', b: 'cy\u0000x', level: 'resolution', risk: 1, steer: 'ben', hold: 'cy\u0000x', evidence: [], message: '' }],
+      links: [{ a: 'ben', b: 'cy\u0000x', risk: 1, distance: 0, level: 'resolution', evidence: [], channels: [{ channel: 'symbols', weight: 1, risk: 1, weighted: 1, precision: 'symbol', evidence: [{ ...writeRead, message: 'line one\nline\ttwo\u0000', b: side('cy\u0000x', `${'very/'.repeat(40)}store.ts`, [10, 14], { symbol: `Store.${'x'.repeat(200)}`, access: 'write' }) }] }] }],
+    });
+    const fs = findingsFor(long, 'ben');
+    const d = toDiagnostic(groupFindings(fs)[0]!, 200, false);
+    expect(String(d.message).length).toBeLessThanOrEqual(MAX_MESSAGE);
+    expect(d.message).not.toContain('/home/someone');
+    expect(d.message).toContain('…/store.ts');
+    const sent = [d, toCodeLens(fs[0]!, 200), codeActions(fs, 'file:///w', new Set(), [d]), summary(fs, new Map()), hoverMarkdown(fs, new Map())];
+    const text = JSON.stringify(sent);
+    expect(text).not.toMatch(/\\u00[01][0-9a-f]/i);
+    expect(text).not.toMatch(/[\u0000-\u001f]/);
+    expect(JSON.stringify(d.data)).not.toMatch(/\\u0000/);
+    // A tab in their diff keeps its indentation in the hover.
+    expect(hoverMarkdown(fs, new Map([[fs[0]!, '+\tindented']]))).toContain('+    indented');
+  });
+
+  it('names what the other side does: edits where it writes, uses where it only reads', () => {
+    const cy = findingsFor(result, 'cy');
+    const titles = codeLenses(cy, 200).map((l) => l.command!.title);
+    expect(titles).toContain('⚠ ben uses assign (symbols 1.00)');
+    expect(codeLenses(ben, 200).map((l) => l.command!.title)).toEqual(['⚠ cy edits assign (symbols 1.00)', '⚠ cy edits total (symbols 0.12)']);
+    const chainFinding = ben.find((f) => f.channel === 'call-graph')!;
+    expect(toCodeLens(chainFinding, 200)!.command!.title).toBe('⚠ cy edits subtotal (call-graph 1.00)');
+    expect(titles.some((t) => /reads|writes|calls into/.test(t))).toBe(false);
+  });
+
+  it('offers each code action once', () => {
+    const actions = codeActions(ben, 'file:///w', new Set(), diagnostics);
+    expect(new Set(actions.map((a) => a.title)).size).toBe(actions.length);
+    expect(actions.filter((a) => a.title.startsWith('Copy a summary'))).toHaveLength(1);
+  });
+
+  it('sends lens and action arguments that the command handler accepts', () => {
+    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), agent('cy', { worktree: undefined })] }), 'ben');
+    const lens = codeLenses(noWorktree, 200)[0]!;
+    expect(lens.command!.command).toBe('airspace.copySummary');
+    expect(parsePairArgs(lens.command!.arguments![0])).toEqual({ a: 'ben', b: 'cy' });
+    for (const a of codeActions(ben, 'file:///w', new Set(), [])) if (a.command!.command !== 'airspace.openOther') expect(parsePairArgs(a.command!.arguments![0])).not.toHaveProperty('problem');
+    expect(parsePairArgs({ pair: 'ben\u0000cy', self: 'ben' })).toHaveProperty('problem');
+  });
+});
+
+describe('delivery', () => {
+  it('reports only diagnostics that changed, and cleared documents once', () => {
+    const ledger = new DiagnosticsLedger();
+    const d = { range: lspRange([1, 1], 5), message: 'm' };
+    expect(ledger.changes(new Map([['u', [d]]]))).toHaveLength(1);
+    expect(ledger.changes(new Map([['u', [d]]]))).toEqual([]);
+    expect(ledger.changes(new Map())).toEqual([{ uri: 'u', diagnostics: [] }]);
+    expect(ledger.changes(new Map())).toEqual([]);
+  });
+
+  it('pulls only from clients that pull and can be asked to refresh; opens documents only where the client can', () => {
+    expect(clientFeatures({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } }).diagnostics).toBe('pull');
+    expect(clientFeatures({ textDocument: { diagnostic: {} } }).diagnostics).toBe('push');
+    expect(clientFeatures({}).showDocument).toBe(false);
+    expect(clientFeatures({ window: { showDocument: { support: true } } }).showDocument).toBe(true);
   });
 });

@@ -181,7 +181,7 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
           const how = read.strength === 'changed' ? 'in its changed lines' : 'elsewhere in a file it changed';
           const guess = read.confidence === 'low' ? ` (resolved by name only: ${NAME(read.symbol)} may be another definition)` : '';
           const writerSide = side(writer, w);
-          const readerSide = { agent: reader.id, path: read.path, range: [read.line, read.line] as Range, symbol: read.qualifiedName };
+          const readerSide = { agent: reader.id, path: read.path, range: [read.line, read.line] as Range, symbol: read.qualifiedName, access: 'read' as const };
           const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
           found.push({
             ...(coarse ? { coarse } : {}),
@@ -267,6 +267,7 @@ function side(agent: Agent, w: SymbolWrite) {
     agent: agent.id,
     path: w.path,
     symbol: w.qualifiedName,
+    access: 'write' as const,
     ...(w.range ? { range: w.range } : {}),
     ...(w.baseRange ? { baseRange: w.baseRange } : {}),
   };

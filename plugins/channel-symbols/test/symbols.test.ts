@@ -74,6 +74,22 @@ describe('symbols channel on TypeScript', () => {
     expect(link.level).toBe('resolution');
   });
 
+  it('says on each side who writes and who only reads, whichever of the pair is the writer', async () => {
+    // The reader is `a` of the pair (alice < zed): the kind alone cannot say which side writes.
+    const s = await scenario(
+      { 'src/config.ts': CONFIG_TS, 'src/app.ts': 'export function main() {\n  return 1;\n}\n' },
+      {
+        alice: (wt) => wt.write('src/app.ts', "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n"),
+        zed: (wt) => wt.write('src/config.ts', CONFIG_TS.replace('parseConfig(text: string)', 'parseConfig(text: string, strict: boolean)')).commit('strict'),
+      },
+    );
+    expect(s.channel(s.link('alice', 'zed'), 'symbols').evidence[0]).toMatchObject({
+      kind: 'write-read',
+      a: { agent: 'alice', path: 'src/app.ts', access: 'read' },
+      b: { agent: 'zed', path: 'src/config.ts', symbol: 'parseConfig', access: 'write' },
+    });
+  });
+
   it('resolves a read through a re-export in an index.ts', async () => {
     const s = await scenario(
       { 'src/config.ts': CONFIG_TS, 'src/index.ts': "export { parseConfig } from './config';\nexport * from './config';\n", 'src/app.ts': 'export const x = 1;\n' },

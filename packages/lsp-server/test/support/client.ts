@@ -18,17 +18,23 @@ export class TestClient {
   readonly child: ChildProcess;
   readonly connection: ProtocolConnection;
   readonly diagnostics = new Map<string, Diagnostic[]>();
+  /** Every publishDiagnostics, in order. */
+  readonly pushes: PublishDiagnosticsParams[] = [];
+  /** Everything the server wrote to stdout, as received. */
+  raw = '';
   readonly notifications: { method: string; params: unknown }[] = [];
   readonly requests: { method: string; params: unknown }[] = [];
   stderr = '';
   private listeners: (() => void)[] = [];
 
-  constructor(command: string, args: string[]) {
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(command: string, args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
+    this.child.stdout!.on('data', (d: Buffer) => (this.raw += d.toString('utf8')));
     this.connection = createProtocolConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!));
     this.connection.onNotification(PublishDiagnosticsNotification.type, (p: PublishDiagnosticsParams) => {
       this.diagnostics.set(p.uri, p.diagnostics);
+      this.pushes.push(p);
       this.poke();
     });
     for (const method of ['airspace/advisories', 'window/showMessage', 'window/logMessage']) {

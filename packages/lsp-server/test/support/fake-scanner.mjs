@@ -105,7 +105,8 @@ export function createScanner(options) {
           links.push({ a: a.id, b: b.id, risk, distance: 1 - risk, level, channels: [{ channel: 'overlap', weight: 1, risk, weighted: risk, precision: 'line', evidence }], evidence });
           if (risk) advisories.push({ a: a.id, b: b.id, level, risk, steer: b.id, hold: a.id, evidence, message: `${b.id} steers away from ${a.id}` });
         }
-      const clean = agents.map(({ text, ...rest }) => rest);
+      // FAKE_SCANNER_NO_WORKTREE=id: that agent comes from a source without a worktree (a branch, JSON).
+      const clean = agents.map(({ text, ...rest }) => (rest.id === process.env.FAKE_SCANNER_NO_WORKTREE ? { ...rest, worktree: undefined } : rest));
       return {
         version: 1,
         generatedAt: new Date(0).toISOString(),

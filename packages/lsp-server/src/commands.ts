@@ -1,0 +1,39 @@
+/**
+ * The server's commands and the one shape of their arguments: what code actions and lenses send
+ * (built here) is what `workspace/executeCommand` accepts (parsed here).
+ */
+import type { Location } from 'vscode-languageserver';
+
+export const Commands = {
+  acknowledge: 'airspace.acknowledge',
+  declareIntent: 'airspace.declareIntent',
+  openOther: 'airspace.openOther',
+  copySummary: 'airspace.copySummary',
+} as const;
+
+/**
+ * Which advisory a command is about: the other agent as seen from a workspace folder (`folder`
+ * omitted: the first folder whose agent has one with it), or both agents by id.
+ */
+export type PairArgs = { readonly folder?: string; readonly other: string } | { readonly a: string; readonly b: string };
+
+/** `{ a, b }` names the pair without a folder: it works whichever worktree (if any) either side has. */
+export function pairArgs(self: string, other: string): PairArgs {
+  return { a: self, b: other };
+}
+
+/** Reads `copySummary`/`acknowledge` arguments, or says in one sentence what was expected. */
+export function parsePairArgs(arg: unknown): PairArgs | { problem: string } {
+  const o = (typeof arg === 'object' && arg !== null ? arg : {}) as Record<string, unknown>;
+  const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+  if (str(o.a) && str(o.b)) return { a: o.a, b: o.b };
+  if (str(o.other)) return { other: o.other, ...(str(o.folder) ? { folder: o.folder } : {}) };
+  return { problem: `expected { other, folder? } or { a, b }, got ${JSON.stringify(arg)?.slice(0, 80)}` };
+}
+
+/** Reads `openOther`'s argument: a location. */
+export function parseLocation(arg: unknown): Location | { problem: string } {
+  const o = arg as Partial<Location> | undefined;
+  if (typeof o?.uri === 'string' && typeof o.range === 'object' && o.range !== null) return { uri: o.uri, range: o.range };
+  return { problem: 'expected a location { uri, range }' };
+}
