@@ -102,3 +102,51 @@ export function firstUnsortedObject(value: unknown, where = '$'): string | undef
   }
   return undefined;
 }
+
+/**
+ * The first object member (depth first, as a JSON-path-like string) whose key repeats an earlier
+ * key of the same object, or `undefined` when there is none. `text` must be JSON that
+ * `JSON.parse` accepted: parsing keeps the last of duplicate keys, a reader that keeps the first
+ * sees another value, and JCS (RFC 8785, after I-JSON) does not allow them. Keys are compared
+ * decoded (`"\u006cevel"` is `"level"`). Iterative, so no nesting depth overflows the stack.
+ */
+export function firstDuplicateKey(text: string): string | undefined {
+  type Frame = { readonly keys: Set<string> | undefined; readonly path: string; key: string; n: number };
+  const stack: Frame[] = [];
+  let expectKey = false;
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return '$';
+    return top.keys ? `${top.path}.${top.key}` : `${top.path}[${top.n}]`;
+  };
+  for (let i = 0; i < text.length; ) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      const start = i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys) {
+        const key = JSON.parse(text.slice(start, i)) as string;
+        if (top.keys.has(key)) return `${top.path}.${key}`;
+        top.keys.add(key);
+        top.key = key;
+        expectKey = false;
+      }
+    } else if (ch === '{' || ch === '[') {
+      stack.push({ keys: ch === '{' ? new Set() : undefined, path: valuePath(), key: '', n: 0 });
+      expectKey = ch === '{';
+      i++;
+    } else if (ch === '}' || ch === ']') {
+      stack.pop();
+      expectKey = false;
+      i++;
+    } else if (ch === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.n++;
+      i++;
+    } else i++;
+  }
+  return undefined;
+}

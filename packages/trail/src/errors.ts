@@ -7,6 +7,8 @@
 export const VerifyReasons = {
   /** The text is not JSON (only from the text/file entry points). */
   MALFORMED_JSON: 'malformed-json',
+  /** An object holds one key twice (only from the text/file entry points: parsing hides it). */
+  DUPLICATE_KEY: 'duplicate-key',
   /** Not a trail object: wrong `format`, missing or extra top-level fields, no receipts. */
   MALFORMED_TRAIL: 'malformed-trail',
   UNSUPPORTED_VERSION: 'unsupported-version',

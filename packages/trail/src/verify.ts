@@ -5,7 +5,7 @@
  * It proves only that the receipts are consistent with each other; see docs/trail.md for what a
  * consistent chain does not prove.
  */
-import { canonicalize, firstUnsortedObject, sha256Hex } from './canonical.js';
+import { canonicalize, firstDuplicateKey, firstUnsortedObject, sha256Hex } from './canonical.js';
 import type { VerifyFailure, VerifyReason } from './errors.js';
 import { VerifyReasons } from './errors.js';
 import type { TrailState } from './replay.js';
@@ -134,7 +134,10 @@ export function verifyShadowTrail(trail: unknown, options: VerifyOptions = {}): 
   return verifyWithState(trail, options).result;
 }
 
-/** Verify persisted trail text: a parse failure is `malformed-json`. */
+/**
+ * Verify persisted trail text: a parse failure is `malformed-json`, a key twice in one object
+ * `duplicate-key` (which `JSON.parse` would hide by keeping the last).
+ */
 export function verifyShadowTrailText(text: string, options: VerifyOptions = {}): VerifyResult {
   let parsed: unknown;
   try {
@@ -142,5 +145,7 @@ export function verifyShadowTrailText(text: string, options: VerifyOptions = {})
   } catch (error) {
     return fail(VerifyReasons.MALFORMED_JSON, `the trail is not JSON: ${(error as Error).message}`);
   }
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate) return fail(VerifyReasons.DUPLICATE_KEY, `${duplicate} appears twice in one object; canonical JSON allows each key once`);
   return verifyShadowTrail(parsed, options);
 }

@@ -204,6 +204,26 @@ describe('verifyShadowTrail', () => {
     expect(reason(verifyShadowTrailText(input))).toBe(expected);
   });
 
+  it('rejects a key given twice in one object, which parsing would hide (RFC 8785 allows each key once)', () => {
+    const ok = verifyShadowTrailText(text);
+    expect(ok.ok).toBe(true);
+    // A reader that keeps the first key would see "clear"; JSON.parse keeps the last, so the hashes still match.
+    const level = text.replace(/"level": "/, '"level": "clear", "level": "');
+    expect(level).not.toBe(text);
+    expect(verifyShadowTrail(JSON.parse(level))).toMatchObject({ ok: true, headHash: (ok as { headHash: string }).headHash });
+    expect(verifyShadowTrailText(level)).toMatchObject({ ok: false, reason: 'duplicate-key' });
+    expect((verifyShadowTrailText(level) as { message: string }).message).toMatch(/^\$\.receipts\[0\]\.payload\..*level appears twice/);
+    const agent = text.replace(/"agentId": "alice"/, '"agentId": "mallory", "agentId": "alice"');
+    expect(agent).not.toBe(text);
+    expect(verifyShadowTrailText(agent)).toMatchObject({ ok: false, reason: 'duplicate-key' });
+    // Spelled differently, the same key: compared decoded.
+    const escaped = text.replace(/"format": /, '"\\u0066ormat": "x", "format": ');
+    expect(verifyShadowTrailText(escaped)).toMatchObject({ ok: false, reason: 'duplicate-key' });
+    // The same key in different objects, and keys inside strings, are fine.
+    expect(verifyShadowTrailText('{"a": {"k": 1}, "b": {"k": "{\\"k\\": 1, \\"k\\": 2}"}}')).not.toMatchObject({ reason: 'duplicate-key' });
+    expect(verifyShadowTrailText('[{"k": 1}, {"k": 2}, [{"k": [1, {"k": 0, "k": 1}]}]]')).toMatchObject({ reason: 'duplicate-key', message: '$[2][0].k[1].k appears twice in one object; canonical JSON allows each key once' });
+  });
+
   it('rejects an extra top-level field and non-canonical top-level order', () => {
     expect(reason(verifyShadowTrail({ ...persisted(), note: 'x' }))).toBe('malformed-trail');
     const { format, receipts, trailId, version } = persisted();
