@@ -182,12 +182,39 @@ describe('cache on disk under the git common directory', () => {
     expect(damaged.files.get('src/a.ts')!.facts.definitions).toEqual([]);
     expect(damaged.files.get('src/a.ts')!.facts.imports).toEqual(first.files.get('src/a.ts')!.facts.imports);
     const problems = damaged.store.takeProblems();
-    expect(problems.join('\n')).toMatch(/corrupt facts cache segment body .*checksum mismatch.*removed/);
+    expect(problems.join('\n')).toMatch(/facts cache segment body .* was damaged \(checksum mismatch\); it was removed/);
     expect(readdirSync(segDir).filter((n) => n.startsWith('seg-'))).toEqual([]);
     // The next index (even with the damaged one as previous) parses those files again.
     const next = await index(await worktreeSnapshot(repo.dir), { previous: damaged, workers: 0 });
     expect(next.stats.parsed).toBe(6);
     expect(next.files.get('src/a.ts')!.facts.references).toEqual(refs);
+  });
+
+  test('an index that will use bodies checks them on look-up: a damaged body is parsed again at once, with a problem', async () => {
+    repo = createRepoFixture(files);
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const segDir = first.store.dir!;
+    for (const [damage, why] of [
+      [(b: Buffer) => b.subarray(0, b.length >> 1), /\d+ bytes, expected \d+/],
+      [(b: Buffer) => Buffer.from(b.map((x, i) => (i === b.length >> 1 ? x ^ 0x10 : x))), /checksum mismatch/],
+    ] as const) {
+      for (const n of readdirSync(segDir).filter((n) => n.endsWith('.body'))) writeFileSync(join(segDir, n), damage(readFileSync(join(segDir, n))));
+      // Without `bodies` a warm index reads heads only and cannot tell.
+      const unchecked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+      expect(unchecked.stats.parsed).toBe(0);
+      expect(unchecked.problems).toEqual([]);
+      const checked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
+      expect(checked.stats.parsed).toBe(6);
+      expect(checked.problems.join('\n')).toMatch(why);
+      expect(checked.problems.join('\n')).toMatch(/facts cache segment body .* was damaged .*; it was removed and its 6 files were parsed again\./);
+      for (const [path, f] of first.files) expect(checked.files.get(path)!.facts, path).toEqual(f.facts);
+      // Healed on disk: the next checked index parses nothing and finds nothing wrong.
+      const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
+      expect(healed.stats.parsed).toBe(0);
+      expect(healed.problems).toEqual([]);
+      expect(healed.files.get('src/a.ts')!.facts.references).toEqual(first.files.get('src/a.ts')!.facts.references);
+    }
   });
 
   test('imports kept as text in a head that no longer decode: empty on use, parsed again by the next index', async () => {

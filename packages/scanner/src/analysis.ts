@@ -37,8 +37,23 @@ export interface AnalysisServices {
   readonly problems: readonly string[];
 }
 
+export interface AnalysisUpdateOptions {
+  /**
+   * Whether the symbols service will be used (default true): facts bodies are then checked when
+   * read from the cache, so a damaged cache is parsed again rather than scoring from empty facts.
+   */
+  readonly bodies?: boolean;
+}
+
 export interface AnalysisState {
-  update(root: string, baseCommit: string, agents: readonly Agent[], git: GitService, onProgress?: (p: IndexProgress) => void): Promise<AnalysisServices>;
+  update(
+    root: string,
+    baseCommit: string,
+    agents: readonly Agent[],
+    git: GitService,
+    onProgress?: (p: IndexProgress) => void,
+    options?: AnalysisUpdateOptions,
+  ): Promise<AnalysisServices>;
 }
 
 
@@ -67,11 +82,12 @@ export function createAnalysisState(): AnalysisState {
   const overlays = new Map<string, { key: string; overlay: AgentOverlay }>();
 
   return {
-    async update(root, baseCommit, agents, git, onProgress) {
+    async update(root, baseCommit, agents, git, onProgress, options = {}) {
       store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
+      const bodies = options.bodies ?? true;
       if (base?.commit !== baseCommit) {
         const snapshot = await treeSnapshot(root, baseCommit);
-        const built = await index(snapshot, { store, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
+        const built = await index(snapshot, { store, bodies, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
         base = { commit: baseCommit, index: built, view: baseView(built) };
         overlays.clear();
       }
@@ -83,7 +99,7 @@ export function createAnalysisState(): AnalysisState {
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
           const worktreeRead = (path: string): Promise<Buffer> => readFile(join(agent.worktree ?? root, path));
-          entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store }) };
+          entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }
         live.set(agent.id, entry.overlay);
@@ -93,7 +109,8 @@ export function createAnalysisState(): AnalysisState {
       return {
         importGraph: importGraphService(base.index, live),
         symbols: createSymbolService({ base: view, forAgent: (id) => live.get(id) ?? view }),
-        problems: base.index.problems,
+        // The base index's problems, and those met since (overlays' cache look-ups).
+        problems: [...base.index.problems, ...store.takeProblems()],
       };
     },
   };

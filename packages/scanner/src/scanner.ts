@@ -24,6 +24,7 @@ import {
   type LoadAgentsResult,
   type RepositoryInfo,
 } from '@airspace/git';
+import type { IndexProgress } from '@airspace/analysis';
 import { ANALYSIS_SERVICES, createAnalysisState } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
 import { applyIntentMap, probeAgent, type IntentMap } from './intent.js';
@@ -276,7 +277,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const needs = new Set(channels.flatMap((c) => c.requires ?? []));
     if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
       try {
-        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, (p) => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase }));
+        const onIndex = (p: IndexProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
+        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, { bodies: needs.has('symbols') });
         services.importGraph = provided.importGraph;
         services.symbols = provided.symbols;
         for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });

@@ -19,10 +19,13 @@
  * process has read are deleted, so nothing written meanwhile is lost.
  *
  * A head or entry that does not decode is removed and counted, and the affected files are parsed
- * again. A body found corrupt (or missing) when first used — after the index that needed it was
- * built — degrades: the facts of its entries get empty exports, definitions, references and calls,
- * the store reports a problem, and the segment is deleted and its entries dropped, so the next
- * index parses those files again (facts so damaged are never reused from a previous index).
+ * again. An index whose facts bodies will be used (the symbols service) asks for them checked on
+ * look-up (`get(…, { body: true })`): a segment body that is short or fails its checksum is then a
+ * miss, and its files are parsed again by that same index, with a problem saying so. A body found
+ * corrupt (or missing) only when first used — after the index that needed it was built, when it
+ * did not ask — degrades: the facts of its entries get empty exports, definitions, references and
+ * calls, the store reports a problem, and the segment is deleted and its entries dropped, so the
+ * next index parses those files again (facts so damaged are never reused from a previous index).
  * An entry whose imports text does not decode when first used gives no imports; the next index
  * parses that file again and the segment is rewritten without it.
  */
@@ -81,7 +84,12 @@ export interface FactsStore {
   readonly stats: CacheStats;
   /** Reads segments written since the last call (other processes, other worktrees). */
   refresh(): Promise<void>;
-  get(blob: string, language: Language): FileFacts | undefined;
+  /**
+   * Facts by blob id. With `body`, an entry read from disk counts only when its segment's body is
+   * whole (length and checksum, read once per segment): else the segment is dropped, a problem
+   * recorded, and the answer is a miss, so the caller parses the file again.
+   */
+  get(blob: string, language: Language, options?: { readonly body?: boolean }): FileFacts | undefined;
   put(blob: string, language: Language, facts: FileFacts): void;
   /** Writes the entries put since the last flush as one segment (and merges segments when many). */
   flush(): Promise<void>;
@@ -98,6 +106,8 @@ interface Slot {
   readonly head: PackedHead;
   /** The body, loaded on demand; undefined when it is corrupt. */
   readonly body: () => PackedBody | undefined;
+  /** Whether the segment's body is whole (read and checked on the first call); absent: not from disk. */
+  readonly bodyWhole?: (onLookUp: boolean) => boolean;
   /** Segment the entry was read from (undefined: put by this process). */
   readonly segment?: string;
   facts?: FileFacts;
@@ -140,11 +150,17 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const bodyPath = (name: string) => join(dir!, `${name}.body`);
 
   /** Forgets a segment whose body is bad: its entries go, so their files are parsed again. */
-  const dropSegment = (name: string, keys: readonly string[], why: string) => {
+  /** `onLookUp`: found by a checked look-up, so its files are parsed again now rather than by the next index. */
+  const dropSegment = (name: string, keys: readonly string[], why: string, onLookUp = false) => {
+    const files = keys.length === 1 ? '1 file' : `${keys.length} files`;
     stats.corrupt++;
     dropped.add(name);
     noteDamage();
-    problems.push(`corrupt facts cache segment body ${bodyPath(name)} (${why}) was removed; its ${keys.length} files have no references, calls or definitions until parsed again by the next index`);
+    problems.push(
+      onLookUp
+        ? `The facts cache segment body ${bodyPath(name)} was damaged (${why}); it was removed and its ${files} ${keys.length === 1 ? 'was' : 'were'} parsed again.`
+        : `The facts cache segment body ${bodyPath(name)} was damaged (${why}); it was removed and its ${files} lack references, calls and definitions until the next index parses them again.`,
+    );
     loadedSegments.delete(name);
     segmentKeys.delete(name);
     for (const k of keys) if (memory.get(k)?.segment === name) memory.delete(k);
@@ -190,9 +206,9 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
    * is opened with its head, so a merge by another process that deletes it meanwhile does not
    * take it away (POSIX keeps an open file readable).
    */
-  const bodyReader = (name: string, seg: SegmentHead, fd: number): ((e: HeadEntry) => PackedBody | undefined) => {
+  const bodyReader = (name: string, seg: SegmentHead, fd: number): { whole(onLookUp?: boolean): boolean; read(e: HeadEntry): PackedBody | undefined } => {
     let buf: Buffer | null | undefined;
-    return (e) => {
+    const whole = (onLookUp = false): boolean => {
       if (buf === undefined) {
         try {
           const size = fstatSync(fd).size;
@@ -208,12 +224,15 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           stats.bodiesRead++;
         } catch (err) {
           buf = null;
-          dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err));
+          dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err), onLookUp);
         } finally {
           closeSync(fd);
         }
       }
-      if (!buf) return undefined;
+      return buf !== null;
+    };
+    const read = (e: HeadEntry): PackedBody | undefined => {
+      if (!whole() || !buf) return undefined;
       try {
         return decodeBody(buf, e);
       } catch (err) {
@@ -222,6 +241,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         return undefined;
       }
     };
+    return { whole, read };
   };
 
   const loadSegment = async (name: string): Promise<void> => {
@@ -266,7 +286,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       await unlink(path).catch(() => undefined);
       return;
     }
-    const read = bodyReader(name, seg as SegmentHead, fd);
+    const reader = bodyReader(name, seg as SegmentHead, fd);
     let bad = 0;
     let used = 0;
     const good: [string, Slot][] = [];
@@ -278,7 +298,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         bad++;
         continue;
       }
-      const slot: Slot = { head, body: () => read(e), segment: name, fromDisk: true };
+      const slot: Slot = { head, body: () => reader.read(e), bodyWhole: reader.whole, segment: name, fromDisk: true };
       good.push([key, slot]);
       if (!memory.has(key)) {
         memory.set(key, slot);
@@ -407,9 +427,11 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       });
       return refreshing;
     },
-    get(blob, language) {
+    get(blob, language, options) {
       const key = `${blob}:${language}`;
       let slot = memory.get(key);
+      // A body that is not whole drops its segment (and this slot with it), with a problem.
+      if (options?.body && slot?.bodyWhole && !slot.bodyWhole(true)) slot = undefined;
       if (slot?.facts && isDamaged(slot.facts)) {
         // Found damaged on use since (imports text that does not decode): the entry goes.
         memory.delete(key);

@@ -129,6 +129,12 @@ export interface IndexOptions {
   readonly maxFileBytes?: number;
   /** A previous index of the same repository: its facts and resolutions are reused where inputs are unchanged. */
   readonly previous?: AnalysisIndex;
+  /**
+   * The facts' bodies (exports, definitions, references, calls) will be used, e.g. by the symbols
+   * service: cached bodies are checked on look-up, so a damaged one is parsed again by this index
+   * (with a problem) instead of reading as empty later. Off, a warm index reads heads only.
+   */
+  readonly bodies?: boolean;
   readonly onProgress?: (progress: IndexProgress) => void;
 }
 
@@ -170,7 +176,7 @@ interface FactsJob {
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
   store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'onProgress'>,
+  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'onProgress'>,
 ): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
@@ -190,7 +196,9 @@ export async function loadFacts(
   const lookUp = (job: FactsJob) => {
     const prev = options.previous?.files.get(job.file.path);
     const facts =
-      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts) ? prev.facts : store.get(job.blobId!, job.language);
+      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts)
+        ? prev.facts
+        : store.get(job.blobId!, job.language, options.bodies ? { body: true } : undefined);
     if (facts) {
       job.facts = facts;
       job.content = undefined;

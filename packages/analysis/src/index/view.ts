@@ -67,6 +67,8 @@ export interface AgentOverlay extends IndexView {
 export interface OverlayOptions {
   readonly workers?: number;
   readonly maxFileBytes?: number;
+  /** As in `IndexOptions`: check cached bodies on look-up. */
+  readonly bodies?: boolean;
   readonly store?: FactsStore;
 }
 
