@@ -134,6 +134,35 @@ export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['over
   return any ? merged : undefined;
 }
 
+/**
+ * One candidate per id over all sources. When sources name the same agent (`--source branches
+ * --source worktrees`: a branch checked out in a worktree), the richer state wins whatever the
+ * order of the sources: a worktree (uncommitted and untracked work) over a commit; between equals,
+ * the first listed. Each dropped duplicate is a problem saying which was kept.
+ */
+const SOURCE_NOUN: Record<AgentCandidate['source'], string> = { worktree: 'worktree', branch: 'branch', remote: 'remote-tracking branch', observation: 'observation' };
+
+export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])[], problems: Problem[]): AgentCandidate[] {
+  const richness = (c: AgentCandidate): number => (c.worktree !== undefined ? 1 : 0);
+  const chosen = new Map<string, AgentCandidate>();
+  const dropped = new Map<string, AgentCandidate[]>();
+  for (const c of lists.flat()) {
+    const kept = chosen.get(c.id);
+    if (kept && richness(c) <= richness(kept)) dropped.set(c.id, [...(dropped.get(c.id) ?? []), c]);
+    else {
+      if (kept) dropped.set(c.id, [...(dropped.get(c.id) ?? []), kept]);
+      chosen.set(c.id, c); // a Map keeps the position of the id's first appearance
+    }
+  }
+  for (const [id, others] of dropped) {
+    const kept = chosen.get(id)!;
+    const what = kept.worktree !== undefined ? `the worktree ${kept.worktree} (uncommitted work included)` : `the ${SOURCE_NOUN[kept.source]} listed first`;
+    const also = [...new Set(others.map((o) => SOURCE_NOUN[o.source]))].join(' and as a ');
+    problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: id, message: `Agent "${id}" appears as a ${SOURCE_NOUN[kept.source]} and as a ${also}; ${what} was kept.` });
+  }
+  return [...chosen.values()];
+}
+
 export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgentsResult> {
   const repository = options.git?.repository ?? (await openRepository(options.repo));
   const base = await resolveBase(repository.root, options.base);
@@ -144,20 +173,12 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   const problems: Problem[] = [];
 
   const sources = options.sources === undefined ? ['worktrees' as const] : Array.isArray(options.sources) ? options.sources : [options.sources as AgentSource];
-  const candidates: AgentCandidate[] = [];
-  const seen = new Set<string>();
   const only = options.only ? new Set(options.only.flatMap((x) => [x, canonical(x)])) : undefined;
-  for (const source of sources) {
-    for (const c of await candidatesOf(source, repository, problems)) {
-      if (seen.has(c.id)) {
-        problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: c.id, message: `Agent "${c.id}" appears in more than one source; the first one was kept.` });
-        continue;
-      }
-      seen.add(c.id);
-      if (only && !only.has(c.id) && !(c.worktree && (only.has(c.worktree) || only.has(canonical(c.worktree))))) continue;
-      candidates.push(c);
-    }
-  }
+  const listed: AgentCandidate[][] = [];
+  for (const source of sources) listed.push(await candidatesOf(source, repository, problems));
+  const candidates = pickRicherCandidates(listed, problems).filter(
+    (c) => !only || only.has(c.id) || (c.worktree !== undefined && (only.has(c.worktree) || only.has(canonical(c.worktree)))),
+  );
 
   const baseCache = new Map<string, Promise<string | undefined>>();
   const baseCommit = (ref: string) => {

@@ -272,6 +272,24 @@ describe('loadAgents: other sources', () => {
     expect(remote.agents.map((a) => [a.id, a.meta?.source])).toEqual([['origin/agent/x', 'remote']]);
   });
 
+  it('an agent in two sources keeps its richer state whatever their order: the worktree over the branch', async () => {
+    repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    repo.worktree('y').write('b.txt', 'y\n').commit('y').write('b.txt', 'uncommitted\n');
+    repo.git('branch', 'z');
+    const states = [];
+    for (const sources of [['branches', 'worktrees'], ['worktrees', 'branches']] as const) {
+      const loaded = await loadAgents({ repo: repo.dir, sources: [...sources], ...(result ? { git: result.git } : {}) });
+      result ??= loaded;
+      const y = agent(loaded.agents, 'y');
+      expect(y.worktree, sources.join(' ')).toBeDefined();
+      expect(file(y, 'b.txt').newBlob, sources.join(' ')).toBe(hashBlob('uncommitted\n'));
+      const duplicate = loaded.problems.find((p) => p.code === 'DUPLICATE_AGENT' && p.agent === 'y');
+      expect(duplicate?.message).toMatch(/^Agent "y" appears as a (worktree and as a branch|branch and as a worktree); the worktree .* \(uncommitted work included\) was kept\.$/);
+      states.push(loaded.agents.map((a) => [a.id, a.worktree ?? null, a.files.map((f) => f.newBlob)]).sort());
+    }
+    expect(states[0]).toEqual(states[1]);
+  });
+
   it('reads an orchestrator\'s JSON observations and rejects malformed ones clearly', async () => {
     repo = createRepoFixture({ 'a.txt': 'a\n' });
     const w = repo.worktree('w').write('a.txt', 'w\n');
