@@ -8,7 +8,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Command } from 'commander';
 import type { Agent, Evidence, Level, Link, Range, ScanResult } from '@airspace/core';
-import { runGit } from '@airspace/git';
+import { parseWorktreeList, runGit } from '@airspace/git';
 import { scanRepository } from '@airspace/scanner';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
@@ -46,6 +46,8 @@ export interface CheckConflict {
 
 export interface CheckResult {
   readonly path: string;
+  /** The file does not exist yet: the check is about creating it. */
+  readonly new?: true;
   readonly lines?: Range;
   readonly agent: string;
   /** The worst level over all other agents. */
@@ -149,15 +151,45 @@ async function worktreeOf(absolute: string): Promise<{ worktree: string; path: s
   return { worktree, path: relative(worktree, real).split(sep).join('/') };
 }
 
+/** Ids an agent about to start has before it has any work: its worktree's branch (or folder, when detached). */
+async function worktreeAgentIds(worktree: string): Promise<string[]> {
+  const ids: string[] = [];
+  try {
+    for (const record of parseWorktreeList(await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: worktree }))) {
+      ids.push(record.ref ? record.ref.replace(/^refs\/heads\//, '') : basename(record.dir));
+    }
+  } catch {
+    // No list: only agents with work are known.
+  }
+  return ids;
+}
+
+/**
+ * What `check` accepts (a demanding user's reading): PATH names a file, existing or about to be
+ * created (then the answer says it is new; `--lines` needs an existing file); a directory or an
+ * empty path is an error; `--agent` must name an agent of the scan or a worktree, never a new one.
+ */
 export async function runCheck(io: Io, target: string, flags: CheckFlags): Promise<CheckResult> {
+  if (target.trim() === '') throw new CliError('check needs the path of a file, got an empty one.');
+  if (flags.agent !== undefined && flags.agent.trim() === '') throw new CliError('--agent needs an agent id, got an empty one.');
   const absolute = resolve(io.cwd, target);
   const lines = flags.lines ? parseLines(flags.lines) : undefined;
+  const exists = existsSync(absolute);
+  if (exists && statSync(absolute).isDirectory()) throw new CliError(`${target} is a directory; check takes the file about to be edited.`);
+  if (!exists && lines) throw new CliError(`${target} does not exist, so it has no lines ${flags.lines} yet; leave out --lines to check creating it.`);
+  if (absolute.split(sep).includes('.git')) throw new CliError(`${target} is inside a git directory, not a work tree.`);
   const { worktree, path } = await worktreeOf(absolute);
-  if (path.startsWith('..')) throw new CliError(`${target} is outside the work tree ${worktree}.`);
+  if (path === '' || path.startsWith('..')) throw new CliError(`${target} is outside the work tree ${worktree}.`);
   const options = scannerOptions({ ...flags, repo: flags.repo && flags.repo !== '.' ? flags.repo : worktree });
   const entry = lines ? { path, lines } : { path };
   const probe = flags.agent ? { agent: flags.agent, intent: [entry] } : { worktree, intent: [entry] };
+  const worktreeIds = flags.agent ? await worktreeAgentIds(worktree) : [];
   const result = await scanRepository(options, { probe });
+  if (flags.agent && !worktreeIds.includes(flags.agent) && !result.agents.some((a) => a.id === flags.agent && a.meta?.source !== undefined)) {
+    // The scanner made the probe a new agent (no source read it): a typo, not an agent.
+    const known = [...new Set([...result.agents.map((a) => a.id).filter((id) => id !== flags.agent), ...worktreeIds])].sort();
+    throw new CliError(`No agent "${flags.agent}" in this repository; known agents: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+  }
   const agentId = result.agents.find((a) => (flags.agent ? a.id === flags.agent : a.worktree === worktree))?.id ?? flags.agent ?? basename(worktree);
   const advisories = new Map(result.advisories.map((a) => [`${a.a}\u0000${a.b}`, a]));
   const agents = new Map(result.agents.map((a) => [a.id, a]));
@@ -177,7 +209,7 @@ export async function runCheck(io: Io, target: string, flags: CheckFlags): Promi
   }
   conflicts.sort((x, y) => RANK[y.level] - RANK[x.level] || y.risk - x.risk);
   const level = conflicts.reduce<Level>((worst, c) => (RANK[c.level] > RANK[worst] ? c.level : worst), 'clear');
-  return { path, ...(lines ? { lines } : {}), agent: agentId, level, conflicts, problems: result.problems };
+  return { path, ...(exists ? {} : { new: true as const }), ...(lines ? { lines } : {}), agent: agentId, level, conflicts, problems: result.problems };
 }
 
 export function checkCommand(io: Io): Command {
@@ -192,7 +224,8 @@ export function checkCommand(io: Io): Command {
     if (flags.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
     else {
       const style = createStyle(colorWanted(io.stdout, io.env));
-      const what = `${result.path}${result.lines ? `:${formatRange(result.lines)}` : ''}`;
+      const what = `${result.path}${result.lines ? `:${formatRange(result.lines)}` : ''}${result.new ? ' (new file)' : ''}`;
+      if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
       if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
       for (const c of result.conflicts) {
         io.stdout.write(`${style.level(c.level, c.level.toUpperCase())}  ${what} × ${c.with}  risk ${c.risk.toFixed(2)}  ${formatChannels(c)}\n`);
