@@ -21,3 +21,21 @@ export function processIo(): Io {
     },
   };
 }
+
+/**
+ * A reader that goes away (`airspace scan | head`) ends the run quietly, as it ends `git log |
+ * head`: a closed pipe is not an error of ours, and there is nobody left to tell. The exit code
+ * is the one recorded so far. Any other stream error is one sentence and exit 1.
+ */
+export function exitQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr], exit: (code: number) => void = (code) => process.exit(code)): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return exit(Number(process.exitCode ?? 0));
+      try {
+        process.stderr.write(`airspace: cannot write the output: ${error.message}\n`);
+      } finally {
+        exit(1);
+      }
+    });
+  }
+}

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ScannerOptions } from '@airspace/scanner';
+import { CliError } from './errors.js';
 
 export interface RepoFlags {
   readonly repo?: string;
@@ -29,7 +30,14 @@ export function addRepoOptions(command: Command, what: { config?: boolean } = { 
   return command;
 }
 
+/** An empty value (`--base ''`, often an unset shell variable) is refused, never read as the default. */
+export function refuseEmpty(flags: RepoFlags): void {
+  const given: [string, string | undefined][] = [['--repo', flags.repo], ['--base', flags.base], ['--config', flags.config], ['--calibration', flags.calibration], ...(flags.source ?? []).map((s): [string, string] => ['--source', s])];
+  for (const [flag, value] of given) if (value !== undefined && value.trim() === '') throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
+}
+
 export function scannerOptions(flags: RepoFlags): ScannerOptions {
+  refuseEmpty(flags);
   return {
     repo: resolve(flags.repo ?? '.'),
     ...(flags.base ? { base: flags.base } : {}),

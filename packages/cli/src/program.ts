@@ -16,6 +16,7 @@ import { viewCommand } from './commands/view.js';
 import { watchCommand } from './commands/watch.js';
 import { describeError, ExitCode } from './errors.js';
 import { processIo, type Io } from './io.js';
+import { printable } from './report/printable.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -50,7 +51,8 @@ export async function run(argv: readonly string[], io: Io = processIo(), extra: 
       io.exitCode(error.exitCode === 0 ? ExitCode.OK : ExitCode.ERROR);
       return;
     }
-    io.stderr.write(`airspace: ${describeError(error)}\n`);
+    const message = describeError(error);
+    io.stderr.write(`airspace: ${io.env.AIRSPACE_DEBUG ? message : printable(message)}\n`);
     io.exitCode(ExitCode.ERROR);
   }
 }

@@ -68,6 +68,23 @@ describe('renderTable', () => {
     expect(colorWanted({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
   });
 
+  it('shows escape sequences, newlines and bidi overrides in ids, paths and messages escaped, never raw', () => {
+    const evil = 'ev\u001b[31mil\nRESOLUTION 1.00 fake';
+    const hostile: ScanResult = {
+      ...result,
+      links: [link(evil, 'b\u202eob', 'resolution', 0.9, { evidence: [{ message: 'x\r\u009b2J', a: { agent: evil, path: 'src/\u0007bell.ts', range: [1, 1] } }] })],
+      advisories: [{ a: evil, b: 'b\u202eob', level: 'resolution', risk: 0.9, steer: evil, hold: 'b\u202eob', evidence: [], message: '' }],
+      problems: [{ code: 'X', message: 'line one\nline two \u001b]0;title\u0007' }],
+    };
+    const text = renderTable(hostile);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain('ev\\x1b[31mil\\nRESOLUTION 1.00 fake ↔ b\\u202eob');
+    expect(text).toContain('src/\\x07bell.ts:1');
+    expect(text).toContain('! line one\\nline two \\x1b]0;title\\x07');
+    // Only our own line breaks: the header, one pair with its evidence and advice, the summary and the problem.
+    expect(text.split('\n').filter((l) => /^RESOLUTION/.test(l))).toHaveLength(1);
+  });
+
   it('formats ranges, zero-width insertion points included', () => {
     expect(formatRange([3, 3])).toBe('3');
     expect(formatRange([3, 9])).toBe('3-9');

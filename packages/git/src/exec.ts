@@ -3,7 +3,9 @@
  * write to a user's work tree, index, refs or stash (scratch objects go through
  * GIT_OBJECT_DIRECTORY / GIT_INDEX_FILE, see the merge channel).
  */
+import { existsSync } from 'node:fs';
 import { launch, useLauncher } from './launcher.js';
+import { gitNotFound } from './problems.js';
 import { runProcess } from './run-process.js';
 
 export interface GitRunOptions {
@@ -51,7 +53,11 @@ export async function runGitRaw(args: readonly string[], options: GitRunOptions)
   let r = useLauncher() ? await launch(request) : undefined;
   // No launcher, or it died or could not start git: run it here.
   if (!r || 'error' in r) r = await runProcess('git', request);
-  if ('error' in r) throw new GitError(args, null, r.error);
+  if ('error' in r) {
+    // spawn says ENOENT for a missing git and for a missing working directory alike.
+    if (/\bENOENT\b/.test(r.error) && existsSync(options.cwd)) throw gitNotFound();
+    throw new GitError(args, null, r.error);
+  }
   const exit = r.code ?? -1;
   if (exit === 0 || options.okCodes?.includes(exit)) return { stdout: r.stdout, stderr: r.stderr, code: exit };
   throw new GitError(args, r.code, r.stderr);

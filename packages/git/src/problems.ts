@@ -7,6 +7,7 @@ import type { Problem } from '@airspace/core';
 
 export const GitProblemCodes = {
   NOT_A_REPOSITORY: 'NOT_A_REPOSITORY',
+  GIT_NOT_FOUND: 'GIT_NOT_FOUND',
   UNKNOWN_BASE: 'UNKNOWN_BASE',
   INVALID_OBSERVATIONS: 'INVALID_OBSERVATIONS',
   INVALID_SOURCE: 'INVALID_SOURCE',
@@ -30,7 +31,18 @@ export class GitSourceError extends Error {
 }
 
 export function notARepository(dir: string, why: string): GitSourceError {
-  return new GitSourceError(GitProblemCodes.NOT_A_REPOSITORY, `${dir} is not inside a git repository (${why.trim() || 'git rev-parse failed'}).`);
+  // git's own "not a git repository" adds nothing; anything else (e.g. "dubious ownership") is the reason.
+  const detail = /not a git repository/i.test(why) ? '' : ` (${why.trim() || 'git rev-parse failed'})`;
+  return new GitSourceError(GitProblemCodes.NOT_A_REPOSITORY, `${dir} is not inside a git repository${detail}.`);
+}
+
+/** A folder given as the repository that is missing or is not a folder. */
+export function noSuchDirectory(dir: string, what: 'missing' | 'file'): GitSourceError {
+  return new GitSourceError(GitProblemCodes.NOT_A_REPOSITORY, what === 'missing' ? `${dir} does not exist.` : `${dir} is a file, not a folder inside a git repository.`);
+}
+
+export function gitNotFound(): GitSourceError {
+  return new GitSourceError(GitProblemCodes.GIT_NOT_FOUND, 'git was not found on PATH; Airspace needs git (2.38 or later) installed to read the repository.');
 }
 
 export function unknownBase(ref: string): GitSourceError {

@@ -2,10 +2,10 @@
  * Where the repository is and what the scan base is. Two git calls at most; every failure is a
  * GitSourceError with a sentence a user can act on.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GitError, runGit, runGitRaw } from './exec.js';
-import { noDefaultBase, notARepository, unknownBase } from './problems.js';
+import { GitSourceError, noDefaultBase, noSuchDirectory, notARepository, unknownBase } from './problems.js';
 
 export interface RepositoryInfo {
   /** Identity shared by every worktree of the repository: its common git directory. */
@@ -35,11 +35,15 @@ function real(path: string): string {
 
 /** Finds the repository containing `dir`; throws NOT_A_REPOSITORY otherwise. */
 export async function openRepository(dir: string): Promise<RepositoryInfo> {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw noSuchDirectory(dir, 'missing');
+  if (!st.isDirectory()) throw noSuchDirectory(dir, 'file');
   let lines: string[];
   try {
     const out = await runGit(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--is-bare-repository'], { cwd: dir });
     lines = out.split('\n');
   } catch (e) {
+    if (e instanceof GitSourceError) throw e; // git not found
     throw notARepository(dir, e instanceof GitError ? e.stderr : String(e instanceof Error ? e.message : e));
   }
   const gitDir = real(lines[0] ?? '');

@@ -8,12 +8,13 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Command } from 'commander';
 import type { Agent, Evidence, Level, Link, Range, ScanResult } from '@airspace/core';
-import { parseWorktreeList, runGit } from '@airspace/git';
+import { GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
 import { scanRepository } from '@airspace/scanner';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
-import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import { addRepoOptions, refuseEmpty, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
+import { printable, printableDeep } from '../report/printable.js';
 import { formatChannels, formatEvidence, formatRange } from '../report/table.js';
 
 interface CheckFlags extends RepoFlags {
@@ -143,7 +144,8 @@ async function worktreeOf(absolute: string): Promise<{ worktree: string; path: s
   let worktree: string;
   try {
     worktree = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
-  } catch {
+  } catch (error) {
+    if (error instanceof GitSourceError) throw error; // git not found
     throw new CliError(`${absolute} is not inside a git repository.`);
   }
   // git prints the real path; compare like with like.
@@ -170,6 +172,7 @@ async function worktreeAgentIds(worktree: string): Promise<string[]> {
  * empty path is an error; `--agent` must name an agent of the scan or a worktree, never a new one.
  */
 export async function runCheck(io: Io, target: string, flags: CheckFlags): Promise<CheckResult> {
+  refuseEmpty(flags);
   if (target.trim() === '') throw new CliError('check needs the path of a file, got an empty one.');
   if (flags.agent !== undefined && flags.agent.trim() === '') throw new CliError('--agent needs an agent id, got an empty one.');
   const absolute = resolve(io.cwd, target);
@@ -212,6 +215,15 @@ export async function runCheck(io: Io, target: string, flags: CheckFlags): Promi
   return { path, ...(exists ? {} : { new: true as const }), ...(lines ? { lines } : {}), agent: agentId, level, conflicts, problems: result.problems };
 }
 
+/** Shown escaped, never obeyed: ids, paths and the other side's lines may hold escape sequences (a hunk keeps its line breaks). */
+function printableCheck(answer: CheckResult): CheckResult {
+  const conflicts = answer.conflicts.map((c) => ({
+    ...printableDeep({ ...c, hunks: [] }),
+    hunks: c.hunks.map((h) => ({ ...printableDeep(h), text: h.text.split('\n').map(printable).join('\n') })),
+  }));
+  return { ...printableDeep({ ...answer, conflicts: [] }), conflicts };
+}
+
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
@@ -220,9 +232,10 @@ export function checkCommand(io: Io): Command {
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', 'print the answer as JSON, with the other side\'s diff hunks');
   addRepoOptions(command).action(async (target: string, flags: CheckFlags) => {
-    const result = await runCheck(io, target, flags);
-    if (flags.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    const answer = await runCheck(io, target, flags);
+    if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
+      const result = printableCheck(answer);
       const style = createStyle(colorWanted(io.stdout, io.env));
       const what = `${result.path}${result.lines ? `:${formatRange(result.lines)}` : ''}${result.new ? ' (new file)' : ''}`;
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
@@ -236,7 +249,7 @@ export function checkCommand(io: Io): Command {
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
     }
-    io.exitCode(result.level === 'traffic' || result.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(answer.level === 'traffic' || answer.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
   });
   return command;
 }

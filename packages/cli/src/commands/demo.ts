@@ -1,4 +1,7 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { CliError } from '../errors.js';
 import { scanRepository } from '@airspace/scanner';
 import { createDemoRepository } from '../demo/fixture.js';
 import { colorWanted, createStyle } from '../report/color.js';
@@ -12,6 +15,16 @@ interface DemoFlags {
   readonly dir?: string;
 }
 
+/** `--dir` must be an existing folder: the demo creates only its own repository inside it, never a tree of parents. */
+function existingFolder(cwd: string, given: string): string {
+  if (given.trim() === '') throw new CliError('--dir needs a folder, got an empty one.');
+  const dir = resolve(cwd, given);
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw new CliError(`--dir ${given} does not exist; create it first (the demo adds only its own repository inside it).`);
+  if (!st.isDirectory()) throw new CliError(`--dir ${given} is a file, not a folder.`);
+  return dir;
+}
+
 export function demoCommand(io: Io): Command {
   return new Command('demo')
     .description('build a temporary repository with agents in worktrees that collide in different ways, scan it, print the table')
@@ -20,7 +33,7 @@ export function demoCommand(io: Io): Command {
     .option('--dir <parent>', 'create the repository under this directory (default: the system temp directory)')
     .action(async (flags: DemoFlags) => {
       const style = createStyle(colorWanted(io.stdout, io.env));
-      const demo = createDemoRepository(flags.dir);
+      const demo = createDemoRepository(flags.dir === undefined ? undefined : existingFolder(io.cwd, flags.dir));
       try {
         if (!flags.json) {
           io.stdout.write(style.bold(`Demo repository with ${demo.agents.length} agents in worktrees:\n`));

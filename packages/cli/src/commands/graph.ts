@@ -8,6 +8,7 @@ import { graphJson } from '@airspace/analysis';
 import { openRepository } from '@airspace/git';
 import { indexWorktree } from '@airspace/scanner';
 import type { Io } from '../io.js';
+import { refuseEmpty } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
 import { createProgressBar } from '../report/progress.js';
 
@@ -22,6 +23,7 @@ export function graphCommand(io: Io): Command {
     .option('--repo <dir>', 'any directory inside the worktree', '.')
     .option('--json', 'print the graph as JSON: files, edges, external, unresolved, skipped, partial')
     .action(async (flags: GraphFlags) => {
+      refuseEmpty(flags);
       const repository = await openRepository(resolve(io.cwd, flags.repo));
       const bar = createProgressBar(io.stderr);
       const index = await indexWorktree(repository.root, (p) => bar.update({ phase: 'index', done: p.done, total: p.total, message: p.phase })).finally(() => bar.done());

@@ -15,6 +15,7 @@ import {
 } from '@airspace/trail';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
+import { printableDeep } from '../report/printable.js';
 
 interface EventFlags {
   readonly now?: string;
@@ -53,7 +54,8 @@ function collect(value: string, previous: string[] = []): string[] {
 const LEVEL: Record<string, string> = { clear: 'CLEAR', traffic: 'TRAFFIC', resolution: 'RESOLUTION', unknown: 'UNKNOWN' };
 
 /** The human summary `summarize` prints (and the other commands print after a change). */
-export function renderSummary(s: ShadowTrailSummary): string {
+export function renderSummary(unsafe: ShadowTrailSummary): string {
+  const s = printableDeep(unsafe); // agent ids and notes come from files: shown escaped, never obeyed
   const a = s.latestAdvisory;
   const lines = [
     `Trail ${s.trailId}: ${s.agents.join(' × ')}, task ${s.taskId}, repository ${s.repositoryId}, ${s.receipts} receipt${s.receipts === 1 ? '' : 's'}`,

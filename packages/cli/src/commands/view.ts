@@ -2,8 +2,8 @@
  * `airspace view`: the 3D view (`@airspace/view`) of a scan — served on localhost with live
  * updates as worktrees change, or written to one self-contained HTML file with `--out`.
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { createScanner, scanRepository } from '@airspace/scanner';
 import { CliError } from '../errors.js';
@@ -20,6 +20,17 @@ interface ViewFlags extends RepoFlags {
   readonly interval: string;
 }
 
+/** `--out` resolved, refused when it is a folder, empty, or its folder does not exist (never created behind the user's back). */
+function outputFile(cwd: string, given: string): string {
+  if (given.trim() === '') throw new CliError('--out needs a file name, got an empty one.');
+  const out = resolve(cwd, given);
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--out ${given} is a folder; give a file name, e.g. ${given.replace(/\/$/, '')}/airspace.html.`);
+  const parent = statSync(dirname(out), { throwIfNoEntry: false });
+  if (!parent) throw new CliError(`--out ${given}: the folder ${dirname(out)} does not exist.`);
+  if (!parent.isDirectory()) throw new CliError(`--out ${given}: ${dirname(out)} is a file, not a folder.`);
+  return out;
+}
+
 export function viewCommand(io: Io): Command {
   const command = new Command('view')
     .description('show the airspace in 3D: serve it on localhost with live updates, or write one HTML file with --out')
@@ -34,13 +45,19 @@ export function viewCommand(io: Io): Command {
     const pollMs = Number(flags.interval);
     if (!Number.isInteger(pollMs) || pollMs <= 0) throw new CliError(`--interval must be a positive number of milliseconds, got "${flags.interval}".`);
 
+    // Before the scan: a file name that cannot be written fails fast.
+    const out = flags.out === undefined ? undefined : outputFile(io.cwd, flags.out);
+
     // The view bundle (three.js inlined) is loaded only by this command.
     const { renderViewHtml, startViewServer } = await import('@airspace/view');
-    if (flags.out) {
+    if (out) {
       const bar = createProgressBar(io.stderr);
       const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
-      const out = resolve(io.cwd, flags.out);
-      writeFileSync(out, renderViewHtml(result));
+      try {
+        writeFileSync(out, renderViewHtml(result));
+      } catch (error) {
+        throw new CliError(`Cannot write ${out}: ${(error as Error).message}.`);
+      }
       io.stdout.write(`Wrote ${out} (${result.counts.agents} agents, ${result.counts.resolution} resolution, ${result.counts.traffic} traffic).\n`);
       return;
     }

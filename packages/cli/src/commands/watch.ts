@@ -9,6 +9,7 @@ import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, ty
 import { createScanner } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
+import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
@@ -52,7 +53,8 @@ function clock(time: number): string {
   return new Date(time).toISOString().slice(11, 19);
 }
 
-function humanEvent(event: AdvisoryEvent, style: Style): string {
+function humanEvent(unsafe: AdvisoryEvent, style: Style): string {
+  const event = printableDeep(unsafe);
   const pair = `${event.a} ↔ ${event.b}`;
   if (event.type === 'cleared') return `${clock(event.time)} ${style.level('clear', 'CLEARED')}  ${pair} (was ${event.previous})`;
   const verb = event.type === 'raised' ? 'RAISED ' : 'CHANGED';
@@ -82,7 +84,7 @@ export function watchCommand(io: Io): Command {
     };
     const warn = (message: string): void => {
       if (flags.jsonl) emit({ type: 'error', time: new Date().toISOString(), message });
-      else io.stderr.write(`airspace watch: ${message}\n`);
+      else io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
 
     const scanner = createScanner(options);
@@ -92,7 +94,7 @@ export function watchCommand(io: Io): Command {
       cooldownMs,
       sink: async (trigger) => {
         emit({ type: 'trigger', time: new Date().toISOString(), trigger });
-        if (!flags.jsonl) io.stdout.write(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}\n`);
+        if (!flags.jsonl) io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
         if (flags.exec) await execTrigger(flags.exec, trigger, options.repo ?? io.cwd);
       },
     });

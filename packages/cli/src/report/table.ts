@@ -4,6 +4,7 @@
  */
 import type { Evidence, EvidenceSide, Link, Range, ScanResult } from '@airspace/core';
 import { createStyle, padEnd, type Style } from './color.js';
+import { printableDeep } from './printable.js';
 
 export interface TableOptions {
   readonly style?: Style;
@@ -48,7 +49,9 @@ export function sortLinks(links: readonly Link[]): Link[] {
   return [...links].sort((x, y) => LEVEL_ORDER[x.level] - LEVEL_ORDER[y.level] || y.risk - x.risk || (x.a + x.b).localeCompare(y.a + y.b));
 }
 
-export function renderTable(result: ScanResult, options: TableOptions = {}): string {
+export function renderTable(unsafe: ScanResult, options: TableOptions = {}): string {
+  // Ids, paths and messages may hold escape sequences or newlines: shown escaped, never obeyed.
+  const result = printableDeep(unsafe);
   const style = options.style ?? createStyle(false);
   const perPair = options.evidence ?? 2;
   const advisories = new Map(result.advisories.map((a) => [`${a.a}\u0000${a.b}`, a]));
