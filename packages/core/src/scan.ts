@@ -40,7 +40,12 @@ export interface ScanOptions {
   readonly edges?: Iterable<readonly [string, string]>;
   /** How many evidence items a link keeps (strongest first); default 10. Breakdowns keep all. */
   readonly maxLinkEvidence?: number;
+  /** Pairs scored so far, now and then (every `PROGRESS_EVERY` pairs and at the end): a long scan shows progress. */
+  readonly onProgress?: (done: number, total: number) => void;
 }
+
+/** Pairs between two progress reports. */
+const PROGRESS_EVERY = 500;
 
 const EMPTY: readonly Evidence[] = Object.freeze([]) as readonly Evidence[];
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -235,8 +240,12 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   const links: Link[] = [];
   const advisories: Advisory[] = [];
   const counts = { agents: ordered.length, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
+  const totalPairs = (scored.length * (scored.length - 1)) / 2;
+  let pairsDone = 0;
   for (let i = 0; i < scored.length; i++) {
     for (let j = i + 1; j < scored.length; j++) {
+      if (options.onProgress && pairsDone > 0 && pairsDone % PROGRESS_EVERY === 0) options.onProgress(pairsDone, totalPairs);
+      pairsDone++;
       const a = scored[i]!;
       const b = scored[j]!;
       const comparable = plain[i] && plain[j] ? COMPARABLE : comparability(ordered[i]!, ordered[j]!, context.repository?.id);
@@ -358,6 +367,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       }
     }
   }
+  options.onProgress?.(totalPairs, totalPairs);
   advisories.sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1));
 
   const { positions, fileCoordinates } = embedAgents(scored, options.edges ? { edges: options.edges } : {});

@@ -53,6 +53,8 @@ export interface LoadAgentsOptions {
   readonly only?: readonly string[];
   /** Agents read at once (default 3). */
   readonly concurrency?: number;
+  /** Called as each candidate has been read (a long list of agents shows progress). */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 export interface LoadAgentsResult {
@@ -187,6 +189,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     return hit;
   };
 
+  let read = 0;
   const loaded = await mapLimit(candidates, options.concurrency ?? 3, async (c) => {
     const own: Problem[] = [];
     try {
@@ -194,6 +197,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       return { agent, problems: own };
     } catch (e) {
       return { agent: undefined, problems: [...own, agentFailed(c.id, e)] };
+    } finally {
+      options.onProgress?.(++read, candidates.length);
     }
   });
 

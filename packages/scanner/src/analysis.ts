@@ -45,13 +45,20 @@ export interface AnalysisUpdateOptions {
   readonly bodies?: boolean;
 }
 
+/** The index's phases, then `overlays`: one per agent with changed files. */
+export interface AnalysisProgress {
+  readonly phase: IndexProgress['phase'] | 'overlays';
+  readonly done: number;
+  readonly total: number;
+}
+
 export interface AnalysisState {
   update(
     root: string,
     baseCommit: string,
     agents: readonly Agent[],
     git: GitService,
-    onProgress?: (p: IndexProgress) => void,
+    onProgress?: (p: AnalysisProgress) => void,
     options?: AnalysisUpdateOptions,
   ): Promise<AnalysisServices>;
 }
@@ -93,7 +100,9 @@ export function createAnalysisState(): AnalysisState {
       }
       const read = (blob: string): Promise<Buffer> => git.readObject(blob);
       const live = new Map<string, AgentOverlay>();
+      let done = 0;
       for (const agent of agents) {
+        onProgress?.({ phase: 'overlays', done: done++, total: agents.length });
         if (agent.files.length === 0) continue;
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
@@ -104,6 +113,7 @@ export function createAnalysisState(): AnalysisState {
         }
         live.set(agent.id, entry.overlay);
       }
+      onProgress?.({ phase: 'overlays', done, total: agents.length });
       for (const id of overlays.keys()) if (!live.has(id)) overlays.delete(id);
       const view = base.view;
       return {

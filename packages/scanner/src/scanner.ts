@@ -24,8 +24,7 @@ import {
   type LoadAgentsResult,
   type RepositoryInfo,
 } from '@airspace/git';
-import type { IndexProgress } from '@airspace/analysis';
-import { ANALYSIS_SERVICES, createAnalysisState } from './analysis.js';
+import { ANALYSIS_SERVICES, createAnalysisState, type AnalysisProgress } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
 import { applyIntentMap, probeAgent, type IntentMap } from './intent.js';
 
@@ -237,6 +236,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(git ? { git } : {}),
         ...(extra.only && previous ? { only: extra.only } : {}),
         now: time,
+        onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),
       }));
     git = loaded.git;
     if (extra.only && previous && previous.base.commit === loaded.base.commit) {
@@ -277,7 +277,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const needs = new Set(channels.flatMap((c) => c.requires ?? []));
     if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
       try {
-        const onIndex = (p: IndexProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
+        const onIndex = (p: AnalysisProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
         const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, { bodies: needs.has('symbols') });
         services.importGraph = provided.importGraph;
         services.symbols = provided.symbols;
@@ -288,7 +288,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       }
     }
 
-    progress({ phase: 'scan', done: 0, total: 1 });
+    const pairs = (agents.length * (agents.length - 1)) / 2;
+    progress({ phase: 'scan', done: 0, total: pairs, message: 'pairs' });
     const result = await scanAirspace(
       agents,
       { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
@@ -297,9 +298,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         thresholds: set.thresholds,
         channelOptions: set.channelOptions,
         ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),
+        onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
     );
-    progress({ phase: 'scan', done: 1, total: 1 });
+    progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
     const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
     last = { result: full, asked: askedFor };
     return full;

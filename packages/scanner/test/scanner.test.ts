@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineChannel, type Agent } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { BUILTIN_CHANNELS, createScanner, scanRepository } from '../src/index.js';
+import { BUILTIN_CHANNELS, createScanner, scanRepository, type ScanProgress } from '../src/index.js';
 
 const builtinsOff = Object.fromEntries(BUILTIN_CHANNELS.map((make) => [make().id, { enabled: false }]));
 
@@ -42,6 +43,27 @@ function twoAgents(): RepoFixture {
 }
 
 describe('scanRepository', () => {
+  it('reports progress as each agent is read, each overlay built and each batch of pairs scored', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    const n = 33; // 528 pairs: one report part-way, one at the end
+    // One branch per agent adding its own file, in one git process.
+    const stream = Array.from({ length: n }, (_, i) => {
+      const content = `export const f${i} = ${i};\n`;
+      return `commit refs/heads/agent/${i}\ncommitter A <a@example.com> ${Math.floor(Date.now() / 1000) - 60} +0000\ndata 1\n${i % 10}\nfrom refs/heads/main^0\nM 100644 inline src/f${i}.ts\ndata ${content.length}\n${content}\n`;
+    }).join('');
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: repo.dir, input: stream });
+    const seen: ScanProgress[] = [];
+    const result = await scanRepository({ repo: repo.dir, base: 'main', sources: ['branches'], config: { channels: { ...builtinsOff, dependency: { enabled: true } } }, onProgress: (p) => seen.push(p) });
+    expect(result.counts.agents).toBe(n);
+    const of = (phase: string, message: string) => seen.filter((p) => p.phase === phase && p.message === message).map((p) => [p.done, p.total]);
+    // Every branch is a candidate, main (no work: not an agent) included.
+    expect(of('agents', 'reading agents')).toEqual(Array.from({ length: n + 1 }, (_, i) => [i + 1, n + 1]));
+    expect(of('index', 'overlays').at(-1)).toEqual([n, n]);
+    expect(of('index', 'overlays').length).toBeGreaterThan(n);
+    const pairs = (n * (n - 1)) / 2;
+    expect(of('scan', 'pairs')).toEqual([[0, pairs], [500, pairs], [pairs, pairs], [pairs, pairs]]);
+  });
+
   it('loads the worktrees as agents and scores every pair through the given channels', async () => {
     const result = await scanRepository({ repo: shared.dir, channels: [samePath] });
     expect(result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);

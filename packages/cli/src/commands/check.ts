@@ -15,6 +15,7 @@ import type { Io } from '../io.js';
 import { addRepoOptions, refuseEmpty, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
 import { printable, printableDeep } from '../report/printable.js';
+import { createProgressBar } from '../report/progress.js';
 import { formatChannels, formatEvidence, formatRange } from '../report/table.js';
 
 interface CheckFlags extends RepoFlags {
@@ -187,7 +188,8 @@ export async function runCheck(io: Io, target: string, flags: CheckFlags): Promi
   const entry = lines ? { path, lines } : { path };
   const probe = flags.agent ? { agent: flags.agent, intent: [entry] } : { worktree, intent: [entry] };
   const worktreeIds = flags.agent ? await worktreeAgentIds(worktree) : [];
-  const result = await scanRepository(options, { probe });
+  const bar = createProgressBar(io.stderr);
+  const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }, { probe }).finally(() => bar.done());
   if (flags.agent && !worktreeIds.includes(flags.agent) && !result.agents.some((a) => a.id === flags.agent && a.meta?.source !== undefined)) {
     // The scanner made the probe a new agent (no source read it): a typo, not an agent.
     const known = [...new Set([...result.agents.map((a) => a.id).filter((id) => id !== flags.agent), ...worktreeIds])].sort();
