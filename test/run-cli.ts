@@ -12,9 +12,19 @@ export interface Run {
   stderr: string;
 }
 
-export function airspace(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<Run> {
+export interface RunOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  /** Replaces the environment (default `ENV`). */
+  env?: NodeJS.ProcessEnv;
+  /** Close the reading end of stdout at once, as `| head` does once it has read enough. */
+  closeStdout?: boolean;
+}
+
+export function airspace(args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -57,8 +57,8 @@ export function invalidObservations(why: string): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
 }
 
-export function invalidSource(spec: string): GitSourceError {
-  return new GitSourceError(GitProblemCodes.INVALID_SOURCE, `Unknown agent source "${spec}"; expected worktrees, branches, remote:<pattern> or json:<file>.`);
+export function invalidSource(spec: string, hint = 'expected worktrees, branches, remote:<pattern> or json:<file>'): GitSourceError {
+  return new GitSourceError(GitProblemCodes.INVALID_SOURCE, `Unknown agent source "${spec}"; ${hint}.`);
 }
 
 export function missingMergeBase(agent: string, base: string): Problem {

@@ -257,5 +257,7 @@ export function parseSourceSpec(spec: string, cwd: string = process.cwd()): Agen
     }
     return { observations: text, relativeTo: resolve(file, '..') };
   }
+  // A bare file name is the likely slip: say how to name it.
+  if (existsSync(resolve(cwd, spec))) throw invalidSource(spec, `to read agent observations from that file, write json:${spec}`);
   throw invalidSource(spec);
 }
