@@ -29,6 +29,7 @@ const BASE = {
   'src/with space.ts': 'export const s = 1;\n',
   'src/ünïcødé.ts': 'export const u = 1;\n',
   'src/-dash.ts': 'export const d = 1;\n',
+  'src/odd\u001b[2Jname\n.ts': "import { a1 } from './a';\nexport const o = a1;\n",
   'assets/logo.bin': Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]),
   'docs/notes.md': '# notes\n',
 };
@@ -206,6 +207,9 @@ interface Case {
   readonly after?: (r: string, out: Run) => void;
 }
 
+/** What a terminal would obey: control characters other than our own line breaks, and bidi overrides. */
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
 const R = {
   main: () => main.dir,
   messy: () => messy.dir,
@@ -310,16 +314,17 @@ const CASES: Case[] = [
   { name: 'no observed agents', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/empty-list.json')], code: 0, output: /^0 agents, 0 pairs/m },
   {
     name: 'escape sequences and newlines in observed ids and labels', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/hostile-ids.json')], code: 0,
-    output: /^RESOLUTION +1\.00 +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m, not: /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/,
+    output: /^RESOLUTION +1\.00 +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m, not: CONTROL,
   },
   { name: 'the same, as JSON (escaped by JSON itself)', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/hostile-ids.json')], code: 0, output: /"ev\\u001b\[31mil\\nRESOLUTION 1\.00 fake"/ },
   { name: 'branches and worktrees in either order keep uncommitted work', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches', '--source', 'worktrees'], code: 0, says: /^Agent "alice" appears as a worktree and as a branch; the worktree .* \(uncommitted work included\) was kept\.$/ },
 
   // --- git states -------------------------------------------------------------------------------
   { name: 'odd paths, binary, huge and symlinked files, a detached worktree', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--all'], code: 0, says: /big\/huge\.ts/, output: /"id": "det"/ },
-  { name: 'the same as a table', repo: R.main, args: (r) => ['scan', '--repo', r], code: 0, output: /^RESOLUTION +\d\.\d\d +alice ↔ bob/m },
+  { name: 'the same as a table', repo: R.main, args: (r) => ['scan', '--repo', r], code: 0, output: /^RESOLUTION +\d\.\d\d +alice ↔ bob/m, not: CONTROL },
   { name: '--fail-on resolution', repo: R.main, args: (r) => ['scan', '--repo', r, '--fail-on', 'resolution'], code: 2, output: /1 resolution/ },
   { name: 'graph of odd file names', repo: R.main, args: (r) => ['graph', '--repo', r, '--json'], code: 0, output: /"src\/with space\.ts"/ },
+  { name: 'graph of odd file names, as text', repo: R.main, args: (r) => ['graph', '--repo', r], code: 0, output: /^src\/odd\\x1b\[2Jname\\n\.ts\n {2}→ src\/a\.ts$/m, not: CONTROL },
   { name: 'a shallow clone', repo: R.shallow, args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches'], code: 0, says: /^No merge base between agent and origin\/main .*shallow clone/ },
   { name: 'a repository without commits', repo: R.empty, args: (r) => ['scan', '--repo', r], code: 1, says: /^No base given and no default branch found/ },
   { name: 'no default branch (trunk only)', repo: R.trunk, args: (r) => ['scan', '--repo', r], code: 1, says: /^No base given and no default branch found \(tried origin\/HEAD, main, master\); pass a base ref/ },

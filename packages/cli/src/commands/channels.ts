@@ -8,6 +8,7 @@ import { describeChannels } from '@airspace/scanner';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
 import type { Io } from '../io.js';
+import { printable, printableDeep } from '../report/printable.js';
 
 interface ChannelsFlags extends RepoFlags {
   readonly json?: boolean;
@@ -24,14 +25,15 @@ export function channelsCommand(io: Io): Command {
       return;
     }
     const style = createStyle(colorWanted(io.stdout, io.env));
-    const rows = listing.map((c) => [
+    // Plugin ids, sources and messages are shown escaped, never obeyed.
+    const rows = listing.map((c) => printableDeep([
       c.id,
       c.enabled ? 'on' : 'off',
       `${c.weight.toFixed(2)} (${c.weightFrom})`,
       c.precision,
       c.requires.length > 0 ? c.requires.join(', ') : '—',
       c.source,
-    ]);
+    ]));
     const header = ['CHANNEL', 'STATE', 'WEIGHT', 'PRECISION', 'REQUIRES', 'SOURCE'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
@@ -41,7 +43,7 @@ export function channelsCommand(io: Io): Command {
       io.stdout.write((listing[i]!.enabled ? text : style.dim(text)) + '\n');
     }
     io.stdout.write(`\nthresholds: traffic ${thresholds.traffic}, resolution ${thresholds.resolution}\n`);
-    for (const p of problems) io.stderr.write(`! ${p.code}: ${p.message}\n`);
+    for (const p of problems) io.stderr.write(`! ${printable(`${p.code}: ${p.message}`)}\n`);
   });
   return command;
 }

@@ -9,6 +9,7 @@ import { openRepository } from '@airspace/git';
 import { indexWorktree } from '@airspace/scanner';
 import type { Io } from '../io.js';
 import { refuseEmpty } from '../options.js';
+import { printableDeep } from '../report/printable.js';
 import { colorWanted, createStyle } from '../report/color.js';
 import { createProgressBar } from '../report/progress.js';
 
@@ -27,12 +28,14 @@ export function graphCommand(io: Io): Command {
       const repository = await openRepository(resolve(io.cwd, flags.repo));
       const bar = createProgressBar(io.stderr);
       const index = await indexWorktree(repository.root, (p) => bar.update({ phase: 'index', done: p.done, total: p.total, message: p.phase })).finally(() => bar.done());
-      const graph = graphJson(index);
+      const raw = graphJson(index);
       if (flags.json) {
-        io.stdout.write(JSON.stringify(graph, null, 2) + '\n');
+        io.stdout.write(JSON.stringify(raw, null, 2) + '\n');
         return;
       }
       const style = createStyle(colorWanted(io.stdout, io.env));
+      // File names may hold newlines or escape sequences: shown escaped, never obeyed.
+      const graph = printableDeep(raw);
       const byImporter = new Map<string, string[]>();
       for (const [from, to] of graph.edges) byImporter.set(from, [...(byImporter.get(from) ?? []), to]);
       for (const [from, targets] of byImporter) {
