@@ -235,6 +235,8 @@ export function checkCommand(io: Io): Command {
     .option('--json', 'print the answer as JSON, with the other side\'s diff hunks');
   addRepoOptions(command).action(async (target: string, flags: CheckFlags) => {
     const answer = await runCheck(io, target, flags);
+    // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
+    io.exitCode(answer.level === 'traffic' || answer.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);
@@ -251,7 +253,6 @@ export function checkCommand(io: Io): Command {
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
     }
-    io.exitCode(answer.level === 'traffic' || answer.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
   });
   return command;
 }

@@ -42,8 +42,9 @@ export function scanCommand(io: Io): Command {
     } finally {
       bar.done();
     }
-    printResult(io, result, flags);
+    // The code first: a reader that goes away mid-output (`| head`) must not turn a failing gate into 0.
     io.exitCode(failOnExit(result, flags.failOn));
+    printResult(io, result, flags);
   });
   return command;
 }
