@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLooseBlob, writeLooseObject } from './blob.js';
-import { runGit, runGitRaw } from './exec.js';
+import { GitError, runGit, runGitRaw } from './exec.js';
 import type { ScratchStore } from './scratch.js';
 
 /** Settings that keep a temporary index self-contained (no shared index files in .git). */
@@ -33,6 +33,11 @@ export async function snapshotWorktree(
   const index = scratch.tempPath('index');
   try {
     return await snapshotWith(index);
+  } catch (error) {
+    // git names the scratch copy; the user needs to hear about their own index.
+    const damaged = error instanceof GitError && /index file (smaller than expected|corrupt)|bad signature|bad index (file|version)|index uses .* extension/i.exec(error.stderr);
+    if (damaged) throw new Error(`its index ${join(worktree.gitDir, 'index')} is damaged (${damaged[0]}); git status in ${worktree.dir} reports the same.`);
+    throw error;
   } finally {
     // A watcher snapshots every few seconds: temporary indexes must not pile up.
     rmSync(index, { force: true });
