@@ -139,13 +139,15 @@ export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['over
 /**
  * One candidate per id over all sources. When sources name the same agent (`--source branches
  * --source worktrees`: a branch checked out in a worktree), the richer state wins whatever the
- * order of the sources: a worktree (uncommitted and untracked work) over a commit; between equals,
- * the first listed. Each dropped duplicate is a problem saying which was kept.
+ * order of the sources: a worktree (uncommitted and untracked work) over a commit, then what an
+ * orchestrator declared about it (intent, start time, base) over nothing; between equals, the
+ * first listed. Each dropped duplicate is a problem saying which was kept.
  */
 const SOURCE_NOUN: Record<AgentCandidate['source'], string> = { worktree: 'worktree', branch: 'branch', remote: 'remote-tracking branch', observation: 'observation' };
 
 export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])[], problems: Problem[]): AgentCandidate[] {
-  const richness = (c: AgentCandidate): number => (c.worktree !== undefined ? 1 : 0);
+  const richness = (c: AgentCandidate): number =>
+    (c.worktree !== undefined ? 2 : 0) + (c.intent !== undefined || c.startedAt !== undefined || c.base !== undefined ? 1 : 0);
   const chosen = new Map<string, AgentCandidate>();
   const dropped = new Map<string, AgentCandidate[]>();
   for (const c of lists.flat()) {
@@ -158,7 +160,12 @@ export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])
   }
   for (const [id, others] of dropped) {
     const kept = chosen.get(id)!;
-    const what = kept.worktree !== undefined ? `the worktree ${kept.worktree} (uncommitted work included)` : `the ${SOURCE_NOUN[kept.source]} listed first`;
+    const what =
+      kept.source === 'observation'
+        ? `the observation${kept.worktree !== undefined ? ` of the worktree ${kept.worktree} (uncommitted work included)` : ''}`
+        : kept.worktree !== undefined
+          ? `the worktree ${kept.worktree} (uncommitted work included)`
+          : `the ${SOURCE_NOUN[kept.source]} listed first`;
     const also = [...new Set(others.map((o) => SOURCE_NOUN[o.source]))].join(' and as a ');
     problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: id, message: `Agent "${id}" appears as a ${SOURCE_NOUN[kept.source]} and as a ${also}; ${what} was kept.` });
   }

@@ -288,6 +288,15 @@ describe('loadAgents: other sources', () => {
       states.push(loaded.agents.map((a) => [a.id, a.worktree ?? null, a.files.map((f) => f.newBlob)]).sort());
     }
     expect(states[0]).toEqual(states[1]);
+
+    // An orchestrator's observation of that worktree (with its intent) is richer still, in either order.
+    const observations = JSON.stringify({ version: 1, agents: [{ id: 'y', worktree: agent(result!.agents, 'y').worktree, intent: ['a.txt'] }] });
+    for (const sources of [[{ observations }, 'worktrees'], ['worktrees', { observations }]] as const) {
+      const loaded = await loadAgents({ repo: repo.dir, sources: [...sources], git: result!.git });
+      expect(agent(loaded.agents, 'y')).toMatchObject({ intent: ['a.txt'], meta: { source: 'observation' } });
+      expect(file(agent(loaded.agents, 'y'), 'b.txt').newBlob).toBe(hashBlob('uncommitted\n'));
+      expect(loaded.problems.find((p) => p.code === 'DUPLICATE_AGENT')?.message).toMatch(/the observation of the worktree .* was kept\.$/);
+    }
   });
 
   it('reads an orchestrator\'s JSON observations and rejects malformed ones clearly', async () => {
