@@ -179,7 +179,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
    */
   const healSegment = (name: string, damagedKey: string) => {
     stats.corrupt++;
-    problems.push(`1 corrupt entry in facts cache segment ${headPath(name)} removed; that file is parsed again`);
+    problems.push(`The facts cache segment ${headPath(name)} had 1 corrupt entry; it was removed and that file is parsed again.`);
     for (const k of segmentKeys.get(name) ?? []) {
       const s = memory.get(k);
       if (k === damagedKey || s?.segment !== name) continue;
@@ -269,7 +269,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       typeof seg.bodyCheck !== 'string'
     ) {
       stats.corrupt++;
-      problems.push(`corrupt facts cache segment ${path} was removed; its files are parsed again`);
+      problems.push(`The facts cache segment ${path} was corrupt; it was removed and its files are parsed again.`);
       loadedSegments.delete(name);
       await unlink(path).catch(() => undefined);
       await unlink(bodyPath(name)).catch(() => undefined);
@@ -282,7 +282,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       loadedSegments.delete(name);
       if (!(await stat(path).catch(() => undefined))) return; // merged away meanwhile
       stats.corrupt++;
-      problems.push(`facts cache segment ${path} has no body; it was removed and its files are parsed again`);
+      problems.push(`The facts cache segment ${path} had no body; it was removed and its files are parsed again.`);
       await unlink(path).catch(() => undefined);
       return;
     }
@@ -312,7 +312,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     if (bad > 0) {
       // Heal: the good entries go into the next segment written, the damaged one goes away.
       stats.corrupt += bad;
-      problems.push(`${bad} corrupt entr${bad === 1 ? 'y' : 'ies'} in facts cache segment ${path} removed; those files are parsed again`);
+      problems.push(`The facts cache segment ${path} had ${bad} corrupt entr${bad === 1 ? 'y' : 'ies'}; ${bad === 1 ? 'it was' : 'they were'} removed and parsed again.`);
       for (const [k, s] of good) {
         const body = s.body();
         if (!body) break; // the body is bad too: dropped with its segment
@@ -381,7 +381,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       return name;
     } catch (e) {
       stats.writeErrors++;
-      if (stats.writeErrors <= 3) problems.push(`cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it`);
+      if (stats.writeErrors <= 3) problems.push(`Cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it.`);
       await unlink(tmpBody).catch(() => undefined);
       await unlink(tmpHead).catch(() => undefined);
       return undefined;
