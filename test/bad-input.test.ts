@@ -281,6 +281,7 @@ const CASES: Case[] = [
   { name: "check --agent ''", repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--agent', ''], code: 1, says: /^--agent needs an agent id/ },
   { name: 'check --agent another agent', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--agent', 'bob', '--json'], code: 2, output: /"agent": "bob"/ },
   { name: 'check a file that does not exist yet', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts'], code: 0, output: /^src\/brand-new\.ts does not exist yet: checking alice creating it\.\nCLEAR {2}src\/brand-new\.ts \(new file\)/ },
+  { name: 'check from a worktree with no work yet names it by its branch', repo: R.main, args: () => ['check', 'src/brand-new.ts'], code: 0, output: /^src\/brand-new\.ts does not exist yet: checking main creating it\.$/m },
   { name: 'check a new file, as JSON', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts', '--json'], code: 0, output: /"new": true/ },
   { name: 'check --lines on a new file', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts', '--lines', '3'], code: 1, says: /does not exist, so it has no lines 3 yet/ },
   { name: 'check --lines 0', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--lines', '0'], code: 1, says: /^--lines 0: lines are 1-based/ },

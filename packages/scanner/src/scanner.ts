@@ -17,6 +17,7 @@ import {
   openRepository,
   parseSourceSpec,
   patchAgent,
+  runGit,
   worktreeOverrides,
   type AgentSource,
   type GitService,
@@ -257,7 +258,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     if (extra.probe) {
       const probe = extra.probe;
       const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
-      const id = existing?.id ?? ('agent' in probe ? probe.agent : basename(probe.worktree));
+      // A worktree with no work yet is named as loadAgents names worktrees: its branch, else its folder.
+      const branch = existing || 'agent' in probe ? undefined : await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: probe.worktree }).then((b) => b.trim(), () => '');
+      const id = existing?.id ?? ('agent' in probe ? probe.agent : branch || basename(probe.worktree));
       const who: Agent = existing ?? { id, label: id, startedAt: time, committedWork: 0, files: [], ...template, ...('worktree' in probe ? { worktree: probe.worktree } : {}) };
       agents = [...agents.filter((a) => a.id !== id), probeAgent(who, probe.intent)];
     }
