@@ -64,6 +64,9 @@ beforeAll(() => {
   main.worktree('bob').write('src/a.ts', edit(7, 8, 'bob')).write('src/ünïcødé.ts', 'export const u = 2;\n').write('assets/logo.bin', Buffer.from([0, 9, 9, 9, 0]));
   const carol = main.worktree('carol').write('src/-dash.ts', 'export const d = 3;\n').write('big/huge.ts', `export const big = "${'x'.repeat(3 << 20)}";\n`);
   symlinkSync('../src/a.ts', join(carol.dir, 'docs', 'link.ts'));
+  // A stash entry: the fingerprint covers it, and no scan may drop or apply it.
+  main.write('docs/notes.md', '# notes\n\nstashed\n');
+  main.git('stash', 'push', '-q', '-m', 'keep me');
   const det = main.worktree('det').write('docs/notes.md', '# notes\n\ndetached\n').commit('det');
   git(det.dir, 'checkout', '-q', '--detach');
 
@@ -435,7 +438,11 @@ async function check(c: Case, expect: ExpectStatic): Promise<void> {
 }
 
 describe('bad input: a clear message, valid output, the repository untouched', () => {
-  it('has at least 60 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(60));
+  it('has at least 60 cases, on repositories whose fingerprint covers a stash, locks and a merge', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(60);
+    expect(repoFingerprint(main.dir).stash).toMatch(/keep me/);
+    expect(Object.values(repoFingerprint(messy.dir).trees).map((t) => t.locks).join(' ')).toMatch(/index\.lock:[0-9a-f]{64}.*MERGE_HEAD:[0-9a-f]{64}/);
+  });
 
   // Cases that only read their repository run side by side; the cache cases damage the cache in turn.
   describe.concurrent('independent cases', () => {
