@@ -149,6 +149,7 @@ beforeAll(() => {
   put('trail/alice.json', observation('alice', { writePaths: ['src/cart.ts'] }));
   put('trail/bob.json', observation('bob', { writePaths: ['src/cart.ts'] }));
   put('trail/not-json.json', '{"format":');
+  put('trail/alice-twice.json', JSON.stringify(observation('alice', { writePaths: ['src/cart.ts'] })).replace('"agentId":"alice"', '"agentId":"mallory","agentId":"alice"'));
 });
 
 afterAll(() => {
@@ -371,6 +372,7 @@ const CASES: Case[] = [
   { name: 'trail verify of a missing file', repo: R.main, args: () => ['trail', 'verify', s('trail/none.json')], code: 1, says: /none\.json/ },
   { name: 'trail verify of a file that is not JSON', repo: R.main, args: () => ['trail', 'verify', s('trail/not-json.json')], code: 1, says: /\(malformed-json\)/ },
   { name: 'trail create from observations that are not JSON', repo: R.main, args: () => ['trail', 'create', s('trail/new.json'), '--a', s('trail/not-json.json'), '--b', s('trail/bob.json')], code: 1, says: /not-json\.json is not JSON/ },
+  { name: 'trail create from an observation with a key given twice', repo: R.main, args: () => ['trail', 'create', s('trail/twice.json'), '--a', s('trail/alice-twice.json'), '--b', s('trail/bob.json')], code: 1, says: /alice-twice\.json gives \$\.agentId twice in one object; each key may appear once\.$/ },
   { name: 'trail create of one agent twice', repo: R.main, args: () => ['trail', 'create', s('trail/same.json'), '--a', s('trail/alice.json'), '--b', s('trail/alice.json'), '--now', '2026-03-01T12:01:00.000Z'], code: 1, says: /same-agent/ },
   {
     name: 'trail verify with a key given twice', repo: R.main,

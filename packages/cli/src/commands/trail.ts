@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import {
-  appendReobservation, appendScopeRevision, acknowledgeAdvisory, createShadowTrail, summarizeShadowTrail, TrailError,
+  appendReobservation, appendScopeRevision, acknowledgeAdvisory, createShadowTrail, firstDuplicateKey, summarizeShadowTrail, TrailError,
   updateTrailFile, verifyShadowTrailText, withTrailLock, writeTrailFileAtomic,
   type DependencyGraphInput, type ShadowTrail, type ShadowTrailSummary,
 } from '@airspace/trail';
@@ -36,11 +36,16 @@ async function readJson(io: Io, file: string, what: string): Promise<unknown> {
   } catch (error) {
     throw new CliError(`Cannot read ${what} ${file}: ${(error as Error).message}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new CliError(`${what} ${file} is not JSON: ${(error as Error).message}`);
   }
+  // JSON.parse keeps the last of two equal keys; another reader may keep the first: refuse to guess.
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate) throw new CliError(`${what} ${file} gives ${duplicate} twice in one object; each key may appear once.`);
+  return value;
 }
 
 function eventOptions(flags: EventFlags): { now?: string; eventId?: string } {
