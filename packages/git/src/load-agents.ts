@@ -327,5 +327,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     problems.push(...r.problems);
     if (r.agent) agents.push(r.agent);
   }
-  return { agents, base, repository, problems, git };
+  // A duplicate that turned out to have no work (the main worktree and its branch) is no news.
+  const ids = new Set(agents.map((a) => a.id));
+  const news = problems.filter((p) => p.code !== GitProblemCodes.DUPLICATE_AGENT || (p.agent !== undefined && ids.has(p.agent)));
+  return { agents, base, repository, problems: news, git };
 }

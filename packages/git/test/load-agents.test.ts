@@ -283,6 +283,8 @@ describe('loadAgents: other sources', () => {
       const y = agent(loaded.agents, 'y');
       expect(y.worktree, sources.join(' ')).toBeDefined();
       expect(file(y, 'b.txt').newBlob, sources.join(' ')).toBe(hashBlob('uncommitted\n'));
+      // main is a worktree and a branch too, but without work: not an agent, so no news.
+      expect(loaded.problems.filter((p) => p.code === 'DUPLICATE_AGENT').map((p) => p.agent)).toEqual(['y']);
       const duplicate = loaded.problems.find((p) => p.code === 'DUPLICATE_AGENT' && p.agent === 'y');
       expect(duplicate?.message).toMatch(/^Agent "y" appears as a (worktree and as a branch|branch and as a worktree); the worktree .* \(uncommitted work included\) was kept\.$/);
       states.push(loaded.agents.map((a) => [a.id, a.worktree ?? null, a.files.map((f) => f.newBlob)]).sort());
