@@ -32,7 +32,7 @@ export function exitQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] =
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return exit(Number(process.exitCode ?? 0));
       try {
-        process.stderr.write(`airspace: cannot write the output: ${error.message}\n`);
+        process.stderr.write(`airspace: Cannot write the output: ${error.message}.\n`);
       } finally {
         exit(1);
       }
