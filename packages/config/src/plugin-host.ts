@@ -1,0 +1,235 @@
+/**
+ * A plugin module in its own worker thread (plugin-worker.ts), seen from here as ordinary channel
+ * objects whose `prepare` and `score` send messages. The thread is the boundary: the plugin gets
+ * copies of the agents, its stdout goes to `output` (stderr by default: stdout is ours), a
+ * `process.exit` ends only its thread, and its stray rejections come back as problems. Time is
+ * bounded by the scan (core's budgets); when the scan stops a channel with a call outstanding
+ * (a promise that never settles, a busy loop), the thread is terminated and the next scan starts
+ * a new one.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ChannelStopped, type Agent, type AnyChannel, type ChannelContext, type ChannelScore, type Logger, type Precision, type Problem } from '@airspace/core';
+import type { ChannelSettings } from './config.js';
+
+/** What the worker says about each channel it loaded (everything but the functions). */
+export interface ChannelDescriptor {
+  readonly id: string;
+  readonly defaultWeight: number;
+  readonly meta?: { readonly description?: string; readonly precision?: Precision; readonly docs?: string };
+  readonly defaultOptions?: unknown;
+  readonly requires?: readonly string[];
+}
+
+export type HostRequest =
+  | {
+      readonly id: number;
+      readonly type: 'prepare';
+      readonly channel: string;
+      readonly agents: Agent[];
+      readonly options: unknown;
+      readonly now: number;
+      readonly repository?: { readonly id: string; readonly root?: string };
+    }
+  | { readonly id: number; readonly type: 'score'; readonly channel: string; readonly a: string; readonly b: string };
+
+export type HostReply =
+  | { readonly type: 'loaded'; readonly channels: ChannelDescriptor[]; readonly problems: Problem[] }
+  | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string; readonly problems?: Problem[] };
+
+export interface PluginHostOptions {
+  /** As written in the config: it names the plugin in every problem. */
+  readonly specifier: string;
+  /** The resolved module file. */
+  readonly path: string;
+  readonly settings?: Readonly<Record<string, ChannelSettings>>;
+  /** Where the plugin's stdout and stderr go; default the process's stderr. */
+  readonly output?: NodeJS.WritableStream;
+  /** Longest the module may take to import and build its channels; default 10 s. */
+  readonly loadTimeoutMs?: number;
+}
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
+const SILENT: Logger = { debug() {}, info() {}, warn() {} };
+
+/** The compiled worker beside this module, or under `dist/` when running from `src/` (tests). */
+function workerUrl(): URL {
+  const own = new URL('./plugin-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(own))) return own;
+  return pathToFileURL(fileURLToPath(own).replace(/([\\/])src([\\/]plugin-worker\.js)$/, '$1dist$2'));
+}
+
+interface Pending {
+  readonly channel: string;
+  readonly doing: string;
+  resolve(reply: { value: unknown; problems: Problem[] }): void;
+  reject(error: Error): void;
+}
+
+export class PluginHost {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+  /** Problems to hand to the scan with the next answer (late errors, reloads). */
+  private carried: Problem[] = [];
+  /** Why the thread is gone, for the calls after it went, until the next scan starts a new one. */
+  private gone: Problem | undefined;
+  private logger: Logger = SILENT;
+  private disposed = false;
+
+  constructor(private readonly options: PluginHostOptions) {}
+
+  /** Starts the thread and loads the module; the channels are `channels()`. Never throws. */
+  async start(): Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> {
+    return this.spawn();
+  }
+
+  /** Channel objects whose calls go to the thread, one per descriptor. */
+  channels(descriptors: readonly ChannelDescriptor[]): AnyChannel[] {
+    return descriptors.map((d) => ({
+      id: d.id,
+      defaultWeight: d.defaultWeight,
+      ...(d.meta ? { meta: d.meta } : {}),
+      ...(d.defaultOptions !== undefined ? { defaultOptions: d.defaultOptions } : {}),
+      ...(d.requires ? { requires: d.requires } : {}),
+      // Always defined: it is how the thread receives this scan's agents.
+      prepare: (agents: readonly Agent[], ctx: ChannelContext<unknown>) => this.prepare(d.id, agents, ctx),
+      score: (a: Agent, b: Agent) => this.score(d.id, a, b),
+    }));
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failPending(() => new Error(`plugin ${this.options.specifier} was unloaded`));
+    await worker?.terminate();
+  }
+
+  private async prepare(channel: string, agents: readonly Agent[], ctx: ChannelContext<unknown>): Promise<null> {
+    this.logger = ctx.logger;
+    if (!this.worker) {
+      // A new scan after the thread ended (exit, crash, a stopped call): start it again.
+      if (this.disposed) throw new Error(`plugin ${this.options.specifier} was unloaded`);
+      this.gone = undefined;
+      const again = await this.spawn();
+      this.carried.push(...again.problems);
+    }
+    ctx.signal?.addEventListener('abort', () => this.stopped(channel, ctx.signal!.reason), { once: true });
+    const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, ...(ctx.repository ? { repository: ctx.repository } : {}) };
+    const { problems } = await this.call(message, 'preparing');
+    this.carried.push(...problems);
+    return null;
+  }
+
+  private async score(channel: string, a: Agent, b: Agent): Promise<ChannelScore> {
+    const { value, problems } = await this.call({ type: 'score', channel, a: a.id, b: b.id }, `scoring ${a.id} × ${b.id}`);
+    const extra = [...this.carried.splice(0), ...problems];
+    if (extra.length === 0) return value as ChannelScore;
+    const result = (typeof value === 'object' && value !== null ? value : {}) as Partial<ChannelScore>;
+    return { ...result, problems: [...(Array.isArray(result.problems) ? result.problems : []), ...extra] } as ChannelScore;
+  }
+
+  private call(message: WithoutId<HostRequest>, doing: string): Promise<{ value: unknown; problems: Problem[] }> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new ChannelStopped(this.gone ?? this.problem('PLUGIN_EXITED', message.channel, doing, 'its thread is not running')));
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {
+        channel: message.channel,
+        doing,
+        resolve,
+        reject,
+      });
+      try {
+        worker.postMessage({ ...message, id });
+      } catch {
+        // Agents with something a message cannot carry: send their JSON form.
+        worker.postMessage(JSON.parse(JSON.stringify({ ...message, id })) as HostRequest);
+      }
+    });
+  }
+
+  private spawn(): Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> {
+    const { specifier, path, settings = {}, output = process.stderr, loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS } = this.options;
+    const worker = new Worker(workerUrl(), { workerData: { specifier, path, settings }, stdout: true, stderr: true });
+    // An idle plugin never keeps the process alive; a call in flight is held by the scan's timer.
+    worker.unref();
+    worker.stdout.on('data', (chunk: Buffer) => output.write(chunk));
+    worker.stderr.on('data', (chunk: Buffer) => output.write(chunk));
+    this.worker = worker;
+    return new Promise((resolve) => {
+      let loaded = false;
+      const finish = (result: { channels: ChannelDescriptor[]; problems: Problem[] }): void => {
+        if (loaded) return;
+        loaded = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const timer = setTimeout(() => {
+        finish({ channels: [], problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: did not finish loading within ${loadTimeoutMs} ms; it was stopped.` }] });
+        if (this.worker === worker) this.worker = undefined;
+        void worker.terminate();
+      }, loadTimeoutMs);
+      worker.on('message', (reply: HostReply) => {
+        if (reply.type === 'loaded') finish({ channels: reply.channels, problems: reply.problems });
+        else if (reply.type === 'log') this.logger[reply.level]?.(`${specifier}: ${reply.message}`);
+        else this.answered(reply);
+      });
+      worker.on('error', (error) => this.lost(worker, `its thread failed (${error.message})`));
+      worker.on('exit', (code) => {
+        finish({ channels: [], problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: ended its thread while loading (process.exit(${code})).` }] });
+        this.lost(worker, `called process.exit(${code})`);
+      });
+    });
+  }
+
+  private answered(reply: Extract<HostReply, { type: 'reply' }>): void {
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) pending.resolve({ value: reply.value, problems: reply.problems ?? [] });
+    else {
+      this.carried.push(...(reply.problems ?? []));
+      pending.reject(new Error(reply.error ?? 'failed'));
+    }
+  }
+
+  /** The thread ended on its own (process.exit, a crash): the calls waiting on it stop their channels. */
+  private lost(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    let first: Problem | undefined;
+    this.failPending((p) => {
+      const problem = this.problem('PLUGIN_EXITED', p.channel, p.doing, why);
+      first ??= problem;
+      return new ChannelStopped(problem);
+    });
+    this.gone = first ?? { code: 'PLUGIN_EXITED', message: `Plugin ${this.options.specifier} ${why} between calls; its channels scored 0 for the rest of this scan.` };
+  }
+
+  /** The scan stopped `channel` (time): a call still running is abandoned, so its thread goes. */
+  private stopped(channel: string, reason: unknown): void {
+    const worker = this.worker;
+    if (!worker || ![...this.pending.values()].some((p) => p.channel === channel)) return;
+    this.worker = undefined;
+    const why = typeof reason === 'object' && reason !== null && 'message' in reason ? String((reason as Problem).message) : String(reason);
+    this.gone = { code: 'PLUGIN_STOPPED', message: `Plugin ${this.options.specifier} was stopped because ${why}` };
+    this.failPending(() => new ChannelStopped(this.gone!));
+    void worker.terminate();
+  }
+
+  private failPending(error: (pending: Pending) => Error): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(error(p));
+  }
+
+  private problem(code: string, channel: string, doing: string, why: string): Problem {
+    return { code, channel, message: `Plugin ${this.options.specifier} ${why} while channel "${channel}" was ${doing}; it scored 0 for the rest of this scan.` };
+  }
+}
