@@ -49,6 +49,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     channels: set.channels,
     weights: set.weights,
     channelOptions: set.channelOptions,
+    budgets: set.budgets,
     repository: { id: repository.id, root: repository.root },
     ...(options.versionSalt ? { versionSalt: options.versionSalt } : {}),
     servicesFor: async (scenario) => {
@@ -64,7 +65,10 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
     recency: recencyOptions(loaded.config),
     set,
-    dispose: () => git.dispose(),
+    dispose: () => {
+      git.dispose();
+      void set.dispose();
+    },
   };
 }
 

@@ -122,6 +122,7 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
   const set = await resolveChannelSet({ builtins, loaded, ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}) });
   if (options.calibration) {
     const fatal = set.problems.find((p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined));
+    if (fatal) await set.dispose();
     if (fatal) throw new ScannerError('UNREADABLE_CALIBRATION', fatal.message.replace(/; using configured weights\.$/, '.'));
   }
   // A front end's own weights and thresholds win over config and calibration.
@@ -134,6 +135,7 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
   const { set } = await channelSet(repository.root, options);
+  await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
 
@@ -294,6 +296,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         weights: set.weights,
         thresholds: set.thresholds,
         channelOptions: set.channelOptions,
+        budgets: set.budgets,
         ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),
       },
     );
@@ -309,6 +312,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       disposed = true;
       git?.dispose();
       git = undefined;
+      // Plugins' worker threads end with the scanner.
+      const done = setup;
+      setup = undefined;
+      await done?.then((s) => s.set.dispose(), () => undefined);
     },
   };
 }
