@@ -11,7 +11,7 @@
  */
 import { basename, resolve } from 'node:path';
 import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
+import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -60,6 +60,11 @@ export interface ScannerOptions {
   /** Paths each agent is about to touch; see intent.ts for how they count. */
   readonly intent?: IntentMap;
   readonly overrides?: Overrides;
+  /**
+   * Where config plugins run: `worker` (default; each module in its own thread, see
+   * @airspace/config's plugin-host.ts) or `in-process` (benchmarks; no containment of exit or stdout).
+   */
+  readonly pluginIsolation?: Isolation;
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
@@ -119,7 +124,12 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
   }
-  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}) });
+  const set = await resolveChannelSet({
+    builtins,
+    loaded,
+    ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}),
+    ...(options.pluginIsolation ? { plugins: { isolation: options.pluginIsolation } } : {}),
+  });
   if (options.calibration) {
     const fatal = set.problems.find((p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined));
     if (fatal) await set.dispose();
