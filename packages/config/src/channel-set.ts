@@ -49,6 +49,8 @@ export interface ChannelSet {
   /** Every channel that was loaded, enabled or not (for `airspace channels`). */
   readonly listing: readonly ChannelListing[];
   readonly problems: readonly Problem[];
+  /** Waits for plugin threads restarting after an exit or a timeout; call before each scan. */
+  ready(): Promise<void>;
   /** Ends the plugins' worker threads; call when the channel set is no longer used. */
   dispose(): Promise<void>;
 }
@@ -155,6 +157,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     budgets,
     listing,
     problems,
+    ready: () => plugins.ready(),
     dispose: () => plugins.dispose(),
   };
 }

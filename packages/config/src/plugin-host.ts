@@ -80,6 +80,10 @@ export class PluginHost {
   private gone: Problem | undefined;
   private logger: Logger = SILENT;
   private disposed = false;
+  /** The load of a thread started after the last one ended; the next scan's `prepare` waits for it. */
+  private restarting: Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> | undefined;
+  /** Threads that loaded their channels: only those are restarted when they end. */
+  private readonly loadedOk = new WeakSet<Worker>();
 
   constructor(private readonly options: PluginHostOptions) {}
 
@@ -102,6 +106,11 @@ export class PluginHost {
     }));
   }
 
+  /** Resolves once a thread restarted after the last one ended has loaded (or failed to). */
+  async ready(): Promise<void> {
+    await this.restarting;
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     const worker = this.worker;
@@ -112,13 +121,16 @@ export class PluginHost {
 
   private async prepare(channel: string, agents: readonly Agent[], ctx: ChannelContext<unknown>): Promise<null> {
     this.logger = ctx.logger;
-    if (!this.worker) {
-      // A new scan after the thread ended (exit, crash, a stopped call): start it again.
-      if (this.disposed) throw new Error(`plugin ${this.options.specifier} was unloaded`);
-      this.gone = undefined;
-      const again = await this.spawn();
+    if (this.disposed) throw new Error(`plugin ${this.options.specifier} was unloaded`);
+    // A new scan: the thread that replaced one that ended (started then, so that its load is
+    // not charged to this call's time), or a new one if none could be started.
+    if (!this.restarting && !this.worker) this.restart();
+    if (this.restarting) {
+      const again = await this.restarting;
+      this.restarting = undefined;
       this.carried.push(...again.problems);
     }
+    this.gone = undefined;
     ctx.signal?.addEventListener('abort', () => this.stopped(channel, ctx.signal!.reason), { once: true });
     const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, ...(ctx.repository ? { repository: ctx.repository } : {}) };
     const { problems } = await this.call(message, 'preparing');
@@ -136,8 +148,10 @@ export class PluginHost {
 
   private call(message: WithoutId<HostRequest>, doing: string): Promise<{ value: unknown; problems: Problem[] }> {
     const worker = this.worker;
-    if (!worker) return Promise.reject(new ChannelStopped(this.gone ?? this.problem('PLUGIN_EXITED', message.channel, doing, 'its thread is not running')));
+    if (!worker || this.gone) return Promise.reject(new ChannelStopped(this.gone ?? this.problem('PLUGIN_EXITED', message.channel, doing, 'its thread is not running')));
     const id = ++this.nextId;
+    // While a call is out, the thread holds the process open as any pending I/O does.
+    if (this.pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, {
         channel: message.channel,
@@ -176,7 +190,10 @@ export class PluginHost {
         void worker.terminate();
       }, loadTimeoutMs);
       worker.on('message', (reply: HostReply) => {
-        if (reply.type === 'loaded') finish({ channels: reply.channels, problems: reply.problems });
+        if (reply.type === 'loaded') {
+          if (reply.channels.length > 0) this.loadedOk.add(worker);
+          finish({ channels: reply.channels, problems: reply.problems });
+        }
         else if (reply.type === 'log') this.logger[reply.level]?.(`${specifier}: ${reply.message}`);
         else this.answered(reply);
       });
@@ -192,6 +209,7 @@ export class PluginHost {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker?.unref();
     if (reply.ok) pending.resolve({ value: reply.value, problems: reply.problems ?? [] });
     else {
       this.carried.push(...(reply.problems ?? []));
@@ -210,6 +228,14 @@ export class PluginHost {
       return new ChannelStopped(problem);
     });
     this.gone = first ?? { code: 'PLUGIN_EXITED', message: `Plugin ${this.options.specifier} ${why} between calls; its channels scored 0 for the rest of this scan.` };
+    if (this.loadedOk.has(worker)) this.restart();
+  }
+
+  /** Starts a new thread for the next scan; calls in this scan keep getting `gone`. */
+  private restart(): void {
+    if (this.disposed) return;
+    this.restarting = this.spawn();
+    this.restarting.catch(() => undefined);
   }
 
   /** The scan stopped `channel` (time): a call still running is abandoned, so its thread goes. */
@@ -221,11 +247,13 @@ export class PluginHost {
     this.gone = { code: 'PLUGIN_STOPPED', message: `Plugin ${this.options.specifier} was stopped because ${why}` };
     this.failPending(() => new ChannelStopped(this.gone!));
     void worker.terminate();
+    this.restart();
   }
 
   private failPending(error: (pending: Pending) => Error): void {
     const all = [...this.pending.values()];
     this.pending.clear();
+    this.worker?.unref();
     for (const p of all) p.reject(error(p));
   }
 

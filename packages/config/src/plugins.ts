@@ -28,6 +28,11 @@ export interface LoadedChannel {
 export interface PluginLoadResult {
   readonly channels: LoadedChannel[];
   readonly problems: Problem[];
+  /**
+   * Waits for threads restarted after an exit or a stopped call to load, so that a scan does
+   * not charge their start to a channel's time budget.
+   */
+  ready(): Promise<void>;
   /** Ends the plugins' threads. */
   dispose(): Promise<void>;
 }
@@ -99,7 +104,7 @@ function pluginProblem(code: string, source: string, message: string): Problem {
  * Turns a module's default export into channels. Factories are called once without options to
  * learn their id, then again with that id's `options` from the config when there are any.
  */
-export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Omit<PluginLoadResult, 'dispose'> {
+export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Omit<PluginLoadResult, 'dispose' | 'ready'> {
   const channels: LoadedChannel[] = [];
   const problems: Problem[] = [];
   const items = Array.isArray(exported) ? exported : [exported];
@@ -125,7 +130,7 @@ export function instantiate(exported: unknown, source: string, settings: Readonl
 }
 
 /** Imports one plugin into this thread. */
-async function loadInProcess(specifier: string, path: string, settings: Readonly<Record<string, ChannelSettings>>): Promise<Omit<PluginLoadResult, 'dispose'>> {
+async function loadInProcess(specifier: string, path: string, settings: Readonly<Record<string, ChannelSettings>>): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
@@ -186,6 +191,9 @@ export async function loadPlugins(
   return {
     channels,
     problems,
+    async ready() {
+      await Promise.all(hosts.map((h) => h.ready()));
+    },
     async dispose() {
       await Promise.all(hosts.map((h) => h.dispose()));
     },

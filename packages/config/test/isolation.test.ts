@@ -65,6 +65,7 @@ describe('a plugin in a worker thread', () => {
     expect(risksOf(result, 'spins')).toEqual([0, 0, 0]);
     expect(codes(result)).toContain('CHANNEL_TIMED_OUT');
     const channel = loaded!.channels[0]!.channel;
+    await loaded!.ready(); // the new thread's start is not charged to the next scan
     const again = await scanAirspace([agent('b', [edit('x')]), agent('c', [edit('x')])], { channels: [channel] }, { budgets: { spins: { channelMs: 2000, callMs: 300 } } });
     expect(again.links[0]!.risk).toBe(0.5);
   });
@@ -119,7 +120,7 @@ describe('a plugin in a worker thread', () => {
   it('a module that never finishes loading is a problem, not a hang', async () => {
     writeFileSync(join(dir, 'stuck.mjs'), 'await new Promise(() => {}); export default {};');
     writeFileSync(join(dir, 'ok.mjs'), plugin('ok', ''));
-    loaded = await loadPlugins(['./stuck.mjs', './ok.mjs'], dir, {}, { output: sink(), loadTimeoutMs: 500 });
+    loaded = await loadPlugins(['./stuck.mjs', './ok.mjs'], dir, {}, { output: sink(), loadTimeoutMs: 3000 });
     expect(loaded.channels.map((c) => c.channel.id)).toEqual(['ok']);
     expect(loaded.problems).toMatchObject([{ code: 'PLUGIN_NOT_LOADED' }]);
     expect(loaded.problems[0]!.message).toContain('./stuck.mjs');

@@ -53,6 +53,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     repository: { id: repository.id, root: repository.root },
     ...(options.versionSalt ? { versionSalt: options.versionSalt } : {}),
     servicesFor: async (scenario) => {
+      await set.ready(); // a plugin thread restarting after an exit is not charged to this scenario
       const services: Record<string, unknown> = git.servicesFor(scenario);
       if (analysis) Object.assign(services, await analysis(scenario, services.git as GitService));
       return { ...services, ...(options.servicesFor ? await options.servicesFor(scenario) : {}) };

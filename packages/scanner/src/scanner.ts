@@ -299,6 +299,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     }
 
     progress({ phase: 'scan', done: 0, total: 1 });
+    await set.ready();
     const result = await scanAirspace(
       agents,
       { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
