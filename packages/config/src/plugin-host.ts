@@ -32,7 +32,19 @@ export type HostRequest =
       readonly now: number;
       readonly repository?: { readonly id: string; readonly root?: string };
     }
-  | { readonly id: number; readonly type: 'score'; readonly channel: string; readonly a: string; readonly b: string };
+  /** Scores pairs in order until all are done or `sliceMs` has passed; answers `PairAnswer[]`. */
+  | { readonly id: number; readonly type: 'scores'; readonly channel: string; readonly pairs: readonly (readonly [string, string])[]; readonly sliceMs: number };
+
+export type PairAnswer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
+
+/**
+ * One message per pair costs a round trip between threads (~40–100 µs); the scan asks for pairs
+ * in a known order (agents by id, a < b), so one `score` asks the thread for the pairs that will
+ * follow too, up to this many or SLICE_MS of the plugin's time, and the next calls are answered
+ * from what came back.
+ */
+const BATCH_PAIRS = 256;
+const SLICE_MS = 10;
 
 export type HostReply =
   | { readonly type: 'loaded'; readonly channels: ChannelDescriptor[]; readonly problems: Problem[] }
@@ -63,6 +75,16 @@ function workerUrl(): URL {
   return pathToFileURL(fileURLToPath(own).replace(/([\\/])src([\\/]plugin-worker\.js)$/, '$1dist$2'));
 }
 
+interface Scan {
+  /** Agent ids in the order the scan gave them to `prepare` (by id): pairs come as i < j. */
+  readonly order: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+  /** Answers that came with an earlier call, by pair. */
+  readonly answers: Map<string, PairAnswer>;
+}
+
+const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
+
 interface Pending {
   readonly channel: string;
   readonly doing: string;
@@ -84,6 +106,8 @@ export class PluginHost {
   private restarting: Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> | undefined;
   /** Threads that loaded their channels: only those are restarted when they end. */
   private readonly loadedOk = new WeakSet<Worker>();
+  /** Per channel: this scan's agents and the answers fetched ahead. */
+  private readonly scans = new Map<string, Scan>();
 
   constructor(private readonly options: PluginHostOptions) {}
 
@@ -132,6 +156,8 @@ export class PluginHost {
     }
     this.gone = undefined;
     ctx.signal?.addEventListener('abort', () => this.stopped(channel, ctx.signal!.reason), { once: true });
+    const order = agents.map((a) => a.id);
+    this.scans.set(channel, { order, index: new Map(order.map((id, i) => [id, i])), answers: new Map() });
     const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, ...(ctx.repository ? { repository: ctx.repository } : {}) };
     const { problems } = await this.call(message, 'preparing');
     this.carried.push(...problems);
@@ -139,11 +165,47 @@ export class PluginHost {
   }
 
   private async score(channel: string, a: Agent, b: Agent): Promise<ChannelScore> {
-    const { value, problems } = await this.call({ type: 'score', channel, a: a.id, b: b.id }, `scoring ${a.id} × ${b.id}`);
+    const scan = this.scans.get(channel);
+    const key = pairKey(a.id, b.id);
+    let answer = scan?.answers.get(key);
+    let problems: Problem[] = [];
+    if (answer) scan!.answers.delete(key);
+    else {
+      const pairs = scan ? this.pairsFrom(scan, a.id, b.id) : [[a.id, b.id] as const];
+      const reply = await this.call({ type: 'scores', channel, pairs, sliceMs: SLICE_MS }, `scoring ${a.id} × ${b.id}`);
+      problems = reply.problems;
+      const answers = reply.value as PairAnswer[];
+      answers.forEach((x, i) => scan?.answers.set(pairKey(pairs[i]![0], pairs[i]![1]), x));
+      answer = answers[0] ?? { ok: false, error: 'gave no answer' };
+      scan?.answers.delete(key);
+    }
+    if (!answer.ok) {
+      this.carried.push(...problems);
+      throw new Error(answer.error);
+    }
+    const value = answer.value;
     const extra = [...this.carried.splice(0), ...problems];
     if (extra.length === 0) return value as ChannelScore;
     const result = (typeof value === 'object' && value !== null ? value : {}) as Partial<ChannelScore>;
     return { ...result, problems: [...(Array.isArray(result.problems) ? result.problems : []), ...extra] } as ChannelScore;
+  }
+
+  /** The pair asked for and the ones the scan will ask for next (i < j over the agents by id). */
+  private pairsFrom(scan: Scan, a: string, b: string): (readonly [string, string])[] {
+    const pairs: (readonly [string, string])[] = [[a, b]];
+    let i = scan.index.get(a);
+    let j = scan.index.get(b);
+    if (i === undefined || j === undefined || i >= j) return pairs;
+    const n = scan.order.length;
+    while (pairs.length < BATCH_PAIRS) {
+      if (++j >= n) {
+        i++;
+        j = i + 1;
+        if (j >= n) break;
+      }
+      pairs.push([scan.order[i]!, scan.order[j]!]);
+    }
+    return pairs;
   }
 
   private call(message: WithoutId<HostRequest>, doing: string): Promise<{ value: unknown; problems: Problem[] }> {

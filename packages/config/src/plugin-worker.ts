@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { deepFreeze, type Agent, type AnyChannel, type ChannelContext, type Logger, type Problem } from '@airspace/core';
 import type { ChannelSettings } from './config.js';
 import { instantiate } from './plugins.js';
-import type { ChannelDescriptor, HostReply, HostRequest } from './plugin-host.js';
+import type { ChannelDescriptor, HostReply, HostRequest, PairAnswer } from './plugin-host.js';
 
 interface Start {
   readonly specifier: string;
@@ -95,10 +95,22 @@ async function answer(request: HostRequest): Promise<unknown> {
     state.ctx = { ...base, prepared };
     return null;
   }
-  const a = state.agents.get(request.a);
-  const b = state.agents.get(request.b);
-  if (!a || !b || !state.ctx) throw new Error(`was asked to score ${request.a} × ${request.b} before preparing them`);
-  return await state.channel.score(a, b, state.ctx);
+  // Pairs in the scan's order until done or the slice is used: the host answers the next calls
+  // from these. At least one pair is scored, however long it takes.
+  const answers: PairAnswer[] = [];
+  const started = performance.now();
+  for (const [x, y] of request.pairs) {
+    if (answers.length > 0 && performance.now() - started > request.sliceMs) break;
+    const a = state.agents.get(x);
+    const b = state.agents.get(y);
+    try {
+      if (!a || !b || !state.ctx) throw new Error(`was asked to score ${x} × ${y} before preparing them`);
+      answers.push({ ok: true, value: await state.channel.score(a, b, state.ctx) });
+    } catch (error) {
+      answers.push({ ok: false, error: text(error) });
+    }
+  }
+  return answers;
 }
 
 port.on('message', (request: HostRequest) => {
