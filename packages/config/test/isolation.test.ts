@@ -53,6 +53,21 @@ describe('a plugin in a worker thread', () => {
     expect(result.problems).toEqual([]);
   });
 
+  it('answers every pair as in-process does, though pairs travel in batches', async () => {
+    const body = `export default { id: 'pairwise', defaultWeight: 1, prepare: (agents) => agents.length,
+      score(a, b, ctx) { const n = Number(a.id.slice(1)) * 31 + Number(b.id.slice(1)); if (n % 5 === 0) throw new Error('no ' + a.id + b.id);
+        return { risk: (n % 7) / 7, evidence: n % 7 ? [{ message: a.id + '×' + b.id + ' of ' + ctx.prepared }] : [] }; } };`;
+    writeFileSync(join(dir, 'pairwise.mjs'), body);
+    const many = Array.from({ length: 40 }, (_, i) => agent(`a${String(i).padStart(2, '0')}`, [edit('x.ts')]));
+    const inProcess = await loadPlugins(['./pairwise.mjs'], dir, {}, { isolation: 'in-process' });
+    loaded = await loadPlugins(['./pairwise.mjs'], dir, {}, { output: sink() });
+    const scan = (r: PluginLoadResult) => scanAirspace(many, { channels: r.channels.map((c) => c.channel) }, { budgets: { pairwise: { channelMs: 60_000, callMs: 10_000 } } });
+    const [expected, actual] = [await scan(inProcess), await scan(loaded)];
+    expect(actual.links).toHaveLength(780);
+    expect(actual.links.map((l) => [l.a, l.b, l.risk, l.evidence])).toEqual(expected.links.map((l) => [l.a, l.b, l.risk, l.evidence]));
+    expect(actual.problems).toEqual(expected.problems);
+  });
+
   it('a score that never resolves is cut per call; the scan completes', async () => {
     const result = await scanWith('never', 'await new Promise(() => {})');
     expect(risksOf(result, 'never')).toEqual([0, 0, 0]);
