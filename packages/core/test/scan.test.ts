@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineChannel, type Agent, type FileEdit } from '../src/index.js';
+import { ChannelStopped, defineChannel, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
 
 function file(path: string, extra: Partial<FileEdit> = {}): FileEdit {
@@ -282,6 +282,23 @@ describe('scanAirspace: third-party channels cannot stop, stall or change the sc
     const result = await scanAirspace(agents(), { channels: [busy] }, budgets('busy', 20, 1000));
     expect(result.links.map((l) => l.channels[0]!.risk)).toEqual([0.5, 0, 0]);
     expect(result.problems.map((p) => p.code)).toContain('CHANNEL_OVER_BUDGET');
+  });
+
+  it('a host that throws ChannelStopped (a plugin thread that exited) stops the channel for the rest of the scan', async () => {
+    let calls = 0;
+    const exits = defineChannel({
+      id: 'exits',
+      defaultWeight: 1,
+      score: () => {
+        calls++;
+        throw new ChannelStopped({ code: 'PLUGIN_EXITED', channel: 'exits', message: 'Plugin ./exits.mjs called process.exit(0).' });
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [samePath('same', 0.9), exits] });
+    expect(calls).toBe(1);
+    expect(result.problems).toEqual([{ code: 'PLUGIN_EXITED', channel: 'exits', message: 'Plugin ./exits.mjs called process.exit(0).' }]);
+    expect(result.links.map((l) => l.channels.find((c) => c.channel === 'exits')!.problems?.[0]?.code)).toEqual(['PLUGIN_EXITED', 'PLUGIN_EXITED', 'PLUGIN_EXITED']);
+    expect(result.counts.resolution).toBe(3);
   });
 
   it('channels without a budget (built-ins) are not timed', async () => {
