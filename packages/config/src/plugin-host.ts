@@ -9,9 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { ChannelStopped, type Agent, type AnyChannel, type ChannelContext, type ChannelScore, type Logger, type Precision, type Problem } from '@airspace/core';
 import type { ChannelSettings } from './config.js';
+import { serveServices, ServiceTable } from './service-bridge.js';
 
 /** What the worker says about each channel it loaded (everything but the functions). */
 export interface ChannelDescriptor {
@@ -31,6 +32,8 @@ export type HostRequest =
       readonly options: unknown;
       readonly now: number;
       readonly repository?: { readonly id: string; readonly root?: string };
+      /** The services the channel requires, as service-bridge.ts sends them. */
+      readonly services: Readonly<Record<string, unknown>>;
     }
   /** Scores pairs in order until all are done or `sliceMs` has passed; answers `PairAnswer[]`. */
   | { readonly id: number; readonly type: 'scores'; readonly channel: string; readonly pairs: readonly (readonly [string, string])[]; readonly sliceMs: number };
@@ -108,6 +111,9 @@ export class PluginHost {
   private readonly loadedOk = new WeakSet<Worker>();
   /** Per channel: this scan's agents and the answers fetched ahead. */
   private readonly scans = new Map<string, Scan>();
+  private readonly requires = new Map<string, readonly string[]>();
+  /** This scan's services, as the plugin's thread reaches them (one table per `ctx.services`). */
+  private services: { readonly of: unknown; readonly table: ServiceTable } | undefined;
 
   constructor(private readonly options: PluginHostOptions) {}
 
@@ -118,6 +124,7 @@ export class PluginHost {
 
   /** Channel objects whose calls go to the thread, one per descriptor. */
   channels(descriptors: readonly ChannelDescriptor[]): AnyChannel[] {
+    for (const d of descriptors) this.requires.set(d.id, d.requires ?? []);
     return descriptors.map((d) => ({
       id: d.id,
       defaultWeight: d.defaultWeight,
@@ -156,9 +163,12 @@ export class PluginHost {
     }
     this.gone = undefined;
     ctx.signal?.addEventListener('abort', () => this.stopped(channel, ctx.signal!.reason), { once: true });
+    if (this.services?.of !== ctx.services) this.services = { of: ctx.services, table: new ServiceTable(new Map(agents.map((a) => [a.id, a]))) };
+    const table = this.services.table;
+    const services = Object.fromEntries((this.requires.get(channel) ?? []).filter((name) => ctx.services[name] != null).map((name) => [name, table.encode(ctx.services[name])]));
     const order = agents.map((a) => a.id);
     this.scans.set(channel, { order, index: new Map(order.map((id, i) => [id, i])), answers: new Map() });
-    const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, ...(ctx.repository ? { repository: ctx.repository } : {}) };
+    const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, services, ...(ctx.repository ? { repository: ctx.repository } : {}) };
     const { problems } = await this.call(message, 'preparing');
     this.carried.push(...problems);
     return null;
@@ -232,7 +242,16 @@ export class PluginHost {
 
   private spawn(): Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> {
     const { specifier, path, settings = {}, output = process.stderr, loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS } = this.options;
-    const worker = new Worker(workerUrl(), { workerData: { specifier, path, settings }, stdout: true, stderr: true });
+    const bridge = new MessageChannel();
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    serveServices(bridge.port1, flag, () => this.services?.table);
+    const worker = new Worker(workerUrl(), {
+      workerData: { specifier, path, settings, servicePort: bridge.port2, serviceFlag: flag },
+      transferList: [bridge.port2],
+      stdout: true,
+      stderr: true,
+    });
+    worker.once('exit', () => bridge.port1.close());
     // An idle plugin never keeps the process alive; a call in flight is held by the scan's timer.
     worker.unref();
     worker.stdout.on('data', (chunk: Buffer) => output.write(chunk));

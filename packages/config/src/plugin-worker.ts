@@ -4,21 +4,29 @@
  * stays there: its stdout is the host's to route, `process.exit` ends only this thread, and its
  * unhandled rejections and uncaught exceptions become problems sent with the next answer.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { deepFreeze, type Agent, type AnyChannel, type ChannelContext, type Logger, type Problem } from '@airspace/core';
 import type { ChannelSettings } from './config.js';
 import { instantiate } from './plugins.js';
+import { ServiceClient } from './service-bridge.js';
 import type { ChannelDescriptor, HostReply, HostRequest, PairAnswer } from './plugin-host.js';
 
 interface Start {
   readonly specifier: string;
   readonly path: string;
   readonly settings: Readonly<Record<string, ChannelSettings>>;
+  readonly servicePort: MessagePort;
+  readonly serviceFlag: Int32Array;
 }
 
 const port = parentPort!;
-const { specifier, path, settings } = workerData as Start;
+const { specifier, path, settings, servicePort, serviceFlag } = workerData as Start;
+/** The agents of this thread (copies), so that a service call can name them by id. */
+const agentIds = new WeakMap<object, string>();
+// A service call that does not answer in this time throws in the plugin (the scan's own time
+// budget usually stops the channel first).
+const services = new ServiceClient(servicePort, serviceFlag, agentIds, 30_000);
 const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Problems that happened between calls (a rejection nobody awaited, a throw in a timer). */
@@ -89,7 +97,14 @@ async function answer(request: HostRequest): Promise<unknown> {
   if (request.type === 'prepare') {
     // Copies made by the message, frozen so the plugin sees what a channel in-process sees.
     const agents = deepFreeze(request.agents);
-    const base: ChannelContext<unknown> = { options: deepFreeze(request.options), now: request.now, logger, services: {}, ...(request.repository ? { repository: request.repository } : {}) };
+    for (const a of agents) agentIds.set(a, a.id);
+    const base: ChannelContext<unknown> = {
+      options: deepFreeze(request.options),
+      now: request.now,
+      logger,
+      services: services.decode(request.services) as Record<string, unknown>,
+      ...(request.repository ? { repository: request.repository } : {}),
+    };
     state.agents = new Map(agents.map((a) => [a.id, a]));
     const prepared = state.channel.prepare ? await state.channel.prepare(agents, base) : undefined;
     state.ctx = { ...base, prepared };

@@ -13,8 +13,8 @@ import { PluginHost } from './plugin-host.js';
 
 /**
  * Where a channel's code runs. `worker`: its own thread (plugin-host.ts), the default for config
- * plugins; `in-process`: built-ins, and plugins that `require` services (live objects of the
- * scan — the git service, the index's graphs — which cannot cross to a thread).
+ * plugins, services reached through service-bridge.ts; `in-process`: built-ins (and plugins when
+ * a caller asks, as the benchmark does).
  */
 export type Isolation = 'worker' | 'in-process';
 
@@ -144,10 +144,7 @@ async function loadInProcess(specifier: string, path: string, settings: Readonly
   return { channels: result.channels.map((c) => ({ ...c, isolation: 'in-process' as const })), problems: result.problems };
 }
 
-/**
- * Imports every plugin named in the config, in order: each in its own worker thread (see
- * plugin-host.ts), except a module whose channels `require` services, which runs in-process.
- */
+/** Imports every plugin named in the config, in order, each in its own worker thread (see plugin-host.ts). */
 export async function loadPlugins(
   specifiers: readonly string[],
   fromDir: string,
@@ -173,13 +170,6 @@ export async function loadPlugins(
     }
     const host = new PluginHost({ specifier, path, settings, ...(options.output ? { output: options.output } : {}), ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}) });
     const loaded = await host.start();
-    if (loaded.channels.some((c) => (c.requires ?? []).length > 0)) {
-      await host.dispose();
-      const result = await loadInProcess(specifier, path, settings);
-      channels.push(...result.channels);
-      problems.push(...result.problems);
-      continue;
-    }
     problems.push(...loaded.problems);
     if (loaded.channels.length === 0) {
       await host.dispose();

@@ -141,11 +141,31 @@ describe('a plugin in a worker thread', () => {
     expect(loaded.problems[0]!.message).toContain('./stuck.mjs');
   });
 
-  it('a plugin that requires services runs in-process, where the services are', async () => {
-    writeFileSync(join(dir, 'needs.mjs'), "export default { id: 'needs', defaultWeight: 1, requires: ['git'], score: (a, b, ctx) => ({ risk: ctx.services.git.risk, evidence: [{ message: 'x' }] }) };");
+  it('a plugin that requires services reaches them from its thread: methods, handles, agents, promises', async () => {
+    writeFileSync(
+      join(dir, 'needs.mjs'),
+      `export default { id: 'needs', defaultWeight: 1, requires: ['git', 'graph'],
+        prepare: (agents, ctx) => ctx.services.graph.forAgent(agents[0].id).importsOf('src/x.ts'),
+        async score(a, b, ctx) {
+          const paired = await ctx.services.git.pairEdits(a, b, 'src/x.ts');
+          const view = ctx.services.graph.forAgent(b.id);
+          return { risk: ctx.services.git.risk, evidence: [{ message: [paired.same, paired.base, view.importsOf('src/x.ts').join('+'), ctx.prepared.join('+'), view.name].join(' ') }] };
+        } };`,
+    );
     loaded = await loadPlugins(['./needs.mjs'], dir, {}, { output: sink() });
-    expect(loaded.channels.map((c) => c.isolation)).toEqual(['in-process']);
-    const result = await scanAirspace(agents(), { channels: [loaded.channels[0]!.channel], services: { git: { risk: 0.25 } } });
+    expect(loaded.channels.map((c) => c.isolation)).toEqual(['worker']);
+    const scanned = agents();
+    class View {
+      constructor(readonly name: string) {}
+      importsOf(path: string): string[] {
+        return [`${this.name}:${path}`];
+      }
+    }
+    const git = { risk: 0.25, pairEdits: async (a: Agent, b: Agent, path: string) => ({ same: scanned.includes(a) && scanned.includes(b), base: path }) };
+    const graph = { forAgent: (id: string) => new View(`view-${id}`) };
+    const result = await scanAirspace(scanned, { channels: [loaded.channels[0]!.channel], services: { git, graph } }, { budgets: { needs: { channelMs: 5000, callMs: 2000 } } });
+    expect(result.problems).toEqual([]);
     expect(result.links[0]!.risk).toBe(0.25);
+    expect(result.links[0]!.evidence[0]!.message).toBe('true src/x.ts view-b:src/x.ts view-a:src/x.ts ');
   });
 });

@@ -219,3 +219,29 @@ describe('config plugins cannot stop, stall or corrupt a scan', () => {
     }
   });
 });
+
+describe('a config plugin that requires services', () => {
+  it('reads the import graph and the git service from its worker thread', async () => {
+    repo = createRepoFixture({ 'src/a.ts': "import { b } from './b';\nexport const a = b;\n", 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    repo.worktree('alice').write('src/a.ts', "import { b } from './b';\nexport const a = b + 1;\n");
+    repo.worktree('bob').write('src/b.ts', 'export const b = 2;\n');
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-services-'));
+    writeFileSync(
+      join(dir, 'imports.mjs'),
+      `export default { id: 'imports', defaultWeight: 1, requires: ['importGraph', 'git'],
+        async score(a, b, ctx) {
+          await ctx.services.git.pairEdits(a, b, 'src/a.ts');
+          const hit = (x, y) => x.files.flatMap((f) => ctx.services.importGraph.forAgent(x.id).importsOf(f.path)).find((p) => y.files.some((g) => g.path === p));
+          const found = hit(a, b) ?? hit(b, a);
+          return found ? { risk: 0.5, evidence: [{ message: 'imports ' + found }] } : { risk: 0, evidence: [] };
+        } };`,
+    );
+    try {
+      const result = await scanRepository({ repo: repo.dir, config: { plugins: [join(dir, 'imports.mjs')], channels: builtinsOff } });
+      expect(result.problems.filter((p) => p.channel === 'imports')).toEqual([]);
+      expect(result.links[0]!.channels.find((c) => c.channel === 'imports')).toMatchObject({ risk: 0.5, evidence: [{ message: 'imports src/b.ts' }] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
