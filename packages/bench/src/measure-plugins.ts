@@ -1,8 +1,10 @@
 /**
  * What running config plugins in worker threads costs, against loading them in-process: on the
- * demo repository (7 agents, 21 pairs) and on a generated repository with many agents. Two
- * plugins: `trivial` (scores 0; the floor, nothing but the messages) and `shared-dirs` (a
- * `prepare` over every agent's files and a score with evidence, as a real plugin does).
+ * demo repository (7 agents, 21 pairs) and on a generated repository with many agents. Three
+ * plugins: `trivial` (scores 0; the floor, nothing but the messages), `shared-dirs` (a `prepare`
+ * over every agent's files and a score with evidence, as a real plugin does) and `imports`
+ * (requires `importGraph`: one service call per changed file in `prepare`, reaching across
+ * threads through service-bridge.ts when in a worker).
  *
  *   node dist/measure-plugins.js [--files 2000] [--agents 30] [--runs 7]
  *
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { loadPlugins, type Isolation } from '@airspace/config';
 import { scanAirspace, type Agent } from '@airspace/core';
 import { createRepoFixture } from '@airspace/git/fixture';
+import { importGraphService, index, worktreeSnapshot } from '@airspace/analysis';
 import { createScanner } from '@airspace/scanner';
 import { generateRepo, prng } from './generate.js';
 
@@ -27,6 +30,18 @@ const opt = (name: string, fallback: number): number => {
 const RUNS = opt('runs', 7);
 
 const PLUGINS = {
+  'imports.mjs': `
+export default {
+  id: 'imports',
+  defaultWeight: 0.3,
+  requires: ['importGraph'],
+  prepare: (agents, ctx) => new Map(agents.map((a) => [a.id, new Set(a.files.flatMap((f) => ctx.services.importGraph.forAgent(a.id).importsOf(f.path)))])),
+  score(a, b, ctx) {
+    const hit = b.files.find((f) => ctx.prepared.get(a.id).has(f.path)) ?? a.files.find((f) => ctx.prepared.get(b.id).has(f.path));
+    return hit ? { risk: 0.5, evidence: [{ message: a.label + ' and ' + b.label + ' are one import apart at ' + hit.path }] } : { risk: 0, evidence: [] };
+  },
+};
+`,
   'trivial.mjs': "export default { id: 'trivial', defaultWeight: 0.5, score: () => ({ risk: 0, evidence: [] }) };\n",
   'shared-dirs.mjs': `
 const dir = (p) => p.slice(0, p.lastIndexOf('/') + 1) || '/';
@@ -64,7 +79,7 @@ async function scans(repo: string, plugins: readonly string[], isolation: Isolat
   const scanner = createScanner({ repo, config: { plugins: [...plugins] }, ...(isolation ? { pluginIsolation: isolation } : {}) });
   try {
     const [first, result] = await timed(() => scanner.scan());
-    const bad = result.problems.filter((p) => p.channel === 'trivial' || p.channel === 'shared-dirs');
+    const bad = result.problems.filter((p) => p.channel !== undefined && Object.keys(PLUGINS).includes(`${p.channel}.mjs`));
     if (bad.length > 0) throw new Error(`plugin problems: ${bad.map((p) => p.message).join('; ')}`);
     const warm: number[] = [];
     for (let i = 0; i < RUNS; i++) warm.push((await timed(() => scanner.scan()))[0]);
@@ -75,12 +90,16 @@ async function scans(repo: string, plugins: readonly string[], isolation: Isolat
 }
 
 /** The plugins alone: scanAirspace over the same agents with only them, median of RUNS. */
-async function pluginsAlone(dir: string, plugins: readonly string[], agents: readonly Agent[], isolation: Isolation): Promise<{ load: number; scan: number }> {
+async function pluginsAlone(dir: string, plugins: readonly string[], agents: readonly Agent[], isolation: Isolation, services: Record<string, unknown>): Promise<{ load: number; scan: number }> {
   const [load, loaded] = await timed(() => loadPlugins(plugins, dir, {}, { isolation }));
   try {
     const channels = loaded.channels.map((c) => c.channel);
     const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) times.push((await timed(() => scanAirspace(agents, { channels })))[0]);
+    for (let i = 0; i < RUNS; i++) {
+      const [time, result] = await timed(() => scanAirspace(agents, { channels, services }));
+      if (result.problems.length > 0) throw new Error(`plugin problems: ${result.problems.map((p) => p.message).join('; ')}`);
+      times.push(time);
+    }
     return { load, scan: median(times) };
   } finally {
     await loaded.dispose();
@@ -91,8 +110,10 @@ async function measure(label: string, repo: string, pluginDir: string): Promise<
   const plugins = Object.keys(PLUGINS).map((name) => join(pluginDir, name));
   const none = await scans(repo, [], undefined);
   // The plugins alone first: an in-process import is cached by the module system afterwards.
-  const aloneIn = await pluginsAlone(pluginDir, plugins, none.agents, 'in-process');
-  const aloneWorker = await pluginsAlone(pluginDir, plugins, none.agents, 'worker');
+  // Their import graph is the repository's base graph (as the scanner's would be, overlays aside).
+  const services = { importGraph: importGraphService(await index(await worktreeSnapshot(repo))) };
+  const aloneIn = await pluginsAlone(pluginDir, plugins, none.agents, 'in-process', services);
+  const aloneWorker = await pluginsAlone(pluginDir, plugins, none.agents, 'worker', services);
   const inProcess = await scans(repo, plugins, 'in-process');
   const worker = await scans(repo, plugins, 'worker');
   const n = inProcess.agents.length;
@@ -103,9 +124,9 @@ async function measure(label: string, repo: string, pluginDir: string): Promise<
     '| --- | --- | --- | --- | --- |',
     `| first scan (loads the plugins) | ${ms(none.first)} | ${ms(inProcess.first)} | ${ms(worker.first)} | ${ratio(worker.first, inProcess.first)} |`,
     `| warm scan, median of ${RUNS} | ${ms(none.warm)} | ${ms(inProcess.warm)} | ${ms(worker.warm)} | ${ratio(worker.warm, inProcess.warm)} |`,
-    `| loading the two plugins | | ${ms(aloneIn.load)} | ${ms(aloneWorker.load)} | ${ratio(aloneWorker.load, aloneIn.load)} |`,
-    `| the two plugins alone (prepare + every pair), median of ${RUNS} | | ${ms(aloneIn.scan)} | ${ms(aloneWorker.scan)} | ${ratio(aloneWorker.scan, aloneIn.scan)} |`,
-    `| the same per pair and plugin | | ${((aloneIn.scan / pairs / 2) * 1000).toFixed(1)} µs | ${((aloneWorker.scan / pairs / 2) * 1000).toFixed(1)} µs | |`,
+    `| loading the three plugins | | ${ms(aloneIn.load)} | ${ms(aloneWorker.load)} | ${ratio(aloneWorker.load, aloneIn.load)} |`,
+    `| the three plugins alone (prepare + every pair), median of ${RUNS} | | ${ms(aloneIn.scan)} | ${ms(aloneWorker.scan)} | ${ratio(aloneWorker.scan, aloneIn.scan)} |`,
+    `| the same per pair and plugin | | ${((aloneIn.scan / pairs / 3) * 1000).toFixed(1)} µs | ${((aloneWorker.scan / pairs / 3) * 1000).toFixed(1)} µs | |`,
     '',
   ];
 }

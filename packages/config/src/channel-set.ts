@@ -31,7 +31,7 @@ export interface ChannelListing {
   readonly precision: Precision;
   readonly requires: readonly string[];
   readonly description?: string;
-  /** Where its code runs: built-ins and plugins that require services in-process, other plugins in a worker. */
+  /** Where its code runs: built-ins in-process, plugins in their module's worker thread. */
   readonly isolation: Isolation;
   /** Plugins only: its time budget per scan. */
   readonly budget?: ChannelBudget;
