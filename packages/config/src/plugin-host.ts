@@ -64,11 +64,14 @@ export interface PluginHostOptions {
   readonly output?: NodeJS.WritableStream;
   /** Longest the module may take to import and build its channels; default 10 s. */
   readonly loadTimeoutMs?: number;
+  /** The thread's heap limit; a plugin that exceeds it loses its thread, not the process. Default 1024 MiB. */
+  readonly maxHeapMb?: number;
 }
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_HEAP_MB = 1024;
 const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 
 /** The compiled worker beside this module, or under `dist/` when running from `src/` (tests). */
@@ -241,13 +244,14 @@ export class PluginHost {
   }
 
   private spawn(): Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> {
-    const { specifier, path, settings = {}, output = process.stderr, loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS } = this.options;
+    const { specifier, path, settings = {}, output = process.stderr, loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS, maxHeapMb = DEFAULT_MAX_HEAP_MB } = this.options;
     const bridge = new MessageChannel();
     const flag = new Int32Array(new SharedArrayBuffer(4));
     serveServices(bridge.port1, flag, () => this.services?.table);
     const worker = new Worker(workerUrl(), {
       workerData: { specifier, path, settings, servicePort: bridge.port2, serviceFlag: flag },
       transferList: [bridge.port2],
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
       stdout: true,
       stderr: true,
     });

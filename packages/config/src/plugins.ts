@@ -43,6 +43,7 @@ export interface LoadPluginsOptions {
   /** Where plugins' stdout and stderr go; default the process's stderr. */
   readonly output?: NodeJS.WritableStream;
   readonly loadTimeoutMs?: number;
+  readonly maxHeapMb?: number;
 }
 
 /** Resolves a plugin specifier from the config's directory: a path, or a package in node_modules. */
@@ -168,7 +169,7 @@ export async function loadPlugins(
       problems.push(...result.problems);
       continue;
     }
-    const host = new PluginHost({ specifier, path, settings, ...(options.output ? { output: options.output } : {}), ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}) });
+    const host = new PluginHost({ specifier, path, settings, ...(options.output ? { output: options.output } : {}), ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}), ...(options.maxHeapMb ? { maxHeapMb: options.maxHeapMb } : {}) });
     const loaded = await host.start();
     problems.push(...loaded.problems);
     if (loaded.channels.length === 0) {

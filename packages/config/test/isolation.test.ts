@@ -132,6 +132,16 @@ describe('a plugin in a worker thread', () => {
     expect(result.problems.find((p) => p.channel === 'hacks')?.message).toMatch(/read only|read-only|Cannot assign/);
   });
 
+  it('a plugin that exhausts its heap loses its thread, not the process', async () => {
+    writeFileSync(join(dir, 'hog.mjs'), plugin('hog', 'const keep = []; for (;;) keep.push(new Array(1e5).fill(a.id))'));
+    loaded = await loadPlugins(['./hog.mjs'], dir, {}, { output: sink(), maxHeapMb: 32 });
+    const result = await scanAirspace(agents(), { channels: [same, loaded.channels[0]!.channel] }, { budgets: { hog: { channelMs: 20_000, callMs: 20_000 } } });
+    expect(risksOf(result, 'same')).toEqual([0.9, 0.9, 0.9]);
+    expect(risksOf(result, 'hog')).toEqual([0, 0, 0]);
+    expect(result.problems.filter((p) => p.channel === 'hog')).toMatchObject([{ code: 'PLUGIN_EXITED' }]);
+    expect(result.problems.find((p) => p.channel === 'hog')!.message).toMatch(/Plugin \.\/hog\.mjs .*memory/i);
+  });
+
   it('a module that never finishes loading is a problem, not a hang', async () => {
     writeFileSync(join(dir, 'stuck.mjs'), 'await new Promise(() => {}); export default {};');
     writeFileSync(join(dir, 'ok.mjs'), plugin('ok', ''));
