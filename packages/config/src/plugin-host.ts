@@ -72,6 +72,7 @@ type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_HEAP_MB = 1024;
+const CLOSE_MS = 1000;
 const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 
 /** The compiled worker beside this module, or under `dist/` when running from `src/` (tests). */
@@ -150,7 +151,15 @@ export class PluginHost {
     const worker = this.worker;
     this.worker = undefined;
     this.failPending(() => new Error(`plugin ${this.options.specifier} was unloaded`));
-    await worker?.terminate();
+    if (!worker) return;
+    // Ask the thread to end once its output has reached us (a plugin's last lines are not lost);
+    // one that does not (busy, or its stdout flooded) is terminated after CLOSE_MS.
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    worker.postMessage({ type: 'close' });
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_MS)))]);
+    clearTimeout(timer);
+    await worker.terminate();
   }
 
   private async prepare(channel: string, agents: readonly Agent[], ctx: ChannelContext<unknown>): Promise<null> {

@@ -128,7 +128,15 @@ async function answer(request: HostRequest): Promise<unknown> {
   return answers;
 }
 
-port.on('message', (request: HostRequest) => {
+/** Resolves when everything written to `stream` so far has reached the host. */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
+
+port.on('message', (request: HostRequest | { readonly type: 'close' }) => {
+  if (request.type === 'close') {
+    // A worker's writes reach the host one acknowledged chunk at a time: end only once they have.
+    void Promise.all([flushed(process.stdout), flushed(process.stderr)]).then(() => process.exit(0));
+    return;
+  }
   void (async () => {
     let reply: HostReply;
     try {
