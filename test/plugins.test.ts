@@ -72,10 +72,14 @@ describe('a plugin loaded through airspace.config.json', () => {
     const run = await airspace(['channels', '--repo', repo.dir, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const { channels } = JSON.parse(run.stdout) as { channels: { id: string; source: string; weight: number; weightFrom: string; enabled: boolean }[] };
-    expect(channels.find((c) => c.id === 'same-ticket')).toMatchObject({ source: '@team/airspace-channel-ticket', weight: 0.8, weightFrom: 'config', enabled: true });
-    expect(channels.find((c) => c.id === 'overlap')).toMatchObject({ source: 'builtin', enabled: true });
+    expect(channels.find((c) => c.id === 'same-ticket')).toMatchObject({
+      source: '@team/airspace-channel-ticket', weight: 0.8, weightFrom: 'config', enabled: true, isolation: 'worker', budget: { channelMs: 5000, callMs: 2000 },
+    });
+    expect(channels.find((c) => c.id === 'overlap')).toMatchObject({ source: 'builtin', enabled: true, isolation: 'in-process' });
+    expect(channels.find((c) => c.id === 'overlap')).not.toHaveProperty('budget');
     const human = await airspace(['channels', '--repo', repo.dir]);
-    expect(human.stdout).toMatch(/same-ticket\s+on\s+0\.80 \(config\)\s+file/);
+    expect(human.stdout).toMatch(/same-ticket\s+on\s+0\.80 \(config\)\s+file\s+—\s+worker, 5000 ms\/scan\s+@team/);
+    expect(human.stdout).toMatch(/overlap\s+on\s+1\.00 \(default\)\s+line\s+—\s+in-process\s+builtin/);
   });
 
   it('turns a built-in off from the config', async () => {

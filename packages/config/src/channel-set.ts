@@ -4,9 +4,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_THRESHOLDS, duplicateChannelId, type AnyChannel, type Precision, type Problem, type Thresholds } from '@airspace/core';
+import { DEFAULT_THRESHOLDS, duplicateChannelId, type AnyChannel, type ChannelBudget, type Precision, type Problem, type Thresholds } from '@airspace/core';
 import type { LoadedConfig } from './config.js';
-import { loadPlugins, type LoadedChannel } from './plugins.js';
+import { loadPlugins, type Isolation, type LoadedChannel, type LoadPluginsOptions } from './plugins.js';
+
+/**
+ * A plugin channel's time in one scan, unless the config says otherwise. 5 s keeps an editor's
+ * rescans and a CI gate responsive while leaving room for a plugin that reads files; 2 s per call
+ * is far above what scoring one pair should take, and cuts a call that will never answer.
+ */
+export const DEFAULT_BUDGET: ChannelBudget = { channelMs: 5000, callMs: 2000 };
 
 /** The part of a calibration file (`airspace eval --fit`) that scanning uses. */
 export interface CalibrationWeights {
@@ -24,6 +31,10 @@ export interface ChannelListing {
   readonly precision: Precision;
   readonly requires: readonly string[];
   readonly description?: string;
+  /** Where its code runs: built-ins in-process, plugins in their module's worker thread. */
+  readonly isolation: Isolation;
+  /** Plugins only: its time budget per scan. */
+  readonly budget?: ChannelBudget;
 }
 
 export interface ChannelSet {
@@ -33,9 +44,15 @@ export interface ChannelSet {
   readonly thresholds: Thresholds;
   readonly channelOptions: Readonly<Record<string, unknown>>;
   readonly resolutionPrecisions?: readonly Precision[];
+  /** Time budgets of the enabled channels that are not built-ins, by id. */
+  readonly budgets: Readonly<Record<string, ChannelBudget>>;
   /** Every channel that was loaded, enabled or not (for `airspace channels`). */
   readonly listing: readonly ChannelListing[];
   readonly problems: readonly Problem[];
+  /** Waits for plugin threads restarting after an exit or a timeout; call before each scan. */
+  ready(): Promise<void>;
+  /** Ends the plugins' worker threads; call when the channel set is no longer used. */
+  dispose(): Promise<void>;
 }
 
 /** Reads the weights and thresholds of a calibration file; a bad file is a problem, not a crash. */
@@ -66,6 +83,7 @@ export interface ResolveChannelSetOptions {
   readonly loaded: LoadedConfig;
   /** `--calibration FILE`, overriding the config's `calibration`. */
   readonly calibrationPath?: string;
+  readonly plugins?: LoadPluginsOptions;
 }
 
 export async function resolveChannelSet(options: ResolveChannelSetOptions): Promise<ChannelSet> {
@@ -73,7 +91,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   const settings = config.channels ?? {};
   const problems: Problem[] = [...options.loaded.problems];
 
-  const plugins = await loadPlugins(config.plugins ?? [], dir, settings);
+  const plugins = await loadPlugins(config.plugins ?? [], dir, settings, options.plugins);
   problems.push(...plugins.problems);
 
   const calibrationPath = options.calibrationPath ?? (config.calibration ? (isAbsolute(config.calibration) ? config.calibration : resolve(dir, config.calibration)) : undefined);
@@ -85,7 +103,8 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   const channels: AnyChannel[] = [];
   const weights: Record<string, number> = {};
   const channelOptions: Record<string, unknown> = {};
-  for (const { channel, source } of [...options.builtins, ...plugins.channels]) {
+  const budgets: Record<string, ChannelBudget> = {};
+  for (const { channel, source, isolation } of [...options.builtins, ...plugins.channels]) {
     const first = seen.get(channel.id);
     if (first !== undefined) {
       problems.push(duplicateChannelId(channel.id, first, source));
@@ -97,6 +116,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     const weightFrom = s?.weight !== undefined ? 'config' : calibrated !== undefined ? 'calibration' : 'default';
     const weight = s?.weight ?? calibrated ?? channel.defaultWeight;
     const enabled = s?.enabled ?? true;
+    const budget = source === 'builtin' ? undefined : { ...DEFAULT_BUDGET, ...config.budget, ...s?.budget };
     listing.push({
       id: channel.id,
       source,
@@ -106,10 +126,13 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
       precision: channel.meta?.precision ?? 'file',
       requires: channel.requires ?? [],
       ...(channel.meta?.description ? { description: channel.meta.description } : {}),
+      isolation: isolation ?? 'in-process',
+      ...(budget ? { budget } : {}),
     });
     if (!enabled) continue;
     channels.push(channel);
     weights[channel.id] = weight;
+    if (budget) budgets[channel.id] = budget;
     if (s?.options !== undefined) channelOptions[channel.id] = s.options;
   }
   for (const id of Object.keys(settings)) {
@@ -131,7 +154,10 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     thresholds,
     channelOptions,
     ...(config.escalation?.resolutionPrecisions ? { resolutionPrecisions: config.escalation.resolutionPrecisions } : {}),
+    budgets,
     listing,
     problems,
+    ready: () => plugins.ready(),
+    dispose: () => plugins.dispose(),
   };
 }

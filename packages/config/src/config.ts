@@ -13,6 +13,16 @@ export interface ChannelSettings {
   readonly weight?: number;
   readonly enabled?: boolean;
   readonly options?: Readonly<Record<string, unknown>>;
+  /** This plugin channel's time budget, over the config's `budget`. */
+  readonly budget?: BudgetSettings;
+}
+
+/** Time budgets of plugin channels (built-ins are not timed). */
+export interface BudgetSettings {
+  /** Total time of one channel's calls in one scan; beyond it the channel scores 0. */
+  readonly channelMs?: number;
+  /** Longest one `prepare` or `score` call may take. */
+  readonly callMs?: number;
 }
 
 export interface AirspaceConfig {
@@ -25,6 +35,7 @@ export interface AirspaceConfig {
   readonly recency?: { readonly halfLifeHours?: number; readonly floor?: number; readonly graceHours?: number };
   readonly escalation?: { readonly resolutionPrecisions?: readonly ('line' | 'symbol' | 'file')[] };
   readonly calibration?: string;
+  readonly budget?: BudgetSettings;
 }
 
 export interface LoadedConfig {

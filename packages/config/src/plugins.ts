@@ -9,16 +9,41 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validateChannel, type AnyChannel, type Problem } from '@airspace/core';
 import type { ChannelSettings } from './config.js';
+import { PluginHost } from './plugin-host.js';
+
+/**
+ * Where a channel's code runs. `worker`: its own thread (plugin-host.ts), the default for config
+ * plugins, services reached through service-bridge.ts; `in-process`: built-ins (and plugins when
+ * a caller asks, as the benchmark does).
+ */
+export type Isolation = 'worker' | 'in-process';
 
 /** A channel with where it came from: `builtin`, a file path or a package name. */
 export interface LoadedChannel {
   readonly channel: AnyChannel;
   readonly source: string;
+  readonly isolation?: Isolation;
 }
 
 export interface PluginLoadResult {
   readonly channels: LoadedChannel[];
   readonly problems: Problem[];
+  /**
+   * Waits for threads restarted after an exit or a stopped call to load, so that a scan does
+   * not charge their start to a channel's time budget.
+   */
+  ready(): Promise<void>;
+  /** Ends the plugins' threads. */
+  dispose(): Promise<void>;
+}
+
+export interface LoadPluginsOptions {
+  /** Default `worker`; `in-process` loads every plugin into this thread (benchmarks). */
+  readonly isolation?: Isolation;
+  /** Where plugins' stdout and stderr go; default the process's stderr. */
+  readonly output?: NodeJS.WritableStream;
+  readonly loadTimeoutMs?: number;
+  readonly maxHeapMb?: number;
 }
 
 /** Resolves a plugin specifier from the config's directory: a path, or a package in node_modules. */
@@ -80,7 +105,7 @@ function pluginProblem(code: string, source: string, message: string): Problem {
  * Turns a module's default export into channels. Factories are called once without options to
  * learn their id, then again with that id's `options` from the config when there are any.
  */
-export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): PluginLoadResult {
+export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Omit<PluginLoadResult, 'dispose' | 'ready'> {
   const channels: LoadedChannel[] = [];
   const problems: Problem[] = [];
   const items = Array.isArray(exported) ? exported : [exported];
@@ -105,26 +130,63 @@ export function instantiate(exported: unknown, source: string, settings: Readonl
   return { channels, problems };
 }
 
-/** Imports every plugin named in the config, in order. */
-export async function loadPlugins(specifiers: readonly string[], fromDir: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Promise<PluginLoadResult> {
+/** Imports one plugin into this thread. */
+async function loadInProcess(specifier: string, path: string, settings: Readonly<Record<string, ChannelSettings>>): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    return { channels: [], problems: [pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`)] };
+  }
+  if (module.default === undefined) {
+    return { channels: [], problems: [pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)')] };
+  }
+  const result = instantiate(module.default, specifier, settings);
+  return { channels: result.channels.map((c) => ({ ...c, isolation: 'in-process' as const })), problems: result.problems };
+}
+
+/** Imports every plugin named in the config, in order, each in its own worker thread (see plugin-host.ts). */
+export async function loadPlugins(
+  specifiers: readonly string[],
+  fromDir: string,
+  settings: Readonly<Record<string, ChannelSettings>> = {},
+  options: LoadPluginsOptions = {},
+): Promise<PluginLoadResult> {
   const channels: LoadedChannel[] = [];
   const problems: Problem[] = [];
+  const hosts: PluginHost[] = [];
   for (const specifier of specifiers) {
-    let module: { default?: unknown };
+    let path: string;
     try {
-      const path = resolvePlugin(specifier, fromDir);
-      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+      path = resolvePlugin(specifier, fromDir);
     } catch (error) {
       problems.push(pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
       continue;
     }
-    if (module.default === undefined) {
-      problems.push(pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)'));
+    if (options.isolation === 'in-process') {
+      const result = await loadInProcess(specifier, path, settings);
+      channels.push(...result.channels);
+      problems.push(...result.problems);
       continue;
     }
-    const result = instantiate(module.default, specifier, settings);
-    channels.push(...result.channels);
-    problems.push(...result.problems);
+    const host = new PluginHost({ specifier, path, settings, ...(options.output ? { output: options.output } : {}), ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}), ...(options.maxHeapMb ? { maxHeapMb: options.maxHeapMb } : {}) });
+    const loaded = await host.start();
+    problems.push(...loaded.problems);
+    if (loaded.channels.length === 0) {
+      await host.dispose();
+      continue;
+    }
+    hosts.push(host);
+    channels.push(...host.channels(loaded.channels).map((channel) => ({ channel, source: specifier, isolation: 'worker' as const })));
   }
-  return { channels, problems };
+  return {
+    channels,
+    problems,
+    async ready() {
+      await Promise.all(hosts.map((h) => h.ready()));
+    },
+    async dispose() {
+      await Promise.all(hosts.map((h) => h.dispose()));
+    },
+  };
 }

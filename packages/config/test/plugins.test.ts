@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defineChannel } from '@airspace/core';
+import { defineChannel, scanAirspace } from '@airspace/core';
 import { loadConfig } from '../src/config.js';
-import { resolveChannelSet } from '../src/channel-set.js';
+import { DEFAULT_BUDGET, resolveChannelSet } from '../src/channel-set.js';
 import { loadPlugins } from '../src/plugins.js';
 
 let dir: string;
@@ -30,9 +30,11 @@ describe('loadPlugins', () => {
 
   it('calls a factory with the options configured for its id', async () => {
     write('f.mjs', 'export default (o = {}) => ({ id: "scaled", defaultWeight: 1, score: () => ({ risk: o.risk ?? 0.1, evidence: [{ message: "x" }] }) });');
-    const { channels } = await loadPlugins(['./f.mjs'], dir, { scaled: { options: { risk: 0.9 } } });
-    const score = await channels[0]!.channel.score({} as never, {} as never, {} as never);
-    expect(score.risk).toBe(0.9);
+    const { channels, dispose } = await loadPlugins(['./f.mjs'], dir, { scaled: { options: { risk: 0.9 } } });
+    const [a, b] = ['a', 'b'].map((id) => ({ id, label: id, startedAt: 0, committedWork: 0, files: [] }));
+    const result = await scanAirspace([a!, b!], { channels: channels.map((c) => c.channel) });
+    expect(result.links[0]!.risk).toBe(0.9);
+    await dispose();
   });
 
   it('resolves an ESM-only package from node_modules', async () => {
@@ -86,6 +88,19 @@ describe('resolveChannelSet', () => {
     expect(set.listing.find((l) => l.id === 'always-half')).toMatchObject({ source: './channels/half.mjs', weightFrom: 'default' });
     expect(set.thresholds).toEqual({ traffic: 0.3, resolution: 0.7 });
     expect(set.channelOptions).toEqual({ 'always-half': { k: 1 } });
+  });
+
+  it('gives plugin channels a time budget (defaults, the config, the channel), never the built-ins', async () => {
+    write('channels/half.mjs', ALWAYS_HALF);
+    write('channels/other.mjs', ALWAYS_HALF.replace('always-half', 'other'));
+    write('airspace.config.json', JSON.stringify({ plugins: ['./channels/half.mjs', './channels/other.mjs'], budget: { channelMs: 800 }, channels: { other: { budget: { callMs: 50 } } } }));
+    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }) });
+    expect(set.problems).toEqual([]);
+    expect(set.budgets).toEqual({ 'always-half': { channelMs: 800, callMs: DEFAULT_BUDGET.callMs }, other: { channelMs: 800, callMs: 50 } });
+    expect(set.listing.map((l) => [l.id, l.isolation])).toEqual([['overlap', 'in-process'], ['always-half', 'worker'], ['other', 'worker']]);
+    await set.dispose();
+    write('airspace.config.json', JSON.stringify({ budget: { channelMs: -1, callMs: 'soon' } }));
+    expect((await loadConfig({ repoRoot: dir })).problems.map((p) => p.message).join('\n')).toMatch(/\/budget\/channelMs[\s\S]*\/budget\/callMs/);
   });
 
   it('reports a duplicate id naming both sources and keeps the first', async () => {

@@ -84,6 +84,11 @@ export interface ChannelContext<Options = unknown> {
   readonly services: Readonly<Record<string, unknown>>;
   /** Repository identity and location, when scanning a real repository. */
   readonly repository?: { readonly id: string; readonly root?: string };
+  /**
+   * For a channel with a time budget (plugins): aborted when the scan stops the channel (budget
+   * spent, a call timed out); long work may stop early. Its `reason` is the problem recorded.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface ScoreContext<Options = unknown, Prepared = unknown> extends ChannelContext<Options> {

@@ -19,6 +19,8 @@ export const ErrorCodes = {
   DUPLICATE_AGENT_ID: 'DUPLICATE_AGENT_ID',
   MALFORMED_AGENT: 'MALFORMED_AGENT',
   INVALID_THRESHOLDS: 'INVALID_THRESHOLDS',
+  CHANNEL_TIMED_OUT: 'CHANNEL_TIMED_OUT',
+  CHANNEL_OVER_BUDGET: 'CHANNEL_OVER_BUDGET',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
@@ -32,6 +34,40 @@ export class AirspaceError extends Error {
     this.code = problem.code;
     if (problem.channel !== undefined) this.channel = problem.channel;
   }
+}
+
+/**
+ * Thrown by a channel (or a host running one, e.g. a plugin's worker that exited) when it cannot
+ * go on in this scan: the scan records its problem once and scores the channel 0 for the pair and
+ * every remaining pair, instead of calling it again.
+ */
+export class ChannelStopped extends AirspaceError {
+  readonly problem: Problem;
+  constructor(problem: Problem) {
+    super(problem);
+    this.name = 'ChannelStopped';
+    this.problem = problem;
+  }
+}
+
+function during(agents?: readonly [string, string]): string {
+  return agents ? `while scoring ${agents[0]} × ${agents[1]}` : 'while preparing';
+}
+
+export function channelTimedOut(id: string, callMs: number, agents?: readonly [string, string]): Problem {
+  return {
+    code: ErrorCodes.CHANNEL_TIMED_OUT,
+    channel: id,
+    message: `Channel "${id}" did not answer within ${callMs} ms ${during(agents)} (its per-call limit); it scored 0 for the rest of this scan.`,
+  };
+}
+
+export function channelOverBudget(id: string, channelMs: number, agents?: readonly [string, string]): Problem {
+  return {
+    code: ErrorCodes.CHANNEL_OVER_BUDGET,
+    channel: id,
+    message: `Channel "${id}" used its time budget of ${channelMs} ms for this scan ${during(agents)}; it scored 0 for the remaining pairs.`,
+  };
 }
 
 export function duplicateChannelId(id: string, firstSource?: string, secondSource?: string): Problem {

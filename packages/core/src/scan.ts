@@ -6,7 +6,7 @@
 import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precision, Problem, ScoreContext } from './channel.js';
 import { embedAgents } from './embedding.js';
 import {
-  AirspaceError, channelThrew, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
+  AirspaceError, ChannelStopped, channelOverBudget, channelThrew, channelTimedOut, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
   invalidThresholds, malformedAgent, missingEvidence, missingService, riskOutOfRange,
 } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
@@ -42,6 +42,16 @@ export interface ScanOptions {
   readonly maxLinkEvidence?: number;
   /** Pairs scored so far, now and then (every `PROGRESS_EVERY` pairs and at the end): a long scan shows progress. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Time budgets per channel id (third-party channels); a channel without one is not timed. */
+  readonly budgets?: Readonly<Record<string, ChannelBudget>>;
+}
+
+/** How long one channel may take in one scan. */
+export interface ChannelBudget {
+  /** Total time of its `prepare` and `score` calls in one scan; beyond it, it scores 0. */
+  readonly channelMs: number;
+  /** Longest one call may take: a promise that never settles is cut here. */
+  readonly callMs: number;
 }
 
 /** Pairs between two progress reports. */
@@ -59,6 +69,65 @@ interface ActiveChannel {
   readonly weight: number;
   readonly precision: Precision;
   readonly ctx: ScoreContext<unknown, unknown>;
+  readonly clock?: Timekeeper;
+  /** Set when the channel was stopped in this scan; it scores 0 for every later pair. */
+  stopped?: Problem;
+}
+
+function isChannelStopped(error: unknown): error is ChannelStopped {
+  // By name too: a host may bundle its own copy of this module.
+  return error instanceof ChannelStopped || (error instanceof Error && error.name === 'ChannelStopped' && typeof (error as { problem?: unknown }).problem === 'object');
+}
+
+/**
+ * A budgeted channel's clock for one scan. Each call is cut at the per-call limit or at what is
+ * left of the budget, whichever comes first; a synchronous call cannot be cut, but once it has
+ * spent the budget the channel is not called again. Stopping aborts `ctx.signal`.
+ */
+class Timekeeper {
+  private spent = 0;
+  readonly controller = new AbortController();
+  constructor(
+    private readonly id: string,
+    private readonly budget: ChannelBudget,
+  ) {}
+
+  async run<T>(call: () => T | PromiseLike<T>, agents?: [string, string]): Promise<T> {
+    const left = this.budget.channelMs - this.spent;
+    if (left <= 0) throw this.stop(channelOverBudget(this.id, this.budget.channelMs, agents));
+    const byBudget = left < this.budget.callMs;
+    const limit = Math.min(this.budget.callMs, left);
+    const start = performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const value = call();
+      if (!isThenable<T>(value)) return value;
+      return await new Promise<T>((resolve, reject) => {
+        timer = setTimeout(() => reject(this.stop(byBudget ? channelOverBudget(this.id, this.budget.channelMs, agents) : channelTimedOut(this.id, limit, agents))), limit);
+        value.then(resolve, reject);
+      });
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      this.spent += performance.now() - start;
+    }
+  }
+
+  private stop(problem: Problem): ChannelStopped {
+    this.controller.abort(problem);
+    return new ChannelStopped(problem);
+  }
+}
+
+/**
+ * Freezes a value and everything in it: agents handed to channels, so no channel can change what
+ * the next channel, the result or the front end sees (the model's types already say `readonly`).
+ * Frozen objects are skipped: agents kept between scans are frozen once.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
 }
 
 class ProblemLog {
@@ -194,7 +263,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     byId.set(agent.id, agent);
   }
   const ordered = [...byId.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  const scored = ordered.map((agent) => sanitizeAgent(agent, problems));
+  const scored = Object.freeze(ordered.map((agent) => deepFreeze(sanitizeAgent(agent, problems))));
   for (const agent of ordered) if (agent.incomplete && agent.incomplete.length > 0) problems.add(incompleteAgent(agent.id, agent.incomplete));
 
   // Channels: weights, options, services, prepare once.
@@ -219,18 +288,28 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       channel.defaultOptions !== undefined && typeof channel.defaultOptions === 'object' && (userOptions === undefined || typeof userOptions === 'object')
         ? { ...(channel.defaultOptions as object), ...((userOptions as object | undefined) ?? {}) }
         : (userOptions ?? channel.defaultOptions);
-    const base: ChannelContext<unknown> = { options: merged, now, logger, services, ...(context.repository ? { repository: context.repository } : {}) };
+    const budget = options.budgets?.[channel.id];
+    const clock = budget ? new Timekeeper(channel.id, budget) : undefined;
+    const base: ChannelContext<unknown> = {
+      options: deepFreeze(merged),
+      now,
+      logger,
+      services,
+      ...(context.repository ? { repository: context.repository } : {}),
+      ...(clock ? { signal: clock.controller.signal } : {}),
+    };
     let prepared: unknown;
     try {
-      prepared = channel.prepare ? await channel.prepare(scored, base) : undefined;
+      const prepare = channel.prepare?.bind(channel);
+      prepared = prepare ? await (clock ? clock.run(() => prepare(scored, base)) : prepare(scored, base)) : undefined;
     } catch (error) {
-      const problem = channelThrew(channel.id, error);
+      const problem = isChannelStopped(error) ? error.problem : channelThrew(channel.id, error);
       problems.add(problem);
       skipped.push({ channel, weight, precision, problem });
       continue;
     }
     weight = weights[channel.id]!;
-    active.push({ channel, weight, precision, ctx: { ...base, prepared } });
+    active.push({ channel, weight, precision, ctx: { ...base, prepared }, ...(clock ? { clock } : {}) });
   }
 
   // Pairs.
@@ -256,11 +335,19 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
         for (const entry of active) {
           let result: unknown;
           let pairProblems: Problem[] | undefined; // allocated only when something goes wrong
+          if (entry.stopped) {
+            breakdown.push({ channel: entry.channel.id, weight: entry.weight, risk: 0, weighted: 0, precision: entry.precision, evidence: EMPTY, problems: [entry.stopped] });
+            continue;
+          }
           try {
-            result = entry.channel.score(a, b, entry.ctx);
-            if (isThenable<ChannelScore>(result)) result = await result;
+            if (entry.clock) result = await entry.clock.run(() => entry.channel.score(a, b, entry.ctx), [a.id, b.id]);
+            else {
+              result = entry.channel.score(a, b, entry.ctx);
+              if (isThenable<ChannelScore>(result)) result = await result;
+            }
           } catch (error) {
-            (pairProblems ??= []).push(channelThrew(entry.channel.id, error, [a.id, b.id]));
+            if (isChannelStopped(error)) entry.stopped = error.problem;
+            (pairProblems ??= []).push(isChannelStopped(error) ? error.problem : channelThrew(entry.channel.id, error, [a.id, b.id]));
             result = undefined;
           }
           let risk = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineChannel, type Agent, type FileEdit } from '../src/index.js';
+import { ChannelStopped, defineChannel, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
 
 function file(path: string, extra: Partial<FileEdit> = {}): FileEdit {
@@ -210,5 +210,123 @@ describe('scanAirspace', () => {
     const strong = defineChannel({ id: 'strong', defaultWeight: 1, meta: { precision: 'line' }, score: (a) => ({ risk: 0.5, evidence: [{ message: `strong ${a.id}` }] }) });
     const result = await scanAirspace([agent('a', []), agent('b', [])], { channels: [weak, strong] });
     expect(result.links[0]!.evidence.map((e) => e.message)).toEqual(['strong a', 'weak a']);
+  });
+});
+
+describe('scanAirspace: third-party channels cannot stop, stall or change the scan', () => {
+  const agents = () => [agent('a', ['x.ts']), agent('b', ['x.ts']), agent('c', ['x.ts'])];
+  const budgets = (id: string, channelMs: number, callMs: number) => ({ budgets: { [id]: { channelMs, callMs } } });
+
+  it('a score that never resolves times out per call; the channel scores 0 for the rest, the others go on', async () => {
+    let calls = 0;
+    let aborted: unknown;
+    const never = defineChannel({
+      id: 'never',
+      defaultWeight: 1,
+      score: (_a, _b, ctx) => {
+        calls++;
+        ctx.signal?.addEventListener('abort', () => (aborted = ctx.signal!.reason));
+        return new Promise(() => undefined);
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [samePath('same', 0.9), never] }, budgets('never', 5000, 30));
+    expect(calls).toBe(1); // stopped after the first stalled call, not once per pair
+    expect(result.links).toHaveLength(3);
+    expect(result.links.every((l) => l.level === 'resolution')).toBe(true);
+    for (const l of result.links) expect(l.channels.find((c) => c.channel === 'never')).toMatchObject({ risk: 0, problems: [{ code: 'CHANNEL_TIMED_OUT' }] });
+    const timedOut = result.problems.filter((p) => p.code === 'CHANNEL_TIMED_OUT');
+    expect(timedOut).toHaveLength(1);
+    expect(timedOut[0]).toMatchObject({ channel: 'never' });
+    expect(timedOut[0]!.message).toMatch(/"never" did not answer within 30 ms while scoring a × b/);
+    expect(aborted).toMatchObject({ code: 'CHANNEL_TIMED_OUT' });
+  });
+
+  it('a prepare that never resolves is bounded too', async () => {
+    const stalls = defineChannel({ id: 'stalls', defaultWeight: 1, prepare: () => new Promise(() => undefined), score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) });
+    const result = await scanAirspace(agents(), { channels: [stalls] }, budgets('stalls', 5000, 30));
+    expect(result.links.every((l) => l.risk === 0)).toBe(true);
+    expect(result.problems.find((p) => p.code === 'CHANNEL_TIMED_OUT')?.message).toMatch(/"stalls" did not answer within 30 ms while preparing/);
+  });
+
+  it('a channel over its budget scores 0 for the remaining pairs, with a problem naming it and the budget', async () => {
+    let calls = 0;
+    const slow = defineChannel({
+      id: 'slow',
+      defaultWeight: 1,
+      score: async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 40));
+        return { risk: 0.5, evidence: [{ message: 'slowly' }] };
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [slow] }, budgets('slow', 60, 1000));
+    expect(calls).toBe(2); // 40 ms, then the second call is cut at the remaining 20 ms
+    const risks = result.links.map((l) => l.channels.find((c) => c.channel === 'slow')!.risk);
+    expect(risks).toEqual([0.5, 0, 0]);
+    const over = result.problems.filter((p) => p.code === 'CHANNEL_OVER_BUDGET');
+    expect(over).toHaveLength(1);
+    expect(over[0]).toMatchObject({ channel: 'slow' });
+    expect(over[0]!.message).toMatch(/"slow" used its time budget of 60 ms/);
+  });
+
+  it('a synchronous slow score is stopped once it has spent the budget', async () => {
+    const busy = defineChannel({
+      id: 'busy',
+      defaultWeight: 1,
+      score: () => {
+        const until = Date.now() + 30;
+        while (Date.now() < until);
+        return { risk: 0.5, evidence: [{ message: 'busy' }] };
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [busy] }, budgets('busy', 20, 1000));
+    expect(result.links.map((l) => l.channels[0]!.risk)).toEqual([0.5, 0, 0]);
+    expect(result.problems.map((p) => p.code)).toContain('CHANNEL_OVER_BUDGET');
+  });
+
+  it('a host that throws ChannelStopped (a plugin thread that exited) stops the channel for the rest of the scan', async () => {
+    let calls = 0;
+    const exits = defineChannel({
+      id: 'exits',
+      defaultWeight: 1,
+      score: () => {
+        calls++;
+        throw new ChannelStopped({ code: 'PLUGIN_EXITED', channel: 'exits', message: 'Plugin ./exits.mjs called process.exit(0).' });
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [samePath('same', 0.9), exits] });
+    expect(calls).toBe(1);
+    expect(result.problems).toEqual([{ code: 'PLUGIN_EXITED', channel: 'exits', message: 'Plugin ./exits.mjs called process.exit(0).' }]);
+    expect(result.links.map((l) => l.channels.find((c) => c.channel === 'exits')!.problems?.[0]?.code)).toEqual(['PLUGIN_EXITED', 'PLUGIN_EXITED', 'PLUGIN_EXITED']);
+    expect(result.counts.resolution).toBe(3);
+  });
+
+  it('channels without a budget (built-ins) are not timed', async () => {
+    const slowish = defineChannel({ id: 'slowish', defaultWeight: 1, score: async () => (await new Promise((r) => setTimeout(r, 20)), { risk: 0.5, evidence: [{ message: 'ok' }] }) });
+    const result = await scanAirspace(agents(), { channels: [slowish] }, budgets('other', 1, 1));
+    expect(result.links.map((l) => l.channels[0]!.risk)).toEqual([0.5, 0.5, 0.5]);
+    expect(result.problems).toEqual([]);
+  });
+
+  it('a channel cannot change the agents it is given: inputs are frozen', async () => {
+    const hacker = defineChannel({
+      id: 'hacker',
+      defaultWeight: 1,
+      prepare(agents) {
+        for (const a of agents) (a as { id: string }).id = 'hacked';
+      },
+      score(a, b) {
+        (a as { label: string }).label = 'hacked';
+        (a.files as FileEdit[]).push(file('evil.ts'));
+        ((b.files[0] as FileEdit).baseRanges as [number, number][]).push([1, 1]);
+        return { risk: 0, evidence: [] };
+      },
+    });
+    const result = await scanAirspace(agents(), { channels: [samePath('same', 0.9), hacker] });
+    expect(result.agents.map((a) => a.id)).toEqual(['a', 'b', 'c']);
+    expect(result.agents.map((a) => a.label)).toEqual(['a', 'b', 'c']);
+    expect(result.agents.every((a) => a.files.length === 1 && (a.files[0]!.baseRanges as unknown[]).length === 1)).toBe(true);
+    expect(result.links.map((l) => `${l.a}-${l.b}`)).toEqual(['a-b', 'a-c', 'b-c']);
+    expect(result.problems.filter((p) => p.code === 'CHANNEL_THREW' && p.channel === 'hacker').length).toBeGreaterThan(0);
   });
 });

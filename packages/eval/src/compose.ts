@@ -49,9 +49,11 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     channels: set.channels,
     weights: set.weights,
     channelOptions: set.channelOptions,
+    budgets: set.budgets,
     repository: { id: repository.id, root: repository.root },
     ...(options.versionSalt ? { versionSalt: options.versionSalt } : {}),
     servicesFor: async (scenario) => {
+      await set.ready(); // a plugin thread restarting after an exit is not charged to this scenario
       const services: Record<string, unknown> = git.servicesFor(scenario);
       if (analysis) Object.assign(services, await analysis(scenario, services.git as GitService));
       return { ...services, ...(options.servicesFor ? await options.servicesFor(scenario) : {}) };
@@ -64,7 +66,10 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
     recency: recencyOptions(loaded.config),
     set,
-    dispose: () => git.dispose(),
+    dispose: () => {
+      git.dispose();
+      void set.dispose();
+    },
   };
 }
 

@@ -100,3 +100,42 @@ describe('the default engine\'s symbol evidence in lenses', () => {
     }
   });
 });
+
+describe('the server with hostile plugins in the config', () => {
+  let repo: RepoFixture;
+  let client: TestClient;
+
+  afterAll(async () => {
+    await client?.close();
+    repo?.dispose();
+  });
+
+  it('answers airspace/scan and warns although one plugin never answers and another calls process.exit', async () => {
+    const plugin = (id: string, body: string) => `export default { id: '${id}', defaultWeight: 0.1, async score() { ${body}; return { risk: 0, evidence: [] }; } };\n`;
+    repo = createRepoFixture({
+      'src/a.ts': text(base),
+      'channels/hangs.mjs': plugin('hangs', "console.log('stdout is the protocol'); await new Promise(() => {})"),
+      'channels/exits.mjs': plugin('exits', 'process.exit(0)'),
+      'channels/rejects.mjs': plugin('rejects', "Promise.reject(new Error('stray'))"),
+      'airspace.config.json': JSON.stringify({ plugins: ['./channels/hangs.mjs', './channels/exits.mjs', './channels/rejects.mjs'], budget: { callMs: 500 } }),
+    });
+    repo.worktree('alice').write('src/a.ts', text(edit(11, 'const line11 = "alice";'))).commit('alice');
+    const bob = repo.worktree('bob');
+    const bobText = text(edit(11, 'const line11 = "bob";'));
+    bob.write('src/a.ts', bobText);
+    const file = join(realpathSync(bob.dir), 'src/a.ts');
+    client = new TestClient(process.execPath, [BIN, '--stdio']);
+    await client.initialize([bob.dir], { workspace: { configuration: true } });
+    await client.open(file, bobText);
+    const result = (await Promise.race([
+      client.connection.sendRequest('airspace/scan', { folder: uriOf(bob.dir) }),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('airspace/scan did not answer within 60 s')), 60_000)),
+    ])) as { links: { level: string }[]; problems: { code: string; channel?: string }[] };
+    expect(result.links[0]!.level).toBe('resolution');
+    expect(result.problems.map((p) => `${p.code}:${p.channel}`)).toEqual(
+      expect.arrayContaining(['CHANNEL_TIMED_OUT:hangs', 'PLUGIN_EXITED:exits', 'PLUGIN_UNHANDLED_REJECTION:rejects']),
+    );
+    const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.find((x) => x.source === 'airspace'), 60_000);
+    expect(d.message).toContain('alice');
+  });
+});

@@ -11,7 +11,7 @@
  */
 import { basename, resolve } from 'node:path';
 import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet } from '@airspace/config';
+import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -61,6 +61,11 @@ export interface ScannerOptions {
   /** Paths each agent is about to touch; see intent.ts for how they count. */
   readonly intent?: IntentMap;
   readonly overrides?: Overrides;
+  /**
+   * Where config plugins run: `worker` (default; each module in its own thread, see
+   * @airspace/config's plugin-host.ts) or `in-process` (benchmarks; no containment of exit or stdout).
+   */
+  readonly pluginIsolation?: Isolation;
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
@@ -120,9 +125,15 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
   }
-  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}) });
+  const set = await resolveChannelSet({
+    builtins,
+    loaded,
+    ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}),
+    ...(options.pluginIsolation ? { plugins: { isolation: options.pluginIsolation } } : {}),
+  });
   if (options.calibration) {
     const fatal = set.problems.find((p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined));
+    if (fatal) await set.dispose();
     if (fatal) throw new ScannerError('UNREADABLE_CALIBRATION', fatal.message.replace(/; using configured weights\.$/, '.'));
   }
   // A front end's own weights and thresholds win over config and calibration.
@@ -135,6 +146,7 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
   const { set } = await channelSet(repository.root, options);
+  await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
 
@@ -293,6 +305,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
     const pairs = (agents.length * (agents.length - 1)) / 2;
     progress({ phase: 'scan', done: 0, total: pairs, message: 'pairs' });
+    await set.ready();
     const result = await scanAirspace(
       agents,
       { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
@@ -300,6 +313,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         weights: set.weights,
         thresholds: set.thresholds,
         channelOptions: set.channelOptions,
+        budgets: set.budgets,
         ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
@@ -316,6 +330,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       disposed = true;
       git?.dispose();
       git = undefined;
+      // Plugins' worker threads end with the scanner.
+      const done = setup;
+      setup = undefined;
+      await done?.then((s) => s.set.dispose(), () => undefined);
     },
   };
 }

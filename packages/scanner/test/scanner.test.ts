@@ -212,3 +212,58 @@ describe('scanRepository', () => {
     }
   });
 });
+
+describe('config plugins cannot stop, stall or corrupt a scan', () => {
+  it('a plugin that hangs, one that exits, one that leaves a rejection and one that mutates agents each cost only their own score', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-hostile-'));
+    const plugin = (id: string, body: string) => {
+      writeFileSync(join(dir, `${id}.mjs`), `export default { id: '${id}', defaultWeight: 1, async score(a, b) { ${body}; return { risk: 0.1, evidence: [{ message: 'x' }] }; } };`);
+      return join(dir, `${id}.mjs`);
+    };
+    const plugins = [plugin('hangs', 'await new Promise(() => {})'), plugin('exits', 'process.exit(0)'), plugin('rejects', "Promise.reject(new Error('stray'))"), plugin('hacks', "a.id = 'hacked'")];
+    const scanner = createScanner({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { plugins, channels: builtinsOff, budget: { callMs: 200 } } });
+    try {
+      for (let round = 0; round < 2; round++) {
+        const result = await scanner.scan();
+        expect(result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
+        const link = result.links[0]!;
+        expect(link.channels.find((c) => c.channel === 'same-path')!.risk).toBe(1);
+        expect(link.channels.find((c) => c.channel === 'rejects')!.risk).toBe(0.1);
+        const byCode = (code: string) => result.problems.filter((p) => p.code === code).map((p) => p.channel);
+        expect(byCode('CHANNEL_TIMED_OUT')).toEqual(['hangs']);
+        expect(byCode('PLUGIN_EXITED')).toEqual(['exits']);
+        expect(byCode('PLUGIN_UNHANDLED_REJECTION')).toEqual(['rejects']);
+        expect(byCode('CHANNEL_THREW')).toEqual(['hacks']);
+      }
+    } finally {
+      await scanner.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a config plugin that requires services', () => {
+  it('reads the import graph and the git service from its worker thread', async () => {
+    repo = createRepoFixture({ 'src/a.ts': "import { b } from './b';\nexport const a = b;\n", 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    repo.worktree('alice').write('src/a.ts', "import { b } from './b';\nexport const a = b + 1;\n");
+    repo.worktree('bob').write('src/b.ts', 'export const b = 2;\n');
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-services-'));
+    writeFileSync(
+      join(dir, 'imports.mjs'),
+      `export default { id: 'imports', defaultWeight: 1, requires: ['importGraph', 'git'],
+        async score(a, b, ctx) {
+          await ctx.services.git.pairEdits(a, b, 'src/a.ts');
+          const hit = (x, y) => x.files.flatMap((f) => ctx.services.importGraph.forAgent(x.id).importsOf(f.path)).find((p) => y.files.some((g) => g.path === p));
+          const found = hit(a, b) ?? hit(b, a);
+          return found ? { risk: 0.5, evidence: [{ message: 'imports ' + found }] } : { risk: 0, evidence: [] };
+        } };`,
+    );
+    try {
+      const result = await scanRepository({ repo: repo.dir, config: { plugins: [join(dir, 'imports.mjs')], channels: builtinsOff } });
+      expect(result.problems.filter((p) => p.channel === 'imports')).toEqual([]);
+      expect(result.links[0]!.channels.find((c) => c.channel === 'imports')).toMatchObject({ risk: 0.5, evidence: [{ message: 'imports src/b.ts' }] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

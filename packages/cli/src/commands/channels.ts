@@ -1,7 +1,8 @@
 /**
  * `airspace channels`: the channels a scan would use — built-ins and plugins from the config —
  * with where each comes from, its weight (and whether config, calibration or its default set
- * it), its precision and what it requires. Problems loading plugins are listed, not fatal.
+ * it), its precision, what it requires, and where it runs (plugins in a worker thread, with a time
+ * budget). Problems loading plugins are listed, not fatal.
  */
 import { Command } from 'commander';
 import { describeChannels } from '@airspace/scanner';
@@ -32,9 +33,10 @@ export function channelsCommand(io: Io): Command {
       `${c.weight.toFixed(2)} (${c.weightFrom})`,
       c.precision,
       c.requires.length > 0 ? c.requires.join(', ') : '—',
+      c.budget ? `${c.isolation}, ${c.budget.channelMs} ms/scan` : c.isolation,
       c.source,
     ]));
-    const header = ['CHANNEL', 'STATE', 'WEIGHT', 'PRECISION', 'REQUIRES', 'SOURCE'];
+    const header = ['CHANNEL', 'STATE', 'WEIGHT', 'PRECISION', 'REQUIRES', 'RUNS', 'SOURCE'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
     io.stdout.write(style.bold(line(header)) + '\n');

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type ScanResult, type Trigger } from '@airspace/core';
+import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type Problem, type ScanResult, type Trigger } from '@airspace/core';
 import { createScanner } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -30,6 +30,7 @@ export type WatchEvent =
   | { readonly type: 'ready'; readonly time: string; readonly agents: readonly string[]; readonly mode: 'watch' | 'poll' }
   | ({ readonly type: 'raised' | 'changed' | 'cleared' } & Omit<AdvisoryEvent, 'type' | 'time'> & { readonly time: string })
   | { readonly type: 'trigger'; readonly time: string; readonly trigger: Trigger }
+  | { readonly type: 'problem'; readonly time: string; readonly problem: Problem }
   | { readonly type: 'error'; readonly time: string; readonly message: string };
 
 function positiveInt(value: string, flag: string): number {
@@ -67,7 +68,7 @@ function humanEvent(unsafe: AdvisoryEvent, style: Style): string {
 export function watchCommand(io: Io): Command {
   const command = new Command('watch')
     .description('scan continuously; print advisories as they are raised, change and clear, and the triggers they imply')
-    .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, error')
+    .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, problem, error')
     .option('--exec <command>', 'run this shell command for each trigger, with the trigger as JSON on its standard input')
     .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
     .option('--poll', 'poll instead of using file events')
@@ -99,7 +100,22 @@ export function watchCommand(io: Io): Command {
       },
     });
 
+    // A scan's problems (a plugin that timed out, exited, left a rejection) are reported when new.
+    let seenProblems = new Set<string>();
+    const reportProblems = (problems: readonly Problem[]): void => {
+      const now = new Set<string>();
+      for (const problem of problems) {
+        const key = `${problem.code}\u0000${problem.channel ?? ''}\u0000${problem.message}`;
+        now.add(key);
+        if (seenProblems.has(key)) continue;
+        if (flags.jsonl) emit({ type: 'problem', time: new Date().toISOString(), problem });
+        else io.stderr.write(`airspace watch: ${problem.message}\n`);
+      }
+      seenProblems = now;
+    };
+
     const handle = async (result: ScanResult): Promise<void> => {
+      reportProblems(result.problems);
       const time = Date.parse(result.generatedAt) || Date.now();
       agents = new Map(result.agents.map((a) => [a.id, a]));
       const links = new Map(result.links.map((l) => [`${l.a}\u0000${l.b}`, l]));

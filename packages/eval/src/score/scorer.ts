@@ -4,7 +4,7 @@
  * Weights are applied later: re-weighting needs no re-scoring.
  */
 import { createHash } from 'node:crypto';
-import { scanAirspace, type AnyChannel, type Precision, type Problem } from '@airspace/core';
+import { scanAirspace, type AnyChannel, type ChannelBudget, type Precision, type Problem } from '@airspace/core';
 import type { Scenario } from '../extract/scenario.js';
 
 export interface ChannelInfo {
@@ -34,6 +34,8 @@ export interface ChannelScorerOptions {
   readonly channels: readonly AnyChannel[];
   readonly weights?: Readonly<Record<string, number>>;
   readonly channelOptions?: Readonly<Record<string, unknown>>;
+  /** Time budgets of plugin channels, per scenario (see core's ScanOptions). */
+  readonly budgets?: Readonly<Record<string, ChannelBudget>>;
   /** Services channels `require`, for one scenario (facts of its base and sides, `git` …). */
   readonly servicesFor?: (scenario: Scenario) => Promise<Readonly<Record<string, unknown>>> | Readonly<Record<string, unknown>>;
   readonly repository?: { readonly id: string; readonly root?: string };
@@ -63,7 +65,11 @@ export function createChannelScorer(options: ChannelScorerOptions): ScenarioScor
       const result = await scanAirspace(
         scenario.agents,
         { channels: options.channels, services, now: scenario.now, ...(options.repository ? { repository: options.repository } : {}) },
-        { ...(options.weights ? { weights: options.weights } : {}), ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}) },
+        {
+          ...(options.weights ? { weights: options.weights } : {}),
+          ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
+          ...(options.budgets ? { budgets: options.budgets } : {}),
+        },
       );
       const link = result.links[0];
       const risks: Record<string, number> = {};
