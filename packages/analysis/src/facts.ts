@@ -48,8 +48,9 @@ export interface ImportFact {
   /** `export * from 'm'` / `from m import *`. */
   readonly wildcard?: boolean;
   /**
-   * `export type * from 'm'`: type-only as a whole where no name says so (other type-only
-   * imports are `kind: 'type'` or have only `typeOnly` names).
+   * Type-only as a whole where no name says so: `export type * from 'm'`, and an `import('m')`
+   * in a type (`let x: import('m').T`). Other type-only imports are `kind: 'type'` or have only
+   * `typeOnly` names.
    */
   readonly typeOnly?: true;
   /** Python: inside `if TYPE_CHECKING:` (runs only under a type checker). */

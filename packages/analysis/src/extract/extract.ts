@@ -257,7 +257,8 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
         break;
       }
       case 'dynamic':
-        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), line: line(node) });
+        // `type T = import('./m').T` is a type, not a load.
+        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), ...(inTypePosition(node) ? { typeOnly: true as const } : {}), line: line(node) });
         break;
     }
   }
@@ -288,6 +289,17 @@ const PYTHON_FUNCTIONS = new Set(['function_definition']);
 /** Whether a node sits inside a function body (so it runs when the function is called, not at load). */
 function insideFunction(node: SyntaxNode, functions: ReadonlySet<string>): boolean {
   for (let p = node.parent; p; p = p.parent) if (functions.has(p.type)) return true;
+  return false;
+}
+
+/** TypeScript nodes whose contents are types only (an `import('m')` inside one is erased). */
+const TYPE_CONTEXTS = new Set(['type_annotation', 'type_alias_declaration', 'type_query', 'type_arguments', 'interface_declaration', 'type_parameters', 'object_type', 'lookup_type', 'generic_type']);
+/** Where the search for a type context stops: no type context encloses these. */
+const VALUE_SCOPES = new Set(['program', 'statement_block', 'class_body', 'expression_statement', 'arguments']);
+
+/** Whether a TypeScript `import('m')` sits in a type (`let x: import('m').T`, `typeof import('m')`). */
+function inTypePosition(node: SyntaxNode): boolean {
+  for (let p = node.parent; p && !VALUE_SCOPES.has(p.type); p = p.parent) if (TYPE_CONTEXTS.has(p.type)) return true;
   return false;
 }
 
