@@ -75,6 +75,13 @@ describe('dependency channel: kinds and hubs', () => {
     expect(result.advisories).toEqual([]);
   });
 
+  test('undirected paths weigh each import by its kind too', async () => {
+    const fork = await index(memorySnapshot({ 'p.ts': "import type { Q } from './q';\nimport { r } from './r';\n", 'q.ts': 'export type Q = 1;\n', 'r.ts': 'export const r = 1;\n' }), { workers: 0 });
+    const r = await scoreOnce(dependencyChannel({ direction: 'undirected' }), one('a', 'q.ts'), one('b', 'r.ts'), { services: { importGraph: importGraphService(fork) } });
+    expect(r.risk).toBeCloseTo(0.7 * 0.25);
+    expect(r.evidence[0]!.message).toContain('(type-only)');
+  });
+
   test('bad options are problems naming them; their defaults are used', async () => {
     const r = await scoreOnce(dependencyChannel(), one('a', 'src/props.ts'), one('b', 'src/components/C6.ts'), {
       services,
