@@ -47,7 +47,40 @@ export interface ImportFact {
   readonly namespaceBinding?: string;
   /** `export * from 'm'` / `from m import *`. */
   readonly wildcard?: boolean;
+  /**
+   * Type-only as a whole where no name says so: `export type * from 'm'`, and an `import('m')`
+   * in a type (`let x: import('m').T`). Other type-only imports are `kind: 'type'` or have only
+   * `typeOnly` names.
+   */
+  readonly typeOnly?: true;
+  /** Python: inside `if TYPE_CHECKING:` (runs only under a type checker). */
+  readonly guarded?: true;
+  /** A `require(…)` call or a Python import inside a function body: runs when the function is called. */
+  readonly lazy?: true;
   readonly line: number;
+}
+
+/**
+ * What an import edge means for coupling, derived from its facts (see `importEdgeKind`):
+ * `value` (runs at load and binds values), `type-only` (erased at compile time), `guarded`
+ * (Python `if TYPE_CHECKING:`), `dynamic` (`import()`, a lazy `require` or Python import inside a
+ * function: loaded when called), `re-export` (`export … from`: passes the module's names on).
+ */
+export type ImportEdgeKind = 'value' | 'type-only' | 'guarded' | 'dynamic' | 're-export';
+
+export const IMPORT_EDGE_KINDS: readonly ImportEdgeKind[] = ['value', 'type-only', 'guarded', 'dynamic', 're-export'];
+
+/**
+ * The edge kind of one import. Type-only: `import type`, `export type … from`, and an import
+ * whose specifiers are all type-only (`import { type A, type B }`, no default or namespace).
+ */
+export function importEdgeKind(fact: ImportFact): ImportEdgeKind {
+  if (fact.guarded) return 'guarded';
+  const allTypeNames = fact.names.length > 0 && fact.names.every((n) => n.typeOnly) && !fact.defaultBinding && !fact.namespaceBinding;
+  if (fact.kind === 'type' || fact.typeOnly || ((fact.kind === 'static' || fact.kind === 'reexport') && allTypeNames)) return 'type-only';
+  if (fact.kind === 'dynamic' || fact.lazy) return 'dynamic';
+  if (fact.kind === 'reexport') return 're-export';
+  return 'value';
 }
 
 export type ExportKind = 'local' | 'default' | 'reexport' | 'assignment';

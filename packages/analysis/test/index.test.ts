@@ -35,6 +35,45 @@ describe('index of an in-memory file set', () => {
     expect(ix.skipped).toEqual([{ path: 'src/binary.ts', reason: 'binary' }]);
   });
 
+  test('import edges carry their kinds: value, type-only, guarded, dynamic, re-export', async () => {
+    const ix = await index(
+      memorySnapshot({
+        'src/ctx.ts': "import type { ButtonProps } from './button';\nimport { type CardProps } from './card';\nexport const theme = 1;\n",
+        'src/button.ts': "import { theme } from './ctx';\nimport type { CardProps } from './card';\nexport type ButtonProps = {};\n",
+        'src/card.ts': "export type CardProps = {};\nexport async function load() { return import('./button'); }\n",
+        'src/index.ts': "export * from './button';\nexport type * from './card';\n",
+        'src/legacy.js': "function later() { return require('./card'); }\nconst now = require('./ctx');\n",
+        'pkg/__init__.py': '',
+        'pkg/models.py': 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.views import View\n',
+        'pkg/views.py': 'import pkg.models\ndef f():\n    from pkg import models\n',
+      }),
+      { workers: 0 },
+    );
+    const json = graphJson(ix);
+    const kinds = Object.fromEntries(json.edges.map(([a, b], i) => [`${a} -> ${b}`, json.edgeKinds[i]!.join(',')]));
+    expect(kinds).toEqual({
+      'pkg/models.py -> pkg/views.py': 'guarded',
+      'pkg/views.py -> pkg/models.py': 'value,dynamic',
+      'src/button.ts -> src/card.ts': 'type-only',
+      'src/button.ts -> src/ctx.ts': 'value',
+      'src/card.ts -> src/button.ts': 'dynamic',
+      'src/ctx.ts -> src/button.ts': 'type-only',
+      'src/ctx.ts -> src/card.ts': 'type-only',
+      'src/index.ts -> src/button.ts': 're-export',
+      'src/index.ts -> src/card.ts': 'type-only',
+      'src/legacy.js -> src/card.ts': 'dynamic',
+      'src/legacy.js -> src/ctx.ts': 'value',
+    });
+    expect(ix.graph.getEdgeAttributes('src/button.ts', 'src/ctx.ts').edgeKinds).toEqual(['value']);
+    const view = baseView(ix);
+    expect(view.importKinds('src/ctx.ts', 'src/card.ts')).toEqual(['type-only']);
+    expect(view.importKinds('src/card.ts', 'src/ctx.ts')).toEqual([]);
+    // An agent that turns the type import into a value import: its overlay says so.
+    const agent = await overlay(ix, [{ path: 'src/ctx.ts', read: () => Buffer.from("import { ButtonProps } from './button';\n") }]);
+    expect(agent.importKinds('src/ctx.ts', 'src/button.ts')).toEqual(['value']);
+    expect(agent.graph().getEdgeAttributes('src/ctx.ts', 'src/button.ts').edgeKinds).toEqual(['value']);
+  });
+
   test('too-large files are skipped and reported, the rest indexed', async () => {
     const ix = await index(memorySnapshot({ 'big.ts': `export const x = "${'x'.repeat(2000)}";\n`, 'ok.ts': "import './big';\n" }), { workers: 0, maxFileBytes: 1000 });
     expect(ix.skipped).toEqual([{ path: 'big.ts', reason: 'too-large', detail: expect.stringContaining('bytes') }]);
@@ -458,7 +497,7 @@ describe('re-indexing with a previous index', () => {
     // Tamper with the persisted outcome: a new process must use it (proving it resolved nothing).
     const resPath = join(first.store.dir!, `res-${first.resolverKey}.json`);
     const res = JSON.parse(readFileSync(resPath, 'utf8'));
-    res.files['src/a.ts'][1] = [{ specifier: 'b', kind: 'static', line: 1, targets: [], external: 'persisted-marker' }];
+    res.files['src/a.ts'][1] = [{ specifier: 'b', kind: 'static', edge: 'value', line: 1, targets: [], external: 'persisted-marker' }];
     writeFileSync(resPath, JSON.stringify(res));
     const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.resolverKey).toBe(first.resolverKey);

@@ -4,7 +4,8 @@
  * assertion. Imports and definitions must be exactly the asserted ones; calls, references and
  * exports must exist.
  *
- *   import <specifier> <kind> [default=x] [namespace=y] [names=a:b,c:c] [wildcard]
+ *   import <specifier> <kind> [default=x] [namespace=y] [names=a:b,c:c] [wildcard] [type-only] [guarded] [lazy]
+ *   edge <specifier> <edge kind>      (the import graph's kind of that import: value, type-only, …)
  *   defines <qualifiedName> <kind> [exported]
  *   calls <callee> in <caller>
  *   references <name> [receiver=x]
@@ -14,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { extractFacts, readsTransferBuffer } from '../src/extract/extract.js';
-import { languageOf, type FileFacts } from '../src/facts.js';
+import { importEdgeKind, languageOf, type FileFacts } from '../src/facts.js';
 
 const root = join(import.meta.dirname, 'fixtures');
 
@@ -42,6 +43,9 @@ function importKey(i: FileFacts['imports'][number]): string {
   if (i.namespaceBinding) parts.push(`namespace=${i.namespaceBinding}`);
   if (i.names.length) parts.push(`names=${i.names.map((n) => `${n.name}:${n.alias}`).join(',')}`);
   if (i.wildcard) parts.push('wildcard');
+  if (i.typeOnly) parts.push('type-only');
+  if (i.guarded) parts.push('guarded');
+  if (i.lazy) parts.push('lazy');
   return parts.join(' ');
 }
 
@@ -69,6 +73,13 @@ describe.each(fixtures)('%s', (file) => {
       .map((m) => `${m.line} ${m.words[1]} ${m.words[2]}${m.words.includes('exported') ? ' exported' : ''}`);
     const actual = facts.definitions.map((d) => `${d.line} ${d.qualifiedName} ${d.kind}${d.exported ? ' exported' : ''}`);
     expect(actual.sort()).toEqual(expected.sort());
+  });
+
+  test('asserted edge kinds', () => {
+    for (const m of marks.filter((x) => x.words[0] === 'edge')) {
+      const imports = facts.imports.filter((i) => i.line === m.line && i.specifier === m.words[1]);
+      expect(imports.map(importEdgeKind), `line ${m.line}`).toEqual([m.words[2]]);
+    }
   });
 
   test('asserted calls, references and exports exist', () => {

@@ -198,6 +198,32 @@ describe('scanRepository', () => {
     expect(symbols.evidence[0]!.message).toMatch(/\ba\b.*src\/b\.ts/);
   });
 
+  it('a types hub imported by every component and a shared helper callee do not make components near', async () => {
+    // A component library as seen on real code: a context file imports every component's props
+    // type-only, every component imports the context and calls one validation helper.
+    const names = Array.from({ length: 24 }, (_, i) => `C${i}`);
+    const component = (n: string, extra = '') =>
+      `import { theme } from '../ctx';\nimport { assertProps } from '../util';\nexport type ${n}Props = { size: number };\nexport function ${n}(props: ${n}Props) {\n  assertProps(props);\n  return theme.size + props.size${extra};\n}\n`;
+    const files: Record<string, string> = {
+      'src/ctx.ts': `${names.map((n) => `import type { ${n}Props } from './components/${n}';`).join('\n')}\nexport const theme = { size: 1 };\n`,
+      'src/util.ts': "export function assertProps(p: unknown): void {\n  if (!p) throw new Error('no props');\n}\n",
+    };
+    for (const n of names) files[`src/components/${n}.ts`] = component(n);
+    repo = createRepoFixture(files);
+    repo.worktree('alice').write('src/components/C1.ts', component('C1', ' + 1'));
+    repo.worktree('bob').write('src/components/C2.ts', component('C2', ' * 2'));
+    // carol changes the helper alice's component calls and imports: that pair is near.
+    repo.worktree('carol').write('src/util.ts', "export function assertProps(p: unknown): void {\n  if (p === undefined) throw new Error('no props');\n}\n");
+    const result = await scanRepository({ repo: repo.dir });
+    const link = (a: string, b: string) => result.links.find((l) => l.a === a && l.b === b)!;
+    const channel = (a: string, b: string, id: string) => link(a, b).channels.find((c) => c.channel === id)!;
+    expect(link('alice', 'bob').level).toBe('clear');
+    expect(channel('alice', 'bob', 'call-graph').risk).toBe(0);
+    expect(channel('alice', 'bob', 'dependency').evidence[0]!.message).toContain('src/ctx.ts is a hub');
+    expect(link('alice', 'carol').level).not.toBe('clear');
+    expect(channel('alice', 'carol', 'call-graph').evidence[0]!.chain).toEqual(['C1', 'assertProps']);
+  });
+
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
     await expect(scanRepository({ repo: join(shared.dir, '..') })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(scanRepository({ repo: shared.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE' });

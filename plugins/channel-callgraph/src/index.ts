@@ -1,9 +1,11 @@
 /**
- * The call-graph channel: two agents editing functions near each other in the call graph.
- * Risk is γ^(d−1) in the call-graph distance d (direction-agnostic, caller ↔ callee) between a
- * function one agent edits and a function the other edits, capped at `maxDepth`; d = 0 (the same
- * function) counts as d = 1. One multi-source BFS per agent in `prepare`, over that agent's view of
- * the call graph (its own new calls included), so scoring a pair is a lookup.
+ * The call-graph channel: two agents editing functions linked by a chain of calls. Risk is
+ * γ^(d−1) in the length d of a call chain that leaves one agent's edited function and reaches the
+ * other's along calls only (f calls … calls g, in either agent's view), capped at `maxDepth`;
+ * d = 0 (the same function) counts as d = 1. Never "both call X": two functions linked only
+ * because both call one helper (an error class, `isPlainObject`) are not near — a chain may not
+ * turn from callee to caller. One BFS per agent and direction in `prepare`, over that agent's
+ * view of the call graph (its own new calls included), so scoring a pair is a lookup.
  * File-level precision: a call chain alone raises at most a traffic advisory.
  */
 import { defineChannel, type Agent, type CallStep, type Evidence, type SymbolService, type SymbolWrite } from '@airspace/core';
@@ -26,12 +28,16 @@ interface Reached {
 
 interface AgentGraph {
   readonly edited: ReadonlyMap<string, { write: SymbolWrite; weight: number }>;
-  readonly reached: ReadonlyMap<string, Reached>;
+  /** Functions the edited ones call, directly or through calls (`calls` steps only). */
+  readonly callees: ReadonlyMap<string, Reached>;
+  /** Functions that call the edited ones, directly or through calls (`called-by` steps only). */
+  readonly callers: ReadonlyMap<string, Reached>;
 }
 
 const FUNCTIONS = new Set(['function', 'method']);
 
-function bfs(agent: Agent, service: SymbolService, sources: readonly string[], maxDepth: number): Map<string, Reached> {
+/** Breadth-first along steps of one direction only, so every chain found is a chain of calls. */
+function bfs(agent: Agent, service: SymbolService, sources: readonly string[], maxDepth: number, direction: CallStep['direction']): Map<string, Reached> {
   const reached = new Map<string, Reached>();
   let frontier: string[] = [];
   for (const s of sources) {
@@ -44,7 +50,7 @@ function bfs(agent: Agent, service: SymbolService, sources: readonly string[], m
     const next: string[] = [];
     for (const node of frontier) {
       for (const step of service.callNeighbors(agent, node)) {
-        if (reached.has(step.symbol)) continue;
+        if (step.direction !== direction || reached.has(step.symbol)) continue;
         reached.set(step.symbol, { depth, step, from: node });
         next.push(step.symbol);
       }
@@ -84,7 +90,8 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
           const weights = new Map(agent.files.map((f) => [f.path, f.weight]));
           const edited = new Map<string, { write: SymbolWrite; weight: number }>();
           for (const w of service.writes(agent)) if (FUNCTIONS.has(w.kind)) edited.set(w.symbol, { write: w, weight: weights.get(w.path) ?? 1 });
-          graphs.set(agent.id, { edited, reached: bfs(agent, service, [...edited.keys()], o.maxDepth) });
+          const sources = [...edited.keys()];
+          graphs.set(agent.id, { edited, callees: bfs(agent, service, sources, o.maxDepth, 'calls'), callers: bfs(agent, service, sources, o.maxDepth, 'called-by') });
         } catch (error) {
           ctx.logger.warn(`call-graph: could not analyse ${agent.id}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -97,12 +104,13 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
       const gb = ctx.prepared.get(b.id);
       if (!ga || !gb) return { risk: 0, evidence: [] };
       let best: { risk: number; evidence: Evidence } | undefined;
-      // From a's edited functions to b's (in a's view), and from b's to a's (in b's view).
-      const look = (from: Agent, gf: AgentGraph, to: Agent, gt: AgentGraph, fromIsA: boolean) => {
+      // From a's edited functions to b's (in a's view), and from b's to a's (in b's view), each
+      // along calls (a's function calls … b's) and against them (b's function calls … a's).
+      const look = (from: Agent, gf: AgentGraph, to: Agent, gt: AgentGraph, fromIsA: boolean, reached: ReadonlyMap<string, Reached>) => {
         for (const [symbol, target] of gt.edited) {
-          const r = gf.reached.get(symbol);
+          const r = reached.get(symbol);
           if (!r) continue;
-          const { symbols, steps } = chainTo(gf.reached, symbol);
+          const { symbols, steps } = chainTo(reached, symbol);
           const source = gf.edited.get(symbols[0]!);
           if (!source) continue;
           const d = Math.max(1, r.depth);
@@ -117,12 +125,15 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
           const toSide = { agent: to.id, path: target.write.path, symbol: target.write.qualifiedName, ...(target.write.range ? { range: target.write.range } : {}) };
           best = {
             risk,
-            evidence: { kind: 'call-chain', risk, message, chain: symbols.map(NAME), ...(fromIsA ? { a: fromSide, b: toSide } : { a: toSide, b: fromSide }) },
+            // The chain in call order: caller first.
+            evidence: { kind: 'call-chain', risk, message, chain: (steps[0]?.direction === 'called-by' ? [...symbols].reverse() : symbols).map(NAME), ...(fromIsA ? { a: fromSide, b: toSide } : { a: toSide, b: fromSide }) },
           };
         }
       };
-      look(a, ga, b, gb, true);
-      look(b, gb, a, ga, false);
+      for (const direction of ['callees', 'callers'] as const) {
+        look(a, ga, b, gb, true, ga[direction]);
+        look(b, gb, a, ga, false, gb[direction]);
+      }
       return best ? { risk: Math.min(1, best.risk), evidence: [best.evidence] } : { risk: 0, evidence: [] };
     },
   });

@@ -38,6 +38,28 @@ channelTester.run('call-graph', callGraphChannel(), {
     { name: 'the same function (d = 0)', a: alice, b: bob('main.ts'), min: 1, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['main.ts#main'] }) } },
   ],
   low: [
+    // Both call one helper (an error class, `isPlainObject`): not a chain of calls between them.
+    {
+      name: 'two functions that only call the same helper',
+      a: agent('alice', [edit('a.ts', [[1, 3]])]),
+      b: bob('b.ts'),
+      max: 0,
+      services: { symbols: service([['a.ts#f', 'errors.ts#AppError'], ['b.ts#g', 'errors.ts#AppError']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+    },
+    {
+      name: 'two functions called by the same caller',
+      a: agent('alice', [edit('a.ts', [[1, 3]])]),
+      b: bob('b.ts'),
+      max: 0,
+      services: { symbols: service([['main.ts#main', 'a.ts#f'], ['main.ts#main', 'b.ts#g']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+    },
+    {
+      name: "a chain that turns: f calls h, which g also calls, which calls g's callee",
+      a: agent('alice', [edit('a.ts', [[1, 3]])]),
+      b: bob('b.ts'),
+      max: 0,
+      services: { symbols: service([['a.ts#f', 'h.ts#h'], ['c.ts#c', 'h.ts#h'], ['c.ts#c', 'b.ts#g']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+    },
     { name: 'beyond maxDepth', a: alice, b: bob('buf.ts'), max: 0, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['buf.ts#read'] }) } },
     { name: 'no functions written', a: alice, b: bob('x.ts'), max: 0, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: [] }) } },
   ],
@@ -52,6 +74,15 @@ describe('call-graph channel', () => {
     expect(result.evidence[0]!.message).toContain('3 calls apart');
     const gamma = await scoreOnce(callGraphChannel({ gamma: 0.8 }), alice, bob('lex.ts'), { services: { symbols } });
     expect(gamma.risk).toBeCloseTo(0.64);
+  });
+
+  it('finds the chain from either side: the other agent\'s function calls … calls this one\'s', async () => {
+    // bob's parse is called by load, which main (alice's) calls: from bob's side the chain runs against calls.
+    const symbols = service(chain, { alice: ['main.ts#main'], bob: ['parse.ts#parse'] });
+    const result = await scoreOnce(callGraphChannel(), bob('parse.ts'), alice, { services: { symbols } });
+    expect(result.risk).toBeCloseTo(0.5);
+    expect(result.evidence[0]!.chain).toEqual(['main', 'load', 'parse']);
+    expect(result.evidence[0]!.a).toMatchObject({ agent: 'bob', symbol: 'parse' });
   });
 
   it("counts a call that only one agent's version has (bob's new call into alice's function)", async () => {

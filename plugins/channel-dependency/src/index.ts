@@ -1,3 +1,3 @@
 export * from './dependency.js';
-export { reach, chainTo, type Reach, type ReachEntry } from './reach.js';
+export { reach, chainTo, type Reach, type ReachEntry, type ReachFactors } from './reach.js';
 export { default } from './dependency.js';

@@ -266,7 +266,7 @@ describe('call-graph channel', () => {
     const link = s.link('alice', 'bob');
     const cg = s.channel(link, 'call-graph');
     expect(cg.risk).toBeCloseTo(0.5, 5); // γ^(2−1)
-    expect(cg.evidence[0]!.chain).toEqual(['parse', 'load', 'main']);
+    expect(cg.evidence[0]!.chain).toEqual(['main', 'load', 'parse']); // in call order, caller first
     expect(cg.evidence[0]!.message).toContain('2 calls apart');
     expect(s.channel(link, 'symbols').risk).toBe(0);
     // File-level precision: call-graph alone never raises a resolution advisory.

@@ -51,3 +51,5 @@
 (export_statement "type") @import.type-token
 (import_specifier "type") @import.type-token
 (export_specifier "type") @import.type-token
+; `export type * from "./m"`: grammar 0.23.2 parses `type *` as an ERROR inside the statement.
+(export_statement (ERROR "type") source: (_)) @import.type-token

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { ResolvedImport } from '../index/build.js';
 import type { MemoRecord } from '../resolve/resolver.js';
 
-const FORMAT = 'airspace-resolutions-2';
+const FORMAT = 'airspace-resolutions-3';
 /** Resolution files kept per cache directory (newest first). */
 const KEEP = 6;
 
@@ -75,7 +75,7 @@ function validMemoRecord(v: unknown): boolean {
 function validResolved(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const r = v as Partial<ResolvedImport>;
-  return typeof r.specifier === 'string' && typeof r.kind === 'string' && typeof r.line === 'number' && Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
+  return typeof r.specifier === 'string' && typeof r.kind === 'string' && typeof r.edge === 'string' && typeof r.line === 'number' && Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
 }
 
 /**

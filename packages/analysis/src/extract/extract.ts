@@ -155,7 +155,7 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const importLines = new Set<number>();
   for (const m of importMatches) {
     const role = rolesOf(m, 'import.');
-    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || (role.kind === 'require' && role.at.node.type === 'call_expression')) continue;
+    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || role.kind === 'guard' || (role.kind === 'require' && role.at.node.type === 'call_expression')) continue;
     for (let l = role.at.row + 1; l <= role.at.node.endPosition.row + 1; l++) importLines.add(l);
   }
   const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
@@ -243,7 +243,8 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
           const alias = nsExport.namedChildren[0]?.text ?? '*';
           names.push({ name: '*', alias });
         } else wildcard = true;
-        out.push({ specifier, kind: 'reexport', names, ...(wildcard ? { wildcard } : {}), line: line(node) });
+        // Only a wildcard needs the flag: otherwise the names say it.
+        out.push({ specifier, kind: 'reexport', names, ...(wildcard ? { wildcard } : {}), ...(wildcard && typeOnly ? { typeOnly } : {}), line: line(node) });
         break;
       }
       case 'require': {
@@ -252,11 +253,12 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
           const clause = node.namedChildren.find((c) => c.type === 'import_require_clause');
           const id = clause?.namedChildren.find((c) => c.type === 'identifier')?.text;
           out.push({ specifier, kind: 'require', names: [], ...(id ? { namespaceBinding: id } : {}), line: line(node) });
-        } else out.push({ specifier, kind: 'require', ...bindingsOfCall(node), line: line(node) });
+        } else out.push({ specifier, kind: 'require', ...bindingsOfCall(node), ...(insideFunction(node, JS_FUNCTIONS) ? { lazy: true as const } : {}), line: line(node) });
         break;
       }
       case 'dynamic':
-        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), line: line(node) });
+        // `type T = import('./m').T` is a type, not a load.
+        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), ...(inTypePosition(node) ? { typeOnly: true as const } : {}), line: line(node) });
         break;
     }
   }
@@ -279,6 +281,26 @@ function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; def
       }
     }
   }
+}
+
+const JS_FUNCTIONS = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'function', 'generator_function', 'arrow_function', 'method_definition']);
+const PYTHON_FUNCTIONS = new Set(['function_definition']);
+
+/** Whether a node sits inside a function body (so it runs when the function is called, not at load). */
+function insideFunction(node: SyntaxNode, functions: ReadonlySet<string>): boolean {
+  for (let p = node.parent; p; p = p.parent) if (functions.has(p.type)) return true;
+  return false;
+}
+
+/** TypeScript nodes whose contents are types only (an `import('m')` inside one is erased). */
+const TYPE_CONTEXTS = new Set(['type_annotation', 'type_alias_declaration', 'type_query', 'type_arguments', 'interface_declaration', 'type_parameters', 'object_type', 'lookup_type', 'generic_type']);
+/** Where the search for a type context stops: no type context encloses these. */
+const VALUE_SCOPES = new Set(['program', 'statement_block', 'class_body', 'expression_statement', 'arguments']);
+
+/** Whether a TypeScript `import('m')` sits in a type (`let x: import('m').T`, `typeof import('m')`). */
+function inTypePosition(node: SyntaxNode): boolean {
+  for (let p = node.parent; p && !VALUE_SCOPES.has(p.type); p = p.parent) if (TYPE_CONTEXTS.has(p.type)) return true;
+  return false;
 }
 
 /** Bindings of `require('m')` / `import('m')` from where the call sits. */
@@ -383,20 +405,28 @@ function jsExports(matches: readonly Match[], imports: readonly ImportFact[]): E
 
 function pythonImports(matches: readonly Match[]): ImportFact[] {
   const out: ImportFact[] = [];
+  // Blocks of `if TYPE_CHECKING:`, as [start, end) offsets.
+  const guards: [number, number][] = [];
   for (const m of matches) {
     const role = rolesOf(m, 'import.');
-    if (!role) continue;
+    if (role?.kind === 'guard') guards.push([role.at.startIndex, role.at.node.endIndex]);
+  }
+  for (const m of matches) {
+    const role = rolesOf(m, 'import.');
+    if (!role || role.kind === 'guard') continue;
     const node = role.at.node;
     const at = line(node);
+    const start = role.at.startIndex;
+    const where = guards.some(([s, e]) => start >= s && start < e) ? { guarded: true as const } : insideFunction(node, PYTHON_FUNCTIONS) ? { lazy: true as const } : {};
     if (role.kind === 'python-import') {
       for (const n of node.childrenForFieldName('name')) {
         if (n.type === 'aliased_import') {
           const name = oneLine(n.childForFieldName('name')?.text ?? '');
           const alias = n.childForFieldName('alias')?.text;
-          if (name) out.push({ specifier: name, kind: 'python-import', names: [], ...(alias ? { namespaceBinding: alias } : {}), line: at });
+          if (name) out.push({ specifier: name, kind: 'python-import', names: [], ...(alias ? { namespaceBinding: alias } : {}), ...where, line: at });
         } else {
           const name = oneLine(n.text);
-          out.push({ specifier: name, kind: 'python-import', names: [], namespaceBinding: name.split('.')[0]!, line: at });
+          out.push({ specifier: name, kind: 'python-import', names: [], namespaceBinding: name.split('.')[0]!, ...where, line: at });
         }
       }
     } else {
@@ -412,7 +442,7 @@ function pythonImports(matches: readonly Match[]): ImportFact[] {
         } else names.push({ name: oneLine(n.text), alias: oneLine(n.text) });
       }
       if (node.namedChildren.some((c) => c.type === 'wildcard_import')) wildcard = true;
-      out.push({ specifier: oneLine(moduleName.text), kind: 'python-from', names, ...(wildcard ? { wildcard } : {}), line: at });
+      out.push({ specifier: oneLine(moduleName.text), kind: 'python-from', names, ...(wildcard ? { wildcard } : {}), ...where, line: at });
     }
   }
   return out;

@@ -9,13 +9,15 @@ import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
-import { languageOf, type FileFacts, type ImportFact, type ImportKind, type Language } from '../facts.js';
+import { importEdgeKind, languageOf, type FileFacts, type ImportEdgeKind, type ImportFact, type ImportKind, type Language } from '../facts.js';
 import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
 import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
 
 export interface ResolvedImport {
   readonly specifier: string;
   readonly kind: ImportKind;
+  /** What the import means for coupling (`importEdgeKind` of its facts). */
+  readonly edge: ImportEdgeKind;
   readonly line: number;
   /** Repository files this import resolves to (several for `from pkg import a, b` submodules). */
   readonly targets: readonly string[];
@@ -63,8 +65,10 @@ export interface FileNodeAttributes {
 }
 
 export interface ImportEdgeAttributes {
-  /** Every import kind from the importer to this file (`static`, `type`, …). */
+  /** Every import kind from the importer to this file, as written (`static`, `type`, …). */
   readonly kinds: ImportKind[];
+  /** Every edge kind of those imports (`value`, `type-only`, `guarded`, `dynamic`, `re-export`). */
+  readonly edgeKinds: ImportEdgeKind[];
   readonly lines: number[];
 }
 
@@ -316,9 +320,27 @@ export function resolveImports(path: string, facts: FileFacts, resolver: Resolve
 
 function withOutcome(imp: ImportFact, r: Resolution): ResolvedImport {
   const { specifier, kind, line } = imp;
-  if (r.status === 'resolved') return { specifier, kind, line, targets: r.targets, via: r.via };
-  if (r.status === 'external') return { specifier, kind, line, targets: [], external: r.package };
-  return { specifier, kind, line, targets: [], unresolved: r.reason };
+  const edge = importEdgeKind(imp);
+  if (r.status === 'resolved') return { specifier, kind, edge, line, targets: r.targets, via: r.via };
+  if (r.status === 'external') return { specifier, kind, edge, line, targets: [], external: r.package };
+  return { specifier, kind, edge, line, targets: [], unresolved: r.reason };
+}
+
+/** Adds one import to the edge importer → target of a graph being built. */
+export function addImportEdge(graph: ImportGraph, from: string, to: string, imp: ResolvedImport): void {
+  if (graph.hasEdge(from, to)) {
+    const attrs = graph.getEdgeAttributes(from, to);
+    if (!attrs.kinds.includes(imp.kind)) attrs.kinds.push(imp.kind);
+    if (!attrs.edgeKinds.includes(imp.edge)) attrs.edgeKinds.push(imp.edge);
+    attrs.lines.push(imp.line);
+  } else graph.addDirectedEdge(from, to, { kinds: [imp.kind], edgeKinds: [imp.edge], lines: [imp.line] });
+}
+
+/** Edge kinds of the imports from `importer` (its resolved imports) to `imported`, each once. */
+export function edgeKindsTo(importer: IndexedFile | undefined, imported: string): ImportEdgeKind[] {
+  const out: ImportEdgeKind[] = [];
+  for (const imp of importer?.imports ?? []) if (imp.targets.includes(imported) && !out.includes(imp.edge)) out.push(imp.edge);
+  return out;
 }
 
 /** What an index keeps for the next one (not part of its public shape). */
@@ -652,11 +674,7 @@ export function buildImportGraph(
     for (const imp of f.imports) {
       for (const t of imp.targets) {
         if (!graph.hasNode(t)) graph.addNode(t, {});
-        const attrs = graph.hasEdge(f.path, t) ? graph.getEdgeAttributes(f.path, t) : undefined;
-        if (attrs) {
-          if (!attrs.kinds.includes(imp.kind)) attrs.kinds.push(imp.kind);
-          attrs.lines.push(imp.line);
-        } else graph.addDirectedEdge(f.path, t, { kinds: [imp.kind], lines: [imp.line] });
+        addImportEdge(graph, f.path, t, imp);
       }
     }
   }

@@ -3,11 +3,13 @@
  * an agent's overlay (its changed files analysed in its own version) answer the same questions.
  */
 import { DirectedGraph } from 'graphology';
-import type { FileFacts } from '../facts.js';
+import type { FileFacts, ImportEdgeKind } from '../facts.js';
 import { languageOf } from '../facts.js';
 import type { SnapshotFile } from '../snapshot.js';
 import type { FactsStore } from '../cache/cache.js';
 import {
+  addImportEdge,
+  edgeKindsTo,
   loadFacts,
   resolveImports,
   type AnalysisIndex,
@@ -25,14 +27,16 @@ export interface ImportGraphView {
   importsOf(path: string): readonly string[];
   /** Files that import `path`. */
   importersOf(path: string): readonly string[];
+  /** Edge kinds of the imports from `importer` to `imported` (empty when it does not import it). */
+  importKinds(importer: string, imported: string): readonly ImportEdgeKind[];
+  /** Every indexed file of this view (for statistics over the repository, e.g. hub files). */
+  filePaths(): Iterable<string>;
 }
 
 export interface IndexView extends ImportGraphView {
   readonly index: AnalysisIndex;
   file(path: string): IndexedFile | undefined;
   facts(path: string): FileFacts | undefined;
-  /** Paths of all indexed files of this view. */
-  filePaths(): Iterable<string>;
   /** A graphology graph of this view (built on demand; the base view returns the index's graph). */
   graph(): ImportGraph;
 }
@@ -43,6 +47,7 @@ export function baseView(index: AnalysisIndex): IndexView {
     hasFile: (p) => index.files.has(p) || index.importers.has(p),
     importsOf: (p) => index.imports.get(p) ?? [],
     importersOf: (p) => index.importers.get(p) ?? [],
+    importKinds: (from, to) => edgeKindsTo(index.files.get(from), to),
     file: (p) => index.files.get(p),
     facts: (p) => index.files.get(p)?.facts,
     filePaths: () => index.files.keys(),
@@ -133,6 +138,7 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
       const added = importersAdded.get(p);
       return added ? [...new Set([...fromBase, ...added])] : fromBase;
     },
+    importKinds: (from, to) => (own.get(to) === null ? [] : edgeKindsTo(view.file(from), to)),
     file: (p) => (own.has(p) ? own.get(p) ?? undefined : base.file(p)),
     facts: (p) => (own.has(p) ? own.get(p)?.facts : base.facts(p)),
     *filePaths() {
@@ -148,11 +154,7 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
         for (const imp of f.imports) for (const t of imp.targets) {
           if (own.get(t) === null) continue;
           g.mergeNode(t);
-          if (g.hasEdge(p, t)) {
-            const a = g.getEdgeAttributes(p, t);
-            if (!a.kinds.includes(imp.kind)) a.kinds.push(imp.kind);
-            a.lines.push(imp.line);
-          } else g.addDirectedEdge(p, t, { kinds: [imp.kind], lines: [imp.line] });
+          addImportEdge(g, p, t, imp);
         }
       }
       materialized = g;

@@ -22,7 +22,7 @@ export function graphCommand(io: Io): Command {
   return new Command('graph')
     .description("print the import graph of a worktree (the graph the dependency channel walks)")
     .option('--repo <dir>', 'any directory inside the worktree', '.')
-    .option('--json', 'print the graph as JSON: files, edges, external, unresolved, skipped, partial')
+    .option('--json', 'print the graph as JSON: files, edges, edgeKinds, external, unresolved, skipped, partial')
     .action(async (flags: GraphFlags) => {
       refuseEmpty(flags);
       const repository = await openRepository(resolve(io.cwd, flags.repo));
@@ -37,7 +37,12 @@ export function graphCommand(io: Io): Command {
       // File names may hold newlines or escape sequences: shown escaped, never obeyed.
       const graph = printableDeep(raw);
       const byImporter = new Map<string, string[]>();
-      for (const [from, to] of graph.edges) byImporter.set(from, [...(byImporter.get(from) ?? []), to]);
+      graph.edges.forEach(([from, to], i) => {
+        // A plain value import reads as before; other kinds are named (`(type-only)`).
+        const kinds = graph.edgeKinds[i]!.filter((k) => k !== 'value');
+        const label = kinds.length > 0 && !graph.edgeKinds[i]!.includes('value') ? ` ${style.dim(`(${kinds.join(', ')})`)}` : '';
+        byImporter.set(from, [...(byImporter.get(from) ?? []), `${to}${label}`]);
+      });
       for (const [from, targets] of byImporter) {
         io.stdout.write(`${from}\n`);
         for (const to of targets) io.stdout.write(`  ${style.dim('→')} ${to}\n`);
