@@ -1,5 +1,6 @@
 /** A minimal LSP client over stdio for driving the built server in tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import {
   createProtocolConnection,
@@ -14,8 +15,8 @@ import {
 
 export const uriOf = (path: string): string => pathToFileURL(path).href;
 
-export class TestClient {
-  readonly child: ChildProcess;
+/** A protocol client over any pair of streams (a child's stdio, or an in-process server's). */
+export class ProtocolClient {
   readonly connection: ProtocolConnection;
   readonly diagnostics = new Map<string, Diagnostic[]>();
   /** Every publishDiagnostics, in order. */
@@ -27,11 +28,13 @@ export class TestClient {
   stderr = '';
   private listeners: (() => void)[] = [];
 
-  constructor(command: string, args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    this.child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
-    this.child.stdout!.on('data', (d: Buffer) => (this.raw += d.toString('utf8')));
-    this.connection = createProtocolConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!));
+  constructor(
+    /** The raw stream to the server (tests write malformed frames to it). */
+    readonly toServer: Writable,
+    fromServer: Readable,
+  ) {
+    this.connection = createProtocolConnection(new StreamMessageReader(fromServer), new StreamMessageWriter(toServer));
+    fromServer.on('data', (d: Buffer) => (this.raw += d.toString('utf8')));
     this.connection.onNotification(PublishDiagnosticsNotification.type, (p: PublishDiagnosticsParams) => {
       this.diagnostics.set(p.uri, p.diagnostics);
       this.pushes.push(p);
@@ -61,7 +64,7 @@ export class TestClient {
     this.connection.listen();
   }
 
-  private poke(): void {
+  protected poke(): void {
     for (const l of this.listeners) l();
   }
 
@@ -117,6 +120,25 @@ export class TestClient {
       /* already gone */
     }
     this.connection.dispose();
+  }
+}
+
+/** The built server as a child process over stdio. */
+export class TestClient extends ProtocolClient {
+  readonly child: ChildProcess;
+
+  constructor(command: string, args: string[], env: Record<string, string> = {}) {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    super(child.stdin!, child.stdout!);
+    this.child = child;
+    child.stderr!.on('data', (d: Buffer) => {
+      this.stderr += d.toString('utf8');
+      this.poke();
+    });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
     this.child.kill();
   }
 }
