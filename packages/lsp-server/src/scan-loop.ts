@@ -11,7 +11,10 @@ export interface ScanLoopOptions<T> {
 export class ScanLoop<T> {
   private seq = 0;
   private published = 0;
-  private running = false;
+  /** The scan in flight, whose end starts the next one. */
+  private running: number | undefined;
+  /** Results of scans up to this number are dropped: they were abandoned by `restart()`. */
+  private abandoned = 0;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private waiters: { after: number; resolve: (r: T | undefined) => void }[] = [];
@@ -36,9 +39,23 @@ export class ScanLoop<T> {
     });
   }
 
+  /**
+   * Abandons the scan in flight (its engine was replaced: its answer, if one ever comes, is
+   * stale) and starts a new one now instead of waiting for it.
+   */
+  restart(): void {
+    if (this.disposed) return;
+    if (this.running !== undefined) {
+      this.abandoned = this.running;
+      this.running = undefined;
+      this.again = false;
+    }
+    this.request(0);
+  }
+
   private fire(): void {
     this.timer = undefined;
-    if (this.running) {
+    if (this.running !== undefined) {
       this.again = true;
       return;
     }
@@ -46,24 +63,29 @@ export class ScanLoop<T> {
   }
 
   private async runOnce(): Promise<void> {
-    this.running = true;
     const seq = ++this.seq;
+    this.running = seq;
     try {
       const result = await this.options.run(seq);
-      if (!this.disposed && seq > this.published) {
+      if (!this.disposed && seq > this.published && seq > this.abandoned) {
         this.published = seq;
         this.latest = result;
         this.options.publish(result, seq);
         this.settle(seq, result);
       }
     } catch (error) {
-      this.options.onError(error, seq);
-      this.settle(seq, undefined);
+      if (seq > this.abandoned) {
+        this.options.onError(error, seq);
+        this.settle(seq, undefined);
+      }
     } finally {
-      this.running = false;
-      if (this.again && !this.disposed) {
-        this.again = false;
-        void this.runOnce();
+      // An abandoned scan's end starts nothing: its successor is already running.
+      if (this.running === seq) {
+        this.running = undefined;
+        if (this.again && !this.disposed) {
+          this.again = false;
+          void this.runOnce();
+        }
       }
     }
   }

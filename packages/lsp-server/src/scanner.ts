@@ -46,7 +46,14 @@ export interface LspScanner {
 export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise<LspScanner>;
 
 /** Runs `@airspace/scanner` in a worker thread (engine-worker.ts) and talks to it by messages. */
-export const createDefaultScanner: CreateLspScanner = (options) => {
+export const createDefaultScanner: CreateLspScanner = (options) => createWorkerScanner(options);
+
+/**
+ * The worker-thread scanner. Every call is settled whatever happens to its worker: answered,
+ * rejected when that worker fails, exits or is terminated, or rejected by `dispose()` — a call
+ * left pending would hold the server's scan loop for good. `workerUrl` is for tests.
+ */
+export function createWorkerScanner(options: ScannerOptions, workerUrl: URL = new URL('./engine-worker.js', import.meta.url)): LspScanner {
   const engineOptions = {
     repo: options.repo,
     ...(options.base ? { base: options.base } : {}),
@@ -55,50 +62,72 @@ export const createDefaultScanner: CreateLspScanner = (options) => {
     ...(options.weights ? { weights: options.weights } : {}),
     ...(options.thresholds ? { thresholds: options.thresholds } : {}),
   };
+  interface Pending {
+    readonly resolve: (v: unknown) => void;
+    readonly reject: (e: Error) => void;
+  }
   let worker: Worker | undefined;
+  let disposed = false;
   let nextId = 0;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const failAll = (error: Error) => {
-    for (const p of pending.values()) p.reject(error);
-    pending.clear();
-    worker = undefined;
+  /** Pending calls per worker, so a worker that goes away rejects exactly its own calls. */
+  const pending = new Map<Worker, Map<number, Pending>>();
+  const failAll = (w: Worker, error: Error) => {
+    const calls = pending.get(w);
+    pending.delete(w);
+    if (worker === w) worker = undefined;
+    for (const p of calls?.values() ?? []) p.reject(error);
   };
   const start = (): Worker => {
     // The worker's stdout is ours to route: stdout belongs to the protocol.
-    const w = new Worker(new URL('./engine-worker.js', import.meta.url), { workerData: { options: engineOptions }, stdout: true, stderr: true });
+    const w = new Worker(workerUrl, { workerData: { options: engineOptions }, stdout: true, stderr: true });
+    pending.set(w, new Map());
     w.stdout.pipe(process.stderr);
     w.stderr.pipe(process.stderr);
     w.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-      const p = pending.get(m.id);
-      pending.delete(m.id);
+      const calls = pending.get(w);
+      const p = calls?.get(m.id);
+      calls?.delete(m.id);
       if (m.error !== undefined) p?.reject(new Error(m.error));
       else p?.resolve(m.result);
     });
-    w.on('error', (e) => failAll(new Error(`the scanning engine failed: ${e.message}`)));
-    w.on('exit', (code) => {
-      if (worker === w) failAll(new Error(`the scanning engine stopped (exit ${code})`));
-    });
+    w.on('error', (e) => failAll(w, new Error(`the scanning engine failed: ${e.message}`)));
+    w.on('exit', (code) => failAll(w, new Error(`the scanning engine stopped (exit ${code})`)));
     return w;
   };
-  const call = (message: Record<string, unknown>): Promise<unknown> => {
-    // A worker that died is replaced at the next call.
-    worker ??= start();
+  const call = (w: Worker, message: Record<string, unknown>): Promise<unknown> => {
     const id = ++nextId;
-    const w = worker;
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      const calls = pending.get(w);
+      if (!calls) return reject(new Error('the scanning engine stopped'));
+      calls.set(id, { resolve, reject });
       w.postMessage({ id, ...message });
     });
   };
   return {
-    scan: (input) =>
-      call({ type: 'scan', overrides: input?.overrides, extra: { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}), ...(input?.changedPaths ? { changedPaths: input.changedPaths } : {}) } }) as Promise<ScanResult>,
+    scan(input) {
+      if (disposed) return Promise.reject(new Error('the scanner was disposed'));
+      // A worker that died is replaced at the next call.
+      worker ??= start();
+      return call(worker, {
+        type: 'scan',
+        overrides: input?.overrides,
+        extra: { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}), ...(input?.changedPaths ? { changedPaths: input.changedPaths } : {}) },
+      }) as Promise<ScanResult>;
+    },
     async dispose() {
+      disposed = true;
       const w = worker;
-      if (!w) return;
-      await Promise.race([call({ type: 'dispose' }).catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
       worker = undefined;
+      if (!w) return;
+      // Scans still running are abandoned now, not when (or if) the engine answers them.
+      const calls = pending.get(w);
+      for (const [id, p] of [...(calls?.entries() ?? [])]) {
+        calls!.delete(id);
+        p.reject(new Error('the scanner was disposed (settings or configuration changed)'));
+      }
+      await Promise.race([call(w, { type: 'dispose' }).catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
+      failAll(w, new Error('the scanner was disposed'));
       await w.terminate();
     },
   };
-};
+}

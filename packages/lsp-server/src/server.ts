@@ -270,7 +270,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     const old = repo.scanner;
     repo.scanner = undefined;
     void old?.then((s) => s.dispose()).catch(() => undefined);
-    repo.loop.request(0);
+    // The scan in flight used the old engine: start afresh instead of waiting for its answer.
+    repo.loop.restart();
   }
 
   function scannerOptions(repo: Repo): ScannerOptions {
@@ -324,12 +325,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   async function runScan(repo: Repo): Promise<ScanResult> {
     if (repo.selves.length === 0) throw new Error('no workspace folder in this repository');
-    repo.scanner ??= Promise.resolve(createScanner(scannerOptions(repo)));
+    const starting = (repo.scanner ??= Promise.resolve().then(() => createScanner(scannerOptions(repo))));
     let scanner: LspScanner;
     try {
-      scanner = await repo.scanner;
+      scanner = await starting;
     } catch (error) {
-      repo.scanner = undefined;
+      if (repo.scanner === starting) repo.scanner = undefined;
       throw error;
     }
     const intent = intentFor(repo);
@@ -678,13 +679,16 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }),
   );
 
-  connection.onShutdown(() => {
+  function disposeAll(): void {
     for (const repo of repos.values()) {
       repo.watcher.dispose();
       repo.loop.dispose();
       void repo.scanner?.then((s) => s.dispose()).catch(() => undefined);
     }
-  });
+    repos.clear();
+  }
+  connection.onShutdown(disposeAll);
+  connection.onExit(disposeAll);
 
   documents.listen(connection);
   connection.listen();

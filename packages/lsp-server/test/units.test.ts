@@ -102,6 +102,19 @@ describe('ScanLoop', () => {
     loop.dispose();
   });
 
+  it('abandons a scan that never answers on restart and publishes the next one', async () => {
+    const published: string[] = [];
+    let runs = 0;
+    const loop = new ScanLoop<string>({ run: () => (++runs === 1 ? new Promise<string>(() => undefined) : Promise.resolve(`scan ${runs}`)), publish: (r) => published.push(r), onError: () => undefined });
+    loop.request(0);
+    await new Promise((r) => setTimeout(r, 20));
+    const next = loop.next();
+    loop.restart();
+    expect(await next).toBe('scan 2');
+    expect(published).toEqual(['scan 2']);
+    loop.dispose();
+  });
+
   it('keeps the previous result when a scan fails', async () => {
     const errors: unknown[] = [];
     let fail = false;
