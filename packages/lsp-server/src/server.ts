@@ -110,6 +110,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   const intents = new Map<string, Set<string>>();
   const diffCache = new Map<string, Promise<string>>();
   let pendingFolders: string[] = [];
+  /** Whether the client named no workspace folder: then an opened file's worktree becomes self. */
+  let singleFile = false;
 
   const log = {
     info: (m: string) => connection.console.info(m),
@@ -146,6 +148,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     pull = features.diagnostics === 'pull';
     const wsFolders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : params.rootPath ? [pathToFileURL(params.rootPath).href] : []);
     pendingFolders = wsFolders;
+    singleFile = wsFolders.length === 0;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -197,9 +200,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   // --- folders and repositories ---------------------------------------------------------------
 
-  async function addFolder(uri: string): Promise<FolderInfo | undefined> {
+  /** Adds a workspace folder; `asWorktree`: its whole worktree is the folder (single-file mode). */
+  async function addFolder(uri: string, asWorktree = false): Promise<FolderInfo | undefined> {
     return guard(`workspace folder ${uri}`, undefined, async () => {
-      const info = await describeFolder(fileURLToPath(uri));
+      const described = await describeFolder(fileURLToPath(uri));
+      const info = asWorktree ? { ...described, folder: described.worktree } : described;
       folders.set(info.folder, info);
       let repo = repos.get(info.commonDir);
       if (!repo) {
@@ -235,9 +240,15 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     if (!info) return;
     const repo = repos.get(info.commonDir);
     if (!repo) return;
-    repo.selves.splice(repo.selves.findIndex((s) => s.worktree === info.worktree), 1);
-    findings.delete(info.worktree);
-    publishDiagnostics();
+    // Another folder in the same worktree keeps it self (and its diagnostics).
+    const at = repo.selves.findIndex((s) => s.worktree === info.worktree);
+    const sibling = [...folders.values()].find((f) => f.worktree === info.worktree);
+    if (sibling && at >= 0) repo.selves[at] = sibling;
+    else if (!sibling) {
+      if (at >= 0) repo.selves.splice(at, 1);
+      findings.delete(info.worktree);
+      publishDiagnostics();
+    }
     if (repo.selves.length === 0) {
       repo.loop.dispose();
       repo.watcher.dispose();
@@ -482,8 +493,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       return;
     }
     if (folders.size === 0) {
-      // No workspace folder (single-file mode): the opened file's worktree becomes self.
-      void addFolder(pathToFileURL(dirname(file)).href);
+      // No workspace folder (single-file mode): the opened file's worktree becomes self. A client
+      // that named folders may open files before `initialized` has added them: those wait.
+      if (singleFile) void addFolder(pathToFileURL(dirname(file)).href, true);
       return;
     }
     // A file in another agent's worktree: its buffer changes what that agent does.
