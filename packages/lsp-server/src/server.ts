@@ -22,7 +22,7 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Advisory, ScanResult } from '@airspace/core';
+import type { Advisory, Problem, ScanResult } from '@airspace/core';
 import { advisoriesKey, findingsFor, pairKey, type Finding } from './findings.js';
 import { SOURCE, codeActions, codeLenses, groupFindings, hoverMarkdown, plainText, summary, toDiagnostic } from './present.js';
 import { Commands, parseLocation, parsePairArgs, type PairArgs } from './commands.js';
@@ -33,6 +33,7 @@ import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScan
 import { describeFolder, gitDirOf, real, relativeTo, type FolderInfo } from './workspace.js';
 import { WorktreeWatcher } from './watch.js';
 import { acknowledgeInTrail } from './trail.js';
+import { intentPath } from './intent.js';
 import { runGit } from '@airspace/git';
 
 export const ScanRequestMethod = 'airspace/scan';
@@ -656,12 +657,16 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           const self = folderUri ? folders.get(real(fileURLToPath(folderUri))) : [...folders.values()][0];
           if (!self) throw new Error('no workspace folder to declare intent for');
           const set = intents.get(self.worktree) ?? new Set<string>();
+          const problems: Problem[] = [];
           for (const item of raw) {
-            if (typeof item !== 'string') continue;
-            const abs = item.startsWith('file:') ? fileURLToPath(item) : join(self.worktree, item);
-            const rel = relativeTo(self.worktree, abs);
-            if (rel === undefined) log.error(`declareIntent: ${item} is outside ${self.worktree}; ignored.`);
-            else set.add(rel);
+            const got = typeof item === 'string' ? intentPath(self.worktree, item) : { problem: { code: 'INTENT_PATH_REFUSED', message: `declareIntent: ${JSON.stringify(item)} is not a path; not declared.` } };
+            if ('path' in got) set.add(got.path);
+            else problems.push(got.problem);
+          }
+          for (const p of problems) {
+            log.error(p.message);
+            // A notification, not showMessageRequest: that one blocks clients without message actions.
+            void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: p.message });
           }
           intents.set(self.worktree, set);
           const repo = repoOf(self);
@@ -669,7 +674,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
             markChanged(repo, self.worktree, null);
             repo.loop.request(0);
           }
-          return { intent: [...set].sort() };
+          return { intent: [...set].sort(), ...(problems.length ? { problems } : {}) };
         }
         default:
           throw new Error(`unknown command ${params.command}`);

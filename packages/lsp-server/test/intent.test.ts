@@ -1,0 +1,46 @@
+/** declareIntent's paths (issue 16, item 12): mapped when inside the worktree, refused otherwise. */
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { intentPath } from '../src/intent.js';
+import { createScanner } from './support/fake-scanner.mjs';
+import { InProcessClient } from './support/in-process.js';
+import { uriOf } from './support/client.js';
+
+describe('intentPath', () => {
+  const wt = '/work/tree';
+  it.each([
+    ['src/a.ts', 'src/a.ts'],
+    ['./src/../src/a.ts', 'src/a.ts'],
+    ['src\\win\\a.ts', 'src/win/a.ts'],
+    ['/work/tree/src/a.ts', 'src/a.ts'],
+    [pathToFileURL('/work/tree/b.ts').href, 'b.ts'],
+  ])('maps %s to %s', (item, path) => expect(intentPath(wt, item)).toEqual({ path }));
+
+  it.each(['/abs/x.ts', '/work/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])('refuses %j with a problem', (item) => {
+    const got = intentPath(wt, item);
+    expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
+    expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
+  });
+});
+
+describe('airspace.declareIntent', () => {
+  it('declares the paths inside the worktree and refuses an absolute one outside it', async () => {
+    const repo = createRepoFixture({ 'a.ts': 'a\n' });
+    const client = new InProcessClient({ createScanner });
+    try {
+      await client.initialize([repo.dir]);
+      await client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) });
+      const inside = join(realpathSync(repo.dir), 'src/in.ts');
+      const out = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.declareIntent', arguments: [{ files: ['/abs/x.ts', inside, 'b.ts'] }] })) as { intent: string[]; problems?: { message: string }[] };
+      expect(out.intent).toEqual(['b.ts', 'src/in.ts']);
+      expect(out.problems?.map((p) => p.message)).toEqual([expect.stringContaining('"/abs/x.ts" is an absolute path outside this worktree')]);
+      await client.until('a warning shown', () => client.notifications.find((n) => n.method === 'window/showMessage'));
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});
