@@ -32,7 +32,7 @@ import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
 import { describeFolder, gitDirOf, real, relativeTo, type FolderInfo } from './workspace.js';
 import { WorktreeWatcher } from './watch.js';
-import { acknowledgeInTrail } from './trail.js';
+import { acknowledgeInTrail, acknowledgedInTrail } from './trail.js';
 import { intentPath } from './intent.js';
 import { runGit } from '@airspace/git';
 
@@ -365,6 +365,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (agent) repo.selfIds.set(self.worktree, agent.id);
       else repo.selfIds.delete(self.worktree);
       findings.set(self.worktree, agent ? findingsFor(result, agent.id) : []);
+      if (agent) restoreAcknowledgements(repo, agent.id, result);
       const key = advisoriesKey(result, agent?.id ?? '\u0000none');
       if (repo.lastAdvisories.get(self.worktree) !== key) {
         repo.lastAdvisories.set(self.worktree, key);
@@ -379,6 +380,31 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     for (const p of result.problems) log.info(`${p.code}: ${p.message}`);
     publishDiagnostics();
     void watchRepository(repo, result);
+  }
+
+  function trailDirOf(repo: Repo): string {
+    return settings.trailDir ?? join(repo.commonDir, 'airspace', 'trails');
+  }
+
+  /** Pairs whose trail was read for an earlier acknowledgement (once per pair and server). */
+  const trailsRead = new Set<string>();
+  /** Acknowledgements recorded in the pairs' trails before this server started count again. */
+  function restoreAcknowledgements(repo: Repo, selfId: string, result: ScanResult): void {
+    for (const a of result.advisories) {
+      if (a.a !== selfId && a.b !== selfId) continue;
+      const other = a.a === selfId ? a.b : a.a;
+      const pair = pairKey(selfId, other);
+      if (acknowledged.has(pair) || trailsRead.has(pair)) continue;
+      trailsRead.add(pair);
+      acknowledgedInTrail(trailDirOf(repo), selfId, other).then(
+        (yes) => {
+          if (!yes || acknowledged.has(pair)) return;
+          acknowledged.add(pair);
+          publishDiagnostics();
+        },
+        (e) => log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
+      );
+    }
   }
 
   /** Watches every worktree of the repository: one without changes today may collide tomorrow. */
@@ -643,8 +669,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
           const otherAgent = agents.find((a) => a.id === other);
           if (!repo || !selfAgent || !otherAgent) return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
           try {
-            const dir = settings.trailDir ?? join(repo.commonDir, 'airspace', 'trails');
-            const { file, receipt } = await acknowledgeInTrail(dir, selfAgent, otherAgent, repo.commonDir);
+            const { file, receipt } = await acknowledgeInTrail(trailDirOf(repo), selfAgent, otherAgent, repo.commonDir);
             return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt };
           } catch (error) {
             log.error(`Recording the acknowledgement in the shadow trail failed: ${message(error)}; kept in memory.`);

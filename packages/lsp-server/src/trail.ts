@@ -1,11 +1,12 @@
 /**
  * The acknowledge command's record: the pair's shadow trail file in the trail directory (created
- * from the scan's working sets when none exists yet), through `@airspace/trail`.
+ * from the scan's working sets when none exists yet), through `@airspace/trail`; and, at start, the
+ * acknowledgements already recorded there.
  */
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
-import { acknowledgeAdvisory, createShadowTrail, findTrailFile, writeTrailFileAtomic, withTrailLock, type ObservationInput } from '@airspace/trail';
+import { acknowledgeAdvisory, createShadowTrail, findTrailFile, readTrailFile, summarizeShadowTrail, verifyShadowTrail, writeTrailFileAtomic, withTrailLock, type ObservationInput } from '@airspace/trail';
 
 /** Observations are current for this long after a scan. */
 const OBSERVATION_TTL_MS = 60 * 60 * 1000;
@@ -50,4 +51,16 @@ export async function acknowledgeInTrail(dir: string, self: Agent, other: Agent,
   });
   const { receipt } = await acknowledgeAdvisory(file, { agentId: self.id, note: `acknowledged in the editor (${other.id})` }, { now });
   return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash } };
+}
+
+/**
+ * Whether `self` acknowledged the latest advisory of its trail with `other` in `dir` (so an
+ * acknowledgement survives a restart of the server). A trail that does not verify counts as none.
+ */
+export async function acknowledgedInTrail(dir: string, self: string, other: string): Promise<boolean> {
+  const file = await findTrailFile(dir, self, other);
+  if (!file) return false;
+  const trail = await readTrailFile(file);
+  if (!verifyShadowTrail(trail).ok) return false;
+  return summarizeShadowTrail(trail).acknowledgements.some((a) => a.agentId === self);
 }
