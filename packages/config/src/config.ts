@@ -78,6 +78,17 @@ export function findConfig(repoRoot: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Where a repository's config is looked for from one of its worktrees: that worktree's root when
+ * it holds one of CONFIG_FILE_NAMES (a branch may carry its own, and then it wins), else the
+ * repository's main worktree, so that a config kept there (untracked, or not yet on this branch)
+ * applies to every worktree instead of being silently ignored.
+ */
+export function configRootFor(worktreeRoot: string, mainWorktreeRoot?: string): string {
+  if (findConfig(worktreeRoot) || !mainWorktreeRoot) return worktreeRoot;
+  return findConfig(mainWorktreeRoot) ? mainWorktreeRoot : worktreeRoot;
+}
+
 async function readConfigFile(path: string): Promise<unknown> {
   if (path.endsWith('.json')) return JSON.parse(readFileSync(path, 'utf8'));
   if (path.endsWith('.ts') || path.endsWith('.mts') || path.endsWith('.cts')) {

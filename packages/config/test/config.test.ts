@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findConfig, loadConfig, recencyOptions, validateConfig } from '../src/config.js';
+import { configRootFor, findConfig, loadConfig, recencyOptions, validateConfig } from '../src/config.js';
 
 let dir: string;
 beforeEach(() => {
@@ -51,6 +51,19 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ repoRoot: dir });
     expect(loaded.config).toEqual({ thresholds: { traffic: 0.2 } });
     expect(loaded.problems).toEqual([]);
+  });
+
+  it('looks in the main worktree when a linked worktree has no config of its own, which wins when present', () => {
+    const [main, linked] = [join(dir, 'main'), join(dir, 'linked')];
+    write('main/airspace.config.mjs', 'export default {};');
+    mkdirSync(linked);
+    expect(configRootFor(linked, main)).toBe(main);
+    expect(configRootFor(linked)).toBe(linked);
+    write('linked/airspace.config.json', '{}');
+    expect(configRootFor(linked, main)).toBe(linked);
+    rmSync(join(main, 'airspace.config.mjs'));
+    rmSync(join(linked, 'airspace.config.json'));
+    expect(configRootFor(linked, main)).toBe(linked);
   });
 
   it('loads an .mjs config and a .ts config through jiti', async () => {

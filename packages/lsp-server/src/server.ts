@@ -34,6 +34,7 @@ import { describeFolder, gitDirOf, real, relativeTo, type FolderInfo } from './w
 import { WorktreeWatcher } from './watch.js';
 import { acknowledgeInTrail, acknowledgedInTrail } from './trail.js';
 import { intentPath } from './intent.js';
+import { configFiles, configSignature, mainWorktreeOf } from './config-files.js';
 import { runGit } from '@airspace/git';
 
 export const ScanRequestMethod = 'airspace/scan';
@@ -77,6 +78,8 @@ interface Repo {
   /** Self agent id per self worktree, from the latest scan. */
   readonly selfIds: Map<string, string>;
   lastAdvisories: Map<string, string>;
+  /** Signature of the config files the current scanner read (config-files.ts). */
+  configSignature?: string;
   /** Worktrees watched for this repository. */
   watched: Set<string>;
   /**
@@ -286,6 +289,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     repo.loop.restart();
   }
 
+  function configFilesOf(repo: Repo): string[] {
+    return configFiles(repo.selves.map((s) => s.worktree), repo.commonDir, settings.config);
+  }
+
   function scannerOptions(repo: Repo): ScannerOptions {
     return {
       repo: repo.selves[0]!.worktree,
@@ -337,6 +344,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   async function runScan(repo: Repo): Promise<ScanResult> {
     if (repo.selves.length === 0) throw new Error('no workspace folder in this repository');
+    if (!repo.scanner) repo.configSignature = configSignature(configFilesOf(repo));
     const starting = (repo.scanner ??= Promise.resolve().then(() => createScanner(scannerOptions(repo))));
     let scanner: LspScanner;
     try {
@@ -556,8 +564,14 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   function onWorktreeChanged(worktree: string, why: string): void {
     for (const repo of repos.values()) {
       if (!repo.watched.has(worktree)) continue;
-      if (why.endsWith('airspace.config.json')) resetScanner(repo);
-      else {
+      // Any config the scanner reads (.json, .mjs, .js, .ts; self's or the main worktree's) changed.
+      const mayHoldConfig = repo.selves.some((s) => s.worktree === worktree) || worktree === mainWorktreeOf(repo.commonDir);
+      const signature = mayHoldConfig ? configSignature(configFilesOf(repo)) : undefined;
+      if (signature !== undefined && signature !== repo.configSignature) {
+        log.info('An Airspace config file changed: the scanner starts again with it.');
+        repo.configSignature = signature;
+        resetScanner(repo);
+      } else {
         // A file event names the path (relative to the worktree); git events and polling do not.
         markChanged(repo, worktree, why.startsWith('file ') && why.length > 5 ? why.slice(5) : undefined);
         repo.loop.request(settings.debounceMs ?? 150);

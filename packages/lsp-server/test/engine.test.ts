@@ -139,3 +139,33 @@ describe('the server with hostile plugins in the config', () => {
     expect(d.message).toContain('alice');
   });
 });
+
+describe('config files', () => {
+  it('honours the main worktree\'s airspace.config.mjs from a linked worktree and follows its edits', async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text(base) });
+    repo.worktree('alice').write('src/a.ts', text(edit(3, 'const line3 = "alice";'))).commit('alice');
+    const bob = repo.worktree('bob');
+    bob.write('src/a.ts', text(edit(20, 'const line20 = "bob";')));
+    // Kept in the main worktree only (untracked): bob's branch has no config of its own.
+    const config = (traffic: number) => `export default { thresholds: { traffic: ${traffic} } };\n`;
+    writeFileSync(join(repo.dir, 'airspace.config.mjs'), config(0.11));
+    const client = new TestClient(process.execPath, [BIN, '--stdio']);
+    const traffic = async () => ((await client.connection.sendRequest('airspace/scan', {})) as { thresholds: { traffic: number } } | null)?.thresholds.traffic;
+    try {
+      await client.initialize([bob.dir]);
+      await client.until('the first advisories', () => client.notifications.find((n) => n.method === 'airspace/advisories'), 60_000);
+      expect(await traffic()).toBe(0.11);
+      writeFileSync(join(repo.dir, 'airspace.config.mjs'), config(0.12));
+      const t0 = Date.now();
+      let seen = await traffic();
+      while (seen !== 0.12 && Date.now() - t0 < 30_000) {
+        await new Promise((r) => setTimeout(r, 200));
+        seen = await traffic();
+      }
+      expect(seen).toBe(0.12);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});

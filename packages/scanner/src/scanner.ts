@@ -9,9 +9,9 @@
  *   const again = await scanner.scan(overrides);            // warm: git objects and caches reused
  *   await scanner.dispose();
  */
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
+import { configRootFor, loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -142,10 +142,16 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
   return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
 }
 
+/** Where the config is looked for: this worktree's root, else the repository's main worktree. */
+function configRoot(repository: RepositoryInfo): string {
+  const main = !repository.bare && basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
+  return configRootFor(repository.root, main);
+}
+
 /** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set } = await channelSet(repository.root, options);
+  const { set } = await channelSet(configRoot(repository), options);
   await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
@@ -173,7 +179,7 @@ interface Setup {
 async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set, config } = await channelSet(repository.root, options);
+  const { set, config } = await channelSet(configRoot(repository), options);
   const base = options.base ?? config.base;
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
