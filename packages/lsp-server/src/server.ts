@@ -422,6 +422,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     // them costs a git process on the server's thread: only after a full scan (a git event: a
     // worktree added or removed) or when the agents' worktrees differ from the last listing.
     const agentsKey = [...dirs].sort().join('\0');
+    const listedBefore = repo.worktreeList?.dirs;
     if (repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey) {
       const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
         log.error(`git worktree list failed: ${message(e)}`);
@@ -429,6 +430,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       });
       repo.worktreeList = { agentsKey, dirs: listed.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => real(l.slice('worktree '.length))) };
     }
+    // A worktree listed for the first time may have been edited before it was watched: read it
+    // now rather than at its next change. (The first listing follows a scan that read everything.)
+    const fresh = listedBefore ? repo.worktreeList!.dirs.filter((d) => !listedBefore.includes(d) && !dirs.has(d) && !repo.selves.some((s) => s.worktree === d)) : [];
+    for (const dir of fresh) markChanged(repo, dir);
+    if (fresh.length) repo.loop.request(0);
     for (const dir of repo.worktreeList!.dirs) dirs.add(dir);
     for (const s of repo.selves) dirs.delete(s.worktree);
     repo.watched = new Set([...dirs, ...repo.selves.map((s) => s.worktree)]);

@@ -2,7 +2,7 @@
  * Watches worktrees for file changes and git events (HEAD, index, refs) with `fs.watch`; where
  * watching fails (no inotify, too many watches), polls `git status` and HEAD instead.
  */
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '@airspace/git';
 
@@ -51,6 +51,9 @@ export class WorktreeWatcher {
         if (!dir) continue;
         list.push(watch(dir, { recursive: dir.endsWith('refs'), persistent: false }, (_e, file) => this.options.onChange(t.worktree, `git ${String(file ?? '')}`)));
       }
+      // Linked worktrees are added and removed under <common dir>/worktrees (`--detach` moves no ref).
+      const linked = t.commonDir && join(t.commonDir, 'worktrees');
+      if (linked && existsSync(linked)) list.push(watch(linked, { persistent: false }, (_e, file) => this.options.onChange(t.worktree, `git worktrees/${String(file ?? '')}`)));
       for (const w of list) w.on('error', (e) => this.fallBack(t, e));
       this.watchers.set(t.worktree, list);
     } catch (error) {

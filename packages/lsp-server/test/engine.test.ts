@@ -169,3 +169,26 @@ describe('config files', () => {
     }
   });
 });
+
+describe('a worktree created and edited at once', () => {
+  it('is scanned without waiting for its next change', async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text(base) });
+    const bob = repo.worktree('bob');
+    const bobText = text(edit(11, 'const line11 = "bob";'));
+    bob.write('src/a.ts', bobText);
+    const file = join(realpathSync(bob.dir), 'src/a.ts');
+    const client = new TestClient(process.execPath, [BIN, '--stdio']);
+    try {
+      await client.initialize([bob.dir]);
+      await client.open(file, bobText);
+      await client.until('the first scan', () => client.notifications.find((n) => n.method === 'airspace/advisories'), 60_000);
+      // Created and edited in one go, before the server can have listed (or watched) it.
+      repo.worktree('carol').write('src/a.ts', text(edit(11, 'const line11 = "carol";')));
+      const d = await client.until('a diagnostic naming carol', () => client.diagnostics.get(uriOf(file))?.find((x) => x.message.includes('carol')), 20_000);
+      expect(d.range.start.line).toBe(10);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});
