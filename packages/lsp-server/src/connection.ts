@@ -11,7 +11,7 @@ import { GuardedMessageReader } from './wire.js';
 export interface StreamConnectionOptions {
   readonly input: Readable;
   readonly output: Writable;
-  /** Called once: after `exit` (0 after a `shutdown`, else 1) or when the input ends. */
+  /** Called once: after `exit` (0 after a `shutdown`, else 1); the input ending counts as `exit`. */
   readonly onExit: (code: number) => void;
   /** Where the reader reports malformed input (default: stderr). */
   readonly log?: (line: string) => void;
@@ -45,6 +45,5 @@ export function createStreamConnection(options: StreamConnectionOptions): Connec
     },
     exit: (code) => exit(code),
   };
-  reader.onClose(() => exit(watchDog.shutdownReceived ? 0 : 1));
   return createConnection((logger) => createProtocolConnection(reader, writer, logger), watchDog, ProposedFeatures.all);
 }

@@ -117,9 +117,17 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   /** Whether the client named no workspace folder: then an opened file's worktree becomes self. */
   let singleFile = false;
 
+  /** Logging never throws: after `exit` (a disposed connection) a line goes to stderr instead. */
+  const say = (send: (m: string) => void, m: string) => {
+    try {
+      send(m);
+    } catch {
+      process.stderr.write(`airspace-lsp: ${m}\n`);
+    }
+  };
   const log = {
-    info: (m: string) => connection.console.info(m),
-    error: (m: string) => connection.console.error(m),
+    info: (m: string) => say((x) => connection.console.info(x), m),
+    error: (m: string) => say((x) => connection.console.error(x), m),
   };
 
   function newWatcher(): WorktreeWatcher {
@@ -208,6 +216,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   async function addFolder(uri: string, asWorktree = false): Promise<FolderInfo | undefined> {
     return guard(`workspace folder ${uri}`, undefined, async () => {
       const described = await describeFolder(fileURLToPath(uri));
+      if (stopped) return undefined;
       const info = asWorktree ? { ...described, folder: described.worktree } : described;
       folders.set(info.folder, info);
       let repo = repos.get(info.commonDir);
@@ -368,6 +377,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   }
 
   function publishScan(repo: Repo, result: ScanResult): void {
+    if (stopped) return;
     for (const self of repo.selves) {
       const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
       if (agent) repo.selfIds.set(self.worktree, agent.id);
@@ -458,6 +468,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   /** Pushes what changed (or asks a pull client to pull again); nothing when nothing changed. */
   function publishDiagnostics(): void {
+    if (stopped) return;
     const changes = delivered.changes(diagnosticsByUri());
     if (changes.length === 0) return;
     if (pull) connection.languages.diagnostics.refresh().catch((e) => log.info(`diagnostic refresh refused: ${message(e)}`));
@@ -741,7 +752,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }),
   );
 
+  /** After shutdown or exit: nothing is added, scanned or published any more. */
+  let stopped = false;
   function disposeAll(): void {
+    stopped = true;
     for (const repo of repos.values()) {
       repo.watcher.dispose();
       repo.loop.dispose();

@@ -111,7 +111,7 @@ export class FrameDecoder {
     const skip = 1;
     let length: string | undefined;
     for (const line of lines) {
-      const m = /^([!-9;-~]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+      const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*(.*?)[ \t]*$/.exec(line);
       if (!m) return this.malformed(skip, `a header line that is not "Name: value" (${JSON.stringify(line.slice(0, 40))})`);
       if (m[1]!.toLowerCase() === 'content-length') length = m[2]!;
     }
@@ -245,7 +245,14 @@ export class GuardedMessageReader extends AbstractMessageReader {
       }
     };
     const onError = (error: Error) => this.fireError(error);
-    const onClose = () => this.fireClose();
+    // A closed input is the client gone: handled as `exit` (0 after shutdown, else 1), so that
+    // the server cleans up through its one exit path.
+    let closed = false;
+    const onClose = () => {
+      if (closed) return;
+      closed = true;
+      callback({ jsonrpc: '2.0', method: 'exit' } as Message);
+    };
     this.readable.on('data', onData);
     this.readable.on('error', onError);
     this.readable.on('end', onClose);

@@ -184,7 +184,7 @@ describe('a worktree created and edited at once', () => {
       await client.until('the first scan', () => client.notifications.find((n) => n.method === 'airspace/advisories'), 60_000);
       // Created and edited in one go, before the server can have listed (or watched) it.
       repo.worktree('carol').write('src/a.ts', text(edit(11, 'const line11 = "carol";')));
-      const d = await client.until('a diagnostic naming carol', () => client.diagnostics.get(uriOf(file))?.find((x) => x.message.includes('carol')), 20_000);
+      const d = await client.until('a diagnostic naming carol', () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.message).includes('carol')), 20_000);
       expect(d.range.start.line).toBe(10);
     } finally {
       await client.close();

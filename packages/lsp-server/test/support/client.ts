@@ -114,7 +114,8 @@ export class ProtocolClient {
 
   async close(): Promise<void> {
     try {
-      await Promise.race([this.connection.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 2000))]);
+      // A refused shutdown (already shut down, not initialized) still ends in exit.
+      await Promise.race([this.connection.sendRequest('shutdown').catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
       await this.connection.sendNotification('exit');
     } catch {
       /* already gone */

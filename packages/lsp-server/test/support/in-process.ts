@@ -16,7 +16,7 @@ export class InProcessClient extends ProtocolClient {
     const exited = new Promise<number>((resolve) => (exit = resolve));
     super(toServer, fromServer);
     this.exited = exited;
-    const connection = createStreamConnection({
+    startServer(createStreamConnection({
       input: toServer,
       output: fromServer,
       log: (line) => {
@@ -24,15 +24,13 @@ export class InProcessClient extends ProtocolClient {
         this.poke();
       },
       onExit: (code) => {
+        // The real server's process ends here; in a test the server has disposed its scanners
+        // and watchers (its exit handler ran) and is left unreferenced.
         this.exitCode = code;
-        // What process.exit does for the real server: the connection and its streams go away.
-        connection.dispose();
-        fromServer.end();
         exit(code);
         this.poke();
       },
-    });
-    startServer(connection, options);
+    }), options);
   }
 
   override async close(): Promise<void> {
