@@ -152,7 +152,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   // --- initialize ---------------------------------------------------------------------------
 
   connection.onInitialize((params): InitializeResult => {
-    capabilities = params.capabilities;
+    capabilities = params.capabilities ?? {};
     const init = (params.initializationOptions ?? {}) as { clipboard?: boolean; settings?: AirspaceSettings };
     clipboardInClient = init.clipboard === true;
     if (init.settings) settings = { ...settings, ...init.settings };
@@ -204,9 +204,12 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   connection.onDidChangeConfiguration((change) => {
     void guard('configuration', undefined, async () => {
       const fromPush = (change.settings as { airspace?: AirspaceSettings } | undefined)?.airspace;
-      if (fromPush) settings = { ...settings, ...fromPush };
+      const before = new Map([...repos.values()].map((r) => [r, JSON.stringify(scannerOptions(r))]));
+      if (fromPush && typeof fromPush === 'object') settings = { ...settings, ...fromPush };
       await loadSettings();
-      for (const repo of repos.values()) resetScanner(repo);
+      // Clients send this on every connect (eglot) or for other sections: a scanner (and the scan
+      // it runs, the first one indexes the repository) is replaced only when its options changed.
+      for (const repo of repos.values()) if (JSON.stringify(scannerOptions(repo)) !== before.get(repo)) resetScanner(repo);
     });
   });
 

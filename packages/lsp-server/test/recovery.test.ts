@@ -38,10 +38,15 @@ describe('a scan that never answers', () => {
     const client = new InProcessClient({ createScanner });
     try {
       await client.initialize([repo.dir], { workspace: { configuration: true } });
-      await new Promise((r) => setTimeout(r, 100));
+      // The first scan is running (and will never answer).
+      for (const t0 = Date.now(); made === 0 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 10));
       await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { base: 'main' } } });
       const result = (await within(10_000, client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) }), 'airspace/scan')) as ScanResult;
       expect(result.version).toBe(1);
+      expect(made).toBe(2);
+      // The same settings again (eglot sends them on every connect): the scanner is kept.
+      await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { base: 'main' } } });
+      await client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) });
       expect(made).toBe(2);
     } finally {
       await client.close();
