@@ -159,11 +159,12 @@ function refuse(id: Id, code: number, message: string): Verdict {
 
 /**
  * The lifecycle rules of LSP, applied before the connection sees a message: nothing but
- * `initialize` (and `exit`) before `initialize`; one `initialize`; nothing but `exit` after
- * `shutdown`. Notifications that break a rule are dropped (the protocol has no reply for them).
+ * `initialize` (and `exit`) before `initialize`; one `initialize` and one `initialized`; nothing
+ * but `exit` after `shutdown`. Notifications that break a rule are dropped (the protocol has no reply for them).
  */
 export class LifecycleGate {
   private state: 'new' | 'running' | 'shut down' = 'new';
+  private initializedSeen = false;
 
   /** A frame's body → what to do with it. */
   admit(body: string): Verdict {
@@ -201,6 +202,11 @@ export class LifecycleGate {
       return refuse(id, WireErrors.InvalidRequest, `The server is shutting down: ${method} after shutdown is refused.`);
     }
     if (method === 'initialize') return refuse(id, WireErrors.InvalidRequest, 'initialize was already received: it may be sent only once.');
+    // A second `initialized` would register every handler it sets up twice.
+    if (method === 'initialized' && !request) {
+      if (this.initializedSeen) return { pass: false, log: 'Dropped a second initialized notification.' };
+      this.initializedSeen = true;
+    }
     if (method === 'shutdown' && request) this.state = 'shut down';
     return { pass: true, message: data as Message };
   }

@@ -63,6 +63,8 @@ describe('LifecycleGate', () => {
     expect(codeOf(gate.admit(note('textDocument/didOpen')))).toBe('dropped');
     expect(codeOf(gate.admit(request(2, 'initialize')))).toBe('pass');
     expect(codeOf(gate.admit(request(3, 'initialize')))).toBe(WireErrors.InvalidRequest);
+    expect(codeOf(gate.admit(note('initialized')))).toBe('pass');
+    expect(codeOf(gate.admit(note('initialized')))).toBe('dropped');
     expect(codeOf(gate.admit(request(4, 'airspace/scan')))).toBe('pass');
     expect(codeOf(gate.admit('{"jsonrpc":"2.0","id":9,"result":null}'))).toBe('pass'); // a response to the server
     expect(codeOf(gate.admit(request(5, 'shutdown')))).toBe('pass');
