@@ -38,6 +38,8 @@ import { configFiles, configSignature, mainWorktreeOf } from './config-files.js'
 import { runGit } from '@airspace/git';
 
 export const ScanRequestMethod = 'airspace/scan';
+/** How long the server waits for the client to answer a request of its own. */
+const CLIENT_ANSWER_MS = 3000;
 export const AdvisoriesNotificationMethod = 'airspace/advisories';
 
 /** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
@@ -114,6 +116,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   const intents = new Map<string, Set<string>>();
   const diffCache = new Map<string, Promise<string>>();
   let pendingFolders: string[] = [];
+  /** Settles once `initialized` has added the folders of `initialize`. */
+  let foldersAdded!: () => void;
+  const initialFolders = new Promise<void>((resolve) => (foldersAdded = resolve));
   /** Whether the client named no workspace folder: then an opened file's worktree becomes self. */
   let singleFile = false;
 
@@ -137,6 +142,25 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       ...(settings.poll !== undefined ? { poll: settings.poll } : {}),
       ...(settings.pollMs !== undefined ? { pollMs: settings.pollMs } : {}),
     });
+  }
+
+  /**
+   * A client's answer, or `fallback` after `ms`: a client that never answers a request of ours
+   * (configuration, registration) must not keep the server from adding its folders and scanning.
+   */
+  async function atMost<T>(ms: number, answer: Promise<T>, fallback: T, what: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<T>((resolve) => {
+      timer = setTimeout(() => {
+        log.info(`Nothing came from the client (${what}) within ${ms / 1000} s; going on without it.`);
+        resolve(fallback);
+      }, ms);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Runs a handler; on error logs it and returns the fallback. */
@@ -179,7 +203,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   connection.onInitialized(() => {
     void guard('initialized', undefined, async () => {
       if (capabilities.workspace?.didChangeConfiguration?.dynamicRegistration) {
-        await connection.client.register(DidChangeConfigurationNotification.type, { section: 'airspace' });
+        await atMost(CLIENT_ANSWER_MS, connection.client.register(DidChangeConfigurationNotification.type, { section: 'airspace' }), undefined, 'an answer to client/registerCapability');
       }
       if (capabilities.workspace?.workspaceFolders) {
         connection.workspace.onDidChangeWorkspaceFolders((e) => {
@@ -192,12 +216,13 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       await loadSettings();
       for (const uri of pendingFolders) await addFolder(uri);
       pendingFolders = [];
-    });
+    }).finally(foldersAdded);
   });
 
   async function loadSettings(): Promise<void> {
     if (!capabilities.workspace?.configuration) return;
-    const got = (await connection.workspace.getConfiguration({ section: 'airspace' }).catch(() => undefined)) as AirspaceSettings | null | undefined;
+    const asked = connection.workspace.getConfiguration({ section: 'airspace' }).catch(() => undefined) as Promise<AirspaceSettings | null | undefined>;
+    const got = await atMost(CLIENT_ANSWER_MS, asked, undefined, 'an answer to workspace/configuration');
     if (got && typeof got === 'object') settings = { ...settings, ...got };
   }
 
@@ -749,7 +774,11 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (params?.folder) {
         const self = folders.get(real(fileURLToPath(params.folder))) ?? (await addFolder(params.folder));
         repo = self && repos.get(self.commonDir);
-      } else repo = repos.values().next().value;
+      } else {
+        // Asked right after initialize: the folders it named are being added.
+        if (repos.size === 0) await atMost(2 * CLIENT_ANSWER_MS + 5000, initialFolders, undefined, 'the initialized notification');
+        repo = repos.values().next().value;
+      }
       if (!repo) throw new Error('no repository: open a workspace folder inside a git repository');
       return (await repo.loop.next()) ?? null;
     }),

@@ -54,3 +54,21 @@ describe('a scan that never answers', () => {
     }
   });
 });
+
+describe('a client that never answers the server\'s requests', () => {
+  it('does not keep the server from adding its folders and scanning', async () => {
+    const repo = createRepoFixture({ 'x.ts': 'a\n' });
+    const client = new InProcessClient({ createScanner: createFakeScanner });
+    // Advertises configuration and dynamic registration, then answers neither.
+    client.connection.onRequest('workspace/configuration', () => new Promise(() => undefined));
+    client.connection.onRequest('client/registerCapability', () => new Promise(() => undefined));
+    try {
+      await client.initialize([repo.dir], { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } });
+      const result = (await within(15_000, client.connection.sendRequest('airspace/scan', {}), 'airspace/scan')) as ScanResult | null;
+      expect(result?.version).toBe(1);
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
+});
