@@ -2,7 +2,8 @@
  * Language server protocol fuzz (issue 16): seeded random sessions against the server (in-process,
  * the stand-in engine of its package tests; ~0.15 s a session, hence here and not there) on a generated repository with real worktrees. A session is any order of initialize,
  * initialized, configuration and folder changes, open/change/save/close, files written, worktrees
- * added and removed, commands, malformed frames, shutdown, exit and a closed input. After each,
+ * added and removed, commands, malformed frames, shutdown, exit and a closed input; one client in
+ * ten never answers the server's requests. After each,
  * the server answers `airspace/scan` within a bound, or it has exited cleanly (0 after shutdown,
  * 1 otherwise) — never silent.
  *
@@ -88,6 +89,9 @@ describe('protocol fuzz', () => {
     let made = 0;
     const worktrees = () => [...fixed, ...added];
     const client = new InProcessClient({ createScanner, settings: { debounceMs: Math.floor(rand() * 30) } });
+    // Some clients never answer the server's own requests.
+    const silentClient = rand() < 0.1;
+    if (silentClient) for (const method of ['workspace/configuration', 'client/registerCapability']) client.connection.onRequest(method, () => new Promise(() => undefined));
     const answered: Promise<unknown>[] = [];
     let initializeSent = false;
     let shutdown = false;

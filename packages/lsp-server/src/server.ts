@@ -116,9 +116,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   const intents = new Map<string, Set<string>>();
   const diffCache = new Map<string, Promise<string>>();
   let pendingFolders: string[] = [];
-  /** Settles once `initialized` has added the folders of `initialize`. */
-  let foldersAdded!: () => void;
-  const initialFolders = new Promise<void>((resolve) => (foldersAdded = resolve));
+  /** From `initialized` on: settles once the folders of `initialize` are added. */
+  let initialFolders: Promise<void> | undefined;
   /** Whether the client named no workspace folder: then an opened file's worktree becomes self. */
   let singleFile = false;
 
@@ -201,7 +200,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   });
 
   connection.onInitialized(() => {
-    void guard('initialized', undefined, async () => {
+    initialFolders = guard('initialized', undefined, async () => {
       if (capabilities.workspace?.didChangeConfiguration?.dynamicRegistration) {
         await atMost(CLIENT_ANSWER_MS, connection.client.register(DidChangeConfigurationNotification.type, { section: 'airspace' }), undefined, 'an answer to client/registerCapability');
       }
@@ -216,7 +215,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       await loadSettings();
       for (const uri of pendingFolders) await addFolder(uri);
       pendingFolders = [];
-    }).finally(foldersAdded);
+    });
   });
 
   async function loadSettings(): Promise<void> {
@@ -776,7 +775,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         repo = self && repos.get(self.commonDir);
       } else {
         // Asked right after initialize: the folders it named are being added.
-        if (repos.size === 0) await atMost(2 * CLIENT_ANSWER_MS + 5000, initialFolders, undefined, 'the initialized notification');
+        if (repos.size === 0 && initialFolders) await atMost(2 * CLIENT_ANSWER_MS + 2000, initialFolders, undefined, 'the folders of initialize');
         repo = repos.values().next().value;
       }
       if (!repo) throw new Error('no repository: open a workspace folder inside a git repository');
