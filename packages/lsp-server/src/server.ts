@@ -38,9 +38,9 @@ import { configFiles, configSignature, mainWorktreeOf } from './config-files.js'
 import { runGit } from '@airspace/git';
 
 export const ScanRequestMethod = 'airspace/scan';
+export const AdvisoriesNotificationMethod = 'airspace/advisories';
 /** How long the server waits for the client to answer a request of its own. */
 const CLIENT_ANSWER_MS = 3000;
-export const AdvisoriesNotificationMethod = 'airspace/advisories';
 
 /** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
 export interface AirspaceSettings {
@@ -120,6 +120,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
   let initialFolders: Promise<void> | undefined;
   /** Whether the client named no workspace folder: then an opened file's worktree becomes self. */
   let singleFile = false;
+  /** After shutdown or exit: nothing is added, scanned or published any more. */
+  let stopped = false;
 
   /** Logging never throws: after `exit` (a disposed connection) a line goes to stderr instead. */
   const say = (send: (m: string) => void, m: string) => {
@@ -783,8 +785,6 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     }),
   );
 
-  /** After shutdown or exit: nothing is added, scanned or published any more. */
-  let stopped = false;
   function disposeAll(): void {
     stopped = true;
     for (const repo of repos.values()) {
