@@ -3,7 +3,7 @@
  * the stand-in engine of its package tests; ~0.15 s a session, hence here and not there) on a generated repository with real worktrees. A session is any order of initialize,
  * initialized, configuration and folder changes, open/change/save/close, files written, worktrees
  * added and removed, commands, malformed frames, shutdown, exit and a closed input; one client in
- * ten never answers the server's requests. After each,
+ * twenty never answers the server's requests. After each,
  * the server answers `airspace/scan` within a bound, or it has exited cleanly (0 after shutdown,
  * 1 otherwise) — never silent.
  *
@@ -90,7 +90,7 @@ describe('protocol fuzz', () => {
     const worktrees = () => [...fixed, ...added];
     const client = new InProcessClient({ createScanner, settings: { debounceMs: Math.floor(rand() * 30) } });
     // Some clients never answer the server's own requests.
-    const silentClient = rand() < 0.1;
+    const silentClient = rand() < 0.05;
     if (silentClient) for (const method of ['workspace/configuration', 'client/registerCapability']) client.connection.onRequest(method, () => new Promise(() => undefined));
     const answered: Promise<unknown>[] = [];
     let initializeSent = false;
