@@ -30,7 +30,7 @@ import { DiagnosticsLedger, clientFeatures, locationText, type ClientFeatures } 
 import { otherChange } from './other-change.js';
 import { ScanLoop } from './scan-loop.js';
 import { createDefaultScanner, type CreateLspScanner, type Intents, type LspScanner, type Overrides, type ScannerOptions } from './scanner.js';
-import { describeFolder, gitDirOf, real, relativeTo, type FolderInfo } from './workspace.js';
+import { describeFolder, gitDirOf, listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
 import { WorktreeWatcher } from './watch.js';
 import { acknowledgeInTrail, acknowledgedInTrail } from './trail.js';
 import { intentPath } from './intent.js';
@@ -467,7 +467,7 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         log.error(`git worktree list failed: ${message(e)}`);
         return '';
       });
-      repo.worktreeList = { agentsKey, dirs: listed.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => real(l.slice('worktree '.length))) };
+      repo.worktreeList = { agentsKey, dirs: listedWorktrees(listed).map(real) };
     }
     // A worktree listed for the first time may have been edited before it was watched: read it
     // now rather than at its next change. (The first listing follows a scan that read everything.)

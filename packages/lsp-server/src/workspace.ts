@@ -51,3 +51,12 @@ export function gitDirOf(worktree: string): string | undefined {
     return undefined;
   }
 }
+
+/** The work trees `git worktree list --porcelain` names: a bare repository's own entry is none. */
+export function listedWorktrees(porcelain: string): string[] {
+  return porcelain
+    .split(/\n\n+/)
+    .map((block) => block.split('\n'))
+    .filter((lines) => !lines.includes('bare'))
+    .flatMap((lines) => lines.filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length)));
+}
