@@ -104,4 +104,20 @@ describe('the built server over stdio, fed malformed frames', () => {
       repo.dispose();
     }
   });
+
+  it('exits with 1 and says why when its input ends without shutdown', async () => {
+    const repo = createRepoFixture({ 'x.ts': 'a\n' });
+    const client = new TestClient(process.execPath, [SERVER, '--stdio']);
+    try {
+      await client.initialize([repo.dir]);
+      const exited = new Promise<number | null>((r) => client.child.once('exit', (code) => r(code)));
+      client.toServer.end();
+      expect(await exited).toBe(1);
+      expect(client.stderr).toMatch(/exiting with 1/);
+    } finally {
+      client.connection.dispose();
+      client.child.kill();
+      repo.dispose();
+    }
+  });
 });
