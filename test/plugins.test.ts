@@ -57,14 +57,14 @@ afterAll(() => repo.dispose());
 
 describe('a plugin loaded through airspace.config.json', () => {
   it('scores in airspace scan --json with its evidence, options and configured weight', async () => {
-    write('airspace.config.json', JSON.stringify({ plugins: ['@team/airspace-channel-ticket'], channels: { 'same-ticket': { weight: 0.8, options: { prefix: 'JIRA' } } } }));
+    write('airspace.config.json', JSON.stringify({ plugins: ['@team/airspace-channel-ticket'], channels: { 'same-ticket': { weight: 0.9, options: { prefix: 'JIRA' } } } }));
     const result = await scanJson();
-    expect(result.weights['same-ticket']).toBe(0.8);
+    expect(result.weights['same-ticket']).toBe(0.9);
     const pair = link(result, 'fix-42', 'docs-42');
     const channel = pair.channels.find((c) => c.channel === 'same-ticket');
-    expect(channel).toMatchObject({ risk: 0.6, weight: 0.8, precision: 'file' });
+    expect(channel).toMatchObject({ risk: 0.6, weight: 0.9, precision: 'file' });
     expect(channel!.evidence[0]!.message).toBe('docs-42 and fix-42 both work on JIRA-42.'); // pairs are ordered a < b by id
-    expect(pair.level).toBe('traffic'); // 0.8 × 0.6 = 0.48, file-level
+    expect(pair.level).toBe('traffic'); // 0.9 × 0.6 = 0.54 ≥ τ_TA, file-level: never resolution
     expect(result.problems.filter((p) => p.code.startsWith('PLUGIN') || p.code === 'INVALID_CHANNEL')).toEqual([]);
   });
 
@@ -73,12 +73,12 @@ describe('a plugin loaded through airspace.config.json', () => {
     expect(run.code, run.stderr).toBe(0);
     const { channels } = JSON.parse(run.stdout) as { channels: { id: string; source: string; weight: number; weightFrom: string; enabled: boolean }[] };
     expect(channels.find((c) => c.id === 'same-ticket')).toMatchObject({
-      source: '@team/airspace-channel-ticket', weight: 0.8, weightFrom: 'config', enabled: true, isolation: 'worker', budget: { channelMs: 5000, callMs: 2000 },
+      source: '@team/airspace-channel-ticket', weight: 0.9, weightFrom: 'config', enabled: true, isolation: 'worker', budget: { channelMs: 5000, callMs: 2000 },
     });
     expect(channels.find((c) => c.id === 'overlap')).toMatchObject({ source: 'builtin', enabled: true, isolation: 'in-process' });
     expect(channels.find((c) => c.id === 'overlap')).not.toHaveProperty('budget');
     const human = await airspace(['channels', '--repo', repo.dir]);
-    expect(human.stdout).toMatch(/same-ticket\s+on\s+0\.80 \(config\)\s+file\s+—\s+worker, 5000 ms\/scan\s+@team/);
+    expect(human.stdout).toMatch(/same-ticket\s+on\s+0\.90 \(config\)\s+file\s+—\s+worker, 5000 ms\/scan\s+@team/);
     expect(human.stdout).toMatch(/overlap\s+on\s+1\.00 \(default\)\s+line\s+—\s+in-process\s+builtin/);
   });
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defineChannel, scanAirspace } from '@airspace/core';
+import { DEFAULT_THRESHOLDS, defineChannel, scanAirspace } from '@airspace/core';
 import { loadConfig } from '../src/config.js';
 import { DEFAULT_BUDGET, resolveChannelSet } from '../src/channel-set.js';
 import { loadPlugins } from '../src/plugins.js';
@@ -86,7 +86,7 @@ describe('resolveChannelSet', () => {
     expect(set.listing.find((l) => l.id === 'tree')?.weightFrom).toBe('config');
     expect(set.listing.find((l) => l.id === 'dependency')).toMatchObject({ enabled: false, source: 'builtin' });
     expect(set.listing.find((l) => l.id === 'always-half')).toMatchObject({ source: './channels/half.mjs', weightFrom: 'default' });
-    expect(set.thresholds).toEqual({ traffic: 0.3, resolution: 0.7 });
+    expect(set.thresholds).toEqual({ traffic: 0.3, resolution: DEFAULT_THRESHOLDS.resolution });
     expect(set.channelOptions).toEqual({ 'always-half': { k: 1 } });
   });
 
@@ -120,7 +120,7 @@ describe('resolveChannelSet', () => {
     write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.8, resolution: 0.5 } }));
     const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }), calibrationPath: join(dir, 'cal.json') });
     expect(set.weights).toEqual({ overlap: 1 });
-    expect(set.thresholds).toEqual({ traffic: 0.35, resolution: 0.7 });
+    expect(set.thresholds).toEqual(DEFAULT_THRESHOLDS);
     expect(set.problems.map((p) => p.code).sort()).toEqual(['CALIBRATION_INVALID', 'INVALID_CONFIG']);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelStopped, defineChannel, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
+import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 
 function file(path: string, extra: Partial<FileEdit> = {}): FileEdit {
   return { path, status: 'modified', weight: 1, baseRanges: [[1, 5]], newRanges: [[1, 5]], ...extra };
@@ -48,7 +49,7 @@ describe('scanAirspace', () => {
 
   it('uses weights and thresholds from options', async () => {
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
-    const traffic = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 } });
+    const traffic = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 }, thresholds: { traffic: 0.35, resolution: 0.7 } });
     expect(traffic.links[0]!.risk).toBeCloseTo(0.45);
     expect(traffic.links[0]!.level).toBe('traffic');
     expect(traffic.advisories[0]!.message).toContain('TRAFFIC');
@@ -56,7 +57,7 @@ describe('scanAirspace', () => {
     expect(clear.links[0]!.level).toBe('clear');
     expect(clear.advisories).toEqual([]);
     const bad = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { thresholds: { traffic: 0.8, resolution: 0.5 } });
-    expect(bad.thresholds).toEqual({ traffic: 0.35, resolution: 0.7 });
+    expect(bad.thresholds).toEqual(DEFAULT_THRESHOLDS);
     expect(bad.problems.map((p) => p.code)).toEqual(['INVALID_THRESHOLDS']);
   });
 

@@ -2,34 +2,40 @@ import { describe, expect, it } from 'vitest';
 import type { Agent } from '../src/model.js';
 import { agent as build, edit } from '../src/builders.js';
 import { scanAirspace } from '../src/scan.js';
+import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 import {
   AdvisoryTracker, TriggerDispatcher, bandOf, classifyRisk, comparability, rightOfWay, scanTriggers, triggersFor, type PairSample, type Trigger,
 } from '../src/tcas.js';
+
+/** The bands these tests were written against; the shipped defaults are fitted and move. */
+const T = { traffic: 0.35, resolution: 0.7 };
 
 const agent = (id: string, committedWork: number, startedAt: number): Agent => ({ id, label: id, committedWork, startedAt, files: [] });
 
 describe('bands and escalation discipline', () => {
   it('splits risk at τ_TA and τ_RA (inclusive)', () => {
-    expect(bandOf(0.34)).toBe('clear');
-    expect(bandOf(0.35)).toBe('traffic');
-    expect(bandOf(0.69)).toBe('traffic');
-    expect(bandOf(0.7)).toBe('resolution');
+    expect(bandOf(0.34, T)).toBe('clear');
+    expect(bandOf(0.35, T)).toBe('traffic');
+    expect(bandOf(0.69, T)).toBe('traffic');
+    expect(bandOf(0.7, T)).toBe('resolution');
+    expect(bandOf(DEFAULT_THRESHOLDS.traffic)).toBe('traffic');
+    expect(bandOf(DEFAULT_THRESHOLDS.resolution - 1e-9)).toBe('traffic');
     expect(bandOf(0.5, { traffic: 0.2, resolution: 0.5 })).toBe('resolution');
   });
 
   it('lets only line/symbol channels reach resolution by default', () => {
     const fileOnly = [{ channel: 'dependency', weighted: 0.9, precision: 'file' as const }];
-    expect(classifyRisk(fileOnly)).toMatchObject({ level: 'traffic', levelReason: expect.stringContaining('dependency') });
-    expect(classifyRisk(fileOnly, undefined, { resolutionPrecisions: ['line', 'symbol', 'file'] })).toEqual({ level: 'resolution' });
+    expect(classifyRisk(fileOnly, T)).toMatchObject({ level: 'traffic', levelReason: expect.stringContaining('dependency') });
+    expect(classifyRisk(fileOnly, T, { resolutionPrecisions: ['line', 'symbol', 'file'] })).toEqual({ level: 'resolution' });
     const mixed = [...fileOnly, { channel: 'overlap', weighted: 0.75, precision: 'line' as const }];
-    expect(classifyRisk(mixed)).toEqual({ level: 'resolution' });
+    expect(classifyRisk(mixed, T)).toEqual({ level: 'resolution' });
     const symbol = [{ channel: 'symbols', weighted: 0.8, precision: 'symbol' as const }];
-    expect(classifyRisk(symbol)).toEqual({ level: 'resolution' });
-    expect(classifyRisk([{ channel: 'tree', weighted: 0.1, precision: 'file' as const }])).toEqual({ level: 'clear' });
+    expect(classifyRisk(symbol, T)).toEqual({ level: 'resolution' });
+    expect(classifyRisk([{ channel: 'tree', weighted: 0.1, precision: 'file' as const }], T)).toEqual({ level: 'clear' });
     // A line channel's whole-file evidence escalates no more than a file channel's.
     const whole = [{ channel: 'overlap', weighted: 0.95, weightedPrecise: 0, precision: 'line' as const }];
-    expect(classifyRisk(whole)).toMatchObject({ level: 'traffic', levelReason: expect.stringContaining('overlap (whole-file)') });
-    expect(classifyRisk([{ ...whole[0]!, weightedPrecise: 0.75 }])).toEqual({ level: 'resolution' });
+    expect(classifyRisk(whole, T)).toMatchObject({ level: 'traffic', levelReason: expect.stringContaining('overlap (whole-file)') });
+    expect(classifyRisk([{ ...whole[0]!, weightedPrecise: 0.75 }], T)).toEqual({ level: 'resolution' });
   });
 });
 
@@ -61,7 +67,7 @@ const sample = (risk: number, level: PairSample['level'], extra: Partial<PairSam
 
 describe('AdvisoryTracker', () => {
   it('raises, changes and clears with events', () => {
-    const t = new AdvisoryTracker();
+    const t = new AdvisoryTracker({ thresholds: T });
     expect(t.update([sample(0.1, 'clear')], 0)).toEqual([]);
     const [raised] = t.update([sample(0.5, 'traffic')], 60_000);
     expect(raised).toMatchObject({ type: 'raised', level: 'traffic', previous: 'clear' });
@@ -74,22 +80,22 @@ describe('AdvisoryTracker', () => {
   });
 
   it('escalates early when closing fast near τ_TA, not when slow or far', () => {
-    const fast = new AdvisoryTracker({ lookaheadMs: 60_000 });
+    const fast = new AdvisoryTracker({ lookaheadMs: 60_000, thresholds: T });
     fast.update([sample(0.1, 'clear')], 0);
     const [early] = fast.update([sample(0.3, 'clear')], 10_000); // +0.02/s → 0.35 within 2.5 s
     expect(early).toMatchObject({ type: 'raised', level: 'traffic' });
     expect(early!.levelReason).toMatch(/escalated early/);
 
-    const slow = new AdvisoryTracker({ lookaheadMs: 60_000 });
+    const slow = new AdvisoryTracker({ lookaheadMs: 60_000, thresholds: T });
     slow.update([sample(0.29, 'clear')], 0);
     expect(slow.update([sample(0.3, 'clear')], 3_600_000)).toEqual([]); // far too slow
-    const far = new AdvisoryTracker({ lookaheadMs: 60_000 });
+    const far = new AdvisoryTracker({ lookaheadMs: 60_000, thresholds: T });
     far.update([sample(0.0, 'clear')], 0);
     expect(far.update([sample(0.2, 'clear')], 1_000)).toEqual([]); // fast but not near τ_TA
   });
 
   it('does not flap near a threshold (hysteresis)', () => {
-    const t = new AdvisoryTracker({ hysteresis: 0.05 });
+    const t = new AdvisoryTracker({ hysteresis: 0.05, thresholds: T });
     t.update([sample(0.72, 'resolution')], 0);
     expect(t.update([sample(0.68, 'traffic')], 1_000)).toEqual([]);
     expect(t.get('a', 'b')!.level).toBe('resolution');
@@ -102,7 +108,7 @@ describe('AdvisoryTracker', () => {
   });
 
   it('does not hold a resolution the escalation discipline caps', () => {
-    const t = new AdvisoryTracker();
+    const t = new AdvisoryTracker({ thresholds: T });
     t.update([sample(0.8, 'resolution', { channels: [{ channel: 'overlap', weight: 1, risk: 0.8, weighted: 0.8, precision: 'line', evidence: [] }] })], 0);
     const channels = [
       { channel: 'overlap', weight: 1, risk: 0.2, weighted: 0.2, precision: 'line' as const, evidence: [] },
@@ -113,7 +119,7 @@ describe('AdvisoryTracker', () => {
   });
 
   it('clears pairs that vanish from a complete sample set', () => {
-    const t = new AdvisoryTracker();
+    const t = new AdvisoryTracker({ thresholds: T });
     t.update([sample(0.5, 'traffic')], 0);
     expect(t.update([], 1_000)).toEqual([]);
     expect(t.update([], 2_000, { complete: true })[0]).toMatchObject({ type: 'cleared', a: 'a', b: 'b' });

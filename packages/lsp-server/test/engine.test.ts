@@ -90,6 +90,8 @@ describe('the default engine\'s symbol evidence in lenses', () => {
     try {
       await client.initialize([ann.dir], {});
       await client.open(file, annText);
+      // The read is resolved by name here (0.27): below the fitted τ_TA, so this test asks for a low band.
+      await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { thresholds: { traffic: 0.1, resolution: 0.99 } } } });
       const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.code).endsWith('/symbols')), 60_000);
       expect(d.message).toMatch(/^zed edits parseConfig in src\/config\.ts lines? [0-9–]+ \(symbols /);
       const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(file) } })) as { command: { title: string } }[];

@@ -140,8 +140,12 @@ describe('the advisory of a created trail', () => {
       const advisory = advisoryOf(await createShadowTrail(alice, bob, { now, graph }));
       expect(advisory.links[0]).toMatchObject({ sides: 'write/read' });
       expect(advisory.channels.find((c) => c.channel === 'dependency')!.risk).toBeCloseTo(0.7);
-      // A file-level channel alone raises at most traffic (core's escalation discipline).
-      expect(advisory.level).toBe('traffic');
+      // The shipped weight of import reach is fitted near 0 (docs/evaluation.md): the coupling is evidence, not an advisory.
+      expect(advisory.level).toBe('clear');
+      // Weighed by a team (0.9, τ_TA 0.35), it is traffic; a file-level channel alone raises at most
+      // traffic (core's escalation discipline).
+      const weighed = advisoryOf(await createShadowTrail(alice, bob, { now, graph, weights: { dependency: 0.9 }, thresholds: { traffic: 0.35 } }));
+      expect(weighed.level).toBe('traffic');
     });
   });
 });

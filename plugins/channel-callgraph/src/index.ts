@@ -77,7 +77,9 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
   const base: CallGraphOptions = { ...DEFAULT_CALLGRAPH_OPTIONS, ...options };
   return defineChannel<Partial<CallGraphOptions>, ReadonlyMap<string, AgentGraph>>({
     id: 'call-graph',
-    defaultWeight: 0.6,
+    // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): call chains between
+    // changed functions foretold no textual conflict there; evidence is shown, it does not weigh.
+    defaultWeight: 0,
     meta: { description: 'γ^(d−1) in the call-graph distance between functions the two agents edit; evidence is the call chain.', precision: 'file' },
     defaultOptions: base,
     requires: ['symbols'],

@@ -243,7 +243,9 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
   const defaults: DependencyOptions = { ...DEFAULT_DEPENDENCY_OPTIONS, ...options, kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...(options.kindWeights ?? {}) } };
   return defineChannel<DependencyOptions, DependencyPrepared>({
     id: ID,
-    defaultWeight: 0.9,
+    // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): import reach alone
+    // foretold almost no textual conflict, so its evidence is shown but hardly weighs.
+    defaultWeight: 0.006,
     meta: {
       description: 'Import-graph coupling γ^(d−1) between the files two agents change, through any files of the repository, weighed by import kind; paths through hub files discounted.',
       precision: 'file',

@@ -41,8 +41,9 @@ describe('dependency channel', () => {
     const service = importGraphService(ix);
     const result = await pairScore(agent('alice', [edit('src/a.ts')]), agent('bob', [edit('lib/b.ts')]), service);
     expect(result.risk).toBeCloseTo(0.7 ** 2);
-    // Combined alone with its default weight, the channel crosses the traffic threshold.
-    expect(result.risk * dependencyChannel().defaultWeight).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.traffic);
+    // With the fitted default weight this alone stays below traffic (import reach foretold almost no
+    // textual conflict on the corpus of docs/evaluation.md); the evidence is there for a team that weighs it.
+    expect(result.risk * dependencyChannel().defaultWeight).toBeLessThan(DEFAULT_THRESHOLDS.traffic);
     const ev = result.evidence[0]!;
     expect(ev.chain).toEqual(['src/a.ts', 'src/x.ts', 'src/y.ts', 'lib/b.ts']);
     expect(ev.a).toEqual({ agent: 'alice', path: 'src/a.ts' });

@@ -18,14 +18,18 @@ const ix = await index(
 );
 const services = { importGraph: importGraphService(ix) };
 
+// A team that weighs import coupling (weight 0.9, τ_TA 0.35; the shipped default weight is fitted
+// near 0, docs/evaluation.md): the channel raises traffic, never a resolution on its own.
+const teamWeights = { weights: { dependency: 0.9 }, thresholds: { traffic: 0.35, resolution: 0.797 } };
+
 test('scanAirspace: three imports apart through untouched files is a traffic advisory, never a resolution', async () => {
-  const result = await scanAirspace([agent('alice', [edit('src/a.ts', [[2, 2]])]), agent('bob', [edit('lib/b.ts', [[1, 1]])])], { channels: [dependencyChannel()], services });
+  const result = await scanAirspace([agent('alice', [edit('src/a.ts', [[2, 2]])]), agent('bob', [edit('lib/b.ts', [[1, 1]])])], { channels: [dependencyChannel()], services }, teamWeights);
   expect(result.advisories).toHaveLength(1);
   const adv = result.advisories[0]!;
   expect(adv.level).toBe('traffic');
   expect(adv.evidence[0]!.chain).toEqual(['src/a.ts', 'src/x.ts', 'src/y.ts', 'lib/b.ts']);
   // A direct import is file-level evidence too: capped at traffic.
-  const direct = await scanAirspace([agent('alice', [edit('lib/c.ts')]), agent('bob', [edit('lib/b.ts')])], { channels: [dependencyChannel()], services });
+  const direct = await scanAirspace([agent('alice', [edit('lib/c.ts')]), agent('bob', [edit('lib/b.ts')])], { channels: [dependencyChannel()], services }, teamWeights);
   expect(direct.advisories[0]!.level).toBe('traffic');
   expect(direct.links[0]!.risk).toBeCloseTo(0.9);
 });

@@ -1,4 +1,4 @@
-// The default weights and thresholds end to end: overlap (1.0, line) + tree (0.25, file) through
+// The default weights and thresholds end to end: overlap (1.0, line) + tree (0.007, file) through
 // core's scanAirspace, on agents built in memory.
 import { describe, expect, it } from 'vitest';
 import { scanAirspace } from '@airspace/core';
@@ -16,11 +16,15 @@ describe('overlap + tree with default weights', () => {
     expect(result.advisories[0]!.message).toMatch(/bob steers away, alice holds course.*lines 10–20.*lines 15–18/);
   });
 
-  it('hunks one line apart in one file → traffic (proximity + same-file prior), far apart → clear', async () => {
+  it('hunks one line apart in one file score a near miss (git merges them: below the fitted traffic band), far apart less', async () => {
     const near = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/a.ts', [[5, 6]])]));
-    expect(near.links[0]!.level).toBe('traffic');
+    expect(near.links[0]!.level).toBe('clear');
+    expect(near.links[0]!.channels.find((c) => c.channel === 'overlap')!.evidence[0]!.message).toMatch(/apart|near/);
     const far = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/a.ts', [[300, 306]])]));
     expect(far.links[0]!.level).toBe('clear');
+    expect(near.links[0]!.risk).toBeGreaterThan(far.links[0]!.risk + 0.1);
+    // The near miss keeps its own risk (overlap 0.3): a team that wants near misses flagged sets τ_TA below it.
+    expect(near.links[0]!.risk).toBeGreaterThanOrEqual(0.3);
   });
 
   it('siblings in one directory, or an identical change → clear', async () => {

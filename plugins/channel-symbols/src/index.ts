@@ -127,7 +127,9 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
   const base: SymbolsOptions = { ...DEFAULT_SYMBOLS_OPTIONS, ...options };
   return defineChannel<Partial<SymbolsOptions>, Prepared>({
     id: 'symbols',
-    defaultWeight: 0.9,
+    // Held at 1 in the fit of docs/evaluation.md ("Shipped defaults"): its symbol-precise hazards
+    // (a changed signature the other side calls) are semantic collisions a textual label cannot see.
+    defaultWeight: 1,
     meta: {
       description: 'Read/write hazards: one agent changes a definition (signature, body, export) that the other reads, or both change one symbol.',
       precision: 'symbol',

@@ -181,7 +181,9 @@ function commonDirectory(a: string, b: string): string {
 export function treeChannel(options: Partial<TreeOptions> = {}) {
   return defineChannel<TreeOptions, ReadonlyMap<string, PreparedAgent>>({
     id: 'tree',
-    defaultWeight: 0.25,
+    // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): nearness in the tree
+    // alone foretold almost no textual conflict.
+    defaultWeight: 0.007,
     meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
     defaultOptions: { ...DEFAULT_TREE_OPTIONS, ...options },
     prepare(agents: readonly Agent[]) {
