@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent, ChannelContext } from '@airspace/core';
+import type { Agent } from '@airspace/core';
 import { agent, channelTester, edit } from '@airspace/core/testing';
 import { createRepoFixture } from '@airspace/git/fixture';
 import codeownersChannel, { ownerRule, parseCodeowners } from '../src/index.js';
@@ -13,7 +13,10 @@ const RULES = `
 `;
 
 const file = (path: string, weight = 1) => edit(path, [[1, 2]], { weight });
-const ctx = (root?: string): ChannelContext<unknown> => ({
+type Channel = ReturnType<typeof codeownersChannel>;
+/** The context a scan hands the channel: its own options type, from the channel itself. */
+type Context = Parameters<NonNullable<Channel['prepare']>>[1];
+const ctx = (root?: string): Context => ({
   options: {},
   now: 0,
   services: {},
@@ -21,7 +24,7 @@ const ctx = (root?: string): ChannelContext<unknown> => ({
   ...(root ? { repository: { id: 'r', root } } : {}),
 });
 
-async function score(channel: ReturnType<typeof codeownersChannel>, a: Agent, b: Agent, root?: string) {
+async function score(channel: Channel, a: Agent, b: Agent, root?: string) {
   const c = ctx(root);
   const prepared = await channel.prepare!([a, b], c);
   return channel.score(a, b, { ...c, prepared });
