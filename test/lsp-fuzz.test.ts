@@ -20,23 +20,14 @@ import type { ScanResult } from '@airspace/core';
 import { createScanner } from '../packages/lsp-server/test/support/fake-scanner.mjs';
 import { InProcessClient } from '../packages/lsp-server/test/support/in-process.js';
 import { uriOf } from '../packages/lsp-server/test/support/client.js';
+import { seededRandom } from '@airspace/core/builders';
 
 const SEED = Number(process.env.AIRSPACE_FUZZ_SEED ?? 20261203);
 const SESSIONS = Number(process.env.AIRSPACE_FUZZ_SESSIONS ?? 200);
 /** How long the final airspace/scan may take (scans of this repository take tens of ms). */
 const ANSWER_MS = 10_000;
 
-/** mulberry32: small, seedable, good enough to pick operations. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+
 
 const MALFORMED = [
   'Content-Length: abc\r\n\r\n{}',
@@ -83,7 +74,7 @@ describe('protocol fuzz', () => {
   }, 300_000);
 
   async function session(seed: number, trace: string[]): Promise<void> {
-    const rand = prng(seed);
+    const rand = seededRandom(seed);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
     const added: FixtureCheckout[] = [];
     let made = 0;
