@@ -10,16 +10,16 @@ import { InProcessClient } from './support/in-process.js';
 import { uriOf } from './support/client.js';
 
 describe('intentPath', () => {
-  const wt = '/work/tree';
+  const wt = '/home/dev/tree';
   it.each([
     ['src/a.ts', 'src/a.ts'],
     ['./src/../src/a.ts', 'src/a.ts'],
     ['src\\win\\a.ts', 'src/win/a.ts'],
-    ['/work/tree/src/a.ts', 'src/a.ts'],
-    [pathToFileURL('/work/tree/b.ts').href, 'b.ts'],
+    ['/home/dev/tree/src/a.ts', 'src/a.ts'],
+    [pathToFileURL('/home/dev/tree/b.ts').href, 'b.ts'],
   ])('maps %s to %s', (item, path) => expect(intentPath(wt, item)).toEqual({ path }));
 
-  it.each(['/abs/x.ts', '/work/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])('refuses %j with a problem', (item) => {
+  it.each(['/abs/x.ts', '/home/dev/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])('refuses %j with a problem', (item) => {
     const got = intentPath(wt, item);
     expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
     expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
