@@ -20,7 +20,7 @@ export interface Thresholds {
  * defaults"): τ_TA is the lowest band whose advisories were at least 70% right in every one of
  * them, τ_RA the best F1 above it, each with a margin to the nearest fitted score.
  */
-export const DEFAULT_THRESHOLDS: Thresholds = { traffic: 0.481, resolution: 0.797 };
+export const DEFAULT_THRESHOLDS: Thresholds = { traffic: 0.526, resolution: 0.797 };
 
 export interface ChannelBreakdown {
   readonly channel: string;

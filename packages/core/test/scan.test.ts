@@ -158,7 +158,7 @@ describe('scanAirspace', () => {
     expect(coarse.links[0]!.levelReason).toMatch(/no merge base.*file-level evidence alone \(risk 0\.90\)/);
     expect(coarse.counts.unknown).toBe(1);
     expect(coarse.advisories[0]!.level).toBe('unknown');
-    const precise = await scanAirspace(agents, { channels: [samePath('lines', 0.5, 'line')] });
+    const precise = await scanAirspace(agents, { channels: [samePath('lines', 0.6, 'line')] });
     expect(precise.links[0]!.level).toBe('traffic');
   });
 

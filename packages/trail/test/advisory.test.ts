@@ -62,7 +62,7 @@ describe('the advisory of a created trail', () => {
     const coupled = await createShadowTrail(a, b, { now, channels: [edgeChannel], graph: { edges: [['src/app.ts', 'src/core.ts']] } });
     const advisory = advisoryOf(coupled);
     expect(advisory.level).toBe('traffic');
-    expect(advisory.links[0]).toMatchObject({ sides: 'write/read', risk: 0.5 });
+    expect(advisory.links[0]).toMatchObject({ sides: 'write/read', risk: 0.6 });
     expect(advisory.evidence.map((e) => e.message)).toContain('src/app.ts imports src/core.ts.');
     expect(advisory.graph.edgeCount).toBe(1);
   });

@@ -45,7 +45,7 @@ export const samePathChannel = defineChannel({
   },
 });
 
-/** Scores 0.5 when a direct import (`services.importGraph.importsOf`) joins the agents' files. */
+/** Scores 0.6 (above the default τ_TA, below τ_RA) when a direct import (`services.importGraph.importsOf`) joins the agents' files. */
 export const edgeChannel = defineChannel({
   id: 'edge',
   defaultWeight: 1,
@@ -56,6 +56,6 @@ export const edgeChannel = defineChannel({
     const pb = new Set(b.files.map((f) => f.path));
     const edges = [...pa, ...pb].flatMap((from) => graph.importsOf(from).map((to) => [from, to] as [string, string]));
     const hit = edges.find(([from, to]) => (pa.has(from) && pb.has(to)) || (pb.has(from) && pa.has(to)));
-    return hit ? { risk: 0.5, evidence: [{ kind: 'import', message: `${hit[0]} imports ${hit[1]}.`, chain: hit }] } : { risk: 0, evidence: [] };
+    return hit ? { risk: 0.6, evidence: [{ kind: 'import', message: `${hit[0]} imports ${hit[1]}.`, chain: hit }] } : { risk: 0, evidence: [] };
   },
 });

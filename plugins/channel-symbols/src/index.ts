@@ -46,12 +46,12 @@ export interface SymbolsOptions {
 
 export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
   writeWrite: 0.9,
-  writeWriteApart: 0.45,
+  writeWriteApart: 0.3,
   writeWriteHalfLifeLines: 12,
   identicalRisk: 0,
   signatureRead: 0.9,
   bodyRead: 0.45,
-  touchedSignatureRead: 0.45,
+  touchedSignatureRead: 0.3,
   touchedBodyRead: 0.15,
   lowConfidenceFactor: 0.5,
   maxEvidence: 8,

@@ -176,7 +176,7 @@ describe('symbols write/write: where inside the symbol', () => {
     expect(link.level).not.toBe('resolution');
   });
 
-  it('decays with the lines between them: close edits in one function raise traffic, touching ones resolution', async () => {
+  it('decays with the lines between them: close edits in one function are a near miss, touching ones resolution', async () => {
     const src = bigComponent(40);
     const near = await scenario(
       { 'src/Big.tsx': src },
@@ -187,7 +187,7 @@ describe('symbols write/write: where inside the symbol', () => {
     );
     const apart = near.channel(near.link('alice', 'bob'), 'symbols');
     expect(apart.evidence[0]!.kind).toBe('write-write-apart');
-    expect(apart.risk).toBeCloseTo(0.45, 5); // one unchanged line apart
+    expect(apart.risk).toBeCloseTo(0.3, 5); // one unchanged line apart: a near miss, as overlap scores it
     repo?.dispose();
     repo = undefined;
     const touching = await scenario(
