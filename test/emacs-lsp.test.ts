@@ -5,19 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRepoFixture } from '@airspace/git/fixture';
+import { collidingWorktrees, runEditor } from './editor-session.js';
 
 const EMACS = spawnSync('emacs', ['--batch', '--eval', "(require 'eglot)"], { encoding: 'utf8' }).status === 0;
 const INSTALL = 'apt-get install emacs-nox elpa-eglot';
 const COLLECT = fileURLToPath(new URL('./emacs/collect.el', import.meta.url));
-// `airspace lsp --stdio`, as docs/editors.md configures it, run from the built CLI.
-const AIRSPACE = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
-
-const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 
 interface Collected {
   emacs: string;
@@ -33,27 +29,12 @@ if (!EMACS && !process.env.CI) console.warn(`Emacs with eglot is not installed; 
 
 describe.skipIf(!EMACS && !process.env.CI)(`Emacs with eglot as the client (${INSTALL})`, () => {
   it('shows the diagnostic flymake reports on the line both agents change', () => {
-    const repo = createRepoFixture({ 'src/app.ts': lines(20) });
+    const { repo, file } = collidingWorktrees();
     const out = mkdtempSync(join(tmpdir(), 'airspace-emacs-'));
     try {
-      repo.worktree('alice').write('src/app.ts', lines(20, { 7: 'const line7 = "alice";' })).commit('alice');
-      const bob = repo.worktree('bob');
-      // Two lines inserted on top: base line 7 is line 9 in bob's file today.
-      bob.write('src/app.ts', '// bob\n// bob\n' + lines(20, { 7: 'const line7 = "bob";' }));
-      const result = join(out, 'result.json');
-      const run = spawnSync('emacs', ['--batch', '-l', COLLECT], {
-        env: {
-          ...process.env,
-          AIRSPACE_LSP_CMD: JSON.stringify([process.execPath, AIRSPACE, 'lsp', '--stdio']),
-          AIRSPACE_FILE: join(realpathSync(bob.dir), 'src/app.ts'),
-          AIRSPACE_OUT: result,
-          AIRSPACE_TIMEOUT_MS: '30000',
-        },
-        encoding: 'utf8',
-        timeout: 90_000,
-      });
+      const { run, result } = runEditor<Collected>('emacs', ['--batch', '-l', COLLECT], file, out);
       expect(run.error).toBeUndefined();
-      const got = JSON.parse(readFileSync(result, 'utf8')) as Collected;
+      const got = result();
       expect(got.error).toBeUndefined();
       expect(got.mode).toBe('typescript-mode');
       expect(got.received).toBe(true);

@@ -8,39 +8,19 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRepoFixture } from '@airspace/git/fixture';
+import { collidingWorktrees, runEditor } from './editor-session.js';
 
 const NVIM = spawnSync('nvim', ['--version'], { encoding: 'utf8' }).status === 0;
 const COLLECT = fileURLToPath(new URL('./nvim/collect.lua', import.meta.url));
-// `airspace lsp --stdio`, as docs/editors.md configures it, run from the built CLI.
-const AIRSPACE = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
-
-const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 
 describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
   it('shows the diagnostic on the line both agents change', () => {
-    const repo = createRepoFixture({ 'src/app.ts': lines(20) });
+    const { repo, alice, file } = collidingWorktrees();
     const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
     try {
-      const alice = repo.worktree('alice');
-      alice.write('src/app.ts', lines(20, { 7: 'const line7 = "alice";' })).commit('alice');
-      const bob = repo.worktree('bob');
-      // Two lines inserted on top: base line 7 is line 9 in bob's file today.
-      bob.write('src/app.ts', '// bob\n// bob\n' + lines(20, { 7: 'const line7 = "bob";' }));
-      const result = join(out, 'result.json');
-      const run = spawnSync('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], {
-        env: {
-          ...process.env,
-          AIRSPACE_LSP_CMD: JSON.stringify([process.execPath, AIRSPACE, 'lsp', '--stdio']),
-          AIRSPACE_FILE: join(realpathSync(bob.dir), 'src/app.ts'),
-          AIRSPACE_OUT: result,
-          AIRSPACE_TIMEOUT_MS: '30000',
-        },
-        encoding: 'utf8',
-        timeout: 90_000,
-      });
+      const { run, result } = runEditor<{ received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number; actions?: string[]; shown?: string[] }>('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], file, out);
       expect(run.error).toBeUndefined();
-      const got = JSON.parse(readFileSync(result, 'utf8')) as { received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number; actions?: string[]; shown?: string[] };
+      const got = result();
       expect(got.error).toBeUndefined();
       expect(got.received).toBe(true);
       expect(got.diagnostics).toHaveLength(1);
