@@ -4,6 +4,7 @@ import { bandsFor, evaluateCorpus, fitScannerWeighting, type CorpusMember } from
 import { formatCorpusTable } from '../src/report/table.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import type { ChannelInfo } from '../src/score/scorer.js';
+import { scenario as base } from './helpers.js';
 
 const thresholds = { traffic: 0.35, resolution: 0.7 };
 const channels: ChannelInfo[] = [
@@ -11,22 +12,7 @@ const channels: ChannelInfo[] = [
   { id: 'noisy', precision: 'file', weight: 0.5 },
 ];
 
-function scenario(merge: string, risks: Record<string, number>, textual: boolean, early = 1): ScoredScenario {
-  return {
-    merge,
-    parents: ['p1', 'p2'],
-    base: 'b',
-    committedAt: 10 * 3_600_000,
-    early,
-    observedAt: 8 * 3_600_000,
-    observed: [2, 2],
-    chainLength: [2, 2],
-    files: [1, 1],
-    sharedFiles: 1,
-    labels: { textual, conflictedPaths: textual ? ['x'] : [], manual: false, manualPaths: [] },
-    risks,
-  };
-}
+const scenario = (merge: string, risks: Record<string, number>, textual: boolean, early = 1): ScoredScenario => base(merge, risks, textual, { early });
 
 /** A repository where `exact` is the label and `noisy` fires on every second non-collision too. */
 function member(name: string, n: number, noisyOnCollisions: number): CorpusMember {

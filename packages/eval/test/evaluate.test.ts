@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { earlyWarning, evaluate, suggestThresholds } from '../src/measure/evaluate.js';
 import type { ScoredScenario } from '../src/score/cache.js';
+import { scenario } from './helpers.js';
 import type { ChannelInfo } from '../src/score/scorer.js';
 
 const thresholds = { traffic: 0.35, resolution: 0.7 };
@@ -9,23 +10,6 @@ const channels: ChannelInfo[] = [
   { id: 'merge', precision: 'line', weight: 1 },
 ];
 
-function scenario(merge: string, risks: Record<string, number>, textual: boolean, extra: Partial<ScoredScenario> = {}): ScoredScenario {
-  return {
-    merge,
-    parents: ['p1', 'p2'],
-    base: 'b',
-    committedAt: 10 * 3_600_000,
-    early: 1,
-    observedAt: 8 * 3_600_000,
-    observed: [2, 2],
-    chainLength: [2, 2],
-    files: [1, 1],
-    sharedFiles: 1,
-    labels: { textual, conflictedPaths: textual ? ['x'] : [], manual: false, manualPaths: [] },
-    risks,
-    ...extra,
-  };
-}
 
 // Combined with ω = {a: 0.5, merge: 1}: 1, 0.5, 0.2, 0 — labels T, F, F, T.
 const set = [scenario('s1', { a: 1, merge: 1 }, true), scenario('s2', { a: 1, merge: 0 }, false), scenario('s3', { a: 0.4, merge: 0 }, false), scenario('s4', { a: 0, merge: 0 }, true)];

@@ -1,4 +1,5 @@
 import { defineChannel } from '@airspace/core';
+import type { ScoredScenario } from '../src/score/cache.js';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 
 const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
@@ -102,3 +103,22 @@ export const throwingChannel = defineChannel({
     throw new Error('boom');
   },
 });
+
+/** A scored scenario with the given channel risks and textual label; the rest fixed. */
+export function scenario(merge: string, risks: Record<string, number>, textual: boolean, extra: Partial<ScoredScenario> = {}): ScoredScenario {
+  return {
+    merge,
+    parents: ['p1', 'p2'],
+    base: 'b',
+    committedAt: 10 * 3_600_000,
+    early: 1,
+    observedAt: 8 * 3_600_000,
+    observed: [2, 2],
+    chainLength: [2, 2],
+    files: [1, 1],
+    sharedFiles: 1,
+    labels: { textual, conflictedPaths: textual ? ['x'] : [], manual: false, manualPaths: [] },
+    risks,
+    ...extra,
+  };
+}
