@@ -1,5 +1,6 @@
 export * from './facts.js';
-export { extractFacts, readsTransferBuffer, sourceText } from './extract/extract.js';
+export { extractFacts, parseTree, readsTransferBuffer, sourceText, type ExtractOptions } from './extract/extract.js';
+export { isImportsOnly } from './cache/pack.js';
 export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';
 export { parseAll, createParsePool, defaultWorkers, type ParseJob, type ParseOptions, type ParseOutcome, type ParsePool } from './extract/pool.js';
 export { createFactsStore, type FactsStore, type FactsStoreOptions, type CacheStats } from './cache/cache.js';

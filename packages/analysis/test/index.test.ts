@@ -159,6 +159,32 @@ describe('cache on disk under the git common directory', () => {
     expect(third.stats.parsed).toBe(0);
   });
 
+  test('an imports-only index: same graph, its own cache, never read as whole facts', async () => {
+    repo = createRepoFixture(files);
+    const cacheDir = await defaultCacheDir(repo.dir);
+    const part = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, facts: 'imports' });
+    expect(part.factsScope).toBe('imports');
+    expect(part.stats.parsed).toBe(6);
+    // Whole facts are never served from the imports-only store, nor from an imports-only previous.
+    const whole = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0, previous: part });
+    expect(whole.factsScope).toBe('all');
+    expect(whole.stats.parsed).toBe(6);
+    expect(edges(whole)).toEqual(edges(part));
+    expect(graphJson(whole)).toEqual(graphJson(part));
+    expect([...whole.files.values()].some((f) => f.facts.definitions.length > 0)).toBe(true);
+    // An imports-only facts' body is never read as empty: it throws (in a new process, from disk).
+    const again = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir: mkdtempSync(join(tmpdir(), 'airspace-imports-')) }), workers: 0, facts: 'imports' });
+    const fromDisk = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir: again.store.dir!.replace(/\/facts-[^/]*$/, '') }), workers: 0, facts: 'imports' });
+    expect(fromDisk.stats.parsed).toBe(0);
+    const anyFile = [...fromDisk.files.values()][0]!;
+    expect(() => anyFile.facts.definitions).toThrow(/import graph only/);
+    expect(() => anyFile.facts.references).toThrow(/import graph only/);
+    // A later imports-only index takes whole facts where the cache has them.
+    const reuse = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0, facts: 'imports' });
+    expect(reuse.stats.parsed).toBe(0);
+    expect(readdirSync(cacheDir).filter((n) => n.startsWith('facts-')).length).toBe(2);
+  });
+
   test('corrupt segment heads and entries are detected, removed and rebuilt', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);

@@ -168,3 +168,33 @@ test('type modifiers on statements and specifiers, and default exports that are 
   expect(js.exports.map((e) => e.name)).toEqual(['default', 'L']);
   expect(js.imports[0]!.names).toEqual([{ name: 'type', alias: 'type' }]);
 });
+
+describe('facts for the import graph only', () => {
+  const headOf = (f: FileFacts) => ({ imports: f.imports, exports: f.exports, partial: f.partial, errorCount: f.errorCount, errorLines: f.errorLines, lineCount: f.lineCount });
+
+  test.each(fixtures)('%s: the same imports and exports as the whole extraction', (file) => {
+    const source = readFileSync(join(root, file), 'utf8');
+    const language = file.startsWith('tsx/') ? 'tsx' : languageOf(file)!;
+    const whole = extractFacts(source, language);
+    const part = extractFacts(source, language, { importsOnly: true });
+    expect(headOf(part)).toEqual(headOf(whole));
+    expect(headOf(extractFacts(source, language, { importsOnly: true, publicMatches: true }))).toEqual(headOf(whole));
+    expect(part.definitions).toEqual([]);
+    expect(part.calls).toEqual([]);
+  });
+
+  // The split walk (statements near the top, calls at their word) against sources that reach
+  // past it: calls deep in functions, `import.meta`, `import(` after a comment, namespaces and
+  // ambient modules holding statements, a file with parse errors.
+  test.each([
+    ['typescript', "import a from './a';\nfunction f() {\n  if (x) { return [1].map(() => require('./deep')); }\n}\nconst m = import.meta.url;\nconst d = import /* why */ ('./later');\nexport { a };\n"],
+    ['typescript', "namespace N {\n  export namespace M {\n    export const x = 1;\n  }\n  import y = require('./y');\n}\ndeclare module 'mod' {\n  export function g(): void;\n  import z from './z';\n}\ndeclare global {\n  interface W { a: string }\n}\n"],
+    ['javascript', "const a = require(\n  './a');\nmodule.exports = { b: () => require('./b') };\nimport('./c').then(() => {});\nlet require2 = 1;\n"],
+    ['tsx', "import type { T } from './t';\nimport { type U, V } from './u';\nexport type { W } from './w';\nexport default function C(): JSX.Element { return <div>{import('./lazy')}</div>; }\n"],
+    ['javascript', "import x from './x' assert { type: 'json' };\nit('a test', async () => { await import('./y', { assert: { type: 'json' } }); });\n"],
+  ] as const)('%s: the same imports as one whole walk', (language, source) => {
+    const whole = extractFacts(source, language);
+    expect(headOf(extractFacts(source, language, { importsOnly: true }))).toEqual(headOf(whole));
+    expect(headOf(extractFacts(source, language, { importsOnly: true, publicMatches: true }))).toEqual(headOf(whole));
+  });
+});

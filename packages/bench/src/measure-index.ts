@@ -1,20 +1,34 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
- *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change> [workers] [subdir]
- * Prints one JSON line. `change` edits one file of <repo> (appending lines, restored at the end):
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse> [workers] [subdir] [all|imports]
+ * Prints one JSON line. `imports` extracts what the import graph needs only, as `airspace graph`
+ * does (`IndexOptions.facts`). `parse` is the baseline: every source file parsed by tree-sitter in
+ * this thread, nothing extracted. `change` edits one file of <repo> (appending lines, restored at the end):
  * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
  * times through the editor path (`patchSnapshot` with the saved file, no listing).
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { index, patchSnapshot, worktreeSnapshot, type AnalysisIndex, type Snapshot } from '@airspace/analysis';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  index,
+  languageOf,
+  parseTree,
+  patchSnapshot,
+  sourceText,
+  worktreeSnapshot,
+  type AnalysisIndex,
+  type Language,
+  type Snapshot,
+} from '@airspace/analysis';
 
-const [repo, cacheDir, mode = 'cold', workersArg, subdir] = process.argv.slice(2);
+const [repo, cacheDir, mode = 'cold', workersArg, subdir, factsArg] = process.argv.slice(2);
 if (!repo || !cacheDir) {
-  console.error('usage: measure-index <repo> <cacheDir> <cold|warm|change> [workers] [subdir]');
+  console.error('usage: measure-index <repo> <cacheDir> <cold|warm|change|parse> [workers] [subdir] [all|imports]');
   process.exit(2);
 }
 const workers = workersArg === undefined || workersArg === '' ? undefined : Number(workersArg);
+const facts = factsArg === 'imports' ? 'imports' : 'all';
 
 const within = (snap: Snapshot): Snapshot => (subdir ? { ...snap, files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) } : snap);
 const edgeCount = (ix: AnalysisIndex) => {
@@ -24,11 +38,31 @@ const edgeCount = (ix: AnalysisIndex) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
+/** Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline). */
+async function parseOnly(): Promise<Record<string, unknown>> {
+  const snap = within(await worktreeSnapshot(repo!));
+  const sources: { language: Language; text: string }[] = [];
+  for (const f of snap.files) {
+    const language = languageOf(f.path);
+    if (!language || /(^|\/)node_modules\//.test(f.path)) continue;
+    const buf = await f.read();
+    if (buf.length <= DEFAULT_MAX_FILE_BYTES && !buf.subarray(0, 8000).includes(0)) sources.push({ language, text: sourceText(buf) });
+  }
+  const t0 = performance.now();
+  for (const [i, s] of sources.entries()) {
+    parseTree(s.text, s.language);
+    // Back to the loop now and then: native trees are freed by finalizers that run there.
+    if (i % 64 === 63) await new Promise((r) => setImmediate(r));
+  }
+  return { mode, files: sources.length, totalMs: performance.now() - t0, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+}
+
 async function run(): Promise<Record<string, unknown>> {
+  if (mode === 'parse') return parseOnly();
   const t0 = performance.now();
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
-  const ix = await index(snap, { cacheDir: cacheDir!, ...(workers !== undefined ? { workers } : {}) });
+  const ix = await index(snap, { cacheDir: cacheDir!, facts, ...(workers !== undefined ? { workers } : {}) });
   const t1 = performance.now();
   const result: Record<string, unknown> = {
     mode,

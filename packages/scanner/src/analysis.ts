@@ -19,6 +19,7 @@ import {
   worktreeSnapshot,
   type AgentOverlay,
   type AnalysisIndex,
+  type FactsScope,
   type FactsStore,
   type IndexProgress,
   type IndexView,
@@ -92,9 +93,11 @@ export function createAnalysisState(): AnalysisState {
     async update(root, baseCommit, agents, git, onProgress, options = {}) {
       store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
       const bodies = options.bodies ?? true;
-      if (base?.commit !== baseCommit) {
+      // Without the symbols service only the import graph's facts are extracted (half the parse).
+      const facts = bodies ? 'all' : 'imports';
+      if (base?.commit !== baseCommit || (bodies && base.index.factsScope === 'imports')) {
         const snapshot = await treeSnapshot(root, baseCommit);
-        const built = await index(snapshot, { store, bodies, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
+        const built = await index(snapshot, { store, bodies, facts, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
         base = { commit: baseCommit, index: built, view: baseView(built) };
         overlays.clear();
       }
@@ -120,14 +123,17 @@ export function createAnalysisState(): AnalysisState {
         importGraph: importGraphService(base.index, live),
         symbols: createSymbolService({ base: view, forAgent: (id) => live.get(id) ?? view }),
         // The base index's problems, and those met since (overlays' cache look-ups).
-        problems: [...base.index.problems, ...store.takeProblems()],
+        problems: [...base.index.problems, ...store.takeProblems(), ...(bodies ? [] : store.importsOnly().takeProblems())],
       };
     },
   };
 }
 
-/** Indexes a worktree as it is on disk, with the repository's facts cache (`airspace graph`). */
-export async function indexWorktree(dir: string, onProgress?: (p: IndexProgress) => void): Promise<AnalysisIndex> {
+/**
+ * Indexes a worktree as it is on disk, with the repository's facts cache (`airspace graph`): the
+ * import graph's facts only (`IndexOptions.facts`), unless `facts: 'all'`.
+ */
+export async function indexWorktree(dir: string, onProgress?: (p: IndexProgress) => void, options: { readonly facts?: FactsScope } = {}): Promise<AnalysisIndex> {
   const store = createFactsStore({ cacheDir: await defaultCacheDir(dir) });
-  return index(await worktreeSnapshot(dir), { store, ...(onProgress ? { onProgress } : {}) });
+  return index(await worktreeSnapshot(dir), { store, facts: options.facts ?? 'imports', ...(onProgress ? { onProgress } : {}) });
 }

@@ -95,11 +95,19 @@ export interface FactsStore {
   flush(): Promise<void>;
   /** Problems met (corrupt entries, unwritable directory), drained by the index. */
   takeProblems(): string[];
+  /**
+   * The store of facts extracted for the import graph only (`isImportsOnly`), beside this one in
+   * its own directory: they never mix with whole facts, so an index that needs definitions never
+   * meets them. Created on first use; its own `importsOnly()` is itself.
+   */
+  importsOnly(): FactsStore;
 }
 
 export interface FactsStoreOptions {
   /** Cache root, e.g. `<git common dir>/airspace/cache`; omitted: memory only. */
   readonly cacheDir?: string;
+  /** The store of imports-only facts (see `FactsStore.importsOnly`). */
+  readonly variant?: 'imports';
 }
 
 interface Slot {
@@ -133,7 +141,8 @@ const ENDIAN = endianness();
 
 export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const version = factsVersion();
-  const dir = options.cacheDir ? join(options.cacheDir, `facts-${version}-${LAYOUT}`) : undefined;
+  const dir = options.cacheDir ? join(options.cacheDir, `facts-${version}-${options.variant ? `${options.variant}-` : ''}${LAYOUT}`) : undefined;
+  let companion: FactsStore | undefined;
   const memory = new Map<string, Slot>();
   const pending = new Map<string, Slot>();
   const loadedSegments = new Set<string>();
@@ -352,8 +361,8 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           const body = slot.body();
           if (!body) continue;
           const parts = encodeBody(body);
-          const { l, p, e, el, n, i, ni } = slot.head;
-          heads.push([key, { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni }, offset, body.r.length, body.c.length, parts[2].length]);
+          const { l, p, e, el, n, i, ni, o } = slot.head;
+          heads.push([key, { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni, ...(o ? { o } : {}) }, offset, body.r.length, body.c.length, parts[2].length]);
           for (const p of parts) {
             check.update(p);
             chunks.push(p);
@@ -400,7 +409,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     }
   };
 
-  return {
+  const store: FactsStore = {
     ...(dir ? { dir } : {}),
     stats,
     refresh() {
@@ -488,7 +497,12 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
     takeProblems() {
       return problems.splice(0);
     },
+    importsOnly() {
+      if (options.variant === 'imports') return store;
+      return (companion ??= createFactsStore({ ...options, variant: 'imports' }));
+    },
   };
+  return store;
 }
 
 const crc32 = (zlib as unknown as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;

@@ -17,6 +17,8 @@ export interface PackedHead {
   readonly i: FileFacts['imports'] | string;
   /** Number of imports. */
   readonly ni: number;
+  /** 1: extracted for the import graph only (the body is empty and must not be read). */
+  readonly o?: 1;
 }
 
 export interface PackedBody {
@@ -67,14 +69,30 @@ export function packFacts(f: FileFacts): PackedFacts {
     c[k++] = x.column;
     c[k++] = id(x.caller);
   }
-  return { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, ni: f.imports.length, x: f.exports, d: f.definitions, s: table, r, c };
+  const head = { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, ni: f.imports.length } as const;
+  return { ...head, ...(importsOnly.has(f) ? { o: 1 as const } : {}), x: f.exports, d: f.definitions, s: table, r, c };
+}
+
+/** Facts extracted for the import graph only (see `ExtractOptions.importsOnly`). */
+const importsOnly = new WeakSet<FileFacts>();
+
+export function markImportsOnly(f: FileFacts): void {
+  importsOnly.add(f);
+}
+
+/**
+ * True for facts extracted for the import graph only: their imports and exports are whole, their
+ * definitions, references and calls were never extracted (reading them throws).
+ */
+export function isImportsOnly(f: FileFacts): boolean {
+  return importsOnly.has(f);
 }
 
 /** Checks the shape of a stored head; undefined when it is not one (corrupt or foreign). */
 export function validHead(v: unknown): PackedHead | undefined {
   if (!v || typeof v !== 'object') return undefined;
   const p = v as Partial<PackedHead>;
-  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && (Array.isArray(p.i) || typeof p.i === 'string') && typeof p.ni === 'number';
+  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && (Array.isArray(p.i) || typeof p.i === 'string') && typeof p.ni === 'number' && (p.o === undefined || p.o === 1);
   return ok ? (p as PackedHead) : undefined;
 }
 
@@ -143,6 +161,7 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
     lineCount: h.n,
   } as FileFacts;
   importCounts.set(facts, h.ni);
+  if (h.o === 1) importsOnly.add(facts);
   if (typeof h.i === 'string') {
     const text = h.i;
     let imports: FileFacts['imports'] | undefined;
@@ -170,6 +189,9 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
   } else Object.defineProperty(facts, 'imports', { enumerable: true, value: h.i, writable: false });
   if (canLoad) loadable.set(facts, () => body !== undefined || canLoad());
   const getBody = (): PackedBody => {
+    // A caller that needs bodies asks the index for them (`IndexOptions.facts`): an empty body
+    // read here would be a file without definitions, silently.
+    if (h.o === 1) throw new Error('these facts were extracted for the import graph only; index with facts: "all" to read definitions, references and calls');
     if (!body) {
       body = loadBody();
       if (!body) {

@@ -19,7 +19,8 @@ import type {
   Language,
   ReferenceFact,
 } from '../facts.js';
-import { bufferMatches, publicMatches, rawMatchesWork, type Capture, type Match } from './matches.js';
+import { markImportsOnly } from '../cache/pack.js';
+import { bufferMatches, publicMatches, rawMatchesWork, type Capture, type Match, type MatchLimits } from './matches.js';
 import { QUERY_KINDS, queryText, type QueryKind } from './queries.js';
 
 type SyntaxNode = ParserType.SyntaxNode;
@@ -39,7 +40,7 @@ interface LanguageRuntime {
   readonly raw: boolean;
 }
 
-const runtimes = new Map<Language, LanguageRuntime>();
+const runtimes = new Map<string, LanguageRuntime>();
 
 function grammar(language: Language): unknown {
   switch (language) {
@@ -54,17 +55,20 @@ function grammar(language: Language): unknown {
   }
 }
 
-function runtime(language: Language): LanguageRuntime {
-  let rt = runtimes.get(language);
+/** `importsOnly`: the imports query alone (see `FactsScope`): the tree walk matches far less. */
+function runtime(language: Language, importsOnly = false): LanguageRuntime {
+  const key = importsOnly ? `${language}/imports` : language;
+  let rt = runtimes.get(key);
   if (rt) return rt;
   const Parser = require('tree-sitter') as typeof ParserType;
   const lang = grammar(language) as ParserType.Language;
   const parser = new Parser();
   parser.setLanguage(lang);
-  const query = new Parser.Query(lang, QUERY_KINDS.map((kind) => queryText(language, kind)).join('\n'));
+  const kinds: readonly QueryKind[] = importsOnly ? ['imports'] : QUERY_KINDS;
+  const query = new Parser.Query(lang, kinds.map((kind) => queryText(language, kind)).join('\n'));
   const raw = rawMatchesWork(query, parser.parse(SELF_CHECK[language]));
   rt = { parser, query, raw };
-  runtimes.set(language, rt);
+  runtimes.set(key, rt);
   return rt;
 }
 
@@ -98,16 +102,77 @@ export function readsTransferBuffer(language: Language): boolean {
   return runtime(language).raw;
 }
 
+/** Parses `source` as `extractFacts` does and drops the tree: what tree-sitter alone costs (the benchmarks' baseline). */
+export function parseTree(source: string, language: Language): void {
+  runtime(language).parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
+}
+
+export interface ExtractOptions {
+  /** Read matches through the public API (tests compare it with the transfer buffer's). */
+  readonly publicMatches?: boolean;
+  /**
+   * Extract only what the import graph needs (imports and exports): definitions, references and
+   * calls are left empty and the facts are marked so (`isImportsOnly`), so nothing reads them as
+   * a file without any.
+   */
+  readonly importsOnly?: boolean;
+}
+
 /** Parse `source` as `language` and extract its facts. Never throws on bad input. */
-export function extractFacts(source: string, language: Language, options: { readonly publicMatches?: boolean } = {}): FileFacts {
-  const rt = runtime(language);
+export function extractFacts(source: string, language: Language, options: ExtractOptions = {}): FileFacts {
+  const rt = runtime(language, options.importsOnly);
   // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
   const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
   const root = tree.rootNode;
   // A tree with errors may hold zero-width (missing) identifiers, whose names cannot be read
   // from the source by their start: those files take the public API.
   const raw = rt.raw && !options.publicMatches && !root.hasError;
-  return factsOfTree(root, language, raw ? bufferMatches(rt.query, tree, root) : publicMatches(rt.query, root), source, raw);
+  const find = (limits?: MatchLimits) => (raw ? bufferMatches(rt.query, tree, root, limits) : publicMatches(rt.query, root, limits));
+  // A tree with errors is walked whole: error recovery can make calls of anything.
+  const matches = options.importsOnly && language !== 'python' && !root.hasError ? importMatches(find, source, language) : find();
+  const facts = factsOfTree(root, language, matches, source, raw);
+  if (options.importsOnly) markImportsOnly(facts);
+  return facts;
+}
+
+/**
+ * The imports query's matches of a JavaScript or TypeScript file without walking the whole tree
+ * (the walk costs about as much as half the parse): import and export statements sit at the top
+ * level, where a walk `MAX_STATEMENT_DEPTH` deep finds them and their specifiers, and a call
+ * (`require(…)`, `import(…)`) can sit anywhere but starts with its word, so each is looked for in
+ * the range of one occurrence of that word. TypeScript namespaces and ambient modules hold
+ * statements deeper: a file that may have them is walked whole, as is a file with parse errors.
+ * Same facts as one whole walk (checked on every file of five public repositories, and by tests).
+ */
+function importMatches(find: (limits?: MatchLimits) => Match[], source: string, language: Language): Match[] {
+  if (language !== 'javascript' && NESTED_STATEMENTS.test(source)) return find();
+  const out = find({ maxStartDepth: MAX_STATEMENT_DEPTH }).filter((m) => !isCallImport(m));
+  const seen = out.length;
+  CALL_WORDS.lastIndex = 0;
+  for (let at = CALL_WORDS.exec(source); at; at = CALL_WORDS.exec(source)) {
+    for (const m of find({ startIndex: at.index, endIndex: at.index + at[0].length })) {
+      if (isCallImport(m) && m.captures.some((c) => c.name.startsWith('import.') && c.startIndex === at.index)) out.push(m);
+    }
+  }
+  // Document order, as one walk gives them (calls are met after the statements).
+  if (out.length > seen) out.sort((a, b) => roleStart(a) - roleStart(b));
+  return out;
+}
+
+/** Deep enough for `program > import_statement > import_clause > named_imports > import_specifier`. */
+const MAX_STATEMENT_DEPTH = 4;
+/** `namespace N {`, `module M {`, `declare module "m" {`, `declare global {`. */
+const NESTED_STATEMENTS = /\b(namespace|module|global)\b\s*[\w$."'`]*\s*\{/;
+/** Where a `require(…)` or `import(…)` call may start: `import` not followed by what starts a statement's clause. */
+const CALL_WORDS = /\brequire\b|\bimport\b(?!\s*[\w${*'"])/g;
+
+function isCallImport(m: Match): boolean {
+  return m.captures.some((c) => (c.name === 'import.dynamic' || c.name === 'import.require') && c.node.type === 'call_expression');
+}
+
+function roleStart(m: Match): number {
+  for (const c of m.captures) if (c.name.startsWith('import.') || c.name.startsWith('export.')) return c.startIndex;
+  return m.captures[0]?.startIndex ?? 0;
 }
 
 /** Role-capture prefixes of each query file (`imports.scm` captures both imports and exports). */

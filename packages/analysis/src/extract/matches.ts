@@ -121,21 +121,42 @@ class NodeCapture implements Capture {
   }
 }
 
+/**
+ * Where a query looks: a range of the source in UTF-16 code units (as `startIndex`), and how
+ * deep a match's first node may start below the root (1: the root's children).
+ */
+export interface MatchLimits {
+  readonly startIndex?: number;
+  readonly endIndex?: number;
+  readonly maxStartDepth?: number;
+}
+
+/** The binding's arguments after the tree: points (unused), byte range, match limit, depth, timeout. */
+function rawArgs(limits: MatchLimits): number[] {
+  // The binding hands the range to tree-sitter as bytes of the UTF-16 text it parsed, unconverted.
+  const start = (limits.startIndex ?? 0) * 2;
+  const end = limits.endIndex === undefined ? 0 : limits.endIndex * 2;
+  return [0, 0, 0, 0, start, end, 0xffffffff, limits.maxStartDepth ?? 0xffffffff, 0];
+}
+
 /** The public API's matches, as `Match`es. */
-export function publicMatches(query: Query, root: SyntaxNode): Match[] {
-  return query.matches(root).map((m) => ({ pattern: m.pattern, captures: m.captures.map((c) => new NodeCapture(c.name, c.node)) }));
+export function publicMatches(query: Query, root: SyntaxNode, limits: MatchLimits = {}): Match[] {
+  const [, , , , startIndex, endIndex, , maxStartDepth] = rawArgs(limits);
+  return query
+    .matches(root, { startIndex: startIndex!, endIndex: endIndex!, maxStartDepth: maxStartDepth! })
+    .map((m) => ({ pattern: m.pattern, captures: m.captures.map((c) => new NodeCapture(c.name, c.node)) }));
 }
 
 type Predicate = (captures: { name: string; node: SyntaxNode }[]) => boolean;
 
 /** All matches of `query` under `root` (the tree's root node), read from the transfer buffer. */
-export function bufferMatches(query: Query, tree: Tree, root: SyntaxNode): Match[] {
+export function bufferMatches(query: Query, tree: Tree, root: SyntaxNode, limits: MatchLimits = {}): Match[] {
   const x = loadInternals()!;
   const rootFields = root as unknown as Record<number, number>;
   // The native side reads the node to search from the first slot of the buffer.
   const before = x.binding.nodeTransferArray;
   for (let i = 0; i < NODE_FIELDS; i++) before[i] = rootFields[i]!;
-  const [flat, nodes] = x.rawMatches.call(query, tree, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0);
+  const [flat, nodes] = x.rawMatches.call(query, tree, ...rawArgs(limits));
   const buf = x.binding.nodeTransferArray;
   const predicates = (query as unknown as { predicates: Predicate[][] }).predicates;
   const out: Match[] = [];

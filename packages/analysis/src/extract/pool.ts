@@ -19,6 +19,8 @@ import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protoc
 export interface ParseJob {
   readonly language: Language;
   readonly content: Buffer;
+  /** Extract what the import graph needs only (`ExtractOptions.importsOnly`). */
+  readonly importsOnly?: boolean;
 }
 
 export interface ParseOptions {
@@ -179,7 +181,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       collector?.parsed(job.content.length);
       try {
         // Same form as from a worker: packed, references and calls decoded on use.
-        settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language))) });
+        settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {}))) });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
       }
@@ -196,7 +198,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         return outcome;
       }
       // Held only until its chunk is answered (or, in this thread, parsed).
-      current.push({ id, language: job.language, content: job.content });
+      current.push({ id, language: job.language, content: job.content, ...(job.importsOnly ? { importsOnly: true } : {}) });
       currentBytes += job.content.length;
       if (url && currentBytes >= chunkBytes) {
         threadsStarted = true;

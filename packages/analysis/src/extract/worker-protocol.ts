@@ -7,6 +7,8 @@ export interface WorkerJob {
   readonly id: number;
   readonly language: Language;
   readonly content: Uint8Array;
+  /** Extract what the import graph needs only (`ExtractOptions.importsOnly`). */
+  readonly importsOnly?: boolean;
 }
 
 /** Worker → pool, per chunk. Facts travel packed: flat arrays clone far cheaper than object graphs. */

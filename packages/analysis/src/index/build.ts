@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
-import { importCount, isDamaged } from '../cache/pack.js';
+import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
 import { importEdgeKind, languageOf, type FileFacts, type ImportEdgeKind, type ImportFact, type ImportKind, type Language } from '../facts.js';
@@ -111,6 +111,8 @@ export interface AnalysisIndex {
   /** Identity of the resolver's inputs (paths + configuration contents). */
   readonly resolverKey: string;
   readonly store: FactsStore;
+  /** What the facts hold (see `IndexOptions.facts`). */
+  readonly factsScope: FactsScope;
   readonly stats: IndexStats;
 }
 
@@ -139,8 +141,17 @@ export interface IndexOptions {
    * (with a problem) instead of reading as empty later. Off, a warm index reads heads only.
    */
   readonly bodies?: boolean;
+  /**
+   * `imports`: only what the import graph needs is extracted from files not cached (the imports
+   * query alone, about half the parse cost), kept in the store's `importsOnly()` companion; a file
+   * cached whole is used as it is. Such an index cannot serve definitions, references or calls
+   * (reading them throws). Default `all`.
+   */
+  readonly facts?: FactsScope;
   readonly onProgress?: (progress: IndexProgress) => void;
 }
+
+export type FactsScope = 'all' | 'imports';
 
 export const DEFAULT_MAX_FILE_BYTES = 1 << 20;
 
@@ -180,7 +191,7 @@ interface FactsJob {
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
   store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'onProgress'>,
+  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'facts' | 'onProgress'>,
 ): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
@@ -197,12 +208,14 @@ export async function loadFacts(
       return false;
     }
   };
+  const importsOnly = options.facts === 'imports';
+  const partStore = importsOnly ? store.importsOnly() : undefined;
   const lookUp = (job: FactsJob) => {
     const prev = options.previous?.files.get(job.file.path);
     const facts =
-      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts)
+      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts) && (importsOnly || !isImportsOnly(prev.facts))
         ? prev.facts
-        : store.get(job.blobId!, job.language, options.bodies ? { body: true } : undefined);
+        : (store.get(job.blobId!, job.language, options.bodies ? { body: true } : undefined) ?? partStore?.get(job.blobId!, job.language));
     if (facts) {
       job.facts = facts;
       job.content = undefined;
@@ -210,7 +223,7 @@ export async function loadFacts(
       options.onProgress?.({ phase: 'facts', done: ++done, total });
     }
   };
-  await store.refresh();
+  await Promise.all([store.refresh(), partStore?.refresh()]);
   // Files with a known blob id are looked up in one synchronous pass; only the others are read.
   const unknown: FactsJob[] = [];
   for (const job of jobs) {
@@ -245,7 +258,7 @@ export async function loadFacts(
         return;
       }
       toParse.push(job);
-      outcomes.push(pool.parse({ language: job.language, content: c }));
+      outcomes.push(pool.parse({ language: job.language, content: c, ...(importsOnly ? { importsOnly } : {}) }));
       job.content = undefined; // the pool holds it until parsed
     });
   } finally {
@@ -258,13 +271,13 @@ export async function loadFacts(
     const o = settled[i]!;
     if ('facts' in o) {
       job.facts = o.facts;
-      store.put(job.blobId!, job.language, o.facts);
+      (partStore ?? store).put(job.blobId!, job.language, o.facts);
     } else {
       parseErrors++;
       job.skip = { path: job.file.path, reason: 'parse-failed', detail: o.error };
     }
   });
-  await store.flush();
+  await Promise.all([store.flush(), partStore?.flush()]);
   return { jobs, parsed: toParse.length - parseErrors, hashed, fromCache, parseErrors, parseMs };
 }
 
@@ -358,8 +371,11 @@ interface IndexState {
 const states = new WeakMap<AnalysisIndex, IndexState>();
 
 /** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
-export async function index(snapshot: Snapshot, options: IndexOptions = {}): Promise<AnalysisIndex> {
+export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
+  const factsScope: FactsScope = given.facts ?? 'all';
+  // An imports-only index cannot stand in for whole facts: the whole ones are parsed anew.
+  const options = given.previous && given.previous.factsScope === 'imports' && factsScope === 'all' ? { ...given, previous: undefined } : given;
   const previousState = options.previous ? states.get(options.previous) : undefined;
   if (options.previous && previousState) {
     const fast = await reindex(snapshot, options.previous, previousState, options, t0);
@@ -452,7 +468,8 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
     unresolved,
     skipped,
     partial,
-    problems: store.takeProblems(),
+    problems: problemsOf(store, factsScope),
+    factsScope,
     resolver,
     resolverKey,
     store,
@@ -471,6 +488,10 @@ export async function index(snapshot: Snapshot, options: IndexOptions = {}): Pro
 }
 
 /** An index object with its graph built on first access. */
+function problemsOf(store: FactsStore, scope: FactsScope): string[] {
+  return scope === 'imports' ? [...store.takeProblems(), ...store.importsOnly().takeProblems()] : store.takeProblems();
+}
+
 function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
   let graph: ImportGraph | undefined;
   return {
@@ -490,6 +511,7 @@ function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
  */
 async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexState, options: IndexOptions, t0: number): Promise<AnalysisIndex | undefined> {
   const store = options.store ?? prev.store;
+  const factsScope: FactsScope = options.facts ?? 'all';
   if (snapshot.files.length !== prev.paths.size) return undefined;
   const candidates: { file: SnapshotFile; language: Language }[] = [];
   const configCandidates: SnapshotFile[] = [];
@@ -589,7 +611,8 @@ async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexStat
     unresolved,
     skipped,
     partial,
-    problems: store.takeProblems(),
+    problems: problemsOf(store, factsScope),
+    factsScope,
     resolver: prev.resolver,
     resolverKey: prev.resolverKey,
     store,

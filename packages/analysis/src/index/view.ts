@@ -92,7 +92,8 @@ export async function overlay(index: AnalysisIndex, changes: readonly OverlayCha
       file: { path: c.path, ...(c.blobId ? { blobId: c.blobId } : {}), read: c.read! } satisfies SnapshotFile,
       language: languageOf(c.path)!,
     }));
-  const loaded = await loadFacts(sources, options.store ?? index.store, options);
+  // The agent's files get what the base's have (see `IndexOptions.facts`).
+  const loaded = await loadFacts(sources, options.store ?? index.store, { ...options, facts: index.factsScope });
   const own = new Map<string, IndexedFile | null>();
   const skipped: SkippedFile[] = [];
   for (const c of changes) if (c.deleted) own.set(c.path, null);
