@@ -309,14 +309,16 @@ function prepareGraph(base: ImportGraphView, o: ResolvedOptions): PreparedGraph 
  * set, those files and their neighbours in either view (an import from or to a changed file);
  * without one, every file.
  */
-function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): SpecialNeighbours | undefined {
-  if (view === graph.base) return undefined;
+function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): SpecialNeighbours {
   const memo = new Map<number, Steps>();
   const steps = (id: number): Steps => {
     let s = memo.get(id);
     if (!s) memo.set(id, (s = numbered(graph.num, viewSteps(view, graph.num.paths[id]!, walk, o))));
     return s;
   };
+  // Files the base's file list did not name (or every file, without one) are read from the view.
+  const base = graph.forward.baseCount;
+  if (view === graph.base) return (id) => (id >= base ? steps(id) : undefined);
   const changed = (view as { changed?: unknown }).changed;
   if (!(changed instanceof Set)) return steps;
   const around = new Set<number>();
@@ -324,7 +326,7 @@ function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' 
     if (typeof c !== 'string') continue;
     for (const p of [c, ...graph.base.importsOf(c), ...graph.base.importersOf(c), ...view.importsOf(c), ...view.importersOf(c)]) around.add(idOf(graph.num, p));
   }
-  return (id) => (around.has(id) || id >= graph.forward.baseCount ? steps(id) : undefined);
+  return (id) => (around.has(id) || id >= base ? steps(id) : undefined);
 }
 
 /** The agent's runs, made on first use. */

@@ -183,7 +183,7 @@ class Frontier {
 export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours): ReachLog {
   ensureScratch(g.num.paths.length);
   const log = new Grow();
-  const touched: number[] = [];
+  let touched = 0;
   let frontier = new Frontier();
   let next = new Frontier();
   // Depth 1: direct neighbours of a source get its full weight (γ^0 = 1).
@@ -212,7 +212,7 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
         if (n >= scratch.length) ensureScratch(n + 1);
         const old = scratch[n]!;
         if (old >= 0 && log.value[old]! >= v) continue;
-        if (old < 0) touched.push(n);
+        if (old < 0) touched++;
         const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
         scratch[n] = made;
         next.push(n, v, source, made);
@@ -220,12 +220,17 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
     }
     [frontier, next] = [next, frontier];
   }
-  touched.sort((x, y) => x - y);
-  const reached = Int32Array.from(touched);
-  const best = new Int32Array(reached.length);
-  for (let i = 0; i < reached.length; i++) {
-    best[i] = scratch[reached[i]!]!;
-    scratch[reached[i]!] = -1;
+  // Sorted by id without a comparison sort: one pass over the ids (cheaper than sorting ~R log R).
+  const reached = new Int32Array(touched);
+  const best = new Int32Array(touched);
+  let k = 0;
+  const size = Math.min(scratch.length, g.num.paths.length);
+  for (let id = 0; id < size && k < touched; id++) {
+    const e = scratch[id]!;
+    if (e < 0) continue;
+    reached[k] = id;
+    best[k++] = e;
+    scratch[id] = -1;
   }
   const n = log.length;
   return { node: log.node.slice(0, n), value: log.value.slice(0, n), link: log.link.slice(0, n), reached, best };

@@ -12,7 +12,7 @@
  * `prepare` builds one trie per agent, keeping at each directory the heaviest file per depth
  * below it, so a pair costs O(|files of a| · depth · distinct depths), not O(|a| · |b|).
  */
-import { defineChannel, type Agent, type FileEdit } from '@airspace/core';
+import { defineChannel, workingSetKey, type Agent, type FileEdit } from '@airspace/core';
 
 export interface TreeOptions {
   /** Ignore pairs whose best closeness (1 − treeDistance) is below this (noise floor). Default 0. */
@@ -179,6 +179,7 @@ function commonDirectory(a: string, b: string): string {
 }
 
 export function treeChannel(options: Partial<TreeOptions> = {}) {
+  const kept = new Map<string, { key: string; prepared: PreparedAgent }>();
   return defineChannel<TreeOptions, ReadonlyMap<string, PreparedAgent>>({
     id: 'tree',
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): nearness in the tree
@@ -187,7 +188,16 @@ export function treeChannel(options: Partial<TreeOptions> = {}) {
     meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
     defaultOptions: { ...DEFAULT_TREE_OPTIONS, ...options },
     prepare(agents: readonly Agent[]) {
-      return new Map(agents.map((agent) => [agent.id, prepareAgent(agent)]));
+      // An agent's trie is kept while its working set stays (a rescan rebuilds only the changed agents').
+      const out = new Map<string, PreparedAgent>();
+      for (const agent of agents) {
+        const key = workingSetKey(agent);
+        let known = kept.get(agent.id);
+        if (known?.key !== key) kept.set(agent.id, (known = { key, prepared: prepareAgent(agent) }));
+        out.set(agent.id, known.prepared);
+      }
+      for (const id of kept.keys()) if (!out.has(id)) kept.delete(id);
+      return out;
     },
     score(a, b, ctx) {
       const opts: TreeOptions = { ...DEFAULT_TREE_OPTIONS, ...(ctx.options ?? {}) };
