@@ -14,7 +14,7 @@
  */
 import { defineChannel, missingService, workingSetKey, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
 import {
-  buildGraphIndex, chainTo, depthOf, entryOf, sourceOf, idOf, numbered, numbering, reach,
+  buildGraphIndex, chainTo, depthOf, slotOf, sourceOf, idOf, numbered, numbering, reach,
   type GraphIndex, type Numbering, type ReachLog, type SpecialNeighbours, type StepPaths, type Steps,
 } from './reach.js';
 
@@ -370,11 +370,11 @@ function eachHit(from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentRe
     if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
     for (const [backward, log] of [[false, runs.forward], [true, runs.backward]] as const) {
       if (!log) continue;
-      const entry = entryOf(log, f.id);
-      if (entry < 0) continue;
-      const risk = log.value[entry]! * weightOf(f.edit);
+      const slot = slotOf(log, f.id);
+      if (slot < 0) continue;
+      const risk = log.value[slot]! * weightOf(f.edit);
       if (risk <= 0) continue;
-      visit({ risk, swap, path: f.path, backward, entry, log, from, to, fromReach });
+      visit({ risk, swap, path: f.path, backward, entry: log.best[slot]!, log, from, to, fromReach });
     }
   }
 }

@@ -99,18 +99,19 @@ export function numbered(num: Numbering, s: Steps | StepPaths): Steps {
 export type SpecialNeighbours = (id: number) => Steps | undefined;
 
 /**
- * One run's result: every relaxation as an entry — its file, value and `link`: the predecessor's
- * entry as it was when this path was found (a later, better path to the predecessor does not
- * change this entry's path), or `−source − 1` for a step from a source (depth 1) — and for each
- * reached file its best entry (sorted by file id). 16 bytes per entry: depth, predecessor and
- * source are read back along the links.
+ * One run's result. For each reached file (sorted by id): its best value and its best entry. The
+ * entries, kept only where a best path runs through them: a file and a `link` — the
+ * predecessor's entry as it was when this path was found (a later, better path to the predecessor
+ * does not change this entry's path), or `−source − 1` for a step from a source (depth 1).
+ * 16 bytes per reached file and 8 per kept entry; depth, predecessor and source are read back
+ * along the links.
  */
 export interface ReachLog {
-  readonly node: Int32Array;
-  readonly value: Float64Array;
-  readonly link: Int32Array;
   readonly reached: Int32Array;
+  readonly value: Float64Array;
   readonly best: Int32Array;
+  readonly node: Int32Array;
+  readonly link: Int32Array;
 }
 
 class Grow {
@@ -138,6 +139,8 @@ class Grow {
     return i;
   }
 }
+
+const sharedLog = new Grow();
 
 /** Best entry per file id during one run (−1: not reached); reset after each run. */
 let scratch: Int32Array = new Int32Array(0);
@@ -182,7 +185,9 @@ class Frontier {
 
 export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours): ReachLog {
   ensureScratch(g.num.paths.length);
-  const log = new Grow();
+  // One growing log for every run (a run is synchronous): only what is kept is copied out.
+  const log = sharedLog;
+  log.length = 0;
   let touched = 0;
   let frontier = new Frontier();
   let next = new Frontier();
@@ -222,28 +227,47 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
   }
   // Sorted by id without a comparison sort: one pass over the ids (cheaper than sorting ~R log R).
   const reached = new Int32Array(touched);
-  const best = new Int32Array(touched);
+  const value = new Float64Array(touched);
+  const bestRaw = new Int32Array(touched);
   let k = 0;
   const size = Math.min(scratch.length, g.num.paths.length);
   for (let id = 0; id < size && k < touched; id++) {
     const e = scratch[id]!;
     if (e < 0) continue;
     reached[k] = id;
-    best[k++] = e;
+    value[k] = log.value[e]!;
+    bestRaw[k++] = e;
     scratch[id] = -1;
   }
-  const n = log.length;
-  return { node: log.node.slice(0, n), value: log.value.slice(0, n), link: log.link.slice(0, n), reached, best };
+  // Keep only the entries on best paths (superseded relaxations are dropped), renumbered.
+  const keep = new Int32Array(log.length).fill(-1);
+  let kept = 0;
+  for (let i = 0; i < touched; i++) {
+    for (let e = bestRaw[i]!; e >= 0 && keep[e] === -1; e = log.link[e]!) keep[e] = -2;
+  }
+  for (let e = 0; e < log.length; e++) if (keep[e] === -2) keep[e] = kept++;
+  const node = new Int32Array(kept);
+  const link = new Int32Array(kept);
+  for (let e = 0; e < log.length; e++) {
+    const to = keep[e]!;
+    if (to < 0) continue;
+    node[to] = log.node[e]!;
+    const l = log.link[e]!;
+    link[to] = l >= 0 ? keep[l]! : l;
+  }
+  const best = new Int32Array(touched);
+  for (let i = 0; i < touched; i++) best[i] = keep[bestRaw[i]!]!;
+  return { reached, value, best, node, link };
 }
 
-/** The best entry of file `id` in a run, or −1. */
-export function entryOf(r: ReachLog, id: number): number {
+/** The index of file `id` among a run's reached files (its `value` and `best` entry), or −1. */
+export function slotOf(r: ReachLog, id: number): number {
   let lo = 0;
   let hi = r.reached.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const x = r.reached[mid]!;
-    if (x === id) return r.best[mid]!;
+    if (x === id) return mid;
     if (x < id) lo = mid + 1;
     else hi = mid - 1;
   }

@@ -11,6 +11,13 @@
  *
  * `prepare` builds one trie per agent, keeping at each directory the heaviest file per depth
  * below it, so a pair costs O(|files of a| · depth · distinct depths), not O(|a| · |b|).
+ *
+ * Sparsity: any two agents whose files share a top directory score above 0, so this channel names
+ * no candidate pairs (no `candidates` hook) — it is dense. With its weight (0.007) it is a *light*
+ * channel for the scan: scored on every pair another channel names, while a pair that only light
+ * channels could score is left out as clear (its combined risk is at most 1 − Π(1 − ω) over the
+ * light channels, below τ_TA; `docs/plugins.md`). That bound is the floor below which its risk is
+ * treated as 0, and it cannot change any level.
  */
 import { defineChannel, workingSetKey, type Agent, type FileEdit } from '@airspace/core';
 
