@@ -360,6 +360,24 @@ interface Hit {
   readonly fromReach: AgentReach;
 }
 
+/** The strongest `value · w` over files of `to` in `from`'s reach: `risk` without building hits. */
+function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOptions): number {
+  const runs = runsOf(fromReach, o);
+  let risk = 0;
+  for (const log of [runs.forward, runs.backward]) {
+    if (!log) continue;
+    const { slot, value } = log;
+    for (const f of toReach.numbered) {
+      const k = f.id < slot.length ? slot[f.id]! : -1;
+      if (k < 0) continue;
+      if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
+      const r = value[k]! * weightOf(f.edit);
+      if (r > risk) risk = r;
+    }
+  }
+  return risk;
+}
+
 /**
  * Every file of `to` in `from`'s reach (forward, then backward), in the order evidence was always
  * ranked; `visit` returns false to stop early.
@@ -488,12 +506,7 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
       if (!ra || !rb) return { risk: 0, problems: problems.length ? problems : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }] };
       const o = prepared.options;
-      let risk = 0;
-      const max = (h: Hit) => {
-        if (h.risk > risk) risk = h.risk;
-      };
-      eachHit(a, ra, b, rb, false, o, max);
-      eachHit(b, rb, a, ra, true, o, max);
+      const risk = Math.max(strongest(ra, rb, o), strongest(rb, ra, o));
       return { risk: Math.min(1, risk), ...(problems.length ? { problems } : {}) };
     },
     score(a, b, ctx) {

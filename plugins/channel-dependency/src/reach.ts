@@ -107,7 +107,10 @@ export type SpecialNeighbours = (id: number) => Steps | undefined;
  * along the links.
  */
 export interface ReachLog {
+  /** Reached files' ids, ascending (for inverted-index walks). */
   readonly reached: Int32Array;
+  /** Per file id (below its length), the file's index in `reached`, or −1: one read per lookup. */
+  readonly slot: Int32Array;
   readonly value: Float64Array;
   readonly best: Int32Array;
   readonly node: Int32Array;
@@ -206,21 +209,35 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
       if (value <= 0) continue;
       const source = frontier.source[k]!;
       const entry = frontier.entry[k]!;
-      let e = 0;
-      let end = 0;
-      if (own) end = own.to.length;
-      else if (node < baseCount) (e = start[node]!), (end = start[node + 1]!);
-      for (; e < end; e++) {
-        const n = own ? own.to[e]! : to[e]!;
-        const v = value * (own ? own.factor[e]! : factor[e]!);
-        if (v <= 0) continue;
-        if (n >= scratch.length) ensureScratch(n + 1);
-        const old = scratch[n]!;
-        if (old >= 0 && log.value[old]! >= v) continue;
-        if (old < 0) touched++;
-        const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
-        scratch[n] = made;
-        next.push(n, v, source, made);
+      // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
+      if (own) {
+        const ownTo = own.to;
+        const ownFactor = own.factor;
+        for (let e = 0; e < ownTo.length; e++) {
+          const n = ownTo[e]!;
+          const v = value * ownFactor[e]!;
+          if (v <= 0) continue;
+          if (n >= scratch.length) ensureScratch(n + 1);
+          const old = scratch[n]!;
+          if (old >= 0 && log.value[old]! >= v) continue;
+          if (old < 0) touched++;
+          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+          scratch[n] = made;
+          next.push(n, v, source, made);
+        }
+      } else if (node < baseCount) {
+        const bestOf = scratch;
+        for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
+          const n = to[e]!;
+          const v = value * factor[e]!;
+          if (v <= 0) continue;
+          const old = bestOf[n]!;
+          if (old >= 0 && log.value[old]! >= v) continue;
+          if (old < 0) touched++;
+          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+          bestOf[n] = made;
+          next.push(n, v, source, made);
+        }
       }
     }
     [frontier, next] = [next, frontier];
@@ -257,21 +274,14 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
   }
   const best = new Int32Array(touched);
   for (let i = 0; i < touched; i++) best[i] = keep[bestRaw[i]!]!;
-  return { reached, value, best, node, link };
+  const slot = new Int32Array(touched > 0 ? reached[touched - 1]! + 1 : 0).fill(-1);
+  for (let i = 0; i < touched; i++) slot[reached[i]!] = i;
+  return { reached, slot, value, best, node, link };
 }
 
 /** The index of file `id` among a run's reached files (its `value` and `best` entry), or −1. */
 export function slotOf(r: ReachLog, id: number): number {
-  let lo = 0;
-  let hi = r.reached.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const x = r.reached[mid]!;
-    if (x === id) return mid;
-    if (x < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  return id < r.slot.length ? r.slot[id]! : -1;
 }
 
 /** Files of the best path from the source to the entry's file (inclusive). */
