@@ -8,9 +8,10 @@
  * value import) and h(v) discounts a path through a hub file (very high fan-in or fan-out), so
  * that a shared types or context file does not put every file of a library near every other.
  *
- * Paths run through files neither agent touched. `prepare` runs one multi-source relaxation per
- * agent and direction over that agent's view of the graph (its own imports count for it); a pair
- * is scored by looking b's files up in a's reach and a's files up in b's.
+ * Paths run through files neither agent touched. Each agent gets one multi-source relaxation per
+ * direction over its view of the graph (its own imports count for it), made when a pair first
+ * needs it and kept while its working set and view stay; a pair is scored by looking b's files up
+ * in a's reach and a's files up in b's (`risk`), evidence built only for the items kept (`score`).
  */
 import { defineChannel, missingService, workingSetKey, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
 import {
