@@ -61,6 +61,12 @@ export interface ChannelScore {
   readonly problems?: readonly Problem[];
 }
 
+/** A risk without its evidence: what a channel's optional `risk` hook returns (see `Channel.risk`). */
+export type RiskScore = Omit<ChannelScore, 'evidence'>;
+
+/** A pair of agent ids, in either order. */
+export type AgentPair = readonly [string, string];
+
 /**
  * How precise a channel's evidence is. By default only `line` and `symbol` channels may raise a
  * resolution advisory; `file` channels alone raise at most a traffic advisory.
@@ -116,6 +122,22 @@ export interface Channel<Options = unknown, Prepared = unknown> {
   /** Per-scan work over all agents (an index, one BFS per agent) so that scoring a pair is cheap. */
   prepare?(agents: readonly Agent[], ctx: ChannelContext<Options>): Prepared | Promise<Prepared>;
   score(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): ChannelScore | Promise<ChannelScore>;
+  /**
+   * Optional, for scans of many agents: the only pairs this channel may score above 0 (every
+   * other pair scores exactly 0, and `score` is not called for it). Found from what `prepare`
+   * built, e.g. by an inverted index (path → agents), so pairs sharing nothing cost nothing. With
+   * `only`, just the pairs that involve at least one of those agents (a rescan after they changed).
+   * A channel without it is *dense*: called for every pair the scan scores.
+   */
+  candidates?(agents: readonly Agent[], ctx: ScoreContext<Options, Prepared>, only?: ReadonlySet<string>): Iterable<AgentPair> | Promise<Iterable<AgentPair>>;
+  /**
+   * Optional: the risk (and `preciseRisk`, `problems`) that `score` would return for the pair,
+   * without building evidence. The scan calls it for every candidate pair and calls `score` only
+   * for the pairs it reports (an advisory, or a link whose risk reaches `evidenceMinRisk`); a pair
+   * below that keeps its risk with its evidence deferred (`Link.deferredEvidence`). `score`'s
+   * result is the one that counts where both are called.
+   */
+  risk?(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): RiskScore | Promise<RiskScore>;
 }
 
 /** Identity function that exists for types. */

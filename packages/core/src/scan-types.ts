@@ -53,6 +53,11 @@ export interface Link {
   readonly channels: readonly ChannelBreakdown[];
   /** The strongest evidence across channels, strongest first. */
   readonly evidence: readonly Evidence[];
+  /**
+   * Set when some channel's risk came from its cheap `risk` hook and its evidence was not built:
+   * the link is clear and below the scan's `evidenceMinRisk`. Every advisory has its evidence.
+   */
+  readonly deferredEvidence?: true;
 }
 
 export interface Advisory {

@@ -10,7 +10,7 @@
  *   await scanner.dispose();
  */
 import { basename, dirname, resolve } from 'node:path';
-import { scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
+import { createPairCache, scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
 import { configRootFor, loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
@@ -198,6 +198,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   let git: GitService | undefined;
   let previous: { agents: Agent[]; problems: Problem[]; base: LoadAgentsResult['base']; repository: LoadAgentsResult['repository'] } | undefined;
   const analysis = createAnalysisState();
+  /** The previous scan's pair scores (the channel set is this scanner's for its whole life). */
+  const pairCache = createPairCache();
   let disposed = false;
   /** The last result, and the intent and probe it was asked with. */
   let last: { result: ScanResult; asked: string } | undefined;
@@ -321,6 +323,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         channelOptions: set.channelOptions,
         budgets: set.budgets,
         ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),
+        // Pairs of agents whose working sets did not change keep their scores while the base
+        // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
+        reuse: pairCache,
+        reuseKey: JSON.stringify({ base: loaded.base.commit, repository: loaded.repository.id, probe: extra.probe !== undefined, analysis: services.importGraph !== undefined }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
     );

@@ -159,7 +159,8 @@ async function scanFootprints(
   const result = await scanAirspace(
     agents,
     { channels: options.channels ?? shippedChannels(), services: graphServices(graph), now: Date.parse(time) },
-    { ...(options.weights ? { weights: options.weights } : {}), ...(options.thresholds ? { thresholds: options.thresholds } : {}), edges: graph.edges },
+    // Every pair of sides is recorded, with every channel's risk (a few agents: nothing to prune).
+    { ...(options.weights ? { weights: options.weights } : {}), ...(options.thresholds ? { thresholds: options.thresholds } : {}), edges: graph.edges, exhaustive: true },
   );
   const scored: { link: Link; sides: LinkSides }[] = [];
   for (const link of result.links) {

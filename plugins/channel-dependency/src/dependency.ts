@@ -8,12 +8,16 @@
  * value import) and h(v) discounts a path through a hub file (very high fan-in or fan-out), so
  * that a shared types or context file does not put every file of a library near every other.
  *
- * Paths run through files neither agent touched. `prepare` runs one multi-source relaxation per
- * agent and direction over that agent's view of the graph (its own imports count for it); a pair
- * is scored by looking b's files up in a's reach and a's files up in b's.
+ * Paths run through files neither agent touched. Each agent gets one multi-source relaxation per
+ * direction over its view of the graph (its own imports count for it), made when a pair first
+ * needs it and kept while its working set and view stay; a pair is scored by looking b's files up
+ * in a's reach and a's files up in b's (`risk`), evidence built only for the items kept (`score`).
  */
-import { defineChannel, missingService, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
-import { chainTo, reach, type Reach } from './reach.js';
+import { defineChannel, missingService, workingSetKey, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
+import {
+  buildGraphIndex, chainTo, depthOf, slotOf, sourceOf, idOf, numbered, numbering, reach,
+  type GraphIndex, type Numbering, type ReachLog, type SpecialNeighbours, type StepPaths, type Steps,
+} from './reach.js';
 
 /** What an import means for coupling, as `@airspace/analysis` derives it from the import's syntax. */
 export type ImportEdgeKind = 'value' | 'type-only' | 'guarded' | 'dynamic' | 're-export';
@@ -143,20 +147,38 @@ function invalidOption(key: string, value: unknown, expected: string): Problem {
   return { code: 'INVALID_OPTION', channel: ID, message: `Option ${key} of the dependency channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.` };
 }
 
+/** One agent's reach: built on first use (a pair that needs it), kept while its working set and view stay. */
 interface AgentReach {
   readonly files: ReadonlyMap<string, FileEdit>;
-  /** The agent's view of the graph (its reach was walked in it; evidence reads kinds from it). */
+  /** The agent's view of the graph (its reach is walked in it; evidence reads kinds from it). */
   readonly view: ImportGraphView;
-  /** From the agent's files along imports (what its files depend on). */
-  readonly forward: Reach;
-  /** From the agent's files against imports (what depends on its files); empty when undirected. */
-  readonly backward: Reach;
+  /** The agent's files that the graph numbers, with their ids. */
+  readonly numbered: readonly { readonly id: number; readonly path: string; readonly edit: FileEdit }[];
+  readonly key: string;
+  readonly graph: PreparedGraph;
+  /** From the agent's files along imports (what its files depend on); in `undirected`, along both. */
+  forward?: ReachLog;
+  /** From the agent's files against imports (what depends on its files); absent when undirected. */
+  backward?: ReachLog;
+  failed?: Problem;
 }
 
 /** A hub file and its degrees. */
 interface Hub {
   readonly importers: number;
   readonly imports: number;
+}
+
+/** The base graph numbered once (kept while the base view and the options that shape it stay). */
+interface PreparedGraph {
+  readonly base: ImportGraphView;
+  readonly key: string;
+  readonly num: Numbering;
+  readonly hubs: ReadonlyMap<string, Hub>;
+  readonly forward: GraphIndex;
+  /** Against imports; the undirected index when `direction` is undirected. */
+  readonly backward?: GraphIndex;
+  readonly problems: readonly Problem[];
 }
 
 export interface DependencyPrepared {
@@ -239,8 +261,147 @@ function weightOf(f: FileEdit): number {
   return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
 }
 
+/** A step's neighbours and factors in one of the walks, read from a view. */
+function viewSteps(view: ImportGraphView, path: string, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): StepPaths {
+  const kinds = (importer: string, imported: string) => kindFactor(view.importKinds?.(importer, imported) ?? [], o.kindWeights);
+  if (walk === 'forward') {
+    const paths = view.importsOf(path);
+    return { paths, factor: paths.map((t) => kinds(path, t)) };
+  }
+  if (walk === 'backward') {
+    const paths = view.importersOf(path);
+    return { paths, factor: paths.map((i) => kinds(i, path)) };
+  }
+  const imports = view.importsOf(path);
+  const paths = [...imports, ...view.importersOf(path)];
+  return {
+    paths,
+    factor: paths.map((y) => Math.max(imports.includes(y) ? kinds(path, y) : 0, view.importsOf(y).includes(path) ? kinds(y, path) : 0)),
+  };
+}
+
+/** Base graphs already numbered, by base view (a scanner keeps its base view while the base commit stays). */
+const graphs = new WeakMap<object, PreparedGraph>();
+
+function prepareGraph(base: ImportGraphView, o: ResolvedOptions): PreparedGraph {
+  const key = JSON.stringify([o.direction, o.kindWeights, o.hubPercentile, o.hubMinDegree, o.hubFactor]);
+  const known = graphs.get(base);
+  if (known && known.key === key) return known;
+  const problems: Problem[] = [];
+  let hubs = new Map<string, Hub>();
+  try {
+    hubs = findHubs(base, o);
+  } catch (e) {
+    problems.push({ code: 'GRAPH_FAILED', channel: ID, message: `Hub files could not be counted (no hub discount): ${e instanceof Error ? e.message : String(e)}` });
+  }
+  const through = (p: string) => (hubs.has(p) ? o.hubFactor : 1);
+  // Without a file list nothing is numbered up front: every agent reads its steps from its view.
+  const { num, baseCount } = numbering(base.filePaths ? base.filePaths() : []);
+  const walk = o.direction === 'undirected' ? 'undirected' : 'forward';
+  const forward = buildGraphIndex(num, baseCount, (p) => viewSteps(base, p, walk, o), through);
+  const backward = o.direction === 'undirected' ? undefined : buildGraphIndex(num, baseCount, (p) => viewSteps(base, p, 'backward', o), through);
+  const prepared: PreparedGraph = { base, key, num, hubs, forward, ...(backward ? { backward } : {}), problems };
+  graphs.set(base, prepared);
+  return prepared;
+}
+
+/**
+ * The files an agent's view may answer differently from the base: with an overlay's `changed`
+ * set, those files and their neighbours in either view (an import from or to a changed file);
+ * without one, every file.
+ */
+function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): SpecialNeighbours {
+  const memo = new Map<number, Steps>();
+  const steps = (id: number): Steps => {
+    let s = memo.get(id);
+    if (!s) memo.set(id, (s = numbered(graph.num, viewSteps(view, graph.num.paths[id]!, walk, o))));
+    return s;
+  };
+  // Files the base's file list did not name (or every file, without one) are read from the view.
+  const base = graph.forward.baseCount;
+  if (view === graph.base) return (id) => (id >= base ? steps(id) : undefined);
+  const changed = (view as { changed?: unknown }).changed;
+  if (!(changed instanceof Set)) return steps;
+  const around = new Set<number>();
+  for (const c of changed as Set<string>) {
+    if (typeof c !== 'string') continue;
+    for (const p of [c, ...graph.base.importsOf(c), ...graph.base.importersOf(c), ...view.importsOf(c), ...view.importersOf(c)]) around.add(idOf(graph.num, p));
+  }
+  return (id) => (around.has(id) || id >= base ? steps(id) : undefined);
+}
+
+/** The agent's runs, made on first use. */
+function runsOf(r: AgentReach, o: ResolvedOptions): { forward?: ReachLog; backward?: ReachLog } {
+  if (r.forward || r.failed) return r;
+  try {
+    const sources = r.numbered.map((f) => ({ id: f.id, weight: weightOf(f.edit) }));
+    const g = r.graph;
+    if (o.direction === 'undirected') {
+      r.forward = reach(sources, g.forward, o.gamma, o.maxDepth, specialOf(r.view, g, 'undirected', o));
+    } else {
+      r.forward = reach(sources, g.forward, o.gamma, o.maxDepth, specialOf(r.view, g, 'forward', o));
+      r.backward = reach(sources, g.backward!, o.gamma, o.maxDepth, specialOf(r.view, g, 'backward', o));
+    }
+  } catch (e) {
+    r.failed = { code: 'GRAPH_FAILED', channel: ID, message: `Import graph of an agent could not be walked: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  return r;
+}
+
+/** One way a file of `to` lies in the reach of `from` (before any evidence text is built). */
+interface Hit {
+  readonly risk: number;
+  readonly swap: boolean;
+  readonly path: string;
+  readonly backward: boolean;
+  readonly entry: number;
+  readonly log: ReachLog;
+  readonly from: Agent;
+  readonly to: Agent;
+  readonly fromReach: AgentReach;
+}
+
+/** The strongest `value · w` over files of `to` in `from`'s reach: `risk` without building hits. */
+function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOptions): number {
+  const runs = runsOf(fromReach, o);
+  let risk = 0;
+  for (const log of [runs.forward, runs.backward]) {
+    if (!log) continue;
+    const { slot, value } = log;
+    for (const f of toReach.numbered) {
+      const k = f.id < slot.length ? slot[f.id]! : -1;
+      if (k < 0) continue;
+      if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
+      const r = value[k]! * weightOf(f.edit);
+      if (r > risk) risk = r;
+    }
+  }
+  return risk;
+}
+
+/**
+ * Every file of `to` in `from`'s reach (forward, then backward), in the order evidence was always
+ * ranked; `visit` returns false to stop early.
+ */
+function eachHit(from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentReach, swap: boolean, o: ResolvedOptions, visit: (h: Hit) => void): void {
+  const runs = runsOf(fromReach, o);
+  for (const f of toReach.numbered) {
+    if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
+    for (const [backward, log] of [[false, runs.forward], [true, runs.backward]] as const) {
+      if (!log) continue;
+      const slot = slotOf(log, f.id);
+      if (slot < 0) continue;
+      const risk = log.value[slot]! * weightOf(f.edit);
+      if (risk <= 0) continue;
+      visit({ risk, swap, path: f.path, backward, entry: log.best[slot]!, log, from, to, fromReach });
+    }
+  }
+}
+
 export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
   const defaults: DependencyOptions = { ...DEFAULT_DEPENDENCY_OPTIONS, ...options, kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...(options.kindWeights ?? {}) } };
+  /** Each agent's runs, kept between scans by this channel object (see `prepare`). */
+  const reaches = new Map<string, AgentReach>();
   return defineChannel<DependencyOptions, DependencyPrepared>({
     id: ID,
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): import reach alone
@@ -261,45 +422,105 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
         problems.push(missingService(ID, 'importGraph'));
         return { agents: out, hubs: new Map(), options: o, problems };
       }
-      let hubs = new Map<string, Hub>();
+      let graph: PreparedGraph;
       try {
-        hubs = findHubs(service.base, o);
+        graph = prepareGraph(service.base, o);
       } catch (e) {
-        problems.push({ code: 'GRAPH_FAILED', channel: ID, message: `Hub files could not be counted (no hub discount): ${e instanceof Error ? e.message : String(e)}` });
+        problems.push({ code: 'GRAPH_FAILED', channel: ID, message: `The import graph could not be read: ${e instanceof Error ? e.message : String(e)}` });
+        return { agents: out, hubs: new Map(), options: o, problems };
       }
-      const through = hubs.size > 0 ? (p: string) => (hubs.has(p) ? o.hubFactor : 1) : undefined;
+      problems.push(...graph.problems);
       for (const agent of agents) {
-        const view = service.forAgent(agent.id);
-        const files = new Map(agent.files.map((f) => [f.path, f]));
-        const sources = agent.files.map((f) => ({ path: f.path, weight: weightOf(f) }));
-        const kinds = (importer: string, imported: string) => kindFactor(view.importKinds?.(importer, imported) ?? [], o.kindWeights);
         try {
-          if (o.direction === 'undirected') {
-            const both = (p: string) => [...view.importsOf(p), ...view.importersOf(p)];
-            const edge = (x: string, y: string) => Math.max(view.importsOf(x).includes(y) ? kinds(x, y) : 0, view.importsOf(y).includes(x) ? kinds(y, x) : 0);
-            out.set(agent.id, { files, view, forward: reach(sources, both, o.gamma, o.maxDepth, { edge, ...(through ? { through } : {}) }), backward: new Map() });
-          } else {
-            out.set(agent.id, {
-              files,
-              view,
-              forward: reach(sources, (p) => view.importsOf(p), o.gamma, o.maxDepth, { edge: kinds, ...(through ? { through } : {}) }),
-              backward: reach(sources, (p) => view.importersOf(p), o.gamma, o.maxDepth, { edge: (imported, importer) => kinds(importer, imported), ...(through ? { through } : {}) }),
-            });
+          const view = service.forAgent(agent.id);
+          const key = workingSetKey(agent);
+          const known = reaches.get(agent.id);
+          // An agent's runs are kept while its working set, its view and the base graph stay.
+          if (known && known.key === key && known.view === view && known.graph === graph) {
+            out.set(agent.id, known);
+            continue;
           }
+          const files = new Map(agent.files.map((f) => [f.path, f]));
+          const numbered = [...files.values()].map((edit) => ({ id: idOf(graph.num, edit.path), path: edit.path, edit }));
+          const r: AgentReach = { files, view, numbered, key, graph };
+          reaches.set(agent.id, r);
+          out.set(agent.id, r);
         } catch (e) {
           problems.push({ code: 'GRAPH_FAILED', channel: ID, agent: agent.id, message: `Import graph of ${agent.id} could not be walked: ${e instanceof Error ? e.message : String(e)}` });
         }
       }
-      return { agents: out, hubs, options: o, problems };
+      for (const id of reaches.keys()) if (!out.has(id)) reaches.delete(id);
+      return { agents: out, hubs: graph.hubs, options: o, problems };
+    },
+    candidates(agents, ctx, only) {
+      // Inverted index: file id → the agents that change it; each agent's reach is looked up in it
+      // once, so a pair that reaches nothing of the other is never named.
+      const prepared = ctx.prepared;
+      const o = prepared.options;
+      const byFile = new Map<number, AgentReach[]>();
+      const index = (r: AgentReach) => {
+        for (const f of r.numbered) (byFile.get(f.id) ?? byFile.set(f.id, []).get(f.id)!).push(r);
+      };
+      const all = agents.map((a) => prepared.agents.get(a.id)).filter((r): r is AgentReach => r !== undefined);
+      const idOfReach = new Map(agents.map((a) => [prepared.agents.get(a.id), a.id] as const));
+      const named = (ids: ReadonlySet<string> | undefined) => all.filter((r) => !ids || ids.has(idOfReach.get(r)!));
+      const pairs = new Set<string>();
+      const out: [string, string][] = [];
+      const look = (froms: readonly AgentReach[]) => {
+        for (const r of froms) {
+          const runs = runsOf(r, o);
+          const me = idOfReach.get(r)!;
+          for (const log of [runs.forward, runs.backward]) {
+            if (!log) continue;
+            for (let k = 0; k < log.reached.length; k++) {
+              const others = byFile.get(log.reached[k]!);
+              if (!others) continue;
+              for (const other of others) {
+                if (other === r) continue;
+                const you = idOfReach.get(other)!;
+                const key = me < you ? `${me}\u0000${you}` : `${you}\u0000${me}`;
+                if (pairs.has(key)) continue;
+                pairs.add(key);
+                out.push([me, you]);
+              }
+            }
+          }
+        }
+      };
+      if (!only) {
+        for (const r of all) index(r);
+        look(all);
+      } else {
+        // Pairs with a changed agent: its reach against everyone's files, everyone's reach against its files.
+        for (const r of all) index(r);
+        look(named(only));
+        byFile.clear();
+        for (const r of named(only)) index(r);
+        look(all);
+      }
+      return out;
+    },
+    risk(a, b, ctx) {
+      const prepared = ctx.prepared;
+      const ra = prepared?.agents.get(a.id);
+      const rb = prepared?.agents.get(b.id);
+      const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
+      if (!ra || !rb) return { risk: 0, problems: problems.length ? problems : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }] };
+      const o = prepared.options;
+      const risk = Math.max(strongest(ra, rb, o), strongest(rb, ra, o));
+      return { risk: Math.min(1, risk), ...(problems.length ? { problems } : {}) };
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
       const o = prepared?.options ?? resolveDependencyOptions(ctx.options, defaults).options;
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
-      const problems = prepared?.problems ?? [];
+      if (ra) runsOf(ra, o);
+      if (rb) runsOf(rb, o);
+      const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
       if (!ra || !rb) return { risk: 0, evidence: [], problems: problems.length ? problems : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }] };
       const hubs = prepared.hubs;
+      const paths = ra.graph.num.paths;
 
       /** `x → y (type-only) → z`: each file after an import that is not a plain value import names its kind. */
       const describe = (view: ImportGraphView, chain: readonly string[]) => {
@@ -323,53 +544,51 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
           })
           .join('');
       };
-
-      const found: Evidence[] = [];
-      const consider = (from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentReach, swap: boolean) => {
-        for (const [path, edit] of toReach.files) {
-          if (!o.includeSharedFiles && fromReach.files.has(path)) continue;
-          for (const [mapName, map] of [['forward', fromReach.forward], ['backward', fromReach.backward]] as const) {
-            const entry = map.get(path);
-            if (!entry) continue;
-            const risk = entry.value * weightOf(edit);
-            if (risk <= 0) continue;
-            const walk = chainTo(map, path); // from's file … to's file
-            // Chains are reported in import direction (importer first).
-            const chain = mapName === 'forward' ? walk : [...walk].reverse();
-            const d = chain.length - 1;
-            const fromFile = entry.source;
-            const importer = mapName === 'forward' ? `${from.id}'s ${fromFile}` : `${to.id}'s ${path}`;
-            const imported = mapName === 'forward' ? `${to.id}'s ${path}` : `${from.id}'s ${fromFile}`;
-            const { text, kinds } = describe(fromReach.view, chain);
-            const how = d === 1 ? 'imports' : `reaches through ${d} imports`;
-            const detail = d > 1 ? ` (${text})` : kinds[0] && kinds[0] !== 'value' ? ` (${kinds[0]})` : '';
-            const sideFrom = { agent: from.id, path: fromFile };
-            const sideTo = { agent: to.id, path };
-            found.push({
-              message: `${importer} ${how} ${imported}${detail}.${hubNote(chain)}`,
-              kind: d === 1 ? 'direct-import' : 'import-chain',
-              risk,
-              chain,
-              a: swap ? sideTo : sideFrom,
-              b: swap ? sideFrom : sideTo,
-              confidence: 'high',
-            });
-          }
-        }
+      /** The evidence of one hit: built only for the hits that are kept. */
+      const evidenceOf = (h: Hit): Evidence => {
+        const walk = chainTo(h.log, h.entry, paths); // from's file … to's file
+        // Chains are reported in import direction (importer first).
+        const chain = h.backward ? [...walk].reverse() : walk;
+        const d = chain.length - 1;
+        const fromFile = paths[sourceOf(h.log, h.entry)]!;
+        const importer = !h.backward ? `${h.from.id}'s ${fromFile}` : `${h.to.id}'s ${h.path}`;
+        const imported = !h.backward ? `${h.to.id}'s ${h.path}` : `${h.from.id}'s ${fromFile}`;
+        const { text, kinds } = describe(h.fromReach.view, chain);
+        const how = d === 1 ? 'imports' : `reaches through ${d} imports`;
+        const detail = d > 1 ? ` (${text})` : kinds[0] && kinds[0] !== 'value' ? ` (${kinds[0]})` : '';
+        const sideFrom = { agent: h.from.id, path: fromFile };
+        const sideTo = { agent: h.to.id, path: h.path };
+        return {
+          message: `${importer} ${how} ${imported}${detail}.${hubNote(chain)}`,
+          kind: d === 1 ? 'direct-import' : 'import-chain',
+          risk: h.risk,
+          chain,
+          a: h.swap ? sideTo : sideFrom,
+          b: h.swap ? sideFrom : sideTo,
+          confidence: 'high',
+        };
       };
-      consider(a, ra, b, rb, false);
-      consider(b, rb, a, ra, true);
+
+      const found: Hit[] = [];
+      eachHit(a, ra, b, rb, false, o, (h) => found.push(h));
+      eachHit(b, rb, a, ra, true, o, (h) => found.push(h));
       if (found.length === 0) return problems.length ? { risk: 0, evidence: [], problems } : { risk: 0, evidence: [] };
-      found.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || (x.chain?.length ?? 0) - (y.chain?.length ?? 0));
+      // Strongest first, shorter chains first (a chain of d imports has d + 1 files); one item
+      // per pair of files; at most maxEvidence items, chains at most maxDepth imports long.
+      found.sort((x, y) => y.risk - x.risk || depthOf(x.log, x.entry) - depthOf(y.log, y.entry));
       const seen = new Set<string>();
-      const evidence = found.filter((e) => {
-        const key = `${e.a?.path}|${e.b?.path}`;
-        if (seen.has(key)) return false;
+      const evidence: Evidence[] = [];
+      const limit = Math.max(1, o.maxEvidence);
+      for (const h of found) {
+        const fromFile = paths[sourceOf(h.log, h.entry)]!;
+        const key = h.swap ? `${h.path}|${fromFile}` : `${fromFile}|${h.path}`;
+        if (seen.has(key)) continue;
         seen.add(key);
-        return true;
-      });
-      const risk = Math.min(1, evidence[0]!.risk ?? 0);
-      return { risk, evidence: evidence.slice(0, Math.max(1, o.maxEvidence)), ...(problems.length ? { problems } : {}) };
+        evidence.push(evidenceOf(h));
+        if (evidence.length >= limit) break;
+      }
+      const risk = Math.min(1, found[0]!.risk);
+      return { risk, evidence, ...(problems.length ? { problems } : {}) };
     },
   });
 }

@@ -1,3 +1,3 @@
 export * from './dependency.js';
-export { reach, chainTo, type Reach, type ReachEntry, type ReachFactors } from './reach.js';
+export { reach, chainTo, slotOf, type GraphIndex, type ReachLog, type Steps, type SpecialNeighbours } from './reach.js';
 export { default } from './dependency.js';

@@ -332,6 +332,27 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
     prepare(agents) {
       return new Map(agents.map((agent) => [agent.id, indexFiles(agent)]));
     },
+    candidates(agents, ctx, only) {
+      // Only agents that share a path (current or base) or a declared path can overlap: an
+      // inverted index path → agents names those pairs, so pairs sharing nothing cost nothing.
+      const keysOf = (agent: Agent): Set<string> => new Set([...(ctx.prepared?.get(agent.id) ?? indexFiles(agent)).keys(), ...(agent.intent ?? [])]);
+      const byKey = new Map<string, string[]>();
+      for (const agent of agents) for (const key of keysOf(agent)) (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(agent.id);
+      const out: [string, string][] = [];
+      const seen = new Set<string>();
+      for (const agent of only ? agents.filter((x) => only.has(x.id)) : agents) {
+        for (const key of keysOf(agent)) {
+          for (const other of byKey.get(key)!) {
+            if (other === agent.id) continue;
+            const pair = agent.id < other ? `${agent.id}\u0000${other}` : `${other}\u0000${agent.id}`;
+            if (seen.has(pair)) continue;
+            seen.add(pair);
+            out.push([agent.id, other]);
+          }
+        }
+      }
+      return out;
+    },
     score(a, b, ctx) {
       const opts: OverlapOptions = { ...DEFAULT_OVERLAP_OPTIONS, ...(ctx.options ?? {}) };
       const indexB = ctx.prepared?.get(b.id) ?? indexFiles(b);

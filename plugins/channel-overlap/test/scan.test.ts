@@ -28,9 +28,14 @@ describe('overlap + tree with default weights', () => {
   });
 
   it('siblings in one directory, or an identical change → clear', async () => {
-    const siblings = await scan(agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/b.ts', [[1, 3]])]));
-    expect(siblings.links[0]!.level).toBe('clear');
-    expect(siblings.links[0]!.risk).toBeGreaterThan(0);
+    const pair = [agent('alice', [edit('src/a.ts', [[1, 3]])]), agent('bob', [edit('src/b.ts', [[1, 3]])])];
+    // Sharing no file, only the tree channel (0.007, below τ_TA) could score them: not scored, clear.
+    const siblings = await scan(...pair);
+    expect(siblings.links).toEqual([]);
+    expect(siblings.counts).toMatchObject({ pairs: 1, clear: 1 });
+    const every = await scanAirspace(pair, { channels: [overlap, tree], now: 0 }, { exhaustive: true });
+    expect(every.links[0]!.level).toBe('clear');
+    expect(every.links[0]!.risk).toBeGreaterThan(0);
     const identical = await scan(
       agent('alice', [edit('package.json', [[3, 3]], { newBlob: 'b1' })]),
       agent('bob', [edit('package.json', [[3, 3]], { newBlob: 'b1' })]),

@@ -11,8 +11,15 @@
  *
  * `prepare` builds one trie per agent, keeping at each directory the heaviest file per depth
  * below it, so a pair costs O(|files of a| · depth · distinct depths), not O(|a| · |b|).
+ *
+ * Sparsity: any two agents whose files share a top directory score above 0, so this channel names
+ * no candidate pairs (no `candidates` hook) — it is dense. With its weight (0.007) it is a *light*
+ * channel for the scan: scored on every pair another channel names, while a pair that only light
+ * channels could score is left out as clear (its combined risk is at most 1 − Π(1 − ω) over the
+ * light channels, below τ_TA; `docs/plugins.md`). That bound is the floor below which its risk is
+ * treated as 0, and it cannot change any level.
  */
-import { defineChannel, type Agent, type FileEdit } from '@airspace/core';
+import { defineChannel, workingSetKey, type Agent, type FileEdit } from '@airspace/core';
 
 export interface TreeOptions {
   /** Ignore pairs whose best closeness (1 − treeDistance) is below this (noise floor). Default 0. */
@@ -179,6 +186,7 @@ function commonDirectory(a: string, b: string): string {
 }
 
 export function treeChannel(options: Partial<TreeOptions> = {}) {
+  const kept = new Map<string, { key: string; prepared: PreparedAgent }>();
   return defineChannel<TreeOptions, ReadonlyMap<string, PreparedAgent>>({
     id: 'tree',
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): nearness in the tree
@@ -187,7 +195,16 @@ export function treeChannel(options: Partial<TreeOptions> = {}) {
     meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
     defaultOptions: { ...DEFAULT_TREE_OPTIONS, ...options },
     prepare(agents: readonly Agent[]) {
-      return new Map(agents.map((agent) => [agent.id, prepareAgent(agent)]));
+      // An agent's trie is kept while its working set stays (a rescan rebuilds only the changed agents').
+      const out = new Map<string, PreparedAgent>();
+      for (const agent of agents) {
+        const key = workingSetKey(agent);
+        let known = kept.get(agent.id);
+        if (known?.key !== key) kept.set(agent.id, (known = { key, prepared: prepareAgent(agent) }));
+        out.set(agent.id, known.prepared);
+      }
+      for (const id of kept.keys()) if (!out.has(id)) kept.delete(id);
+      return out;
     },
     score(a, b, ctx) {
       const opts: TreeOptions = { ...DEFAULT_TREE_OPTIONS, ...(ctx.options ?? {}) };

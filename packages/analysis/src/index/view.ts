@@ -174,7 +174,12 @@ export interface ImportGraphService {
   forAgent(agentId: string): ImportGraphView;
 }
 
+const baseViews = new WeakMap<AnalysisIndex, IndexView>();
+
 export function importGraphService(index: AnalysisIndex, overlays: ReadonlyMap<string, ImportGraphView> = new Map()): ImportGraphService {
-  const base = baseView(index);
+  // One base view per index: consumers keep per-graph work (the dependency channel numbers the
+  // graph once) keyed by it while the scan base stays.
+  let base = baseViews.get(index);
+  if (!base) baseViews.set(index, (base = baseView(index)));
   return { base, forAgent: (id) => overlays.get(id) ?? base };
 }

@@ -69,6 +69,8 @@ export function createChannelScorer(options: ChannelScorerOptions): ScenarioScor
           ...(options.weights ? { weights: options.weights } : {}),
           ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
           ...(options.budgets ? { budgets: options.budgets } : {}),
+          // Every channel's risk of the pair, even below every band: eval fits weights on them.
+          exhaustive: true,
         },
       );
       const link = result.links[0];
