@@ -69,6 +69,8 @@ export interface ScannerOptions {
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
+  /** `published:<remote>` sources: reuse a fetch younger than this (watch, editors; default 0: fetch every scan). */
+  readonly fetchIntervalMs?: number;
   /** Clock for recency weights and the result's timestamp (tests). */
   readonly now?: () => number;
 }
@@ -100,9 +102,18 @@ export interface ScanExtra {
   readonly probe?: Probe;
 }
 
+/** What the last scan read: its agents, their git states and the base (`airspace order` merges them). */
+export interface ScannedState {
+  readonly agents: readonly Agent[];
+  readonly git: GitService;
+  readonly base: LoadAgentsResult['base'];
+}
+
 export interface Scanner {
   /** One scan; `overrides` replaces the scanner's unsaved buffers for this scan. */
   scan(overrides?: Overrides, extra?: ScanExtra): Promise<ScanResult>;
+  /** The agents and git service of the last scan (until dispose); undefined before the first. */
+  scanned?(): ScannedState | undefined;
   dispose(): Promise<void>;
 }
 
@@ -255,6 +266,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(overrides ? { overrides } : {}),
         ...(recency ? { recency } : {}),
         ...(git ? { git } : {}),
+        ...(options.fetchIntervalMs !== undefined ? { fetchIntervalMs: options.fetchIntervalMs } : {}),
         ...(extra.only && previous ? { only: extra.only } : {}),
         now: time,
         onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),
@@ -338,6 +350,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
   return {
     scan,
+    scanned: () => (previous && git ? { agents: previous.agents, git, base: previous.base } : undefined),
     async dispose() {
       disposed = true;
       git?.dispose();

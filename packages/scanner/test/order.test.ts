@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { mergeOrder, searchOrder, type OrderMerger } from '../src/index.js';
+
+const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+const edit = (from: number, to: number, tag: string): string => lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : l)).join('\n') + '\n';
+const builtinsOnlyMerge = { channels: { overlap: { enabled: false }, tree: { enabled: false }, dependency: { enabled: false }, symbols: { enabled: false }, 'call-graph': { enabled: false } } };
+
+/**
+ * A pure model of merging: each agent changes base ranges of one file; a step conflicts when its
+ * range touches a range merged before (git's rule: [s−1, e] intersect).
+ */
+function rangeMerger(ranges: Record<string, [number, number]>, calls: { n: number }): OrderMerger {
+  return {
+    async merge(state, agent) {
+      calls.n++;
+      const merged = state === 'base' ? [] : state.split(',');
+      const [s, e] = ranges[agent]!;
+      const hit = merged.some((m) => {
+        const [t, u] = ranges[m]!;
+        return s - 1 <= u && t - 1 <= e;
+      });
+      const next = [...merged, agent];
+      return { state: next.join(','), key: [...next].sort().join(','), conflicted: hit ? ['f'] : [] };
+    },
+  };
+}
+
+describe('searchOrder', () => {
+  it('finds the order meeting the fewest conflicts, which greedy misses', async () => {
+    // a spans b and c; b and c are apart. Merging a first costs two conflicts; b, c, then a costs one.
+    const ranges: Record<string, [number, number]> = { a: [2, 12], b: [3, 4], c: [9, 10] };
+    const calls = { n: 0 };
+    const exact = await searchOrder(['a', 'b', 'c'], 'base', rangeMerger(ranges, calls));
+    expect(exact).toEqual({ order: ['b', 'c', 'a'], exact: true });
+    // Greedy takes a first (nothing conflicts yet) and then meets two conflicts.
+    expect(await searchOrder(['a', 'b', 'c'], 'base', rangeMerger(ranges, calls), { exactLimit: 2 })).toEqual({ order: ['a', 'b', 'c'], exact: false });
+    // Ties keep the given (priority) order: two independent agents stay as given.
+    expect((await searchOrder(['x', 'y'], 'base', rangeMerger({ x: [1, 1], y: [20, 20] }, calls))).order).toEqual(['x', 'y']);
+  });
+
+  it('shares the futures of orders that merged to the same content (memo), and falls back to greedy past its budget', async () => {
+    const ranges: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]));
+    const calls = { n: 0 };
+    const found = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, calls));
+    expect(found.exact).toBe(true);
+    // Without the memo 7! orders would cost 13,699 merges; subsets × next agent is at most 7·2^6 = 448.
+    expect(calls.n).toBeLessThanOrEqual(448);
+    const small = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, { n: 0 }), { maxMerges: 10 });
+    expect(small.exact).toBe(false);
+    expect([...small.order].sort()).toEqual(Object.keys(ranges).sort());
+    const greedy = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, { n: 0 }), { exactLimit: 3 });
+    expect(greedy.exact).toBe(false);
+  });
+});
+
+describe('mergeOrder on a repository', () => {
+  let repo: RepoFixture | undefined;
+  let replay: string | undefined;
+  afterEach(() => {
+    repo?.dispose();
+    repo = undefined;
+    if (replay) rmSync(replay, { recursive: true, force: true });
+    replay = undefined;
+  });
+
+  it('orders by conflicts met, and its conflicts are the ones git meets replaying the merges', async () => {
+    repo = createRepoFixture({ 'f.txt': lines.join('\n') + '\n', 'g.txt': 'g\n', 'h.txt': 'h\n' });
+    repo.worktree('alice').write('f.txt', edit(2, 12, 'alice')).commit('alice 1').write('h.txt', 'alice\n').commit('alice 2');
+    repo.worktree('bob').write('f.txt', edit(3, 4, 'bob')).write('h.txt', 'bob\n').commit('bob');
+    repo.worktree('carol').write('f.txt', edit(9, 10, 'carol')).commit('carol');
+    repo.worktree('dave').write('g.txt', 'dave\n').commit('dave');
+    const before = execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) + execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' });
+    const { order } = await mergeOrder({ repo: repo.dir, config: builtinsOnlyMerge });
+    expect(execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) + execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' })).toBe(before);
+    expect(order.exact).toBe(true);
+    // alice conflicts with bob (f, h) and carol (f); bob and carol merge cleanly together.
+    expect(order.order.slice(0, 3)).toEqual(['bob', 'carol', 'alice']);
+    expect(order.steps[2]!.conflicts).toEqual([
+      { with: 'bob', paths: ['f.txt', 'h.txt'] },
+      { with: 'carol', paths: ['f.txt'] },
+    ]);
+    expect(order.steps[2]!.advice).toMatch(/^alice should rebase onto the base after bob, carol have merged and resolve 2 paths \(f\.txt, h\.txt\)/);
+
+    // Replay with git itself in a clone: merge in that order, resolving each conflict with the
+    // content merged before (as the search models it); each step must conflict exactly where it said.
+    replay = mkdtempSync(join(tmpdir(), 'airspace-replay-'));
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@x', ...args], { cwd: replay, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync('git', ['clone', '-q', repo.dir, replay]);
+    for (const step of order.steps) {
+      let conflicted: string[] = [];
+      try {
+        git('merge', '-q', '--no-edit', `origin/${step.agent}`);
+      } catch {
+        conflicted = git('diff', '--name-only', '--diff-filter=U').split('\n').filter(Boolean).sort();
+        git('checkout', '--ours', '--', ...conflicted);
+        git('commit', '-qam', `resolve ${step.agent}`);
+      }
+      expect(conflicted, step.agent).toEqual([...new Set(step.conflicts.flatMap((c) => c.paths))].sort());
+    }
+  });
+});
