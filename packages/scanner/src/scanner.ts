@@ -69,11 +69,13 @@ export interface ScannerOptions {
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
-  /** `published:<remote>` sources: reuse a fetch younger than this (watch, editors; default 0: fetch every scan). */
+  /** `published:<remote>` sources: reuse a fetch younger than this (default 30 s: an editor scanning per keystroke fetches at most that often). */
   readonly fetchIntervalMs?: number;
   /** Clock for recency weights and the result's timestamp (tests). */
   readonly now?: () => number;
 }
+
+const DEFAULT_FETCH_INTERVAL_MS = 30_000;
 
 /** The agent is named by id, or by its worktree; an unknown one becomes a new agent named after the worktree's folder. */
 export type Probe = ({ readonly agent: string } | { readonly worktree: string }) & { readonly intent: IntentMap[string] };
@@ -266,7 +268,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(overrides ? { overrides } : {}),
         ...(recency ? { recency } : {}),
         ...(git ? { git } : {}),
-        ...(options.fetchIntervalMs !== undefined ? { fetchIntervalMs: options.fetchIntervalMs } : {}),
+        fetchIntervalMs: options.fetchIntervalMs ?? DEFAULT_FETCH_INTERVAL_MS,
         ...(extra.only && previous ? { only: extra.only } : {}),
         now: time,
         onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),

@@ -81,7 +81,8 @@ export function watchCommand(io: Io): Command {
     const debounceMs = positiveInt(flags.debounce, '--debounce');
     const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
     const fetchIntervalMs = positiveInt(flags.fetchInterval, '--fetch-interval');
-    const options = { ...scannerOptions(flags), fetchIntervalMs };
+    // A scan between two timed rescans reuses the last fetch if it is younger than half the interval.
+    const options = { ...scannerOptions(flags), fetchIntervalMs: fetchIntervalMs / 2 };
     const style = createStyle(colorWanted(io.stdout, io.env));
     const emit = (event: WatchEvent): void => {
       if (flags.jsonl) io.stdout.write(JSON.stringify(event) + '\n');
