@@ -3,14 +3,14 @@
  * and clones of it (file paths). Publishing, scanning published agents and ordering merges must
  * leave every clone's worktree, index, refs and objects as they were.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { repoFingerprint } from './fingerprint.js';
-import { airspace } from './run-cli.js';
+import { airspace, BIN, ENV } from './run-cli.js';
 
 const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
 const edit = (from: number, to: number, tag: string): string => lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${l} // ${tag}` : l)).join('\n') + '\n';
@@ -91,5 +91,49 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     const noRemote = await airspace(['publish', '--remote', 'nowhere'], { cwd: alice });
     expect(noRemote.code).toBe(1);
     expect(noRemote.stderr).toMatch(/No remote named "nowhere"/);
+  });
+
+  it('--watch republishes on change, rate-limited, and stops on SIGTERM', async () => {
+    const carol = join(dir, 'carol');
+    git(dir, 'clone', '-q', remote, carol);
+    git(carol, 'checkout', '-q', '-b', 'carol');
+    writeFileSync(join(carol, 'src/b.ts'), 'export const b = "carol 1";\n');
+    const child = spawn(process.execPath, [BIN, 'publish', '--watch', '--json', '--interval', '300'], { cwd: carol, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const published: { commit: string; previous: string | null; unchanged: boolean }[] = [];
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let buffered = '';
+    const waitFor = (n: number) =>
+      new Promise<void>((ok, fail) => {
+        const timer = setTimeout(() => fail(new Error(`waited for ${n} publishes; got ${published.length}; stderr: ${stderr}`)), 30_000);
+        const check = () => {
+          if (published.length >= n) {
+            clearTimeout(timer);
+            child.stdout.off('data', onData);
+            ok();
+          }
+        };
+        const onData = (d: Buffer) => {
+          buffered += d.toString();
+          const lines = buffered.split('\n');
+          buffered = lines.pop()!;
+          for (const line of lines) if (line) published.push(JSON.parse(line) as (typeof published)[number]);
+          check();
+        };
+        child.stdout.on('data', onData);
+        check();
+      });
+    try {
+      await waitFor(1);
+      writeFileSync(join(carol, 'src/b.ts'), 'export const b = "carol 2";\n');
+      await waitFor(2);
+      const changed = published.find((p, i) => i > 0 && !p.unchanged)!;
+      expect(changed.previous).toBe(published[0]!.commit);
+      expect(git(remote, 'rev-parse', 'refs/airspace/agents/carol')).toBe(changed.commit);
+    } finally {
+      const closed = new Promise<number | null>((ok) => child.on('close', ok));
+      child.kill('SIGTERM');
+      expect(await closed).toBe(0);
+    }
   });
 });

@@ -78,8 +78,10 @@ export function publishCommand(io: Io): Command {
         for (const path of r.oversized) io.stderr.write(printable(`airspace publish: ${path} is over the size limit and was left out`) + '\n');
       };
 
-      report(await once(false));
-      if (!flags.watch) return;
+      if (!flags.watch) {
+        report(await once(false));
+        return;
+      }
 
       // Republish on change, at most once per interval; a failure is reported and retried later.
       let last = Date.now();
@@ -113,8 +115,19 @@ export function publishCommand(io: Io): Command {
           void attempt();
         }, wait);
       };
+      // Watching starts before the first publish, so an edit made while it runs is not missed.
       const targets = await watchTargets(repo);
       const source = createChangeSource({ dirs: [repo], gitDirs: targets.gitDirs, pollMs: Math.max(2000, intervalMs), onChange: schedule, onWarning: (m) => io.stderr.write(`airspace publish: ${printable(m)}\n`) });
+      try {
+        running = true;
+        report(await once(false));
+      } catch (error) {
+        source.close();
+        throw error;
+      } finally {
+        last = Date.now();
+        running = false;
+      }
       // A quiet agent is refreshed before it expires (publish skips what is unchanged and fresh).
       const heartbeat = setInterval(schedule, Math.max(intervalMs, ttlMs / 4));
       if (!flags.json) io.stderr.write(`airspace publish: watching ${printable(repo)}; Ctrl-C to stop\n`);
