@@ -275,13 +275,13 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   if (repository.bare) throw new TeamError('NO_WORKTREE', `${repository.root} is a bare repository: publish runs in a worktree of the agent.`);
   const cwd = repository.root;
   const now = options.now ?? Date.now();
-  const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const headRun = await runGitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const head = headRun.code === 0 ? headRun.stdout.toString().trim() || undefined : undefined;
   const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
   const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
   if (!(await validAgentId(id, cwd))) throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const base = await resolveBase(cwd, options.base);
   const store = await openTeamStore(repository);
   const clone = await cloneId(store, cwd);

@@ -58,7 +58,7 @@ export function publishCommand(io: Io): Command {
       }
       const ttlMs = positive(flags.ttl, '--ttl', 'hours') * 3600_000;
       const intervalMs = positive(flags.interval, '--interval', 'milliseconds');
-      const repo = resolve(flags.repo);
+      const repo = resolve(io.cwd, flags.repo);
       const once = (skipUnchanged: boolean): Promise<PublishResult> =>
         publishAgent({
           repo,
