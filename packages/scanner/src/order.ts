@@ -174,7 +174,8 @@ export function conflictGroups(agents: readonly Agent[]): Agent[][] {
 export interface PlanOptions {
   readonly exactLimit?: number;
   readonly maxMerges?: number;
-  readonly onMerge?: (done: number) => void;
+  /** After each git merge: merges done, and an upper estimate of the total (exact searches usually need far fewer). */
+  readonly onMerge?: (done: number, total: number) => void;
 }
 
 /**
@@ -251,14 +252,25 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
   const mergeable = byPriority.filter((a) => commits.has(a.id));
   // Risk a higher-priority agent would absorb from a lower-priority one merged before it.
   const penalty = (earlier: string, later: string): number => ((rank.get(later) ?? 0) < (rank.get(earlier) ?? 0) ? (links.get(linkKey(earlier, later))?.risk ?? 0) : 0);
+  const groups = conflictGroups(mergeable);
+  const limit = options.exactLimit ?? 10;
+  const budget = options.maxMerges ?? 5000;
+  // Exact: at most (agents left) merges per subset, within the budget; greedy: n + (n−1) + … + 1.
+  const total =
+    groups.reduce((sum, g) => {
+      const n = g.length;
+      if (n < 2) return sum;
+      const greedy = (n * (n + 1)) / 2;
+      return sum + (n > limit ? greedy : Math.min(budget, n * 2 ** (n - 1)));
+    }, 0) + mergeable.length;
   let done = 0;
-  const onMerge = (): void => options.onMerge?.(++done);
+  const onMerge = (): void => options.onMerge?.(++done, Math.max(total, done));
   const touched = new Map(mergeable.map((a) => [a.id, new Set(a.files.flatMap((f) => [f.path, ...(f.oldPath ? [f.oldPath] : [])]))]));
   const merger = gitMerger(git, commits, touched);
 
   let exact = true;
   const order: string[] = [];
-  for (const group of conflictGroups(mergeable)) {
+  for (const group of groups) {
     if (group.length === 1) {
       order.push(group[0]!.id);
       continue;

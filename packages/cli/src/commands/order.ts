@@ -42,7 +42,7 @@ export function orderCommand(io: Io): Command {
         ...scannerOptions(flags),
         exactLimit,
         onProgress: (p) => bar.update(p),
-        onMerge: (done) => bar.update({ phase: 'scan', done, total: Math.max(done, 1), message: 'merges (git merge-tree)' }),
+        onMerge: (done, total) => bar.update({ phase: 'scan', done, total, message: 'merges (git merge-tree)' }),
       });
     } finally {
       bar.done();
