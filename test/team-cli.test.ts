@@ -30,7 +30,7 @@ beforeAll(() => {
   alice = join(dir, 'alice');
   bob = join(dir, 'bob');
   for (const [at, name] of [[alice, 'alice'], [bob, 'bob']] as const) {
-    git(dir, 'clone', '-q', remote, at);
+    git(dir, 'clone', '-q', '--no-local', remote, at);
     git(at, 'checkout', '-q', '-b', name);
   }
   // alice: a committed change and uncommitted work on the same lines bob changes.
@@ -95,7 +95,7 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
 
   it('--watch republishes on change, rate-limited, and stops on SIGTERM', async () => {
     const carol = join(dir, 'carol');
-    git(dir, 'clone', '-q', remote, carol);
+    git(dir, 'clone', '-q', '--no-local', remote, carol);
     git(carol, 'checkout', '-q', '-b', 'carol');
     writeFileSync(join(carol, 'src/b.ts'), 'export const b = "carol 1";\n');
     const child = spawn(process.execPath, [BIN, 'publish', '--watch', '--json', '--interval', '300'], { cwd: carol, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,7 +4,7 @@
  * index and work tree as they were.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +25,8 @@ const loaded: LoadAgentsResult[] = [];
 /** A teammate's machine: a clone of the remote on its own branch. */
 function clone(name: string): string {
   const at = join(dir, name);
-  git(dir, 'clone', '-q', remote, at);
+  // --no-local: over git's protocol, as another machine would (a local clone would hard-link every object).
+  git(dir, 'clone', '-q', '--no-local', remote, at);
   git(at, 'checkout', '-q', '-b', name);
   return at;
 }
@@ -185,6 +186,26 @@ describe('publish and published:REMOTE', () => {
     const { agents } = await load(bob);
     const a = agent(agents, 'feature');
     expect(a.incomplete?.join(' ')).toMatch(/its base \(main at [0-9a-f]{12} where it was published\) is not in this clone's origin\/main/);
+  });
+
+  it('compares an agent whose state was not fetched whole by its recorded paths, as unknown', async () => {
+    const alice = clone('alice');
+    writeFileSync(join(alice, 'src/a.ts'), text(replaced(base, 1, 2, 'alice')));
+    writeFileSync(join(alice, 'src/c.ts'), 'export const c = 1;\n');
+    const { observation } = await publishAgent({ repo: alice });
+    const bob = clone('bob');
+    writeFileSync(join(bob, 'src/a.ts'), text(replaced(base, 30, 30, 'bob')));
+    await load(bob); // fetched
+    // The state's tree goes missing from the team store (a damaged or pruned store).
+    const store = join(bob, '.git', 'airspace', 'team.git');
+    const tree = git(store, 'rev-parse', 'refs/airspace/remotes/origin/agents/alice^{tree}');
+    rmSync(join(store, "objects", tree.slice(0, 2), tree.slice(2)));
+    const r = await loadAgents({ repo: bob, sources: ['worktrees', 'published:origin'], fetchIntervalMs: 60_000 });
+    loaded.push(r);
+    const a = agent(r.agents, 'alice');
+    expect(a.incomplete?.join(' ')).toMatch(/only partly fetched \(tree [0-9a-f]{12} missing\): compared by its recorded paths only/);
+    expect(a.files.map((f) => [f.path, f.baseRanges])).toEqual(observation.paths.map((p) => [p, 'whole']));
+    expect(a.committedWork).toBe(observation.committedWork);
   });
 
   it('goes on with local agents when the remote cannot be reached, with a note', async () => {
