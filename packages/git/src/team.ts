@@ -91,8 +91,6 @@ export async function openTeamStore(repository: RepositoryInfo): Promise<TeamSto
   if (!existsSync(join(dir, 'HEAD'))) {
     mkdirSync(dir, { recursive: true });
     await runGit(['init', '-q', '--bare', dir], { cwd: repository.root });
-    // Never gc'd by accident into the user's store; its objects are only ever ours.
-    await runGit(['--git-dir', dir, 'config', 'gc.auto', '0'], { cwd: repository.root });
   }
   const alternates = join(objectsDir, 'info', 'alternates');
   const userObjects = join(repository.commonDir, 'objects');
@@ -345,6 +343,9 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
     // The lease of the next publish; and the store's copy, so a scan sees it before the next fetch.
     await runGit(gitInStore(store, ['update-ref', ownRef, commit]), { cwd });
     await runGit(gitInStore(store, ['update-ref', `refs/airspace/remotes/${remote.key}/agents/${id}`, commit]), { cwd });
+    // Each publish adds the changed files' blobs: let git pack (and in time prune) the store when
+    // loose objects pile up (git's own threshold), in the foreground so no process outlives us.
+    await runGitRaw(gitInStore(store, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']), { cwd, okCodes: [1, 128] });
     return { id, remote: remote.name, ref, commit, ...(previous ? { previous } : {}), observation, unchanged: false, oversized: snap.oversized.map((o) => o.path) };
   } finally {
     scratch.dispose();

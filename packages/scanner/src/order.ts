@@ -8,9 +8,11 @@
  * that can conflict with each other, and greedy beyond; agents that share no path with any other
  * cannot conflict textually and are not merged at all.
  *
- * Cost of an order, compared lexicographically: conflicted paths met; then the channels' risk
- * that a higher-priority agent (right of way) would have to absorb from lower-priority ones merged
- * before it; then right of way itself.
+ * The cost of an order is the conflicted paths met. The search is branch and bound, bounded below
+ * by the pairwise conflicts (see `searchOrder`), exploring the most promising step first; among
+ * orders of equal cost the first found is kept, and steps are tried by the channels' risk that a
+ * higher-priority agent (right of way) would absorb from lower-priority ones merged before it,
+ * then by right of way.
  */
 import { comparePriority, type Agent, type Link, type ScanResult } from '@airspace/core';
 import { rmSync } from 'node:fs';
@@ -59,8 +61,10 @@ export interface SearchOptions {
   readonly exactLimit?: number;
   /** Merges at most for the exhaustive search of one group (default 5,000); greedy past it. */
   readonly maxMerges?: number;
-  /** Risk the later agent `b` absorbs from `a` merged before it (0 when nothing to say). */
+  /** Risk the later agent `b` absorbs from `a` merged before it (0 when nothing to say): breaks ties. */
   readonly penalty?: (a: string, b: string) => number;
+  /** Whether two agents' states conflict when merged alone (the lower bound of the search). */
+  readonly conflicts?: (a: string, b: string) => boolean;
   readonly onMerge?: () => void;
 }
 
@@ -108,30 +112,72 @@ export async function searchOrder(agents: readonly string[], start: string, merg
 
   if (agents.length > (options.exactLimit ?? 10)) return { order: await greedy(), exact: false };
 
-  // Best completion from (merged content, agents left): memoised, so orders that merge to the
-  // same content (clean merges commute) share their futures.
-  const memo = new Map<string, { cost: Cost; tail: string[] }>();
-  const best = async (state: string, key: string, left: readonly string[]): Promise<{ cost: Cost; tail: string[] }> => {
-    if (left.length === 0) return { cost: { conflicts: 0, penalty: 0 }, tail: [] };
-    const id = `${key}\0${left.join('\0')}`;
-    const hit = memo.get(id);
-    if (hit) return hit;
-    const merged = agents.filter((a) => !left.includes(a));
-    let found: { cost: Cost; tail: string[] } | undefined;
-    for (const agent of left) {
-      const step = await merge(state, agent);
-      const here = step.conflicted.length;
-      // Costs are never negative: a step that alone meets more conflicts cannot lead to a better order.
-      if (found && here > found.cost.conflicts) continue;
-      const rest = await best(step.state, step.key, left.filter((a) => a !== agent));
-      const cost = { conflicts: here + rest.cost.conflicts, penalty: stepPenalty(agent, merged) + rest.cost.penalty };
-      if (!found || better(cost, found.cost)) found = { cost, tail: [agent, ...rest.tail] };
+  // Branch and bound. A lower bound on the conflicts still to meet: every agent left that
+  // conflicts pairwise with one already merged meets at least one (a conflict between two agents
+  // persists once both are merged: a clean merge keeps the hunk, a conflicted path is counted for
+  // every later agent touching it), and of two agents left that conflict pairwise, the later one
+  // does (so any matching among the rest counts too).
+  const pairwise = options.conflicts ?? (() => false);
+  const hitsMerged = (agent: string, merged: readonly string[]): number => (merged.some((m) => pairwise(m, agent)) ? 1 : 0);
+  const lowerBound = (merged: readonly string[], left: readonly string[]): number => {
+    let bound = 0;
+    const free: string[] = [];
+    for (const a of left) {
+      if (hitsMerged(a, merged)) bound++;
+      else free.push(a);
     }
-    memo.set(id, found!);
-    return found!;
+    const used = new Set<string>();
+    for (let i = 0; i < free.length; i++) {
+      if (used.has(free[i]!)) continue;
+      for (let j = i + 1; j < free.length; j++) {
+        if (!used.has(free[j]!) && pairwise(free[i]!, free[j]!)) {
+          used.add(free[i]!).add(free[j]!);
+          bound++;
+          break;
+        }
+      }
+    }
+    return bound;
+  };
+
+  // Best completion from (merged content, agents left) costing fewer than `limit` conflicts:
+  // exact results memoised (orders that merged to the same content share their futures), and
+  // the bounds under which a node had no such completion.
+  const exact = new Map<string, { conflicts: number; tail: string[] }>();
+  const atLeast = new Map<string, number>();
+  const best = async (state: string, key: string, left: readonly string[], limit: number): Promise<{ conflicts: number; tail: string[] } | undefined> => {
+    if (left.length === 0) return limit > 0 ? { conflicts: 0, tail: [] } : undefined;
+    const id = `${key}\0${left.join('\0')}`;
+    const hit = exact.get(id);
+    if (hit) return hit.conflicts < limit ? hit : undefined;
+    if ((atLeast.get(id) ?? 0) >= limit) return undefined;
+    const merged = agents.filter((a) => !left.includes(a));
+    // Most promising first, so that a good order bounds the rest early; among equals, the least
+    // risk absorbed by a higher-priority agent, then the given (priority) order.
+    const children = left
+      .map((agent, i) => {
+        const rest = left.filter((a) => a !== agent);
+        return { agent, i, rest, hit: hitsMerged(agent, merged), restBound: lowerBound([...merged, agent], rest), penalty: stepPenalty(agent, merged) };
+      })
+      .sort((x, y) => x.hit + x.restBound - (y.hit + y.restBound) || x.penalty - y.penalty || x.i - y.i);
+    let found: { conflicts: number; tail: string[] } | undefined;
+    for (const child of children) {
+      // Once an order is found, only a strictly better one replaces it (ties keep the first).
+      const cap = found ? found.conflicts : limit;
+      if (child.hit + child.restBound >= cap) continue;
+      const step = await merge(state, child.agent);
+      const here = step.conflicted.length;
+      if (here + child.restBound >= cap) continue;
+      const rest = await best(step.state, step.key, child.rest, cap - here);
+      if (rest) found = { conflicts: here + rest.conflicts, tail: [child.agent, ...rest.tail] };
+    }
+    // A found order is the optimum: every branch pruned could only cost at least as much.
+    if (found) exact.set(id, found);
+    else atLeast.set(id, Math.max(limit, atLeast.get(id) ?? 0));
+    return found;
   };
   try {
-    return { order: (await best(start, start, agents)).tail, exact: true };
+    return { order: (await best(start, start, agents, Infinity))!.tail, exact: true };
   } catch (e) {
     if (!(e instanceof Budget)) throw e;
     return { order: await greedy(), exact: false };
@@ -264,7 +310,10 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
       return sum + (n > limit ? greedy : Math.min(budget, n * 2 ** (n - 1)));
     }, 0) + mergeable.length;
   let done = 0;
-  const onMerge = (): void => options.onMerge?.(++done, Math.max(total, done));
+  const onMerge = (): void => {
+    done++;
+    options.onMerge?.(done, Math.max(total, done));
+  };
   const touched = new Map(mergeable.map((a) => [a.id, new Set(a.files.flatMap((f) => [f.path, ...(f.oldPath ? [f.oldPath] : [])]))]));
   const merger = gitMerger(git, commits, touched);
 
@@ -275,7 +324,16 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
       order.push(group[0]!.id);
       continue;
     }
-    const found = await searchOrder(group.map((a) => a.id), base.commit, merger, { penalty, onMerge, ...(options.exactLimit !== undefined ? { exactLimit: options.exactLimit } : {}), ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}) });
+    // Pairwise merges (cached; the merge channel ran most of them) bound the search.
+    const clash = new Set<string>();
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        const outcome = await git.merge(group[i]!.id, group[j]!.id);
+        if (!outcome.clean && !outcome.error) clash.add(linkKey(group[i]!.id, group[j]!.id));
+      }
+    }
+    const conflicts = (a: string, b: string): boolean => clash.has(linkKey(a, b));
+    const found = await searchOrder(group.map((a) => a.id), base.commit, merger, { penalty, conflicts, onMerge, ...(options.exactLimit !== undefined ? { exactLimit: options.exactLimit } : {}), ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}) });
     exact &&= found.exact;
     order.push(...found.order);
   }

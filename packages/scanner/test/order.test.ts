@@ -43,17 +43,45 @@ describe('searchOrder', () => {
     expect((await searchOrder(['x', 'y'], 'base', rangeMerger({ x: [1, 1], y: [20, 20] }, calls))).order).toEqual(['x', 'y']);
   });
 
-  it('shares the futures of orders that merged to the same content (memo), and falls back to greedy past its budget', async () => {
-    const ranges: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]));
+  it('prunes with the pairwise conflicts as a lower bound, and finds the same optimum', async () => {
+    // A chain: each agent overlaps the next; every third spans two windows.
+    const ranges: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + (i % 3 === 2 ? 25 : 11)] as [number, number]]));
+    const touch = (a: string, b: string) => {
+      const [s, e] = ranges[a]!;
+      const [t, u] = ranges[b]!;
+      return s - 1 <= u && t - 1 <= e;
+    };
+    const plain = { n: 0 };
+    const bounded = { n: 0 };
+    const without = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, plain));
+    const withBound = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, bounded), { conflicts: touch });
+    const cost = async (order: string[]) => {
+      let state = 'base';
+      let n = 0;
+      for (const a of order) {
+        const step = await rangeMerger(ranges, { n: 0 }).merge(state, a);
+        n += step.conflicted.length;
+        state = step.state;
+      }
+      return n;
+    };
+    expect(withBound.exact).toBe(true);
+    expect(await cost(withBound.order)).toBe(await cost(without.order));
+    // The bound cuts the search at least fivefold here.
+    expect(bounded.n * 5).toBeLessThan(plain.n);
+  });
+
+  it('stops at the first order that meets no conflict, and falls back to greedy past its budget', async () => {
+    const apart: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]));
     const calls = { n: 0 };
-    const found = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, calls));
-    expect(found.exact).toBe(true);
-    // Without the memo 7! orders would cost 13,699 merges; subsets × next agent is at most 7·2^6 = 448.
-    expect(calls.n).toBeLessThanOrEqual(448);
-    const small = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, { n: 0 }), { maxMerges: 10 });
+    const found = await searchOrder(Object.keys(apart), 'base', rangeMerger(apart, calls));
+    expect(found).toEqual({ order: Object.keys(apart), exact: true });
+    expect(calls.n).toBe(7);
+    const chain: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + 11] as [number, number]]));
+    const small = await searchOrder(Object.keys(chain), 'base', rangeMerger(chain, { n: 0 }), { maxMerges: 10 });
     expect(small.exact).toBe(false);
-    expect([...small.order].sort()).toEqual(Object.keys(ranges).sort());
-    const greedy = await searchOrder(Object.keys(ranges), 'base', rangeMerger(ranges, { n: 0 }), { exactLimit: 3 });
+    expect([...small.order].sort()).toEqual(Object.keys(chain).sort());
+    const greedy = await searchOrder(Object.keys(chain), 'base', rangeMerger(chain, { n: 0 }), { exactLimit: 3 });
     expect(greedy.exact).toBe(false);
   });
 });
