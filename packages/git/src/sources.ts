@@ -36,6 +36,8 @@ export interface PublishedState {
   readonly incomplete: readonly string[];
   /** Published by this clone. */
   readonly self: boolean;
+  /** The publisher's branch (`refs/heads/…`), when on one. */
+  readonly branch?: string;
 }
 
 /** One would-be agent before its working set is read. */

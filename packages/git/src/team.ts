@@ -523,6 +523,7 @@ export async function publishedCandidates(repository: RepositoryInfo, remoteName
         baseRef: o.base.ref,
         incomplete,
         self: o.clone === clone,
+        ...(o.branch ? { branch: o.branch } : {}),
       },
     });
   }
@@ -531,15 +532,19 @@ export async function publishedCandidates(repository: RepositoryInfo, remoteName
 
 /**
  * Published candidates beside the other sources' (before `pickRicherCandidates`): this clone's
- * own publication of an agent it also lists locally is itself — dropped, the local state is
- * richer; a teammate's agent whose id is taken locally is renamed `<id>@<remote>`.
+ * own publication of an agent it also lists locally (same id, or same branch under another
+ * `--agent` id) is itself — dropped, the local state is richer; a teammate's agent whose id is
+ * taken locally is renamed `<id>@<remote>`.
  */
 export function reconcilePublished(lists: readonly (readonly AgentCandidate[])[], problems: Problem[]): AgentCandidate[][] {
-  const local = new Set(lists.flat().filter((c) => c.source !== 'published').map((c) => c.id));
+  const locals = lists.flat().filter((c) => c.source !== 'published');
+  const local = new Set(locals.map((c) => c.id));
+  const localBranches = new Set(locals.map((c) => c.ref).filter((r): r is string => r !== undefined));
   return lists.map((list) =>
     list.flatMap((c) => {
-      if (c.source !== 'published' || !local.has(c.id)) return [c];
-      if (c.published?.self) return [];
+      if (c.source !== 'published') return [c];
+      if (c.published?.self && (local.has(c.id) || (c.published.branch !== undefined && localBranches.has(c.published.branch)))) return [];
+      if (!local.has(c.id)) return [c];
       const id = `${c.id}@${c.published?.remote ?? 'remote'}`;
       problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: id, message: `A teammate published an agent named "${c.id}", as a local agent is named; it is listed as "${id}".` });
       return [{ ...c, id, label: id }];

@@ -92,10 +92,15 @@ describe('publish and published:REMOTE', () => {
     const alice = clone('alice');
     writeFileSync(join(alice, 'src/b.ts'), 'export const b = 2;\n');
     await publishAgent({ repo: alice });
+    // Also under another id: the same branch of the same clone is still itself.
+    await publishAgent({ repo: alice, agent: 'alice-laptop' });
     const { agents, problems } = await load(alice);
     expect(agents.map((a) => a.id)).toEqual(['alice']);
     expect(agents[0]!.meta?.['source']).toBe('worktree');
     expect(problems).toEqual([]);
+    // A teammate sees both publications.
+    const bob = clone('bob');
+    expect((await load(bob)).agents.map((a) => a.id)).toEqual(['alice', 'alice-laptop']);
   });
 
   it('lets concurrent publishers each have their own ref', async () => {
