@@ -188,7 +188,11 @@ export function watchCommand(io: Io): Command {
       onWarning: warn,
     });
     // Teammates' published states change without a local event: rescan on the fetch interval.
-    const published = (flags.source ?? []).some((s) => s.startsWith('published:'));
+    // (Sources from the config file show themselves by what the first scan read.)
+    const published =
+      (flags.source ?? []).some((s) => s.startsWith('published:')) ||
+      first.agents.some((a) => a.meta?.['source'] === 'published') ||
+      first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
     const fetchTimer = published ? setInterval(() => void rescan(), fetchIntervalMs) : undefined;
     emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: source.mode() });
     if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${source.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
