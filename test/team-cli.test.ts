@@ -93,6 +93,18 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     expect(noRemote.stderr).toMatch(/No remote named "nowhere"/);
   });
 
+  it("records the config's base when --base is not given", async () => {
+    const dave = join(dir, 'dave');
+    git(dir, 'clone', '-q', '--no-local', remote, dave);
+    git(dave, 'checkout', '-q', '-b', 'dave');
+    writeFileSync(join(dave, 'airspace.config.json'), JSON.stringify({ base: 'main' }));
+    const out = await airspace(['publish', '--json'], { cwd: dave });
+    expect(out.code, out.stderr).toBe(0);
+    expect((JSON.parse(out.stdout) as { observation: { base: { ref: string } } }).observation.base.ref).toBe('main');
+    const given = await airspace(['publish', '--json', '--base', 'origin/main'], { cwd: dave });
+    expect((JSON.parse(given.stdout) as { observation: { base: { ref: string } } }).observation.base.ref).toBe('origin/main');
+  });
+
   it('--watch republishes on change, rate-limited, and stops on SIGTERM', async () => {
     const carol = join(dir, 'carol');
     git(dir, 'clone', '-q', '--no-local', remote, carol);

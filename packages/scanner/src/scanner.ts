@@ -169,6 +169,12 @@ export async function describeChannels(options: ScannerOptions = {}): Promise<Pi
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
 
+/** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
+export async function configuredBase(repo: string): Promise<string | undefined> {
+  const repository = await openRepository(resolve(repo));
+  return (await loadConfig({ repoRoot: configRoot(repository) })).config.base;
+}
+
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
   if (!a) return b;
   if (!b) return a;

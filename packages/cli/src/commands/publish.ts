@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { publishAgent, TeamError, type PublishResult } from '@airspace/git';
+import { configuredBase } from '@airspace/scanner';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -46,7 +47,7 @@ export function publishCommand(io: Io): Command {
     .option('--remote <name>', 'remote name or URL to publish to', 'origin')
     .option('--agent <id>', 'agent id (default: as a local scan names this worktree: its branch, else its folder)')
     .option('--label <text>', 'display name (default: the id)')
-    .option('--base <ref>', 'base the agent is compared against (default: origin/HEAD, main or master)')
+    .option('--base <ref>', "base the agent is compared against (default: the config's base, else origin/HEAD, main or master)")
     .option('--intent <path>', 'a path this agent is about to touch (repeatable)', collect)
     .option('--ttl <hours>', 'the observation expires (counts as unknown) this long after publishing unless republished', '8')
     .option('--watch', 'republish when the worktree changes (at most once per --interval), and before expiry')
@@ -59,6 +60,8 @@ export function publishCommand(io: Io): Command {
       const ttlMs = positive(flags.ttl, '--ttl', 'hours') * 3600_000;
       const intervalMs = positive(flags.interval, '--interval', 'milliseconds');
       const repo = resolve(io.cwd, flags.repo);
+      // The base a scan of this repository uses: --base, else the config's, else the default.
+      const base = flags.base ?? (await configuredBase(repo).catch(() => undefined));
       const once = (skipUnchanged: boolean): Promise<PublishResult> =>
         publishAgent({
           repo,
@@ -67,7 +70,7 @@ export function publishCommand(io: Io): Command {
           skipUnchanged,
           ...(flags.agent ? { agent: flags.agent } : {}),
           ...(flags.label ? { label: flags.label } : {}),
-          ...(flags.base ? { base: flags.base } : {}),
+          ...(base ? { base } : {}),
           ...(flags.intent?.length ? { intent: flags.intent } : {}),
         }).catch((error: unknown) => {
           throw error instanceof TeamError ? new CliError(error.message) : error;
