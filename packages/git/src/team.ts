@@ -16,7 +16,7 @@
  *   (`refs/airspace/remotes/<remote>/agents/*`); fetched objects land in the store only.
  * A scan reads the store's objects through its scratch directory's alternates.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { writeLooseObject } from './blob.js';
@@ -96,7 +96,10 @@ export async function openTeamStore(repository: RepositoryInfo): Promise<TeamSto
   const userObjects = join(repository.commonDir, 'objects');
   if (!existsSync(alternates) || readFileSync(alternates, 'utf8').trim() !== userObjects) {
     mkdirSync(join(objectsDir, 'info'), { recursive: true });
-    writeFileSync(alternates, `${userObjects}\n`);
+    // Atomically: another process may be reading the store.
+    const tmp = `${alternates}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${userObjects}\n`);
+    renameSync(tmp, alternates);
   }
   return { dir, objectsDir };
 }
