@@ -229,7 +229,10 @@ function copyLooseObjects(fromObjects: string, toObjects: string): void {
     mkdirSync(target, { recursive: true });
     for (const name of readdirSync(join(fromObjects, dir))) {
       if (!/^[0-9a-f]{38}$/.test(name) || existsSync(join(target, name))) continue;
-      copyFileSync(join(fromObjects, dir, name), join(target, name));
+      // Through a temporary name: a concurrent reader never sees half an object.
+      const tmp = join(target, `${name}.${process.pid}.tmp`);
+      copyFileSync(join(fromObjects, dir, name), tmp);
+      renameSync(tmp, join(target, name));
     }
   }
 }
