@@ -111,6 +111,14 @@ describe('publish and published:REMOTE', () => {
     expect(results.map((r) => r.unchanged)).toEqual([false, false]);
     const { agents } = await load(carol);
     expect(agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
+    // Two clones racing for one id: one wins, the other is refused, the remote holds the winner.
+    const race = await Promise.allSettled([publishAgent({ repo: alice, agent: 'shared' }), publishAgent({ repo: bob, agent: 'shared' })]);
+    const won = race.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof publishAgent>>> => r.status === 'fulfilled');
+    const lost = race.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toBeInstanceOf(TeamError);
+    expect(git(remote, 'rev-parse', 'refs/airspace/agents/shared')).toBe(won[0]!.value.commit);
   });
 
   it('refuses to replace a ref someone else pushed (lease), keeping theirs', async () => {
