@@ -358,6 +358,37 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   }
 }
 
+export interface WithdrawOptions {
+  readonly repo: string;
+  readonly remote?: string;
+  readonly agent?: string;
+}
+
+/**
+ * Deletes this agent's published ref from the remote (leased on what this clone last published
+ * there, so a teammate's state under the same id is never deleted) and forgets it in the store.
+ * Returns the commit that was withdrawn, or undefined when this clone had published nothing.
+ */
+export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: string; ref: string; withdrawn?: string }> {
+  const repository = await openRepository(options.repo);
+  const cwd = repository.root;
+  const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
+  const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
+  const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
+  if (!(await validAgentId(id, cwd))) throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  const remote = await resolveRemote(repository, options.remote ?? 'origin');
+  const store = await openTeamStore(repository);
+  const ref = `${PUBLISHED_PREFIX}${id}`;
+  const ownRef = `refs/airspace/published/${remote.key}/${id}`;
+  const previous = await storeRef(store, cwd, ownRef);
+  if (!previous) return { id, ref };
+  const push = await runGitRaw(['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`], { cwd, okCodes: [1, 128] });
+  if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
+  await runGit(gitInStore(store, ['update-ref', '-d', ownRef]), { cwd });
+  await runGitRaw(gitInStore(store, ['update-ref', '-d', `refs/airspace/remotes/${remote.key}/agents/${id}`]), { cwd, okCodes: [1, 128] });
+  return { id, ref, withdrawn: previous };
+}
+
 /** Whether the last published commit holds this state and observation (times aside) and is fresh enough. */
 async function sameState(store: TeamStore, cwd: string, previous: string, next: PublishedObservation, nextTree: string, now: number): Promise<boolean> {
   const r = await runGitRaw(gitInStore(store, ['cat-file', 'commit', previous]), { cwd, okCodes: [1, 128] });

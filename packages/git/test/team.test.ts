@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitEnv } from '../src/exec.js';
 import { createRepoFixture } from '../src/fixture.js';
 import { loadAgents, type LoadAgentsResult } from '../src/load-agents.js';
-import { publishAgent, TeamError } from '../src/team.js';
+import { publishAgent, TeamError, withdrawAgent } from '../src/team.js';
 import { agent, numbered, replaced, text } from './helpers.js';
 
 const ENV = gitEnv({ GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1' });
@@ -142,6 +142,22 @@ describe('publish and published:REMOTE', () => {
     const alice2 = clone('alice2');
     const taken = await publishAgent({ repo: alice2, agent: 'alice' }).catch((e: unknown) => e);
     expect((taken as TeamError).code).toBe('LEASE_FAILED');
+  });
+
+  it('withdraws its own published state, and only its own', async () => {
+    const alice = clone('alice');
+    writeFileSync(join(alice, 'src/b.ts'), 'export const b = 7;\n');
+    expect((await withdrawAgent({ repo: alice })).withdrawn).toBeUndefined();
+    const { commit } = await publishAgent({ repo: alice });
+    expect((await withdrawAgent({ repo: alice })).withdrawn).toBe(commit);
+    expect(git(remote, 'for-each-ref', 'refs/airspace/')).toBe('');
+    // Published again, then replaced by someone else: withdrawing would delete their state, so it is refused.
+    await publishAgent({ repo: alice });
+    const mallory = clone('mallory');
+    git(mallory, 'push', '-q', '--force', 'origin', 'HEAD:refs/airspace/agents/alice');
+    const error = await withdrawAgent({ repo: alice }).catch((e: unknown) => e);
+    expect((error as TeamError).code).toBe('LEASE_FAILED');
+    expect(git(remote, 'rev-parse', 'refs/airspace/agents/alice')).toBe(git(mallory, 'rev-parse', 'HEAD'));
   });
 
   it('says clearly when the remote refuses the push', async () => {

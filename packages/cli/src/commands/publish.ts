@@ -4,7 +4,7 @@
  * ever leaves the machine, and only when asked. `--watch` republishes on change, rate-limited.
  */
 import { Command } from 'commander';
-import { publishAgent, TeamError, type PublishResult } from '@airspace/git';
+import { publishAgent, TeamError, withdrawAgent, type PublishResult } from '@airspace/git';
 import { configuredBase } from '@airspace/scanner';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
@@ -24,6 +24,7 @@ interface PublishFlags {
   readonly watch?: boolean;
   readonly interval: string;
   readonly json?: boolean;
+  readonly withdraw?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -53,6 +54,7 @@ export function publishCommand(io: Io): Command {
     .option('--watch', 'republish when the worktree changes (at most once per --interval), and before expiry')
     .option('--interval <ms>', 'with --watch: least time between two publishes', '10000')
     .option('--json', 'print each publish as one JSON line')
+    .option('--withdraw', "delete this agent's published state from the remote (only if it is still what this clone published)")
     .action(async (flags: PublishFlags) => {
       for (const [flag, value] of [['--repo', flags.repo], ['--remote', flags.remote], ['--agent', flags.agent], ['--base', flags.base]] as const) {
         if (value !== undefined && value.trim() === '') throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
@@ -60,6 +62,15 @@ export function publishCommand(io: Io): Command {
       const ttlMs = positive(flags.ttl, '--ttl', 'hours') * 3600_000;
       const intervalMs = positive(flags.interval, '--interval', 'milliseconds');
       const repo = resolve(io.cwd, flags.repo);
+      if (flags.withdraw) {
+        if (flags.watch) throw new CliError('--withdraw and --watch cannot be used together.');
+        const done = await withdrawAgent({ repo, remote: flags.remote, ...(flags.agent ? { agent: flags.agent } : {}) }).catch((error: unknown) => {
+          throw error instanceof TeamError ? new CliError(error.message) : error;
+        });
+        if (flags.json) io.stdout.write(JSON.stringify({ id: done.id, ref: done.ref, withdrawn: done.withdrawn ?? null }) + '\n');
+        else io.stdout.write(printable(done.withdrawn ? `withdrew ${done.id}: deleted ${done.ref} (${done.withdrawn.slice(0, 12)}) from ${flags.remote}` : `${done.id}: this clone has published nothing to ${flags.remote}; nothing to withdraw`) + '\n');
+        return;
+      }
       // The base a scan of this repository uses: --base, else the config's, else the default.
       const base = flags.base ?? (await configuredBase(repo).catch(() => undefined));
       const once = (skipUnchanged: boolean): Promise<PublishResult> =>
