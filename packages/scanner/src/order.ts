@@ -324,9 +324,9 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
       order.push(group[0]!.id);
       continue;
     }
-    // Pairwise merges (cached; the merge channel ran most of them) bound the search.
+    // Pairwise merges (cached; the merge channel ran most of them) bound the exact search.
     const clash = new Set<string>();
-    for (let i = 0; i < group.length; i++) {
+    for (let i = 0; group.length <= limit && i < group.length; i++) {
       for (let j = i + 1; j < group.length; j++) {
         const outcome = await git.merge(group[i]!.id, group[j]!.id);
         if (!outcome.clean && !outcome.error) clash.add(linkKey(group[i]!.id, group[j]!.id));
