@@ -71,6 +71,36 @@ describe('searchOrder', () => {
     expect(bounded.n * 5).toBeLessThan(plain.n);
   });
 
+  it('matches brute force over every order on 120 seeded random instances', async () => {
+    let seed = 12345;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const costOf = async (merger: OrderMerger, order: readonly string[]): Promise<number> => {
+      let state = 'base';
+      let n = 0;
+      for (const a of order) {
+        const step = await merger.merge(state, a);
+        n += step.conflicted.length;
+        state = step.state;
+      }
+      return n;
+    };
+    const permutations = (xs: string[]): string[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+    for (let instance = 0; instance < 120; instance++) {
+      const n = 2 + Math.floor(random() * 5);
+      const ranges: Record<string, [number, number]> = {};
+      for (let i = 0; i < n; i++) {
+        const start = 1 + Math.floor(random() * 40);
+        ranges[`a${i}`] = [start, start + Math.floor(random() * 12)];
+      }
+      const touch = (x: string, y: string) => ranges[x]![0] - 1 <= ranges[y]![1] && ranges[y]![0] - 1 <= ranges[x]![1];
+      const merger = rangeMerger(ranges, { n: 0 });
+      const found = await searchOrder(Object.keys(ranges), 'base', merger, { conflicts: touch });
+      let best = Infinity;
+      for (const order of permutations(Object.keys(ranges))) best = Math.min(best, await costOf(merger, order));
+      expect(await costOf(merger, found.order), JSON.stringify(ranges)).toBe(best);
+    }
+  });
+
   it('stops at the first order that meets no conflict, and falls back to greedy past its budget', async () => {
     const apart: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]));
     const calls = { n: 0 };
