@@ -277,6 +277,16 @@ const CASES: Case[] = [
     after: () => expect(readdirSync(scratch)).not.toContain('demo-parent'),
   },
 
+  // --- team mode ------------------------------------------------------------------------------
+  { name: 'published: with no such remote', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'worktrees', '--source', 'published:origin'], code: 0, says: /No remote named "origin" in this repository .*published agents were left out\./ },
+  { name: "published: with no remote's name", repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'published:'], code: 1, says: /^Unknown agent source "published:"; expected .*published:<remote>/ },
+  { name: 'publish with no such remote', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--remote', 'nowhere'], code: 1, says: /^No remote named "nowhere" in this repository/ },
+  { name: 'publish an id git cannot name', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--agent', 'a..b'], code: 1, says: /^"a\.\.b" cannot be part of a git ref name; give another agent id/ },
+  { name: 'publish --ttl 0', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--ttl', '0'], code: 1, says: /^--ttl must be a positive number of hours/ },
+  { name: 'publish outside any repository', repo: R.main, cwd: () => notRepo, args: () => ['publish'], code: 1, says: /not-a-repo is not inside a git repository\.$/ },
+  { name: 'order --exact-limit 0', repo: R.main, args: (r) => ['order', '--repo', r, '--exact-limit', '0'], code: 1, says: /^--exact-limit must be a positive whole number/ },
+  { name: 'order of the colliding worktrees', repo: R.main, args: (r) => ['order', '--repo', r, '--json'], code: 0, output: /"order": \[/ },
+
   // --- check ----------------------------------------------------------------------------------
   { name: 'check .', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', '.'], code: 1, says: /^\. is a directory; check takes the file about to be edited\.$/ },
   { name: "check ''", repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', ''], code: 1, says: /^check needs the path of a file, got an empty one\.$/ },

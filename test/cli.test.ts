@@ -50,7 +50,7 @@ describe('airspace (built CLI)', () => {
       child.on('close', () => ok(out));
     });
     expect(viaLink.trim()).toBe(version.stdout.trim());
-    for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'lsp', 'demo']) {
+    for (const command of ['scan', 'watch', 'check', 'view', 'graph', 'lsp', 'demo', 'publish', 'order']) {
       const help = await airspace([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toContain(`Usage: airspace ${command}`);

@@ -21,7 +21,7 @@ export function addRepoOptions(command: Command, what: { config?: boolean } = { 
   command
     .option('--repo <dir>', 'any directory inside the repository', '.')
     .option('--base <ref>', 'base to compare agents against (default: origin/HEAD, main or master)')
-    .addOption(new Option('--source <spec>', 'where agents come from: worktrees, branches, remote:PATTERN, or json:FILE (observations; repeatable)').argParser(collect));
+    .addOption(new Option('--source <spec>', 'where agents come from: worktrees, branches, remote:PATTERN, published:REMOTE (teammates\' published states), or json:FILE (observations; repeatable)').argParser(collect));
   if (what.config !== false) {
     command
       .option('--config <file>', 'config file (default: airspace.config.json at the repository root)')

@@ -10,6 +10,8 @@ import { demoCommand } from './commands/demo.js';
 import { evalCommand } from './commands/eval.js';
 import { graphCommand } from './commands/graph.js';
 import { lspCommand } from './commands/lsp.js';
+import { orderCommand } from './commands/order.js';
+import { publishCommand } from './commands/publish.js';
 import { scanCommand } from './commands/scan.js';
 import { trailCommand } from './commands/trail.js';
 import { viewCommand } from './commands/view.js';
@@ -29,7 +31,7 @@ export function createProgram(io: Io = processIo(), extra: readonly CommandFacto
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  for (const make of [scanCommand, watchCommand, checkCommand, viewCommand, graphCommand, channelsCommand, evalCommand, trailCommand, demoCommand, lspCommand, ...extra]) program.addCommand(make(io));
+  for (const make of [scanCommand, watchCommand, checkCommand, viewCommand, graphCommand, publishCommand, orderCommand, channelsCommand, evalCommand, trailCommand, demoCommand, lspCommand, ...extra]) program.addCommand(make(io));
   // Every subcommand reports parse errors (unknown option, missing argument) instead of exiting itself.
   const exitOverride = (c: Command): void => {
     c.exitOverride();

@@ -13,3 +13,4 @@ export * from './load-agents.js';
 export * from './tree-model.js';
 export * from './patch-agent.js';
 export * from './blob-reader.js';
+export * from './team.js';

@@ -10,6 +10,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY } from '@airspace/core';
+import { runGitRaw } from './exec.js';
 import { agentFailed, fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
 import { openRepository, resolveBase, resolveCommit, type BaseInfo, type RepositoryInfo } from './repository.js';
 import { GitService } from './service.js';
@@ -23,6 +24,7 @@ import {
   type AgentCandidate,
   type AgentSource,
 } from './sources.js';
+import { publishedCandidates, reconcilePublished } from './team.js';
 import { blobSizes, changedPaths, DEFAULT_MAX_FILE_BYTES, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 
 export interface LoadAgentsOptions {
@@ -55,6 +57,8 @@ export interface LoadAgentsOptions {
   readonly concurrency?: number;
   /** Called as each candidate has been read (a long list of agents shows progress). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** `published:<remote>` sources: a fetch of the same remote less than this long ago is reused (default 0: fetch each load). */
+  readonly fetchIntervalMs?: number;
 }
 
 export interface LoadAgentsResult {
@@ -79,7 +83,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return out;
 }
 
-async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems: Problem[]): Promise<AgentCandidate[]> {
+async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems: Problem[], git: GitService, options: LoadAgentsOptions, now: number): Promise<AgentCandidate[]> {
   const cwd = repo.root;
   const report = (skipped: { dir: string; why: string }[]) => {
     for (const s of skipped) problems.push({ code: GitProblemCodes.WORKTREE_UNREADABLE, message: `Skipped ${s.dir}: ${s.why}.` });
@@ -90,11 +94,26 @@ async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems:
     return candidates;
   }
   if (source === 'branches') return branchCandidates(cwd);
+  if (typeof source === 'string' && source.startsWith('published:')) {
+    const found = await publishedCandidates(repo, source.slice('published:'.length), { now, ...(options.fetchIntervalMs !== undefined ? { minIntervalMs: options.fetchIntervalMs } : {}) });
+    // Their states live in the team store: read through the scratch directory's alternates.
+    if (found.objectsDir) git.scratch.addAlternate(found.objectsDir);
+    problems.push(...found.problems);
+    return found.candidates;
+  }
   if (typeof source === 'string') return remoteCandidates(cwd, source.slice('remote:'.length));
   const parsed = parseObservations(source.observations, source.relativeTo ?? repo.root);
   const { candidates, skipped } = await resolveObservationCandidates(parsed);
   report(skipped);
   return candidates;
+}
+
+function publishedMeta(p: NonNullable<AgentCandidate['published']>): Record<string, unknown> {
+  return {
+    remote: p.remote,
+    ...(p.publishedAt !== undefined ? { publishedAt: new Date(p.publishedAt).toISOString() } : {}),
+    ...(p.expiresAt !== undefined ? { expiresAt: new Date(p.expiresAt).toISOString() } : {}),
+  };
 }
 
 /** Worktree creation time: birth (or change) time of its git directory. */
@@ -143,7 +162,7 @@ export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['over
  * orchestrator declared about it (intent, start time, base) over nothing; between equals, the
  * first listed. Each dropped duplicate is a problem saying which was kept.
  */
-const SOURCE_NOUN: Record<AgentCandidate['source'], string> = { worktree: 'worktree', branch: 'branch', remote: 'remote-tracking branch', observation: 'observation' };
+const SOURCE_NOUN: Record<AgentCandidate['source'], string> = { worktree: 'worktree', branch: 'branch', remote: 'remote-tracking branch', observation: 'observation', published: 'published agent' };
 
 export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])[], problems: Problem[]): AgentCandidate[] {
   const richness = (c: AgentCandidate): number =>
@@ -184,8 +203,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   const sources = options.sources === undefined ? ['worktrees' as const] : Array.isArray(options.sources) ? options.sources : [options.sources as AgentSource];
   const only = options.only ? new Set(options.only.flatMap((x) => [x, canonical(x)])) : undefined;
   const listed: AgentCandidate[][] = [];
-  for (const source of sources) listed.push(await candidatesOf(source, repository, problems));
-  const candidates = pickRicherCandidates(listed, problems).filter(
+  for (const source of sources) listed.push(await candidatesOf(source, repository, problems, git, options, now));
+  const candidates = pickRicherCandidates(reconcilePublished(listed, problems), problems).filter(
     (c) => !only || only.has(c.id) || (c.worktree !== undefined && (only.has(c.worktree) || only.has(canonical(c.worktree)))),
   );
 
@@ -227,6 +246,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     }
     const cwd = c.worktree ?? repository.root;
     const env = git.scratch.env();
+    const published = c.published;
+    if (published && !published.tree) return unreadablePublished(c, published, scanBase.ref);
     const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
     const wholeFiles = head !== undefined && mergeBase === undefined;
     if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
@@ -242,7 +263,7 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       overridden = snap.overridden;
       oversized = snap.oversized;
     } else {
-      tree = head!;
+      tree = published?.tree ?? head!;
     }
     const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
     let entries;
@@ -256,8 +277,12 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       own.push({ code: GitProblemCodes.DIFF_FAILED, agent: c.id, message: `Could not read ${c.id}'s line changes (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); its files are compared whole, file level only.` });
     }
     // With no commit since the merge base, every change is uncommitted: no need to ask git.
-    const uncommitted = !c.worktree ? new Set<string>() : head && head !== from ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path));
-    const history = head && head !== mergeBase && !wholeFiles
+    const hasWork = c.worktree !== undefined || published !== undefined;
+    const uncommitted = !hasWork ? new Set<string>() : head && head !== from ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path));
+    // A published agent's right of way is what it recorded from its real branch.
+    const history = published
+      ? { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() }
+      : head && head !== mergeBase && !wholeFiles
       ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
       : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
 
@@ -270,8 +295,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     const files: FileEdit[] = [];
     for (const e of entries) {
       const edit = toFileEdit(e, {
-        lastEditedAt: (path) => (overriddenSet.has(path) ? now : uncommitted.has(path) ? (c.worktree ? fileMtime(c.worktree, path) : undefined) : history.lastCommitAt.get(path)),
-        uncommitted: (path) => overriddenSet.has(path) || (c.worktree !== undefined && uncommitted.has(path)),
+        lastEditedAt: (path) => (overriddenSet.has(path) ? now : uncommitted.has(path) ? (c.worktree ? fileMtime(c.worktree, path) : published?.publishedAt) : history.lastCommitAt.get(path)),
+        uncommitted: (path) => overriddenSet.has(path) || (hasWork && uncommitted.has(path)),
         now,
         recency,
         tooLarge,
@@ -289,17 +314,21 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     }
     files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 
-    const dirty = c.worktree !== undefined && (uncommitted.size > 0 || oversized.length > 0);
+    const dirty = hasWork && (uncommitted.size > 0 || oversized.length > 0);
     git.register({ id: c.id, ...(head ? { head } : {}), tree, dirty, ...(mergeBase ? { mergeBase } : {}), ...(c.worktree ? { worktree: c.worktree } : {}) });
-    if (files.length === 0) return undefined;
+    const reasons = [
+      ...(!lineLevel && !wholeFiles ? ['its line changes could not be read: compared file-level only'] : wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : []),
+      ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env))] : []),
+    ];
+    if (files.length === 0 && !(published && reasons.length > 0)) return undefined;
 
     const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
-    const incomplete = !lineLevel && !wholeFiles ? ['its line changes could not be read: compared file-level only'] : wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : undefined;
+    const incomplete = reasons.length > 0 ? reasons : undefined;
     return {
       id: c.id,
       label: c.label,
       startedAt,
-      committedWork: history.commits + history.changedLines,
+      committedWork: published ? published.committedWork : history.commits + history.changedLines,
       files,
       ...(c.intent ? { intent: c.intent } : {}),
       ...(mergeBase ? { base: mergeBase } : {}),
@@ -316,9 +345,36 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
         tree,
         dirty,
         commits: history.commits,
+        ...(published ? publishedMeta(published) : {}),
         ...(overridden.length ? { overridden } : {}),
         ...(!lineLevel ? { fileLevelOnly: true } : {}),
       },
+    };
+  }
+
+  /**
+   * A published agent whose recorded base is not in this clone's base branch: its diff from our
+   * merge base would carry that base's changes as its own. Unknown, with the reason.
+   */
+  async function publishedBaseReason(p: NonNullable<AgentCandidate['published']>, scanBase: BaseInfo, env: Record<string, string>): Promise<string[]> {
+    if (!p.mergeBase) return [];
+    const r = await runGitRaw(['merge-base', '--is-ancestor', p.mergeBase, scanBase.commit], { cwd: repository.root, env, okCodes: [1, 128] });
+    if (r.code === 0) return [];
+    return [`its base (${p.baseRef ?? 'its base'} at ${p.mergeBase.slice(0, 12)} where it was published) is not in this clone's ${scanBase.ref}: fetch ${p.baseRef ?? 'that base'} to compare it exactly`];
+  }
+
+  /** A published agent whose state could not be read: its recorded paths, whole files, unknown. */
+  function unreadablePublished(c: AgentCandidate, p: NonNullable<AgentCandidate['published']>, baseRef: string): Agent {
+    return {
+      id: c.id,
+      label: c.label,
+      startedAt: c.startedAt ?? now,
+      committedWork: p.committedWork,
+      files: p.paths.map((path) => ({ path, status: 'modified' as const, weight: 1, baseRanges: 'whole' as const, newRanges: 'whole' as const })),
+      ...(c.intent ? { intent: c.intent } : {}),
+      repository: repository.id,
+      incomplete: p.incomplete.length > 0 ? p.incomplete : ['its published state could not be read'],
+      meta: { source: 'published', head: c.head ?? null, ...(c.ref ? { ref: c.ref } : {}), detached: c.detached ?? false, baseRef, mergeBase: null, dirty: true, commits: 0, fileLevelOnly: true, ...publishedMeta(p) },
     };
   }
 

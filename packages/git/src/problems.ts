@@ -18,6 +18,7 @@ export const GitProblemCodes = {
   AGENT_FAILED: 'AGENT_FAILED',
   DUPLICATE_AGENT: 'DUPLICATE_AGENT',
   NO_STATE: 'NO_STATE',
+  PUBLISHED_UNAVAILABLE: 'PUBLISHED_UNAVAILABLE',
 } as const;
 
 export class GitSourceError extends Error {
@@ -57,7 +58,7 @@ export function invalidObservations(why: string): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
 }
 
-export function invalidSource(spec: string, hint = 'expected worktrees, branches, remote:<pattern> or json:<file>'): GitSourceError {
+export function invalidSource(spec: string, hint = 'expected worktrees, branches, remote:<pattern>, published:<remote> or json:<file>'): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_SOURCE, `Unknown agent source "${spec}"; ${hint}.`);
 }
 

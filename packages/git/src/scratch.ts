@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 const live = new Set<string>();
 const PREFIX = 'airspace-scratch-';
@@ -44,6 +44,8 @@ export class ScratchStore {
   readonly dir: string;
   readonly objectsDir: string;
   private counter = 0;
+  /** Further object directories read (after the repository's), e.g. the team store's. */
+  private readonly alternates: string[] = [];
 
   constructor(
     /** The repository's object directory (`<common dir>/objects`). */
@@ -67,7 +69,13 @@ export class ScratchStore {
 
   /** Environment for a git command that may write objects: they land here. */
   env(extra?: Readonly<Record<string, string>>): Record<string, string> {
-    return { GIT_OBJECT_DIRECTORY: this.objectsDir, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternateEntry(this.repoObjectsDir), ...extra };
+    const alternates = [this.repoObjectsDir, ...this.alternates].map(alternateEntry).join(delimiter);
+    return { GIT_OBJECT_DIRECTORY: this.objectsDir, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates, ...extra };
+  }
+
+  /** Reads objects of another directory too (the team store's fetched states); never writes there. */
+  addAlternate(objectsDir: string): void {
+    if (!this.alternates.includes(objectsDir)) this.alternates.push(objectsDir);
   }
 
   /** A fresh path inside the scratch directory (for a temporary index). */

@@ -10,7 +10,7 @@ import { runGitRaw } from './exec.js';
 import type { RepositoryInfo } from './repository.js';
 import { ScratchStore } from './scratch.js';
 import { writeStateCommit } from './snapshot.js';
-import { readLooseObject } from './blob.js';
+import { readLooseObject, writeLooseObject } from './blob.js';
 import { TreeModel } from './tree-model.js';
 import { createBlobReader, type BlobReader } from './blob-reader.js';
 import { DEFAULT_MAX_FILE_BYTES, diffTrees, toFileEdit } from './working-set.js';
@@ -260,6 +260,27 @@ export class GitService implements PairEditsService {
       this.mergeCache.set(key, hit);
     }
     return hit;
+  }
+
+  /**
+   * Three-way merge of two commits (of the repository or of the scratch store), objects written
+   * in the scratch directory; cached by the pair. `airspace order` merges cumulative results with it.
+   */
+  mergeCommits(x: string, y: string): Promise<MergeOutcome> {
+    const key = `${x}>${y}`;
+    let hit = this.mergeCache.get(key);
+    if (!hit) {
+      this.stats.merges++;
+      hit = mergeCommits(this.cwd, this.scratch.env(), x, y);
+      this.mergeCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** A scratch commit of `tree` with these parents (fixed identity and date: equal inputs, equal ids). */
+  writeCommit(tree: string, parents: readonly string[], message = 'airspace merge'): string {
+    const who = 'airspace <airspace@localhost> 1000000000 +0000';
+    return writeLooseObject(this.scratch.objectsDir, 'commit', `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}author ${who}\ncommitter ${who}\n\n${message}\n`);
   }
 
   /**

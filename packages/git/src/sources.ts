@@ -8,14 +8,37 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { runGit, runGitRaw } from './exec.js';
 import { invalidObservations, invalidSource } from './problems.js';
 
-export type AgentSourceKind = 'worktree' | 'branch' | 'remote' | 'observation';
+export type AgentSourceKind = 'worktree' | 'branch' | 'remote' | 'observation' | 'published';
 
 /**
  * `'worktrees'` (every worktree, the main one included), `'branches'` (local branches),
  * `'remote:<pattern>'` (remote-tracking branches, e.g. `remote:origin/agent/*`), or
- * `{ observations }`: an orchestrator's list, as JSON text or parsed (see `parseObservations`).
+ * `{ observations }`: an orchestrator's list, as JSON text or parsed (see `parseObservations`), or
+ * `'published:<remote>'`: teammates' states published to a remote (`team.ts`).
  */
-export type AgentSource = 'worktrees' | 'branches' | `remote:${string}` | { readonly observations: unknown; readonly relativeTo?: string };
+export type AgentSource = 'worktrees' | 'branches' | `remote:${string}` | `published:${string}` | { readonly observations: unknown; readonly relativeTo?: string };
+
+/** What a published observation says about its agent (see team.ts, docs/observations.md). */
+export interface PublishedState {
+  /** The remote as named in the source. */
+  readonly remote: string;
+  /** The published state's tree (in the team store); undefined when it could not be read. */
+  readonly tree?: string;
+  /** Right of way as recorded from the real branch. */
+  readonly committedWork: number;
+  readonly publishedAt?: number;
+  readonly expiresAt?: number;
+  /** Paths changed from the merge base, as recorded (a file-level stand-in when objects are missing). */
+  readonly paths: readonly string[];
+  readonly mergeBase?: string;
+  readonly baseRef?: string;
+  /** Why this observation is incomplete (expired, stale, unreadable). */
+  readonly incomplete: readonly string[];
+  /** Published by this clone. */
+  readonly self: boolean;
+  /** The publisher's branch (`refs/heads/…`), when on one. */
+  readonly branch?: string;
+}
 
 /** One would-be agent before its working set is read. */
 export interface AgentCandidate {
@@ -35,6 +58,8 @@ export interface AgentCandidate {
   readonly base?: string;
   readonly startedAt?: number;
   readonly intent?: readonly string[];
+  /** For a published agent: its observation. */
+  readonly published?: PublishedState;
 }
 
 /** A worktree's git directory, read from its `.git` file (linked) or directory (main). */
@@ -243,10 +268,11 @@ export async function resolveObservationCandidates(candidates: readonly AgentCan
   return { candidates: out, skipped };
 }
 
-/** Parses a source spec as the CLI spells it: worktrees | branches | remote:<pattern> | json:<file>. */
+/** Parses a source spec as the CLI spells it: worktrees | branches | remote:<pattern> | published:<remote> | json:<file>. */
 export function parseSourceSpec(spec: string, cwd: string = process.cwd()): AgentSource {
   if (spec === 'worktrees' || spec === 'branches') return spec;
   if (spec.startsWith('remote:') && spec.length > 'remote:'.length) return spec as `remote:${string}`;
+  if (spec.startsWith('published:') && spec.length > 'published:'.length) return spec as `published:${string}`;
   if (spec.startsWith('json:') && spec.length > 'json:'.length) {
     const file = resolve(cwd, spec.slice('json:'.length));
     let text: string;

@@ -1,4 +1,5 @@
-export { createScanner, describeChannels, scanRepository, ScannerError, type Overrides, type Probe, type ScanProgress, type ScanExtra, type Scanner, type ScannerOptions } from './scanner.js';
+export { configuredBase, createScanner, describeChannels, scanRepository, ScannerError, type ScannedState, type Overrides, type Probe, type ScanProgress, type ScanExtra, type Scanner, type ScannerOptions } from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
 export { applyIntent, applyIntentMap, normalizeIntent, type IntentEntry, type IntentMap, type IntentSpec } from './intent.js';
 export { indexWorktree, createAnalysisState, ANALYSIS_SERVICES, type AnalysisState, type AnalysisServices } from './analysis.js';
+export { conflictGroups, mergeOrder, planOrder, searchOrder, type MergeOrder, type MergeStepResult, type OrderConflict, type OrderMerger, type OrderStep, type PlanOptions, type SearchOptions } from './order.js';

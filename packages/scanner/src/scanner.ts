@@ -69,9 +69,13 @@ export interface ScannerOptions {
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
+  /** `published:<remote>` sources: reuse a fetch younger than this (default 30 s: an editor scanning per keystroke fetches at most that often). */
+  readonly fetchIntervalMs?: number;
   /** Clock for recency weights and the result's timestamp (tests). */
   readonly now?: () => number;
 }
+
+const DEFAULT_FETCH_INTERVAL_MS = 30_000;
 
 /** The agent is named by id, or by its worktree; an unknown one becomes a new agent named after the worktree's folder. */
 export type Probe = ({ readonly agent: string } | { readonly worktree: string }) & { readonly intent: IntentMap[string] };
@@ -100,9 +104,18 @@ export interface ScanExtra {
   readonly probe?: Probe;
 }
 
+/** What the last scan read: its agents, their git states and the base (`airspace order` merges them). */
+export interface ScannedState {
+  readonly agents: readonly Agent[];
+  readonly git: GitService;
+  readonly base: LoadAgentsResult['base'];
+}
+
 export interface Scanner {
   /** One scan; `overrides` replaces the scanner's unsaved buffers for this scan. */
   scan(overrides?: Overrides, extra?: ScanExtra): Promise<ScanResult>;
+  /** The agents and git service of the last scan (until dispose); undefined before the first. */
+  scanned?(): ScannedState | undefined;
   dispose(): Promise<void>;
 }
 
@@ -154,6 +167,12 @@ export async function describeChannels(options: ScannerOptions = {}): Promise<Pi
   const { set } = await channelSet(configRoot(repository), options);
   await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
+}
+
+/** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
+export async function configuredBase(repo: string): Promise<string | undefined> {
+  const repository = await openRepository(resolve(repo));
+  return (await loadConfig({ repoRoot: configRoot(repository) })).config.base;
 }
 
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
@@ -255,6 +274,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(overrides ? { overrides } : {}),
         ...(recency ? { recency } : {}),
         ...(git ? { git } : {}),
+        fetchIntervalMs: options.fetchIntervalMs ?? DEFAULT_FETCH_INTERVAL_MS,
         ...(extra.only && previous ? { only: extra.only } : {}),
         now: time,
         onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),
@@ -338,6 +358,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
   return {
     scan,
+    scanned: () => (previous && git ? { agents: previous.agents, git, base: previous.base } : undefined),
     async dispose() {
       disposed = true;
       git?.dispose();

@@ -79,6 +79,9 @@ export function viewCommand(io: Io): Command {
       onChange: () => void server.update(),
       onWarning: (message) => io.stderr.write(`airspace view: ${message}\n`),
     });
+    // Teammates' published states change without a local event: refresh every 30 s when named.
+    const published = (flags.source ?? []).some((s) => s.startsWith('published:'));
+    const fetchTimer = published ? setInterval(() => void server.update(), 30_000) : undefined;
     io.stdout.write(`Airspace view at ${server.url} (live; Ctrl-C to stop)\n`);
     await new Promise<void>((done) => {
       const stop = (): void => {
@@ -90,6 +93,7 @@ export function viewCommand(io: Io): Command {
       process.on('SIGTERM', stop);
     });
     source.close();
+    if (fetchTimer) clearInterval(fetchTimer);
     await server.close();
     await scanner.dispose();
   });

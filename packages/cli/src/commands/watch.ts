@@ -23,6 +23,7 @@ interface WatchFlags extends RepoFlags {
   readonly poll?: boolean;
   readonly debounce: string;
   readonly cooldown: string;
+  readonly fetchInterval: string;
 }
 
 /** One line of `--jsonl`. */
@@ -73,12 +74,15 @@ export function watchCommand(io: Io): Command {
     .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
     .option('--poll', 'poll instead of using file events')
     .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
-    .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000));
+    .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
+    .option('--fetch-interval <ms>', 'with --source published:REMOTE: fetch teammates\' states and rescan this often', '30000');
   addRepoOptions(command).action(async (flags: WatchFlags) => {
     const pollMs = positiveInt(flags.interval, '--interval');
     const debounceMs = positiveInt(flags.debounce, '--debounce');
     const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
-    const options = scannerOptions(flags);
+    const fetchIntervalMs = positiveInt(flags.fetchInterval, '--fetch-interval');
+    // A scan between two timed rescans reuses the last fetch if it is younger than half the interval.
+    const options = { ...scannerOptions(flags), fetchIntervalMs: fetchIntervalMs / 2 };
     const style = createStyle(colorWanted(io.stdout, io.env));
     const emit = (event: WatchEvent): void => {
       if (flags.jsonl) io.stdout.write(JSON.stringify(event) + '\n');
@@ -183,6 +187,13 @@ export function watchCommand(io: Io): Command {
       onChange: () => void rescan(),
       onWarning: warn,
     });
+    // Teammates' published states change without a local event: rescan on the fetch interval.
+    // (Sources from the config file show themselves by what the first scan read.)
+    const published =
+      (flags.source ?? []).some((s) => s.startsWith('published:')) ||
+      first.agents.some((a) => a.meta?.['source'] === 'published') ||
+      first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
+    const fetchTimer = published ? setInterval(() => void rescan(), fetchIntervalMs) : undefined;
     emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: source.mode() });
     if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${source.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
 
@@ -192,6 +203,7 @@ export function watchCommand(io: Io): Command {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
         source?.close();
+        if (fetchTimer) clearInterval(fetchTimer);
         resolve();
       };
       process.on('SIGINT', stop);
