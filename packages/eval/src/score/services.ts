@@ -4,7 +4,8 @@
  * merge's base), so the merge channel and pair re-diffs work on history exactly as on worktrees.
  * Recreated every `recycleEvery` scenarios so its caches stay bounded on long replays.
  */
-import { GitService, type RepositoryInfo } from '@airspace/git';
+import type { CoChangeService } from '@airspace/core';
+import { coChangeService, CommitHistory, GitService, type RepositoryInfo } from '@airspace/git';
 import type { Scenario } from '../extract/scenario.js';
 
 export class ReplayGitService {
@@ -35,5 +36,26 @@ export class ReplayGitService {
   dispose(): void {
     this.service?.dispose();
     this.service = undefined;
+  }
+}
+
+/**
+ * The `coChange` service of a replay: one mined history per repository (the whole history of the
+ * merges replayed, mined once and cached under the git directory), each side read as of its
+ * observed commit — its ancestors only, the window counted back from it — so a replay never
+ * looks past the moment it observes.
+ */
+export class ReplayHistory {
+  private history: Promise<CommitHistory> | undefined;
+
+  constructor(private readonly root: string) {}
+
+  async servicesFor(scenario: Scenario): Promise<{ coChange: CoChangeService }> {
+    this.history ??= CommitHistory.open(this.root);
+    const history = await this.history;
+    // The merge's whole history once (newest merge first: later merges add little or nothing).
+    if (!history.graph.has(scenario.merge)) await history.ensure(scenario.merge);
+    const commits = new Map(scenario.agents.map((agent, i) => [agent.id, scenario.sides[i]!.commit]));
+    return { coChange: coChangeService(history, (agent) => commits.get(agent.id)) };
   }
 }
