@@ -1,21 +1,22 @@
 /**
  * The co-change channel: look-ahead from the repository's own history. Files that past commits
  * changed together (association rules over version history: support and confidence) extend each
- * agent's footprint forward — an agent that changes `src/a.ts` will likely change `src/b.ts` if
- * most commits that changed the one changed the other. Two agents whose footprints meet are close
- * before either touches the other's files:
+ * agent's footprint forward — an agent that changes `src/a.ts` is near one that changes
+ * `src/b.ts` if most commits that changed the one changed the other, before either touches the
+ * other's file:
  *
  *   support(f, g)    = commits of the view that changed both f and g
- *   confidence(f→g)  = support(f, g) / count(f)
- *   coupled(f → g)   ⇔ support ≥ minSupport ∧ confidence ≥ minConfidence
- *   meeting strength = confidence(f→g) · w_f · w_g                       f ∈ a, g ∈ b (or b → a)
- *                    = confidence(f→h) · confidence(g→h) · w_f · w_g     f ∈ a, g ∈ b, both coupled to h (indirect)
- *   r_cochange       = min(maxRisk, 1 − Π (1 − strength))                 over the strongest meeting per pair of files
+ *   confidence(f, g) = support(f, g) / min(count(f), count(g))      the stronger direction
+ *   coupled(f, g)    ⇔ f ≠ g ∧ support ≥ minSupport ∧ confidence ≥ minConfidence
+ *   meeting strength = confidence(f, g)                              f ∈ a, g ∈ b coupled
+ *                    = confidence(f, h) · confidence(g, h)           f ∈ a, g ∈ b both coupled to h (`indirect`)
+ *   r_cochange       = min(maxRisk, 1 − Π (1 − strength))             over pairs of files (f, g)
  *
  * Each agent's history is `ctx.services.coChange.viewFor(agent)`: only commits before the moment
  * of observation (a live scan: the agent's merge base; a replay: the side's observed commit).
- * Files both agents change are the overlap channel's business and are left out here, so this
- * channel adds only look-ahead. Language-agnostic: any path git records. Precision `file`.
+ * The same file on both sides is the overlap channel's business (its lines decide); a file f both
+ * change still counts here with its partners g on the other side. Language-agnostic: any path git
+ * records. Precision `file`. With `recency`, strengths are scaled by w_f · w_g.
  */
 import { defineChannel, missingService, type Agent, type CoChangeService, type CoChangeView, type Evidence, type FileEdit, type Problem } from '@airspace/core';
 
@@ -26,8 +27,10 @@ export interface CoChangeOptions {
   readonly maxFilesPerCommit: number;
   /** Commits that changed both files, at least. */
   readonly minSupport: number;
-  /** support / count of the agent's file, at least. */
+  /** support / count of either file (the agent's or its partner's), at least. */
   readonly minConfidence: number;
+  /** Weigh each file by its recency weight w_f (default false: a file touched long ago still predicts its partners). */
+  readonly recency: boolean;
   /** Also count two agents' files that are both coupled to a third file neither changed yet. */
   readonly indirect: boolean;
   /** The channel's risk never exceeds this (co-change is a likelihood, not a conflict). */
@@ -41,6 +44,7 @@ export const DEFAULT_CO_CHANGE_OPTIONS: CoChangeOptions = {
   maxFilesPerCommit: 30,
   minSupport: 2,
   minConfidence: 0.5,
+  recency: false,
   indirect: false,
   maxRisk: 0.9,
   maxEvidence: 3,
@@ -56,6 +60,8 @@ interface Rule {
   /** Commits that changed `from`. */
   readonly count: number;
   readonly confidence: number;
+  /** The file whose commits `count` counts (`from`, or `to` when that direction is the stronger). */
+  readonly of: string;
   /** Recency weight of the agent's file `from`. */
   readonly weight: number;
 }
@@ -97,6 +103,7 @@ export function resolveCoChangeOptions(raw: unknown, defaults: CoChangeOptions =
     maxFilesPerCommit: pick('maxFilesPerCommit', intAtLeast(2), 'an integer ≥ 2'),
     minSupport: pick('minSupport', intAtLeast(1), 'an integer ≥ 1'),
     minConfidence: pick('minConfidence', unit, 'a number in [0, 1]'),
+    recency: pick('recency', (v) => typeof v === 'boolean', 'true or false'),
     indirect: pick('indirect', (v) => typeof v === 'boolean', 'true or false'),
     maxRisk: pick('maxRisk', unit, 'a number in [0, 1]'),
     maxEvidence: pick('maxEvidence', intAtLeast(1), 'an integer ≥ 1'),
@@ -108,22 +115,33 @@ function weightOf(f: FileEdit): number {
   return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
 }
 
-/** Rules from each of the agent's files to files it does not change, the strongest per target. */
+/**
+ * Rules from each of the agent's files f to the files g the history changes with it: support ≥
+ * minSupport and the confidence of either direction (of f's commits, or of g's) ≥ minConfidence —
+ * "changed together in at least half of the commits of either". The strongest rule per g.
+ */
 function prepareAgent(agent: Agent, view: CoChangeView, o: CoChangeOptions): PreparedAgent {
   const files = new Map<string, FileEdit>();
   for (const f of agent.files) {
     files.set(f.path, f);
     if (f.oldPath) files.set(f.oldPath, f);
   }
+  const counts = new Map<string, number>();
+  const countOf = (path: string): number => {
+    let n = counts.get(path);
+    if (n === undefined) counts.set(path, (n = view.count(path)));
+    return n;
+  };
   const predicted = new Map<string, Rule>();
   for (const [path, edit] of files) {
-    const count = view.count(path);
+    const count = countOf(path);
     if (count < o.minSupport) continue;
     for (const { path: to, support } of view.partners(path, o.minSupport)) {
-      if (files.has(to)) continue;
-      const confidence = support / count;
+      const forward = support / count;
+      const backward = support / Math.max(support, countOf(to));
+      const confidence = Math.max(forward, backward);
       if (confidence < o.minConfidence) continue;
-      const rule: Rule = { from: path, to, support, count, confidence, weight: weightOf(edit) };
+      const rule: Rule = forward >= backward ? { from: path, to, support, count, confidence, weight: o.recency ? weightOf(edit) : 1, of: path } : { from: path, to, support, count: countOf(to), confidence, weight: o.recency ? weightOf(edit) : 1, of: to };
       const best = predicted.get(to);
       if (!best || rule.confidence * rule.weight > best.confidence * best.weight || (rule.confidence * rule.weight === best.confidence * best.weight && rule.from < best.from)) predicted.set(to, rule);
     }
@@ -141,7 +159,7 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /** "a.ts and b.ts changed together in 14 of 16 commits that changed a.ts". */
 function ruleText(r: Rule): string {
-  return `${r.from} and ${r.to} changed together in ${r.support} of the ${r.count} commits that changed ${r.from} (${pct(r.confidence)})`;
+  return `${r.from} and ${r.to} changed together in ${r.support} of the ${r.count} commits that changed ${r.of} (${pct(r.confidence)})`;
 }
 
 export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
@@ -190,13 +208,12 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
         const best = meetings.get(m.key);
         if (!best || m.strength > best.strength) meetings.set(m.key, m);
       };
-      // Direct: one agent's file predicts a file the other changes (and the first does not).
+      // Direct: one agent's file is coupled to a different file the other changes.
       const direct = (from: PreparedAgent, fromAgent: Agent, to: PreparedAgent, toAgent: Agent, fromIsA: boolean): void => {
         for (const [path, edit] of to.files) {
-          if (from.files.has(path)) continue;
           const rule = from.predicted.get(path);
           if (!rule) continue;
-          const strength = rule.confidence * rule.weight * weightOf(edit);
+          const strength = rule.confidence * rule.weight * (o.recency ? weightOf(edit) : 1);
           const mine = { agent: fromAgent.id, path: rule.from };
           const theirs = { agent: toAgent.id, path };
           keep({

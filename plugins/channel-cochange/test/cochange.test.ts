@@ -33,6 +33,7 @@ const bob = (path: string, extra: Partial<Agent> = {}) => agent('bob', [edit(pat
 channelTester.run('co-change', coChangeChannel(), {
   high: [
     { name: 'files changed together in 14 of 16 commits', a: alice('src/a.ts'), b: bob('src/b.ts'), services: { coChange: coupled.service }, kind: 'co-change', min: 0.87 },
+    { name: 'a file both change still meets its partner on the other side', a: alice('src/a.ts'), b: agent('bob', [edit('src/a.ts'), edit('src/b.ts')]), services: { coChange: coupled.service }, kind: 'co-change', min: 0.87 },
     { name: 'indirect, when asked: both files change with a third', a: alice('x.go'), b: bob('y.rs'), services: { coChange: viaThird.service }, options: { indirect: true }, kind: 'co-change-indirect', min: 0.79 },
   ],
   low: [
@@ -67,10 +68,23 @@ describe('co-change evidence', () => {
     expect(now.risk).toBeGreaterThan(0.5);
   });
 
-  it('weighs stale files down by their recency weight', async () => {
-    const fresh = await scoreOnce(coChangeChannel(), alice('src/a.ts'), bob('src/b.ts'), { services: { coChange: loose.service }, options: { minConfidence: 0.1 } });
-    const stale = await scoreOnce(coChangeChannel(), agent('alice', [edit('src/a.ts', 'whole', { weight: 0.5 })]), bob('src/b.ts'), { services: { coChange: loose.service }, options: { minConfidence: 0.1 } });
-    expect(stale.risk).toBeCloseTo(fresh.risk * 0.5, 9);
+  it('weighs stale files down by their recency weight only when asked (`recency`)', async () => {
+    const staleAlice = agent('alice', [edit('src/a.ts', 'whole', { weight: 0.5 })]);
+    const options = { minConfidence: 0.1, recency: true };
+    const fresh = await scoreOnce(coChangeChannel(), alice('src/a.ts'), bob('src/b.ts'), { services: { coChange: loose.service }, options });
+    const stale = await scoreOnce(coChangeChannel(), staleAlice, bob('src/b.ts'), { services: { coChange: loose.service }, options });
+    expect(fresh.risk).toBeCloseTo(0.2, 9);
+    expect(stale.risk).toBeCloseTo(0.1, 9);
+    const byDefault = await scoreOnce(coChangeChannel(), staleAlice, bob('src/b.ts'), { services: { coChange: loose.service }, options: { minConfidence: 0.1 } });
+    expect(byDefault.risk).toBeCloseTo(0.2, 9);
+  });
+
+  it('takes the stronger direction: a file changed in few commits, nearly always with a busy one', async () => {
+    // pyproject.toml: 3 commits, all with CHANGES.rst (30 commits): 3 of 3 one way, 3 of 30 the other.
+    const h = history([...repeat(3, ['pyproject.toml', 'CHANGES.rst']), ...repeat(27, ['CHANGES.rst', 'src/x.py'])]);
+    const r = await scoreOnce(coChangeChannel(), alice('CHANGES.rst'), bob('pyproject.toml'), { services: { coChange: h.service } });
+    expect(r.risk).toBeCloseTo(0.9, 9); // 3 of 3, capped at maxRisk
+    expect(r.evidence[0]!.message).toContain('changed together in 3 of the 3 commits that changed pyproject.toml');
   });
 
   it('reports a bad option and uses its default', async () => {
