@@ -187,12 +187,11 @@ export class HistoryView implements CoChangeView {
     const self = this.graph.commitsOf(path);
     if (self.length === 0) return [];
     const together = new Map<number, number>();
-    let own: number | undefined;
     for (const c of self) {
       if (!this.counts(c)) continue;
       for (const p of this.graph.files[c]!) together.set(p, (together.get(p) ?? 0) + 1);
     }
-    own = this.graph.pathId(path);
+    const own = this.graph.pathId(path); // known: it has commits
     const out: CoChangePartner[] = [];
     for (const [p, support] of together) if (p !== own && support >= minSupport) out.push({ path: this.graph.paths[p]!, support });
     out.sort((x, y) => y.support - x.support || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
