@@ -129,6 +129,11 @@ describe('CommitHistory', () => {
     const again = await CommitHistory.open(r.dir, { cacheDir: dir });
     expect(again.graph.size).toBe(3);
     expect((await again.viewAt('HEAD', opts))!.count('a.ts')).toBe(8);
+    // A whole history is not cut short at a tip of which only a window was mined.
+    const whole = await CommitHistory.open(r.dir, { cacheDir: cacheDir() });
+    await whole.viewAt('HEAD', { window: 3, maxFilesPerCommit: 30 });
+    await whole.ensure('HEAD');
+    expect(whole.graph.size).toBe(9);
   });
 
   it('never trusts a damaged cache: it is mined again, with a problem', async () => {

@@ -25,11 +25,16 @@ export const DEFAULT_CO_CHANGE_VIEW: CoChangeViewOptions = { window: 3000, maxFi
 /** Tips kept as "already mined" markers (older ones only make a mining re-read some commits). */
 const MAX_TIPS = 64;
 
+/** A tip as stored: `id` (its whole history mined) or `id~` (one window of it). */
+const formatTip = (t: { id: string; complete: boolean }): string => (t.complete ? t.id : `${t.id}~`);
+const parseTip = (s: string): { id: string; complete: boolean } => (s.endsWith('~') ? { id: s.slice(0, -1), complete: false } : { id: s, complete: true });
+
 const isCommitId = (s: string): boolean => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(s);
 
 export class CommitHistory {
   readonly graph = new HistoryGraph();
-  private tips: string[] = [];
+  /** Tips mined before: `complete` ones with all their history, the others one window of it. */
+  private tips: { id: string; complete: boolean }[] = [];
   private segments: string[] = [];
   private readonly problems: string[] = [];
   /** Commits whose own window was mined in full (`git log -n window C`): never mined again. */
@@ -52,7 +57,7 @@ export class CommitHistory {
       const loaded = await loadSegments(dir, history.graph);
       if (loaded.damaged) history.problems.push(`The co-change history cache was damaged (${loaded.damaged}); it is mined again.`);
       history.segments = loaded.names;
-      history.tips = loaded.tips.slice(-MAX_TIPS);
+      history.tips = loaded.tips.map(parseTip).slice(-MAX_TIPS);
     }
     return history;
   }
@@ -74,18 +79,32 @@ export class CommitHistory {
    * before, at most `maxCount` (undefined: all of them). Returns how many commits were added.
    */
   ensure(tip: string, maxCount?: number): Promise<number> {
-    return this.serial(() => this.mine({ tips: [tip], exclude: this.tips, ...(maxCount !== undefined ? { maxCount } : {}) }, tip));
+    // A bounded mining (a window) may stop at any tip mined before; a whole history only at
+    // tips whose whole history is known.
+    return this.serial(() => {
+      // Read when its turn comes: a mining queued before this one may have added tips.
+      if (this.tips.some((t) => t.id === tip && (t.complete || maxCount !== undefined))) return Promise.resolve(0);
+      const exclude = this.tips.filter((t) => maxCount !== undefined || t.complete).map((t) => t.id);
+      return this.mine({ tips: [tip], exclude, ...(maxCount !== undefined ? { maxCount } : {}) }, tip);
+    });
   }
 
   private async mine(spec: { tips: string[]; exclude: readonly string[]; maxCount?: number }, tip: string): Promise<number> {
     const from = this.graph.size;
-    await mineCommits(this.cwd, spec, (c) => this.graph.add(c));
+    let walked = 0;
+    await mineCommits(this.cwd, spec, (c) => {
+      walked++;
+      this.graph.add(c);
+    });
     const added = this.graph.size - from;
-    this.tips = [...this.tips.filter((t) => t !== tip), tip].slice(-MAX_TIPS);
+    // Whole history: not cut by --max-count, and stopped only at tips whose history is whole.
+    const complete = (spec.maxCount === undefined || walked < spec.maxCount) && spec.exclude.every((id) => this.tips.some((t) => t.id === id && t.complete));
+    const previous = this.tips.find((t) => t.id === tip);
+    this.tips = [...this.tips.filter((t) => t.id !== tip), { id: tip, complete: complete || previous?.complete === true }].slice(-MAX_TIPS);
     if (this.dir && added > 0) {
       try {
-        this.segments.push(await writeSegment(this.dir, this.graph, from, [tip]));
-        this.segments = await compactSegments(this.dir, this.graph, this.segments, this.tips);
+        this.segments.push(await writeSegment(this.dir, this.graph, from, [formatTip(this.tips[this.tips.length - 1]!)]));
+        this.segments = await compactSegments(this.dir, this.graph, this.segments, this.tips.map(formatTip));
       } catch (error) {
         this.problems.push(`The co-change history cache could not be written (${error instanceof Error ? error.message : String(error)}); the history stays in memory.`);
       }
