@@ -232,7 +232,8 @@ describe('scanRepository', () => {
     repo.write('README.md', '# readme\n').commit('docs');
     repo.worktree('alice').write('src/api.ts', 'export const api = 10;\n');
     repo.worktree('bob').write('src/client.ts', 'export const client = 10;\n');
-    const only = { ...builtinsOff, 'co-change': { enabled: true } };
+    // At its shipped weight (0.1) co-change alone stays clear; a team that wants the heads-up raises it.
+    const only = { ...builtinsOff, 'co-change': { enabled: true, weight: 0.7 } };
     const result = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: only } });
     const link = result.links[0]!;
     const part = link.channels.find((c) => c.channel === 'co-change')!;
@@ -241,6 +242,9 @@ describe('scanRepository', () => {
     expect(part.evidence[0]!.message).toContain('src/api.ts and src/client.ts changed together in 6 of the 6 commits that changed src/api.ts');
     expect(link.level).toBe('traffic');
     expect(result.problems.filter((p) => p.channel === 'co-change')).toEqual([]);
+    const shipped = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: { ...builtinsOff, 'co-change': { enabled: true } } } });
+    expect(shipped.links[0]!.level).toBe('clear');
+    expect(shipped.links[0]!.channels.find((c) => c.channel === 'co-change')!.evidence).toHaveLength(1);
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
