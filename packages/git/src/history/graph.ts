@@ -51,9 +51,11 @@ export class HistoryGraph {
 
   /** Adds a commit once (a commit mined again is ignored); returns whether it was new. */
   add(commit: MinedCommit): boolean {
-    return this.addNumbered(commit.id, commit.time, commit.parents, commit.files.length, commit.files.length <= STORED_FILES_LIMIT ? commit.files.map((p) => this.pathId(p)) : []);
+    const files = commit.files.length <= STORED_FILES_LIMIT ? [...new Set(commit.files.map((p) => this.pathId(p)))] : [];
+    return this.addNumbered(commit.id, commit.time, commit.parents, commit.files.length, files);
   }
 
+  /** Adds a commit by path numbers, which must be distinct (as `add` and the cache give them). */
   addNumbered(id: string, time: number, parents: readonly string[], size: number, files: readonly number[]): boolean {
     if (this.byId.has(id)) return false;
     const index = this.ids.length;
@@ -62,9 +64,9 @@ export class HistoryGraph {
     this.times.push(time);
     this.parents.push(parents);
     this.sizes.push(size);
-    const unique = Int32Array.from(new Set(files));
-    this.files.push(unique);
-    for (const p of unique) this.postings[p]!.push(index);
+    const numbers = Int32Array.from(files);
+    this.files.push(numbers);
+    for (let i = 0; i < numbers.length; i++) this.postings[numbers[i]!]!.push(index);
     return true;
   }
 
