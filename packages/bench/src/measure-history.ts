@@ -99,10 +99,15 @@ async function measure(repo: string, label: string, canAdd: boolean): Promise<st
   const head = git(repo, 'rev-parse', 'HEAD');
   const total = Number(git(repo, 'rev-list', '--count', 'HEAD'));
   // Baseline: git alone producing what the index is mined from.
-  const t0 = performance.now();
-  const baseline = spawnSync('git', ['log', '--name-only', '-z', '--no-renames', '--diff-merges=off', '--format=%x01%H %ct %P', 'HEAD'], { cwd: repo, maxBuffer: 1 << 30 });
-  const gitMs = performance.now() - t0;
-  rows.push(`| baseline: \`git log --name-only\` of the whole history | ${ms(gitMs)} | — | ${(baseline.stdout.length / 1e6).toFixed(1)} MB of output |`);
+  // The faster of two runs: the first also pays for reading the objects from disk.
+  let gitMs = Infinity;
+  let bytes = 0;
+  for (let i = 0; i < 2; i++) {
+    const t0 = performance.now();
+    bytes = spawnSync('git', ['log', '--name-only', '-z', '--no-renames', '--diff-merges=off', '--format=%x01%H %ct %P', 'HEAD'], { cwd: repo, maxBuffer: 1 << 30 }).stdout.length;
+    gitMs = Math.min(gitMs, performance.now() - t0);
+  }
+  rows.push(`| baseline: \`git log --name-only\` of the whole history (faster of two) | ${ms(gitMs)} | — | ${(bytes / 1e6).toFixed(1)} MB of output |`);
 
   const cache = mkdtempSync(join(tmpdir(), 'airspace-history-bench-'));
   try {

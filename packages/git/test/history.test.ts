@@ -121,6 +121,27 @@ describe('CommitHistory', () => {
     expect((await warm.viewAt('HEAD', w))!.count('f0.ts')).toBe(1);
   });
 
+  it('merges small segments as updates pile up, never rewriting the largest', async () => {
+    const r = repo();
+    for (let i = 0; i < 20; i++) change(r, `f${i % 4}.ts`, `g${i % 3}.ts`);
+    const dir = cacheDir();
+    const history = await CommitHistory.open(r.dir, { cacheDir: dir });
+    await history.viewAt('HEAD', opts);
+    const [largest] = readdirSync(dir);
+    for (let i = 0; i < 12; i++) {
+      change(r, `f${i % 4}.ts`, 'h.ts');
+      await history.viewAt('HEAD', opts);
+    }
+    const names = readdirSync(dir).filter((f) => f.startsWith('seg-'));
+    expect(names.length).toBeLessThanOrEqual(9);
+    expect(names).toContain(largest);
+    const paths = ['f0.ts', 'f1.ts', 'g0.ts', 'h.ts'];
+    const fromCache = await CommitHistory.open(r.dir, { cacheDir: dir });
+    expect(fromCache.graph.size).toBe(33);
+    const cold = await CommitHistory.open(r.dir, { cacheDir: false });
+    expect(describeView(await fromCache.viewAt('HEAD', opts), paths)).toEqual(describeView(await cold.viewAt('HEAD', opts), paths));
+  });
+
   it('mines a commit’s whole window when the cache holds only a shorter one', async () => {
     const r = repo();
     for (let i = 0; i < 8; i++) change(r, 'a.ts', 'b.ts');

@@ -5,7 +5,7 @@
  * sha1 of the body) and the body (JSON: the tips mined, a path table, the commits). Written to a
  * temporary file and renamed into place, so a reader never sees half of one; each writer writes
  * its own. When segments pile up they are merged into one; only segments this process read are
- * deleted, so nothing written meanwhile is lost. A segment that does not verify is never trusted:
+ * deleted, so nothing written meanwhile is lost; the largest is never rewritten. A segment that does not verify is never trusted:
  * the whole cache is dropped and the history mined again (cheap: one `git log`).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -27,8 +27,14 @@ interface SegmentBody {
   readonly commits: StoredCommit[];
 }
 
+/** A segment on disk and the graph's indices of its commits. */
+export interface Segment {
+  readonly name: string;
+  readonly commits: readonly number[];
+}
+
 export interface LoadedSegments {
-  readonly names: string[];
+  readonly segments: Segment[];
   readonly tips: string[];
   /** Set when a segment did not verify: everything was discarded. */
   readonly damaged?: string;
@@ -58,31 +64,39 @@ function decode(raw: string): SegmentBody {
 export async function loadSegments(dir: string, graph: HistoryGraph): Promise<LoadedSegments> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('seg-') && n.endsWith('.json')).sort();
   const bodies: SegmentBody[] = [];
+  const read: string[] = [];
   for (const name of names) {
     try {
       bodies.push(decode(await readFile(join(dir, name), 'utf8')));
+      read.push(name);
     } catch (error) {
       // A file that vanished meanwhile was merged by another process: its commits are in a newer one.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       await Promise.all(names.map((n) => unlink(join(dir, n)).catch(() => undefined)));
-      return { names: [], tips: [], damaged: `${name}: ${error instanceof Error ? error.message : String(error)}` };
+      return { segments: [], tips: [], damaged: `${name}: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
   const tips: string[] = [];
-  for (const body of bodies) {
+  const segments: Segment[] = [];
+  for (const [i, body] of bodies.entries()) {
     const local = body.paths.map((p) => graph.pathId(p));
-    for (const [id, time, parents, size, files] of body.commits) graph.addNumbered(id, time, parents, size, files.map((f) => local[f]!));
+    const commits: number[] = [];
+    for (const [id, time, parents, size, files] of body.commits) {
+      graph.addNumbered(id, time, parents, size, files.map((f) => local[f]!));
+      commits.push(graph.indexOf(id)!);
+    }
+    segments.push({ name: read[i]!, commits });
     tips.push(...body.tips);
   }
-  return { names, tips };
+  return { segments, tips };
 }
 
-/** Writes the commits `graph` holds from index `from` on as a new segment; returns its name. */
-export async function writeSegment(dir: string, graph: HistoryGraph, from: number, tips: readonly string[]): Promise<string> {
+/** Writes these commits of `graph` (indices) as a new segment. */
+export async function writeSegment(dir: string, graph: HistoryGraph, indices: readonly number[], tips: readonly string[]): Promise<Segment> {
   const local = new Map<number, number>();
   const paths: string[] = [];
   const commits: StoredCommit[] = [];
-  for (let c = from; c < graph.size; c++) {
+  for (const c of indices) {
     const files = [...graph.files[c]!].map((p) => {
       let l = local.get(p);
       if (l === undefined) {
@@ -99,16 +113,19 @@ export async function writeSegment(dir: string, graph: HistoryGraph, from: numbe
   const tmp = join(dir, `.${name}.${process.pid}.tmp`);
   await writeFile(tmp, encode({ tips: [...tips], paths, commits }));
   await rename(tmp, join(dir, name));
-  return name;
+  return { name, commits: [...indices] };
 }
 
 /**
- * When more than MAX_SEGMENTS are known, writes the whole graph as one segment and deletes the
- * segments this process read or wrote. Returns the names still live.
+ * When more than MAX_SEGMENTS are known, merges all but the largest into one (so frequent small
+ * updates never rewrite a whole history) and deletes the merged ones. Returns the live segments.
  */
-export async function compactSegments(dir: string, graph: HistoryGraph, known: readonly string[], tips: readonly string[]): Promise<string[]> {
+export async function compactSegments(dir: string, graph: HistoryGraph, known: readonly Segment[], tips: readonly string[]): Promise<Segment[]> {
   if (known.length <= MAX_SEGMENTS) return [...known];
-  const merged = await writeSegment(dir, graph, 0, tips);
-  await Promise.all(known.map((n) => unlink(join(dir, n)).catch(() => undefined)));
-  return [merged];
+  const largest = known.reduce((x, y) => (y.commits.length > x.commits.length ? y : x));
+  const rest = known.filter((seg) => seg !== largest);
+  const indices = [...new Set(rest.flatMap((seg) => seg.commits))].sort((x, y) => x - y);
+  const merged = await writeSegment(dir, graph, indices, tips);
+  await Promise.all(rest.map((seg) => unlink(join(dir, seg.name)).catch(() => undefined)));
+  return [largest, merged];
 }

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { Agent, CoChangeService, CoChangeView, CoChangeViewOptions } from '@airspace/core';
 import { runGit } from '../exec.js';
-import { compactSegments, HISTORY_CACHE_DIR, loadSegments, writeSegment } from './cache.js';
+import { compactSegments, HISTORY_CACHE_DIR, loadSegments, writeSegment, type Segment } from './cache.js';
 import { HistoryGraph, type HistoryView } from './graph.js';
 import { mineCommits } from './mine.js';
 
@@ -35,7 +35,7 @@ export class CommitHistory {
   readonly graph = new HistoryGraph();
   /** Tips mined before: `complete` ones with all their history, the others one window of it. */
   private tips: { id: string; complete: boolean }[] = [];
-  private segments: string[] = [];
+  private segments: Segment[] = [];
   private readonly problems: string[] = [];
   /** Commits whose own window was mined in full (`git log -n window C`): never mined again. */
   private readonly minedWindows = new Map<string, number>();
@@ -56,7 +56,7 @@ export class CommitHistory {
     if (dir) {
       const loaded = await loadSegments(dir, history.graph);
       if (loaded.damaged) history.problems.push(`The co-change history cache was damaged (${loaded.damaged}); it is mined again.`);
-      history.segments = loaded.names;
+      history.segments = loaded.segments;
       history.tips = loaded.tips.map(parseTip).slice(-MAX_TIPS);
     }
     return history;
@@ -103,7 +103,8 @@ export class CommitHistory {
     this.tips = [...this.tips.filter((t) => t.id !== tip), { id: tip, complete: complete || previous?.complete === true }].slice(-MAX_TIPS);
     if (this.dir && added > 0) {
       try {
-        this.segments.push(await writeSegment(this.dir, this.graph, from, [formatTip(this.tips[this.tips.length - 1]!)]));
+        const fresh = Array.from({ length: added }, (_, i) => from + i);
+        this.segments.push(await writeSegment(this.dir, this.graph, fresh, [formatTip(this.tips[this.tips.length - 1]!)]));
         this.segments = await compactSegments(this.dir, this.graph, this.segments, this.tips.map(formatTip));
       } catch (error) {
         this.problems.push(`The co-change history cache could not be written (${error instanceof Error ? error.message : String(error)}); the history stays in memory.`);
