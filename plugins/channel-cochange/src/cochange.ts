@@ -168,9 +168,10 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
     id: ID,
     // Measured on six public histories (docs/evaluation.md, "Co-change look-ahead"): 0.1 is the
     // largest weight that keeps the shipped defaults' traffic precision on full diffs (1.00 on all
-    // six) and their half-way F1; the corpus fit gives 0.003. Its evidence is shown in every breakdown; a team that
-    // wants co-change alone to raise traffic sets 0.7 (flagged 4 of 7 collisions git could not see
-    // yet, at 3.8× their base rate, but traffic precision on full diffs fell to 0.06–0.26 on four).
+    // six) and their half-way F1; the corpus fit gives 0.003. Its evidence is shown on the pairs
+    // scored; a team that wants co-change alone to raise traffic sets 0.7 (flagged 4 of 7
+    // collisions git could not see yet, at 3.8× their base rate, but traffic precision on full
+    // diffs fell to 0.06–0.26 on four of six).
     defaultWeight: 0.1,
     meta: {
       description: 'Files the history changes together (support, confidence over recent commits before the observation) extend each agent’s footprint; footprints that meet are close.',
