@@ -53,7 +53,7 @@ describe('airspace eval', () => {
     expect(result.evaluation.scenarios).toBe(2);
     expect(result.evaluation.positives).toBe(1);
     // Every built-in channel is scored; the merge channel is exact on full diffs.
-    expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph']);
+    expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'co-change']);
     expect(result.evaluation.channels.merge.rocAuc).toBe(1);
     expect(result.calibration.kind).toBe('airspace-calibration');
     expect(JSON.parse(readFileSync(join(out, 'airspace.calibration.json'), 'utf8')).weights).toEqual(result.calibration.weights);

@@ -43,3 +43,44 @@ export interface SymbolService {
 export function displayName(symbol: string): string {
   return symbol.slice(symbol.lastIndexOf('#') + 1);
 }
+
+/** A file changed together with another in the commits of a history view. */
+export interface CoChangePartner {
+  readonly path: string;
+  /** Commits of the view that changed both files. */
+  readonly support: number;
+}
+
+/**
+ * The repository's history as of one commit: the `window` most recent commits that are ancestors
+ * of it (itself included), never a later one. Merge commits and commits changing more than
+ * `maxFilesPerCommit` files count in the window but change nothing in it.
+ */
+export interface CoChangeView {
+  /** The commit the view is as of. */
+  readonly asOf: string;
+  /** Commits of the window that count as changes (not merges, not over the size limit). */
+  readonly commits: number;
+  /** Commits of the view that changed `path`. */
+  count(path: string): number;
+  /** Files changed together with `path` in at least `minSupport` commits of the view. */
+  partners(path: string, minSupport: number): readonly CoChangePartner[];
+}
+
+export interface CoChangeViewOptions {
+  /** How many commits back from the view's commit (merges included). */
+  readonly window: number;
+  /** Commits changing more files than this are left out (mass renames, formatting, vendoring). */
+  readonly maxFilesPerCommit: number;
+}
+
+/**
+ * `ctx.services.coChange` (co-change channel): the history each agent's work is read against — in
+ * a live scan as of the agent's merge base, in a replay as of the side's observed commit. No view
+ * (undefined) when the history cannot be read: the agent then predicts nothing.
+ */
+export interface CoChangeService {
+  viewFor(agent: Agent, options: CoChangeViewOptions): Promise<CoChangeView | undefined>;
+  /** Problems met reading the history (a damaged cache rebuilt, git failing). */
+  takeProblems?(): readonly string[];
+}

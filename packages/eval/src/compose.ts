@@ -11,7 +11,7 @@ import { openRepository, type GitService } from '@airspace/git';
 import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, createAnalysisState } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
-import { ReplayGitService } from './score/services.js';
+import { ReplayGitService, ReplayHistory } from './score/services.js';
 
 export interface ReplayScorerOptions {
   readonly repo: string;
@@ -45,6 +45,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
   const git = new ReplayGitService(repository);
   const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
   const analysis = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? serializedAnalysis(repository.root) : undefined;
+  const history = needs.has('coChange') ? new ReplayHistory(repository.root) : undefined;
   const scorer = createChannelScorer({
     channels: set.channels,
     weights: set.weights,
@@ -56,6 +57,8 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
       await set.ready(); // a plugin thread restarting after an exit is not charged to this scenario
       const services: Record<string, unknown> = git.servicesFor(scenario);
       if (analysis) Object.assign(services, await analysis(scenario, services.git as GitService));
+      // No history, no look-ahead: the co-change channel reports MISSING_SERVICE, counted in the report.
+      if (history) Object.assign(services, await history.servicesFor(scenario).catch(() => ({})));
       return { ...services, ...(options.servicesFor ? await options.servicesFor(scenario) : {}) };
     },
   });

@@ -234,4 +234,40 @@ describe('the scanner composition', () => {
       replayScorer.dispose();
     }
   });
+
+  it('gives the co-change channel each side’s history as of its observed commit, never later', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const { createRepoFixture } = await import('@airspace/git/fixture');
+    const tail = Array.from({ length: 10 }, (_, i) => `export const c${i} = ${i};\n`).join('');
+    const repo = createRepoFixture({ 'api.ts': 'export const api = 0;\n', 'client.ts': `export const client = 0;\n${tail}` });
+    try {
+      // x couples api.ts and client.ts only in its last two commits; y changes client.ts.
+      const x = repo.worktree('x');
+      x.write('api.ts', 'export const api = 1;\n').commit('x1');
+      x.write('api.ts', 'export const api = 2;\n').commit('x2');
+      x.write('api.ts', 'export const api = 3;\n').write('client.ts', `export const client = 3;\n${tail}`).commit('x3');
+      x.write('api.ts', 'export const api = 4;\n').write('client.ts', `export const client = 4;\n${tail}`).commit('x4');
+      repo.worktree('y').write('client.ts', `export const client = 0;\n${tail}export const y = 1;\n`).commit('y1');
+      x.git('merge', '--no-ff', '-q', '-m', 'merge y', 'y');
+      const [m] = await listMerges(repo.dir, { rev: 'x' });
+      const store = new ScratchStore(join(repo.dir, '.git', 'objects'));
+      const replayScorer = await createReplayScorer({ repo: repo.dir });
+      try {
+        const risk = async (early: number) => {
+          const r = await extractScenario(repo.dir, m!, { scratch: store, early });
+          if (!('scenario' in r)) throw new Error('skipped');
+          return (await replayScorer.scorer.score(r.scenario)).risks['co-change'];
+        };
+        // Half-way x has made x1 and x2: api.ts and client.ts changed together once (the first commit).
+        expect(await risk(0.5)).toBe(0);
+        // The full side has x3 and x4 in its history: 3 of the 3 commits that changed client.ts there.
+        expect(await risk(1)).toBeCloseTo(0.9);
+      } finally {
+        replayScorer.dispose();
+        store.dispose();
+      }
+    } finally {
+      repo.dispose();
+    }
+  });
 });

@@ -14,3 +14,7 @@ export * from './tree-model.js';
 export * from './patch-agent.js';
 export * from './blob-reader.js';
 export * from './team.js';
+export * from './history/mine.js';
+export { HistoryGraph, HistoryView, STORED_FILES_LIMIT } from './history/graph.js';
+export { CommitHistory, coChangeService, DEFAULT_CO_CHANGE_VIEW, type CommitHistoryOptions } from './history/history.js';
+export { HISTORY_CACHE_DIR } from './history/cache.js';

@@ -4,6 +4,7 @@
  */
 import type { AnyChannel } from '@airspace/core';
 import { callGraphChannel } from '@airspace/channel-callgraph';
+import { coChangeChannel } from '@airspace/channel-cochange';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { mergeChannel } from '@airspace/channel-merge';
 import { overlapChannel } from '@airspace/channel-overlap';
@@ -17,5 +18,6 @@ export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => mergeChannel(),
   () => symbolsChannel(),
   () => callGraphChannel(),
+  () => coChangeChannel(),
 ];
 

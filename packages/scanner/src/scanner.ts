@@ -19,6 +19,8 @@ import {
   patchAgent,
   runGit,
   worktreeOverrides,
+  coChangeService,
+  CommitHistory,
   type AgentSource,
   type GitService,
   type LoadAgentsOptions,
@@ -219,6 +221,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const analysis = createAnalysisState();
   /** The previous scan's pair scores (the channel set is this scanner's for its whole life). */
   const pairCache = createPairCache();
+  /** The repository's mined history (co-change), opened on the first scan that needs it. */
+  let history: Promise<CommitHistory> | undefined;
   let disposed = false;
   /** The last result, and the intent and probe it was asked with. */
   let last: { result: ScanResult; asked: string } | undefined;
@@ -328,6 +332,20 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       } catch (error) {
         // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.
         problems.push({ code: 'ANALYSIS_FAILED', message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.` });
+      }
+    }
+
+    if (needs.has('coChange')) {
+      try {
+        history ??= CommitHistory.open(repository.root).catch((error: unknown) => {
+          history = undefined;
+          throw error;
+        });
+        // Each agent's history as of its merge base: what it started from, never later work.
+        const baseCommit = loaded.base.commit;
+        services.coChange = coChangeService(await history, (agent) => agent.base ?? baseCommit);
+      } catch (error) {
+        problems.push({ code: 'HISTORY_FAILED', message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.` });
       }
     }
 

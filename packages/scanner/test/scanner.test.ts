@@ -226,6 +226,27 @@ describe('scanRepository', () => {
     expect(channel('alice', 'carol', 'call-graph').evidence[0]!.chain).toEqual(['C1', 'assertProps']);
   });
 
+  it('reads the history: files changed together in past commits raise a co-change advisory before they are shared', async () => {
+    repo = createRepoFixture({ 'src/api.ts': 'export const api = 0;\n', 'src/client.ts': 'export const client = 0;\n', 'README.md': '# r\n' }, { epoch: Math.floor(Date.now() / 1000) - 3600 });
+    for (let i = 1; i <= 5; i++) repo.write('src/api.ts', `export const api = ${i};\n`).write('src/client.ts', `export const client = ${i};\n`).commit(`api ${i}`);
+    repo.write('README.md', '# readme\n').commit('docs');
+    repo.worktree('alice').write('src/api.ts', 'export const api = 10;\n');
+    repo.worktree('bob').write('src/client.ts', 'export const client = 10;\n');
+    // At its shipped weight (0.1) co-change alone stays clear; a team that wants the heads-up raises it.
+    const only = { ...builtinsOff, 'co-change': { enabled: true, weight: 0.7 } };
+    const result = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: only } });
+    const link = result.links[0]!;
+    const part = link.channels.find((c) => c.channel === 'co-change')!;
+    // 6 commits changed each file (the first commit added both), all 6 of them both.
+    expect(part.risk).toBeCloseTo(0.9);
+    expect(part.evidence[0]!.message).toContain('src/api.ts and src/client.ts changed together in 6 of the 6 commits that changed src/api.ts');
+    expect(link.level).toBe('traffic');
+    expect(result.problems.filter((p) => p.channel === 'co-change')).toEqual([]);
+    const shipped = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: { ...builtinsOff, 'co-change': { enabled: true } } } });
+    expect(shipped.links[0]!.level).toBe('clear');
+    expect(shipped.links[0]!.channels.find((c) => c.channel === 'co-change')!.evidence).toHaveLength(1);
+  });
+
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
     await expect(scanRepository({ repo: join(shared.dir, '..') })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(scanRepository({ repo: shared.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE' });

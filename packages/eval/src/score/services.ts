@@ -2,9 +2,11 @@
  * The `git` service of a replay: the scanner's own GitService, with each scenario's two sides
  * registered as committed agent states (head = tree = the observed commit, merge base = the
  * merge's base), so the merge channel and pair re-diffs work on history exactly as on worktrees.
- * Recreated every `recycleEvery` scenarios so its caches stay bounded on long replays.
+ * Recreated every `recycleEvery` scenarios so its caches stay bounded on long replays. The
+ * `coChange` service (`ReplayHistory`) reads each side as of its observed commit.
  */
-import { GitService, type RepositoryInfo } from '@airspace/git';
+import type { CoChangeService } from '@airspace/core';
+import { coChangeService, CommitHistory, GitService, type RepositoryInfo } from '@airspace/git';
 import type { Scenario } from '../extract/scenario.js';
 
 export class ReplayGitService {
@@ -35,5 +37,31 @@ export class ReplayGitService {
   dispose(): void {
     this.service?.dispose();
     this.service = undefined;
+  }
+}
+
+/**
+ * The `coChange` service of a replay: one mined history per repository (the whole history of the
+ * merges replayed, mined once and cached under the git directory), each side read as of its
+ * observed commit — its ancestors only, the window counted back from it — so a replay never
+ * looks past the moment it observes.
+ */
+export class ReplayHistory {
+  private history: Promise<CommitHistory> | undefined;
+  private first = true;
+
+  constructor(private readonly root: string) {}
+
+  async servicesFor(scenario: Scenario): Promise<{ coChange: CoChangeService }> {
+    this.history ??= CommitHistory.open(this.root);
+    const history = await this.history;
+    // The whole history of the first (newest) merge, then of any merge not in it yet: mined once,
+    // and from the cache on later runs (a live scan's cache holds only windows).
+    if (this.first || !history.graph.has(scenario.merge)) {
+      this.first = false;
+      await history.ensure(scenario.merge);
+    }
+    const commits = new Map(scenario.agents.map((agent, i) => [agent.id, scenario.sides[i]!.commit]));
+    return { coChange: coChangeService(history, (agent) => commits.get(agent.id)) };
   }
 }

@@ -1,0 +1,2 @@
+export * from './cochange.js';
+export { default } from './cochange.js';
