@@ -10,23 +10,10 @@ import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
 import { importEdgeKind, languageOf, type FileFacts, type ImportEdgeKind, type ImportFact, type ImportKind, type Language } from '../facts.js';
-import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
-import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
+import { createResolver, isConfigFile, RESOLVER_VERSION, type ResolvedImport, type Resolution, type Resolver } from '../resolve/resolver.js';
 
-export interface ResolvedImport {
-  readonly specifier: string;
-  readonly kind: ImportKind;
-  /** What the import means for coupling (`importEdgeKind` of its facts). */
-  readonly edge: ImportEdgeKind;
-  readonly line: number;
-  /** Repository files this import resolves to (several for `from pkg import a, b` submodules). */
-  readonly targets: readonly string[];
-  readonly via?: ResolvedVia;
-  /** Package name of an external import (`react`, `@scope/pkg`, `node:fs`, Python `numpy`). */
-  readonly external?: string;
-  /** Why an import that should be in the repository was not found. */
-  readonly unresolved?: string;
-}
+export type { ResolvedImport } from '../resolve/resolver.js';
+import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
 
 export interface IndexedFile {
   readonly path: string;
