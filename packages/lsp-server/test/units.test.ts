@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
 import { findingsFor, todayRange } from '../src/findings.js';
-import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, lspRange, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
+import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
 import { parsePairArgs } from '../src/commands.js';
+import { toLspRange as lspRange } from '../src/lines.js';
 import { DiagnosticsLedger, clientFeatures } from '../src/delivery.js';
 import { parseUnifiedDiff } from '../src/other-change.js';
 import { ScanLoop } from '../src/scan-loop.js';
