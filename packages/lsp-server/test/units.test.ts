@@ -244,7 +244,7 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
   });
 
   it('sends lens and action arguments that the command handler accepts', () => {
-    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), agent('cy', { worktree: undefined })] }), 'ben');
+    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), (({ worktree: _worktree, ...cy }) => cy)(agent('cy'))] }), 'ben');
     const lens = codeLenses(noWorktree, 200)[0]!;
     expect(lens.command!.command).toBe('airspace.copySummary');
     expect(parsePairArgs(lens.command!.arguments![0])).toEqual({ a: 'ben', b: 'cy' });

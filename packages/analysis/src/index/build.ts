@@ -166,7 +166,8 @@ interface FactsJob {
   readonly file: SnapshotFile;
   readonly language: Language;
   blobId?: string;
-  content?: Buffer;
+  /** The file's bytes until parsed; cleared (set to undefined) to free them early. */
+  content?: Buffer | undefined;
   facts?: FileFacts;
   skip?: SkippedFile;
 }
