@@ -134,6 +134,9 @@ function intentFor(s: Session, repo: Repo): Intents | undefined {
 
 async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
   if (repo.selves.length === 0) throw new Error('no workspace folder in this repository');
+  // The worktrees as they were before the first scan reads them: one created while that scan
+  // runs is then new to the listing after it, and is read at once (watchRepository).
+  if (!repo.worktreeList) await listWorktrees(s, repo, '');
   if (!repo.scanner) repo.configSignature = configSignature(configFilesOf(s, repo));
   const starting = (repo.scanner ??= Promise.resolve().then(() => s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree))));
   let scanner: LspScanner;
@@ -197,6 +200,16 @@ function restoreAcknowledgements(s: Session, repo: Repo, selfId: string, result:
   }
 }
 
+/** `git worktree list` of the repository, remembered with the agents' worktrees it was taken for. */
+async function listWorktrees(s: Session, repo: Repo, agentsKey: string): Promise<readonly string[]> {
+  const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
+    s.log.error(`git worktree list failed: ${message(e)}`);
+    return '';
+  });
+  repo.worktreeList = { agentsKey, dirs: listedWorktrees(listed).map(real) };
+  return repo.worktreeList.dirs;
+}
+
 /** Watches every worktree of the repository: one without changes today may collide tomorrow. */
 async function watchRepository(s: Session, repo: Repo, result: ScanResult): Promise<void> {
   const dirs = new Set<string>(result.agents.filter((a) => a.worktree).map((a) => real(a.worktree!)));
@@ -205,17 +218,10 @@ async function watchRepository(s: Session, repo: Repo, result: ScanResult): Prom
   // worktree added or removed) or when the agents' worktrees differ from the last listing.
   const agentsKey = JSON.stringify([...dirs].sort());
   const listedBefore = repo.worktreeList?.dirs;
-  if (repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey) {
-    const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
-      s.log.error(`git worktree list failed: ${message(e)}`);
-      return '';
-    });
-    repo.worktreeList = { agentsKey, dirs: listedWorktrees(listed).map(real) };
-  }
-  const list = repo.worktreeList!.dirs;
+  const list = repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey ? await listWorktrees(s, repo, agentsKey) : repo.worktreeList!.dirs;
   const isSelf = (d: string) => repo.selves.some((x) => x.worktree === d);
   // A worktree listed for the first time may have been edited before it was watched: read it
-  // now rather than at its next change. (The first listing follows a scan that read everything.)
+  // now rather than at its next change. (The first scan is preceded by a listing, see runScan.)
   const fresh = listedBefore ? list.filter((d) => !listedBefore.includes(d) && !dirs.has(d) && !isSelf(d)) : [];
   for (const dir of fresh) repo.changes.worktree(dir);
   if (fresh.length) repo.loop.request(0);
