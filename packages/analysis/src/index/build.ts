@@ -359,11 +359,13 @@ interface IndexState {
 const states = new WeakMap<AnalysisIndex, IndexState>();
 
 /** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
+const withoutPrevious = ({ previous: _previous, ...rest }: IndexOptions): IndexOptions => rest;
+
 export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
   const factsScope: FactsScope = given.facts ?? 'all';
   // An imports-only index cannot stand in for whole facts: the whole ones are parsed anew.
-  const options = given.previous && given.previous.factsScope === 'imports' && factsScope === 'all' ? { ...given, previous: undefined } : given;
+  const options = given.previous && given.previous.factsScope === 'imports' && factsScope === 'all' ? withoutPrevious(given) : given;
   const previousState = options.previous ? states.get(options.previous) : undefined;
   if (options.previous && previousState) {
     const fast = await reindex(snapshot, options.previous, previousState, options, t0);
