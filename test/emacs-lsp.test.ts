@@ -4,15 +4,13 @@
  * diagnostic on the right line; hover and airspace/scan answer.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collidingWorktrees, runEditor } from './editor-session.js';
+import { EMACS_EGLOT, describeWith } from './programs.js';
 
-const EMACS = spawnSync('emacs', ['--batch', '--eval', "(require 'eglot)"], { encoding: 'utf8' }).status === 0;
-const INSTALL = 'apt-get install emacs-nox elpa-eglot';
 const COLLECT = fileURLToPath(new URL('./emacs/collect.el', import.meta.url));
 
 interface Collected {
@@ -25,9 +23,7 @@ interface Collected {
   advisories?: number;
 }
 
-if (!EMACS && !process.env.CI) console.warn(`Emacs with eglot is not installed; skipping its end-to-end test (${INSTALL}).`);
-
-describe.skipIf(!EMACS && !process.env.CI)(`Emacs with eglot as the client (${INSTALL})`, () => {
+describeWith(EMACS_EGLOT, 'Emacs with eglot as the client', () => {
   it('shows the diagnostic flymake reports on the line both agents change', () => {
     const { repo, file } = collidingWorktrees();
     const out = mkdtempSync(join(tmpdir(), 'airspace-emacs-'));

@@ -3,17 +3,16 @@
  * docs/editors.md receives Airspace's diagnostic on the right line, hovers it, and asks airspace/scan.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collidingWorktrees, runEditor } from './editor-session.js';
+import { NEOVIM, describeWith } from './programs.js';
 
-const NVIM = spawnSync('nvim', ['--version'], { encoding: 'utf8' }).status === 0;
 const COLLECT = fileURLToPath(new URL('./nvim/collect.lua', import.meta.url));
 
-describe.skipIf(!NVIM && !process.env.CI)('Neovim as the client', () => {
+describeWith(NEOVIM, 'Neovim as the client', () => {
   it('shows the diagnostic on the line both agents change', () => {
     const { repo, alice, file } = collidingWorktrees();
     const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));

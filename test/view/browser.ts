@@ -2,14 +2,13 @@
  * Debian's Chromium driven by playwright-core, for the view's tests. WebGL without a GPU comes
  * from SwiftShader, which Chromium only enables in headless mode when asked explicitly.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumPath } from '../programs.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const hasChromium = existsSync(CHROMIUM);
 
 /** test-artifacts/view at the repository root (gitignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/view/', import.meta.url));
@@ -22,7 +21,8 @@ export interface Browser {
 export async function launchChromium(): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'airspace-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    // Debian's package, found on PATH (view.test.ts skips without it).
+    executablePath: chromiumPath() ?? 'chromium',
     headless: true,
     viewport: { width: 1360, height: 820 },
     timeout: 60_000,

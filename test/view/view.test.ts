@@ -8,21 +8,19 @@ import { readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import { createDemoRepository, type DemoRepository } from '@airspace/cli';
 import { createScanner, type Scanner } from '@airspace/scanner';
 import { renderViewHtml, startViewServer } from '@airspace/view';
-import { artifactPath, canvasPixels, hasChromium, launchChromium, waitForScene, type Browser } from './browser.js';
+import { CHROMIUM, describeWith } from '../programs.js';
+import { artifactPath, canvasPixels, launchChromium, waitForScene, type Browser } from './browser.js';
 import { largeScan } from './scenario.js';
 
-// CI installs Chromium (.ci/run); elsewhere the suite says why it is skipped.
-if (!hasChromium && process.env.CI) throw new Error('Chromium is missing at /usr/bin/chromium: install the Debian package chromium.');
-if (!hasChromium) console.warn('view browser tests skipped: no /usr/bin/chromium (apt-get install chromium)');
 
 const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
-describe.skipIf(!hasChromium)('3D view in Chromium', () => {
+describeWith(CHROMIUM, '3D view in Chromium', () => {
   let browser: Browser;
   let scratch: string;
   let demo: DemoRepository;

@@ -13,7 +13,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { scanAirspace, createPairCache, type Agent, type AnyChannel, type ScanResult } from '@airspace/core';
+import { scanAirspace, createPairCache, type AnyChannel, type ScanResult } from '@airspace/core';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
@@ -93,7 +93,7 @@ async function main() {
     );
     // Only the counts are kept: the rescan's memory is the scanner's (its cache), not two results.
     const result = { counts: full.out.counts, links: { length: full.out.links.length }, advisories: { length: full.out.advisories.length } };
-    (full as { out?: ScanResult }).out = undefined;
+    (full as { out?: ScanResult | undefined }).out = undefined;
     // Rescan after one agent changed: a new object for it (one more changed file), the cache of the scan before.
     const changed = agents.map((a, i) => (i === Math.floor(n / 2) ? { ...a, files: [...a.files.slice(1), { ...a.files[0]!, baseRanges: [[1, 3]] as const, newRanges: [[1, 3]] as const }] } : a));
     const rescan = await timed(() => scanAirspace(changed, context, { reuse: cache }));

@@ -22,7 +22,7 @@ import { printable } from './report/printable.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** Extra subcommands contributed by other packages (e.g. `trail`, `view`, `lsp`). */
+/** Extra subcommands an embedder adds to the built-in ones (no package of ours contributes any). */
 export type CommandFactory = (io: Io) => Command;
 
 export function createProgram(io: Io = processIo(), extra: readonly CommandFactory[] = []): Command {

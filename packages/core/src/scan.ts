@@ -12,7 +12,7 @@ import {
 import type { Agent, FileEdit, Range } from './model.js';
 import { isValidRange } from './ranges.js';
 import type { ChannelEntry } from './registry.js';
-import { ChannelRegistry, resolveChannel } from './registry.js';
+import { ChannelRegistry } from './registry.js';
 import type { Advisory, ChannelBreakdown, Level, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import type { EscalationOptions, WeightedChannel } from './tcas.js';

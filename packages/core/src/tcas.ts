@@ -326,11 +326,11 @@ export function triggersFor(pair: TriggerPair, agents: ReadonlyMap<string, Agent
   const risk = pair.risk;
   const ev = pair.evidence;
   if (pair.level === 'traffic') {
-    const text = (me: Agent, other: Agent): string =>
+    const text = (other: Agent): string =>
       `Traffic: ${label(other)} is working close to you (risk ${risk.toFixed(2)}). Tell ${label(other)} what you are changing and why, and read what they send.${where(ev)}`;
     return [
-      { to: a.id, from: b.id, type: 'transmit', level: 'traffic', risk, content: text(a, b), evidence: ev },
-      { to: b.id, from: a.id, type: 'transmit', level: 'traffic', risk, content: text(b, a), evidence: ev },
+      { to: a.id, from: b.id, type: 'transmit', level: 'traffic', risk, content: text(b), evidence: ev },
+      { to: b.id, from: a.id, type: 'transmit', level: 'traffic', risk, content: text(a), evidence: ev },
     ];
   }
   if (pair.level === 'resolution') {

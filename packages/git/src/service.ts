@@ -3,7 +3,7 @@
  * (head, state tree, merge base), pair merge bases, edits re-diffed against a pair's merge base,
  * and scratch merges. Everything is cached, so N agents cost N states, not N² diffs or merges.
  */
-import type { Agent, FileEdit, PairedEdits, PairEditsService, RecencyOptions } from '@airspace/core';
+import type { Agent, FileEdit, MergeConflict, MergeOutcome, PairedEdits, PairEditsService, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY } from '@airspace/core';
 import { join } from 'node:path';
 import { runGitRaw } from './exec.js';
@@ -30,26 +30,13 @@ export interface AgentState {
   readonly worktree?: string;
 }
 
+/** A merge's outcome is core's contract (the merge channel reads it through core alone). */
+export type { MergeConflict, MergeOutcome } from '@airspace/core';
+
 /** Core's PairedEdits, plus whether a side had to be re-diffed. */
 export interface PairEdits extends PairedEdits {
   /** True when at least one side was re-diffed against the pair's merge base. */
   readonly rediffed: boolean;
-}
-
-export interface MergeConflict {
-  readonly path: string;
-  /** git's short conflict type, e.g. `CONFLICT (contents)`, when it said. */
-  readonly type?: string;
-  readonly message?: string;
-}
-
-export interface MergeOutcome {
-  readonly clean: boolean;
-  /** The merged tree (in the scratch object directory). */
-  readonly tree?: string;
-  readonly conflicts: readonly MergeConflict[];
-  /** Why the merge could not be run (no common history, missing state …). */
-  readonly error?: string;
 }
 
 export interface GitServiceStats {

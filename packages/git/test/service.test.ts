@@ -41,7 +41,8 @@ describe('GitService.pairEdits', () => {
 
     // A probe of bob's current line 30 (airspace check): only that line, in the pair's base
     // (main's 10 inserted lines above it: base line 20), not bob's real edit nor main's insertion.
-    const probe = { ...bob, files: [{ ...bob.files[0]!, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const, hunks: undefined }], meta: { ...bob.meta, probe: true } };
+    const { hunks: _hunks, ...probed30 } = bob.files[0]!;
+    const probe = { ...bob, files: [{ ...probed30, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const }], meta: { ...bob.meta, probe: true } };
     const probed = await result.git.pairEdits(alice, probe, 'a.ts');
     expect(probed?.b.baseRanges).toEqual([[20, 20]]);
   });

@@ -4,7 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { ClientCapabilities, Diagnostic, Location } from 'vscode-languageserver';
-import { plain } from './present.js';
+import { oneBased } from './lines.js';
+import { plain } from './text.js';
 
 export interface ClientFeatures {
   /**
@@ -56,5 +57,5 @@ export function locationText(loc: Location): string {
   } catch {
     /* not a file URI: show it as it is */
   }
-  return plain(`Airspace: the other side is ${path}:${loc.range.start.line + 1}`);
+  return plain(`Airspace: the other side is ${path}:${oneBased(loc.range.start.line)}`);
 }

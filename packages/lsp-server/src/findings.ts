@@ -3,8 +3,8 @@
  * on one of self's lines, in today's coordinates, with the other side's location.
  */
 import type { Advisory, Agent, Evidence, EvidenceSide, Level, Precision, Range, ScanResult, Thresholds } from '@airspace/core';
+import { todayRange } from './lines.js';
 import { DEFAULT_THRESHOLDS, classifyRisk, levelRank } from '@airspace/core';
-import { baseToCurrent } from '@airspace/git';
 
 /** What self does about one finding: steer or hold (resolution), transmit (traffic), or nothing yet. */
 export type Role = 'steer' | 'hold' | 'transmit' | 'weak' | 'unknown';
@@ -53,15 +53,7 @@ export function pairKey(a: string, b: string): string {
   return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
 }
 
-/** Today's lines of one evidence side in its agent's worktree. Whole-file or unknown → line 1. */
-export function todayRange(side: EvidenceSide, agent: Agent | undefined): Range | undefined {
-  if (side.range) return side.range;
-  if (!side.baseRange) return undefined;
-  const file = agent?.files.find((f) => f.path === side.path);
-  if (file?.hunks) return baseToCurrent(file.hunks, side.baseRange);
-  // No hunks: the file is unchanged on this side (or whole-file), base lines are today's lines.
-  return side.baseRange;
-}
+export { todayRange } from './lines.js';
 
 /** The level one evidence item earns by itself, capped at its pair's. */
 export function ownLevel(weighted: number, precision: Precision, pairLevel: Advisory['level'], thresholds: Thresholds = DEFAULT_THRESHOLDS): Level {

@@ -1,6 +1,6 @@
 /**
  * Pure: findings → LSP diagnostics, code lenses, code actions, hover text and the message summary.
- * LSP positions are 0-based; findings' lines are 1-based. Every string built here is free of
+ * Lines change coordinates only through lines.ts. Every string built here is free of
  * control characters (Emacs's JSON parser rejects a NUL; a newline breaks a one-line message).
  */
 import { pathToFileURL } from 'node:url';
@@ -10,7 +10,9 @@ import type { CodeAction, CodeLens, Diagnostic, DiagnosticRelatedInformation, Lo
 import { CodeActionKind, DiagnosticSeverity } from 'vscode-languageserver';
 import type { Finding } from './findings.js';
 import { pairKey } from './findings.js';
-import { Commands, pairArgs, type PairArgs } from './commands.js';
+import { Commands, commandOf, pairArgs, type PairArgs } from './commands.js';
+import { firstLine, toLspRange } from './lines.js';
+import { plain, plainText } from './text.js';
 
 export { Commands } from './commands.js';
 
@@ -29,34 +31,10 @@ export interface DiagnosticData {
 
 const pct = (r: number): string => r.toFixed(2);
 
-/** One line of text: every control character (C0, DEL, C1) becomes a space. */
-export function plain(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-}
-
-/** Text of several lines: newlines kept (CR LF as LF), tabs as four spaces, every other control character a space. */
-export function plainText(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/\t/g, '    ').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
-}
-
-export function lspRange(range: Range, lineCount: number) {
-  const last = Math.max(0, lineCount - 1);
-  const [start, end] = range;
-  if (end < start) {
-    // A zero-width point after line `end`: mark the start of the next line (or the end of the file).
-    const line = Math.min(Math.max(0, end), last);
-    return { start: { line, character: 0 }, end: { line, character: 0 } };
-  }
-  const s = Math.min(Math.max(0, start - 1), last);
-  const e = Math.min(Math.max(s, end - 1), last);
-  return { start: { line: s, character: 0 }, end: { line: e, character: Number.MAX_SAFE_INTEGER >>> 21 } };
-}
-
 export function otherLocation(f: Finding): Location | undefined {
   if (!f.other.worktree || !f.other.path) return undefined;
   const uri = pathToFileURL(join(f.other.worktree, f.other.path)).href;
-  const r = f.other.range ?? [1, 1];
-  return { uri, range: lspRange(r, Number.MAX_SAFE_INTEGER) };
+  return { uri, range: toLspRange(f.other.range ?? [1, 1]) };
 }
 
 export function linesText(r: Range | undefined): string {
@@ -197,7 +175,7 @@ export function toDiagnostic(group: readonly Finding[], lineCount: number, ackno
   const data: DiagnosticData = { self: plain(f.self), other: plain(f.other.agent), level: f.level, ...(loc ? { otherLocation: loc } : {}) };
   const relatedInformation = related(group);
   return {
-    range: lspRange(f.range, lineCount),
+    range: toLspRange(f.range, lineCount),
     severity: severity(f, acknowledged),
     source: SOURCE,
     code: plain(`${f.level}/${f.channel}`),
@@ -217,16 +195,12 @@ export function dataMatches(data: unknown, f: Finding): boolean {
 export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined {
   const symbol = f.other.symbol ?? f.selfSymbol;
   if (!symbol) return undefined;
-  const range = lspRange(f.range, lineCount);
+  const range = toLspRange(f.range, lineCount);
   const loc = otherLocation(f);
-  const args: [Location] | [PairArgs] = loc ? [loc] : [pairArgs(plain(f.self), plain(f.other.agent))];
+  const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${f.channel} ${pct(f.channelRisk)})`);
   return {
     range: { start: range.start, end: range.start },
-    command: {
-      title: plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${f.channel} ${pct(f.channelRisk)})`),
-      command: loc ? Commands.openOther : Commands.copySummary,
-      arguments: args,
-    },
+    command: loc ? commandOf(title, Commands.openOther, [loc]) : commandOf(title, Commands.copySummary, [pairArgs(plain(f.self), plain(f.other.agent))]),
   };
 }
 
@@ -263,16 +237,16 @@ export function codeActions(findings: readonly Finding[], folderUri: string, ack
       const loc = otherLocation(f);
       if (loc) {
         add({
-          title: plain(`Open ${f.other.label}'s ${f.other.path}${f.other.range ? `:${Math.max(1, f.other.range[0])}` : ''}`),
+          title: plain(`Open ${f.other.label}'s ${f.other.path}${f.other.range ? `:${firstLine(f.other.range)}` : ''}`),
           kind: CodeActionKind.QuickFix,
           ...(diagnostic ? { diagnostics: [diagnostic] } : {}),
-          command: { title: 'Open the other side', command: Commands.openOther, arguments: [loc] },
+          command: commandOf('Open the other side', Commands.openOther, [loc]),
         });
       }
       const pair: PairArgs = { folder: folderUri, other: plain(f.other.agent) };
-      add({ title: plain(`Copy a summary of both changes for ${f.other.label}`), kind: CodeActionKind.QuickFix, command: { title: 'Copy summary', command: Commands.copySummary, arguments: [pair] } });
+      add({ title: plain(`Copy a summary of both changes for ${f.other.label}`), kind: CodeActionKind.QuickFix, command: commandOf('Copy summary', Commands.copySummary, [pair]) });
       if (!acknowledged.has(f.pair)) {
-        add({ title: plain(`Acknowledge the advisory with ${f.other.label}`), kind: CodeActionKind.QuickFix, command: { title: 'Acknowledge', command: Commands.acknowledge, arguments: [pair] } });
+        add({ title: plain(`Acknowledge the advisory with ${f.other.label}`), kind: CodeActionKind.QuickFix, command: commandOf('Acknowledge', Commands.acknowledge, [pair]) });
       }
     }
   }
@@ -308,7 +282,7 @@ export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyM
     if (shownEvidence.has(key)) continue;
     shownEvidence.add(key);
     const loc = otherLocation(f);
-    const where = loc ? `[${whereText(f)}](${loc.uri}#L${Math.max(1, f.other.range?.[0] ?? 1)})` : whereText(f);
+    const where = loc ? `[${whereText(f)}](${loc.uri}#L${firstLine(f.other.range)})` : whereText(f);
     const what = f.other.symbol ? `\`${f.other.symbol}\`` : (f.other.path ?? 'code near here');
     parts.push(
       `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)})\n\n` +

@@ -54,14 +54,6 @@ export const createDefaultScanner: CreateLspScanner = (options) => createWorkerS
  * left pending would hold the server's scan loop for good. `workerUrl` is for tests.
  */
 export function createWorkerScanner(options: ScannerOptions, workerUrl: URL = new URL('./engine-worker.js', import.meta.url)): LspScanner {
-  const engineOptions = {
-    repo: options.repo,
-    ...(options.base ? { base: options.base } : {}),
-    ...(options.sources ? { sources: options.sources } : {}),
-    ...(options.config ? { config: options.config } : {}),
-    ...(options.weights ? { weights: options.weights } : {}),
-    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
-  };
   interface Pending {
     readonly resolve: (v: unknown) => void;
     readonly reject: (e: Error) => void;
@@ -79,7 +71,7 @@ export function createWorkerScanner(options: ScannerOptions, workerUrl: URL = ne
   };
   const start = (): Worker => {
     // The worker's stdout is ours to route: stdout belongs to the protocol.
-    const w = new Worker(workerUrl, { workerData: { options: engineOptions }, stdout: true, stderr: true });
+    const w = new Worker(workerUrl, { workerData: { options }, stdout: true, stderr: true });
     pending.set(w, new Map());
     w.stdout.pipe(process.stderr);
     w.stderr.pipe(process.stderr);

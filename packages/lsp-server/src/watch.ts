@@ -14,8 +14,18 @@ export interface WatchTarget {
   readonly commonDir?: string;
 }
 
+/**
+ * What the watcher saw in a worktree: a file (its worktree-relative path, when the platform
+ * named it), a git event (HEAD, index, refs, worktrees added or removed), or a change found by
+ * polling (which names nothing).
+ */
+export type WatchEvent =
+  | { readonly kind: 'file'; readonly worktree: string; readonly path?: string }
+  | { readonly kind: 'git'; readonly worktree: string; readonly what: string }
+  | { readonly kind: 'poll'; readonly worktree: string };
+
 export interface WatcherOptions {
-  readonly onChange: (worktree: string, why: string) => void;
+  readonly onChange: (event: WatchEvent) => void;
   readonly onError?: (message: string) => void;
   readonly pollMs?: number;
   /** Force polling (tests, network file systems). */
@@ -43,17 +53,17 @@ export class WorktreeWatcher {
     try {
       list.push(
         watch(t.worktree, { recursive: true, persistent: false }, (_e, file) => {
-          const name = file ? String(file) : '';
-          if (!IGNORED.test(name)) this.options.onChange(t.worktree, `file ${name}`);
+          const path = file ? String(file) : '';
+          if (!IGNORED.test(path)) this.options.onChange({ kind: 'file', worktree: t.worktree, ...(path ? { path } : {}) });
         }),
       );
       for (const dir of [t.gitDir, t.commonDir && join(t.commonDir, 'refs')]) {
         if (!dir) continue;
-        list.push(watch(dir, { recursive: dir.endsWith('refs'), persistent: false }, (_e, file) => this.options.onChange(t.worktree, `git ${String(file ?? '')}`)));
+        list.push(watch(dir, { recursive: dir.endsWith('refs'), persistent: false }, (_e, file) => this.options.onChange({ kind: 'git', worktree: t.worktree, what: String(file ?? '') })));
       }
       // Linked worktrees are added and removed under <common dir>/worktrees (`--detach` moves no ref).
       const linked = t.commonDir && join(t.commonDir, 'worktrees');
-      if (linked && existsSync(linked)) list.push(watch(linked, { persistent: false }, (_e, file) => this.options.onChange(t.worktree, `git worktrees/${String(file ?? '')}`)));
+      if (linked && existsSync(linked)) list.push(watch(linked, { persistent: false }, (_e, file) => this.options.onChange({ kind: 'git', worktree: t.worktree, what: `worktrees/${String(file ?? '')}` })));
       for (const w of list) w.on('error', (e) => this.fallBack(t, e));
       this.watchers.set(t.worktree, list);
     } catch (error) {
@@ -94,7 +104,7 @@ export class WorktreeWatcher {
       const signature = `${head}\n${stamps.join('\n')}`;
       // A poll that finishes after its worktree was unwatched reports nothing.
       if (this.polls.get(t.worktree) !== state) return;
-      if (state.last !== undefined && state.last !== signature) this.options.onChange(t.worktree, 'poll');
+      if (state.last !== undefined && state.last !== signature) this.options.onChange({ kind: 'poll', worktree: t.worktree });
       state.last = signature;
     } catch (error) {
       this.options.onError?.(`Polling ${t.worktree} failed: ${error instanceof Error ? error.message : String(error)}`);

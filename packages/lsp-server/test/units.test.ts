@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
 import { findingsFor, todayRange } from '../src/findings.js';
-import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, lspRange, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
+import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
 import { parsePairArgs } from '../src/commands.js';
+import { toLspRange as lspRange } from '../src/lines.js';
 import { DiagnosticsLedger, clientFeatures } from '../src/delivery.js';
 import { parseUnifiedDiff } from '../src/other-change.js';
 import { ScanLoop } from '../src/scan-loop.js';
@@ -243,7 +244,7 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
   });
 
   it('sends lens and action arguments that the command handler accepts', () => {
-    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), agent('cy', { worktree: undefined })] }), 'ben');
+    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), (({ worktree: _worktree, ...cy }) => cy)(agent('cy'))] }), 'ben');
     const lens = codeLenses(noWorktree, 200)[0]!;
     expect(lens.command!.command).toBe('airspace.copySummary');
     expect(parsePairArgs(lens.command!.arguments![0])).toEqual({ a: 'ben', b: 'cy' });

@@ -17,7 +17,7 @@ describe('WorktreeWatcher', () => {
       const repo = createRepoFixture({ 'a.ts': 'a\n' });
       const events: string[] = [];
       const dir = realpathSync(repo.dir);
-      const watcher = new WorktreeWatcher({ onChange: (wt, why) => events.push(`${wt}:${why}`), poll, pollMs: 50 });
+      const watcher = new WorktreeWatcher({ onChange: (e) => events.push(`${e.worktree}:${e.kind}`), poll, pollMs: 50 });
       try {
         watcher.set([{ worktree: dir, gitDir: gitDirOf(dir)! }]);
         await new Promise((r) => setTimeout(r, 200)); // first poll records the signature

@@ -1,6 +1,7 @@
 /**
- * The built-in channels, in one list: adding a built-in is one line here (and a dependency in
- * package.json). Plugins named in a config file are loaded by `@airspace/config`.
+ * The built-in channels, in one list. A new built-in is a line here, a dependency in package.json,
+ * a project reference in tsconfig.json and its entry in docs/channels.md. Plugins named in a
+ * config file are loaded by `@airspace/config`.
  */
 import type { AnyChannel } from '@airspace/core';
 import { callGraphChannel } from '@airspace/channel-callgraph';

@@ -10,7 +10,7 @@ import type { VerifyFailure, VerifyReason } from './errors.js';
 import { VerifyReasons } from './errors.js';
 import type { TrailState } from './replay.js';
 import { applyEvent, eventProblem, initialState, pathOrderProblem, receiptShapeProblem, valueSpellingProblem } from './replay.js';
-import type { ShadowReceipt, ShadowTrail } from './types.js';
+import type { ShadowReceipt } from './types.js';
 import { TRAIL_FORMAT, TRAIL_VERSION } from './types.js';
 
 export interface VerifySuccess {

@@ -5,13 +5,13 @@
  * with evidence (the conflicting hunks in base and current lines where the agents' hunks show
  * them, git's own message otherwise); a clean merge → 0.
  *
- * Needs the `git` service of `@airspace/git` (`loadAgents(...).git`). `prepare` merges every pair
- * that shares a path in one `git merge-tree --stdin` process; results are cached by the pair of
- * state commits (tree + head), so a second scan with nothing changed runs no merge. Pairs that
- * share no path (nor a file/directory prefix) cannot conflict textually and are not merged.
+ * Needs the `git` service (`GitService` of `@airspace/git`, whose `merge` gives core's
+ * `MergeOutcome`). `prepare` merges every pair that shares a path in one `git merge-tree --stdin`
+ * process; results are cached by the pair of state commits (tree + head), so a second scan with
+ * nothing changed runs no merge. Pairs that share no path (nor a file/directory prefix) cannot
+ * conflict textually and are not merged.
  */
-import { conflicts, defineChannel, mapToCurrent, type Agent, type Evidence, type EvidenceSide, type FileEdit, type Problem, type Range } from '@airspace/core';
-import type { MergeConflict, MergeOutcome, PairEdits } from '@airspace/git';
+import { conflicts, defineChannel, mapToCurrent, type Agent, type Evidence, type EvidenceSide, type FileEdit, type MergeConflict, type MergeOutcome, type PairedEdits, type Problem, type Range } from '@airspace/core';
 
 export interface MergeOptions {
   /** Evidence items per conflicted path at most. */
@@ -26,7 +26,7 @@ export const DEFAULT_MERGE_OPTIONS: MergeOptions = { maxEvidencePerPath: 5, maxE
 export interface MergeService {
   merge(a: Agent, b: Agent): Promise<MergeOutcome>;
   mergeMany?(pairs: readonly (readonly [Agent, Agent])[]): Promise<void>;
-  pairEdits?(a: Agent, b: Agent, path: string): Promise<PairEdits | undefined>;
+  pairEdits?(a: Agent, b: Agent, path: string): Promise<PairedEdits | undefined>;
 }
 
 function isMergeService(value: unknown): value is MergeService {

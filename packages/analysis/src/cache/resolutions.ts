@@ -12,8 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ResolvedImport } from '../index/build.js';
-import type { MemoRecord } from '../resolve/resolver.js';
+import type { MemoRecord, ResolvedImport } from '../resolve/resolver.js';
 
 const FORMAT = 'airspace-resolutions-3';
 /** Resolution files kept per cache directory (newest first). */

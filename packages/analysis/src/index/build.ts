@@ -10,23 +10,10 @@ import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
 import { importEdgeKind, languageOf, type FileFacts, type ImportEdgeKind, type ImportFact, type ImportKind, type Language } from '../facts.js';
-import { createResolver, isConfigFile, RESOLVER_VERSION, type Resolution, type Resolver, type ResolvedVia } from '../resolve/resolver.js';
-import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
+import { createResolver, isConfigFile, RESOLVER_VERSION, type ResolvedImport, type Resolution, type Resolver } from '../resolve/resolver.js';
 
-export interface ResolvedImport {
-  readonly specifier: string;
-  readonly kind: ImportKind;
-  /** What the import means for coupling (`importEdgeKind` of its facts). */
-  readonly edge: ImportEdgeKind;
-  readonly line: number;
-  /** Repository files this import resolves to (several for `from pkg import a, b` submodules). */
-  readonly targets: readonly string[];
-  readonly via?: ResolvedVia;
-  /** Package name of an external import (`react`, `@scope/pkg`, `node:fs`, Python `numpy`). */
-  readonly external?: string;
-  /** Why an import that should be in the repository was not found. */
-  readonly unresolved?: string;
-}
+export type { ResolvedImport } from '../resolve/resolver.js';
+import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
 
 export interface IndexedFile {
   readonly path: string;
@@ -179,7 +166,8 @@ interface FactsJob {
   readonly file: SnapshotFile;
   readonly language: Language;
   blobId?: string;
-  content?: Buffer;
+  /** The file's bytes until parsed; cleared (set to undefined) to free them early. */
+  content?: Buffer | undefined;
   facts?: FileFacts;
   skip?: SkippedFile;
 }
@@ -371,11 +359,13 @@ interface IndexState {
 const states = new WeakMap<AnalysisIndex, IndexState>();
 
 /** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
+const withoutPrevious = ({ previous: _previous, ...rest }: IndexOptions): IndexOptions => rest;
+
 export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
   const factsScope: FactsScope = given.facts ?? 'all';
   // An imports-only index cannot stand in for whole facts: the whole ones are parsed anew.
-  const options = given.previous && given.previous.factsScope === 'imports' && factsScope === 'all' ? { ...given, previous: undefined } : given;
+  const options = given.previous && given.previous.factsScope === 'imports' && factsScope === 'all' ? withoutPrevious(given) : given;
   const previousState = options.previous ? states.get(options.previous) : undefined;
   if (options.previous && previousState) {
     const fast = await reindex(snapshot, options.previous, previousState, options, t0);

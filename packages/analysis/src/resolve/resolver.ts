@@ -11,7 +11,7 @@
  * repository root, `src/`, every directory holding a `pyproject.toml`/`setup.py`/`setup.cfg` (and
  * its `src/`), then the importer's own directory; packages by `__init__.py`; otherwise external.
  */
-import type { ImportFact } from '../facts.js';
+import type { ImportEdgeKind, ImportFact, ImportKind } from '../facts.js';
 import { parseJsonc } from './jsonc.js';
 import { ancestors, dirname, globToRegExp, join, normalizeInside } from './paths.js';
 
@@ -21,6 +21,22 @@ export type Resolution =
   | { readonly status: 'unresolved'; readonly reason: string };
 
 export type ResolvedVia = 'relative' | 'tsconfig-paths' | 'base-url' | 'workspace' | 'python-relative' | 'python-absolute';
+
+/** One import of a file as the index keeps it: its facts and what it resolved to. */
+export interface ResolvedImport {
+  readonly specifier: string;
+  readonly kind: ImportKind;
+  /** What the import means for coupling (`importEdgeKind` of its facts). */
+  readonly edge: ImportEdgeKind;
+  readonly line: number;
+  /** Repository files this import resolves to (several for `from pkg import a, b` submodules). */
+  readonly targets: readonly string[];
+  readonly via?: ResolvedVia;
+  /** Package name of an external import (`react`, `@scope/pkg`, `node:fs`, Python `numpy`). */
+  readonly external?: string;
+  /** Why an import that should be in the repository was not found. */
+  readonly unresolved?: string;
+}
 
 export interface ResolverInput {
   /** Every file of the repository (repository-relative, forward slashes). */

@@ -110,7 +110,11 @@ export function evalCommand(io: Io): Command {
               ...(single && flags.fitOn?.[0] !== undefined ? { calibrateOn: flags.fitOn[0] } : {}),
               weightings,
               // A corpus shares one --cache-dir: each repository gets its own folder in it.
-              cacheDir: flags.cache === false ? false : flags.cacheDir ? resolve(flags.cacheDir, single ? '.' : `${index}-${basename(resolve(repo))}`) : undefined,
+              ...(flags.cache === false
+                ? { cacheDir: false as const }
+                : flags.cacheDir
+                  ? { cacheDir: resolve(flags.cacheDir, single ? '.' : `${index}-${basename(resolve(repo))}`) }
+                  : {}),
               ...(single && flags.out ? { outDir: resolve(flags.out) } : {}),
               ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
               onProgress: (p) =>

@@ -4,7 +4,7 @@
  */
 import { classifyRisk, DEFAULT_ESCALATION, noisyOr, type Precision, type Thresholds } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
-import { crossValidateNoisyOr, fitNoisyOr, noisyOrProbability } from '../fit/noisy-or.js';
+import { crossValidateNoisyOr, fitNoisyOr } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import {

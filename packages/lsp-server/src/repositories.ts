@@ -1,0 +1,238 @@
+/**
+ * One scanner per repository: scanning (unsaved buffers, declared intent and what changed go to
+ * the engine), publishing a result (findings per self, `airspace/advisories`, diagnostics), and
+ * watching every worktree of the repository for the next change.
+ */
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ScanResult } from '@airspace/core';
+import { runGit } from '@airspace/git';
+import type { Advisory } from '@airspace/core';
+import { ChangeSet } from './changes.js';
+import { configFiles, configSignature, mainWorktreeOf } from './config-files.js';
+import { publishDiagnostics } from './diagnostics.js';
+import { advisoriesKey, findingsFor, pairKey } from './findings.js';
+import { ScanLoop } from './scan-loop.js';
+import type { Intents, LspScanner, Overrides } from './scanner.js';
+import { message, type Repo, type Session } from './session.js';
+import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
+import { acknowledgedInTrail } from './trail.js';
+import { WorktreeWatcher, type WatchEvent } from './watch.js';
+import { gitDirOf, listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
+
+export const AdvisoriesNotificationMethod = 'airspace/advisories';
+
+/** `airspace/advisories` notification parameters. */
+export interface AdvisoriesParams {
+  readonly folder: string;
+  readonly self: string | null;
+  readonly advisories: readonly Advisory[];
+}
+
+/** The repository of a workspace folder, opened (scan loop, watcher) on its first folder. */
+export function openRepo(s: Session, info: FolderInfo): Repo {
+  const known = s.repos.get(info.commonDir);
+  if (known) return known;
+  const repo: Repo = {
+    commonDir: info.commonDir,
+    selves: [],
+    selfIds: new Map(),
+    lastAdvisories: new Map(),
+    watched: new Set(),
+    changes: new ChangeSet(),
+    fullScan: true,
+    watcher: new WorktreeWatcher({ onChange: (event) => onWatchEvent(s, event), onError: (m) => s.log.info(m), ...watchOptionsOf(s.settings) }),
+    loop: new ScanLoop<ScanResult>({
+      run: () => runScan(s, repo),
+      publish: (result) => publishScan(s, repo, result),
+      onError: (error) => s.log.error(`Scan of ${info.commonDir} failed: ${message(error)}; keeping the previous advisories.`),
+    }),
+  };
+  s.repos.set(info.commonDir, repo);
+  return repo;
+}
+
+/** Stops a repository's scans, watcher and scanner. */
+export function closeRepo(s: Session, repo: Repo): void {
+  repo.loop.dispose();
+  repo.watcher.dispose();
+  void repo.scanner?.then((x) => x.dispose()).catch(() => undefined);
+  s.repos.delete(repo.commonDir);
+}
+
+/** Replaces a repository's scanner (settings or config changed) and scans everything again with the new one. */
+export function resetScanner(repo: Repo): void {
+  repo.changes.all();
+  const old = repo.scanner;
+  repo.scanner = undefined;
+  void old?.then((x) => x.dispose()).catch(() => undefined);
+  // The scan in flight used the old engine: start afresh instead of waiting for its answer.
+  repo.loop.restart();
+}
+
+export function configFilesOf(s: Session, repo: Repo): string[] {
+  return configFiles(
+    repo.selves.map((x) => x.worktree),
+    repo.commonDir,
+    s.settings.config,
+  );
+}
+
+export function trailDirOf(s: Session, repo: Repo): string {
+  return s.settings.trailDir ?? join(repo.commonDir, 'airspace', 'trails');
+}
+
+/** A watched worktree changed: a config file the scanner reads restarts it; anything else asks for a scan. */
+function onWatchEvent(s: Session, event: WatchEvent): void {
+  const { worktree } = event;
+  for (const repo of s.repos.values()) {
+    if (!repo.watched.has(worktree)) continue;
+    // Any config the scanner reads (.json, .mjs, .js, .ts; self's or the main worktree's) changed.
+    const mayHoldConfig = repo.selves.some((x) => x.worktree === worktree) || worktree === mainWorktreeOf(repo.commonDir);
+    const signature = mayHoldConfig ? configSignature(configFilesOf(s, repo)) : undefined;
+    if (signature !== undefined && signature !== repo.configSignature) {
+      s.log.info('An Airspace config file changed: the scanner starts again with it.');
+      repo.configSignature = signature;
+      resetScanner(repo);
+      continue;
+    }
+    // A file event names the path (relative to the worktree); git events and polling do not.
+    repo.changes.path(worktree, event.kind === 'file' ? event.path : undefined);
+    repo.loop.request(debounceOf(s.settings));
+  }
+}
+
+/** Unsaved buffers of the repository's worktrees (selves' and other agents'). */
+function overridesFor(s: Session, repo: Repo): Overrides {
+  const worktrees = new Set<string>(repo.selves.map((x) => x.worktree));
+  for (const a of repo.loop.latest?.agents ?? []) if (a.worktree) worktrees.add(real(a.worktree));
+  const out: Record<string, Record<string, string>> = {};
+  for (const uri of s.dirty) {
+    const doc = s.documents.get(uri);
+    const file = s.fileOf(uri);
+    if (!doc || file === undefined) continue;
+    for (const wt of worktrees) {
+      const rel = relativeTo(wt, file);
+      if (rel === undefined) continue;
+      (out[wt] ??= {})[rel] = doc.getText();
+      break;
+    }
+  }
+  return out;
+}
+
+function intentFor(s: Session, repo: Repo): Intents | undefined {
+  const out: Record<string, string[]> = {};
+  for (const self of repo.selves) {
+    const paths = s.intents.get(self.worktree);
+    if (!paths?.size) continue;
+    // Keyed by agent id; before self has changed anything, by the id git will give it (its branch).
+    out[repo.selfIds.get(self.worktree) ?? self.branch ?? basename(self.worktree)] = [...paths].sort();
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
+  if (repo.selves.length === 0) throw new Error('no workspace folder in this repository');
+  // The worktrees as they were before the first scan reads them: one created while that scan
+  // runs is then new to the listing after it, and is read at once (watchRepository).
+  if (!repo.worktreeList) await listWorktrees(s, repo, '');
+  if (!repo.scanner) repo.configSignature = configSignature(configFilesOf(s, repo));
+  const starting = (repo.scanner ??= Promise.resolve().then(() => s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree))));
+  let scanner: LspScanner;
+  try {
+    scanner = await starting;
+  } catch (error) {
+    if (repo.scanner === starting) repo.scanner = undefined;
+    throw error;
+  }
+  const intent = intentFor(s, repo);
+  const { full, ...changes } = repo.changes.take();
+  repo.fullScan = full;
+  try {
+    return await scanner.scan({ overrides: overridesFor(s, repo), ...(intent ? { intent } : {}), ...changes });
+  } catch (error) {
+    repo.changes.all();
+    throw error;
+  }
+}
+
+function publishScan(s: Session, repo: Repo, result: ScanResult): void {
+  if (s.stopped) return;
+  for (const self of repo.selves) {
+    const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
+    if (agent) repo.selfIds.set(self.worktree, agent.id);
+    else repo.selfIds.delete(self.worktree);
+    s.findings.set(self.worktree, agent ? findingsFor(result, agent.id) : []);
+    if (agent) restoreAcknowledgements(s, repo, agent.id, result);
+    const key = advisoriesKey(result, agent?.id ?? '\u0000none');
+    if (repo.lastAdvisories.get(self.worktree) !== key) {
+      repo.lastAdvisories.set(self.worktree, key);
+      const params: AdvisoriesParams = {
+        folder: pathToFileURL(self.folder).href,
+        self: agent?.id ?? null,
+        advisories: agent ? result.advisories.filter((a) => a.a === agent.id || a.b === agent.id) : [],
+      };
+      void s.connection.sendNotification(AdvisoriesNotificationMethod, params);
+    }
+  }
+  for (const p of result.problems) s.log.info(`${p.code}: ${p.message}`);
+  publishDiagnostics(s);
+  void watchRepository(s, repo, result);
+}
+
+/** Acknowledgements recorded in the pairs' trails before this server started count again. */
+function restoreAcknowledgements(s: Session, repo: Repo, selfId: string, result: ScanResult): void {
+  for (const a of result.advisories) {
+    if (a.a !== selfId && a.b !== selfId) continue;
+    const other = a.a === selfId ? a.b : a.a;
+    const pair = pairKey(selfId, other);
+    if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
+    s.trailsRead.add(pair);
+    acknowledgedInTrail(trailDirOf(s, repo), selfId, other).then(
+      (yes) => {
+        if (!yes || s.acknowledged.has(pair)) return;
+        s.acknowledged.add(pair);
+        publishDiagnostics(s);
+      },
+      (e) => s.log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
+    );
+  }
+}
+
+/** `git worktree list` of the repository, remembered with the agents' worktrees it was taken for. */
+async function listWorktrees(s: Session, repo: Repo, agentsKey: string): Promise<readonly string[]> {
+  const listed = await runGit(['worktree', 'list', '--porcelain'], { cwd: repo.selves[0]?.worktree ?? repo.commonDir }).catch((e) => {
+    s.log.error(`git worktree list failed: ${message(e)}`);
+    return '';
+  });
+  repo.worktreeList = { agentsKey, dirs: listedWorktrees(listed).map(real) };
+  return repo.worktreeList.dirs;
+}
+
+/** Watches every worktree of the repository: one without changes today may collide tomorrow. */
+async function watchRepository(s: Session, repo: Repo, result: ScanResult): Promise<void> {
+  const dirs = new Set<string>(result.agents.filter((a) => a.worktree).map((a) => real(a.worktree!)));
+  // Worktrees without changes are not agents but are watched for their first change. Listing
+  // them costs a git process on the server's thread: only after a full scan (a git event: a
+  // worktree added or removed) or when the agents' worktrees differ from the last listing.
+  const agentsKey = JSON.stringify([...dirs].sort());
+  const listedBefore = repo.worktreeList?.dirs;
+  const list = repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey ? await listWorktrees(s, repo, agentsKey) : repo.worktreeList!.dirs;
+  const isSelf = (d: string) => repo.selves.some((x) => x.worktree === d);
+  // A worktree listed for the first time may have been edited before it was watched: read it
+  // now rather than at its next change. (The first scan is preceded by a listing, see runScan.)
+  const fresh = listedBefore ? list.filter((d) => !listedBefore.includes(d) && !dirs.has(d) && !isSelf(d)) : [];
+  for (const dir of fresh) repo.changes.worktree(dir);
+  if (fresh.length) repo.loop.request(0);
+  for (const dir of list) dirs.add(dir);
+  for (const x of repo.selves) dirs.delete(x.worktree);
+  repo.watched = new Set([...dirs, ...repo.selves.map((x) => x.worktree)]);
+  repo.watcher.set([
+    ...repo.selves.map((x) => ({ worktree: x.worktree, gitDir: x.gitDir, commonDir: x.commonDir })),
+    ...[...dirs].map((worktree) => {
+      const gitDir = gitDirOf(worktree);
+      return { worktree, ...(gitDir ? { gitDir } : {}) };
+    }),
+  ]);
+}

@@ -1,0 +1,53 @@
+/**
+ * The editor's settings (`airspace` section of `workspace/configuration`, or initializationOptions)
+ * and the one place they become scanner and watcher options.
+ */
+import type { ScannerOptions } from './scanner.js';
+import type { WatcherOptions } from './watch.js';
+
+/** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
+export interface AirspaceSettings {
+  readonly base?: string;
+  readonly sources?: readonly string[];
+  readonly weights?: Readonly<Record<string, number>>;
+  readonly thresholds?: { readonly traffic?: number; readonly resolution?: number };
+  /** Path of an airspace.config.json (default: the one at the repository root). */
+  readonly config?: string;
+  /** Delay between the last keystroke and a re-scan. */
+  readonly debounceMs?: number;
+  /** Poll instead of watching the file system, and how often. */
+  readonly poll?: boolean;
+  readonly pollMs?: number;
+  /** Where acknowledgements' shadow trails are kept (default: `airspace/trails` in the git directory). */
+  readonly trailDir?: string;
+}
+
+/** Default delay between an edit and the scan it asks for. */
+const DEBOUNCE_MS = 150;
+
+/** Settings from the client laid over the ones held; anything but an object changes nothing. */
+export function mergeSettings(held: AirspaceSettings, got: unknown): AirspaceSettings {
+  return got && typeof got === 'object' && !Array.isArray(got) ? { ...held, ...(got as AirspaceSettings) } : held;
+}
+
+/** What a repository's scanner is started with (a changed result restarts it). */
+export function scannerOptionsOf(settings: AirspaceSettings, worktree: string): ScannerOptions {
+  return {
+    repo: worktree,
+    ...(settings.base ? { base: settings.base } : {}),
+    ...(settings.sources ? { sources: settings.sources } : {}),
+    ...(settings.weights ? { weights: settings.weights } : {}),
+    ...(settings.thresholds ? { thresholds: settings.thresholds } : {}),
+    ...(settings.config ? { config: settings.config } : {}),
+  };
+}
+
+/** How a repository's worktrees are watched. */
+export function watchOptionsOf(settings: AirspaceSettings): Pick<WatcherOptions, 'poll' | 'pollMs'> {
+  return {
+    ...(settings.poll !== undefined ? { poll: settings.poll } : {}),
+    ...(settings.pollMs !== undefined ? { pollMs: settings.pollMs } : {}),
+  };
+}
+
+export const debounceOf = (settings: AirspaceSettings): number => settings.debounceMs ?? DEBOUNCE_MS;

@@ -1,0 +1,14 @@
+/**
+ * Text from outside (ids, labels, paths, evidence) made safe for any client: Emacs's JSON parser
+ * rejects a NUL, and a newline breaks a one-line message.
+ */
+
+/** One line of text: every control character (C0, DEL, C1) becomes a space. */
+export function plain(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+/** Text of several lines: newlines kept (CR LF as LF), tabs as four spaces, every other control character a space. */
+export function plainText(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/\t/g, '    ').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
+}
