@@ -4,7 +4,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/cli/dist/bin.js');
-export const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
+/**
+ * In-process by default: a test that starts the resident engine says so (test/engine.test.ts),
+ * and stops every engine it started.
+ */
+export const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AIRSPACE_ENGINE: 'off' };
 
 export interface Run {
   code: number | null;

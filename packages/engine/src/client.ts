@@ -46,6 +46,12 @@ export function engineDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return value === 'off' || value === '0' || value === 'false' || value === 'no';
 }
 
+/** `AIRSPACE_ENGINE_IDLE_MS`: the idle timeout of engines started on demand (tests, short sessions). */
+export function idleFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = Number(env.AIRSPACE_ENGINE_IDLE_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : undefined;
+}
+
 export function readLock(paths: EnginePaths): LockInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(paths.lock, 'utf8')) as LockInfo;
@@ -187,7 +193,8 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
   } catch {
     return { reason: `${repo} does not exist` };
   }
-  const pid = spawnEngine(paths, { repo, ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}) });
+  const idleMs = options.idleMs ?? idleFromEnv(process.env);
+  const pid = spawnEngine(paths, { repo, ...(idleMs !== undefined ? { idleMs } : {}) });
   const deadline = Date.now() + (options.waitMs ?? 15_000);
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
