@@ -146,19 +146,18 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
   return server;
 }
 
-/** Runs the server on stdio until the client goes away. */
+/** Runs the server on stdio until the client goes away (the transport closes, or stdin ends). */
 export async function runMcpServer(options: McpServerOptions, transport: Transport = new StdioServerTransport()): Promise<void> {
   const log = (m: string): void => void process.stderr.write(`airspace mcp: ${m}\n`);
   const backend = createBackend({ cwd: resolve(options.cwd), engine: options.engine !== false, env: options.env ?? process.env, log });
   const server = createAirspaceMcpServer(options, backend);
-  const closed = new Promise<void>((r) => (transport.onclose = () => r()));
+  const closed = new Promise<void>((resolveClosed) => {
+    server.server.onclose = () => resolveClosed();
+    // The stdio transport does not notice the end of its input by itself.
+    if (transport instanceof StdioServerTransport) process.stdin.once('end', () => resolveClosed());
+  });
   await server.connect(transport);
-  // The SDK replaces onclose when connecting; chain ours.
-  const previous = transport.onclose;
-  transport.onclose = () => {
-    previous?.();
-  };
-  await Promise.race([closed, new Promise<void>((r) => process.stdin.once('end', () => r()))]);
+  await closed;
   await server.close().catch(() => undefined);
   await backend.dispose();
 }
