@@ -75,6 +75,11 @@ export interface EngineCoreOptions {
   /** Where acknowledgements go (default `<common dir>/airspace/trails`, as the language server's). */
   readonly trailDir?: string;
   readonly now?: () => number;
+  /**
+   * File events, when the process follows them: a stamp taken while none arrived since the
+   * last one, and every worktree is watched, is the same stamp; git is not asked again.
+   */
+  readonly changes?: { readonly events: () => number; readonly watching: () => readonly string[] };
   /** Progress of cold scans (the CLI's progress bar). */
   readonly onProgress?: ScannerOptions['onProgress'];
 }
@@ -82,6 +87,10 @@ export interface EngineCoreOptions {
 interface WarmScanner {
   readonly scanner: Scanner;
   readonly options: ScannerOptions;
+  /** File events counted when `stamp` was taken. */
+  stampEvents?: number;
+  /** Answers for the current stamp, by request (a repeated question with nothing changed). */
+  answers: Map<string, Promise<ScanResult>>;
   stamp?: RepositoryStamp;
   /** Scans of one scanner run one at a time. */
   queue: Promise<unknown>;
@@ -123,13 +132,14 @@ export class EngineCore {
     const key = JSON.stringify({ root: configRootFor(repo, this.mainWorktree()), base: options.base, sources: options.sources, config: options.config, calibration: options.calibration });
     let warm = this.scanners.get(key);
     if (!warm) {
-      warm = { scanner: createScanner(options), options, queue: Promise.resolve(), agents: [] };
+      warm = { scanner: createScanner(options), options, answers: new Map(), queue: Promise.resolve(), agents: [] };
       this.scanners.set(key, warm);
     }
     const entry = warm;
     const run = entry.queue.then(async () => {
       const started = this.now();
-      const stamp = await repositoryStamp(repo);
+      const events = this.options.changes?.events();
+      const stamp = this.unchanged(entry, events) ? entry.stamp! : await repositoryStamp(repo);
       const delta = stampDelta(entry.stamp, stamp);
       // Sources other than worktrees (branches, observations) are read in full every time.
       const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
@@ -144,19 +154,34 @@ export class EngineCore {
         update = { only: [...delta.changed.keys()], changedPaths };
         kind = 'patch';
       }
+      if (kind !== 'fresh' || custom) entry.answers.clear();
+      const key = JSON.stringify(extra);
+      const known = entry.answers.get(key);
+      if (known) return known;
       try {
-        const result = await entry.scanner.scan(undefined, { ...extra, ...update });
+        const answer = entry.scanner.scan(undefined, { ...extra, ...update });
+        const result = await answer;
         entry.stamp = stamp;
+        entry.stampEvents = events;
+        if (!custom) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
         entry.agents = result.agents.map((a) => a.id);
         return result;
       } catch (error) {
         entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.
+        entry.answers.clear();
         throw error;
       }
     });
     entry.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
+  private unchanged(entry: WarmScanner, events: number | undefined): boolean {
+    if (!entry.stamp || events === undefined || entry.stampEvents !== events) return false;
+    const watched = new Set(this.options.changes!.watching());
+    return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }
 
   /** Brings every warm scanner up to date (after file events), so that the next question finds it fresh. */

@@ -85,8 +85,13 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   log(`engine ${process.pid}: started for ${options.commonDir} (idle timeout ${options.idleMs} ms).`);
   if (existsSync(paths.socket)) unlinkSync(paths.socket);
 
-  const core = new EngineCore({ commonDir: options.commonDir, resident: true });
   let source: ChangeSource | undefined;
+  const core = new EngineCore({
+    commonDir: options.commonDir,
+    resident: true,
+    // Only once the change source exists: file events before it were not counted.
+    changes: { events: () => (source ? source.events() : Number.NaN), watching: () => source?.watching() ?? [] },
+  });
   let server: Server | undefined;
   let lastActivity = Date.now();
   let stopping: Promise<void> | undefined;
@@ -217,8 +222,9 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
         return;
       }
       core.requests++;
-      // Let file events already queued reach the watcher first (a save just before the question).
-      setImmediate(() => {
+      // Let file events already queued reach the watcher first (a save just before the question):
+      // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
+      setImmediate(() => setImmediate(() => {
         handle(request).then(
           (result) => {
             lastActivity = Date.now();
@@ -231,7 +237,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
             reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
           },
         );
-      });
+      }));
     }));
   });
   await new Promise<void>((resolve, reject) => {
