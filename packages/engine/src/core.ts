@@ -109,6 +109,8 @@ export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();
   private readonly now: () => number;
   requests = 0;
+  /** Stamps read from git, and stamps taken from file events (nothing changed). */
+  readonly stamps = { git: 0, events: 0 };
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
@@ -139,7 +141,9 @@ export class EngineCore {
     const run = entry.queue.then(async () => {
       const started = this.now();
       const events = this.options.changes?.events();
-      const stamp = this.unchanged(entry, events) ? entry.stamp! : await repositoryStamp(repo);
+      const unchanged = this.unchanged(entry, events);
+      this.stamps[unchanged ? 'events' : 'git']++;
+      const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
       const delta = stampDelta(entry.stamp, stamp);
       // Sources other than worktrees (branches, observations) are read in full every time.
       const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
@@ -155,6 +159,8 @@ export class EngineCore {
         kind = 'patch';
       }
       if (kind !== 'fresh' || custom) entry.answers.clear();
+      // Nothing changed since the stamp: the event count of now vouches for it from here on.
+      else entry.stampEvents = events;
       const key = JSON.stringify(extra);
       const known = entry.answers.get(key);
       if (known) return known;

@@ -40,6 +40,9 @@ export interface EngineStatus {
   readonly lastScan?: { readonly at: string; readonly ms: number; readonly kind: 'full' | 'patch' | 'fresh' };
   readonly requests: number;
   readonly mode: 'watch' | 'poll';
+  /** File events seen; freshness checks answered from git, and from file events alone. */
+  readonly events: number;
+  readonly stamps: { readonly git: number; readonly events: number };
 }
 
 /** Splits a byte stream into lines; a partial line waits for the rest. */

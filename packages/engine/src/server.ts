@@ -167,6 +167,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       ...(state.lastScan ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } } : {}),
       requests: core.requests,
       mode: source?.mode() ?? 'poll',
+      events: source?.events() ?? 0,
+      stamps: { ...core.stamps },
     };
   };
 
