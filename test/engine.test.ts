@@ -136,9 +136,19 @@ describe('airspace check through the resident engine', () => {
     const stopped = await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 });
     expect(stopped.code).toBe(0);
     for (const pid of started) expect(alive(pid)).toBe(false);
-    // A lock left by a process that is gone.
+    // A lock held by a live process that does not answer (and is not stale yet): the check is
+    // answered in-process, with the same answer, and says so in verbose mode.
     const { writeFileSync, statSync } = await import('node:fs');
     const dir = join(repo.dir, '.git', 'airspace');
+    writeFileSync(join(dir, 'engine.json'), JSON.stringify({ pid: process.pid, socket: join(dir, 'nobody.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }));
+    const target = Object.keys(files).filter((p) => p.endsWith('.ts')).sort()[0]!;
+    const fallback = await airspace(['check', target, '--json', '--verbose'], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 60_000 });
+    expect(fallback.stderr).toMatch(/checking in-process: the engine exited at start/);
+    const cold = await airspace(['check', target, '--json', '--no-engine'], { cwd: repo.dir });
+    expect([fallback.code, json(fallback)]).toEqual([cold.code, json(cold)]);
+    expect(lockOf(repo.dir)?.pid).toBe(process.pid);
+
+    // A lock left by a process that is gone.
     writeFileSync(join(dir, 'engine.json'), JSON.stringify({ pid: 999_999, socket: join(dir, 'engine.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }));
     const start = await airspace(['engine', 'start', '--idle', '1500', '--json', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 60_000 });
     expect(start.code).toBe(0);

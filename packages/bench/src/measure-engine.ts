@@ -76,7 +76,8 @@ function generated(): Setup {
   return {
     label: `generated repository: ${Object.keys(gen.files).length} files, ${(bytes / 1e6).toFixed(1)} MB, ${agents} agents with 8 edited files each (seed 11)`,
     worktree: dirs[0]!,
-    paths: [ts[6]!, ts[7]!, ts[40]!, ts[100]!, ts[500]!],
+    // The first is asked again and again; the others once each (a different question every time).
+    paths: [ts[6]!, ts[7]!, ...Array.from({ length: 2 * RUNS }, (_, i) => ts[40 + i * 29]!)],
     save: { worktree: dirs[1]!, path: ts[7]! },
     dispose: fixture.dispose,
   };
@@ -90,6 +91,15 @@ function given(repo: string): Setup {
   const count = execFileSync('git', ['ls-files'], { cwd: worktree, encoding: 'utf8' }).split('\n').filter(Boolean).length;
   const agents = execFileSync('git', ['worktree', 'list'], { cwd: worktree, encoding: 'utf8' }).split('\n').filter(Boolean).length;
   return { label: `${opt('name') ?? repo} at ${head}: ${count} files, ${agents} worktrees`, worktree, paths };
+}
+
+/** The command line as shown in the docs: a repository given by path is named, not located. */
+function shownArgs(): string {
+  const repo = opt('repo');
+  const worktree = opt('worktree');
+  return args
+    .map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : /\s/.test(a) ? JSON.stringify(a) : a))
+    .join(' ');
 }
 
 async function main(): Promise<void> {
@@ -111,7 +121,7 @@ async function main(): Promise<void> {
       gitStatus.push(timed('git', ['status', '--porcelain'], setup.worktree, process.env));
       nodeStart.push(timed(process.execPath, ['-e', ''], setup.worktree, process.env));
       same.push(check(setup.paths[0]!));
-      rotating.push(check(setup.paths[1 + (i % (setup.paths.length - 1))]!));
+      rotating.push(check(setup.paths[1 + ((2 * i) % (setup.paths.length - 1))]!));
     }
     // A save in another agent's worktree right before each question.
     const saved: number[] = [];
@@ -134,7 +144,7 @@ async function main(): Promise<void> {
         await engine.request('check', { cwd: setup.worktree, target: setup.paths[0] }, 120_000);
         resident.push(performance.now() - t);
         t = performance.now();
-        await engine.request('check', { cwd: setup.worktree, target: setup.paths[1 + (i % (setup.paths.length - 1))] }, 120_000);
+        await engine.request('check', { cwd: setup.worktree, target: setup.paths[1 + ((2 * i + 1) % (setup.paths.length - 1))] }, 120_000);
         residentRotating.push(performance.now() - t);
       }
       engine.close();
@@ -149,7 +159,7 @@ async function main(): Promise<void> {
       row('`git status --porcelain` (same worktree)', gitStatus, `${RUNS} runs`),
       row('`node -e ""` (Node\'s start, the floor of any Node client)', nodeStart),
       row('`airspace check` through the engine, same question again', same, 'nothing changed: the answer is reused, git is not asked'),
-      row('`airspace check` through the engine, another file each time', rotating, 'a probe scan on the warm scanner'),
+      row('`airspace check` through the engine, another file each time', rotating, `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`),
       ...(saved.length ? [row('`airspace check` through the engine right after a save in another worktree', saved, `${saved.length} saves; that agent is patched`)] : []),
       ...(resident.length ? [row('engine answer alone, connected client, same question', resident), row('engine answer alone, connected client, another file each time', residentRotating)] : []),
       row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
@@ -169,7 +179,7 @@ async function main(): Promise<void> {
   const md = [
     `### Pre-edit check: ${setup.label}`,
     '',
-    `Command: \`node dist/measure-engine.js ${args.join(' ')}\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Wall time of each command as a harness runs it (a new process each time), median; ratio to \`git status\` in the same run.`,
+    `Command: \`node dist/measure-engine.js ${shownArgs()}\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Wall time of each command as a harness runs it (a new process each time), median; ratio to \`git status\` in the same run.`,
     '',
     '| what | median | × git status | notes |',
     '|---|---|---|---|',

@@ -203,8 +203,8 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
       const connection = await connect(info.socket, 1000).catch(() => undefined);
       if (connection) return { connection, started: true };
     }
-    // Ours exited (another engine won the lock): that one may answer soon.
-    if (pid !== undefined && !pidAlive(pid) && !info) return { reason: `the engine exited at start (see ${paths.log})` };
+    // Ours exited: it failed, or another process holds the lock without answering (yet).
+    if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };
   }
   return { reason: `the engine did not answer within ${options.waitMs ?? 15_000} ms (see ${paths.log})` };
 }

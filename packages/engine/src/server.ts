@@ -96,6 +96,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   let lastActivity = Date.now();
   let stopping: Promise<void> | undefined;
   const sockets = new Set<Socket>();
+  let startWatching: () => Promise<void> = async () => undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
 
@@ -231,6 +232,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
           (result) => {
             lastActivity = Date.now();
             reply({ id: request.id, result });
+            void startWatching();
           },
           (error: unknown) => {
             lastActivity = Date.now();
@@ -250,14 +252,24 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   server.on('error', (error) => log(`engine ${process.pid}: socket error: ${error.message}`));
 
   // Follow the worktrees and refs: each burst of changes brings the warm scanners up to date.
-  const targets = await watchTargets(options.repo).catch(() => undefined);
-  source = createChangeSource({
-    dirs: targets?.dirs ?? [],
-    gitDirs: targets?.gitDirs ?? [],
-    pollMs: 2000,
-    debounceMs: 150,
-    onChange: () => void refresh(),
-    onWarning: (m) => log(`engine ${process.pid}: ${m}`),
-  });
+  // Started after the first answer: setting up recursive watches of every worktree blocks the
+  // event loop (seconds on a large repository), which must not keep the first client waiting.
+  let watching: Promise<void> | undefined;
+  startWatching = () =>
+    (watching ??= watchTargets(options.repo)
+      .catch(() => undefined)
+      .then((targets) => {
+        if (stopping) return;
+        source = createChangeSource({
+          dirs: targets?.dirs ?? [],
+          gitDirs: targets?.gitDirs ?? [],
+          pollMs: 2000,
+          debounceMs: 150,
+          onChange: () => void refresh(),
+          onWarning: (m) => log(`engine ${process.pid}: ${m}`),
+        });
+      }));
+  // An engine started with no question (`airspace engine start`) watches from the start.
+  setTimeout(() => void startWatching(), 2000).unref();
   await done;
 }

@@ -60,17 +60,22 @@ export function createBackend(options: { cwd: string; engine: boolean; env: Node
 
   return {
     async call<T>(method: Method, params: Record<string, unknown>): Promise<T> {
-      const conn = await engine();
-      if (conn) {
+      // Twice: an engine that exited while idle is started again once.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const conn = await engine();
+        if (!conn) break;
         try {
           const result = await conn.request<T>(method, { cwd: options.cwd, ...params }, ANSWER_MS);
           via = 'engine';
           return result;
         } catch (error) {
           if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new InputError(error.message);
-          options.log(`The engine failed (${(error as Error).message}); answering in-process.`);
           conn.close();
           connection = undefined;
+          if (error instanceof EngineRequestError) {
+            options.log(`The engine failed (${error.message}); answering in-process.`);
+            break;
+          }
         }
       }
       return runLocal<T>(method, { cwd: options.cwd, ...params });
