@@ -112,6 +112,18 @@ describe('airspace check through the resident engine', () => {
     const dave = repo.worktree('dave').write(other!, edited(other!, 1, 1, 'dave'));
     const near = await same(carol.dir, [other!, '--lines', '1-1']);
     expect(near.conflicts.map((c) => c.with)).toContain('dave');
+    // A harness's pre-edit hook: the tool call on stdin, an edit's old_string located in the file,
+    // advice for the model on stderr, exit 2 only on resolution (or at --fail-on).
+    const hook = (call: object, ...flags: string[]) => airspace(['check', '--tool-call', ...flags], { cwd: carol.dir, env: ENGINE_ENV, input: JSON.stringify(call) });
+    const edit = { cwd: carol.dir, tool_name: 'Edit', tool_input: { file_path: join(carol.dir, other!), old_string: `${files[other!]!.split('\n')[0]!} // carol`, new_string: 'x' } };
+    const hooked = await hook(edit, '--json');
+    expect(JSON.parse(hooked.stdout)).toEqual(near);
+    expect(hooked.code).toBe(near.level === 'resolution' ? 2 : 0);
+    expect(hooked.stderr).toMatch(/^(RESOLUTION|TRAFFIC): editing .*:1 as carol would come close to .*\nNext: /s);
+    expect((await hook(edit, '--fail-on', 'traffic')).code).toBe(2);
+    const elsewhere = await hook({ tool_name: 'Write', tool_input: { file_path: join(carol.dir, 'brand-new.ts'), content: '' } });
+    expect([elsewhere.code, elsewhere.stderr]).toEqual([0, '']);
+    expect((await hook({ tool_name: 'Bash', tool_input: { command: 'ls' } })).code).toBe(0);
     repo.git('worktree', 'remove', '--force', carol.dir);
     await same(dave.dir, [other!, '--lines', '1-1']);
     // A revert: the path leaves git status.

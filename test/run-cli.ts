@@ -23,11 +23,14 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Close the reading end of stdout at once, as `| head` does once it has read enough. */
   closeStdout?: boolean;
+  /** Written to the command's standard input (closed after it); none by default. */
+  input?: string;
 }
 
 export function airspace(args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';

@@ -15,6 +15,7 @@ import { createScanner, scanRepository, type ScanExtra, type Scanner, type Scann
 import { acknowledgePair } from '@airspace/trail';
 import { conflictsOf, runCheck, worktreeOf, type CheckConflict, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
+import { nextAction, type NextAction } from './advice.js';
 import { repositoryStamp, stampDelta, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
@@ -31,7 +32,6 @@ export interface Advisory extends CheckConflict {
   readonly message?: string;
 }
 
-export type NextAction = 'go-on' | 'transmit-intent' | 'steer-away' | 'hold-course';
 
 export interface AdvisoriesResult {
   readonly agent: string;
@@ -98,12 +98,6 @@ interface WarmScanner {
   agents: readonly string[];
 }
 
-/** The action for `self` on a conflict, from its level and right of way. */
-export function nextAction(conflict: Pick<CheckConflict, 'level' | 'steer' | 'hold'>, self: string): NextAction {
-  if (conflict.level === 'resolution') return conflict.hold === self ? 'hold-course' : 'steer-away';
-  if (conflict.level === 'traffic') return 'transmit-intent';
-  return 'go-on';
-}
 
 export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();

@@ -1,4 +1,5 @@
-export { EngineCore, checkInProcess, nextAction, repositoryPath, type AgentRef, type Advisory, type AdvisoriesResult, type AcknowledgeRequest, type AcknowledgeResult, type DeclareIntentRequest, type DeclareIntentResult, type EngineCoreOptions, type NextAction } from './core.js';
+export { EngineCore, checkInProcess, repositoryPath, type AgentRef, type Advisory, type AdvisoriesResult, type AcknowledgeRequest, type AcknowledgeResult, type DeclareIntentRequest, type DeclareIntentResult, type EngineCoreOptions } from './core.js';
+export { advisoriesText, checkText, declaredText, nextAction, overallAction, type NextAction } from './advice.js';
 export { answerCheck, conflictsOf, LEVEL_RANK, otherSideHunks, parseLines, parseUnifiedHunks, prepareCheck, runCheck, worktreeOf, type CheckConflict, type CheckRequest, type CheckResult, type CheckScan, type DiffHunk, type PreparedCheck } from './check.js';
 export { InputError } from './errors.js';
 export { intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';

@@ -1,3 +1,2 @@
 export { createAirspaceMcpServer, runMcpServer, type McpServerOptions } from './server.js';
 export { createBackend, type Backend } from './backend.js';
-export { advisoriesText, checkText, declaredText, overallAction } from './format.js';

@@ -10,9 +10,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import type { ScanResult } from '@airspace/core';
-import { InputError, type AcknowledgeResult, type AdvisoriesResult, type CheckResult, type DeclareIntentResult } from '@airspace/engine';
+import { advisoriesText, checkText, declaredText, InputError, type AcknowledgeResult, type AdvisoriesResult, type CheckResult, type DeclareIntentResult } from '@airspace/engine';
 import { createBackend, type Backend } from './backend.js';
-import { advisoriesText, checkText, declaredText } from './format.js';
+
 
 export interface McpServerOptions {
   /** The agent's directory (its worktree, or inside it). */
@@ -39,7 +39,8 @@ async function answer(work: () => Promise<ToolResult>): Promise<ToolResult> {
   try {
     return await work();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const raw = error instanceof Error ? error.message : String(error);
+    const message = /[.!?]$/.test(raw.trim()) ? raw.trim() : `${raw.trim()}.`;
     const hint = error instanceof InputError ? ' Fix the arguments and call again.' : ' Airspace could not answer; go on with care and try again later.';
     return { content: [{ type: 'text', text: `${message}${hint}` }], isError: true };
   }

@@ -8,10 +8,13 @@
  * same function (`@airspace/engine`'s `runCheck`), the same answer. This module loads only the
  * engine's light client, so a check through the engine costs little more than Node's start.
  */
-import { resolve } from 'node:path';
-import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { Command, Option } from 'commander';
 import { EngineRequestError, engineDisabled, ensureEngine, nearestDirectory } from '@airspace/engine/client';
+import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
+import type { Level } from '@airspace/core';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
@@ -29,7 +32,53 @@ interface CheckFlags extends RepoFlags {
   /** `--no-engine`: scan in-process. */
   readonly engine?: boolean;
   readonly verbose?: boolean;
+  readonly toolCall?: boolean;
+  readonly failOn?: 'traffic' | 'resolution';
 }
+
+/** What an agent harness's pre-edit hook receives on stdin, as far as a check needs it. */
+interface ToolCall {
+  readonly cwd?: unknown;
+  readonly tool_input?: { readonly file_path?: unknown; readonly path?: unknown; readonly old_string?: unknown; readonly edits?: unknown };
+}
+
+/**
+ * The file (and lines) a harness's Edit/Write tool call is about to change: `tool_input.file_path`
+ * (or `path`); for an edit whose `old_string` is found in the file, the lines it spans now.
+ * Undefined when the call names no file (nothing to check).
+ */
+export function toolCallTarget(text: string, cwd: string): { cwd: string; target: string; lines?: string } | undefined {
+  let call: ToolCall;
+  try {
+    call = JSON.parse(text) as ToolCall;
+  } catch {
+    throw new CliError('--tool-call expects the tool call as JSON on standard input.');
+  }
+  const input = call?.tool_input;
+  const file = typeof input?.file_path === 'string' ? input.file_path : typeof input?.path === 'string' ? input.path : undefined;
+  if (!file) return undefined;
+  const dir = typeof call.cwd === 'string' && isAbsolute(call.cwd) ? call.cwd : cwd;
+  const olds = typeof input?.old_string === 'string' ? [input.old_string] : Array.isArray(input?.edits) ? (input.edits as { old_string?: unknown }[]).map((e) => e?.old_string).filter((o): o is string => typeof o === 'string') : [];
+  let content: string | undefined;
+  try {
+    content = readFileSync(resolve(dir, file), 'utf8');
+  } catch {
+    content = undefined;
+  }
+  // The lines the edits replace, when every one is found; otherwise the whole file.
+  let first = Infinity;
+  let last = 0;
+  for (const old of olds) {
+    const at = old === '' || content === undefined ? -1 : content.indexOf(old);
+    if (at < 0) return { cwd: dir, target: file };
+    const start = content!.slice(0, at).split('\n').length;
+    first = Math.min(first, start);
+    last = Math.max(last, start + old.split('\n').length - 1);
+  }
+  return { cwd: dir, target: file, ...(olds.length > 0 ? { lines: `${first}-${last}` } : {}) };
+}
+
+const RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
 
 /** How long a check waits for the engine's answer before scanning in-process (the first one is a cold scan). */
 const ENGINE_ANSWER_MS = 180_000;
@@ -54,10 +103,10 @@ async function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolea
   }
 }
 
-export async function runCheck(io: Io, target: string, flags: CheckFlags): Promise<CheckResult> {
+export async function runCheck(io: Io, target: string, flags: CheckFlags, cwd = io.cwd): Promise<CheckResult> {
   refuseEmpty(flags);
   const request: CheckRequest = {
-    cwd: io.cwd,
+    cwd,
     target,
     ...(flags.lines !== undefined ? { lines: flags.lines } : {}),
     ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
@@ -85,6 +134,16 @@ export async function runCheck(io: Io, target: string, flags: CheckFlags): Promi
   }
 }
 
+function readStdin(): Promise<string> {
+  return new Promise((resolveText, reject) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d: string) => (text += d));
+    process.stdin.on('end', () => resolveText(text));
+    process.stdin.on('error', reject);
+  });
+}
+
 /** Shown escaped, never obeyed: ids, paths and the other side's lines may hold escape sequences (a hunk keeps its line breaks). */
 function printableCheck(answer: CheckResult): CheckResult {
   const conflicts = answer.conflicts.map((c) => ({
@@ -97,16 +156,32 @@ function printableCheck(answer: CheckResult): CheckResult {
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
-    .argument('<path>', 'file about to be edited (relative to the current directory)')
+    .argument('[path]', 'file about to be edited (relative to the current directory)')
     .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file)')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', 'print the answer as JSON, with the other side\'s diff hunks')
     .option('--no-engine', 'scan in-process instead of asking the repository\'s resident engine (also AIRSPACE_ENGINE=off)')
-    .option('--verbose', 'say on stderr whether the engine answered, and why not');
-  addRepoOptions(command).action(async (target: string, flags: CheckFlags) => {
+    .option('--verbose', 'say on stderr whether the engine answered, and why not')
+    .option('--tool-call', 'a pre-edit hook: read the file (and, for an edit, its lines) from the harness\'s tool call as JSON on standard input (tool_input.file_path); advice for the model on stderr')
+    .addOption(new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices(['traffic', 'resolution']));
+  addRepoOptions(command).action(async (given: string | undefined, flags: CheckFlags) => {
+    if (flags.toolCall) {
+      if (given !== undefined) throw new CliError('--tool-call reads the file from the tool call on standard input; leave out PATH.');
+      const call = toolCallTarget(await readStdin(), io.cwd);
+      if (!call) return; // A tool call without a file: nothing to check.
+      const answer = await runCheck(io, call.target, { ...flags, ...(call.lines && flags.lines === undefined ? { lines: call.lines } : {}) }, call.cwd);
+      const failOn = flags.failOn ?? 'resolution';
+      io.exitCode(RANK[answer.level] >= RANK[failOn] ? ExitCode.ADVISORY : ExitCode.OK);
+      // For the model (a blocking hook's stderr reaches it) and the user; JSON on stdout if asked.
+      if (answer.level === 'traffic' || answer.level === 'resolution') io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
+      if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+      return;
+    }
+    if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
+    const target = given;
     const answer = await runCheck(io, target, flags);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
-    io.exitCode(answer.level === 'traffic' || answer.level === 'resolution' ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(RANK[answer.level] >= RANK[flags.failOn ?? 'traffic'] ? ExitCode.ADVISORY : ExitCode.OK);
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '@airspace/engine';
-import { checkText, overallAction } from '../src/format.js';
+import type { CheckResult } from '../src/check.js';
+import { checkText, overallAction } from '../src/advice.js';
 
 const conflict = (over: Partial<CheckResult['conflicts'][number]>): CheckResult['conflicts'][number] => ({
   with: 'bob',

@@ -1,9 +1,20 @@
 /**
- * Tool results written for a model: the verdict first, then who, where and why, the other side's
- * change, and one line saying what to do next. Pure.
+ * Answers written for a model (the MCP server's tool results, `airspace check --tool-call` for a
+ * harness's pre-edit hook): the verdict first, then who, where and why, the other side's change,
+ * and one line saying what to do next. Pure, and light: the check command loads it without the
+ * scanner.
  */
-import type { Advisory, AdvisoriesResult, CheckConflict, CheckResult, DeclareIntentResult, NextAction } from '@airspace/engine';
-import { nextAction } from '@airspace/engine';
+import type { CheckConflict, CheckResult } from './check.js';
+import type { Advisory, AdvisoriesResult, DeclareIntentResult } from './core.js';
+
+export type NextAction = 'go-on' | 'transmit-intent' | 'steer-away' | 'hold-course';
+
+/** The action for `self` on a conflict, from its level and right of way. */
+export function nextAction(conflict: Pick<CheckConflict, 'level' | 'steer' | 'hold'>, self: string): NextAction {
+  if (conflict.level === 'resolution') return conflict.hold === self ? 'hold-course' : 'steer-away';
+  if (conflict.level === 'traffic') return 'transmit-intent';
+  return 'go-on';
+}
 
 const NEXT: Record<NextAction, (other: string) => string> = {
   'go-on': () => 'Next: go on with the edit.',
