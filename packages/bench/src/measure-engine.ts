@@ -8,8 +8,9 @@
  *   node dist/measure-engine.js [--files 3000] [--agents 4] [--runs 15] [--repo DIR --worktree DIR
  *                               --paths a.ts,b.ts] [--write ../../docs/benchmarks.md]
  *
- * Medians of `--runs` runs, alternating the commands so that the machine's drift hits all alike.
- * The engine is stopped at the end (killed by pid if it does not stop).
+ * Needs the built CLI (`npm run build`; not a dependency of this package, which the language
+ * server depends on). Medians of `--runs` runs, alternating the commands so that the machine's
+ * drift hits all alike. The engine is stopped at the end (killed by pid if it does not stop).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
