@@ -4,7 +4,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/cli/dist/bin.js');
-export const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
+/**
+ * In-process by default: a test that starts the resident engine says so (test/engine.test.ts),
+ * and stops every engine it started.
+ */
+export const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AIRSPACE_ENGINE: 'off' };
 
 export interface Run {
   code: number | null;
@@ -19,11 +23,14 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Close the reading end of stdout at once, as `| head` does once it has read enough. */
   closeStdout?: boolean;
+  /** Written to the command's standard input (closed after it); none by default. */
+  input?: string;
 }
 
 export function airspace(args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';

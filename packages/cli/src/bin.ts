@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-import { exitQuietlyOnClosedPipe } from './io.js';
-import { run } from './program.js';
+import { exitQuietlyOnClosedPipe, processIo } from './io.js';
 
 exitQuietlyOnClosedPipe();
 
-await run(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv[0] === 'check' || argv[0] === 'engine') {
+  // A pre-edit check asks the resident engine: load that command alone, not every command's
+  // dependencies (the scanner is loaded only if the check falls back to scanning in-process).
+  const [{ buildProgram, runProgram }, commands] = await Promise.all([import('./runner.js'), argv[0] === 'check' ? import('./commands/check.js').then((m) => m.checkCommand) : import('./commands/engine.js').then((m) => m.engineCommand)]);
+  const io = processIo();
+  await runProgram(buildProgram(io, [commands]), argv, io);
+} else {
+  const { run } = await import('./program.js');
+  await run(argv);
+}

@@ -7,3 +7,4 @@ export * from './trail.js';
 export { receiptHash, verifyShadowTrail, verifyShadowTrailText } from './verify.js';
 export type { VerifyOptions, VerifyResult, VerifySuccess } from './verify.js';
 export * from './file.js';
+export * from './pair.js';

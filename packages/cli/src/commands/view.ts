@@ -10,8 +10,7 @@ import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { createProgressBar } from '../report/progress.js';
-import { watchTargets } from '../watch/targets.js';
-import { createChangeSource } from '../watch/changes.js';
+import { createChangeSource, watchTargets } from '@airspace/engine';
 
 interface ViewFlags extends RepoFlags {
   readonly out?: string;

@@ -13,8 +13,7 @@ import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
-import { createChangeSource } from '../watch/changes.js';
-import { watchTargets } from '../watch/targets.js';
+import { createChangeSource, watchTargets } from '@airspace/engine';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;

@@ -11,7 +11,7 @@ export interface WatchTargets {
 
 export async function watchTargets(repo: string): Promise<WatchTargets> {
   const common = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo })).trim();
-  const worktrees = parseWorktreeList(await runGit(['worktree', 'list', '--porcelain'], { cwd: repo }))
+  const worktrees = parseWorktreeList(await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo }))
     .filter((w) => !w.bare && !w.prunable)
     .map((w) => w.dir);
   return { dirs: [...new Set([common, ...worktrees])], gitDirs: [common] };

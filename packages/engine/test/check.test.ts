@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLines, parseUnifiedHunks } from '../src/commands/check.js';
+import { parseLines, parseUnifiedHunks } from '../src/check.js';
 
 describe('check helpers', () => {
   it('parses --lines and rejects nonsense', () => {

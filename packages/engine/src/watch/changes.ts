@@ -23,6 +23,13 @@ export interface ChangeSourceOptions {
 export interface ChangeSource {
   /** Watch this set of directories from now on (agents come and go). */
   setDirs(dirs: readonly string[]): void;
+  /**
+   * How many file events have arrived so far (before debouncing), and the directories watched
+   * by file events now (none while polling): with both unchanged since a moment, nothing in those
+   * directories changed since then (the engine answers without asking git).
+   */
+  readonly events: () => number;
+  readonly watching: () => readonly string[];
   readonly mode: () => 'watch' | 'poll';
   close(): void;
 }
@@ -52,7 +59,9 @@ export function createChangeSource(options: ChangeSourceOptions): ChangeSource {
   let closed = false;
   let pending: string | undefined;
 
+  let events = 0;
   const fire = (reason: string): void => {
+    events++;
     if (closed) return;
     pending ??= reason;
     if (timer) clearTimeout(timer);
@@ -108,6 +117,8 @@ export function createChangeSource(options: ChangeSourceOptions): ChangeSource {
       for (const dir of wanted) watchDir(dir);
     },
     mode: () => (polling ? 'poll' : 'watch'),
+    events: () => events,
+    watching: () => (polling ? [] : [...watchers.keys()]),
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -1,0 +1,205 @@
+/**
+ * A pre-edit check through the resident engine against `git status --porcelain` in the same
+ * worktree and against the cold in-process check (`--no-engine`), with the built CLI as an agent
+ * harness runs it (a new process per check), on a generated repository with several agents or
+ * on a repository given by path (its worktrees are the agents). Also the engine's answer alone,
+ * from a client that stays connected (as the MCP server does), and Node's own start.
+ *
+ *   node dist/measure-engine.js [--files 3000] [--agents 4] [--runs 15] [--repo DIR --worktree DIR
+ *                               --paths a.ts,b.ts] [--write ../../docs/benchmarks.md]
+ *
+ * Needs the built CLI (`npm run build`; not a dependency of this package, which the language
+ * server depends on). Medians of `--runs` runs, alternating the commands so that the machine's
+ * drift hits all alike. The engine is stopped at the end (killed by pid if it does not stop).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { enginePaths, findCommonDir, findEngine, pidAlive, readLock } from '@airspace/engine/client';
+import { generateRepo } from './generate.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const BIN = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
+const RUNS = Number(opt('runs') ?? 15);
+const ENV = { ...process.env, NO_COLOR: '1', AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '600000' };
+
+function timed(command: string, argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv = ENV): number {
+  const t = performance.now();
+  const r = spawnSync(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+  const ms = performance.now() - t;
+  if (r.status !== 0 && r.status !== 2) throw new Error(`${command} ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
+
+interface Setup {
+  readonly label: string;
+  readonly worktree: string;
+  /** Files to probe, in rotation (each is a different question). */
+  readonly paths: readonly string[];
+  /** A file of another agent to save between questions. */
+  readonly save?: { readonly worktree: string; readonly path: string };
+  readonly dispose?: () => void;
+}
+
+function generated(): Setup {
+  const files = Number(opt('files') ?? 3000);
+  const agents = Number(opt('agents') ?? 4);
+  const gen = generateRepo({ files, seed: 11 });
+  const fixture = createRepoFixture(gen.files);
+  const ts = Object.keys(gen.files).filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts')).sort();
+  const dirs: string[] = [];
+  for (let a = 0; a < agents; a++) {
+    const w = fixture.worktree(`agent-${a}`);
+    // Each agent edits 8 files, two of them shared with its neighbour; odd agents commit.
+    for (let k = 0; k < 8; k++) {
+      const path = ts[(a * 6 + k) % ts.length]!;
+      const lines = String(gen.files[path]).split('\n');
+      lines[1 + ((a + k) % Math.max(1, lines.length - 2))] += ` // agent ${a}`;
+      w.write(path, lines.join('\n'));
+    }
+    if (a % 2 === 1) w.commit(`agent ${a}`);
+    dirs.push(w.dir);
+  }
+  // The fixture writes files and index within one second ("racily clean" entries that git
+  // re-reads on every status without optional locks); an agent's own git refreshes its index.
+  for (const dir of [fixture.dir, ...dirs]) execFileSync('git', ['status', '--porcelain'], { cwd: dir, stdio: 'ignore' });
+  const bytes = Object.values(gen.files).reduce((n, c) => n + String(c).length, 0);
+  return {
+    label: `generated repository: ${Object.keys(gen.files).length} files, ${(bytes / 1e6).toFixed(1)} MB, ${agents} agents with 8 edited files each (seed 11)`,
+    worktree: dirs[0]!,
+    // The first is asked again and again; the others once each (a different question every time).
+    paths: [ts[6]!, ts[7]!, ...Array.from({ length: 2 * RUNS }, (_, i) => ts[40 + i * 29]!)],
+    save: { worktree: dirs[1]!, path: ts[7]! },
+    dispose: fixture.dispose,
+  };
+}
+
+function given(repo: string): Setup {
+  const worktree = opt('worktree') ?? repo;
+  const paths = (opt('paths') ?? '').split(',').filter(Boolean);
+  if (paths.length === 0) throw new Error('--repo needs --paths a,b,c (files of --worktree to check)');
+  const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: worktree, encoding: 'utf8' }).trim();
+  const count = execFileSync('git', ['ls-files'], { cwd: worktree, encoding: 'utf8' }).split('\n').filter(Boolean).length;
+  const agents = execFileSync('git', ['worktree', 'list'], { cwd: worktree, encoding: 'utf8' }).split('\n').filter(Boolean).length;
+  return { label: `${opt('name') ?? repo} at ${head}: ${count} files, ${agents} worktrees`, worktree, paths };
+}
+
+/** The command line as shown in the docs: a repository given by path is named, not located. */
+function shownArgs(): string {
+  const repo = opt('repo');
+  const worktree = opt('worktree');
+  return args
+    .map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : /\s/.test(a) ? JSON.stringify(a) : a))
+    .join(' ');
+}
+
+async function main(): Promise<void> {
+  const repo = opt('repo');
+  const setup = repo ? given(repo) : generated();
+  const common = findCommonDir(setup.worktree)!;
+  const paths = enginePaths(common);
+  const loadStart = loadavg()[0]!;
+  const rows: string[] = [];
+  try {
+    const check = (path: string, extra: string[] = []): number => timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
+    // The engine starts on the first check (a cold scan); then every answer is from the warm engine.
+    const first = check(setup.paths[0]!);
+    const gitStatus: number[] = [];
+    const nodeStart: number[] = [];
+    const same: number[] = [];
+    const rotating: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      gitStatus.push(timed('git', ['status', '--porcelain'], setup.worktree, process.env));
+      nodeStart.push(timed(process.execPath, ['-e', ''], setup.worktree, process.env));
+      same.push(check(setup.paths[0]!));
+      rotating.push(check(setup.paths[1 + ((2 * i) % (setup.paths.length - 1))]!));
+    }
+    // A save in another agent's worktree right before each question.
+    const saved: number[] = [];
+    if (setup.save) {
+      const file = join(setup.save.worktree, setup.save.path);
+      const original = readFileSync(file, 'utf8');
+      for (let i = 0; i < Math.min(RUNS, 9); i++) {
+        writeFileSync(file, `${original}// save ${i}\n`);
+        saved.push(check(setup.paths[1]!));
+      }
+      writeFileSync(file, original);
+    }
+    // The engine's answer alone, from a client that stays connected (the MCP server's case).
+    const resident: number[] = [];
+    const residentRotating: number[] = [];
+    const engine = await findEngine(paths);
+    if (engine) {
+      for (let i = 0; i < RUNS; i++) {
+        let t = performance.now();
+        await engine.request('check', { cwd: setup.worktree, target: setup.paths[0] }, 120_000);
+        resident.push(performance.now() - t);
+        t = performance.now();
+        await engine.request('check', { cwd: setup.worktree, target: setup.paths[1 + ((2 * i + 1) % (setup.paths.length - 1))] }, 120_000);
+        residentRotating.push(performance.now() - t);
+      }
+      engine.close();
+    }
+    const coldRuns = Math.max(3, Math.floor(RUNS / 3));
+    const cold: number[] = [];
+    for (let i = 0; i < coldRuns; i++) cold.push(check(setup.paths[i % setup.paths.length]!, ['--no-engine']));
+
+    const g = median(gitStatus);
+    const row = (what: string, xs: number[], note = ''): string => `| ${what} | ${fmt(median(xs))} | ${(median(xs) / g).toFixed(1)}× | ${note} |`;
+    rows.push(
+      row('`git status --porcelain` (same worktree)', gitStatus, `${RUNS} runs`),
+      row('`node -e ""` (Node\'s start, the floor of any Node client)', nodeStart),
+      row('`airspace check` through the engine, same question again', same, 'nothing changed: the answer is reused, git is not asked'),
+      row('`airspace check` through the engine, another file each time', rotating, `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`),
+      ...(saved.length ? [row('`airspace check` through the engine right after a save in another worktree', saved, `${saved.length} saves; that agent is patched`)] : []),
+      ...(resident.length ? [row('engine answer alone, connected client, same question', resident), row('engine answer alone, connected client, another file each time', residentRotating)] : []),
+      row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
+      `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,
+    );
+  } finally {
+    const info = readLock(paths);
+    const engine = await findEngine(paths);
+    if (engine) {
+      await engine.request('stop', undefined, 5000).catch(() => undefined);
+      engine.close();
+    }
+    for (let i = 0; info && pidAlive(info.pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+    if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+    setup.dispose?.();
+  }
+  const md = [
+    `### Pre-edit check: ${setup.label}`,
+    '',
+    `Command: \`node dist/measure-engine.js ${shownArgs()}\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Wall time of each command as a harness runs it (a new process each time), median; ratio to \`git status\` in the same run.`,
+    '',
+    '| what | median | × git status | notes |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  console.log(md);
+  const write = opt('write');
+  if (write) {
+    const marker = repo ? 'bench:engine-repo' : 'bench:engine';
+    const begin = `<!-- ${marker} -->`;
+    const end = `<!-- /${marker} -->`;
+    const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
+    const block = `${begin}\n${md}\n${end}`;
+    writeFileSync(write, old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+/**
+ * Answers written for a model (the MCP server's tool results, `airspace check --tool-call` for a
+ * harness's pre-edit hook): the verdict first, then who, where and why, the other side's change,
+ * and one line saying what to do next. Pure, and light: the check command loads it without the
+ * scanner.
+ */
+import type { CheckConflict, CheckResult } from './check.js';
+import type { Advisory, AdvisoriesResult, DeclareIntentResult } from './core.js';
+
+export type NextAction = 'go-on' | 'transmit-intent' | 'steer-away' | 'hold-course';
+
+/** The action for `self` on a conflict, from its level and right of way. */
+export function nextAction(conflict: Pick<CheckConflict, 'level' | 'steer' | 'hold'>, self: string): NextAction {
+  if (conflict.level === 'resolution') return conflict.hold === self ? 'hold-course' : 'steer-away';
+  if (conflict.level === 'traffic') return 'transmit-intent';
+  return 'go-on';
+}
+
+const NEXT: Record<NextAction, (other: string) => string> = {
+  'go-on': () => 'Next: go on with the edit.',
+  'transmit-intent': (other) => `Next: go on carefully, but first tell ${other} what you are about to change (call declare_intent with the paths, and say it in your shared channel); read their change below. Call acknowledge with "${other}" once you have.`,
+  'steer-away': (other) => `Next: steer away. ${other} has right of way here: do not make this edit now; change something else, or coordinate with ${other} first (then call acknowledge with "${other}").`,
+  'hold-course': (other) => `Next: hold course. ${other} has been told to steer away; keep your change as it is and do not widen it into the shared lines.`,
+};
+
+const WORST: readonly NextAction[] = ['steer-away', 'hold-course', 'transmit-intent', 'go-on'];
+
+function range(r: readonly number[] | undefined): string {
+  if (!r) return '';
+  return r[0] === r[1] ? `:${r[0]}` : r[1]! < r[0]! ? `:after ${r[1]}` : `:${r[0]}-${r[1]}`;
+}
+
+function conflictText(c: CheckConflict, action: NextAction, maxHunks = 2): string[] {
+  const lines = [`${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}; channels ${c.channels.filter((ch) => ch.risk > 0).map((ch) => ch.channel).join(', ') || 'none'}).`];
+  if (c.steer && c.hold) lines.push(`Right of way: ${c.hold} holds, ${c.steer} steers away.`);
+  for (const e of c.evidence.slice(0, 3)) lines.push(`- ${e.message}`);
+  for (const h of c.hunks.slice(0, maxHunks)) lines.push(`${c.with}'s change to ${h.path}${range(h.current)}:`, '```diff', h.text.split('\n').slice(0, 30).join('\n'), '```');
+  lines.push(NEXT[action](c.with));
+  return lines;
+}
+
+/** The action for the whole answer: the most demanding over its conflicts. */
+export function overallAction(actions: readonly NextAction[]): NextAction {
+  for (const a of WORST) if (actions.includes(a)) return a;
+  return 'go-on';
+}
+
+export function checkText(answer: CheckResult): { text: string; action: NextAction } {
+  const where = `${answer.path}${range(answer.lines)}${answer.new ? ' (a new file)' : ''}`;
+  const actions = answer.conflicts.map((c) => nextAction(c, answer.agent));
+  const action = overallAction(actions);
+  if (answer.conflicts.length === 0) return { text: `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${NEXT['go-on']('')}`, action };
+  const head = `${answer.level.toUpperCase()}: editing ${where} as ${answer.agent} would come close to ${answer.conflicts.map((c) => c.with).join(', ')}.`;
+  const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!));
+  return { text: [head, '', ...body].join('\n'), action };
+}
+
+export function advisoriesText(result: AdvisoriesResult): { text: string; action: NextAction } {
+  const action = overallAction(result.advisories.map((a) => a.action));
+  const intents = result.intents.map((d) => `- ${d.agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}`);
+  if (result.advisories.length === 0) {
+    return { text: [`No advisories for ${result.agent}: nobody is working close to your changes. ${NEXT['go-on']('')}`, ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : [])].join('\n'), action };
+  }
+  const body = result.advisories.flatMap((a: Advisory) => ['', ...conflictText(a, a.action, 1)]);
+  return { text: [`${result.advisories.length} advisor${result.advisories.length === 1 ? 'y' : 'ies'} for ${result.agent}:`, ...body, ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : [])].join('\n'), action };
+}
+
+export function declaredText(result: DeclareIntentResult): { text: string; action: NextAction } {
+  const d = result.declared;
+  const what = [...d.paths, ...d.symbols].join(', ');
+  const action = overallAction(result.advisories.map((a) => a.action));
+  const head = `Declared for ${d.agent}: ${what} (counts now, until ${d.expiresAt}).${d.symbols.length ? ' Symbols count as their whole file.' : ''}`;
+  if (result.advisories.length === 0) return { text: `${head} Nobody else is working close to it. ${NEXT['go-on']('')}`, action };
+  const body = result.advisories.flatMap((a) => ['', ...conflictText(a, a.action, 1)]);
+  return { text: [head, ...body].join('\n'), action };
+}

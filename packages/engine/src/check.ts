@@ -1,0 +1,269 @@
+/**
+ * The one check logic (`airspace check`, the MCP server's `check_edit`), used in-process and by
+ * the engine: validate the request, find the asking agent's worktree, probe the scanner with the
+ * edit about to happen, and answer with the conflicts of that agent — levels, evidence, right of
+ * way and the other side's diff hunks. Shape documented in docs/agents.md.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import type { Agent, Evidence, Level, Link, Range, ScanResult } from '@airspace/core';
+import { GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
+import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
+import { InputError } from './errors.js';
+
+/** What a front end asks: the flags of `airspace check`, already free of empty values. */
+export interface CheckRequest {
+  /** The directory PATH is relative to. */
+  readonly cwd: string;
+  readonly target: string;
+  /** `12` or `12-18`, as typed. */
+  readonly lines?: string;
+  readonly agent?: string;
+  readonly repo?: string;
+  readonly base?: string;
+  readonly source?: readonly string[];
+  readonly config?: string;
+  readonly calibration?: string;
+}
+
+/** A hunk of the other agent's diff against its merge base, as unified-diff text. */
+export interface DiffHunk {
+  readonly agent: string;
+  readonly path: string;
+  /** Base lines `[start, end]` (zero-width for a pure insertion). */
+  readonly base: Range;
+  /** The other agent's current lines. */
+  readonly current: Range;
+  readonly text: string;
+}
+
+export interface CheckConflict {
+  readonly with: string;
+  readonly level: Level;
+  readonly risk: number;
+  readonly channels: Link['channels'];
+  readonly steer?: string;
+  readonly hold?: string;
+  readonly evidence: readonly Evidence[];
+  readonly hunks: readonly DiffHunk[];
+}
+
+export interface CheckResult {
+  readonly path: string;
+  /** The file does not exist yet: the check is about creating it. */
+  readonly new?: true;
+  readonly lines?: Range;
+  readonly agent: string;
+  /** The worst level over all other agents. */
+  readonly level: Level;
+  readonly conflicts: readonly CheckConflict[];
+  readonly problems: ScanResult['problems'];
+}
+
+/** A validated check: what to scan, and how. */
+export interface PreparedCheck {
+  readonly request: CheckRequest;
+  readonly worktree: string;
+  readonly path: string;
+  readonly exists: boolean;
+  readonly lines?: Range;
+  readonly probe: Probe;
+  readonly options: ScannerOptions;
+  /** Worktree agent ids (branch or folder), for telling a typo from an agent with no work yet. */
+  readonly worktreeIds: readonly string[];
+}
+
+/** Scans with these options and extra (a cold scan, or the engine's warm scanner). */
+export type CheckScan = (options: ScannerOptions, extra: ScanExtra) => Promise<ScanResult>;
+
+export function parseLines(text: string): Range {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  if (!m) throw new InputError(`--lines must look like 12 or 12-18, got "${text}".`);
+  const start = Number(m[1]);
+  const end = m[2] === undefined ? start : Number(m[2]);
+  if (start < 1 || end < start) throw new InputError(`--lines ${text}: lines are 1-based and the end may not come before the start.`);
+  return [start, end];
+}
+
+export const LEVEL_RANK: Readonly<Record<Level, number>> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
+
+/** Parses `git diff -U3` output into hunks with their text. */
+export function parseUnifiedHunks(diff: string, agent: string, path: string): DiffHunk[] {
+  const hunks: DiffHunk[] = [];
+  let current: { base: Range; cur: Range; lines: string[] } | undefined;
+  const flush = (): void => {
+    if (current) hunks.push({ agent, path, base: current.base, current: current.cur, text: current.lines.join('\n') });
+    current = undefined;
+  };
+  for (const line of diff.split('\n')) {
+    const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (m) {
+      flush();
+      const range = (start: number, count: number): Range => (count === 0 ? [start + 1, start] : [start, start + count - 1]);
+      current = { base: range(Number(m[1]), m[2] === undefined ? 1 : Number(m[2])), cur: range(Number(m[3]), m[4] === undefined ? 1 : Number(m[4])), lines: [line] };
+    } else if (current && /^[ +\-\\]/.test(line)) current.lines.push(line);
+    else if (current && line === '') continue;
+    else flush();
+  }
+  flush();
+  return hunks;
+}
+
+function intersects(a: Range, b: Range): boolean {
+  // Zero-width ranges (insertion points) count as touching what is next to them.
+  const [as, ae] = a[1] < a[0] ? [a[1], a[0]] : a;
+  const [bs, be] = b[1] < b[0] ? [b[1], b[0]] : b;
+  return as <= be + 1 && bs <= ae + 1;
+}
+
+/** The other side's diff hunks that the evidence points at (all of the file's when it names no lines). */
+export async function otherSideHunks(other: Agent, evidence: readonly Evidence[], side: 'a' | 'b', cwd: string): Promise<DiffHunk[]> {
+  const out: DiffHunk[] = [];
+  const seen = new Set<string>();
+  const byPath = new Map<string, Evidence[]>();
+  for (const e of evidence) {
+    const s = e[side];
+    if (!s || s.agent !== other.id) continue;
+    byPath.set(s.path, [...(byPath.get(s.path) ?? []), e]);
+  }
+  for (const [path, items] of byPath) {
+    let diff = '';
+    try {
+      const head = typeof other.meta?.head === 'string' ? other.meta.head : undefined;
+      if (other.worktree && other.base) diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, '--', path], { cwd: other.worktree });
+      else if (other.base && head && other.worktree === undefined) diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, head, '--', path], { cwd });
+    } catch {
+      continue; // The diff is a courtesy; its absence is not an error of the check.
+    }
+    for (const hunk of parseUnifiedHunks(diff, other.id, path)) {
+      const relevant = items.some((e) => {
+        const s = e[side]!;
+        if (s.range) return intersects(s.range, hunk.current);
+        if (s.baseRange) return intersects(s.baseRange, hunk.base);
+        return true;
+      });
+      const key = `${path}:${hunk.base[0]}`;
+      if (relevant && !seen.has(key)) {
+        seen.add(key);
+        out.push(hunk);
+      }
+    }
+  }
+  return out;
+}
+
+/** The work tree holding `absolute` (which may not exist yet: a file about to be created). */
+export async function worktreeOf(absolute: string): Promise<{ worktree: string; path: string }> {
+  let dir = absolute;
+  while (!(existsSync(dir) && statSync(dir).isDirectory())) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  let worktree: string;
+  try {
+    worktree = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
+  } catch (error) {
+    if (error instanceof GitSourceError) throw error; // git not found
+    throw new InputError(`${absolute} is not inside a git repository.`);
+  }
+  // git prints the real path; compare like with like.
+  const real = join(realpathSync(dir), relative(dir, absolute));
+  return { worktree, path: relative(worktree, real).split(sep).join('/') };
+}
+
+/** Ids an agent about to start has before it has any work: its worktree's branch (or folder, when detached). */
+export async function worktreeAgentIds(worktree: string): Promise<string[]> {
+  const ids: string[] = [];
+  try {
+    for (const record of parseWorktreeList(await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: worktree }))) {
+      ids.push(record.ref ? record.ref.replace(/^refs\/heads\//, '') : basename(record.dir));
+    }
+  } catch {
+    // No list: only agents with work are known.
+  }
+  return ids;
+}
+
+/** Scanner options of a check: the flags, and the repository the checked file is in unless `--repo` says otherwise. */
+export function checkScannerOptions(request: CheckRequest, worktree: string): ScannerOptions {
+  const repo = request.repo && request.repo !== '.' ? resolve(request.cwd, request.repo) : worktree;
+  return {
+    repo,
+    ...(request.base ? { base: request.base } : {}),
+    ...(request.source && request.source.length > 0 ? { sources: [...request.source] } : {}),
+    ...(request.config ? { config: resolve(request.cwd, request.config) } : {}),
+    ...(request.calibration ? { calibration: resolve(request.cwd, request.calibration) } : {}),
+  };
+}
+
+/**
+ * What `check` accepts (a demanding user's reading): PATH names a file, existing or about to be
+ * created (then the answer says it is new; `--lines` needs an existing file); a directory or an
+ * empty path is an error; `--agent` must name an agent of the scan or a worktree, never a new one.
+ */
+export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck> {
+  const { target } = request;
+  if (target.trim() === '') throw new InputError('check needs the path of a file, got an empty one.');
+  if (request.agent !== undefined && request.agent.trim() === '') throw new InputError('--agent needs an agent id, got an empty one.');
+  const absolute = resolve(request.cwd, target);
+  const lines = request.lines ? parseLines(request.lines) : undefined;
+  const exists = existsSync(absolute);
+  if (exists && statSync(absolute).isDirectory()) throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
+  if (!exists && lines) throw new InputError(`${target} does not exist, so it has no lines ${request.lines} yet; leave out --lines to check creating it.`);
+  if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
+  const { worktree, path } = await worktreeOf(absolute);
+  if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);
+  const entry = lines ? { path, lines } : { path };
+  const probe: Probe = request.agent ? { agent: request.agent, intent: [entry] } : { worktree, intent: [entry] };
+  const worktreeIds = request.agent ? await worktreeAgentIds(worktree) : [];
+  return { request, worktree, path, exists, ...(lines ? { lines } : {}), probe, options: checkScannerOptions(request, worktree), worktreeIds };
+}
+
+/** The answer of a prepared check from the probed scan's result. */
+export async function answerCheck(prepared: PreparedCheck, result: ScanResult): Promise<CheckResult> {
+  const { request, worktree, path, exists, lines, worktreeIds } = prepared;
+  if (request.agent && !worktreeIds.includes(request.agent) && !result.agents.some((a) => a.id === request.agent && a.meta?.source !== undefined)) {
+    // The scanner made the probe a new agent (no source read it): a typo, not an agent.
+    const known = [...new Set([...result.agents.map((a) => a.id).filter((id) => id !== request.agent), ...worktreeIds])].sort();
+    throw new InputError(`No agent "${request.agent}" in this repository; known agents: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+  }
+  const agentId = result.agents.find((a) => (request.agent ? a.id === request.agent : a.worktree === worktree))?.id ?? request.agent ?? basename(worktree);
+  const conflicts = await conflictsOf(result, agentId, request.cwd);
+  const level = conflicts.reduce<Level>((worst, c) => (LEVEL_RANK[c.level] > LEVEL_RANK[worst] ? c.level : worst), 'clear');
+  return { path, ...(exists ? {} : { new: true as const }), ...(lines ? { lines } : {}), agent: agentId, level, conflicts, problems: result.problems };
+}
+
+/** Every pair of `agentId` above clear, worst first, with right of way and the other side's hunks. */
+export async function conflictsOf(result: ScanResult, agentId: string, cwd: string): Promise<CheckConflict[]> {
+  const advisories = new Map(result.advisories.map((a) => [`${a.a}\u0000${a.b}`, a]));
+  const agents = new Map(result.agents.map((a) => [a.id, a]));
+  const conflicts: CheckConflict[] = [];
+  for (const link of result.links) {
+    if (link.a !== agentId && link.b !== agentId) continue;
+    if (link.level === 'clear') continue;
+    const otherId = link.a === agentId ? link.b : link.a;
+    const other = agents.get(otherId);
+    const advisory = advisories.get(`${link.a}\u0000${link.b}`);
+    const hunks = other ? await otherSideHunks(other, link.evidence, link.a === agentId ? 'b' : 'a', cwd) : [];
+    conflicts.push({
+      with: otherId,
+      level: link.level,
+      risk: link.risk,
+      channels: link.channels,
+      ...(advisory?.steer ? { steer: advisory.steer } : {}),
+      ...(advisory?.hold ? { hold: advisory.hold } : {}),
+      evidence: link.evidence,
+      hunks,
+    });
+  }
+  conflicts.sort((x, y) => LEVEL_RANK[y.level] - LEVEL_RANK[x.level] || y.risk - x.risk);
+  return conflicts;
+}
+
+/** One check, end to end, through `scan` (a cold scanner in-process, or the engine's warm one). */
+export async function runCheck(request: CheckRequest, scan: CheckScan, extra: Omit<ScanExtra, 'probe'> = {}): Promise<CheckResult> {
+  const prepared = await prepareCheck(request);
+  const result = await scan(prepared.options, { ...extra, probe: prepared.probe });
+  return answerCheck(prepared, result);
+}

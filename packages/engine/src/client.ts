@@ -1,0 +1,210 @@
+/**
+ * The client side of the engine, kept light (node built-ins only) so that `airspace check`
+ * costs little more than Node's start before it asks: find the repository's engine from its lock
+ * file, connect, shake hands, send requests; start the engine detached when none answers.
+ * Anything that goes wrong returns `undefined` with a reason, and the caller scans in-process.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { enginePaths, findCommonDir, type EnginePaths } from './paths.js';
+import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineMethod, type EngineResponse, type HelloResult } from './protocol.js';
+
+export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
+export { PROTOCOL_VERSION, type EngineStatus } from './protocol.js';
+
+/** What the lock file says about the engine holding it. */
+export interface LockInfo {
+  readonly pid: number;
+  readonly socket: string;
+  readonly version: number;
+  readonly startedAt: string;
+  readonly log: string;
+}
+
+/** An error the engine returned for a request. */
+export class EngineRequestError extends Error {
+  constructor(readonly body: EngineErrorBody) {
+    super(body.message);
+    this.name = 'EngineRequestError';
+  }
+}
+
+export interface EngineConnection {
+  readonly hello: HelloResult;
+  request<T>(method: EngineMethod, params?: unknown, timeoutMs?: number): Promise<T>;
+  close(): void;
+}
+
+/** Default idle timeout of an engine started by a front end. */
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+
+/** True when the front end must scan in-process (`AIRSPACE_ENGINE=off`, or a flag). */
+export function engineDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (env.AIRSPACE_ENGINE ?? '').trim().toLowerCase();
+  return value === 'off' || value === '0' || value === 'false' || value === 'no';
+}
+
+/** `AIRSPACE_ENGINE_IDLE_MS`: the idle timeout of engines started on demand (tests, short sessions). */
+export function idleFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = Number(env.AIRSPACE_ENGINE_IDLE_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+export function readLock(paths: EnginePaths): LockInfo | undefined {
+  try {
+    const info = JSON.parse(readFileSync(paths.lock, 'utf8')) as LockInfo;
+    return typeof info.pid === 'number' && typeof info.socket === 'string' ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Connects to an engine's socket and shakes hands; rejects on any failure or after `timeoutMs`. */
+export function connect(socket: string, timeoutMs = 1000): Promise<EngineConnection> {
+  return new Promise((resolve, reject) => {
+    const conn = createConnection(socket);
+    const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+    let next = 1;
+    let closed = false;
+    const failAll = (error: Error): void => {
+      closed = true;
+      for (const p of pending.values()) {
+        if (p.timer) clearTimeout(p.timer);
+        p.reject(error);
+      }
+      pending.clear();
+    };
+    conn.on('data', lineReader((line) => {
+      let response: EngineResponse;
+      try {
+        response = JSON.parse(line) as EngineResponse;
+      } catch {
+        return;
+      }
+      const p = pending.get(response.id);
+      if (!p) return;
+      pending.delete(response.id);
+      if (p.timer) clearTimeout(p.timer);
+      if ('error' in response) p.reject(new EngineRequestError(response.error));
+      else p.resolve(response.result);
+    }));
+    conn.on('error', (error) => failAll(error));
+    conn.on('close', () => failAll(new Error('The engine closed the connection.')));
+    const request = <T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> =>
+      new Promise<T>((res, rej) => {
+        if (closed) return rej(new Error('The engine connection is closed.'));
+        const id = next++;
+        const timer = ms ? setTimeout(() => {
+          pending.delete(id);
+          rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
+        }, ms) : undefined;
+        pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
+        conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
+      });
+    const timer = setTimeout(() => {
+      conn.destroy();
+      reject(new Error(`The engine at ${socket} did not answer within ${timeoutMs} ms.`));
+    }, timeoutMs);
+    conn.once('connect', () => {
+      request<HelloResult>('hello', { version: PROTOCOL_VERSION }).then(
+        (hello) => {
+          clearTimeout(timer);
+          if (hello.version !== PROTOCOL_VERSION) {
+            conn.destroy();
+            return reject(new Error(`The engine speaks protocol ${hello.version}, this client ${PROTOCOL_VERSION}.`));
+          }
+          resolve({ hello, request, close: () => conn.end() });
+        },
+        (error: Error) => {
+          clearTimeout(timer);
+          conn.destroy();
+          reject(error);
+        },
+      );
+    });
+    conn.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+/** The running engine of this repository, if one answers. */
+export async function findEngine(paths: EnginePaths, timeoutMs = 1000): Promise<EngineConnection | undefined> {
+  const info = readLock(paths);
+  if (!info || !pidAlive(info.pid)) return undefined;
+  return connect(info.socket, timeoutMs).catch(() => undefined);
+}
+
+export interface StartOptions {
+  /** A directory of the repository (the engine's first worktree to watch). */
+  readonly repo: string;
+  readonly idleMs?: number;
+}
+
+/** Starts an engine process for the repository, detached, its output appended to the engine log. */
+export function spawnEngine(paths: EnginePaths, options: StartOptions): number | undefined {
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  const log = openSync(paths.log, 'a', 0o600);
+  try {
+    const entry = fileURLToPath(new URL('./daemon.js', import.meta.url));
+    const args = [entry, '--common-dir', paths.commonDir, '--repo', options.repo, '--idle-ms', String(options.idleMs ?? DEFAULT_IDLE_MS)];
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: options.repo, env: { ...process.env, AIRSPACE_ENGINE_CHILD: '1' } });
+    child.unref();
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+export type EngineLookup = { readonly connection: EngineConnection; readonly started: boolean } | { readonly reason: string };
+
+export interface EnsureOptions {
+  readonly cwd: string;
+  /** Start one when none answers (default true). */
+  readonly autostart?: boolean;
+  readonly idleMs?: number;
+  /** How long to wait for a started engine to answer (ms). */
+  readonly waitMs?: number;
+}
+
+/** The repository's engine: found, or started and waited for; a reason when there is none. */
+export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup> {
+  const commonDir = findCommonDir(options.cwd);
+  if (!commonDir || !existsSync(commonDir)) return { reason: 'not inside a git repository' };
+  const paths = enginePaths(commonDir);
+  const found = await findEngine(paths);
+  if (found) return { connection: found, started: false };
+  if (options.autostart === false) return { reason: 'no engine is running for this repository' };
+  const repo = options.cwd;
+  try {
+    if (!statSync(repo).isDirectory()) return { reason: `${repo} is not a directory` };
+  } catch {
+    return { reason: `${repo} does not exist` };
+  }
+  const idleMs = options.idleMs ?? idleFromEnv(process.env);
+  const pid = spawnEngine(paths, { repo, ...(idleMs !== undefined ? { idleMs } : {}) });
+  const deadline = Date.now() + (options.waitMs ?? 15_000);
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    const info = readLock(paths);
+    if (info) {
+      const connection = await connect(info.socket, 1000).catch(() => undefined);
+      if (connection) return { connection, started: true };
+    }
+    // Ours exited: it failed, or another process holds the lock without answering (yet).
+    if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };
+  }
+  return { reason: `the engine did not answer within ${options.waitMs ?? 15_000} ms (see ${paths.log})` };
+}

@@ -1,0 +1,318 @@
+/**
+ * What the engine answers, as one object used both by the resident process and in-process (the
+ * fallback of every front end): checks, advisories of one agent, declared intent,
+ * acknowledgements, the whole scan. Resident, it keeps one warm scanner per configuration and
+ * brings it up to date before each answer (freshness.ts); in-process, each answer is a cold scan.
+ * Same function, same answer.
+ */
+import { basename, dirname, join, relative, resolve, sep, posix, isAbsolute } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { findCommonDir, nearestDirectory } from './paths.js';
+import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
+import { configRootFor } from '@airspace/config';
+import { runGit } from '@airspace/git';
+import { createScanner, scanRepository, type ScanExtra, type Scanner, type ScannerOptions } from '@airspace/scanner';
+import { acknowledgePair } from '@airspace/trail';
+import { conflictsOf, runCheck, worktreeOf, type CheckConflict, type CheckRequest, type CheckResult } from './check.js';
+import { InputError } from './errors.js';
+import { nextAction, type NextAction } from './advice.js';
+import { repositoryStamp, stampDelta, type RepositoryStamp } from './freshness.js';
+import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
+
+/** Who is asking: a directory inside the agent's worktree, or an agent id. */
+export interface AgentRef {
+  readonly cwd: string;
+  readonly agent?: string;
+}
+
+export interface Advisory extends CheckConflict {
+  /** What to do now, for this agent: go on, transmit intent, or steer away / hold. */
+  readonly action: NextAction;
+  /** The TCAS message for this agent. */
+  readonly message?: string;
+}
+
+
+export interface AdvisoriesResult {
+  readonly agent: string;
+  readonly advisories: readonly Advisory[];
+  /** Declared intents of other agents that are still current. */
+  readonly intents: readonly DeclaredIntent[];
+  readonly problems: ScanResult['problems'];
+}
+
+export interface DeclareIntentRequest extends AgentRef {
+  readonly paths?: readonly string[];
+  readonly symbols?: readonly string[];
+  readonly note?: string;
+  readonly ttlMs?: number;
+}
+
+export interface DeclareIntentResult {
+  readonly declared: DeclaredIntent;
+  /** Who is already close to what was declared (from a scan that counts it). */
+  readonly advisories: readonly Advisory[];
+  readonly problems: ScanResult['problems'];
+}
+
+export interface AcknowledgeRequest extends AgentRef {
+  readonly with: string;
+  readonly note?: string;
+}
+
+export interface AcknowledgeResult {
+  readonly agent: string;
+  readonly with: string;
+  readonly trail: string;
+  readonly receipt: { readonly eventId: string; readonly hash: string };
+}
+
+export interface EngineCoreOptions {
+  /** The repository's git common directory. */
+  readonly commonDir: string;
+  /** Keep scanners warm between answers (the resident engine); otherwise every answer is a cold scan. */
+  readonly resident: boolean;
+  /** Where acknowledgements go (default `<common dir>/airspace/trails`, as the language server's). */
+  readonly trailDir?: string;
+  readonly now?: () => number;
+  /**
+   * File events, when the process follows them: a stamp taken while none arrived since the
+   * last one, and every worktree is watched, is the same stamp; git is not asked again.
+   */
+  readonly changes?: { readonly events: () => number; readonly watching: () => readonly string[] };
+  /** Progress of cold scans (the CLI's progress bar). */
+  readonly onProgress?: ScannerOptions['onProgress'];
+}
+
+interface WarmScanner {
+  readonly scanner: Scanner;
+  readonly options: ScannerOptions;
+  /** File events counted when `stamp` was taken. */
+  stampEvents?: number;
+  /** Answers for the current stamp, by request (a repeated question with nothing changed). */
+  answers: Map<string, Promise<ScanResult>>;
+  stamp?: RepositoryStamp;
+  /** Scans of one scanner run one at a time. */
+  queue: Promise<unknown>;
+  lastScan?: { at: number; ms: number; kind: 'full' | 'patch' | 'fresh' };
+  agents: readonly string[];
+}
+
+
+export class EngineCore {
+  private readonly scanners = new Map<string, WarmScanner>();
+  private readonly now: () => number;
+  requests = 0;
+  /** Stamps read from git, and stamps taken from file events (nothing changed). */
+  readonly stamps = { git: 0, events: 0 };
+
+  constructor(readonly options: EngineCoreOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The main worktree, when the common directory is a `.git` inside one. */
+  private mainWorktree(): string | undefined {
+    return basename(this.options.commonDir) === '.git' ? dirname(this.options.commonDir) : undefined;
+  }
+
+  private intent(): ScanExtra['intent'] {
+    if (!this.options.commonDir) return undefined;
+    return intentMap(readIntents(this.options.commonDir, this.now()));
+  }
+
+  /** One scan with these options: cold, or through the warm scanner for them, brought up to date first. */
+  async scan(options: ScannerOptions, extra: ScanExtra = {}): Promise<ScanResult> {
+    if (!this.options.resident) return scanRepository({ ...options, ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}) }, extra);
+    const repo = resolve(options.repo ?? '.');
+    // One warm scanner per configuration: the config that applies to the asking worktree, and flags.
+    const key = JSON.stringify({ root: configRootFor(repo, this.mainWorktree()), base: options.base, sources: options.sources, config: options.config, calibration: options.calibration });
+    let warm = this.scanners.get(key);
+    if (!warm) {
+      warm = { scanner: createScanner(options), options, answers: new Map(), queue: Promise.resolve(), agents: [] };
+      this.scanners.set(key, warm);
+    }
+    const entry = warm;
+    const run = entry.queue.then(async () => {
+      const started = this.now();
+      const events = this.options.changes?.events();
+      const unchanged = this.unchanged(entry, events);
+      this.stamps[unchanged ? 'events' : 'git']++;
+      const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
+      const delta = stampDelta(entry.stamp, stamp);
+      // Sources other than worktrees (branches, observations) are read in full every time.
+      const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
+      let update: ScanExtra = {};
+      let kind: 'full' | 'patch' | 'fresh' = 'full';
+      if (!custom && delta.kind === 'same') {
+        update = { only: [] };
+        kind = 'fresh';
+      } else if (!custom && delta.kind === 'worktrees') {
+        const changedPaths: Record<string, readonly string[]> = {};
+        for (const [dir, paths] of delta.changed) if (paths !== 'all') changedPaths[dir] = paths;
+        update = { only: [...delta.changed.keys()], changedPaths };
+        kind = 'patch';
+      }
+      if (kind !== 'fresh' || custom) entry.answers.clear();
+      // Nothing changed since the stamp: the event count of now vouches for it from here on.
+      else entry.stampEvents = events;
+      const key = JSON.stringify(extra);
+      const known = entry.answers.get(key);
+      if (known) return known;
+      try {
+        const answer = entry.scanner.scan(undefined, { ...extra, ...update });
+        const result = await answer;
+        entry.stamp = stamp;
+        entry.stampEvents = events;
+        if (!custom) entry.answers.set(key, answer);
+        entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
+        entry.agents = result.agents.map((a) => a.id);
+        return result;
+      } catch (error) {
+        entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.
+        entry.answers.clear();
+        throw error;
+      }
+    });
+    entry.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
+  private unchanged(entry: WarmScanner, events: number | undefined): boolean {
+    if (!entry.stamp || events === undefined || entry.stampEvents !== events) return false;
+    const watched = new Set(this.options.changes!.watching());
+    return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
+  }
+
+  /** Brings every warm scanner up to date (after file events), so that the next question finds it fresh. */
+  async refresh(): Promise<void> {
+    const intent = this.intent();
+    for (const warm of [...this.scanners.values()]) await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
+  }
+
+  async check(request: CheckRequest): Promise<CheckResult> {
+    const intent = this.intent();
+    return runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+  }
+
+  /** The worktree and agent id of the asker: the agent of its worktree, else the id git would give it. */
+  async whoIs(ref: AgentRef, result?: ScanResult): Promise<{ worktree: string; agent: string }> {
+    const { worktree } = await worktreeOf(resolve(ref.cwd));
+    if (ref.agent) return { worktree, agent: ref.agent };
+    const found = result?.agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(worktree));
+    if (found) return { worktree, agent: found.id };
+    const branch = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: worktree }).then((b) => b.trim(), () => '');
+    return { worktree, agent: branch || basename(worktree) };
+  }
+
+  /** The whole airspace now (declared intent counted). */
+  async fullScan(cwd: string): Promise<ScanResult> {
+    const { worktree } = await worktreeOf(resolve(cwd));
+    const intent = this.intent();
+    return this.scan({ repo: worktree }, intent ? { intent } : {});
+  }
+
+  async advisories(ref: AgentRef): Promise<AdvisoriesResult> {
+    const result = await this.fullScan(ref.cwd);
+    const { agent } = await this.whoIs(ref, result);
+    const advisories = await this.advisoriesOf(result, agent, ref.cwd);
+    const intents = readIntents(this.options.commonDir, this.now()).filter((d) => d.agent !== agent);
+    return { agent, advisories, intents, problems: result.problems };
+  }
+
+  private async advisoriesOf(result: ScanResult, agent: string, cwd: string): Promise<Advisory[]> {
+    const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
+    const conflicts = await conflictsOf(result, agent, cwd);
+    return conflicts.map((c) => {
+      const trigger: Trigger | undefined = triggersFor({ a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence }, agents).find((t) => t.to === agent);
+      return { ...c, action: nextAction(c, agent), ...(trigger ? { message: trigger.content } : {}) };
+    });
+  }
+
+  async declareIntent(request: DeclareIntentRequest): Promise<DeclareIntentResult> {
+    const { worktree, agent } = await this.whoIs(request, await this.fullScan(request.cwd).catch(() => undefined));
+    const paths = (request.paths ?? []).map((p) => repositoryPath(worktree, request.cwd, p));
+    const symbols = (request.symbols ?? []).map((s) => {
+      const at = s.lastIndexOf('#');
+      if (at <= 0) throw new InputError(`Symbol "${s}" needs its file: write it as path#name (e.g. src/billing.ts#total).`);
+      return `${repositoryPath(worktree, request.cwd, s.slice(0, at))}#${s.slice(at + 1)}`;
+    });
+    if (paths.length + symbols.length === 0) throw new InputError('declare_intent needs at least one path or symbol.');
+    const now = this.now();
+    const ttl = request.ttlMs ?? DEFAULT_INTENT_TTL_MS;
+    if (!(ttl > 0)) throw new InputError('ttl must be a positive number of milliseconds.');
+    const declared: DeclaredIntent = {
+      agent,
+      paths: [...new Set(paths)].sort(),
+      symbols: [...new Set(symbols)].sort(),
+      ...(request.note ? { note: request.note.slice(0, 500) } : {}),
+      declaredAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttl).toISOString(),
+    };
+    writeIntent(this.options.commonDir, declared, now);
+    const result = await this.fullScan(request.cwd);
+    return { declared, advisories: await this.advisoriesOf(result, agent, request.cwd), problems: result.problems };
+  }
+
+  async acknowledge(request: AcknowledgeRequest): Promise<AcknowledgeResult> {
+    const result = await this.fullScan(request.cwd);
+    const { agent } = await this.whoIs(request, result);
+    const self = result.agents.find((a) => a.id === agent);
+    const other = result.agents.find((a) => a.id === request.with);
+    if (!other) throw new InputError(`No agent "${request.with}" in this repository; known agents: ${result.agents.map((a) => a.id).filter((id) => id !== agent).sort().join(', ') || 'none'}.`);
+    const link = result.links.find((l) => (l.a === agent && l.b === request.with) || (l.b === agent && l.a === request.with));
+    if (!link || link.level === 'clear') throw new InputError(`There is no advisory between ${agent} and ${request.with} to acknowledge (their pair is ${link?.level ?? 'clear'}).`);
+    const me: Agent = self ?? { id: agent, label: agent, startedAt: this.now(), committedWork: 0, files: [] };
+    const dir = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
+    const ack = await acknowledgePair(dir, me, other, this.options.commonDir, { now: this.now(), ...(request.note ? { note: request.note } : {}) });
+    return { agent, with: request.with, trail: ack.file, receipt: ack.receipt };
+  }
+
+  /** For `airspace engine status`. */
+  state(): { agents: string[]; lastScan?: WarmScanner['lastScan'] } {
+    const agents = new Set<string>();
+    let lastScan: WarmScanner['lastScan'];
+    for (const warm of this.scanners.values()) {
+      for (const a of warm.agents) agents.add(a);
+      if (warm.lastScan && (!lastScan || warm.lastScan.at > lastScan.at)) lastScan = warm.lastScan;
+    }
+    return { agents: [...agents].sort(), ...(lastScan ? { lastScan } : {}) };
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.scanners.values()];
+    this.scanners.clear();
+    await Promise.all(all.map((w) => w.queue.then(() => w.scanner.dispose(), () => w.scanner.dispose())));
+  }
+}
+
+/** A path given by an agent (relative to its cwd, or absolute inside its worktree) → repository-relative; refused when outside. */
+export function repositoryPath(worktree: string, cwd: string, given: string): string {
+  if (given.trim() === '') throw new InputError('An empty path cannot be declared.');
+  const absolute = isAbsolute(given) ? given : resolve(cwd, given);
+  let real = absolute;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    try {
+      real = join(realpathSync(dirname(absolute)), basename(absolute));
+    } catch {
+      // A path in a directory that does not exist yet: compare as given.
+    }
+  }
+  const rel = relative(realpathSync(worktree), real).split(sep).join(posix.sep);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new InputError(`${given} is outside the worktree ${worktree}.`);
+  if (rel.split('/').includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
+  return rel;
+}
+
+/** One check in this process, cold: the fallback of every front end, and `--no-engine`. */
+export async function checkInProcess(request: CheckRequest, onProgress?: ScannerOptions['onProgress']): Promise<CheckResult> {
+  const commonDir = findCommonDir(nearestDirectory(resolve(request.cwd, request.target))) ?? '';
+  const core = new EngineCore({ commonDir, resident: false, ...(onProgress ? { onProgress } : {}) });
+  try {
+    return await core.check(request);
+  } finally {
+    await core.dispose();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Is the engine's view still the repository's? Each request compares a cheap stamp of every
+ * worktree — `git status` (porcelain v2: HEAD, branch, every changed or untracked path) plus the
+ * stat of each such path (a second save of a dirty file changes no status line) — and of the
+ * repository (the worktree list, every branch and remote-tracking ref) with the stamp of the last
+ * scan. What differs becomes the scanner's `only` + `changedPaths`: the agents that changed are
+ * patched, a moved HEAD is read again, and a new or removed worktree or a moved ref reads every
+ * agent. File events only make this cheaper (the scan happens before the question); this check
+ * makes it correct (a save just before the question counts). Read-only: git runs without
+ * optional locks.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseWorktreeList, runGit } from '@airspace/git';
+
+export interface WorktreeStamp {
+  /** `# branch.oid` and `# branch.head` of git status. */
+  readonly head: string;
+  /** Changed or untracked path → its status record and file stat. */
+  readonly paths: ReadonlyMap<string, string>;
+}
+
+export interface RepositoryStamp {
+  /** Refs (branches, remote-tracking) and the worktree list, as one string. */
+  readonly refs: string;
+  readonly worktrees: ReadonlyMap<string, WorktreeStamp>;
+}
+
+export type StampDelta =
+  | { readonly kind: 'same' }
+  /** Only these worktrees changed, at these paths (`all`: read the worktree again, e.g. HEAD moved). */
+  | { readonly kind: 'worktrees'; readonly changed: ReadonlyMap<string, readonly string[] | 'all'> }
+  /** Worktrees came or went, or refs moved: read every agent. */
+  | { readonly kind: 'repository' };
+
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.mtimeNs}:${s.ctimeNs}:${s.size}:${s.ino}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** Parses `git status --porcelain=v2 --branch -z` into HEAD and path → record. */
+export function parseStatusV2(text: string): { head: string; records: Map<string, string> } {
+  const records = new Map<string, string>();
+  const head: string[] = [];
+  const parts = text.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const record = parts[i]!;
+    if (record === '') continue;
+    if (record.startsWith('# ')) {
+      if (record.startsWith('# branch.oid ') || record.startsWith('# branch.head ')) head.push(record);
+      continue;
+    }
+    const fields = record[0] === '1' ? 8 : record[0] === '2' ? 9 : record[0] === 'u' ? 10 : 1;
+    let at = 0;
+    for (let k = 0; k < fields && at >= 0; k++) at = record.indexOf(' ', at + 1);
+    if (at < 0) continue;
+    const path = record.slice(at + 1);
+    records.set(path, record.slice(0, at));
+    // A rename record is followed by its original path, which changed too.
+    if (record[0] === '2') {
+      const original = parts[++i];
+      if (original) records.set(original, `renamed-from ${record.slice(0, at)}`);
+    }
+  }
+  return { head: head.join('\n'), records };
+}
+
+export async function worktreeStamp(worktree: string): Promise<WorktreeStamp> {
+  const status = await runGit(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: worktree });
+  const { head, records } = parseStatusV2(status);
+  const paths = new Map<string, string>();
+  for (const [path, record] of records) paths.set(path, `${record} ${fileStamp(join(worktree, path))}`);
+  return { head, paths };
+}
+
+/** Every worktree's and the repository's stamp, read in parallel. */
+export async function repositoryStamp(repo: string): Promise<RepositoryStamp> {
+  const [list, refs] = await Promise.all([
+    runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo }),
+    runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes'], { cwd: repo }),
+  ]);
+  const dirs = parseWorktreeList(list)
+    .filter((w) => !w.bare && !w.prunable)
+    .map((w) => w.dir)
+    .sort();
+  const stamps = await Promise.all(dirs.map(async (dir) => [dir, await worktreeStamp(dir).catch(() => ({ head: 'unreadable', paths: new Map() }))] as const));
+  return { refs: `${dirs.join('\n')}\n${refs}`, worktrees: new Map(stamps) };
+}
+
+/** What changed from `before` to `after`. */
+export function stampDelta(before: RepositoryStamp | undefined, after: RepositoryStamp): StampDelta {
+  if (!before || before.refs !== after.refs) return { kind: 'repository' };
+  const changed = new Map<string, readonly string[] | 'all'>();
+  for (const [dir, now] of after.worktrees) {
+    const then = before.worktrees.get(dir);
+    if (!then || then.head !== now.head) {
+      changed.set(dir, 'all');
+      continue;
+    }
+    const paths = new Set<string>();
+    for (const [path, stamp] of now.paths) if (then.paths.get(path) !== stamp) paths.add(path);
+    // A path that left the status was reverted or committed: read it again too.
+    for (const path of then.paths.keys()) if (!now.paths.has(path)) paths.add(path);
+    if (paths.size > 0) changed.set(dir, [...paths].sort());
+  }
+  return changed.size === 0 ? { kind: 'same' } : { kind: 'worktrees', changed };
+}

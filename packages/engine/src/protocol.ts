@@ -1,0 +1,60 @@
+/**
+ * The engine's wire protocol: newline-delimited JSON over a Unix socket, one request per line,
+ * one response per line with the request's id. The first request of a connection is `hello` with
+ * the client's protocol version; a mismatch is refused (the client then scans in-process).
+ */
+export const PROTOCOL_VERSION = 1;
+
+export type EngineMethod = 'hello' | 'check' | 'scan' | 'advisories' | 'declareIntent' | 'acknowledge' | 'status' | 'stop';
+
+export interface EngineRequest {
+  readonly id: number;
+  readonly method: EngineMethod;
+  readonly params?: unknown;
+}
+
+export interface EngineErrorBody {
+  /** `INPUT`: the request was wrong (the answer a cold run gives too: exit 1); `ENGINE`: the engine failed (fall back). */
+  readonly kind: 'INPUT' | 'ENGINE';
+  readonly message: string;
+}
+
+export type EngineResponse = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: EngineErrorBody };
+
+export interface HelloResult {
+  readonly version: number;
+  readonly pid: number;
+  readonly commonDir: string;
+}
+
+export interface EngineStatus {
+  readonly pid: number;
+  readonly version: number;
+  readonly commonDir: string;
+  readonly socket: string;
+  readonly log: string;
+  readonly startedAt: string;
+  readonly uptimeMs: number;
+  readonly idleTimeoutMs: number;
+  readonly agents: readonly string[];
+  readonly lastScan?: { readonly at: string; readonly ms: number; readonly kind: 'full' | 'patch' | 'fresh' };
+  readonly requests: number;
+  readonly mode: 'watch' | 'poll';
+  /** File events seen; freshness checks answered from git, and from file events alone. */
+  readonly events: number;
+  readonly stamps: { readonly git: number; readonly events: number };
+}
+
+/** Splits a byte stream into lines; a partial line waits for the rest. */
+export function lineReader(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk.toString();
+    let at: number;
+    while ((at = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      if (line.trim() !== '') onLine(line);
+    }
+  };
+}

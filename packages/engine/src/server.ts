@@ -1,0 +1,275 @@
+/**
+ * The resident engine process of one repository: holds the lock, listens on the socket
+ * (owner-only, in an owner-only directory), answers newline-delimited JSON requests through one
+ * `EngineCore`, follows file and git events (watch/changes.ts) to keep its scanners warm, and exits
+ * after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process holds the lock.
+ */
+import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { dirname, isAbsolute } from 'node:path';
+import { connect, pidAlive, readLock, type LockInfo } from './client.js';
+import { EngineCore } from './core.js';
+import { InputError } from './errors.js';
+import { enginePaths, type EnginePaths } from './paths.js';
+import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineRequest, type EngineStatus } from './protocol.js';
+import { createChangeSource, type ChangeSource } from './watch/changes.js';
+import { watchTargets } from './watch/targets.js';
+
+export interface EngineServerOptions {
+  readonly commonDir: string;
+  /** A directory of the repository to start watching from. */
+  readonly repo: string;
+  readonly idleMs: number;
+  /** A lock this young whose engine does not answer yet is starting, not stale (ms). */
+  readonly startupGraceMs?: number;
+  readonly log?: (message: string) => void;
+}
+
+/** Takes the lock, or says who holds it. A lock of a dead process, or of one that no longer answers, is taken over. */
+export async function acquireLock(paths: EnginePaths, info: LockInfo, graceMs: number): Promise<{ acquired: true } | { acquired: false; holder: LockInfo }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(paths.lock, 'wx', 0o600);
+      writeSync(fd, JSON.stringify(info) + '\n');
+      closeSync(fd);
+      return { acquired: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = readLock(paths);
+    if (holder && holder.pid !== info.pid && pidAlive(holder.pid)) {
+      const answers = await connect(holder.socket, 1000).then((c) => (c.close(), true), () => false);
+      const young = Date.now() - Date.parse(holder.startedAt) < graceMs;
+      if (answers || young) return { acquired: false, holder };
+    }
+    // Dead, silent or unreadable: take it over.
+    try {
+      unlinkSync(paths.lock);
+    } catch {
+      // Someone else took it over first; try again.
+    }
+  }
+  const holder = readLock(paths);
+  return holder ? { acquired: false, holder } : { acquired: false, holder: info };
+}
+
+const isInputError = (error: unknown): boolean => error instanceof InputError || (error as { name?: string })?.name === 'ScannerError' || (error as { name?: string })?.name === 'GitSourceError';
+
+/** Parameters from the socket: an object whose `cwd` is an absolute path (the rest is checked where it is used). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function requestParams(request: EngineRequest): any {
+  const params = request.params;
+  if (request.method === 'status' || request.method === 'stop') return {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new InputError(`${request.method} needs an object of parameters.`);
+  const cwd = (params as { cwd?: unknown }).cwd;
+  if (typeof cwd !== 'string' || !isAbsolute(cwd)) throw new InputError(`${request.method} needs cwd, an absolute directory.`);
+  return params;
+}
+
+export async function runEngineServer(options: EngineServerOptions): Promise<void> {
+  const log = options.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`));
+  const paths = enginePaths(options.commonDir);
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  chmodSync(paths.dir, 0o700);
+  if (dirname(paths.socket) !== paths.dir) {
+    mkdirSync(dirname(paths.socket), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(paths.socket), 0o700);
+  }
+  const startedAt = new Date();
+  const info: LockInfo = { pid: process.pid, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: startedAt.toISOString(), log: paths.log };
+  const lock = await acquireLock(paths, info, options.startupGraceMs ?? 10_000);
+  if (!lock.acquired) {
+    log(`engine ${process.pid}: another engine (pid ${lock.holder.pid}) holds ${paths.lock}; exiting.`);
+    return;
+  }
+  log(`engine ${process.pid}: started for ${options.commonDir} (idle timeout ${options.idleMs} ms).`);
+  if (existsSync(paths.socket)) unlinkSync(paths.socket);
+
+  let source: ChangeSource | undefined;
+  const core = new EngineCore({
+    commonDir: options.commonDir,
+    resident: true,
+    // Only once the change source exists: file events before it were not counted.
+    changes: { events: () => (source ? source.events() : Number.NaN), watching: () => source?.watching() ?? [] },
+  });
+  let server: Server | undefined;
+  let lastActivity = Date.now();
+  let stopping: Promise<void> | undefined;
+  const sockets = new Set<Socket>();
+  let startWatching: () => Promise<void> = async () => undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+
+  const ownsLock = (): boolean => readLock(paths)?.pid === process.pid;
+  const stop = (why: string): Promise<void> =>
+    (stopping ??= (async () => {
+      log(`engine ${process.pid}: stopping (${why}).`);
+      clearInterval(ticker);
+      source?.close();
+      server?.close();
+      for (const s of sockets) s.destroy();
+      await core.dispose().catch(() => undefined);
+      if (ownsLock()) {
+        try {
+          unlinkSync(paths.socket);
+        } catch {
+          // Already gone.
+        }
+        try {
+          unlinkSync(paths.lock);
+        } catch {
+          // Already gone.
+        }
+      }
+      resolveDone();
+    })());
+
+  // Idle exit, a lock taken by someone else, or a repository that was deleted.
+  const ticker = setInterval(() => {
+    if (!existsSync(options.commonDir)) void stop('the repository is gone');
+    else if (!ownsLock()) void stop('the lock file no longer names this process');
+    else if (Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
+  }, Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  let refreshing = false;
+  let refreshAgain = false;
+  const refresh = async (): Promise<void> => {
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        refreshAgain = false;
+        await core.refresh();
+        const targets = await watchTargets(options.repo).catch(() => undefined);
+        if (targets) source?.setDirs(targets.dirs);
+      } while (refreshAgain && !stopping);
+    } finally {
+      refreshing = false;
+    }
+  };
+
+  const status = (): EngineStatus => {
+    const state = core.state();
+    return {
+      pid: process.pid,
+      version: PROTOCOL_VERSION,
+      commonDir: options.commonDir,
+      socket: paths.socket,
+      log: paths.log,
+      startedAt: startedAt.toISOString(),
+      uptimeMs: Date.now() - startedAt.getTime(),
+      idleTimeoutMs: options.idleMs,
+      agents: state.agents,
+      ...(state.lastScan ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } } : {}),
+      requests: core.requests,
+      mode: source?.mode() ?? 'poll',
+      events: source?.events() ?? 0,
+      stamps: { ...core.stamps },
+    };
+  };
+
+  const handle = async (request: EngineRequest): Promise<unknown> => {
+    const params = requestParams(request);
+    switch (request.method) {
+      case 'status':
+        return status();
+      case 'stop':
+        setImmediate(() => void stop('asked to stop'));
+        return { stopping: true, pid: process.pid };
+      case 'check':
+        return core.check(params);
+      case 'scan':
+        return core.fullScan(params.cwd);
+      case 'advisories':
+        return core.advisories(params);
+      case 'declareIntent':
+        return core.declareIntent(params);
+      case 'acknowledge':
+        return core.acknowledge(params);
+      default:
+        throw new InputError(`Unknown method ${String(request.method)}.`);
+    }
+  };
+
+  server = createServer((socket) => {
+    sockets.add(socket);
+    let greeted = false;
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const reply = (body: object): void => {
+      if (!socket.destroyed) socket.write(JSON.stringify(body) + '\n');
+    };
+    socket.on('data', lineReader((line) => {
+      lastActivity = Date.now();
+      let request: EngineRequest;
+      try {
+        request = JSON.parse(line) as EngineRequest;
+      } catch {
+        reply({ id: 0, error: { kind: 'INPUT', message: 'A request must be one JSON object per line.' } satisfies EngineErrorBody });
+        return;
+      }
+      if (request.method === 'hello') {
+        const version = (request.params as { version?: unknown } | undefined)?.version;
+        greeted = version === PROTOCOL_VERSION;
+        reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
+        if (!greeted) socket.end();
+        return;
+      }
+      if (!greeted) {
+        reply({ id: request.id, error: { kind: 'INPUT', message: 'Say hello with the protocol version first.' } satisfies EngineErrorBody });
+        return;
+      }
+      core.requests++;
+      // Let file events already queued reach the watcher first (a save just before the question):
+      // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
+      setImmediate(() => setImmediate(() => {
+        handle(request).then(
+          (result) => {
+            lastActivity = Date.now();
+            reply({ id: request.id, result });
+            void startWatching();
+          },
+          (error: unknown) => {
+            lastActivity = Date.now();
+            const message = error instanceof Error ? error.message : String(error);
+            if (!isInputError(error)) log(`engine ${process.pid}: ${request.method} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+            reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
+          },
+        );
+      }));
+    }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server!.once('error', reject);
+    server!.listen(paths.socket, () => resolve());
+  });
+  chmodSync(paths.socket, 0o600);
+  server.on('error', (error) => log(`engine ${process.pid}: socket error: ${error.message}`));
+
+  // Follow the worktrees and refs: each burst of changes brings the warm scanners up to date.
+  // Started after the first answer: setting up recursive watches of every worktree blocks the
+  // event loop (seconds on a large repository), which must not keep the first client waiting.
+  let watching: Promise<void> | undefined;
+  startWatching = () =>
+    (watching ??= watchTargets(options.repo)
+      .catch(() => undefined)
+      .then((targets) => {
+        if (stopping) return;
+        source = createChangeSource({
+          dirs: targets?.dirs ?? [],
+          gitDirs: targets?.gitDirs ?? [],
+          pollMs: 2000,
+          debounceMs: 150,
+          onChange: () => void refresh(),
+          onWarning: (m) => log(`engine ${process.pid}: ${m}`),
+        });
+      }));
+  // An engine started with no question (`airspace engine start`) watches from the start.
+  setTimeout(() => void startWatching(), 2000).unref();
+  await done;
+}

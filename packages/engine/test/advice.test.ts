@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckResult } from '../src/check.js';
+import { checkText, overallAction } from '../src/advice.js';
+
+const conflict = (over: Partial<CheckResult['conflicts'][number]>): CheckResult['conflicts'][number] => ({
+  with: 'bob',
+  level: 'resolution',
+  risk: 0.97,
+  channels: [{ channel: 'overlap', risk: 0.97, weight: 1, weighted: 0.97, precision: 'line', evidence: [] }],
+  steer: 'alice',
+  hold: 'bob',
+  evidence: [{ message: 'alice (lines 7–8) and bob (lines 7–8) change overlapping lines' }],
+  hunks: [{ agent: 'bob', path: 'src/a.ts', base: [7, 8], current: [7, 8], text: '@@ -7,2 +7,2 @@\n-a\n+b' }],
+  ...over,
+});
+
+describe('tool results for a model', () => {
+  it('says clear and go on when nobody is close', () => {
+    const { text, action } = checkText({ path: 'src/a.ts', lines: [3, 4], agent: 'alice', level: 'clear', conflicts: [], problems: [] });
+    expect(action).toBe('go-on');
+    expect(text).toBe('CLEAR: no other agent is working near src/a.ts:3-4 (you are alice). Next: go on with the edit.');
+  });
+
+  it('names the other agent, the evidence, their diff, and ends with the action of the one who steers', () => {
+    const answer: CheckResult = { path: 'src/a.ts', lines: [7, 8], agent: 'alice', level: 'resolution', conflicts: [conflict({})], problems: [] };
+    const { text, action } = checkText(answer);
+    expect(action).toBe('steer-away');
+    expect(text.split('\n')[0]).toBe('RESOLUTION: editing src/a.ts:7-8 as alice would come close to bob.');
+    expect(text).toContain('Right of way: bob holds, alice steers away.');
+    expect(text).toContain("bob's change to src/a.ts:7-8:\n```diff\n@@ -7,2 +7,2 @@\n-a\n+b\n```");
+    expect(text.split('\n').at(-1)).toMatch(/^Next: steer away\. bob has right of way here/);
+  });
+
+  it('holds course when it has right of way, and transmits intent on traffic', () => {
+    const hold = checkText({ path: 'f', agent: 'bob', level: 'resolution', conflicts: [conflict({ with: 'alice' })], problems: [] });
+    expect(hold.action).toBe('hold-course');
+    const traffic = checkText({ path: 'f', agent: 'alice', level: 'traffic', conflicts: [conflict({ level: 'traffic', risk: 0.5, steer: undefined, hold: undefined })], problems: [] } as CheckResult);
+    expect(traffic.action).toBe('transmit-intent');
+    expect(traffic.text).toMatch(/Next: go on carefully, but first tell bob/);
+    expect(overallAction(['go-on', 'transmit-intent', 'steer-away'])).toBe('steer-away');
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The engine process's protocol and lifecycle, in this process (a short idle timeout): the
+ * handshake, a refused version, status, stop; the lock taken over from a dead process and kept
+ * from a live one.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { connect, findEngine, readLock } from '../src/client.js';
+import { enginePaths, findCommonDir } from '../src/paths.js';
+import { acquireLock, runEngineServer } from '../src/server.js';
+import type { EngineStatus } from '../src/protocol.js';
+
+let repo: RepoFixture;
+beforeAll(() => {
+  repo = createRepoFixture({ 'a.ts': 'export const a = 1;\n' });
+});
+afterAll(() => repo.dispose());
+
+describe('the engine process', () => {
+  it('finds the common directory from a linked worktree without git', () => {
+    const wt = repo.worktree('alice');
+    expect(findCommonDir(join(wt.dir))).toBe(join(repo.dir, '.git'));
+    expect(findCommonDir(repo.dir)).toBe(join(repo.dir, '.git'));
+  });
+
+  it('shakes hands, refuses another protocol version, reports status and stops', { timeout: 30_000 }, async () => {
+    const commonDir = join(repo.dir, '.git');
+    const running = runEngineServer({ commonDir, repo: repo.dir, idleMs: 60_000, log: () => undefined });
+    const paths = enginePaths(commonDir);
+    let engine = await findEngine(paths);
+    for (let i = 0; !engine && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      engine = await findEngine(paths);
+    }
+    expect(engine?.hello.pid).toBe(process.pid);
+    expect(statSync(paths.socket).mode & 0o777).toBe(0o600);
+    const status = await engine!.request<EngineStatus>('status');
+    expect(status).toMatchObject({ pid: process.pid, socket: paths.socket, agents: [], requests: 1 });
+    await expect(engine!.request('check', { target: 'a.ts' })).rejects.toThrow(/needs cwd, an absolute directory/);
+
+    // A client of another version is answered with the engine's version and disconnected.
+    const answer = await new Promise<string>((resolve) => {
+      const raw = createConnection(paths.socket);
+      let text = '';
+      raw.on('data', (d) => (text += d.toString()));
+      raw.on('close', () => resolve(text));
+      raw.write(JSON.stringify({ id: 1, method: 'hello', params: { version: 999 } }) + '\n');
+    });
+    expect(JSON.parse(answer)).toMatchObject({ id: 1, result: { version: 1 } });
+
+    await engine!.request('stop');
+    await running;
+    expect(existsSync(paths.lock)).toBe(false);
+    expect(existsSync(paths.socket)).toBe(false);
+    await expect(connect(paths.socket, 500)).rejects.toThrow();
+  });
+
+  it('exits by itself when idle', { timeout: 30_000 }, async () => {
+    const commonDir = join(repo.dir, '.git');
+    const t = Date.now();
+    await runEngineServer({ commonDir, repo: repo.dir, idleMs: 300, log: () => undefined });
+    expect(Date.now() - t).toBeLessThan(10_000);
+    expect(readLock(enginePaths(commonDir))).toBeUndefined();
+  });
+
+  it('takes over the lock of a dead process, never that of a live one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-lock-'));
+    try {
+      mkdirSync(join(dir, 'airspace'));
+      const paths = enginePaths(dir);
+      const info = (pid: number, startedAt = new Date().toISOString()) => ({ pid, socket: paths.socket, version: 1, startedAt, log: paths.log });
+      writeFileSync(paths.lock, JSON.stringify(info(999_999)));
+      expect(await acquireLock(paths, info(4242), 10_000)).toEqual({ acquired: true });
+      expect(readLock(paths)?.pid).toBe(4242);
+      // A live holder that is starting (young lock) keeps it; so does one that answers.
+      writeFileSync(paths.lock, JSON.stringify(info(process.ppid)));
+      expect(await acquireLock(paths, info(4343), 10_000)).toMatchObject({ acquired: false, holder: { pid: process.ppid } });
+      // A live holder that has been silent for longer than the grace period is taken over.
+      writeFileSync(paths.lock, JSON.stringify(info(process.ppid, new Date(Date.now() - 60_000).toISOString())));
+      expect(await acquireLock(paths, info(4444), 10_000)).toEqual({ acquired: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
