@@ -88,10 +88,10 @@ interface WarmScanner {
   readonly scanner: Scanner;
   readonly options: ScannerOptions;
   /** File events counted when `stamp` was taken. */
-  stampEvents?: number;
+  stampEvents?: number | undefined;
   /** Answers for the current stamp, by request (a repeated question with nothing changed). */
   answers: Map<string, Promise<ScanResult>>;
-  stamp?: RepositoryStamp;
+  stamp?: RepositoryStamp | undefined;
   /** Scans of one scanner run one at a time. */
   queue: Promise<unknown>;
   lastScan?: { at: number; ms: number; kind: 'full' | 'patch' | 'fresh' };

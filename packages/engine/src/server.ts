@@ -4,7 +4,7 @@
  * `EngineCore`, follows file and git events (watch/changes.ts) to keep its scanners warm, and exits
  * after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process holds the lock.
  */
-import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, openSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { connect, pidAlive, readLock, type LockInfo } from './client.js';

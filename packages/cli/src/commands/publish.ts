@@ -10,8 +10,7 @@ import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable } from '../report/printable.js';
-import { createChangeSource } from '../watch/changes.js';
-import { watchTargets } from '../watch/targets.js';
+import { createChangeSource, watchTargets } from '@airspace/engine';
 
 interface PublishFlags {
   readonly repo: string;
