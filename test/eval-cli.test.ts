@@ -70,6 +70,37 @@ describe('airspace eval', () => {
     expect(bad.stderr).toMatch(/--early takes a fraction/);
   }, 300_000);
 
+  it('reports foresight per fraction under both labels, with declared intent, as JSON and as lines', async () => {
+    const run = await airspace('eval', '--repo', repo.dir, '--early', '0.25', '--early', '0.5', '--intent', 'files', '--json', '--cache-dir', 'foresight-cache');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    // One observation per fraction (full diffs first), then each early fraction with declared files.
+    expect(result.foresight.map((o: { fraction: number; intent: string | null }) => [o.fraction, o.intent])).toEqual([
+      [1, null],
+      [0.5, null],
+      [0.25, null],
+      [0.5, 'files'],
+      [0.25, 'files'],
+    ]);
+    for (const o of result.foresight) {
+      expect(o.byLabel.map((b: { label: string }) => b.label)).toEqual(['textual', 'collided']);
+      const names = o.byLabel[0].scorers.map((s: { name: string }) => s.name);
+      expect(names).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'scanner weights']);
+      const merge = o.byLabel[0].scorers[3];
+      expect(merge.foresightGain).toBe(0);
+      expect(Object.keys(merge.unseen)).toEqual(['flagged', 'tp', 'recall', 'precision', 'lift', 'prAuc', 'prAucLift', 'medianLeadHours', 'meanLeadHours']);
+    }
+    // Both merges are one-commit sides: every fraction observes the full diffs, so the one conflict is visible.
+    expect(result.foresight[1].byLabel[0].visible).toMatchObject({ scenarios: 1, positives: 1, dissolved: 0 });
+    expect(result.context.foresight).toBeUndefined();
+    const table = await airspace('eval', '--repo', repo.dir, '--early', '0.25', '--early', '0.5', '--cache-dir', 'foresight-cache');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/foresight \(scanner weights; label: textual conflict\)/);
+    expect(table.stdout).toMatch(/ {2}50%: no collision that was not yet visible; 1 visible/);
+    expect(table.stdout).toMatch(/label: collided at any point/);
+  }, 300_000);
+
   it('evaluates a corpus: each repository alone and held out of a fit on the others', async () => {
     const second = createRepoFixture({ 'lib/x.py': lines(30, '# x') });
     try {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Problem, Thresholds } from '@airspace/core';
-import type { LabelKind } from './extract/scenario.js';
+import { LABEL_KINDS, type LabelKind } from './extract/scenario.js';
 import type { CorpusEvaluation } from './measure/corpus.js';
 import type { Metrics } from './measure/evaluate.js';
 
@@ -108,7 +108,7 @@ export function validateCalibrationFile(value: unknown, source = 'calibration fi
   if (typeof t !== 'object' || t === null || !isUnit(t.traffic) || !isUnit(t.resolution) || (t.traffic as number) > (t.resolution as number)) {
     bad('"thresholds" must be { traffic, resolution } in [0, 1] with traffic ≤ resolution');
   }
-  if (!['textual', 'manual', 'any'].includes(v.label as string)) bad(`"label" must be textual, manual or any`);
+  if (!LABEL_KINDS.includes(v.label as LabelKind)) bad(`"label" must be one of ${LABEL_KINDS.join(', ')}`);
   if (typeof v.provenance !== 'object' || v.provenance === null) bad('"provenance" must be an object');
   return problems;
 }

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScenarioLabels, Skipped } from '../extract/scenario.js';
+import type { IntentMode, ScenarioLabels, Skipped } from '../extract/scenario.js';
 
 /** What a replay keeps of a scenario: small, so thousands fit in memory. */
 export interface ScoredScenario {
@@ -23,6 +23,10 @@ export interface ScoredScenario {
   readonly files: readonly [number, number];
   readonly sharedFiles: number;
   readonly labels: ScenarioLabels;
+  /** git's merge of the observed states conflicts (the merge channel's question, asked for the label). */
+  readonly observedConflict?: boolean;
+  /** Each side declared its eventual files or directories at the observation (`--intent`). */
+  readonly intent?: IntentMode;
   /** r_i per channel id. */
   readonly risks: Readonly<Record<string, number>>;
   /** Channels whose risk rests partly on whole-file evidence: the part at their precision (`preciseRisk`). */
@@ -34,8 +38,8 @@ export type CacheRecord = { readonly key: string; readonly scored: ScoredScenari
 
 export const CACHE_FORMAT = 2;
 
-export function cacheKey(merge: string, early: number): string {
-  return `${merge}@${early}`;
+export function cacheKey(merge: string, early: number, intent?: IntentMode): string {
+  return `${merge}@${early}${intent ? `+${intent}` : ''}`;
 }
 
 export class ScenarioCache {
