@@ -51,7 +51,7 @@ describe('visible and unseen', () => {
   it('splits by the merge channel, and counts the visible conflicts that dissolve, with the reason', () => {
     expect(scenarios.map(isVisible)).toEqual([true, true, false, false, false, false, false, false]);
     expect(textual.visible).toEqual({ scenarios: 2, positives: 1, dissolved: 1, dissolvedBy: { 'sync-merge': 1, revert: 0, unexplained: 0 } });
-    expect(textual.unseen).toEqual({ scenarios: 6, positives: 2, baseRate: 2 / 6 });
+    expect(textual.unseen).toEqual({ scenarios: 6, positives: 2, baseRate: 2 / 6, gitConflicts: 0 });
   });
 
   it('recall, precision, lift, PR-AUC and lead time on the unseen', () => {
@@ -69,7 +69,7 @@ describe('visible and unseen', () => {
   it('collided at any point adds the visible conflict and the later conflicted merge', () => {
     expect(collided.positives).toBe(5); // v1, v2 (observed states conflict), u1, u2, u3
     expect(collided.visible.positives).toBe(2);
-    expect(collided.unseen).toEqual({ scenarios: 6, positives: 3, baseRate: 0.5 });
+    expect(collided.unseen).toEqual({ scenarios: 6, positives: 3, baseRate: 0.5, gitConflicts: 0 });
     expect(look(collided).unseen).toMatchObject({ tp: 1, recall: 1 / 3, precision: 0.5, lift: 1 });
   });
 

@@ -78,6 +78,8 @@ export interface LabelForesight {
     readonly scenarios: number;
     readonly positives: number;
     readonly baseRate: number | null;
+    /** Unseen by the merge channel, yet git's merge of the observed commits conflicts (the channel only merges pairs whose diffs share a path). */
+    readonly gitConflicts: number;
   };
   /** Collisions (all scenarios) per lead-time bucket. */
   readonly leadCurve: readonly number[];
@@ -185,7 +187,7 @@ export function foresightOf(scenarios: readonly ScoredScenario[], scorers: reado
       scenarios: scenarios.length,
       positives: labels.filter(Boolean).length,
       visible: { scenarios: visibleIdx.length, positives: visibleIdx.filter((i) => labels[i]).length, dissolved, dissolvedBy },
-      unseen: { scenarios: unseenIdx.length, positives: unseenPositives, baseRate: unseenIdx.length ? unseenPositives / unseenIdx.length : null },
+      unseen: { scenarios: unseenIdx.length, positives: unseenPositives, baseRate: unseenIdx.length ? unseenPositives / unseenIdx.length : null, gitConflicts: unseenIdx.filter((i) => scenarios[i]!.observedConflict === true).length },
       leadCurve: curve(() => true),
       scorers: scorers.map((s) => {
         const metrics = all(s);

@@ -72,7 +72,7 @@ export function foresightText(observations: readonly ForesightObservation[]): st
     for (const b of o.byLabel) {
       out.push(
         '',
-        `${observationTitle(o)}, label ${LABEL_NAMES[b.label]}: ${b.scenarios} scenarios, ${b.positives} collisions; unseen ${b.unseen.scenarios} with ${b.unseen.positives} collisions (base rate ${b.unseen.baseRate === null ? '–' : pct(b.unseen.baseRate)}); ${dissolvedText(b)}`,
+        `${observationTitle(o)}, label ${LABEL_NAMES[b.label]}: ${b.scenarios} scenarios, ${b.positives} collisions; unseen ${b.unseen.scenarios} with ${b.unseen.positives} collisions (base rate ${b.unseen.baseRate === null ? '–' : pct(b.unseen.baseRate)}${b.unseen.gitConflicts ? `; git's merge of the observed commits conflicts in ${b.unseen.gitConflicts} of them` : ''}); ${dissolvedText(b)}`,
         alignedTable(UNSEEN_HEADERS, b.scorers.map(unseenRow), 1),
         leadTable(b),
       );
