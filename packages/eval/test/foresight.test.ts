@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fitNoisyOr } from '../src/fit/noisy-or.js';
 import { evaluateCorpus } from '../src/measure/corpus.js';
 import { bucketOf, foresightOf, foresightScorers, isVisible, pooledUnseen, type ForesightScorer } from '../src/measure/foresight.js';
-import { foresightText } from '../src/report/foresight.js';
+import { belowMerge, foresightText } from '../src/report/foresight.js';
 import type { SideHistory } from '../src/extract/history.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import { scenario } from './helpers.js';
@@ -80,6 +80,14 @@ describe('visible and unseen', () => {
     expect(look(textual).foresightGain).toBeCloseTo(4 / 6 - 2 / 5, 12);
     // shipped = 1 − (1 − merge)(1 − 0.6·look): flags v1, v2 (merge) and nothing else (0.6·0.8 < 0.5).
     expect(textual.scorers.find((s) => s.name === 'shipped')!.foresightGain).toBeCloseTo(0, 12);
+  });
+
+  it('names where a weighting falls below the merge channel alone', () => {
+    expect(belowMerge([o])).toEqual([]);
+    const weak = foresightOf(scenarios, foresightScorers(scenarios, channels, [{ name: 'weak', weights: { merge: 0.4 } }], thresholds), { fraction: 0.5, labels: ['textual'], thresholds });
+    // weak flags nothing (0.4 < τ_TA): F1 0 against merge alone's 2/5.
+    expect(belowMerge([weak])).toEqual(['50% (textual conflict): -0.400']);
+    expect(foresightText([weak]).join('\n')).toMatch(/weak: F1 at traffic below the merge channel's alone at 50% \(textual conflict\): -0\.400/);
   });
 
   it('lead-time curve: collisions and flags per bucket of hours before the merge', () => {

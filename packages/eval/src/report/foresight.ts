@@ -20,7 +20,7 @@ export function observationTitle(o: { fraction: number; intent: string | null })
 export function headline(positives: number, u: UnseenFigures, who = ''): string {
   if (positives === 0) return `no collision that was not yet visible${who ? ` (${who})` : ''}`;
   const lead = u.medianLeadHours === null ? '' : ` a median of ${hours(u.medianLeadHours)} h ahead (mean ${hours(u.meanLeadHours)} h)`;
-  return `of ${positives} collisions not yet visible, ${who ? `${who} ` : ''}flagged ${u.tp} (recall ${fmt(u.recall, 2)}, precision ${fmt(u.precision, 2)}, lift ${times(u.lift)})${lead}`;
+  return `of ${positives} ${positives === 1 ? 'collision' : 'collisions'} not yet visible, ${who ? `${who} ` : ''}flagged ${u.tp} (recall ${fmt(u.recall, 2)}, precision ${fmt(u.precision, 2)}, lift ${times(u.lift)})${lead}`;
 }
 
 function dissolvedText(b: LabelForesight): string {
@@ -53,6 +53,21 @@ function leadTable(b: LabelForesight): string {
   return alignedTable(headers, rows, 1);
 }
 
+/**
+ * Where a weighting's F1 at traffic falls below the merge channel's alone (the invariant "look-ahead
+ * may add flags, never hide visible collisions"), one phrase per observation and label.
+ */
+export function belowMerge(observations: readonly ForesightObservation[], name?: string): string[] {
+  const out: string[] = [];
+  for (const o of observations) {
+    for (const b of o.byLabel) {
+      const s = b.scorers.find((x) => (name ? x.name === name : x.kind === 'weighting'));
+      if (s?.foresightGain !== null && s?.foresightGain !== undefined && s.foresightGain < -1e-9) out.push(`${observationTitle(o)} (${LABEL_NAMES[b.label]}): ${s.foresightGain.toFixed(3)}`);
+    }
+  }
+  return out;
+}
+
 /** The foresight section of a repository's report (the headline scorer is the first weighting). */
 export function foresightText(observations: readonly ForesightObservation[]): string[] {
   if (observations.length === 0) return [];
@@ -68,6 +83,9 @@ export function foresightText(observations: readonly ForesightObservation[]): st
       out.push(`  ${observationTitle(o)}: ${s ? headline(b.unseen.positives, s.unseen) : '–'}; ${dissolvedText(b)}`);
     }
   }
+  const below = belowMerge(observations);
+  const first = observations[0]!.byLabel[0]!.scorers.find((s) => s.kind === 'weighting')?.name;
+  if (first) out.push(below.length ? `${first}: F1 at traffic below the merge channel's alone at ${below.join('; ')}` : `${first}: F1 at traffic never below the merge channel's alone`);
   for (const o of observations) {
     for (const b of o.byLabel) {
       out.push(
@@ -117,6 +135,8 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
     }
     const pooled = p.scorers.find((s) => s.name === headlineScorer);
     if (pooled) out.push(`  corpus: ${headline(pooled.positives, pooled)}`);
+    const below = corpus.members.flatMap((m) => belowMerge(m.foresight.filter((o) => o.fraction === p.fraction && o.intent === p.intent), headlineScorer).filter((x) => x.includes(LABEL_NAMES[p.label])).map((x) => `${m.name} ${x.slice(x.lastIndexOf(':') + 2)}`));
+    out.push(`  ${headlineScorer}: F1 at traffic ${below.length ? `below the merge channel's alone in ${below.join(', ')}` : "never below the merge channel's alone"}`);
     for (const name of scorerNames) {
       const body = corpus.members.flatMap((m) => {
         const b = m.foresight.find((o) => o.fraction === p.fraction && o.intent === p.intent)?.byLabel.find((x) => x.label === p.label);
