@@ -70,6 +70,18 @@ describe('collided at any point', () => {
     expect(labelOf(at(1, fx.merges.sync), 'collided')).toBe(false);
   });
 
+  it('part-way, the agents are diffed from the observed commits\' own merge base, not the final one', () => {
+    const early = at(0.25, fx.merges.sync);
+    const full = at(1, fx.merges.sync);
+    // The final base is main's a:5 edit (the sync brought it into f); f's first commit predates it.
+    expect(full.base).toBe(fx.repo.git('merge-base', `${fx.merges.sync}^1`, `${fx.merges.sync}^2`));
+    expect(early.base).toBe(fx.repo.git('rev-list', '--max-parents=0', 'HEAD'));
+    // From the final base, f's b-only commit would look like a reversal of main's line 5, a
+    // line-level "conflict" with main's later edit of that line; git merges the two cleanly.
+    expect(early.files).toEqual([1, 1]);
+    expect(early.risks.overlap).toBe(0);
+  });
+
   it('a visible conflict that dissolves says why: a sync merge, or a revert', () => {
     const half = at(0.5, fx.merges.sync);
     expect(half.observedConflict).toBe(true);

@@ -117,7 +117,9 @@ export async function completeLabels<T extends ObservedRecord>(cwd: string, scra
   const todo = records.filter((r) => !r.labels.history || r.observedConflict === undefined);
   const first = records[0];
   if (!first || todo.length === 0) return { records: [...records], changed: false };
-  const chains = (await Promise.all(first.parents.map((p) => firstParentCommits(cwd, first.base, p)))) as [ChainCommit[], ChainCommit[]];
+  // Chains count from the parents' merge base (an early record's `base` is its observed commits').
+  const mergeBase = records.find((r) => r.early >= 1)?.base ?? (await runGit(['merge-base', first.parents[0], first.parents[1]], { cwd })).trim();
+  const chains = (await Promise.all(first.parents.map((p) => firstParentCommits(cwd, mergeBase, p)))) as [ChainCommit[], ChainCommit[]];
   const history = first.labels.history ?? records.find((r) => r.labels.history)?.labels.history ?? (await sideHistories(cwd, scratch, chains));
   const pairs: [string, string][] = [];
   const pairOf = new Map<T, number>();

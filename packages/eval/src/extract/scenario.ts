@@ -82,7 +82,10 @@ export interface SideState {
 export interface Scenario {
   readonly merge: string;
   readonly parents: readonly [string, string];
+  /** The agents' base: the observed commits' merge base (with the full diffs, the merge's). */
   readonly base: string;
+  /** The merge base of the parents, from which each side's first-parent chain is counted. */
+  readonly mergeBase: string;
   /** Commit time of the merge (ms). */
   readonly committedAt: number;
   /** Fraction of each side's commits observed (1: the full diffs). */
@@ -183,6 +186,13 @@ async function mergeBases(cwd: string, a: string, b: string): Promise<string[]> 
   return r.stdout.toString('utf8').split('\n').filter(Boolean);
 }
 
+/** The merge base of two observed commits; the final merge's when they have none or several. */
+export async function observedBase(cwd: string, a: string, b: string, fallback: string): Promise<string> {
+  if (a === b) return fallback;
+  const bases = await mergeBases(cwd, a, b);
+  return bases.length === 1 ? bases[0]! : fallback;
+}
+
 export async function extractScenario(cwd: string, m: MergeCommit, options: ExtractOptions): Promise<Extracted> {
   const skip = (reason: SkipReason, detail?: string): Extracted => ({ skipped: { merge: m.merge, reason, ...(detail ? { detail } : {}) } });
   if (m.parents.length !== 2) return skip('octopus', `${m.parents.length} parents`);
@@ -203,6 +213,10 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
       return { head, commit: at.id, at: at.at, chainLength: chain.length, observed };
     }) as unknown as [SideState, SideState];
     const now = Math.max(sides[0].at, sides[1].at);
+    // Part-way, the agents are diffed from the observed commits' own merge base (as git, and a
+    // live pair of worktrees, see them): from the final base, a side observed before it merged in
+    // commits that the final base contains would show their reversal as its own edits.
+    const agentBase = early < 1 ? await observedBase(cwd, sides[0].commit, sides[1].commit, base) : base;
 
     const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
     // The label merge and both sides' diffs are independent: run them together.
@@ -211,7 +225,7 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
     const [labels, ...sets] = await Promise.all([
       options.labels ?? labelMerge(cwd, options.scratch, m.merge, parents),
       ...sides.map((side) =>
-        commitWorkingSet(cwd, base, side.commit, {
+        commitWorkingSet(cwd, agentBase, side.commit, {
           now,
           maxFiles,
           ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
@@ -233,7 +247,7 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
         startedAt: set.startedAt ?? side.at,
         committedWork: set.commits,
         files: set.files,
-        base,
+        base: agentBase,
         ...(options.repository ? { repository: options.repository } : {}),
         meta: { source: 'merge-replay', head: side.commit, merge: m.merge },
       };
@@ -243,7 +257,8 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
       scenario: {
         merge: m.merge,
         parents,
-        base,
+        base: agentBase,
+        mergeBase: base,
         committedAt: m.committedAt,
         early,
         sides,

@@ -11,6 +11,7 @@ import type { IntentMode, ScenarioLabels, Skipped } from '../extract/scenario.js
 export interface ScoredScenario {
   readonly merge: string;
   readonly parents: readonly [string, string];
+  /** The agents' base (part-way: the observed commits' merge base). */
   readonly base: string;
   readonly committedAt: number;
   readonly early: number;
@@ -38,8 +39,13 @@ export type CacheRecord = { readonly key: string; readonly scored: ScoredScenari
 
 export const CACHE_FORMAT = 2;
 
+/**
+ * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base`:
+ * since they are diffed from the observed commits' own merge base, records cached before (from
+ * the final merge base) are not reused.
+ */
 export function cacheKey(merge: string, early: number, intent?: IntentMode): string {
-  return `${merge}@${early}${intent ? `+${intent}` : ''}`;
+  return `${merge}@${early}${early < 1 ? '/own-base' : ''}${intent ? `+${intent}` : ''}`;
 }
 
 export class ScenarioCache {
