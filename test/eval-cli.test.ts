@@ -56,6 +56,11 @@ describe('airspace eval', () => {
     expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'co-change']);
     expect(result.evaluation.channels.merge.rocAuc).toBe(1);
     expect(result.calibration.kind).toBe('airspace-calibration');
+    // Fitted on the half-way states by default (replayed without --early), pulled toward the shipped weights.
+    expect(result.calibration.provenance.early).toBe(0.5);
+    expect(result.calibration.provenance.regularisation).toEqual({ priorShare: 0.1, minWeight: 0 });
+    expect(Array.isArray(result.calibration.provenance.zeroWeights)).toBe(true);
+    expect(result.earlyEvaluations.map((e: { fraction: number }) => e.fraction)).toEqual([0.5]);
     expect(JSON.parse(readFileSync(join(out, 'airspace.calibration.json'), 'utf8')).weights).toEqual(result.calibration.weights);
     for (const f of ['report.md', 'roc.svg', 'reliability.svg']) expect(existsSync(join(out, 'report', f))).toBe(true);
   }, 300_000);
@@ -120,6 +125,7 @@ describe('airspace eval', () => {
       expect(result.corpus.members).toHaveLength(2);
       expect(result.corpus.members.map((m: { byFraction: { evaluation: { scenarios: number } }[] }) => m.byFraction[0]!.evaluation.scenarios)).toEqual([2, 1]);
       for (const m of result.corpus.members) expect(Object.keys(m.heldOut.weighting.weights)).toContain('merge');
+      expect(result.corpus.fitted.fitOn).toEqual([1, 0.5]);
       const file = JSON.parse(readFileSync(join(out, 'corpus.json'), 'utf8'));
       expect(file.leak).toBe(0);
       expect(file.provenance.corpus).toHaveLength(2);

@@ -41,6 +41,10 @@ export interface CalibrationFile {
     readonly tool: string;
     /** Out-of-fold figures of the fitted model. */
     readonly metrics: Readonly<Record<string, number | null>>;
+    /** The pull toward prior weights the fit used (`--prior-share`, `--min-weight`). */
+    readonly regularisation?: { readonly priorShare: number; readonly minWeight: number };
+    /** Channels whose fitted weight went to 0 (below 0.01; held weights aside). */
+    readonly zeroWeights?: readonly string[];
     /** Fitted on a corpus: each repository, its head and its scenarios (`folds` is then their count: leave one repository out). */
     readonly corpus?: readonly { readonly repository: string; readonly head: string; readonly scenarios: number }[];
   };
@@ -51,7 +55,7 @@ export interface CalibrationFile {
  * the worst repository's held-out figures on the first fitted fraction (each repository scored by
  * the weighting fitted on the others).
  */
-export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string }): CalibrationFile | undefined {
+export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string; regularisation?: { priorShare: number; minWeight: number } }): CalibrationFile | undefined {
   const fitted = corpus.fitted;
   if (!fitted) return undefined;
   const on = fitted.fitOn[0] ?? 1;
@@ -77,6 +81,8 @@ export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: numb
       channelSetVersion: info.channelSetVersion,
       createdAt: new Date().toISOString(),
       tool: info.tool ?? 'airspace eval (corpus)',
+      ...(info.regularisation ? { regularisation: info.regularisation } : {}),
+      zeroWeights: fitted.zeroWeights,
       metrics: {
         worstTrafficPrecision: worst((m) => m.traffic.precision, true),
         worstTrafficRecall: worst((m) => m.traffic.recall, true),

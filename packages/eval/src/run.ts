@@ -201,6 +201,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           channelSetVersion: options.scorer.version,
           createdAt: new Date().toISOString(),
           tool: options.tool ?? 'airspace eval',
+          ...(options.regularisation ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } } : {}),
+          zeroWeights: fitted.zeroWeights,
           metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: source.evaluation.baseRate },
         },
       };

@@ -181,7 +181,7 @@ export function evalCommand(io: Io): Command {
             ...(flags.intent ? { intent: flags.intent } : {}),
           },
         );
-        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version });
+        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version, regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight } });
         const written: string[] = [];
         if (calibration) {
           writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');
