@@ -86,6 +86,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   const processMerge = async (m: MergeCommit): Promise<Processed> => {
     const scored = new Map<number, ScoredScenario>();
     const declared = new Map<number, ScoredScenario>();
+    const fresh = new Set<ScoredScenario>();
     for (const { fraction, intent } of observations) {
       const into = intent ? declared : scored;
       const key = cacheKey(m.merge, fraction, intent);
@@ -120,27 +121,28 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
         return { scored, declared, skipped };
       }
       into.set(fraction, record);
-      options.cache?.put({ key, scored: record });
+      fresh.add(record);
     }
-    await completeMerge(m, scored, declared);
+    // Fresh records are cached once complete (with the collided label's parts), in one go.
+    await completeMerge(m, fresh, scored, declared);
     return { scored, declared };
   };
 
   /** The "collided at any point" label's parts (side histories, observed conflicts), cached with the records. */
-  const completeMerge = async (m: MergeCommit, ...maps: Map<number, ScoredScenario>[]) => {
+  const completeMerge = async (m: MergeCommit, fresh: ReadonlySet<ScoredScenario>, ...maps: Map<number, ScoredScenario>[]) => {
     const entries = maps.flatMap((map) => [...map.entries()].map(([fraction, record]) => ({ map, fraction, record })));
+    let completed = entries.map((e) => e.record);
     try {
-      const { records, changed } = await completeLabels(options.repo, options.scratch, entries.map((e) => e.record));
-      if (!changed) return;
-      records.forEach((record, i) => {
-        const { map, fraction, record: before } = entries[i]!;
-        if (record === before) return;
-        map.set(fraction, record);
-        options.cache?.put({ key: cacheKey(m.merge, fraction, record.intent), scored: record });
-      });
+      completed = (await completeLabels(options.repo, options.scratch, completed)).records;
     } catch {
       // Without them the collided label reads the final merge only; nothing else depends on them.
     }
+    completed.forEach((record, i) => {
+      const { map, fraction, record: before } = entries[i]!;
+      if (record === before && !fresh.has(before)) return;
+      map.set(fraction, record);
+      options.cache?.put({ key: cacheKey(m.merge, fraction, record.intent), scored: record });
+    });
   };
 
   // A few merges at a time: git calls are short and mostly wait, so overlapping them pays.

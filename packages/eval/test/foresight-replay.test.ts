@@ -2,7 +2,7 @@
  * The "collided at any point" label, visible/unseen and dissolving reasons, and `--intent`, on a
  * generated repository whose history is known commit by commit (`foresightFixture`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +101,9 @@ describe('collided at any point', () => {
     // Four merges (the sync is one too), each at four fractions and three with declared intent.
     expect(result.fromCache).toBe(0);
     expect(again.fromCache).toBe(4 * 7);
+    // Each record was written once, complete.
+    const cache = new ScenarioCache(cacheDir, replayScorer.scorer.version);
+    expect(readFileSync(cache.file, 'utf8').split('\n').filter(Boolean)).toHaveLength(4 * 7);
     expect(at(0.25, fx.merges.sync, again.scored)).toEqual(at(0.25, fx.merges.sync));
     const bare = [1, 0.75, 0.5, 0.25].map((f) => {
       const { observedConflict: _o, ...rest } = at(f, fx.merges.sync);
