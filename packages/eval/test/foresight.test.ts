@@ -127,6 +127,9 @@ describe('visible and unseen', () => {
     const pooled = corpus.foresight.find((f) => f.label === 'textual')!;
     expect(pooled.scorers.find((s) => s.name === 'look')).toMatchObject({ scenarios: 8, positives: 4, tp: 2 });
     expect(pooled).toMatchObject({ visible: 4, dissolved: 2 });
+    // Collisions v1 (2 h), u1 (30 h), u2 (100 h) in each member.
+    expect(pooled.leadCurve).toEqual([0, 2, 0, 2, 2, 0]);
+    expect(pooled.scorers.find((s) => s.name === 'look')!.leadCurve).toEqual([0, 2, 0, 2, 0, 0]);
   });
 });
 

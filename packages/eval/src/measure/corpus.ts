@@ -11,7 +11,7 @@ import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { confusionAt, DEFAULT_CALIBRATION_BINS } from './metrics.js';
 import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
-import { foresightOf, foresightScorers, pooledUnseen, weightingScorer, type ForesightObservation, type ForesightScorer, type UnseenFigures } from './foresight.js';
+import { foresightOf, foresightScorers, LEAD_BUCKETS, pooledUnseen, weightingScorer, type ForesightObservation, type ForesightScorer, type UnseenFigures } from './foresight.js';
 import type { IntentMode } from '../extract/scenario.js';
 
 export interface CorpusMember {
@@ -76,7 +76,9 @@ export interface CorpusForesight {
   readonly label: LabelKind;
   readonly visible: number;
   readonly dissolved: number;
-  readonly scorers: readonly (UnseenFigures & { readonly name: string; readonly scenarios: number; readonly positives: number; readonly baseRate: number | null })[];
+  /** Collisions per lead-time bucket (all scenarios), summed over the repositories. */
+  readonly leadCurve: readonly number[];
+  readonly scorers: readonly (UnseenFigures & { readonly leadCurve: readonly number[] } & { readonly name: string; readonly scenarios: number; readonly positives: number; readonly baseRate: number | null })[];
 }
 
 export interface CorpusEvaluation {
@@ -153,6 +155,8 @@ export function bandsFor(groups: readonly { readonly probabilities: readonly num
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
+const sumCurves = (curves: readonly (readonly number[])[]): number[] => LEAD_BUCKETS.map((_, i) => curves.reduce((n, c) => n + (c[i] ?? 0), 0));
+
 function pooled(members: readonly CorpusMember[], fractions: readonly number[]): ScoredScenario[] {
   return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
 }
@@ -211,7 +215,12 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
         label,
         visible: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.scenarios ?? 0), 0),
         dissolved: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.dissolved ?? 0), 0),
-        scorers: first.scorers.map((scorer, j) => ({ name: scorer.name, ...pooledUnseen(parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })), label) })),
+        leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.leadCurve ?? [])),
+        scorers: first.scorers.map((scorer, j) => ({
+          name: scorer.name,
+          ...pooledUnseen(parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })), label),
+          leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.scorers[j]?.leadCurve ?? [])),
+        })),
       });
     }
   }

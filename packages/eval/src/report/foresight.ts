@@ -146,6 +146,15 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
       const pooledLine = pooledRow(p, name);
       out.push('', `${name}, ${title}`, alignedTable(CORPUS_HEADERS, pooledLine ? [...body, pooledLine] : body, 1));
     }
+    out.push(
+      '',
+      `collisions flagged by hours before the merge, pooled, ${title}`,
+      alignedTable(
+        ['hours before merge', ...LEAD_BUCKETS.map((x) => (x.toHours === null ? `≥${x.fromHours}` : `${x.fromHours}–${x.toHours}`))],
+        [['collisions', ...p.leadCurve.map(String)], ...p.scorers.filter((s) => s.name === 'merge' || scorerNames.includes(s.name)).map((s) => [`flagged: ${scorerNames.includes(s.name) ? s.name : `channel ${s.name}`}`, ...s.leadCurve.map(String)])],
+        1,
+      ),
+    );
     const channels = p.scorers.filter((s) => !scorerNames.includes(s.name));
     out.push(
       '',
