@@ -15,6 +15,7 @@ import {
   confusionAt,
   DEFAULT_CALIBRATION_BINS,
   expectedCalibrationError,
+  median,
   reliabilityBins,
   rocAuc,
   rocCurve,
@@ -260,12 +261,6 @@ export interface EarlyWarning {
   readonly medianCommitsAhead: number | null;
 }
 
-function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const v = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
 
 /** How much earlier collisions are foreseen when each side is observed part-way. */
 export function earlyWarning(

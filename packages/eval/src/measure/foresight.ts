@@ -13,7 +13,7 @@ import type { ScoredScenario } from '../score/cache.js';
 import { crossValidateNoisyOr, regularised, type Regularisation } from '../fit/noisy-or.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { combine, MERGE_CHANNEL, metricsOf, type Metrics, type Weighting } from './evaluate.js';
-import { averagePrecision, confusion, DEFAULT_CALIBRATION_BINS } from './metrics.js';
+import { averagePrecision, confusion, DEFAULT_CALIBRATION_BINS, median } from './metrics.js';
 
 /** One scorer's scores over the scenarios (parallel arrays). */
 export interface ForesightScorer {
@@ -117,12 +117,6 @@ export function bucketOf(hours: number): number {
   return i < 0 ? LEAD_BUCKETS.length - 1 : i;
 }
 
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const v = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
 
 const mean = (values: readonly number[]): number | null => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const ratio = (x: number | null, base: number | null): number | null => (x === null || !base ? null : x / base);
