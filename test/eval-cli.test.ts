@@ -91,8 +91,9 @@ describe('airspace eval', () => {
     for (const o of result.foresight) {
       expect(o.byLabel.map((b: { label: string }) => b.label)).toEqual(['textual', 'collided']);
       const names = o.byLabel[0].scorers.map((s: { name: string }) => s.name);
-      expect(names).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'scanner weights']);
-      const merge = o.byLabel[0].scorers[3];
+      // Every channel alone, then the scanner's weighting.
+      expect(names).toEqual([...Object.keys(result.evaluation.channels), 'scanner weights']);
+      const merge = o.byLabel[0].scorers.find((s: { name: string }) => s.name === 'merge');
       expect(merge.foresightGain).toBe(0);
       expect(Object.keys(merge.unseen)).toEqual(['flagged', 'tp', 'recall', 'precision', 'lift', 'prAuc', 'prAucLift', 'medianLeadHours', 'meanLeadHours']);
     }
