@@ -56,6 +56,11 @@ describe('airspace eval', () => {
     expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'co-change']);
     expect(result.evaluation.channels.merge.rocAuc).toBe(1);
     expect(result.calibration.kind).toBe('airspace-calibration');
+    // Fitted on the half-way states by default (replayed without --early), pulled toward the shipped weights.
+    expect(result.calibration.provenance.early).toBe(0.5);
+    expect(result.calibration.provenance.regularisation).toEqual({ priorShare: 0.1, minWeight: 0 });
+    expect(Array.isArray(result.calibration.provenance.zeroWeights)).toBe(true);
+    expect(result.earlyEvaluations.map((e: { fraction: number }) => e.fraction)).toEqual([0.5]);
     expect(JSON.parse(readFileSync(join(out, 'airspace.calibration.json'), 'utf8')).weights).toEqual(result.calibration.weights);
     for (const f of ['report.md', 'roc.svg', 'reliability.svg']) expect(existsSync(join(out, 'report', f))).toBe(true);
   }, 300_000);
@@ -68,6 +73,38 @@ describe('airspace eval', () => {
     const bad = await airspace('eval', '--repo', repo.dir, '--early', '2');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--early takes a fraction/);
+  }, 300_000);
+
+  it('reports foresight per fraction under both labels, with declared intent, as JSON and as lines', async () => {
+    const run = await airspace('eval', '--repo', repo.dir, '--early', '0.25', '--early', '0.5', '--intent', 'files', '--json', '--cache-dir', 'foresight-cache');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    // One observation per fraction (full diffs first), then each early fraction with declared files.
+    expect(result.foresight.map((o: { fraction: number; intent: string | null }) => [o.fraction, o.intent])).toEqual([
+      [1, null],
+      [0.5, null],
+      [0.25, null],
+      [0.5, 'files'],
+      [0.25, 'files'],
+    ]);
+    for (const o of result.foresight) {
+      expect(o.byLabel.map((b: { label: string }) => b.label)).toEqual(['textual', 'collided']);
+      const names = o.byLabel[0].scorers.map((s: { name: string }) => s.name);
+      // Every channel alone, then the scanner's weighting.
+      expect(names).toEqual([...Object.keys(result.evaluation.channels), 'scanner weights']);
+      const merge = o.byLabel[0].scorers.find((s: { name: string }) => s.name === 'merge');
+      expect(merge.foresightGain).toBe(0);
+      expect(Object.keys(merge.unseen)).toEqual(['flagged', 'tp', 'recall', 'precision', 'lift', 'prAuc', 'prAucLift', 'medianLeadHours', 'meanLeadHours']);
+    }
+    // Both merges are one-commit sides: every fraction observes the full diffs, so the one conflict is visible.
+    expect(result.foresight[1].byLabel[0].visible).toMatchObject({ scenarios: 1, positives: 1, dissolved: 0 });
+    expect(result.context.foresight).toBeUndefined();
+    const table = await airspace('eval', '--repo', repo.dir, '--early', '0.25', '--early', '0.5', '--cache-dir', 'foresight-cache');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/foresight \(scanner weights; label: textual conflict\)/);
+    expect(table.stdout).toMatch(/ {2}50%: no collision that was not yet visible; 1 visible/);
+    expect(table.stdout).toMatch(/label: collided at any point/);
   }, 300_000);
 
   it('evaluates a corpus: each repository alone and held out of a fit on the others', async () => {
@@ -89,6 +126,7 @@ describe('airspace eval', () => {
       expect(result.corpus.members).toHaveLength(2);
       expect(result.corpus.members.map((m: { byFraction: { evaluation: { scenarios: number } }[] }) => m.byFraction[0]!.evaluation.scenarios)).toEqual([2, 1]);
       for (const m of result.corpus.members) expect(Object.keys(m.heldOut.weighting.weights)).toContain('merge');
+      expect(result.corpus.fitted.fitOn).toEqual([1, 0.5]);
       const file = JSON.parse(readFileSync(join(out, 'corpus.json'), 'utf8'));
       expect(file.leak).toBe(0);
       expect(file.provenance.corpus).toHaveLength(2);

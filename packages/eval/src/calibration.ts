@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Problem, Thresholds } from '@airspace/core';
-import type { LabelKind } from './extract/scenario.js';
+import { LABEL_KINDS, type LabelKind } from './extract/scenario.js';
 import type { CorpusEvaluation } from './measure/corpus.js';
 import type { Metrics } from './measure/evaluate.js';
 
@@ -41,6 +41,10 @@ export interface CalibrationFile {
     readonly tool: string;
     /** Out-of-fold figures of the fitted model. */
     readonly metrics: Readonly<Record<string, number | null>>;
+    /** The pull toward prior weights the fit used (`--prior-share`, `--min-weight`). */
+    readonly regularisation?: { readonly priorShare: number; readonly minWeight: number };
+    /** Channels whose fitted weight went to 0 (below 0.01; held weights aside). */
+    readonly zeroWeights?: readonly string[];
     /** Fitted on a corpus: each repository, its head and its scenarios (`folds` is then their count: leave one repository out). */
     readonly corpus?: readonly { readonly repository: string; readonly head: string; readonly scenarios: number }[];
   };
@@ -51,7 +55,7 @@ export interface CalibrationFile {
  * the worst repository's held-out figures on the first fitted fraction (each repository scored by
  * the weighting fitted on the others).
  */
-export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string }): CalibrationFile | undefined {
+export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string; regularisation?: { priorShare: number; minWeight: number } }): CalibrationFile | undefined {
   const fitted = corpus.fitted;
   if (!fitted) return undefined;
   const on = fitted.fitOn[0] ?? 1;
@@ -77,6 +81,8 @@ export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: numb
       channelSetVersion: info.channelSetVersion,
       createdAt: new Date().toISOString(),
       tool: info.tool ?? 'airspace eval (corpus)',
+      ...(info.regularisation ? { regularisation: info.regularisation } : {}),
+      zeroWeights: fitted.zeroWeights,
       metrics: {
         worstTrafficPrecision: worst((m) => m.traffic.precision, true),
         worstTrafficRecall: worst((m) => m.traffic.recall, true),
@@ -108,7 +114,7 @@ export function validateCalibrationFile(value: unknown, source = 'calibration fi
   if (typeof t !== 'object' || t === null || !isUnit(t.traffic) || !isUnit(t.resolution) || (t.traffic as number) > (t.resolution as number)) {
     bad('"thresholds" must be { traffic, resolution } in [0, 1] with traffic ≤ resolution');
   }
-  if (!['textual', 'manual', 'any'].includes(v.label as string)) bad(`"label" must be textual, manual or any`);
+  if (!LABEL_KINDS.includes(v.label as LabelKind)) bad(`"label" must be one of ${LABEL_KINDS.join(', ')}`);
   if (typeof v.provenance !== 'object' || v.provenance === null) bad('"provenance" must be an object');
   return problems;
 }

@@ -13,3 +13,7 @@ export * from './run.js';
 export * from './score/services.js';
 export * from './compose.js';
 export * from './measure/corpus.js';
+export * from './extract/history.js';
+export * from './measure/foresight.js';
+export * from './report/foresight.js';
+export * from './report/format.js';

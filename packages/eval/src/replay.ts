@@ -2,7 +2,8 @@
  * extract → score → cache, one merge at a time: memory holds the merge list and the small scored
  * records, never more than one scenario's working sets.
  */
-import { extractScenario, type Scenario, type Skipped, type SkipReason } from './extract/scenario.js';
+import { extractScenario, type IntentMode, type Scenario, type Skipped, type SkipReason } from './extract/scenario.js';
+import { completeLabels } from './extract/history.js';
 import { listMerges, type ListMergesOptions, type MergeCommit } from './extract/merges.js';
 import { cacheKey, type ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
@@ -30,6 +31,8 @@ export interface ReplayOptions extends ListMergesOptions {
   readonly onProgress?: (progress: ReplayProgress) => void;
   /** Merges replayed at once (default 3). */
   readonly concurrency?: number;
+  /** Also replay every early fraction with each side declaring its eventual files or directories. */
+  readonly intent?: IntentMode;
 }
 
 export const DEFAULT_CONCURRENCY = 3;
@@ -38,6 +41,8 @@ export interface ReplayResult {
   readonly merges: number;
   /** Scored scenarios per observed fraction (key: the fraction). */
   readonly scored: ReadonlyMap<number, ScoredScenario[]>;
+  /** With `intent`: the early fractions' scenarios with declared intent, same merges as `scored`. */
+  readonly declared: ReadonlyMap<number, ScoredScenario[]>;
   readonly skipped: readonly Skipped[];
   readonly skippedByReason: Readonly<Partial<Record<SkipReason, number>>>;
   readonly fromCache: number;
@@ -55,6 +60,7 @@ export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, p
     base: s.base,
     committedAt: s.committedAt,
     early: s.early,
+    ...(s.intent ? { intent: s.intent } : {}),
     observedAt: s.now,
     observed: [s.sides[0].observed, s.sides[1].observed],
     chainLength: [s.sides[0].chainLength, s.sides[1].chainLength],
@@ -75,21 +81,27 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   let skippedSoFar = 0;
 
   /** One merge at every fraction; a merge skipped at one fraction is left out of all of them. */
-  const processMerge = async (m: MergeCommit): Promise<{ scored: Map<number, ScoredScenario>; skipped?: Skipped }> => {
+  type Processed = { scored: Map<number, ScoredScenario>; declared: Map<number, ScoredScenario>; skipped?: Skipped };
+  const observations: { fraction: number; intent?: IntentMode }[] = [...fractions.map((fraction) => ({ fraction })), ...(options.intent ? fractions.filter((f) => f < 1).map((fraction) => ({ fraction, intent: options.intent })) : [])];
+  const processMerge = async (m: MergeCommit): Promise<Processed> => {
     const scored = new Map<number, ScoredScenario>();
-    for (const fraction of fractions) {
-      const key = cacheKey(m.merge, fraction);
+    const declared = new Map<number, ScoredScenario>();
+    const fresh = new Set<ScoredScenario>();
+    for (const { fraction, intent } of observations) {
+      const into = intent ? declared : scored;
+      const key = cacheKey(m.merge, fraction, intent);
       const cached = options.cache?.get(key);
       if (cached) {
         fromCache++;
-        if ('skipped' in cached) return { scored, skipped: cached.skipped };
-        scored.set(fraction, cached.scored);
+        if ('skipped' in cached) return { scored, declared, skipped: cached.skipped };
+        into.set(fraction, cached.scored);
         continue;
       }
       const labels = scored.get(1)?.labels ?? options.cache?.labelsOf(m.merge);
       const extracted = await extractScenario(options.repo, m, {
         scratch: options.scratch,
         early: fraction,
+        ...(intent ? { intent } : {}),
         ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
         ...(options.recency ? { recency: options.recency } : {}),
         ...(options.repository ? { repository: options.repository } : {}),
@@ -97,7 +109,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       });
       if ('skipped' in extracted) {
         options.cache?.put({ key, skipped: extracted.skipped });
-        return { scored, skipped: extracted.skipped };
+        return { scored, declared, skipped: extracted.skipped };
       }
       let record: ScoredScenario;
       try {
@@ -106,16 +118,35 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       } catch (error) {
         const skipped: Skipped = { merge: m.merge, reason: 'failed', detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}` };
         options.cache?.put({ key, skipped });
-        return { scored, skipped };
+        return { scored, declared, skipped };
       }
-      scored.set(fraction, record);
-      options.cache?.put({ key, scored: record });
+      into.set(fraction, record);
+      fresh.add(record);
     }
-    return { scored };
+    // Fresh records are cached once complete (with the collided label's parts), in one go.
+    await completeMerge(m, fresh, scored, declared);
+    return { scored, declared };
+  };
+
+  /** The "collided at any point" label's parts (side histories, observed conflicts), cached with the records. */
+  const completeMerge = async (m: MergeCommit, fresh: ReadonlySet<ScoredScenario>, ...maps: Map<number, ScoredScenario>[]) => {
+    const entries = maps.flatMap((map) => [...map.entries()].map(([fraction, record]) => ({ map, fraction, record })));
+    let completed = entries.map((e) => e.record);
+    try {
+      completed = (await completeLabels(options.repo, options.scratch, completed)).records;
+    } catch {
+      // Without them the collided label reads the final merge only; nothing else depends on them.
+    }
+    completed.forEach((record, i) => {
+      const { map, fraction, record: before } = entries[i]!;
+      if (record === before && !fresh.has(before)) return;
+      map.set(fraction, record);
+      options.cache?.put({ key: cacheKey(m.merge, fraction, record.intent), scored: record });
+    });
   };
 
   // A few merges at a time: git calls are short and mostly wait, so overlapping them pays.
-  const results = new Array<{ scored: Map<number, ScoredScenario>; skipped?: Skipped }>(merges.length);
+  const results = new Array<Processed>(merges.length);
   let next = 0;
   const worker = async () => {
     while (next < merges.length) {
@@ -130,6 +161,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
 
   const scored = new Map<number, ScoredScenario[]>(fractions.map((f) => [f, []]));
+  const declared = new Map<number, ScoredScenario[]>(options.intent ? fractions.filter((f) => f < 1).map((f) => [f, []]) : []);
   const skipped: Skipped[] = [];
   const skippedByReason: Partial<Record<SkipReason, number>> = {};
   for (const r of results) {
@@ -139,8 +171,9 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       continue;
     }
     for (const [fraction, record] of r.scored) scored.get(fraction)!.push(record);
+    for (const [fraction, record] of r.declared) declared.get(fraction)?.push(record);
   }
   const problemCounts: Record<string, number> = {};
   for (const s of scored.get(1)!) for (const code of s.problems ?? []) problemCounts[code] = (problemCounts[code] ?? 0) + 1;
-  return { merges: merges.length, scored, skipped, skippedByReason, fromCache, problemCounts };
+  return { merges: merges.length, scored, declared, skipped, skippedByReason, fromCache, problemCounts };
 }

@@ -8,8 +8,10 @@ import { DEFAULT_RECENCY, DEFAULT_THRESHOLDS, type Precision, type RecencyOption
 import { readCalibration } from '@airspace/config';
 import { openRepository, runGit, ScratchStore } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
-import type { LabelKind, Skipped } from './extract/scenario.js';
+import type { IntentMode, LabelKind, Skipped } from './extract/scenario.js';
+import type { Regularisation } from './fit/noisy-or.js';
 import { earlyWarning, evaluate, type EarlyWarning, type Evaluation, type Weighting } from './measure/evaluate.js';
+import { foresightOf, foresightScorers, outOfFoldScorer, type ForesightObservation } from './measure/foresight.js';
 import { replay, type ReplayProgress } from './replay.js';
 import { formatMarkdown, type ReportContext } from './report/table.js';
 import { reliabilitySvg, rocSvg } from './report/svg.js';
@@ -30,13 +32,20 @@ export interface RunEvalOptions {
   readonly folds?: number;
   /** Channel weights held at a value while fitting the others. */
   readonly fixedWeights?: Readonly<Record<string, number>>;
+  /** Pull of every fit toward prior (shipped) weights; none when absent. */
+  readonly regularisation?: Regularisation;
+  /** Also observe every early fraction with each side declaring its eventual files or directories. */
+  readonly intent?: IntentMode;
   /** Weightings to compare beside the scanner's own (from `--weights FILE`). */
   readonly weightings?: readonly Weighting[];
   readonly thresholds?: Thresholds;
   readonly resolutionPrecisions?: readonly Precision[];
   /** Directory of the scored-scenario cache; false disables it. Default: `<git common dir>/airspace/eval`. */
   readonly cacheDir?: string | false;
-  /** Fit the calibration file on this observed fraction (one of `early`); default 1, the full diffs. */
+  /**
+   * Fit the calibration file on this observed fraction (replayed if not among `early`); default
+   * 0.5: live agents are part-way, and on full diffs the fit gives everything to the merge channel.
+   */
   readonly calibrateOn?: number;
   /** Where `--fit` writes the calibration file. */
   readonly calibrationOut?: string;
@@ -62,7 +71,19 @@ export interface EvalRun {
   readonly written: readonly string[];
   /** The scored scenarios by observed fraction (1: full diffs), for corpus figures. */
   readonly scored: ReadonlyMap<number, readonly ScoredScenario[]>;
+  /** With `intent`: the early fractions' scenarios with declared intent. */
+  readonly declared: ReadonlyMap<number, readonly ScoredScenario[]>;
+  /** Foresight figures per observation (fraction, then intent), under the label and `collided`. */
+  readonly foresight: readonly ForesightObservation[];
 }
+
+/** The labels every foresight figure is reported under: the chosen one and "collided at any point". */
+export function foresightLabels(label: LabelKind): LabelKind[] {
+  return [...new Set<LabelKind>([label, 'collided'])];
+}
+
+/** Default fraction the calibration file is fitted on. */
+export const DEFAULT_CALIBRATE_ON = 0.5;
 
 /** Recency settings as a short cache-key part: `h24f0.3`, or `none` without decay. */
 export function recencyKey(recency: RecencyOptions): string {
@@ -92,7 +113,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const cache = options.cacheDir === false ? undefined : new ScenarioCache(options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'), `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`);
   const label = options.label ?? 'textual';
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
-  const early = (options.early ?? []).filter((f) => f > 0 && f < 1);
+  const calibrateOn = options.calibrateOn ?? DEFAULT_CALIBRATE_ON;
+  const early = [...new Set([...(options.early ?? []), ...(options.fit && calibrateOn < 1 ? [calibrateOn] : [])])].filter((f) => f > 0 && f < 1).sort((a, b) => a - b);
   try {
     const result = await replay({
       repo: repo.root,
@@ -108,6 +130,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       ...(options.recency ? { recency: options.recency } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.intent ? { intent: options.intent } : {}),
     });
     const scannerWeighting: Weighting = { name: 'scanner weights', weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])) };
     const weightings = [scannerWeighting, ...(options.weightings ?? [])];
@@ -120,8 +143,20 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     };
     const full = result.scored.get(1) ?? [];
     const folds = options.folds ?? 5;
-    const evaluation = evaluate(full, { ...evalOptions, ...(options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}) } : {}) });
-    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...(options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}) } : {}) }) }));
+    const fitOptions = options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}), ...(options.regularisation ? { regularisation: options.regularisation } : {}) } : {};
+    const evaluation = evaluate(full, { ...evalOptions, ...fitOptions });
+    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...fitOptions }) }));
+    const observations: { fraction: number; intent?: IntentMode | undefined; scenarios: readonly ScoredScenario[] }[] = [
+      ...[1, ...[...early].reverse()].map((fraction) => ({ fraction, scenarios: result.scored.get(fraction) ?? [] })),
+      ...[...result.declared].map(([fraction, scenarios]) => ({ fraction, intent: options.intent, scenarios })),
+    ];
+    const foresight = observations.map(({ fraction, intent, scenarios }) => {
+      const scorers = foresightScorers(scenarios, options.scorer.channels, weightings, thresholds, options.resolutionPrecisions);
+      const fitted = options.fit
+        ? outOfFoldScorer(scenarios, options.scorer.channels, { label, folds, thresholds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}), ...(options.regularisation ? { regularisation: options.regularisation } : {}) })
+        : undefined;
+      return foresightOf(scenarios, fitted ? [...scorers, fitted] : scorers, { fraction, ...(intent ? { intent } : {}), labels: foresightLabels(label), thresholds });
+    });
     const earlyWarnings = early.map((fraction) => earlyWarning(result.scored.get(fraction) ?? [], full, { channels: options.scorer.channels, weighting: scannerWeighting, thresholds, label }));
     const context: ReportContext = {
       repository: repo.root,
@@ -136,13 +171,13 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       })(),
       early: earlyWarnings,
       earlyEvaluations,
+      foresight,
     };
     const written: string[] = [];
 
     let calibration: CalibrationFile | undefined;
-    // The calibration file is fitted on the full diffs, or on the states `calibrateOn` observes
-    // (an --early fraction): live agents are part-way, so those weights suit scanning better.
-    const calibrateOn = options.calibrateOn ?? 1;
+    // The calibration file is fitted on the states `calibrateOn` observes (default half-way):
+    // live agents are part-way, so those weights suit scanning better.
     const source = calibrateOn === 1 ? { evaluation, scenarios: full } : { evaluation: earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation, scenarios: result.scored.get(calibrateOn) ?? [] };
     if (options.fit && source.evaluation?.fit) {
       const fitted = source.evaluation.fit;
@@ -166,6 +201,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           channelSetVersion: options.scorer.version,
           createdAt: new Date().toISOString(),
           tool: options.tool ?? 'airspace eval',
+          ...(options.regularisation ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } } : {}),
+          zeroWeights: fitted.zeroWeights,
           metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: source.evaluation.baseRate },
         },
       };
@@ -186,6 +223,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       ...(cache ? { cacheFile: cache.file } : {}),
       written,
       scored: result.scored,
+      declared: result.declared,
+      foresight,
     };
   } finally {
     scratch.dispose();

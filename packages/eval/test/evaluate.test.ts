@@ -51,7 +51,7 @@ describe('evaluate on a small fixed set (figures by hand)', () => {
       { channels, thresholds, label: 'manual', weightings: [weighting] },
     );
     expect(manual.positives).toBe(1);
-    expect(manual.labelRates).toEqual({ textual: 0.5, manual: 0.25, any: 0.75 });
+    expect(manual.labelRates).toEqual({ textual: 0.5, manual: 0.25, any: 0.75, collided: 0.5 });
   });
 });
 

@@ -122,3 +122,55 @@ export function scenario(merge: string, risks: Record<string, number>, textual: 
     ...extra,
   };
 }
+
+export interface ForesightFixture {
+  readonly repo: RepoFixture;
+  /**
+   * - `sync`: side f edits b, then a:5 (which conflicts with main's a:5), then merges main (a
+   *   conflicted sync, resolved to main's line), then edits d; main edits a:5 again; the final
+   *   merge is clean. f's chain is [b, a:5, sync, d]: after 25% unseen but collided later (the sync), after
+   *   50% visible and dissolved by the sync, after 75% neither.
+   * - `revert`: side g edits e:4 (conflicting with main's e:4), reverts it, edits b:8; clean in
+   *   the end: visible after 25% (one of three commits), dissolved by the revert.
+   * - `intent`: side h edits lib/x.txt, then lib/shared.txt:3; main edits lib/shared.txt:15;
+   *   clean; after 50% h has touched only lib/x.txt.
+   */
+  readonly merges: { sync: string; revert: string; intent: string };
+}
+
+export function foresightFixture(): ForesightFixture {
+  const base = { a: lines(20, 'a'), b: lines(10, 'b'), c: lines(10, 'c'), d: lines(10, 'd'), e: lines(10, 'e'), x: lines(10, 'x'), shared: lines(20, 's') };
+  const repo = createRepoFixture({ 'a.txt': base.a, 'b.txt': base.b, 'c.txt': base.c, 'd.txt': base.d, 'e.txt': base.e, 'lib/x.txt': base.x, 'lib/shared.txt': base.shared });
+
+  const f = repo.worktree('f');
+  f.write('b.txt', edit(base.b, 2, 'b two from f')).commit('f1: b');
+  f.write('a.txt', edit(base.a, 5, 'a five from f')).commit('f2: a:5');
+  repo.write('a.txt', edit(base.a, 5, 'a five from main')).commit('m1: a:5');
+  try {
+    f.git('merge', '--no-edit', '-m', 'sync main into f', 'main');
+    throw new Error('the sync merge was expected to conflict');
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('the sync')) throw error;
+    f.write('a.txt', edit(base.a, 5, 'a five from main'));
+    f.git('add', '-A');
+    f.git('commit', '--no-edit', '-q');
+  }
+  f.write('d.txt', edit(base.d, 3, 'd three from f')).commit('f3: d');
+  // Main edits line 5 again: the final merge base is m1, so both sides change a.txt from it.
+  repo.write('a.txt', edit(base.a, 5, 'a five again from main')).commit('m2: a:5 again');
+  const sync = merge(repo, 'f');
+
+  const g = repo.worktree('g');
+  g.write('e.txt', edit(base.e, 4, 'e four from g')).commit('g1: e:4');
+  repo.write('e.txt', edit(base.e, 4, 'e four from main')).commit('m3: e:4');
+  g.git('revert', '--no-edit', 'HEAD');
+  g.write('b.txt', edit(edit(base.b, 2, 'b two from f'), 8, 'b eight from g')).commit('g3: b:8');
+  const revert = merge(repo, 'g');
+
+  const h = repo.worktree('h');
+  h.write('lib/x.txt', edit(base.x, 2, 'x two from h')).commit('h1: lib/x');
+  h.write('lib/shared.txt', edit(base.shared, 3, 's three from h')).commit('h2: lib/shared:3');
+  repo.write('lib/shared.txt', edit(base.shared, 15, 's fifteen from main')).commit('m4: lib/shared:15');
+  const intent = merge(repo, 'h');
+  return { repo, merges: { sync, revert, intent } };
+}

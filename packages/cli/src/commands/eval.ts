@@ -1,7 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { corpusCalibration, createReplayScorer, evaluateCorpus, formatCorpusTable, formatTable, readWeighting, runEval, type EvalRun, type LabelKind, type Weighting } from '@airspace/eval';
+import {
+  corpusCalibration,
+  createReplayScorer,
+  DEFAULT_CALIBRATE_ON,
+  DEFAULT_PRIOR_SHARE,
+  evaluateCorpus,
+  foresightLabels,
+  formatCorpusTable,
+  formatTable,
+  LABEL_KINDS,
+  readWeighting,
+  runEval,
+  type EvalRun,
+  type IntentMode,
+  type LabelKind,
+  type Regularisation,
+  type Weighting,
+} from '@airspace/eval';
 import { createProgressBar } from '../report/progress.js';
 import type { Io } from '../io.js';
 
@@ -26,6 +43,9 @@ interface EvalFlags {
   readonly halfLife?: string;
   readonly fitOn?: number[];
   readonly fixWeight?: Record<string, number>;
+  readonly intent?: IntentMode;
+  readonly priorShare: number;
+  readonly minWeight: number;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -34,6 +54,11 @@ const fixedWeight = (value: string, previous: Record<string, number> = {}): Reco
   const w = Number(m?.[2]);
   if (!m || !(w >= 0 && w <= 1)) throw new Error(`--fix-weight takes CHANNEL=WEIGHT with a weight in [0, 1], got "${value}"`);
   return { ...previous, [m[1]!]: w };
+};
+const share = (flag: string) => (value: string): number => {
+  const v = Number(value);
+  if (!(v >= 0 && v <= 1)) throw new Error(`${flag} takes a number in [0, 1], got "${value}"`);
+  return v;
 };
 const count = (value: string): number => {
   const n = Number(value);
@@ -57,10 +82,13 @@ export function evalCommand(io: Io): Command {
     .option('--since <date>', 'only merges committed since this date (as git log --since)')
     .option('--rev <ref>', 'walk merges reachable from this revision (default HEAD)')
     .option('--early <fraction>', 'also observe each side after this fraction of its commits (repeatable)', fraction)
-    .addOption(new Option('--label <kind>', 'what counts as a collision').choices(['textual', 'manual', 'any']).default('textual'))
+    .addOption(new Option('--label <kind>', 'what counts as a collision (every figure is also reported under "collided": collided at any point)').choices([...LABEL_KINDS]).default('textual'))
+    .addOption(new Option('--intent <mode>', 'also observe each early fraction with each side declaring the files (or directories) it eventually touched').choices(['files', 'dirs']))
     .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
     .option('--folds <k>', 'folds of the cross-validation', count, 5)
-    .option('--fit-on <fraction>', 'fit the calibration on the states of this --early fraction, or 1 for the full diffs (default: the full diffs); repeatable on a corpus, where the states are pooled', (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!])
+    .option('--fit-on <fraction>', `fit the calibration on the states observed after this fraction (replayed if not an --early one), or 1 for the full diffs (default: ${DEFAULT_CALIBRATE_ON}; a corpus pools 1 and ${DEFAULT_CALIBRATE_ON}); repeatable on a corpus`, (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!])
+    .option('--prior-share <share>', 'pull fitted weights toward the shipped ones with this many pseudo-scenarios, as a share of the training scenarios (0: none)', share('--prior-share'), DEFAULT_PRIOR_SHARE)
+    .option('--min-weight <w>', 'no fitted weight below this', share('--min-weight'), 0)
     .option('--fix-weight <channel=weight>', 'hold a channel\'s weight at a value while fitting the others (e.g. merge=1: the merge channel is exact about the states it sees); repeatable', fixedWeight)
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
@@ -72,8 +100,10 @@ export function evalCommand(io: Io): Command {
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action(async (flags: EvalFlags) => {
       const repos = flags.repo ?? ['.'];
-      for (const f of flags.fitOn ?? []) if (f !== 1 && !(flags.early ?? []).includes(f)) throw new Error(`--fit-on ${f} needs --early ${f}`);
       if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1) throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
+      const fitOn = flags.fitOn ?? (repos.length === 1 ? [DEFAULT_CALIBRATE_ON] : [1, DEFAULT_CALIBRATE_ON]);
+      // The fitted fractions are replayed too.
+      const early = [...new Set([...(flags.early ?? []), ...(flags.fit ? fitOn.filter((f) => f < 1) : [])])];
       const weightings: Weighting[] = [];
       for (const file of flags.weights ?? []) {
         const { weighting, problems } = readWeighting(resolve(file));
@@ -95,6 +125,7 @@ export function evalCommand(io: Io): Command {
             if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
             const recency = halfLife === undefined ? replay.recency : halfLife === Infinity ? { halfLifeMs: Infinity, floor: 1 } : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
             const single = repos.length === 1;
+            const regularisation: Regularisation = { prior: Object.fromEntries(replay.scorer.channels.map((c) => [c.id, c.weight])), share: flags.priorShare, minWeight: flags.minWeight };
             const run = await runEval({
               repo: resolve(repo),
               scorer: replay.scorer,
@@ -103,11 +134,12 @@ export function evalCommand(io: Io): Command {
               ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
               ...(flags.since ? { since: flags.since } : {}),
               ...(flags.rev ? { rev: flags.rev } : {}),
-              ...(flags.early ? { early: flags.early } : {}),
+              early,
               label: flags.label,
               recency,
-              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut), ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } : {}),
-              ...(single && flags.fitOn?.[0] !== undefined ? { calibrateOn: flags.fitOn[0] } : {}),
+              ...(flags.intent ? { intent: flags.intent } : {}),
+              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut), regularisation, ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } : {}),
+              ...(single ? { calibrateOn: fitOn[0]! } : {}),
               weightings,
               // A corpus shares one --cache-dir: each repository gets its own folder in it.
               ...(flags.cache === false
@@ -130,8 +162,9 @@ export function evalCommand(io: Io): Command {
         if (runs.length === 1) {
           const { run } = runs[0]!;
           if (flags.json) {
-            const { evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written } = run;
-            io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, context, skipped, calibration, cacheFile, written }, null, 2) + '\n');
+            const { evaluation, earlyWarnings, earlyEvaluations, foresight, context, skipped, calibration, cacheFile, written } = run;
+            const { foresight: _inContext, ...contextOut } = context;
+            io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, foresight, context: contextOut, skipped, calibration, cacheFile, written }, null, 2) + '\n');
           } else {
             io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
             for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
@@ -140,24 +173,29 @@ export function evalCommand(io: Io): Command {
         }
         const first = runs[0]!.replay;
         const corpus = evaluateCorpus(
-          runs.map(({ repo, run }) => ({ name: basename(resolve(repo)).replace(/\.git$/, ''), head: run.context.head, scored: run.scored })),
+          runs.map(({ repo, run }) => ({ name: basename(resolve(repo)).replace(/\.git$/, ''), head: run.context.head, scored: run.scored, declared: run.declared })),
           {
             channels: first.scorer.channels,
             thresholds: first.thresholds,
             label: flags.label,
             weightings: [{ name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) }, ...weightings],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
-            ...(flags.fit ? { fit: { fitOn: flags.fitOn ?? [1], ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } } : {}),
+            ...(flags.fit ? { fit: { fitOn, regularisation: { prior: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])), share: flags.priorShare, minWeight: flags.minWeight }, ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } } : {}),
+            foresightLabels: foresightLabels(flags.label),
+            ...(flags.intent ? { intent: flags.intent } : {}),
           },
         );
-        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version });
+        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version, regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight } });
         const written: string[] = [];
         if (calibration) {
           writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');
           written.push(resolve(flags.calibrationOut));
         }
         if (flags.json) {
-          const contexts = runs.map((r) => r.run.context);
+          const contexts = runs.map((r) => {
+            const { foresight: _inCorpus, ...context } = r.run.context;
+            return context;
+          });
           io.stdout.write(JSON.stringify({ corpus, contexts, calibration, written }, null, 2) + '\n');
         } else {
           io.stdout.write(formatCorpusTable(corpus) + '\n');

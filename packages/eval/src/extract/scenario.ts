@@ -8,6 +8,8 @@
 import type { Agent, RecencyOptions } from '@airspace/core';
 import { GitError, parseMergeTree, runGit, runGitRaw, type ScratchStore } from '@airspace/git';
 import { commitWorkingSet } from '@airspace/git';
+import { applyIntent } from '@airspace/scanner';
+import { laterMergeConflicted, type SideHistory } from './history.js';
 import type { MergeCommit } from './merges.js';
 
 export interface ScenarioLabels {
@@ -20,13 +22,50 @@ export interface ScenarioLabels {
    */
   readonly manual: boolean;
   readonly manualPaths: readonly string[];
+  /**
+   * Per side, the merges on its first-parent chain (re-merged: did they conflict?) and its
+   * reverts; absent in records cached before it existed (the replay then completes them).
+   */
+  readonly history?: readonly [SideHistory, SideHistory];
 }
 
-export type LabelKind = 'textual' | 'manual' | 'any';
+/**
+ * What counts as a collision. `collided`: collided at any point — the final merge conflicts, or
+ * a merge on either side between the observed commit and the final parent conflicts when
+ * re-merged, or the observed states conflict (so it depends on the moment of observation).
+ */
+export type LabelKind = 'textual' | 'manual' | 'any' | 'collided';
 
-export function labelOf(labels: ScenarioLabels, kind: LabelKind): boolean {
-  return kind === 'textual' ? labels.textual : kind === 'manual' ? labels.manual : labels.textual || labels.manual;
+export const LABEL_KINDS: readonly LabelKind[] = ['textual', 'manual', 'any', 'collided'];
+
+/** What a label is read from: a merge's labels, and for `collided` the observation. */
+export interface Labelled {
+  readonly labels: ScenarioLabels;
+  /** Commits observed per side (the label's "between the observation and the final merge"). */
+  readonly observed?: readonly [number, number];
+  /** git's merge of the observed states conflicts. */
+  readonly observedConflict?: boolean;
 }
+
+export function labelOf(s: Labelled, kind: LabelKind): boolean {
+  const { labels } = s;
+  switch (kind) {
+    case 'textual':
+      return labels.textual;
+    case 'manual':
+      return labels.manual;
+    case 'any':
+      return labels.textual || labels.manual;
+    case 'collided':
+      return labels.textual || s.observedConflict === true || (s.observed !== undefined && laterMergeConflicted(labels.history, s.observed));
+  }
+}
+
+/**
+ * `--intent`: at the moment of observation each side also declares what it will eventually touch
+ * (the final parent's diff from the merge base): its files, or their directories.
+ */
+export type IntentMode = 'files' | 'dirs';
 
 export interface SideState {
   /** The parent (the side's final state). */
@@ -43,7 +82,10 @@ export interface SideState {
 export interface Scenario {
   readonly merge: string;
   readonly parents: readonly [string, string];
+  /** The agents' base: the observed commits' merge base (with the full diffs, the merge's). */
   readonly base: string;
+  /** The merge base of the parents, from which each side's first-parent chain is counted. */
+  readonly mergeBase: string;
   /** Commit time of the merge (ms). */
   readonly committedAt: number;
   /** Fraction of each side's commits observed (1: the full diffs). */
@@ -53,6 +95,8 @@ export interface Scenario {
   readonly labels: ScenarioLabels;
   /** The moment of observation: the later of the two observed commits (ms). */
   readonly now: number;
+  /** Each side declared its eventual files or directories at the observation (`--intent`). */
+  readonly intent?: IntentMode;
 }
 
 export type SkipReason = 'octopus' | 'parent-is-ancestor' | 'several-merge-bases' | 'no-merge-base' | 'huge-diff' | 'failed';
@@ -77,6 +121,21 @@ export interface ExtractOptions {
   readonly recency?: RecencyOptions;
   /** Labels already known (from the cache): skips the merges git would redo. */
   readonly labels?: ScenarioLabels;
+  /** Declare each side's eventual files or directories at the observation (see `declaredPaths`). */
+  readonly intent?: IntentMode;
+}
+
+/**
+ * What a side declares under `--intent`: the paths of its final diff from the merge base (both
+ * sides of a rename), or with `dirs` their directories (a file at the root declares itself: the
+ * root directory would be everything). Applied as the scanner applies intent: whole-file edits of
+ * weight 1 (`applyIntent`).
+ */
+export async function declaredPaths(cwd: string, base: string, head: string, mode: IntentMode): Promise<string[]> {
+  const out = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', base, head], { cwd });
+  const paths = out.split('\0').filter(Boolean);
+  const declared = mode === 'files' ? paths : paths.map((p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : p));
+  return [...new Set(declared)].sort();
 }
 
 export const DEFAULT_MAX_FILES = 3000;
@@ -127,6 +186,13 @@ async function mergeBases(cwd: string, a: string, b: string): Promise<string[]> 
   return r.stdout.toString('utf8').split('\n').filter(Boolean);
 }
 
+/** The merge base of two observed commits; the final merge's when they have none or several. */
+export async function observedBase(cwd: string, a: string, b: string, fallback: string): Promise<string> {
+  if (a === b) return fallback;
+  const bases = await mergeBases(cwd, a, b);
+  return bases.length === 1 ? bases[0]! : fallback;
+}
+
 export async function extractScenario(cwd: string, m: MergeCommit, options: ExtractOptions): Promise<Extracted> {
   const skip = (reason: SkipReason, detail?: string): Extracted => ({ skipped: { merge: m.merge, reason, ...(detail ? { detail } : {}) } });
   if (m.parents.length !== 2) return skip('octopus', `${m.parents.length} parents`);
@@ -147,13 +213,19 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
       return { head, commit: at.id, at: at.at, chainLength: chain.length, observed };
     }) as unknown as [SideState, SideState];
     const now = Math.max(sides[0].at, sides[1].at);
+    // Part-way, the agents are diffed from the observed commits' own merge base (as git, and a
+    // live pair of worktrees, see them): from the final base, a side observed before it merged in
+    // commits that the final base contains would show their reversal as its own edits.
+    const agentBase = early < 1 ? await observedBase(cwd, sides[0].commit, sides[1].commit, base) : base;
 
     const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
     // The label merge and both sides' diffs are independent: run them together.
+    const intent = options.intent && early < 1 ? options.intent : undefined;
+    const declaring = intent ? Promise.all(parents.map((p) => declaredPaths(cwd, base, p, intent))) : undefined;
     const [labels, ...sets] = await Promise.all([
       options.labels ?? labelMerge(cwd, options.scratch, m.merge, parents),
       ...sides.map((side) =>
-        commitWorkingSet(cwd, base, side.commit, {
+        commitWorkingSet(cwd, agentBase, side.commit, {
           now,
           maxFiles,
           ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
@@ -161,35 +233,39 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
         }),
       ),
     ]);
+    const declared = await declaring;
     const agents: Agent[] = [];
     for (const [i, side] of sides.entries()) {
       const set = sets[i]!;
       if (set.tooManyFiles) return skip('huge-diff', `parent ${i + 1} changes more than ${maxFiles} files`);
       // Ids unique per merge and fraction: scenarios replayed at once share one git service.
       const partial = side.observed < side.chainLength ? ` (${side.observed}/${side.chainLength} commits)` : '';
-      const id = `${m.merge.slice(0, 12)}^${i + 1}${early < 1 ? `@${early}` : ''}`;
-      agents.push({
+      const id = `${m.merge.slice(0, 12)}^${i + 1}${early < 1 ? `@${early}` : ''}${intent ? `+${intent}` : ''}`;
+      const agent: Agent = {
         id,
         label: `${id}${partial}`,
         startedAt: set.startedAt ?? side.at,
         committedWork: set.commits,
         files: set.files,
-        base,
+        base: agentBase,
         ...(options.repository ? { repository: options.repository } : {}),
         meta: { source: 'merge-replay', head: side.commit, merge: m.merge },
-      });
+      };
+      agents.push(declared ? applyIntent(agent, declared[i]!) : agent);
     }
     return {
       scenario: {
         merge: m.merge,
         parents,
-        base,
+        base: agentBase,
+        mergeBase: base,
         committedAt: m.committedAt,
         early,
         sides,
         agents: agents as unknown as [Agent, Agent],
         labels,
         now,
+        ...(intent ? { intent } : {}),
       },
     };
   } catch (error) {

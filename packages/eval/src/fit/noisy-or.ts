@@ -22,6 +22,16 @@ export interface FitOptions {
   readonly fixedLeak?: number;
   /** Weights held at a value (column index → ω): the others are fitted around them (EM stays monotone). */
   readonly fixedWeights?: ReadonlyMap<number, number>;
+  /**
+   * A pull toward prior weights (e.g. the shipped ones): `strength` pseudo-rows in which channel i
+   * fired and caused the collision with probability ω⁰_i, added to every M-step (a Beta prior's
+   * MAP estimate; EM stays monotone in the posterior). A channel that fired in n rows, never with
+   * a collision, then settles at ω⁰_i·strength / (n + strength) instead of 0 (rows where it did
+   * not fire say nothing about ω_i).
+   */
+  readonly prior?: { readonly weights: readonly number[]; readonly strength: number };
+  /** No fitted weight goes below this (the M-step's maximiser on [min, 1]). */
+  readonly minWeight?: number;
 }
 
 export interface FitResult extends NoisyOrModel {
@@ -72,6 +82,9 @@ export function fitNoisyOr(rows: readonly (readonly number[])[], labels: readonl
   // Start: every weight one half, the leak at half the base rate (never 0: 0 is a fixed point).
   const fixed = options.fixedWeights ?? new Map<number, number>();
   let weights = Array.from({ length: k }, (_, i) => fixed.get(i) ?? 0.5);
+  const prior = options.prior?.weights ?? [];
+  const priorStrength = options.prior ? Math.max(0, options.prior.strength) : 0;
+  const minWeight = Math.min(1, Math.max(0, options.minWeight ?? 0));
   let leak = options.fixedLeak ?? Math.max(1e-3, positives / Math.max(1, N) / 2);
   let iterations = 0;
   let converged = N === 0;
@@ -102,7 +115,7 @@ export function fitNoisyOr(rows: readonly (readonly number[])[], labels: readonl
         }
       }
     }
-    const next = sumC.map((s, i) => fixed.get(i) ?? Math.min(1, Math.max(0, s / N)));
+    const next = sumC.map((s, i) => fixed.get(i) ?? Math.min(1, Math.max(minWeight, (s + priorStrength * (prior[i] ?? 0)) / (N + priorStrength))));
     const nextLeak = options.fixedLeak ?? Math.min(MAX_LEAK, Math.max(0, sumLeak / N));
     const change = Math.max(Math.abs(nextLeak - leak), ...next.map((w, i) => Math.abs(w - weights[i]!)));
     weights = next;
@@ -155,4 +168,35 @@ export function crossValidateNoisyOr(rows: readonly (readonly number[])[], label
     for (let n = 0; n < rows.length; n++) if (foldOf(n, folds) === f) outOfFold[n] = noisyOrProbability(fit, rows[n]!);
   }
   return { outOfFold, folds: fits };
+}
+
+/** How the fits of `airspace eval` are regularised (channel ids → prior weights). */
+export interface Regularisation {
+  /** Prior weights per channel id (the shipped ones); a channel without one is pulled toward 0. */
+  readonly prior: Readonly<Record<string, number>>;
+  /** Pseudo-rows of the prior, as a share of the training rows (0: none). */
+  readonly share: number;
+  readonly minWeight?: number;
+}
+
+/** Default pull toward the shipped weights: a tenth of the training rows. */
+export const DEFAULT_PRIOR_SHARE = 0.1;
+
+/** Weights below this are reported as "went to 0". */
+export const ZERO_WEIGHT = 0.01;
+
+/** The fit options of a regularisation, for these channel columns and this many training rows. */
+export function regularised(channelIds: readonly string[], rows: number, reg: Regularisation | undefined): Pick<FitOptions, 'prior' | 'minWeight'> {
+  if (!reg) return {};
+  return {
+    ...(reg.share > 0 ? { prior: { weights: channelIds.map((id) => reg.prior[id] ?? 0), strength: reg.share * rows } } : {}),
+    ...(reg.minWeight ? { minWeight: reg.minWeight } : {}),
+  };
+}
+
+/** Channels whose fitted weight went to (nearly) 0, held weights aside. */
+export function zeroWeightsOf(weights: Readonly<Record<string, number>>, fixed: Readonly<Record<string, number>> = {}): string[] {
+  return Object.entries(weights)
+    .filter(([id, w]) => w < ZERO_WEIGHT && fixed[id] === undefined)
+    .map(([id]) => id);
 }

@@ -6,11 +6,13 @@
  */
 import { DEFAULT_ESCALATION, type Precision, type Thresholds } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
-import { fitNoisyOr } from '../fit/noisy-or.js';
+import { fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { confusionAt, DEFAULT_CALIBRATION_BINS } from './metrics.js';
 import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+import { foresightOf, foresightScorers, LEAD_BUCKETS, pooledUnseen, weightingScorer, type ForesightObservation, type ForesightScorer, type UnseenFigures } from './foresight.js';
+import type { IntentMode } from '../extract/scenario.js';
 
 export interface CorpusMember {
   /** A short name for the report (the repository's folder name). */
@@ -18,6 +20,8 @@ export interface CorpusMember {
   readonly head: string;
   /** Scored scenarios by observed fraction (1: the full diffs). */
   readonly scored: ReadonlyMap<number, readonly ScoredScenario[]>;
+  /** With `--intent`: the early fractions' scenarios with declared intent. */
+  readonly declared?: ReadonlyMap<number, readonly ScoredScenario[]>;
 }
 
 /** A scanner weighting: channel weights (no leak: the scanner has none) and the bands. */
@@ -35,6 +39,8 @@ export interface CorpusFitOptions {
   readonly trafficPrecision?: number;
   /** Channel weights held at a value instead of fitted (e.g. the exact merge channel at 1). */
   readonly fixedWeights?: Readonly<Record<string, number>>;
+  /** Pull toward prior (shipped) weights; none when absent. */
+  readonly regularisation?: Regularisation;
 }
 
 export interface CorpusOptions {
@@ -46,6 +52,10 @@ export interface CorpusOptions {
   /** Fit a scanner weighting; absent: no fitting. */
   readonly fit?: CorpusFitOptions;
   readonly bins?: number;
+  /** Labels the foresight figures are reported under (default: `label` and `collided`). */
+  readonly foresightLabels?: readonly LabelKind[];
+  /** The intent mode of the members' `declared` scenarios. */
+  readonly intent?: IntentMode;
 }
 
 export interface CorpusMemberReport {
@@ -55,6 +65,20 @@ export interface CorpusMemberReport {
   readonly byFraction: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
   /** With `fit`: the weighting fitted on the other repositories, and its figures here per fraction. */
   readonly heldOut?: { readonly weighting: ScannerWeighting; readonly byFraction: readonly { readonly fraction: number; readonly metrics: Metrics }[] };
+  /** Foresight per observation: every channel, every weighting and (with `fit`) the held-out fit. */
+  readonly foresight: readonly ForesightObservation[];
+}
+
+/** Pooled over the corpus: one observation and label, per scorer. */
+export interface CorpusForesight {
+  readonly fraction: number;
+  readonly intent: IntentMode | null;
+  readonly label: LabelKind;
+  readonly visible: number;
+  readonly dissolved: number;
+  /** Collisions per lead-time bucket (all scenarios), summed over the repositories. */
+  readonly leadCurve: readonly number[];
+  readonly scorers: readonly (UnseenFigures & { readonly leadCurve: readonly number[] } & { readonly name: string; readonly scenarios: number; readonly positives: number; readonly baseRate: number | null })[];
 }
 
 export interface CorpusEvaluation {
@@ -63,7 +87,12 @@ export interface CorpusEvaluation {
   readonly members: readonly CorpusMemberReport[];
   /** With `fit`: the weighting fitted on every repository (what a calibration file ships). */
   readonly fitted?: ScannerWeighting & { readonly fitOn: readonly number[]; readonly bandsOn: number; readonly scenarios: number; readonly zeroWeights: readonly string[] };
+  /** Foresight pooled over the repositories, per observation and label. */
+  readonly foresight: readonly CorpusForesight[];
 }
+
+/** The name of the held-out fitted weighting among the foresight scorers. */
+export const HELD_OUT = 'fitted, held out';
 
 const DEFAULT_TRAFFIC_PRECISION = 0.7;
 
@@ -80,14 +109,15 @@ export function fitScannerWeighting(
   fallback: Thresholds,
   trafficPrecision = DEFAULT_TRAFFIC_PRECISION,
   fixedWeights: Readonly<Record<string, number>> = {},
+  regularisation?: Regularisation,
 ): ScannerWeighting {
   const rows = (set: readonly ScoredScenario[]) => set.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
   const fixed = new Map(channels.flatMap((c, i) => (fixedWeights[c.id] === undefined ? [] : [[i, fixedWeights[c.id]!] as const])));
-  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s.labels, label)), { fixedLeak: 0, fixedWeights: fixed });
+  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s, label)), { fixedLeak: 0, fixedWeights: fixed, ...regularised(channels.map((c) => c.id), fitOn.length, regularisation) });
   const weights = Object.fromEntries(channels.map((c, i) => [c.id, round3(model.weights[i]!)]));
   const groups = bandsOn.map((set) => ({
     probabilities: rows(set).map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1)),
-    labels: set.map((s) => labelOf(s.labels, label)),
+    labels: set.map((s) => labelOf(s, label)),
   }));
   return { weights, thresholds: bandsFor(groups, fallback, trafficPrecision) };
 }
@@ -125,6 +155,8 @@ export function bandsFor(groups: readonly { readonly probabilities: readonly num
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
+const sumCurves = (curves: readonly (readonly number[])[]): number[] => LEAD_BUCKETS.map((_, i) => curves.reduce((n, c) => n + (c[i] ?? 0), 0));
+
 function pooled(members: readonly CorpusMember[], fractions: readonly number[]): ScoredScenario[] {
   return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
 }
@@ -147,25 +179,57 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
         bins,
       }),
     }));
-    if (!fit) return { name: member.name, head: member.head, byFraction };
+    if (!fit) return { name: member.name, head: member.head, byFraction, foresight: [] };
     const others = members.filter((_, i) => i !== index);
-    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights);
+    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights, fit.regularisation);
     const heldOut = fractions.map((fraction) => {
       const scenarios = member.scored.get(fraction) ?? [];
-      const labels = scenarios.map((s) => labelOf(s.labels, options.label));
+      const labels = scenarios.map((s) => labelOf(s, options.label));
       const { scores, resolution } = combine(scenarios, options.channels, { name: 'held out', weights: weighting.weights }, weighting.thresholds, precisions);
       return { fraction, metrics: metricsOf(scores, labels, weighting.thresholds, bins, resolution) };
     });
-    return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut } };
+    return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut }, foresight: [] };
   });
+  // Foresight: per member and observation, each scorer's arrays (kept for the pooled corpus figures).
+  const labels = options.foresightLabels ?? [...new Set<LabelKind>([options.label, 'collided'])];
+  const observationsOf = (m: CorpusMember) => [
+    ...fractions.map((fraction) => ({ fraction, intent: null as IntentMode | null, scenarios: m.scored.get(fraction) ?? [] })),
+    ...[...(m.declared ?? [])].map(([fraction, scenarios]) => ({ fraction, intent: options.intent ?? null, scenarios })),
+  ];
+  const perMember = members.map((m, i) =>
+    observationsOf(m).map(({ fraction, intent, scenarios }) => {
+      const scorers: ForesightScorer[] = foresightScorers(scenarios, options.channels, options.weightings, options.thresholds, precisions);
+      const held = reports[i]!.heldOut?.weighting;
+      if (held) scorers.push(weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'));
+      return { fraction, intent, scenarios, scorers, observation: foresightOf(scenarios, scorers, { fraction, ...(intent ? { intent } : {}), labels, thresholds: options.thresholds, bins }) };
+    }),
+  );
+  const withForesight = reports.map((r, i) => ({ ...r, foresight: perMember[i]!.map((o) => o.observation) }));
+  const corpusForesight: CorpusForesight[] = [];
+  for (const [k, first] of (perMember[0] ?? []).entries()) {
+    for (const label of labels) {
+      const parts = perMember.map((obs) => obs[k]!);
+      corpusForesight.push({
+        fraction: first.fraction,
+        intent: first.intent,
+        label,
+        visible: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.scenarios ?? 0), 0),
+        dissolved: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.dissolved ?? 0), 0),
+        leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.leadCurve ?? [])),
+        scorers: first.scorers.map((scorer, j) => ({
+          name: scorer.name,
+          ...pooledUnseen(parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })), label),
+          leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.scorers[j]?.leadCurve ?? [])),
+        })),
+      });
+    }
+  }
   let fitted: CorpusEvaluation['fitted'];
   if (fit) {
     const scenarios = pooled(members, fit.fitOn);
-    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights);
-    const zeroWeights = Object.entries(weighting.weights)
-      .filter(([, w]) => w < 0.01)
-      .map(([id]) => id);
+    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights, fit.regularisation);
+    const zeroWeights = zeroWeightsOf(weighting.weights, fit.fixedWeights);
     fitted = { ...weighting, fitOn: fit.fitOn, bandsOn, scenarios: scenarios.length, zeroWeights };
   }
-  return { label: options.label, fractions, members: reports, ...(fitted ? { fitted } : {}) };
+  return { label: options.label, fractions, members: withForesight, ...(fitted ? { fitted } : {}), foresight: corpusForesight };
 }

@@ -4,7 +4,7 @@
  */
 import { classifyRisk, DEFAULT_ESCALATION, noisyOr, type Precision, type Thresholds } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
-import { crossValidateNoisyOr, fitNoisyOr } from '../fit/noisy-or.js';
+import { crossValidateNoisyOr, fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import {
@@ -15,6 +15,7 @@ import {
   confusionAt,
   DEFAULT_CALIBRATION_BINS,
   expectedCalibrationError,
+  median,
   reliabilityBins,
   rocAuc,
   rocCurve,
@@ -68,6 +69,8 @@ export interface FitReport {
   /** Weights fitted on every scenario (what the calibration file holds). */
   readonly weights: Readonly<Record<string, number>>;
   readonly leak: number;
+  /** Channels whose fitted weight went to 0 (below 0.01; held weights aside). */
+  readonly zeroWeights: readonly string[];
   /** Figures of out-of-fold predictions: each scenario predicted by a model that never saw it. */
   readonly outOfFold: Metrics;
   readonly withoutMerge: { readonly weights: Readonly<Record<string, number>>; readonly leak: number; readonly outOfFold: Metrics } | null;
@@ -86,6 +89,8 @@ export interface EvaluateOptions {
   readonly fitFolds?: number;
   /** Channel weights held at a value while fitting the others. */
   readonly fixedWeights?: Readonly<Record<string, number>>;
+  /** Pull of the fit toward prior weights (see `Regularisation`); none when absent. */
+  readonly regularisation?: Regularisation;
   readonly bins?: number;
 }
 
@@ -170,7 +175,7 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
   const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
   const thresholds = options.thresholds;
   const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
-  const labels = scenarios.map((s) => labelOf(s.labels, options.label));
+  const labels = scenarios.map((s) => labelOf(s, options.label));
   const channelIds = options.channels.map((c) => c.id);
   const hasMerge = channelIds.includes(MERGE_CHANNEL);
   const curves: Record<string, Curves> = {};
@@ -203,8 +208,9 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
     const fitOn = (subset: readonly ChannelInfo[]) => {
       const rows = scenarios.map((s) => subset.map((c) => s.risks[c.id] ?? 0));
       const fixedWeights = new Map(subset.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])));
-      const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!, { fixedWeights });
-      const model = fitNoisyOr(rows, labels, { fixedWeights });
+      const reg = regularised(subset.map((c) => c.id), rows.length, options.regularisation);
+      const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!, { fixedWeights, ...reg });
+      const model = fitNoisyOr(rows, labels, { fixedWeights, ...reg });
       const weights = Object.fromEntries(subset.map((c, i) => [c.id, model.weights[i]!]));
       // Resolution calls of out-of-fold probabilities use τ_RA directly: the fitted model is a probability.
       return { weights, leak: model.leak, outOfFold: metricsOf(cv.outOfFold, labels, thresholds, bins), probabilities: cv.outOfFold };
@@ -215,6 +221,7 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
       folds: options.fitFolds,
       weights: all.weights,
       leak: all.leak,
+      zeroWeights: zeroWeightsOf(all.weights, options.fixedWeights),
       outOfFold: all.outOfFold,
       withoutMerge: heuristic ? { weights: heuristic.weights, leak: heuristic.leak, outOfFold: heuristic.outOfFold } : null,
       suggestedThresholds: suggestThresholds(all.probabilities, labels, thresholds),
@@ -223,13 +230,13 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
     curves['fitted (out-of-fold)'] = fit.curves;
   }
 
-  const rate = (kind: LabelKind) => baseRate(scenarios.map((s) => labelOf(s.labels, kind)));
+  const rate = (kind: LabelKind) => baseRate(scenarios.map((s) => labelOf(s, kind)));
   return {
     label: options.label,
     scenarios: scenarios.length,
     positives: labels.filter(Boolean).length,
     baseRate: baseRate(labels),
-    labelRates: { textual: rate('textual'), manual: rate('manual'), any: rate('any') },
+    labelRates: { textual: rate('textual'), manual: rate('manual'), any: rate('any'), collided: rate('collided') },
     thresholds,
     bins,
     channels,
@@ -254,12 +261,6 @@ export interface EarlyWarning {
   readonly medianCommitsAhead: number | null;
 }
 
-function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const v = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
 
 /** How much earlier collisions are foreseen when each side is observed part-way. */
 export function earlyWarning(
@@ -282,7 +283,7 @@ export function earlyWarning(
     const f = fullBy.get(e.merge);
     if (!f) continue;
     scenarios++;
-    if (!labelOf(e.labels, options.label)) continue;
+    if (!labelOf(e, options.label)) continue;
     positives++;
     if (flagged(e)) {
       leadEarly.push(hours(e));

@@ -216,3 +216,11 @@ export function expectedCalibrationError(probabilities: Scores, labels: Labels, 
   }
   return ece;
 }
+
+/** The median; null for an empty set. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}

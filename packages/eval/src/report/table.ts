@@ -4,7 +4,10 @@
  */
 import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
 import type { CorpusEvaluation } from '../measure/corpus.js';
-import type { SkipReason } from '../extract/scenario.js';
+import type { ForesightObservation } from '../measure/foresight.js';
+import { corpusForesightText, foresightText } from './foresight.js';
+import { alignedTable, fmt, fractionTitle, LABEL_NAMES } from './format.js';
+import type { LabelKind, SkipReason } from '../extract/scenario.js';
 
 export interface ReportContext {
   readonly repository: string;
@@ -19,6 +22,8 @@ export interface ReportContext {
   readonly early?: readonly EarlyWarning[];
   /** Figures at each early fraction (besides the full diffs). */
   readonly earlyEvaluations?: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
+  /** Foresight figures per observation (see measure/foresight.ts). */
+  readonly foresight?: readonly ForesightObservation[];
 }
 
 export interface Row {
@@ -26,7 +31,6 @@ export interface Row {
   readonly metrics: Metrics;
 }
 
-const LABEL_NAMES = { textual: 'textual conflict', manual: 'needed manual resolution', any: 'textual conflict or manual resolution' } as const;
 
 export function rowsOf(e: Evaluation): Row[] {
   const rows: Row[] = [];
@@ -48,9 +52,6 @@ export function ablationRows(e: Evaluation): Row[] {
   return Object.entries(w.ablations).map(([id, m]) => ({ name: `${w.name} − ${id}`, metrics: m }));
 }
 
-function fmt(v: number | null | undefined, digits = 3): string {
-  return v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits);
-}
 
 const HEADERS = ['scorer', 'ROC-AUC', 'PR-AUC', 'Brier', 'ECE', 'P@TA', 'R@TA', 'F1@TA', 'P@RA', 'R@RA', 'F1@RA'];
 
@@ -78,7 +79,7 @@ function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
   return [
     `repository ${ctx.repository} at ${ctx.head.slice(0, 12)}`,
     `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
-    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)}`,
+    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}`,
     `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins · recency ${
       ctx.recency ? (ctx.recency.halfLifeHours === null ? 'none' : `${ctx.recency.graceHours ? `current for ${ctx.recency.graceHours} h, then ` : ''}half-life ${ctx.recency.halfLifeHours} h, floor ${ctx.recency.floor}`) : 'default'
     }`,
@@ -106,6 +107,12 @@ function earlyLines(ctx: ReportContext): string[] {
   });
 }
 
+/** "weight 0" lines of the fits (full diffs and each early fraction). */
+function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
+  const fits = [{ title: 'full diffs', fit: e.fit }, ...(ctx.earlyEvaluations ?? []).map((x) => ({ title: fractionTitle(x.fraction), fit: x.evaluation.fit }))];
+  return fits.flatMap(({ title, fit }) => (fit?.zeroWeights.length ? [`fitted weight 0 on the ${title} (the fit found no use for them): ${fit.zeroWeights.join(', ')}`] : []));
+}
+
 export function formatTable(e: Evaluation, ctx: ReportContext): string {
   const out = [...summaryLines(e, ctx), '', textTable(rowsOf(e))];
   const ablations = ablationRows(e);
@@ -113,9 +120,12 @@ export function formatTable(e: Evaluation, ctx: ReportContext): string {
   for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `observed after the first ${Math.round(fraction * 100)}% of each side's commits`, textTable(rowsOf(evaluation)));
   const early = earlyLines(ctx);
   if (early.length) out.push('', ...early);
+  const foresight = foresightText(ctx.foresight ?? []);
+  if (foresight.length) out.push('', ...foresight);
   out.push('', ...e.weightings.map((w) => weightLine(w.name, w.weights, w.leak)));
   if (e.fit) {
     out.push(weightLine('fitted', e.fit.weights, e.fit.leak));
+    out.push(...zeroWeightLines(e, ctx));
     if (e.fit.withoutMerge) out.push(weightLine('fitted without merge', e.fit.withoutMerge.weights, e.fit.withoutMerge.leak));
     out.push(`suggested thresholds for the fitted probabilities: τ_TA ${e.fit.suggestedThresholds.traffic} · τ_RA ${e.fit.suggestedThresholds.resolution}`);
   }
@@ -129,9 +139,12 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
   for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `## Observed after the first ${Math.round(fraction * 100)}% of each side's commits`, '', markdownTable(rowsOf(evaluation)));
   const early = earlyLines(ctx);
   if (early.length) out.push('', '## Early warning', '', ...early.map((l) => `- ${l}`));
+  const foresight = foresightText(ctx.foresight ?? []);
+  if (foresight.length) out.push('', '## Foresight', '', '```text', ...foresight, '```');
   out.push('', '## Weights', '', ...e.weightings.map((w) => `- ${weightLine(w.name, w.weights, w.leak)}`));
   if (e.fit) {
     out.push(`- ${weightLine('fitted', e.fit.weights, e.fit.leak)}`);
+    out.push(...zeroWeightLines(e, ctx).map((l) => `- ${l}`));
     if (e.fit.withoutMerge) out.push(`- ${weightLine('fitted without merge', e.fit.withoutMerge.weights, e.fit.withoutMerge.leak)}`);
     out.push(`- suggested thresholds: τ_TA ${e.fit.suggestedThresholds.traffic}, τ_RA ${e.fit.suggestedThresholds.resolution}`);
   }
@@ -150,13 +163,6 @@ function corpusCells(name: string, head: string, m: Metrics): string[] {
   return [name, head.slice(0, 12), String(m.n), String(m.positives), fmt(m.traffic.precision, 2), fmt(m.traffic.recall, 2), fmt(m.traffic.f1, 2), fmt(m.resolution.f1, 2), fmt(m.prAuc), fmt(m.ece)];
 }
 
-function alignedTable(headers: readonly string[], body: readonly (readonly string[])[]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]) => c.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
-}
-
-const fractionTitle = (f: number) => (f === 1 ? 'full diffs' : `after the first ${Math.round(f * 100)}% of each side's commits`);
 
 /** The corpus report: per fraction, each repository with the given weighting and, with a fit, the weighting fitted on the other repositories. */
 export function formatCorpusTable(corpus: CorpusEvaluation): string {
@@ -175,13 +181,14 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
       out.push('', `fitted on the other repositories (held out), ${fractionTitle(fraction)}`, alignedTable(CORPUS_HEADERS, body));
     }
   }
+  out.push(...corpusForesightText(corpus));
   if (corpus.fitted) {
     const f = corpus.fitted;
     out.push(
       '',
       `${weightLine(`fitted on all ${f.scenarios} states (${f.fitOn.map(fractionTitle).join(' + ')})`, f.weights, 0)} · τ_TA ${f.thresholds.traffic} · τ_RA ${f.thresholds.resolution} (bands set on the ${fractionTitle(f.bandsOn)})`,
     );
-    if (f.zeroWeights.length) out.push(`weight 0 (the fit found no use for them on this corpus): ${f.zeroWeights.join(', ')}`);
+    if (f.zeroWeights.length) out.push(`fitted weight 0 (the fit found no use for them on this corpus): ${f.zeroWeights.join(', ')}`);
     for (const m of corpus.members) {
       const w = m.heldOut!.weighting;
       out.push(`${weightLine(`without ${m.name}`, w.weights, 0)} · τ_TA ${w.thresholds.traffic} · τ_RA ${w.thresholds.resolution}`);

@@ -5,12 +5,13 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScenarioLabels, Skipped } from '../extract/scenario.js';
+import type { IntentMode, ScenarioLabels, Skipped } from '../extract/scenario.js';
 
 /** What a replay keeps of a scenario: small, so thousands fit in memory. */
 export interface ScoredScenario {
   readonly merge: string;
   readonly parents: readonly [string, string];
+  /** The agents' base (part-way: the observed commits' merge base). */
   readonly base: string;
   readonly committedAt: number;
   readonly early: number;
@@ -23,6 +24,10 @@ export interface ScoredScenario {
   readonly files: readonly [number, number];
   readonly sharedFiles: number;
   readonly labels: ScenarioLabels;
+  /** git's merge of the observed states conflicts (the merge channel's question, asked for the label). */
+  readonly observedConflict?: boolean;
+  /** Each side declared its eventual files or directories at the observation (`--intent`). */
+  readonly intent?: IntentMode;
   /** r_i per channel id. */
   readonly risks: Readonly<Record<string, number>>;
   /** Channels whose risk rests partly on whole-file evidence: the part at their precision (`preciseRisk`). */
@@ -34,8 +39,13 @@ export type CacheRecord = { readonly key: string; readonly scored: ScoredScenari
 
 export const CACHE_FORMAT = 2;
 
-export function cacheKey(merge: string, early: number): string {
-  return `${merge}@${early}`;
+/**
+ * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base`:
+ * since they are diffed from the observed commits' own merge base, records cached before (from
+ * the final merge base) are not reused.
+ */
+export function cacheKey(merge: string, early: number, intent?: IntentMode): string {
+  return `${merge}@${early}${early < 1 ? '/own-base' : ''}${intent ? `+${intent}` : ''}`;
 }
 
 export class ScenarioCache {
