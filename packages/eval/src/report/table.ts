@@ -7,7 +7,7 @@ import type { CorpusEvaluation } from '../measure/corpus.js';
 import type { ForesightObservation } from '../measure/foresight.js';
 import { corpusForesightText, foresightText } from './foresight.js';
 import { alignedTable, fmt, fractionTitle, LABEL_NAMES } from './format.js';
-import type { LabelKind, SkipReason } from '../extract/scenario.js';
+import type { SkipReason } from '../extract/scenario.js';
 
 export interface ReportContext {
   readonly repository: string;
