@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../src/check.js';
 import { checkText, overallAction } from '../src/advice.js';
 
-const conflict = (over: Partial<CheckResult['conflicts'][number]>): CheckResult['conflicts'][number] => ({
+type Conflict = CheckResult['conflicts'][number];
+/** `steer: undefined` stands for a conflict without right of way (no such field in the answer). */
+const conflict = (over: { [K in keyof Conflict]?: Conflict[K] | undefined }): Conflict => ({
   with: 'bob',
   level: 'resolution',
   risk: 0.97,
@@ -12,7 +14,7 @@ const conflict = (over: Partial<CheckResult['conflicts'][number]>): CheckResult[
   evidence: [{ message: 'alice (lines 7–8) and bob (lines 7–8) change overlapping lines' }],
   hunks: [{ agent: 'bob', path: 'src/a.ts', base: [7, 8], current: [7, 8], text: '@@ -7,2 +7,2 @@\n-a\n+b' }],
   ...over,
-});
+}) as Conflict;
 
 describe('tool results for a model', () => {
   it('says clear and go on when nobody is close', () => {
