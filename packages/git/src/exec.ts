@@ -17,6 +17,8 @@ export interface GitRunOptions {
   /** Exit codes that are answers, not failures (e.g. `merge-tree` exits 1 on conflicts). */
   readonly okCodes?: readonly number[];
   readonly maxBuffer?: number;
+  /** Kill git after this many milliseconds (network commands: a remote that never answers). */
+  readonly timeoutMs?: number;
 }
 
 export interface GitResult {
@@ -49,8 +51,16 @@ export function gitEnv(extra?: Readonly<Record<string, string>>): NodeJS.Process
 
 /** Runs git and returns raw stdout. Rejects with GitError unless the exit code is 0 or in okCodes. */
 export async function runGitRaw(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  const request = { args: ['-c', 'core.quotepath=off', ...args], cwd: options.cwd, env: gitEnv(options.env), ...(options.input !== undefined ? { input: options.input } : {}), maxBuffer: options.maxBuffer ?? 1 << 30 };
-  let r = useLauncher() ? await launch(request) : undefined;
+  const request = {
+    args: ['-c', 'core.quotepath=off', ...args],
+    cwd: options.cwd,
+    env: gitEnv(options.env),
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    maxBuffer: options.maxBuffer ?? 1 << 30,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  // The launcher's child knows no timeout: a timed command runs here.
+  let r = useLauncher() && options.timeoutMs === undefined ? await launch(request) : undefined;
   // No launcher, or it died or could not start git: run it here.
   if (!r || 'error' in r) r = await runProcess('git', request);
   if ('error' in r) {

@@ -11,6 +11,8 @@ export interface ProcessRequest {
   readonly input?: string | Uint8Array;
   /** Output beyond this many bytes kills the process. */
   readonly maxBuffer: number;
+  /** A process still running after this many milliseconds is killed (a network that never answers). */
+  readonly timeoutMs?: number;
 }
 
 /** `code` is null when the process was killed; `error` when it could not be started. */
@@ -23,6 +25,13 @@ export function runProcess(file: string, r: ProcessRequest): Promise<ProcessResu
     const err: Buffer[] = [];
     let size = 0;
     let failed: string | undefined;
+    const timer =
+      r.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            failed = `no answer after ${Math.round(r.timeoutMs! / 1000)} s; stopped`;
+            child.kill('SIGKILL');
+          }, r.timeoutMs);
     child.stdout.on('data', (d: Buffer) => {
       size += d.length;
       if (size > r.maxBuffer) child.kill();
@@ -33,6 +42,7 @@ export function runProcess(file: string, r: ProcessRequest): Promise<ProcessResu
       failed = e.message;
     });
     child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
       if (failed !== undefined) resolve({ error: failed });
       else resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code });
     });

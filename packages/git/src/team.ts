@@ -344,6 +344,7 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
       cwd,
       env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
       okCodes: [1, 128],
+      timeoutMs: NETWORK_TIMEOUT_MS,
     });
     if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
     // The lease of the next publish; and the store's copy, so a scan sees it before the next fetch.
@@ -382,7 +383,7 @@ export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: str
   const ownRef = `refs/airspace/published/${remote.key}/${id}`;
   const previous = await storeRef(store, cwd, ownRef);
   if (!previous) return { id, ref };
-  const push = await runGitRaw(['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`], { cwd, okCodes: [1, 128] });
+  const push = await runGitRaw(['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`], { cwd, okCodes: [1, 128], timeoutMs: NETWORK_TIMEOUT_MS });
   if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
   await runGit(gitInStore(store, ['update-ref', '-d', ownRef]), { cwd });
   await runGitRaw(gitInStore(store, ['update-ref', '-d', `refs/airspace/remotes/${remote.key}/agents/${id}`]), { cwd, okCodes: [1, 128] });
@@ -413,6 +414,8 @@ export interface PublishedFetchOptions {
   readonly now?: number;
   /** A fetch of the same remote less than this long ago is reused (watch, editors); default 0. */
   readonly minIntervalMs?: number;
+  /** Stop a fetch that has not finished after this long (default `NETWORK_TIMEOUT_MS`). */
+  readonly timeoutMs?: number;
 }
 
 interface FetchOutcome {
@@ -422,6 +425,12 @@ interface FetchOutcome {
 
 const recentFetches = new Map<string, FetchOutcome>();
 
+/**
+ * How long a fetch or push may go without finishing before it is stopped and reported (a remote or
+ * ssh connection that never answers must not hold up a scan).
+ */
+export const NETWORK_TIMEOUT_MS = 60_000;
+
 /** One fetch of `refs/airspace/agents/*` into the team store; the error (one line) when it failed. */
 export async function fetchPublished(repository: RepositoryInfo, store: TeamStore, remote: RemoteTarget, options: PublishedFetchOptions = {}): Promise<FetchOutcome> {
   const now = options.now ?? Date.now();
@@ -430,7 +439,7 @@ export async function fetchPublished(repository: RepositoryInfo, store: TeamStor
   if (recent && !recent.error && now - recent.at < (options.minIntervalMs ?? 0)) return recent;
   const r = await runGitRaw(
     gitInStore(store, ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-gc', remote.fetchUrl, `+${PUBLISHED_PREFIX}*:refs/airspace/remotes/${remote.key}/agents/*`]),
-    { cwd: repository.root, okCodes: [1, 128] },
+    { cwd: repository.root, okCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_TIMEOUT_MS },
   ).catch((e: unknown) => ({ code: -1, stderr: e instanceof Error ? e.message : String(e), stdout: Buffer.alloc(0) }));
   const error = r.code === 0 ? undefined : (r.stderr.split('\n').map((l) => l.trim().replace(/^(fatal|error):\s*/, '')).find(Boolean) ?? `git fetch exited ${r.code}`);
   const outcome = { at: now, ...(error ? { error } : {}) };
