@@ -247,8 +247,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       agents.push(result.agent);
       if (result.agent !== agent) unchanged = false;
     }
-    // Agents whose working set became empty leave the scan, as after a full read.
-    const live = agents.filter((a) => a.files.length > 0);
+    // Agents whose working set became empty leave the scan, as after a full read, unless they declared intent.
+    const declaring = new Set(Object.keys(mergeIntent(options.intent, extra.intent) ?? {}));
+    const live = agents.filter((a) => a.files.length > 0 || (a.intent?.length ?? 0) > 0 || declaring.has(a.id));
     // Repository-wide problems, and those of the patched agents (not read again in full), stay.
     const problems = before.problems.filter((p) => p.agent === undefined || live.some((a) => a.id === p.agent));
     return { agents: live, base: before.base, repository: before.repository, problems, git, unchanged };
@@ -269,6 +270,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     // A patch that changed nothing (a file event echoing a save already read) scores nothing new.
     const askedFor = JSON.stringify([extra.intent ?? null, extra.probe ?? null]);
     if (patch?.unchanged && last?.asked === askedFor) return last.result;
+    const intent = mergeIntent(options.intent, extra.intent);
     const loaded =
       patch ??
       (await loadAgents({
@@ -280,6 +282,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(git ? { git } : {}),
         fetchIntervalMs: options.fetchIntervalMs ?? DEFAULT_FETCH_INTERVAL_MS,
         ...(extra.only && previous ? { only: extra.only } : {}),
+        // An agent that declared intent counts before its first edit.
+        ...(intent ? { declaring: Object.keys(intent) } : {}),
         now: time,
         onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),
       }));
@@ -298,7 +302,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };
-    let agents: Agent[] = applyIntentMap(loaded.agents, mergeIntent(options.intent, extra.intent), template);
+    let agents: Agent[] = applyIntentMap(loaded.agents, intent, template);
     if (extra.probe) {
       const probe = extra.probe;
       const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
