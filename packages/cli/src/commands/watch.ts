@@ -13,7 +13,8 @@ import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
-import { createChangeSource, watchTargets } from '@airspace/engine';
+import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
+import { createPendingChanges, scanExtraFor, worktreesToWatch } from '../watch/tracked.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
@@ -142,48 +143,47 @@ export function watchCommand(io: Io): Command {
     const first = await scanner.scan();
     const repo = options.repo ?? io.cwd;
     const targets = await watchTargets(repo);
-    // Worktrees from git's list (re-read after each scan: worktrees come and go), plus agents'
-    // worktrees (observations may name others).
-    const dirsOf = async (result: ScanResult): Promise<string[]> => {
-      const now = await watchTargets(repo).catch(() => targets);
-      return [...new Set([...now.dirs, ...result.agents.map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
-    };
     await handle(first);
 
+    // Changes not yet scanned; each scan re-reads only the paths that changed (watch/tracked.ts).
+    const pending = createPendingChanges();
+    let watched = await worktreesToWatch(repo, first, targets.worktrees);
     let scanning = false;
-    let again = false;
     let stopped = false;
-    let source: ReturnType<typeof createChangeSource> | undefined;
+    let changes: ChangeTracker | undefined;
     const rescan = async (): Promise<void> => {
-      if (scanning) {
-        again = true;
-        return;
-      }
+      if (scanning) return; // the running loop takes what is pending
       scanning = true;
       try {
-        do {
-          again = false;
+        while (pending.has() && !stopped) {
+          const change = pending.take();
           try {
-            const result = await scanner.scan();
+            const result = await scanner.scan(undefined, scanExtraFor(change));
             if (stopped) return;
             await handle(result);
-            source?.setDirs(await dirsOf(result));
+            // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
+            if (change?.all) changes?.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
           } catch (error) {
+            pending.failed();
             warn(`scan failed: ${(error as Error).message}`);
+            break;
           }
-        } while (again && !stopped);
+        }
       } finally {
         scanning = false;
       }
     };
 
-    source = createChangeSource({
-      dirs: await dirsOf(first),
-      gitDirs: targets.gitDirs,
+    changes = createChangeTracker({
+      worktrees: watched,
+      commonDir: targets.commonDir,
       pollMs,
       debounceMs,
       ...(flags.poll ? { forcePoll: true } : {}),
-      onChange: () => void rescan(),
+      onChange: (change) => {
+        pending.add(change);
+        void rescan();
+      },
       onWarning: warn,
     });
     // Teammates' published states change without a local event: rescan on the fetch interval.
@@ -192,16 +192,21 @@ export function watchCommand(io: Io): Command {
       (flags.source ?? []).some((s) => s.startsWith('published:')) ||
       first.agents.some((a) => a.meta?.['source'] === 'published') ||
       first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
-    const fetchTimer = published ? setInterval(() => void rescan(), fetchIntervalMs) : undefined;
-    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: source.mode() });
-    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${source.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
+    const fetchTimer = published
+      ? setInterval(() => {
+          pending.add({ all: true, reason: 'fetch interval' });
+          void rescan();
+        }, fetchIntervalMs)
+      : undefined;
+    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: changes.mode() });
+    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${changes.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
 
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         stopped = true;
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        source?.close();
+        changes?.close();
         if (fetchTimer) clearInterval(fetchTimer);
         resolve();
       };
