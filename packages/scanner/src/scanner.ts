@@ -11,11 +11,12 @@
  */
 import { basename, dirname, resolve } from 'node:path';
 import { createPairCache, scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { configRootFor, loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
+import { loadConfig, locateConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
   parseSourceSpec,
+  parseWorktreeList,
   patchAgent,
   runGit,
   worktreeOverrides,
@@ -132,10 +133,13 @@ export class ScannerError extends Error {
 }
 
 /** Config + calibration + built-ins → the channels, weights and thresholds of every scan. */
-async function channelSet(root: string, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
+async function channelSet(where: ConfigLocation, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
+  const root = where.root;
   const builtins = [...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })), ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' }))];
   const configPath = typeof options.config === 'string' ? resolve(options.config) : undefined;
-  const loaded = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  const found = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  // Which of two different configs applies is said, never silent (only when none was named).
+  const loaded = options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
   if (configPath) {
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
@@ -157,16 +161,25 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
   return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
 }
 
-/** Where the config is looked for: this worktree's root, else the repository's main worktree. */
-function configRoot(repository: RepositoryInfo): string {
-  const main = !repository.bare && basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
-  return configRootFor(repository.root, main);
+type ConfigLocation = ReturnType<typeof locateConfig>;
+
+/**
+ * Where the config is looked for: this worktree's root, else the repository's main worktree (the
+ * first of git's worktree list, whatever its git directory is called), with a note when the
+ * worktree's own config hides a different one there.
+ */
+async function configRoot(repository: RepositoryInfo): Promise<ConfigLocation> {
+  if (repository.bare) return locateConfig(repository.root);
+  const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repository.root }).then(parseWorktreeList, () => []);
+  const first = listed[0];
+  const main = first && !first.bare ? first.dir : basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
+  return locateConfig(repository.root, main);
 }
 
 /** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set } = await channelSet(configRoot(repository), options);
+  const { set } = await channelSet(await configRoot(repository), options);
   await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
@@ -200,7 +213,7 @@ interface Setup {
 async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set, config } = await channelSet(configRoot(repository), options);
+  const { set, config } = await channelSet(await configRoot(repository), options);
   const base = options.base ?? config.base;
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
