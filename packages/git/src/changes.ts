@@ -55,17 +55,17 @@ export async function watchTargets(repo: string): Promise<{ readonly worktrees: 
 
 /**
  * Changes that never call for a scan: git's object store, logs and lock files (git writes them
- * constantly), Airspace's own caches (a scan writing its cache must not trigger the next scan),
+ * constantly: inside the git directory), Airspace's own caches (a scan writing its cache must not trigger the next scan),
  * and dependency folders. `relative` is relative to a worktree, or to the git directory when
  * `inGitDir`; inside a worktree, anything under a `.git` folder is the git directory's business.
  */
 export function ignoredPath(relativePath: string, inGitDir = false): boolean {
   const parts = relativePath.split(sep).join('/').split('/');
-  const name = parts[parts.length - 1] ?? '';
-  if (name.endsWith('.lock')) return true;
+  // In a worktree a lock file is work (Cargo.lock, yarn.lock); git's own are in its directory.
   if (!inGitDir) return parts.includes('node_modules') || parts.includes('.git');
+  const name = parts[parts.length - 1] ?? '';
   const top = parts[0] ?? '';
-  return top === 'objects' || top === 'logs' || top === 'lfs' || top.startsWith('airspace') || (top === 'worktrees' && parts[2] === 'logs');
+  return name.endsWith('.lock') || top === 'objects' || top === 'logs' || top === 'lfs' || top.startsWith('airspace') || (top === 'worktrees' && parts[2] === 'logs');
 }
 
 /** The deepest of `worktrees` holding `file` (absolute), and the path inside it. */

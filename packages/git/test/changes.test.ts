@@ -29,7 +29,7 @@ describe('ignoredPath', () => {
     ['node_modules/x/index.js', false, true],
     ['.git/objects/ab/cd', false, true],
     ['.git/refs/heads/main', false, true], // inside a worktree: the git directory's watcher sees it
-    ['src/a.ts.lock', false, true],
+    ['Cargo.lock', false, false], // a lock file in a worktree is work
     ['objects/ab/cd', true, true],
     ['logs/HEAD', true, true],
     ['index.lock', true, true],
