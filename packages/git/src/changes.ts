@@ -54,9 +54,9 @@ export async function watchTargets(repo: string): Promise<{ readonly worktrees: 
 }
 
 /**
- * Changes that never call for a scan: git's object store, logs and lock files (git writes them
- * constantly: inside the git directory), Airspace's own caches (a scan writing its cache must not trigger the next scan),
- * and dependency folders. `relative` is relative to a worktree, or to the git directory when
+ * Changes that never call for a scan: git's object store, logs and lock files inside the git
+ * directory (git writes them constantly), Airspace's own caches (a scan writing its cache must not
+ * trigger the next scan), and dependency folders. `relative` is relative to a worktree, or to the git directory when
  * `inGitDir`; inside a worktree, anything under a `.git` folder is the git directory's business.
  */
 export function ignoredPath(relativePath: string, inGitDir = false): boolean {
