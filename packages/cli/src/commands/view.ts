@@ -12,6 +12,7 @@ import { createScanner, scanRepository } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import { printable } from '../report/printable.js';
 import { createProgressBar } from '../report/progress.js';
 import { createPendingChanges, scanExtraFor, worktreesToWatch } from '../watch/tracked.js';
 
@@ -84,7 +85,7 @@ export function viewCommand(io: Io): Command {
             pending.add(change);
             void server?.update();
           },
-          onWarning: (message) => io.stderr.write(`airspace view: ${message}\n`),
+          onWarning: (message) => io.stderr.write(`airspace view: ${printable(message)}\n`),
         })
       : undefined;
     const scan = async (): Promise<ScanResult> => {
