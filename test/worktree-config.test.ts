@@ -86,6 +86,46 @@ describe('the main worktree\'s config, from a linked worktree', () => {
   });
 });
 
+describe('a config edited while watch runs', () => {
+  it('applies at once: watch starts a new scanner with it', async () => {
+    const fresh = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    const child = spawn(process.execPath, [BIN, 'watch', '--jsonl', '--debounce', '100'], { cwd: fresh.worktree('bob').write('src/b.ts', 'export const b = 2;\n').dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    fresh.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('alice');
+    fresh.write('airspace.config.json', JSON.stringify(CONFIG)).commit('airspace config');
+    const events: { type: string; a?: string; b?: string; level?: string }[] = [];
+    let buffer = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        events.push(JSON.parse(buffer.slice(0, nl)));
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    const waitFor = async (what: string, ok: () => boolean): Promise<void> => {
+      const end = Date.now() + 30_000;
+      while (!ok()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}; stderr: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const exited = new Promise<number | null>((ok) => child.on('close', ok));
+    try {
+      // The config (committed in the main worktree after watch started) applies on the next change.
+      await waitFor('alice ↔ bob raised under the config', () => events.some((e) => e.type === 'raised' && e.a === 'alice' && e.b === 'bob' && e.level === 'traffic'));
+      // The main worktree's config goes back to the default thresholds: the advisory clears.
+      writeFileSync(join(fresh.dir, 'airspace.config.json'), JSON.stringify({ thresholds: { traffic: 0.526, resolution: 0.797 } }));
+      await waitFor('the advisory cleared under the edited config', () => events.some((e) => e.type === 'cleared' && e.a === 'alice' && e.b === 'bob'));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      fresh.dispose();
+    }
+  });
+});
+
 describe('configs that cannot be read, or that hide one another', () => {
   it('reports an unreadable main-worktree config from a linked worktree, and says which config applies when both differ', async () => {
     const other = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });

@@ -2,7 +2,7 @@
  * airspace.config.json: where it is found, how it is validated, what it means.
  * A broken config is a clear problem and a degraded result (built-in defaults), never a crash.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -130,6 +130,31 @@ function sameConfig(a: string, b: string): boolean {
     // One of them cannot be read or parsed: they differ (loading the one used reports why).
   }
   return false;
+}
+
+/**
+ * The config files a scan from `worktreeRoot` may read — each of CONFIG_FILE_NAMES there and at
+ * the main worktree, or only `explicit` (`--config`) — for long-running front ends that rescan
+ * with a new config when one of them is created, edited or removed (`filesSignature`).
+ */
+export function configCandidates(worktreeRoot: string, mainWorktreeRoot?: string, explicit?: string): string[] {
+  if (explicit !== undefined) return [resolve(worktreeRoot, explicit)];
+  const roots = [...new Set([worktreeRoot, ...(mainWorktreeRoot !== undefined ? [mainWorktreeRoot] : [])])];
+  return roots.flatMap((root) => CONFIG_FILE_NAMES.map((name) => resolve(root, name)));
+}
+
+/** Changes when one of `files` is created, edited or removed (size and modification time). */
+export function filesSignature(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const st = statSync(file);
+        return `${file}:${st.mtimeMs}:${st.size}`;
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
 }
 
 async function readConfigFile(path: string): Promise<unknown> {

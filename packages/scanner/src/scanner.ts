@@ -11,7 +11,7 @@
  */
 import { basename, dirname, resolve } from 'node:path';
 import { createPairCache, scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { loadConfig, locateConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
+import { configCandidates, filesSignature, loadConfig, locateConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -169,11 +169,39 @@ type ConfigLocation = ReturnType<typeof locateConfig>;
  * worktree's own config hides a different one there.
  */
 async function configRoot(repository: RepositoryInfo): Promise<ConfigLocation> {
-  if (repository.bare) return locateConfig(repository.root);
+  return locateConfig(repository.root, await mainWorktree(repository));
+}
+
+async function mainWorktree(repository: RepositoryInfo): Promise<string | undefined> {
+  if (repository.bare) return undefined;
   const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repository.root }).then(parseWorktreeList, () => []);
   const first = listed[0];
-  const main = first && !first.bare ? first.dir : basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
-  return locateConfig(repository.root, main);
+  return first && !first.bare ? first.dir : basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
+}
+
+/**
+ * Watches the config files a scanner with these options reads, or would read once created:
+ * `changed()` says whether one was created, edited or removed since the last call, and a
+ * long-running front end (`watch`, `view`) then starts a new scanner, so the new config applies
+ * without a restart.
+ */
+export async function watchConfigFiles(options: ScannerOptions = {}): Promise<{ readonly files: readonly string[]; changed(): boolean }> {
+  let files: string[] = [];
+  if (typeof options.config === 'string') files = [resolve(options.config)];
+  else if (options.config === undefined) {
+    const repository = await openRepository(resolve(options.repo ?? process.cwd()));
+    files = configCandidates(repository.root, await mainWorktree(repository));
+  }
+  let last = filesSignature(files);
+  return {
+    files,
+    changed() {
+      const now = filesSignature(files);
+      if (now === last) return false;
+      last = now;
+      return true;
+    },
+  };
 }
 
 /** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */

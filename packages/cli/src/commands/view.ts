@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ScanResult } from '@airspace/core';
 import { createChangeTracker, watchTargets } from '@airspace/git';
-import { createScanner, scanRepository } from '@airspace/scanner';
+import { createScanner, scanRepository, watchConfigFiles } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
@@ -70,7 +70,8 @@ export function viewCommand(io: Io): Command {
     // Live: the same change tracking as `watch` (file events in every worktree, git's state),
     // each scan re-reading only the paths that changed (see watch/tracked.ts).
     const repo = options.repo ?? io.cwd;
-    const scanner = createScanner(options);
+    const config = await watchConfigFiles(options);
+    let scanner = createScanner(options);
     const pending = createPendingChanges();
     const targets = await watchTargets(repo).catch(() => undefined);
     let server: Awaited<ReturnType<typeof startViewServer>> | undefined;
@@ -89,8 +90,14 @@ export function viewCommand(io: Io): Command {
         })
       : undefined;
     const scan = async (): Promise<ScanResult> => {
-      const change = pending.take();
+      let change = pending.take();
       try {
+        if (config.changed()) {
+          // A config created, edited or removed: a new scanner reads it, and every agent again.
+          await scanner.dispose();
+          scanner = createScanner(options);
+          change = { all: true, reason: 'configuration changed' };
+        }
         const result = await scanner.scan(undefined, scanExtraFor(change));
         // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
         if (tracker && (!change || change.all)) tracker.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));

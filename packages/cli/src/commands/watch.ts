@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type Problem, type ScanResult, type Trigger } from '@airspace/core';
-import { createScanner } from '@airspace/scanner';
+import { createScanner, watchConfigFiles } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable, printableDeep } from '../report/printable.js';
@@ -92,7 +92,9 @@ export function watchCommand(io: Io): Command {
       else io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
 
-    const scanner = createScanner(options);
+    // Before the first scan, so that a config edited during it is not missed.
+    const config = await watchConfigFiles(options);
+    let scanner = createScanner(options);
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
@@ -123,8 +125,10 @@ export function watchCommand(io: Io): Command {
       const time = Date.parse(result.generatedAt) || Date.now();
       agents = new Map(result.agents.map((a) => [a.id, a]));
       const links = new Map(result.links.map((l) => [`${l.a}\u0000${l.b}`, l]));
-      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation.
-      tracker ??= new AdvisoryTracker({ thresholds: result.thresholds });
+      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation,
+      // those of a config edited while watching included.
+      if (tracker) tracker.setThresholds(result.thresholds);
+      else tracker = new AdvisoryTracker({ thresholds: result.thresholds });
       for (const event of tracker.update(result.links, time, { complete: true })) {
         if (event.type === 'cleared') dispatcher.reset(event.a, event.b);
         if (flags.jsonl) emit({ ...event, time: new Date(event.time).toISOString() });
@@ -156,8 +160,15 @@ export function watchCommand(io: Io): Command {
       scanning = true;
       try {
         while (pending.has() && !stopped) {
-          const change = pending.take();
+          let change = pending.take();
           try {
+            if (config.changed()) {
+              // A config created, edited or removed: a new scanner reads it, and every agent again.
+              await scanner.dispose();
+              scanner = createScanner(options);
+              change = { all: true, reason: 'configuration changed' };
+              if (!flags.jsonl) io.stderr.write('airspace watch: the configuration changed; scanning with it\n');
+            }
             const result = await scanner.scan(undefined, scanExtraFor(change));
             if (stopped) return;
             await handle(result);
