@@ -114,6 +114,7 @@ describe('a config edited while watch runs', () => {
     try {
       // The config (committed in the main worktree after watch started) applies on the next change.
       await waitFor('alice ↔ bob raised under the config', () => events.some((e) => e.type === 'raised' && e.a === 'alice' && e.b === 'bob' && e.level === 'traffic'));
+      await waitFor('ready', () => events.some((e) => e.type === 'ready'));
       // The main worktree's config goes back to the default thresholds: the advisory clears.
       writeFileSync(join(fresh.dir, 'airspace.config.json'), JSON.stringify({ thresholds: { traffic: 0.526, resolution: 0.797 } }));
       await waitFor('the advisory cleared under the edited config', () => events.some((e) => e.type === 'cleared' && e.a === 'alice' && e.b === 'bob'));

@@ -143,20 +143,16 @@ export function watchCommand(io: Io): Command {
       for (const p of outcome.problems) warn(p.message);
     };
 
-    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
-    const first = await scanner.scan();
     const repo = options.repo ?? io.cwd;
     const targets = await watchTargets(repo);
-    await handle(first);
-
     // Changes not yet scanned; each scan re-reads only the paths that changed (watch/tracked.ts).
     const pending = createPendingChanges();
-    let watched = await worktreesToWatch(repo, first, targets.worktrees);
-    let scanning = false;
+    let watched = targets.worktrees;
+    // Held during the first scan too: what changes meanwhile waits in `pending` for the loop.
+    let scanning = true;
     let stopped = false;
-    let changes: ChangeTracker | undefined;
     const rescan = async (): Promise<void> => {
-      if (scanning) return; // the running loop takes what is pending
+      if (scanning) return; // the running scan, or loop, takes what is pending
       scanning = true;
       try {
         while (pending.has() && !stopped) {
@@ -173,7 +169,7 @@ export function watchCommand(io: Io): Command {
             if (stopped) return;
             await handle(result);
             // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
-            if (change?.all) changes?.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
+            if (change?.all) changes.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
           } catch (error) {
             pending.failed();
             warn(`scan failed: ${(error as Error).message}`);
@@ -185,7 +181,8 @@ export function watchCommand(io: Io): Command {
       }
     };
 
-    changes = createChangeTracker({
+    // Watching starts before the first scan, so that an edit made during it is not missed.
+    const changes: ChangeTracker = createChangeTracker({
       worktrees: watched,
       commonDir: targets.commonDir,
       pollMs,
@@ -197,6 +194,19 @@ export function watchCommand(io: Io): Command {
       },
       onWarning: warn,
     });
+    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
+    let first: ScanResult;
+    try {
+      first = await scanner.scan();
+    } catch (error) {
+      changes.close();
+      await scanner.dispose();
+      throw error;
+    }
+    await handle(first);
+    changes.setWorktrees((watched = await worktreesToWatch(repo, first, watched)));
+    scanning = false;
+    void rescan();
     // Teammates' published states change without a local event: rescan on the fetch interval.
     // (Sources from the config file show themselves by what the first scan read.)
     const published =
@@ -217,7 +227,7 @@ export function watchCommand(io: Io): Command {
         stopped = true;
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        changes?.close();
+        changes.close();
         if (fetchTimer) clearInterval(fetchTimer);
         resolve();
       };
