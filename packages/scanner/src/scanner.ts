@@ -215,7 +215,7 @@ export async function describeChannels(options: ScannerOptions = {}): Promise<Pi
 /** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
 export async function configuredBase(repo: string): Promise<string | undefined> {
   const repository = await openRepository(resolve(repo));
-  return (await loadConfig({ repoRoot: configRoot(repository) })).config.base;
+  return (await loadConfig({ repoRoot: (await configRoot(repository)).root })).config.base;
 }
 
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
