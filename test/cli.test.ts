@@ -126,6 +126,22 @@ describe('airspace (built CLI)', () => {
     expect(wrong.stderr).toContain('Allowed choices are traffic, resolution');
   });
 
+  it('scan --source json:FILE counts agents that declared intent before their first edit', async () => {
+    const fresh = createRepoFixture(BASE);
+    try {
+      const dirs = ['fay', 'gus'].map((id) => fresh.worktree(id).dir);
+      const file = join(scratch, 'observations.json');
+      writeFileSync(file, JSON.stringify({ version: 1, agents: dirs.map((dir, i) => ({ id: ['fay', 'gus'][i], worktree: dir, intent: ['src/b.ts'] })) }));
+      const run = await airspace(['scan', '--repo', fresh.dir, '--source', `json:${file}`, '--json']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout) as { counts: { agents: number; pairs: number; traffic: number }; links: { level: string; evidence: { message: string }[] }[] };
+      expect(result.counts).toMatchObject({ agents: 2, traffic: 1 });
+      expect(result.links[0]!.evidence[0]!.message).toBe('fay and gus both declared they are about to touch src/b.ts; file-level evidence only.');
+    } finally {
+      fresh.dispose();
+    }
+  });
+
   it('check answers for the lines about to change, with the other side\'s diff', async () => {
     const carol = join(`${repo.dir}-wt`, 'carol');
     const hit = await airspace(['check', 'src/a.ts', '--lines', '6-7', '--json'], { cwd: carol });

@@ -24,7 +24,7 @@ export function addRepoOptions(command: Command, what: { config?: boolean } = { 
     .addOption(new Option('--source <spec>', 'where agents come from: worktrees, branches, remote:PATTERN, published:REMOTE (teammates\' published states), or json:FILE (observations; repeatable)').argParser(collect));
   if (what.config !== false) {
     command
-      .option('--config <file>', 'config file (default: airspace.config.json at the repository root)')
+      .option('--config <file>', 'config file (default: airspace.config.* at this worktree\'s root, else the main worktree\'s)')
       .option('--calibration <file>', 'calibration file written by `airspace eval --fit`');
   }
   return command;

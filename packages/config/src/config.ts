@@ -2,7 +2,7 @@
  * airspace.config.json: where it is found, how it is validated, what it means.
  * A broken config is a clear problem and a degraded result (built-in defaults), never a crash.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -85,8 +85,76 @@ export function findConfig(repoRoot: string): string | undefined {
  * applies to every worktree instead of being silently ignored.
  */
 export function configRootFor(worktreeRoot: string, mainWorktreeRoot?: string): string {
-  if (findConfig(worktreeRoot) || !mainWorktreeRoot) return worktreeRoot;
-  return findConfig(mainWorktreeRoot) ? mainWorktreeRoot : worktreeRoot;
+  return locateConfig(worktreeRoot, mainWorktreeRoot).root;
+}
+
+/**
+ * `configRootFor`, and a note (`CONFIG_SHADOWED`) when the worktree's own config hides a main
+ * worktree's config that says something else, so that the choice is never silent. Files that
+ * differ only in layout (JSON with other spacing or key order, or another `$schema`) are the same.
+ */
+export function locateConfig(worktreeRoot: string, mainWorktreeRoot?: string): { readonly root: string; readonly problems: Problem[] } {
+  const own = findConfig(worktreeRoot);
+  const main = mainWorktreeRoot !== undefined && realOf(mainWorktreeRoot) !== realOf(worktreeRoot) ? findConfig(mainWorktreeRoot) : undefined;
+  if (!own) return { root: main ? mainWorktreeRoot! : worktreeRoot, problems: [] };
+  if (!main || sameConfig(own, main)) return { root: worktreeRoot, problems: [] };
+  return {
+    root: worktreeRoot,
+    problems: [{ code: 'CONFIG_SHADOWED', message: `Using this worktree's config ${own}; the main worktree's ${main} differs and does not apply here (a worktree's own config wins).` }],
+  };
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** JSON with keys sorted at every level, without the top-level `$schema` (it changes nothing). */
+function canonicalJson(value: unknown, top = true): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, false)).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const keys = Object.keys(value).filter((k) => !(top && k === '$schema')).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], false)}`).join(',')}}`;
+}
+
+function sameConfig(a: string, b: string): boolean {
+  try {
+    const x = readFileSync(a);
+    const y = readFileSync(b);
+    if (x.equals(y)) return true;
+    if (a.endsWith('.json') && b.endsWith('.json')) return canonicalJson(JSON.parse(x.toString('utf8'))) === canonicalJson(JSON.parse(y.toString('utf8')));
+  } catch {
+    // One of them cannot be read or parsed: they differ (loading the one used reports why).
+  }
+  return false;
+}
+
+/**
+ * The config files a scan from `worktreeRoot` may read — each of CONFIG_FILE_NAMES there and at
+ * the main worktree, or only `explicit` (`--config`) — for long-running front ends that rescan
+ * with a new config when one of them is created, edited or removed (`filesSignature`).
+ */
+export function configCandidates(worktreeRoot: string, mainWorktreeRoot?: string, explicit?: string): string[] {
+  if (explicit !== undefined) return [resolve(worktreeRoot, explicit)];
+  const roots = [...new Set([worktreeRoot, ...(mainWorktreeRoot !== undefined ? [mainWorktreeRoot] : [])])];
+  return roots.flatMap((root) => CONFIG_FILE_NAMES.map((name) => resolve(root, name)));
+}
+
+/** Changes when one of `files` is created, edited or removed (size and modification time). */
+export function filesSignature(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const st = statSync(file);
+        return `${file}:${st.mtimeMs}:${st.size}`;
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
 }
 
 async function readConfigFile(path: string): Promise<unknown> {

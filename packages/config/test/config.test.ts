@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configRootFor, findConfig, loadConfig, recencyOptions, validateConfig } from '../src/config.js';
+import { configRootFor, findConfig, loadConfig, locateConfig, recencyOptions, validateConfig } from '../src/config.js';
 
 let dir: string;
 beforeEach(() => {
@@ -64,6 +64,23 @@ describe('loadConfig', () => {
     rmSync(join(main, 'airspace.config.mjs'));
     rmSync(join(linked, 'airspace.config.json'));
     expect(configRootFor(linked, main)).toBe(linked);
+  });
+
+  it('says which config is used when a worktree\'s own hides a different one in the main worktree', () => {
+    const main = join(dir, 'main');
+    const linked = join(dir, 'linked');
+    write('main/airspace.config.json', '{ "thresholds": { "traffic": 0.3 }, "$schema": "a" }');
+    write('linked/x', '');
+    expect(locateConfig(linked, main)).toEqual({ root: main, problems: [] });
+    // The same settings in another layout: nothing to say.
+    write('linked/airspace.config.json', '{"$schema": "b",\n  "thresholds": {"traffic": 0.3}}');
+    expect(locateConfig(linked, main)).toEqual({ root: linked, problems: [] });
+    write('linked/airspace.config.json', '{ "thresholds": { "traffic": 0.4 } }');
+    const { root, problems } = locateConfig(linked, main);
+    expect(root).toBe(linked);
+    expect(problems).toEqual([{ code: 'CONFIG_SHADOWED', message: `Using this worktree's config ${join(linked, 'airspace.config.json')}; the main worktree's ${join(main, 'airspace.config.json')} differs and does not apply here (a worktree's own config wins).` }]);
+    // The main worktree itself has nothing hidden.
+    expect(locateConfig(main, main).problems).toEqual([]);
   });
 
   it('loads an .mjs config and a .ts config through jiti', async () => {

@@ -49,6 +49,11 @@ export interface FileEdit {
   readonly binary?: boolean;
   /** Milliseconds since the epoch of the last edit (mtime or commit time). */
   readonly lastEditedAt?: number;
+  /**
+   * Declared intent, not a change git can see yet: the agent said it is about to touch these lines
+   * (or the whole file). Channels treat it as look-ahead (file-level evidence at most) and say so.
+   */
+  readonly declared?: boolean;
 }
 
 export interface Agent {

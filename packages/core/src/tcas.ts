@@ -193,7 +193,7 @@ export function pairKey(a: string, b: string): string {
  */
 export class AdvisoryTracker {
   private readonly pairs = new Map<string, TrackedPair>();
-  private readonly thresholds: Thresholds;
+  private thresholds: Thresholds;
   private readonly escalation: EscalationOptions;
   private readonly hysteresis: number;
   private readonly earlyMargin: number;
@@ -205,6 +205,14 @@ export class AdvisoryTracker {
     this.hysteresis = options.hysteresis ?? 0.05;
     this.earlyMargin = options.earlyMargin ?? 0.1;
     this.lookaheadMs = options.lookaheadMs ?? 5 * 60_000;
+  }
+
+  /**
+   * The thresholds of later updates (a configuration changed). Tracked levels are kept, so a pair
+   * the new thresholds no longer hold is reported as changed or cleared by the next update.
+   */
+  setThresholds(thresholds: Thresholds): void {
+    this.thresholds = thresholds;
   }
 
   /** Current state of a pair, if it has been seen. */

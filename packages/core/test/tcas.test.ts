@@ -79,6 +79,14 @@ describe('AdvisoryTracker', () => {
     expect(t.active()).toEqual([]);
   });
 
+  it('takes new thresholds (a config edited while watching): a pair they no longer hold clears', () => {
+    const t = new AdvisoryTracker({ thresholds: { traffic: 0.001, resolution: 0.9 } });
+    expect(t.update([sample(0.004, 'traffic')], 0)).toMatchObject([{ type: 'raised', level: 'traffic' }]);
+    // Held by hysteresis under the old thresholds (0.004 ≥ 0.001 − 0.05), not under the new ones.
+    t.setThresholds(T);
+    expect(t.update([sample(0.004, 'clear')], 1_000)).toMatchObject([{ type: 'cleared', previous: 'traffic' }]);
+  });
+
   it('escalates early when closing fast near τ_TA, not when slow or far', () => {
     const fast = new AdvisoryTracker({ lookaheadMs: 60_000, thresholds: T });
     fast.update([sample(0.1, 'clear')], 0);

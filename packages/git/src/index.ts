@@ -18,3 +18,4 @@ export * from './history/mine.js';
 export { HistoryGraph, HistoryView, STORED_FILES_LIMIT } from './history/graph.js';
 export { CommitHistory, coChangeService, DEFAULT_CO_CHANGE_VIEW, type CommitHistoryOptions } from './history/history.js';
 export { HISTORY_CACHE_DIR } from './history/cache.js';
+export * from './changes.js';

@@ -53,6 +53,12 @@ export interface LoadAgentsOptions {
    * worktree after a keystroke while keeping the others from an earlier load.
    */
   readonly only?: readonly string[];
+  /**
+   * Agents (ids or worktree directories) that declared intent elsewhere (an editor, the scanner's
+   * options): kept even before they change anything, like an observation with `intent`, so their
+   * intent can be scored. Other candidates without changes are not agents.
+   */
+  readonly declaring?: readonly string[];
   /** Agents read at once (default 3). */
   readonly concurrency?: number;
   /** Called as each candidate has been read (a long list of agents shows progress). */
@@ -208,6 +214,9 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     (c) => !only || only.has(c.id) || (c.worktree !== undefined && (only.has(c.worktree) || only.has(canonical(c.worktree)))),
   );
 
+  const declaring = new Set((options.declaring ?? []).flatMap((x) => [x, canonical(x)]));
+  const isDeclaring = (c: AgentCandidate): boolean => declaring.has(c.id) || (c.worktree !== undefined && (declaring.has(c.worktree) || declaring.has(canonical(c.worktree))));
+
   const baseCache = new Map<string, Promise<string | undefined>>();
   const baseCommit = (ref: string) => {
     let hit = baseCache.get(ref);
@@ -320,7 +329,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       ...(!lineLevel && !wholeFiles ? ['its line changes could not be read: compared file-level only'] : wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : []),
       ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env))] : []),
     ];
-    if (files.length === 0 && !(published && reasons.length > 0)) return undefined;
+    // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
+    if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || isDeclaring(c))) return undefined;
 
     const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
     const incomplete = reasons.length > 0 ? reasons : undefined;

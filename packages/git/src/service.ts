@@ -164,8 +164,10 @@ export class GitService implements PairEditsService {
     const base = await this.pairBase(a, b);
     if (!base) return own();
     const paths = [...new Set([path, ownA?.path, ownA?.oldPath, ownB?.path, ownB?.oldPath].filter((p): p is string => !!p))];
+    // A declared edit (intent) is not in the agent's state either: its lines are mapped like a
+    // probe's, and a declared whole file is the whole file in any base.
     const side = (agent: Agent, s: AgentState, mine: FileEdit | undefined) =>
-      s.mergeBase === base ? Promise.resolve(mine) : agent.meta?.['probe'] ? this.probeAgainst(s, base, paths, mine) : this.editAgainst(s, base, paths, mine);
+      s.mergeBase === base ? Promise.resolve(mine) : agent.meta?.['probe'] || mine?.declared ? this.probeAgainst(s, base, paths, mine) : this.editAgainst(s, base, paths, mine);
     const [ea, eb] = await Promise.all([side(a, sa, ownA), side(b, sb, ownB)]);
     return ea && eb ? { a: ea, b: eb, base, rediffed: true } : undefined;
   }

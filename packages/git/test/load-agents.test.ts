@@ -301,6 +301,18 @@ describe('loadAgents: other sources', () => {
     }
   });
 
+  it('keeps an agent with no changes yet only when it declared intent', async () => {
+    repo = createRepoFixture({ 'a.txt': 'a\n' });
+    const idle = repo.worktree('idle');
+    const planned = repo.worktree('planned');
+    const told = repo.worktree('told');
+    const observations = { version: 1, agents: [{ id: 'idle', worktree: idle.dir }, { id: 'planned', worktree: planned.dir, intent: ['a.txt'] }] };
+    result = await loadAgents({ repo: repo.dir, sources: [{ observations }, 'worktrees'], declaring: [told.dir] });
+    expect(result.agents.map((a) => a.id)).toEqual(['planned', 'told']);
+    expect(agent(result.agents, 'planned')).toMatchObject({ files: [], intent: ['a.txt'], worktree: planned.dir, committedWork: 0 });
+    expect(agent(result.agents, 'told')).toMatchObject({ files: [], worktree: told.dir });
+  });
+
   it('reads an orchestrator\'s JSON observations and rejects malformed ones clearly', async () => {
     repo = createRepoFixture({ 'a.txt': 'a\n' });
     const w = repo.worktree('w').write('a.txt', 'w\n');

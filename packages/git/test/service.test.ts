@@ -45,6 +45,9 @@ describe('GitService.pairEdits', () => {
     const probe = { ...bob, files: [{ ...probed30, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const }], meta: { ...bob.meta, probe: true } };
     const probed = await result.git.pairEdits(alice, probe, 'a.ts');
     expect(probed?.b.baseRanges).toEqual([[20, 20]]);
+    // A declared edit is intent, not bob's state: a declared whole file stays whole and declared.
+    const declared = { ...bob, files: [{ ...bob.files[0]!, baseRanges: 'whole' as const, newRanges: 'whole' as const, declared: true }] };
+    expect((await result.git.pairEdits(alice, declared, 'a.ts'))?.b).toMatchObject({ baseRanges: 'whole', declared: true });
   });
 
   it('returns the agents\' own edits without git when they share a merge base', async () => {

@@ -6,7 +6,14 @@
  * with any change another agent makes to the file and reaches every channel (tree, dependency,
  * merge) like a real edit. With lines (in the agent's current coordinates, mapped to base
  * coordinates through the agent's hunks of that file) it adds those lines. Declared paths are also
- * listed in `agent.intent`.
+ * listed in `agent.intent`, and declared edits are marked `declared`: channels score them as
+ * look-ahead (file-level evidence at most, evidence saying "declared"), and what the agent really
+ * changed in the same file (its hunks) still counts at its own precision.
+ *
+ * Intent comes from the scanner's `intent` option, a scan's `extra.intent` (the LSP's
+ * `declareIntent`) and an orchestrator's observations (`agent.intent` as loaded). An agent that
+ * declared intent is an agent from the start, before any edit: `loadAgents` keeps it (its
+ * `declaring` option) although its working set is empty.
  */
 import { unionRanges, type Agent, type FileEdit, type Range } from '@airspace/core';
 import { currentToBase } from '@airspace/git';
@@ -35,23 +42,25 @@ export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
   for (const entry of specs.map(normalizeIntent)) {
     const existing = files.get(entry.path);
     if (!entry.lines) {
-      files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges: 'whole', newRanges: 'whole' });
+      files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges: 'whole', newRanges: 'whole', declared: true });
       continue;
     }
     const base = existing?.hunks ? currentToBase(existing.hunks, entry.lines) : entry.lines;
     const baseRanges = existing?.baseRanges === 'whole' ? 'whole' : unionRanges(existing?.baseRanges ?? [], [base]);
     const newRanges = existing?.newRanges === 'whole' ? 'whole' : unionRanges(existing?.newRanges ?? [], [entry.lines]);
-    files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges, newRanges });
+    files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges, newRanges, declared: true });
   }
-  const intent = [...new Set([...(agent.intent ?? []), ...specs.map((s) => normalizeIntent(s).path)])];
+  const intent = [...new Set([...(agent.intent ?? []), ...specs].map((s) => normalizeIntent(s).path))];
   return { ...agent, files: [...files.values()], intent };
 }
 
-/** Applies an intent map to a set of agents; ids not among them become new agents with only their intent. */
+/**
+ * Applies each agent's own declared intent (`agent.intent`, e.g. from observations) and an intent
+ * map to a set of agents; ids of the map not among them become new agents with only their intent.
+ */
 export function applyIntentMap(agents: readonly Agent[], intent: IntentMap | undefined, template: Partial<Agent> = {}): Agent[] {
-  if (!intent) return [...agents];
-  const out = agents.map((a) => applyIntent(a, intent[a.id] ?? []));
-  for (const [id, specs] of Object.entries(intent)) {
+  const out = agents.map((a) => applyIntent(a, [...(a.intent ?? []), ...(intent?.[a.id] ?? [])]));
+  for (const [id, specs] of Object.entries(intent ?? {})) {
     if (agents.some((a) => a.id === id)) continue;
     out.push(applyIntent({ startedAt: Date.now(), committedWork: 0, ...template, id, label: id, files: [] }, specs));
   }

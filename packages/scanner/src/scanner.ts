@@ -11,11 +11,12 @@
  */
 import { basename, dirname, resolve } from 'node:path';
 import { createPairCache, scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { configRootFor, loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
+import { configCandidates, filesSignature, loadConfig, locateConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
   parseSourceSpec,
+  parseWorktreeList,
   patchAgent,
   runGit,
   worktreeOverrides,
@@ -132,10 +133,13 @@ export class ScannerError extends Error {
 }
 
 /** Config + calibration + built-ins → the channels, weights and thresholds of every scan. */
-async function channelSet(root: string, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
+async function channelSet(where: ConfigLocation, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
+  const root = where.root;
   const builtins = [...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })), ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' }))];
   const configPath = typeof options.config === 'string' ? resolve(options.config) : undefined;
-  const loaded = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  const found = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  // Which of two different configs applies is said, never silent (only when none was named).
+  const loaded = options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
   if (configPath) {
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
@@ -157,16 +161,53 @@ async function channelSet(root: string, options: ScannerOptions): Promise<{ set:
   return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
 }
 
-/** Where the config is looked for: this worktree's root, else the repository's main worktree. */
-function configRoot(repository: RepositoryInfo): string {
-  const main = !repository.bare && basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
-  return configRootFor(repository.root, main);
+type ConfigLocation = ReturnType<typeof locateConfig>;
+
+/**
+ * Where the config is looked for: this worktree's root, else the repository's main worktree (the
+ * first of git's worktree list, whatever its git directory is called), with a note when the
+ * worktree's own config hides a different one there.
+ */
+async function configRoot(repository: RepositoryInfo): Promise<ConfigLocation> {
+  return locateConfig(repository.root, await mainWorktree(repository));
+}
+
+async function mainWorktree(repository: RepositoryInfo): Promise<string | undefined> {
+  if (repository.bare) return undefined;
+  const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repository.root }).then(parseWorktreeList, () => []);
+  const first = listed[0];
+  return first && !first.bare ? first.dir : basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
+}
+
+/**
+ * Watches the config files a scanner with these options reads, or would read once created:
+ * `changed()` says whether one was created, edited or removed since the last call, and a
+ * long-running front end (`watch`, `view`) then starts a new scanner, so the new config applies
+ * without a restart.
+ */
+export async function watchConfigFiles(options: ScannerOptions = {}): Promise<{ readonly files: readonly string[]; changed(): boolean }> {
+  let files: string[] = [];
+  if (typeof options.config === 'string') files = [resolve(options.config)];
+  else if (options.config === undefined) {
+    const repository = await openRepository(resolve(options.repo ?? process.cwd()));
+    files = configCandidates(repository.root, await mainWorktree(repository));
+  }
+  let last = filesSignature(files);
+  return {
+    files,
+    changed() {
+      const now = filesSignature(files);
+      if (now === last) return false;
+      last = now;
+      return true;
+    },
+  };
 }
 
 /** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set } = await channelSet(configRoot(repository), options);
+  const { set } = await channelSet(await configRoot(repository), options);
   await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
@@ -174,7 +215,7 @@ export async function describeChannels(options: ScannerOptions = {}): Promise<Pi
 /** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
 export async function configuredBase(repo: string): Promise<string | undefined> {
   const repository = await openRepository(resolve(repo));
-  return (await loadConfig({ repoRoot: configRoot(repository) })).config.base;
+  return (await loadConfig({ repoRoot: (await configRoot(repository)).root })).config.base;
 }
 
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
@@ -200,7 +241,7 @@ interface Setup {
 async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set, config } = await channelSet(configRoot(repository), options);
+  const { set, config } = await channelSet(await configRoot(repository), options);
   const base = options.base ?? config.base;
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
@@ -247,8 +288,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       agents.push(result.agent);
       if (result.agent !== agent) unchanged = false;
     }
-    // Agents whose working set became empty leave the scan, as after a full read.
-    const live = agents.filter((a) => a.files.length > 0);
+    // Agents whose working set became empty leave the scan, as after a full read, unless they declared intent.
+    const declaring = new Set(Object.keys(mergeIntent(options.intent, extra.intent) ?? {}));
+    const live = agents.filter((a) => a.files.length > 0 || (a.intent?.length ?? 0) > 0 || declaring.has(a.id));
     // Repository-wide problems, and those of the patched agents (not read again in full), stay.
     const problems = before.problems.filter((p) => p.agent === undefined || live.some((a) => a.id === p.agent));
     return { agents: live, base: before.base, repository: before.repository, problems, git, unchanged };
@@ -269,6 +311,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     // A patch that changed nothing (a file event echoing a save already read) scores nothing new.
     const askedFor = JSON.stringify([extra.intent ?? null, extra.probe ?? null]);
     if (patch?.unchanged && last?.asked === askedFor) return last.result;
+    const intent = mergeIntent(options.intent, extra.intent);
     const loaded =
       patch ??
       (await loadAgents({
@@ -280,6 +323,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(git ? { git } : {}),
         fetchIntervalMs: options.fetchIntervalMs ?? DEFAULT_FETCH_INTERVAL_MS,
         ...(extra.only && previous ? { only: extra.only } : {}),
+        // An agent that declared intent counts before its first edit.
+        ...(intent ? { declaring: Object.keys(intent) } : {}),
         now: time,
         onProgress: (done, total) => progress({ phase: 'agents', done, total, message: 'reading agents' }),
       }));
@@ -298,7 +343,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };
-    let agents: Agent[] = applyIntentMap(loaded.agents, mergeIntent(options.intent, extra.intent), template);
+    let agents: Agent[] = applyIntentMap(loaded.agents, intent, template);
     if (extra.probe) {
       const probe = extra.probe;
       const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));

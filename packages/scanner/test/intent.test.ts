@@ -20,6 +20,13 @@ describe('applyIntent', () => {
     expect(out.files[0]).toMatchObject({ weight: 1, baseRanges: [[10, 12], [18, 19]], newRanges: [[10, 14], [20, 21]] });
   });
 
+  it('marks declared edits, and applies an agent\'s own declared intent (observations)', () => {
+    const planned: Agent = { ...alice, files: [], intent: ['./b.ts'] };
+    const [out] = applyIntentMap([planned], undefined);
+    expect(out!.files).toEqual([{ path: 'b.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole', declared: true }]);
+    expect(out!.intent).toEqual(['b.ts']);
+  });
+
   it('creates agents for ids that have only intent', () => {
     const out = applyIntentMap([alice], { zed: ['z.ts'] }, { base: 'abc' });
     expect(out.map((a) => a.id)).toEqual(['alice', 'zed']);

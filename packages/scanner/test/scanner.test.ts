@@ -82,6 +82,59 @@ describe('scanRepository', () => {
     expect(bob.files.find((f) => f.path === 'src/a.ts')!.baseRanges).toBe('whole');
   });
 
+  describe('declared intent before any edit', () => {
+    // Two fresh worktrees, nothing changed yet, both about to touch src/a.ts.
+    const fresh = (): RepoFixture => {
+      const r = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' });
+      r.worktree('alice');
+      r.worktree('bob');
+      return r;
+    };
+    const declaredPair = (result: Awaited<ReturnType<typeof scanRepository>>) => {
+      expect(result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
+      expect(result.links).toHaveLength(1);
+      const link = result.links[0]!;
+      expect(link.level).toBe('traffic');
+      expect(link.evidence.some((e) => /declared/.test(e.message) && e.a?.path === 'src/a.ts')).toBe(true);
+      for (const a of result.agents) expect(a.files).toEqual([expect.objectContaining({ path: 'src/a.ts', baseRanges: 'whole', weight: 1, declared: true })]);
+    };
+
+    it('an observation with intent is an agent, scored by its intent', async () => {
+      repo = fresh();
+      const observations = { version: 1, agents: ['alice', 'bob'].map((id) => ({ id, worktree: join(`${repo!.dir}-wt`, id), intent: ['src/a.ts'] })) };
+      declaredPair(await scanRepository({ repo: repo.dir, sources: [{ observations }] }));
+    });
+
+    it('an intent given to the scanner makes a fresh worktree an agent, with its worktree', async () => {
+      repo = fresh();
+      const result = await scanRepository({ repo: repo.dir, intent: { alice: ['src/a.ts'], bob: ['src/a.ts'] } });
+      declaredPair(result);
+      // The worktree's own agent, not a stand-in: an editor can find it by its worktree.
+      for (const a of result.agents) expect(a.worktree).toMatch(new RegExp(`/${a.id}$`));
+    });
+
+    it('intent declared to a warm scanner (an editor) counts at once, also on a patched re-read', async () => {
+      repo = fresh();
+      const scanner = createScanner({ repo: repo.dir });
+      try {
+        expect((await scanner.scan()).agents).toHaveLength(0);
+        const intent = { alice: ['src/a.ts'], bob: ['src/a.ts'] };
+        declaredPair(await scanner.scan(undefined, { intent }));
+        const aliceDir = join(`${repo.dir}-wt`, 'alice');
+        declaredPair(await scanner.scan(undefined, { intent, only: [aliceDir], changedPaths: { [aliceDir]: [] } }));
+      } finally {
+        await scanner.dispose();
+      }
+    });
+
+    it('an agent with neither edits nor intent is still no agent', async () => {
+      repo = fresh();
+      const result = await scanRepository({ repo: repo.dir, intent: { alice: ['src/a.ts'] } });
+      expect(result.agents.map((a) => a.id)).toEqual(['alice']);
+      expect(result.links).toHaveLength(0);
+    });
+  });
+
   it('a probe scores the probed lines, not the agent\'s real conflict, in every channel', async () => {
     const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
     const text = (l: string[]) => l.join('\n') + '\n';

@@ -24,9 +24,11 @@
  *     unchanged lines apart (defaults 0.3, 4, 30; `proximityRisk: 0` turns it off). At 0.3 it stays
  *     below τ_TA on its own; with the tree channel's same-file prior it raises a traffic advisory.
  *
- * Declared intent (`Agent.intent`, paths an agent is about to touch) is look-ahead: a path one
- * agent intends to touch and the other changes or intends to touch scores `intentRisk`
- * (default 0.5: a traffic advisory, never a resolution on its own), evidence kind `intent`.
+ * Declared intent is look-ahead. Declared edits (`FileEdit.declared`: the scanner turns each
+ * declared path into a whole-file edit of weight 1, declared lines into those lines) are scored as
+ * edits but are file-level evidence only (traffic at most on their own) and their evidence says
+ * "declared". A path only listed in `Agent.intent` (no edit of it) that the other agent changes or
+ * declared too scores `intentRisk` (default 0.5), evidence kind `intent`.
  *
  * Agents whose `base` differs are compared in the pair's merge base when the front end supplies
  * the `git` service with `pairEdits(a, b, path)`; without it, each agent's own base coordinates
@@ -75,6 +77,8 @@ interface FileResult {
    * declared intent): it may raise traffic, never a resolution advisory on its own.
    */
   readonly coarse?: boolean;
+  /** Of a coarse result, the part of the risk that rests on line evidence (real edits beside declared ones). */
+  readonly precise?: number;
 }
 
 const baseKey = (f: FileEdit): string => f.oldPath ?? f.path;
@@ -158,6 +162,7 @@ const KIND_TEXT = {
 } as const;
 
 function whyWhole(f: FileEdit): string | undefined {
+  if (f.declared && f.baseRanges === 'whole') return 'declared it is about to touch it';
   if (f.binary) return 'a binary file';
   if (f.status === 'deleted') return 'deletes it';
   if (f.status === 'added') return 'adds it';
@@ -166,6 +171,32 @@ function whyWhole(f: FileEdit): string | undefined {
 }
 
 export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, options: OverlapOptions, lowConfidence = false): FileResult {
+  if (!f.declared && !g.declared) return scoreEdits(aId, bId, f, g, options, lowConfidence);
+  // Declared intent is look-ahead: it may raise traffic, never a resolution on its own.
+  const who = [f.declared ? aId : undefined, g.declared ? bId : undefined].filter(Boolean).join(' and ');
+  const note = ` (${who} only declared ${f.declared && g.declared ? 'they are' : 'it is'} about to change these lines)`;
+  const declared = scoreEdits(aId, bId, f, g, options, lowConfidence);
+  const asDeclared: FileResult = { ...declared, evidence: declared.evidence.map((e) => (/declared/.test(e.message) ? e : { ...e, message: e.message.replace(/\.$/, '') + note + '.' })), coarse: true };
+  // What the agents really changed in the file still counts at its own precision.
+  const realF = realPart(f);
+  const realG = realPart(g);
+  const real = realF && realG ? scoreEdits(aId, bId, realF, realG, options, lowConfidence) : undefined;
+  if (!real || real.risk === 0) return asDeclared;
+  const precise = real.coarse ? (real.precise ?? 0) : real.risk;
+  return { risk: Math.max(real.risk, asDeclared.risk), evidence: [...real.evidence, ...asDeclared.evidence], coarse: true, precise };
+}
+
+/** The part of an edit git can see, without what was declared on top of it; undefined if it is all declared. */
+function realPart(f: FileEdit): FileEdit | undefined {
+  if (!f.declared) return f;
+  const { declared: _, ...rest } = f;
+  if (f.hunks && f.hunks.length > 0) return { ...rest, baseRanges: f.hunks.map((h) => h.base), newRanges: f.hunks.map((h) => h.current) };
+  // A modified file with neither hunks nor a blob of its own is nothing but the declaration.
+  if (f.status === 'modified' && !f.binary && f.newBlob === undefined) return undefined;
+  return rest;
+}
+
+function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options: OverlapOptions, lowConfidence: boolean): FileResult {
   const w = weightOf(f) * weightOf(g);
   const where = f.path === g.path ? f.path : `${f.path} / ${g.path}`;
   const confidence = lowConfidence ? { confidence: 'low' as const } : {};
@@ -197,6 +228,10 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
   }
   const wf = f.baseRanges === 'whole' || f.binary || f.status === 'deleted' ? whyWhole(f) ?? 'changes the whole file' : undefined;
   const wg = g.baseRanges === 'whole' || g.binary || g.status === 'deleted' ? whyWhole(g) ?? 'changes the whole file' : undefined;
+  if (f.declared && g.declared && f.baseRanges === 'whole' && g.baseRanges === 'whole') {
+    const risk = w;
+    return { risk, coarse: true, evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both declared they are about to touch ${where}; file-level evidence only.` }] };
+  }
   if (wf !== undefined || wg !== undefined) {
     const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
     const certain = f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
@@ -311,7 +346,7 @@ function combine(results: FileResult[], problems: Problem[], fallback = false): 
   for (const r of results) {
     risk = Math.max(risk, r.risk);
     const coarse = r.coarse || (fallback && r.evidence.some((e) => e.kind === 'whole-file'));
-    if (!coarse) precise = Math.max(precise, r.risk);
+    precise = Math.max(precise, coarse ? (r.precise ?? 0) : r.risk);
     evidence.push(...r.evidence);
   }
   evidence.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0));

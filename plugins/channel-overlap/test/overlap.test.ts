@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
-import type { PairEditsService } from '@airspace/core';
+import type { FileEdit, PairEditsService } from '@airspace/core';
 import overlap, { overlapChannel } from '../src/index.js';
 
 const a = (...files: ReturnType<typeof edit>[]) => agent('alice', files);
@@ -120,6 +120,26 @@ describe('overlap evidence and options', () => {
     const edited = await scoreOnce(overlap, agent('alice', [edit('src/a.ts', [[1, 2]])], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[100, 101]])));
     expect(edited.risk).toBe(0);
     expect((await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[1, 2]])), { options: { intentRisk: 0 } })).risk).toBe(0);
+  });
+
+  it('scores declared edits as look-ahead: file-level, saying "declared", real lines beside them still precise', async () => {
+    // What the scanner makes of a declaration: no hunks, no blob, marked declared.
+    const declared = (path: string, lines: 'whole' | [number, number][] = 'whole'): FileEdit => ({ path, status: 'modified', weight: 1, baseRanges: lines, newRanges: lines, declared: true });
+    const both = await scoreOnce(overlap, a(declared('src/a.ts')), b(declared('src/a.ts')));
+    expect(both.risk).toBe(1);
+    expect(both.preciseRisk).toBe(0);
+    expect(both.evidence[0]!.message).toBe('alice and bob both declared they are about to touch src/a.ts; file-level evidence only.');
+    // Declared lines over the other's real lines: the conflict rule applies, but only as traffic.
+    const lines = await scoreOnce(overlap, a(declared('src/a.ts', [[3, 4]])), b(edit('src/a.ts', [[4, 6]])));
+    expect(lines.risk).toBeGreaterThanOrEqual(0.9);
+    expect(lines.preciseRisk).toBe(0);
+    expect(lines.evidence[0]!.message).toContain('(alice only declared it is about to change these lines)');
+    // A real conflict stays precise when the agent also declares the whole file.
+    const real = { ...edit('src/a.ts', [[10, 12]]), baseRanges: 'whole' as const, newRanges: 'whole' as const, declared: true };
+    const mixed = await scoreOnce(overlap, a(real), b(edit('src/a.ts', [[11, 11]])));
+    expect(mixed.risk).toBe(1);
+    expect(mixed.preciseRisk ?? mixed.risk).toBeGreaterThanOrEqual(0.9);
+    expect(mixed.evidence.map((e) => e.kind)).toEqual(expect.arrayContaining(['overlap', 'whole-file']));
   });
 
   it('takes the strongest shared file and multiplies recency weights', async () => {

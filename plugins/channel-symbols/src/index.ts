@@ -67,8 +67,8 @@ interface AgentSymbols {
 
 type Prepared = ReadonlyMap<string, AgentSymbols>;
 
-/** A found hazard; `coarse` when it rests on a file edited without line information. */
-type Found = Evidence & { readonly coarse?: boolean };
+/** A found hazard; `coarse` when it rests on a file edited without line information, `declared` when on declared intent. */
+type Found = Evidence & { readonly coarse?: boolean; readonly declared?: boolean };
 
 const NAME = (symbol: string) => symbol.slice(symbol.lastIndexOf('#') + 1);
 
@@ -95,9 +95,12 @@ function fileOf(s: AgentSymbols, path: string): FileEdit | undefined {
   return s.files.get(path);
 }
 
-/** No line information: every definition of the file looks written (or read on a changed line). */
+/**
+ * No line information: every definition of the file looks written (or read on a changed line).
+ * A declared edit (intent, not a change yet) counts as such too: look-ahead is file-level.
+ */
 function lineless(s: AgentSymbols, f: FileEdit | undefined): boolean {
-  if (s.fallback || !f) return true;
+  if (s.fallback || !f || f.declared) return true;
   return f.baseRanges === 'whole' && f.status !== 'added' && f.status !== 'deleted';
 }
 
@@ -185,8 +188,10 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
           const writerSide = side(writer, w);
           const readerSide = { agent: reader.id, path: read.path, range: [read.line, read.line] as Range, symbol: read.qualifiedName, access: 'read' as const };
           const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
+          const declared = !!fileOf(sw, w.path)?.declared || (read.strength === 'changed' && !!fileOf(sr, read.path)?.declared);
           found.push({
             ...(coarse ? { coarse } : {}),
+            ...(declared ? { declared } : {}),
             kind: read.strength === 'changed' ? 'write-read' : 'write-read-touched',
             risk,
             confidence: read.confidence,
@@ -201,7 +206,9 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       found.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || x.message.localeCompare(y.message));
       const risk = Math.min(1, found[0]?.risk ?? 0);
       const precise = Math.min(1, found.find((f) => !f.coarse)?.risk ?? 0);
-      const evidence = found.slice(0, o.maxEvidence).map(({ coarse, ...e }) => (coarse ? { ...e, message: `${e.message} (no line information: file-level evidence)` } : e));
+      const evidence = found
+        .slice(0, o.maxEvidence)
+        .map(({ coarse, declared, ...e }) => (coarse ? { ...e, message: `${e.message} (${declared ? 'declared intent, not a change yet' : 'no line information'}: file-level evidence)` } : e));
       return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence };
     },
   });
@@ -218,7 +225,7 @@ function writeWrite(a: Agent, wa: SymbolWrite, sa: AgentSymbols, b: Agent, wb: S
     return { kind: 'identical-change', risk, ...sides, message: `${a.label} and ${b.label} made the same change to ${wa.qualifiedName} (${wa.path} has the same content on both sides); git merges identical changes cleanly.` };
   }
   if (lineless(sa, fa) || lineless(sb, fb)) {
-    return { kind: 'write-write', risk: w * o.writeWrite, coarse: true, ...sides, message: `${both}.` };
+    return { kind: 'write-write', risk: w * o.writeWrite, coarse: true, ...(fa?.declared || fb?.declared ? { declared: true } : {}), ...sides, message: `${both}.` };
   }
   let ra = regionsIn(fa!, wa);
   let rb = regionsIn(fb!, wb);

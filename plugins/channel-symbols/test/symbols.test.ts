@@ -329,4 +329,14 @@ describe('symbols precision', () => {
     });
     expect(shallow.links[0]!.level).toBe('unknown');
   });
+
+  it('calls a write/write on declared lines (intent, not a change yet) file-level evidence that says so', async () => {
+    const declared = (id: string) => agentOf(id, [{ ...edit('src/a.ts', [[2, 2]]), hunks: [], declared: true }]);
+    const symbols = service({ alice: [write('src/a.ts', 'f')], bob: [write('src/a.ts', 'f')] });
+    const result = await scanAirspace([declared('alice'), declared('bob')], { channels: [symbolsChannel()], services: { symbols } });
+    const link = result.links[0]!;
+    expect(link.channels[0]!.preciseRisk).toBe(0);
+    expect(link.evidence[0]!.message).toContain('(declared intent, not a change yet: file-level evidence)');
+    expect(link.level).not.toBe('resolution');
+  });
 });

@@ -197,6 +197,8 @@ export function checkCommand(io: Io): Command {
       }
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
+      // Everything else that shaped the answer (a config that could not be read, or which one applies), as `scan` prints it.
+      for (const p of result.problems) if (p.code !== 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`! ${p.message}`)}\n`);
     }
   });
   return command;

@@ -6,14 +6,15 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type Problem, type ScanResult, type Trigger } from '@airspace/core';
-import { createScanner } from '@airspace/scanner';
+import { createScanner, watchConfigFiles } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
-import { createChangeSource, watchTargets } from '@airspace/engine';
+import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
+import { createPendingChanges, scanExtraFor, worktreesToWatch } from '../watch/tracked.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
@@ -91,7 +92,9 @@ export function watchCommand(io: Io): Command {
       else io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
 
-    const scanner = createScanner(options);
+    // Before the first scan, so that a config edited during it is not missed.
+    const config = await watchConfigFiles(options);
+    let scanner = createScanner(options);
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
@@ -122,8 +125,10 @@ export function watchCommand(io: Io): Command {
       const time = Date.parse(result.generatedAt) || Date.now();
       agents = new Map(result.agents.map((a) => [a.id, a]));
       const links = new Map(result.links.map((l) => [`${l.a}\u0000${l.b}`, l]));
-      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation.
-      tracker ??= new AdvisoryTracker({ thresholds: result.thresholds });
+      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation,
+      // those of a config edited while watching included.
+      if (tracker) tracker.setThresholds(result.thresholds);
+      else tracker = new AdvisoryTracker({ thresholds: result.thresholds });
       for (const event of tracker.update(result.links, time, { complete: true })) {
         if (event.type === 'cleared') dispatcher.reset(event.a, event.b);
         if (flags.jsonl) emit({ ...event, time: new Date(event.time).toISOString() });
@@ -138,70 +143,91 @@ export function watchCommand(io: Io): Command {
       for (const p of outcome.problems) warn(p.message);
     };
 
-    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
-    const first = await scanner.scan();
     const repo = options.repo ?? io.cwd;
     const targets = await watchTargets(repo);
-    // Worktrees from git's list (re-read after each scan: worktrees come and go), plus agents'
-    // worktrees (observations may name others).
-    const dirsOf = async (result: ScanResult): Promise<string[]> => {
-      const now = await watchTargets(repo).catch(() => targets);
-      return [...new Set([...now.dirs, ...result.agents.map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
-    };
-    await handle(first);
-
-    let scanning = false;
-    let again = false;
+    // Changes not yet scanned; each scan re-reads only the paths that changed (watch/tracked.ts).
+    const pending = createPendingChanges();
+    let watched = targets.worktrees;
+    // Held during the first scan too: what changes meanwhile waits in `pending` for the loop.
+    let scanning = true;
     let stopped = false;
-    let source: ReturnType<typeof createChangeSource> | undefined;
     const rescan = async (): Promise<void> => {
-      if (scanning) {
-        again = true;
-        return;
-      }
+      if (scanning) return; // the running scan, or loop, takes what is pending
       scanning = true;
       try {
-        do {
-          again = false;
+        while (pending.has() && !stopped) {
+          let change = pending.take();
           try {
-            const result = await scanner.scan();
+            if (config.changed()) {
+              // A config created, edited or removed: a new scanner reads it, and every agent again.
+              await scanner.dispose();
+              scanner = createScanner(options);
+              change = { all: true, reason: 'configuration changed' };
+              if (!flags.jsonl) io.stderr.write('airspace watch: the configuration changed; scanning with it\n');
+            }
+            const result = await scanner.scan(undefined, scanExtraFor(change));
             if (stopped) return;
             await handle(result);
-            source?.setDirs(await dirsOf(result));
+            // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
+            if (change?.all) changes.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
           } catch (error) {
+            pending.failed();
             warn(`scan failed: ${(error as Error).message}`);
+            break;
           }
-        } while (again && !stopped);
+        }
       } finally {
         scanning = false;
       }
     };
 
-    source = createChangeSource({
-      dirs: await dirsOf(first),
-      gitDirs: targets.gitDirs,
+    // Watching starts before the first scan, so that an edit made during it is not missed.
+    const changes: ChangeTracker = createChangeTracker({
+      worktrees: watched,
+      commonDir: targets.commonDir,
       pollMs,
       debounceMs,
       ...(flags.poll ? { forcePoll: true } : {}),
-      onChange: () => void rescan(),
+      onChange: (change) => {
+        pending.add(change);
+        void rescan();
+      },
       onWarning: warn,
     });
+    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
+    let first: ScanResult;
+    try {
+      first = await scanner.scan();
+    } catch (error) {
+      changes.close();
+      await scanner.dispose();
+      throw error;
+    }
+    await handle(first);
+    changes.setWorktrees((watched = await worktreesToWatch(repo, first, watched)));
+    scanning = false;
+    void rescan();
     // Teammates' published states change without a local event: rescan on the fetch interval.
     // (Sources from the config file show themselves by what the first scan read.)
     const published =
       (flags.source ?? []).some((s) => s.startsWith('published:')) ||
       first.agents.some((a) => a.meta?.['source'] === 'published') ||
       first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
-    const fetchTimer = published ? setInterval(() => void rescan(), fetchIntervalMs) : undefined;
-    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: source.mode() });
-    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${source.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
+    const fetchTimer = published
+      ? setInterval(() => {
+          pending.add({ all: true, reason: 'fetch interval' });
+          void rescan();
+        }, fetchIntervalMs)
+      : undefined;
+    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: changes.mode() });
+    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${changes.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
 
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         stopped = true;
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        source?.close();
+        changes.close();
         if (fetchTimer) clearInterval(fetchTimer);
         resolve();
       };

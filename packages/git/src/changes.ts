@@ -1,0 +1,251 @@
+/**
+ * Change tracking for long-running front ends (`airspace watch`, `airspace view`): what changed
+ * in a repository's worktrees and git state, debounced, with the paths when they are known.
+ *
+ * File events come from a recursive `fs.watch` of every worktree and of the git common directory.
+ * An event in a worktree names a path there (the deepest watched worktree wins, so a worktree
+ * nested in another is not a change of the outer one); an event in the git directory (refs, HEAD,
+ * an index, the worktree list) changes what every agent is compared with, so everything is read
+ * again. Where file events are unavailable (or polling is asked for), each worktree is polled with
+ * `git status` and the file stamps it lists, and the git state with its refs and worktree list:
+ * a poll that sees nothing new reports nothing. Nothing is ever written to the repository
+ * (`GIT_OPTIONAL_LOCKS=0`: even `git status` leaves the index alone).
+ */
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { runGit } from './exec.js';
+import { parseWorktreeList } from './sources.js';
+
+/** What changed since the last report. */
+export type TrackedChange =
+  /** Git's state changed (or what changed is not known): read every agent again. */
+  | { readonly all: true; readonly reason: string }
+  /** Only these files changed: worktree directory → repository-relative paths (forward slashes). */
+  | { readonly all: false; readonly reason: string; readonly paths: Readonly<Record<string, readonly string[]>> };
+
+export interface ChangeTrackerOptions {
+  /** Work trees to watch (agents come and go: see `setWorktrees`). */
+  readonly worktrees: readonly string[];
+  /** The repository's git common directory. */
+  readonly commonDir: string;
+  /** Quiet period before a burst of events becomes one change (ms, default 200). */
+  readonly debounceMs?: number;
+  /** Poll this often (ms) when file events are unavailable, or always with `forcePoll`. */
+  readonly pollMs: number;
+  readonly forcePoll?: boolean;
+  readonly onChange: (change: TrackedChange) => void;
+  readonly onWarning?: (message: string) => void;
+}
+
+export interface ChangeTracker {
+  /** Watch exactly these work trees from now on. */
+  setWorktrees(worktrees: readonly string[]): void;
+  readonly mode: () => 'watch' | 'poll';
+  close(): void;
+}
+
+/** The worktrees (not bare, not prunable) and git common directory of the repository at `repo`. */
+export async function watchTargets(repo: string): Promise<{ readonly worktrees: string[]; readonly commonDir: string }> {
+  const commonDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo })).trim();
+  const worktrees = parseWorktreeList(await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo }))
+    .filter((w) => !w.bare && !w.prunable)
+    .map((w) => w.dir);
+  return { worktrees: [...new Set(worktrees)], commonDir };
+}
+
+/**
+ * Changes that never call for a scan: git's object store, logs and lock files inside the git
+ * directory (git writes them constantly), Airspace's own caches (a scan writing its cache must not
+ * trigger the next scan), and dependency folders. `relative` is relative to a worktree, or to the git directory when
+ * `inGitDir`; inside a worktree, anything under a `.git` folder is the git directory's business.
+ */
+export function ignoredPath(relativePath: string, inGitDir = false): boolean {
+  const parts = relativePath.split(sep).join('/').split('/');
+  // In a worktree a lock file is work (Cargo.lock, yarn.lock); git's own are in its directory.
+  if (!inGitDir) return parts.includes('node_modules') || parts.includes('.git');
+  const name = parts[parts.length - 1] ?? '';
+  const top = parts[0] ?? '';
+  return name.endsWith('.lock') || top === 'objects' || top === 'logs' || top === 'lfs' || top.startsWith('airspace') || (top === 'worktrees' && parts[2] === 'logs');
+}
+
+/** The deepest of `worktrees` holding `file` (absolute), and the path inside it. */
+function locate(worktrees: readonly string[], file: string): { worktree: string; path: string } | undefined {
+  let best: { worktree: string; path: string } | undefined;
+  for (const w of worktrees) {
+    const rel = relative(w, file);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
+    if (!best || w.length > best.worktree.length) best = { worktree: w, path: rel.split(sep).join('/') };
+  }
+  return best;
+}
+
+/** One worktree's uncommitted files with their stamps, as `git status` lists them. */
+async function worktreeStamps(dir: string): Promise<Map<string, string>> {
+  const out = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'], { cwd: dir });
+  const stamps = new Map<string, string>();
+  for (const entry of out.split('\0')) {
+    if (entry.length <= 3) continue;
+    const path = entry.slice(3);
+    // Paths alone miss a second edit of a file already changed: its size and time say it.
+    let stamp = entry.slice(0, 2);
+    try {
+      const st = statSync(join(dir, path));
+      stamp += `:${st.mtimeMs}:${st.size}`;
+    } catch {
+      stamp += ':gone';
+    }
+    stamps.set(path, stamp);
+  }
+  return stamps;
+}
+
+/** Refs, worktree list and every worktree's HEAD: what a change of git's state changes. */
+async function gitSignature(commonDir: string): Promise<string> {
+  const [refs, list] = await Promise.all([
+    runGit(['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: commonDir }),
+    runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: commonDir }),
+  ]);
+  return `${refs}\n${list}`;
+}
+
+export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracker {
+  const debounceMs = options.debounceMs ?? 200;
+  const watchers = new Map<string, FSWatcher>();
+  let worktrees: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let poller: NodeJS.Timeout | undefined;
+  let polling = options.forcePoll === true;
+  let closed = false;
+  // What the next report says: everything, or paths per worktree.
+  let all: string | undefined;
+  let paths = new Map<string, Set<string>>();
+  let firstReason: string | undefined;
+
+  const flush = (): void => {
+    timer = undefined;
+    if (closed) return;
+    const reason = all ?? firstReason ?? 'change';
+    const change: TrackedChange = all !== undefined ? { all: true, reason } : { all: false, reason, paths: Object.fromEntries([...paths].map(([w, set]) => [w, [...set].sort()])) };
+    all = undefined;
+    firstReason = undefined;
+    paths = new Map();
+    options.onChange(change);
+  };
+  const schedule = (): void => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(flush, debounceMs);
+  };
+  const changedAll = (reason: string): void => {
+    all ??= reason;
+    schedule();
+  };
+  const changedPath = (worktree: string, path: string): void => {
+    let set = paths.get(worktree);
+    if (!set) paths.set(worktree, (set = new Set()));
+    set.add(path);
+    firstReason ??= join(worktree, path);
+    schedule();
+  };
+
+  const onFileEvent = (file: string): void => {
+    const at = locate(worktrees, file);
+    if (!at || ignoredPath(at.path)) return;
+    changedPath(at.worktree, at.path);
+  };
+
+  // Polling: the last stamps of each worktree and of git's state; the first poll only records.
+  const lastStamps = new Map<string, Map<string, string>>();
+  let lastGit: string | undefined;
+  let pollRunning = false;
+  const pollOnce = async (): Promise<void> => {
+    if (pollRunning || closed) return;
+    pollRunning = true;
+    try {
+      const signature = await gitSignature(options.commonDir);
+      if (lastGit !== undefined && signature !== lastGit) changedAll('git state changed (poll)');
+      lastGit = signature;
+      for (const dir of worktrees) {
+        let now: Map<string, string>;
+        try {
+          now = await worktreeStamps(dir);
+        } catch {
+          continue; // a worktree removed between two polls: the git state says so
+        }
+        const before = lastStamps.get(dir);
+        lastStamps.set(dir, now);
+        if (!before) continue;
+        for (const [path, stamp] of now) if (before.get(path) !== stamp) changedPath(dir, path);
+        for (const path of before.keys()) if (!now.has(path)) changedPath(dir, path); // reverted to its committed state
+      }
+    } catch (error) {
+      options.onWarning?.(`polling failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      pollRunning = false;
+    }
+  };
+  const startPolling = (why?: string): void => {
+    if (why) options.onWarning?.(`file events unavailable (${why}); polling every ${options.pollMs} ms`);
+    polling = true;
+    for (const w of watchers.values()) w.close();
+    watchers.clear();
+    if (!poller) {
+      poller = setInterval(() => void pollOnce(), options.pollMs);
+      void pollOnce();
+    }
+  };
+
+  const watchDir = (dir: string, inGitDir: boolean): void => {
+    if (watchers.has(dir) || polling) return;
+    try {
+      const w = watch(dir, { recursive: true, persistent: true }, (_event, name) => {
+        const rel = name ? String(name) : '';
+        if (inGitDir) {
+          if (!rel || !ignoredPath(rel, true)) changedAll(rel ? `git ${rel.split(sep).join('/')}` : 'git');
+        } else if (rel) onFileEvent(join(dir, rel));
+        else changedAll(dir);
+      });
+      w.on('error', (error) => {
+        w.close();
+        watchers.delete(dir);
+        const code = (error as NodeJS.ErrnoException).code;
+        // A deleted worktree is normal; anything else means events are unreliable: poll.
+        if (code !== 'ENOENT' && code !== 'EPERM') startPolling((error as Error).message);
+        else changedAll(dir);
+      });
+      watchers.set(dir, w);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      startPolling(code ?? (error as Error).message);
+    }
+  };
+
+  const tracker: ChangeTracker = {
+    setWorktrees(dirs) {
+      if (closed) return;
+      worktrees = [...new Set(dirs)];
+      const wanted = new Set([...worktrees, options.commonDir]);
+      for (const [dir, w] of watchers) {
+        if (!wanted.has(dir)) {
+          w.close();
+          watchers.delete(dir);
+        }
+      }
+      for (const dir of [...lastStamps.keys()]) if (!wanted.has(dir)) lastStamps.delete(dir);
+      watchDir(options.commonDir, true);
+      for (const dir of worktrees) watchDir(dir, false);
+    },
+    mode: () => (polling ? 'poll' : 'watch'),
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      if (poller) clearInterval(poller);
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
+    },
+  };
+  if (polling) startPolling();
+  tracker.setWorktrees(options.worktrees);
+  return tracker;
+}

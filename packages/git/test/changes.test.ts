@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { createChangeTracker, ignoredPath, watchTargets, type ChangeTracker, type TrackedChange } from '../src/changes.js';
+import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
+
+let tracker: ChangeTracker | undefined;
+let repo: RepoFixture | undefined;
+afterEach(() => {
+  tracker?.close();
+  tracker = undefined;
+  repo?.dispose();
+  repo = undefined;
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('ignoredPath', () => {
+  it.each([
+    ['src/a.ts', false, false],
+    ['objects/ab', false, false], // a user folder named objects is work
+    ['node_modules/x/index.js', false, true],
+    ['.git/objects/ab/cd', false, true],
+    ['.git/refs/heads/main', false, true], // inside a worktree: the git directory's watcher sees it
+    ['Cargo.lock', false, false], // a lock file in a worktree is work
+    ['objects/ab/cd', true, true],
+    ['logs/HEAD', true, true],
+    ['index.lock', true, true],
+    ['airspace/cache/x', true, true],
+    ['worktrees/alice/index', true, false],
+    ['worktrees/alice/logs/HEAD', true, true],
+    ['refs/heads/alice', true, false],
+    ['HEAD', true, false],
+  ])('%s (git dir: %s) → ignored %s', (path, inGitDir, ignored) => {
+    expect(ignoredPath(path, inGitDir)).toBe(ignored);
+  });
+});
+
+describe('watchTargets', () => {
+  it('lists every worktree, linked ones included, and the common git directory', async () => {
+    repo = createRepoFixture({ 'a.txt': 'a\n' });
+    const alice = repo.worktree('alice');
+    const targets = await watchTargets(alice.dir);
+    expect(targets.worktrees.map((d) => realpathSync(d)).sort()).toEqual([realpathSync(repo.dir), realpathSync(alice.dir)].sort());
+    expect(realpathSync(targets.commonDir)).toBe(realpathSync(join(repo.dir, '.git')));
+  });
+});
+
+describe('createChangeTracker', () => {
+  const start = async (r: RepoFixture, extra: { forcePoll?: boolean; pollMs?: number } = {}): Promise<TrackedChange[]> => {
+    const targets = await watchTargets(r.dir);
+    const changes: TrackedChange[] = [];
+    tracker = createChangeTracker({ ...targets, debounceMs: 100, pollMs: extra.pollMs ?? 60_000, ...(extra.forcePoll ? { forcePoll: true } : {}), onChange: (c) => changes.push(c) });
+    return changes;
+  };
+
+  it('reports a burst of edits in worktrees as one change with the paths per worktree; a commit as everything', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
+    const alice = repo.worktree('alice');
+    const bob = repo.worktree('bob');
+    const changes = await start(repo);
+    expect(tracker!.mode()).toBe('watch');
+    await sleep(100);
+    alice.write('src/a.ts', 'a2\n').write('src/new.ts', 'n\n');
+    bob.write('src/b.ts', 'b2\n');
+    await until('a change', () => changes.length > 0);
+    await sleep(300);
+    expect(changes).toHaveLength(1);
+    const change = changes[0]!;
+    expect(change.all).toBe(false);
+    if (change.all) return;
+    const byDir = Object.fromEntries(Object.entries(change.paths).map(([dir, paths]) => [realpathSync(dir), paths]));
+    expect(byDir[realpathSync(alice.dir)]).toEqual(['src/a.ts', 'src/new.ts']);
+    expect(byDir[realpathSync(bob.dir)]).toEqual(['src/b.ts']);
+
+    changes.length = 0;
+    alice.commit('alice');
+    await until('the commit', () => changes.some((c) => c.all));
+  });
+
+  it('attributes a file of a worktree nested in another to the nested one only', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n', '.gitignore': '.worktrees/\n' });
+    repo.git('worktree', 'add', '-q', '-b', 'inner', join(repo.dir, '.worktrees', 'inner'));
+    const inner = join(repo.dir, '.worktrees', 'inner');
+    const changes = await start(repo);
+    await sleep(100);
+    repo.write('.worktrees/inner/src/a.ts', 'inner\n');
+    await until('a change', () => changes.length > 0);
+    await sleep(300);
+    const paths = changes.flatMap((c) => (c.all ? [] : Object.entries(c.paths)));
+    expect(paths.map(([dir, p]) => [realpathSync(dir), p])).toEqual([[realpathSync(inner), ['src/a.ts']]]);
+  });
+
+  it('polls, reporting only what changed: an edit with its path, a commit as everything, nothing when idle', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const alice = repo.worktree('alice');
+    const changes = await start(repo, { forcePoll: true, pollMs: 100 });
+    expect(tracker!.mode()).toBe('poll');
+    await sleep(400);
+    expect(changes).toEqual([]);
+    alice.write('src/a.ts', 'a2\n');
+    await until('the edit', () => changes.length > 0);
+    expect(changes[0]).toMatchObject({ all: false });
+    expect(Object.values((changes[0] as { paths: Record<string, string[]> }).paths)).toEqual([['src/a.ts']]);
+    // A second edit of a file already changed is seen too.
+    changes.length = 0;
+    await sleep(50);
+    alice.write('src/a.ts', 'a3, longer\n');
+    await until('the second edit', () => changes.length > 0);
+    changes.length = 0;
+    alice.commit('alice');
+    await until('the commit', () => changes.some((c) => c.all));
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * `airspace view` (live) as a user runs it: the built CLI serves the page, and a server-sent
+ * events client reads `/events` as the page does. An edit saved in a worktree, never committed,
+ * must reach the page (the same change tracking as `watch`), and so must an edit in a worktree
+ * added after the view started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { get, type IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScanResult } from '@airspace/core';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { BIN, ENV } from './run-cli.js';
+
+const BASE = {
+  'src/a.ts': Array.from({ length: 20 }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n',
+  'docs/notes.md': '# notes\n',
+};
+const withLine = (n: number, tag: string): string => BASE['src/a.ts'].replace(`a${n} = ${n};`, `a${n} = ${n}; // ${tag}`);
+
+/** Bounded waits: generous, but an update that never comes fails the test. */
+const UPDATE_MS = 20_000;
+
+interface LiveView {
+  readonly child: ChildProcess;
+  readonly scans: { at: number; result: ScanResult }[];
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+async function startView(repo: string, args: string[] = []): Promise<LiveView> {
+  const child = spawn(process.execPath, [BIN, 'view', '--repo', repo, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`airspace view did not start: ${err}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Airspace view at (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    });
+    child.on('close', () => fail(new Error(`airspace view exited: ${err}`)));
+  });
+  const scans: LiveView['scans'] = [];
+  // A server-sent events reader: blocks separated by a blank line; `event: scan` carries the result.
+  const response = await new Promise<IncomingMessage>((ok, fail) => get(`${url}events`, ok).on('error', fail));
+  let buffer = '';
+  response.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end).split('\n');
+      buffer = buffer.slice(end + 2);
+      if (!block.includes('event: scan')) continue;
+      const data = block.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      scans.push({ at: Date.now(), result: JSON.parse(data) as ScanResult });
+    }
+  });
+  return {
+    child,
+    scans,
+    stderr: () => err,
+    async close() {
+      response.destroy();
+      const exited = new Promise<number | null>((ok) => child.on('close', ok));
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+/** The first scan pushed after `since` that satisfies `ok`; the time it took. */
+async function nextScan(view: LiveView, since: number, ok: (r: ScanResult) => boolean, what: string): Promise<{ result: ScanResult; ms: number }> {
+  const end = Date.now() + UPDATE_MS;
+  for (;;) {
+    const hit = view.scans.find((s) => s.at >= since && ok(s.result));
+    if (hit) return { result: hit.result, ms: hit.at - since };
+    if (Date.now() > end) throw new Error(`no update within ${UPDATE_MS} ms: ${what}; scans pushed: ${view.scans.length}; stderr: ${view.stderr()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const level = (r: ScanResult, a: string, b: string): string | undefined => r.links.find((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a))?.level;
+
+let repo: RepoFixture | undefined;
+let view: LiveView | undefined;
+afterEach(async () => {
+  await view?.close();
+  view = undefined;
+  repo?.dispose();
+  repo = undefined;
+});
+
+describe('airspace view (live)', () => {
+  for (const mode of ['file events', 'polling'] as const) {
+    it(`follows uncommitted edits and new worktrees (${mode})`, async () => {
+      repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
+      repo.worktree('alice').write('src/a.ts', withLine(5, 'alice')).commit('alice: a5');
+      const bob = repo.worktree('bob').write('docs/notes.md', '# bob\n');
+      view = await startView(repo.dir, mode === 'polling' ? ['--poll', '--interval', '500'] : []);
+      const first = await nextScan(view, 0, () => true, 'the first scan');
+      expect(level(first.result, 'alice', 'bob')).toBe('clear');
+
+      // bob saves an edit of alice's line, and commits nothing.
+      let since = Date.now();
+      bob.write('src/a.ts', withLine(5, 'bob'));
+      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'resolution', 'bob\'s uncommitted edit');
+      since = Date.now();
+      bob.write('src/a.ts', BASE['src/a.ts']);
+      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'clear', 'bob\'s edit undone');
+
+      // A worktree added while the view runs is watched too.
+      const carol = repo.worktree('carol');
+      since = Date.now();
+      carol.write('src/a.ts', withLine(4, 'carol'));
+      const seen = await nextScan(view, since, (r) => level(r, 'alice', 'carol') === 'resolution', 'an edit in a worktree added after start');
+      expect(seen.result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
+    });
+  }
+});
