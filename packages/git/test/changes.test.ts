@@ -108,7 +108,7 @@ describe('createChangeTracker', () => {
     alice.write('src/a.ts', 'a2\n');
     await until('the edit', () => changes.length > 0);
     expect(changes[0]).toMatchObject({ all: false });
-    expect(Object.values((changes[0] as { paths: Record<string, string[]> }).paths)).toEqual([['src/a.ts']]);
+    expect(Object.values((changes[0] as Extract<TrackedChange, { all: false }>).paths)).toEqual([['src/a.ts']]);
     // A second edit of a file already changed is seen too.
     changes.length = 0;
     await sleep(50);
