@@ -5,9 +5,9 @@
  * scanner.
  */
 import type { CheckConflict, CheckResult } from './check.js';
-import type { Advisory, AdvisoriesResult, DeclareIntentResult } from './core.js';
+import type { Advisory, AdvisoriesResult, DeclareIntentResult, NextAction } from './answers.js';
 
-export type NextAction = 'go-on' | 'transmit-intent' | 'steer-away' | 'hold-course';
+export type { NextAction } from './answers.js';
 
 /** The action for `self` on a conflict, from its level and right of way. */
 export function nextAction(conflict: Pick<CheckConflict, 'level' | 'steer' | 'hold'>, self: string): NextAction {

@@ -13,59 +13,14 @@ import { configRootFor } from '@airspace/config';
 import { runGit } from '@airspace/git';
 import { createScanner, scanRepository, type ScanExtra, type Scanner, type ScannerOptions } from '@airspace/scanner';
 import { acknowledgePair } from '@airspace/trail';
-import { conflictsOf, runCheck, worktreeOf, type CheckConflict, type CheckRequest, type CheckResult } from './check.js';
+import { conflictsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
-import { nextAction, type NextAction } from './advice.js';
+import { nextAction } from './advice.js';
+import type { AcknowledgeRequest, AcknowledgeResult, AdvisoriesResult, Advisory, AgentRef, DeclareIntentRequest, DeclareIntentResult } from './answers.js';
+
+export type { AcknowledgeRequest, AcknowledgeResult, AdvisoriesResult, Advisory, AgentRef, DeclareIntentRequest, DeclareIntentResult } from './answers.js';
 import { repositoryStamp, stampDelta, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
-
-/** Who is asking: a directory inside the agent's worktree, or an agent id. */
-export interface AgentRef {
-  readonly cwd: string;
-  readonly agent?: string;
-}
-
-export interface Advisory extends CheckConflict {
-  /** What to do now, for this agent: go on, transmit intent, or steer away / hold. */
-  readonly action: NextAction;
-  /** The TCAS message for this agent. */
-  readonly message?: string;
-}
-
-
-export interface AdvisoriesResult {
-  readonly agent: string;
-  readonly advisories: readonly Advisory[];
-  /** Declared intents of other agents that are still current. */
-  readonly intents: readonly DeclaredIntent[];
-  readonly problems: ScanResult['problems'];
-}
-
-export interface DeclareIntentRequest extends AgentRef {
-  readonly paths?: readonly string[];
-  readonly symbols?: readonly string[];
-  readonly note?: string;
-  readonly ttlMs?: number;
-}
-
-export interface DeclareIntentResult {
-  readonly declared: DeclaredIntent;
-  /** Who is already close to what was declared (from a scan that counts it). */
-  readonly advisories: readonly Advisory[];
-  readonly problems: ScanResult['problems'];
-}
-
-export interface AcknowledgeRequest extends AgentRef {
-  readonly with: string;
-  readonly note?: string;
-}
-
-export interface AcknowledgeResult {
-  readonly agent: string;
-  readonly with: string;
-  readonly trail: string;
-  readonly receipt: { readonly eventId: string; readonly hash: string };
-}
 
 export interface EngineCoreOptions {
   /** The repository's git common directory. */

@@ -1,0 +1,58 @@
+/**
+ * The shapes of the engine's answers (advisories, declared intent, acknowledgements), apart from
+ * the engine that computes them (core.ts) and the text written from them for a model (advice.ts).
+ */
+import type { ScanResult } from '@airspace/core';
+import type { CheckConflict } from './check.js';
+import type { DeclaredIntent } from './intents.js';
+
+/** What an agent should do about one conflict: go on, tell the other (traffic), or give way. */
+export type NextAction = 'go-on' | 'transmit-intent' | 'steer-away' | 'hold-course';
+
+/** Who is asking: a directory inside the agent's worktree, or an agent id. */
+export interface AgentRef {
+  readonly cwd: string;
+  readonly agent?: string;
+}
+
+export interface Advisory extends CheckConflict {
+  /** What to do now, for this agent: go on, transmit intent, or steer away / hold. */
+  readonly action: NextAction;
+  /** The TCAS message for this agent. */
+  readonly message?: string;
+}
+
+
+export interface AdvisoriesResult {
+  readonly agent: string;
+  readonly advisories: readonly Advisory[];
+  /** Declared intents of other agents that are still current. */
+  readonly intents: readonly DeclaredIntent[];
+  readonly problems: ScanResult['problems'];
+}
+
+export interface DeclareIntentRequest extends AgentRef {
+  readonly paths?: readonly string[];
+  readonly symbols?: readonly string[];
+  readonly note?: string;
+  readonly ttlMs?: number;
+}
+
+export interface DeclareIntentResult {
+  readonly declared: DeclaredIntent;
+  /** Who is already close to what was declared (from a scan that counts it). */
+  readonly advisories: readonly Advisory[];
+  readonly problems: ScanResult['problems'];
+}
+
+export interface AcknowledgeRequest extends AgentRef {
+  readonly with: string;
+  readonly note?: string;
+}
+
+export interface AcknowledgeResult {
+  readonly agent: string;
+  readonly with: string;
+  readonly trail: string;
+  readonly receipt: { readonly eventId: string; readonly hash: string };
+}
