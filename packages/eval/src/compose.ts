@@ -8,7 +8,7 @@
 import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
 import { type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
-import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, createAnalysisState } from '@airspace/scanner';
+import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, configLocation, createAnalysisState } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
 import { ReplayGitService, ReplayHistory } from './score/services.js';
@@ -39,7 +39,12 @@ export interface ReplayScorer {
 
 export async function createReplayScorer(options: ReplayScorerOptions): Promise<ReplayScorer> {
   const repository = await openRepository(options.repo);
-  const loaded = options.config ? { config: options.config, dir: repository.root, problems: [] } : await loadConfig({ repoRoot: repository.root, ...(options.configPath ? { configPath: options.configPath } : {}) });
+  // The config as the scanner finds it: this worktree's, else the main worktree's (with a note
+  // when one hides the other), so eval scores with the channel set a scan here would use.
+  const located = options.config || options.configPath ? undefined : await configLocation(repository);
+  const loaded = options.config
+    ? { config: options.config, dir: repository.root, problems: [] }
+    : await loadConfig({ repoRoot: located?.root ?? repository.root, ...(options.configPath ? { configPath: options.configPath } : {}) }).then((l) => ({ ...l, problems: [...(located?.problems ?? []), ...l.problems] }));
   const builtins = options.builtins ?? BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' }));
   const set = await resolveChannelSet({ builtins, loaded, ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}) });
   const git = new ReplayGitService(repository);

@@ -214,6 +214,26 @@ describe('calibration files and weightings', () => {
 });
 
 describe('the scanner composition', () => {
+  it('run from a linked worktree, takes the main worktree config as a scan there does', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const { createRepoFixture } = await import('@airspace/git/fixture');
+    const repo = createRepoFixture({ 'a.ts': 'export const a = 1;\n' });
+    try {
+      // The config only in the main worktree, untracked: not on the linked worktree's branch.
+      writeFileSync(join(repo.dir, 'airspace.config.json'), JSON.stringify({ channels: { 'call-graph': { enabled: false } } }));
+      const linked = repo.worktree('linked');
+      const replayScorer = await createReplayScorer({ repo: linked.dir });
+      try {
+        expect(replayScorer.scorer.channels.map((c) => c.id)).not.toContain('call-graph');
+        expect(replayScorer.scorer.channels.map((c) => c.id)).toContain('overlap');
+      } finally {
+        replayScorer.dispose();
+      }
+    } finally {
+      repo.dispose();
+    }
+  });
+
   it('scores every built-in channel (analysis services included) on a replayed scenario', async () => {
     const { createReplayScorer } = await import('../src/compose.js');
     const { BUILTIN_CHANNELS } = await import('@airspace/scanner');

@@ -1,4 +1,4 @@
-export { configuredBase, createScanner, watchConfigFiles, describeChannels, scanRepository, ScannerError, type ScannedState, type Overrides, type Probe, type ScanProgress, type ScanExtra, type Scanner, type ScannerOptions } from './scanner.js';
+export { configLocation, configuredBase, createScanner, watchConfigFiles, describeChannels, scanRepository, ScannerError, type ScannedState, type Overrides, type Probe, type ScanProgress, type ScanExtra, type Scanner, type ScannerOptions } from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
 export { applyIntent, applyIntentMap, normalizeIntent, type IntentEntry, type IntentMap, type IntentSpec } from './intent.js';
 export { indexWorktree, createAnalysisState, ANALYSIS_SERVICES, type AnalysisState, type AnalysisServices } from './analysis.js';

@@ -168,7 +168,7 @@ type ConfigLocation = ReturnType<typeof locateConfig>;
  * first of git's worktree list, whatever its git directory is called), with a note when the
  * worktree's own config hides a different one there.
  */
-async function configRoot(repository: RepositoryInfo): Promise<ConfigLocation> {
+export async function configLocation(repository: RepositoryInfo): Promise<ConfigLocation> {
   return locateConfig(repository.root, await mainWorktree(repository));
 }
 
@@ -207,7 +207,7 @@ export async function watchConfigFiles(options: ScannerOptions = {}): Promise<{ 
 /** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
 export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set } = await channelSet(await configRoot(repository), options);
+  const { set } = await channelSet(await configLocation(repository), options);
   await set.dispose();
   return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
 }
@@ -215,7 +215,7 @@ export async function describeChannels(options: ScannerOptions = {}): Promise<Pi
 /** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
 export async function configuredBase(repo: string): Promise<string | undefined> {
   const repository = await openRepository(resolve(repo));
-  return (await loadConfig({ repoRoot: (await configRoot(repository)).root })).config.base;
+  return (await loadConfig({ repoRoot: (await configLocation(repository)).root })).config.base;
 }
 
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
@@ -241,7 +241,7 @@ interface Setup {
 async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set, config } = await channelSet(await configRoot(repository), options);
+  const { set, config } = await channelSet(await configLocation(repository), options);
   const base = options.base ?? config.base;
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
