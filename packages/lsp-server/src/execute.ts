@@ -14,7 +14,7 @@ import { summary } from './present.js';
 import { plainText } from './text.js';
 import { trailDirOf } from './repositories.js';
 import { message, type Session } from './session.js';
-import { acknowledgeInTrail } from './trail.js';
+import { acknowledgePair } from '@airspace/trail';
 import type { FolderInfo } from './workspace.js';
 
 /** An advisory a command is about: the pair, and self's side of it when a workspace folder is one. */
@@ -88,7 +88,7 @@ export function registerCommands(s: Session): void {
           const otherAgent = agents.find((a) => a.id === other);
           if (!repo || !selfAgent || !otherAgent) return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
           try {
-            const { file, receipt } = await acknowledgeInTrail(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir);
+            const { file, receipt } = await acknowledgePair(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir, { note: `acknowledged in the editor (${otherAgent.id})` });
             return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt };
           } catch (error) {
             s.log.error(`Recording the acknowledgement in the shadow trail failed: ${message(error)}; kept in memory.`);

@@ -16,7 +16,7 @@ import { ScanLoop } from './scan-loop.js';
 import type { Intents, LspScanner, Overrides } from './scanner.js';
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
-import { acknowledgedInTrail } from './trail.js';
+import { pairAcknowledged } from '@airspace/trail';
 import { WorktreeWatcher, type WatchEvent } from './watch.js';
 import { gitDirOf, listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
 
@@ -189,7 +189,7 @@ function restoreAcknowledgements(s: Session, repo: Repo, selfId: string, result:
     const pair = pairKey(selfId, other);
     if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
     s.trailsRead.add(pair);
-    acknowledgedInTrail(trailDirOf(s, repo), selfId, other).then(
+    pairAcknowledged(trailDirOf(s, repo), selfId, other).then(
       (yes) => {
         if (!yes || s.acknowledged.has(pair)) return;
         s.acknowledged.add(pair);
