@@ -21,7 +21,8 @@ module.exports = {
     },
     {
       name: 'plugins-depend-on-core-only',
-      comment: 'A channel plugin sees the world through core: the channel API and the services it declares in `requires`. No other workspace package, no I/O of its own.',
+      comment:
+        'A channel plugin sees the world through core: the channel API and the services it declares in `requires`. No other workspace package, no I/O of its own.',
       severity: 'error',
       from: { path: '^plugins/[^/]+/src/' },
       to: { pathNot: '^plugins/[^/]+/src/|^packages/core/', dependencyTypesNot: ['npm', 'npm-dev', 'npm-peer', 'npm-optional'] },
@@ -35,7 +36,8 @@ module.exports = {
     },
     {
       name: 'only-lsp-server-speaks-lsp',
-      comment: 'One package owns the protocol: only lsp-server imports vscode-languageserver (the VS Code extension uses vscode-languageclient).',
+      comment:
+        'One package owns the protocol: only lsp-server imports vscode-languageserver (the VS Code extension uses vscode-languageclient).',
       severity: 'error',
       from: { pathNot: '^packages/lsp-server/' },
       to: { path: 'node_modules/vscode-languageserver' },
@@ -54,6 +56,10 @@ module.exports = {
     // Type-only imports count: a cycle of types is still a cycle in the design.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['types', 'import', 'require', 'node', 'default'], mainFields: ['types', 'main'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['types', 'import', 'require', 'node', 'default'],
+      mainFields: ['types', 'main'],
+    },
   },
 };

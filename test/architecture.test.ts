@@ -49,12 +49,15 @@ export function missingFromDoc(doc: string, root: string): string[] {
     const name = (JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { name: string }).name;
     const section = sectionOf(doc, pkg);
     if (section === undefined) {
-      missing.push(`${pkg}: add a section "### ${pkg} (\`${name}\`)" under its layer in ${DOC}: what it does in 2–8 lines, its folders, and an "**Invariant:**" line.`);
+      missing.push(
+        `${pkg}: add a section "### ${pkg} (\`${name}\`)" under its layer in ${DOC}: what it does in 2–8 lines, its folders, and an "**Invariant:**" line.`,
+      );
       continue;
     }
     if (!section.includes('**Invariant:**')) missing.push(`${pkg}: add an "**Invariant:** …" line to its section in ${DOC}.`);
     for (const folder of srcFolders(root, pkg)) {
-      if (!section.includes(`${folder}/`)) missing.push(`${pkg}/src/${folder}/: name \`${folder}/\` in the section "### ${pkg}" of ${DOC}, with what it holds.`);
+      if (!section.includes(`${folder}/`))
+        missing.push(`${pkg}/src/${folder}/: name \`${folder}/\` in the section "### ${pkg}" of ${DOC}, with what it holds.`);
     }
   }
   return missing;

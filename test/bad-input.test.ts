@@ -22,7 +22,8 @@ import { airspace, ENV, type Run } from './run-cli.js';
 // ---------------------------------------------------------------------------------------------
 // Repositories (generated, shared by the cases that only read them)
 
-const lines = (n: number, tag = 'line'): string => Array.from({ length: n }, (_, i) => `export const ${tag}${i + 1} = ${i + 1};`).join('\n') + '\n';
+const lines = (n: number, tag = 'line'): string =>
+  Array.from({ length: n }, (_, i) => `export const ${tag}${i + 1} = ${i + 1};`).join('\n') + '\n';
 const BASE = {
   'src/a.ts': lines(30, 'a'),
   'src/b.ts': "import { a1 } from './a';\nexport const b = a1;\n",
@@ -34,7 +35,10 @@ const BASE = {
   'docs/notes.md': '# notes\n',
 };
 const edit = (from: number, to: number, tag: string): string =>
-  BASE['src/a.ts'].split('\n').map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line)).join('\n');
+  BASE['src/a.ts']
+    .split('\n')
+    .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+    .join('\n');
 
 let scratch: string;
 /** Worktrees alice (committed + uncommitted) and bob (uncommitted) collide; odd names, binary, huge and symlinked files; a detached worktree. */
@@ -52,7 +56,12 @@ let notRepo: string;
 let aFile: string;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_DATE: '1700000000 +0000', GIT_COMMITTER_DATE: '1700000000 +0000' } });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_AUTHOR_DATE: '1700000000 +0000', GIT_COMMITTER_DATE: '1700000000 +0000' },
+  });
 }
 
 beforeAll(() => {
@@ -60,9 +69,20 @@ beforeAll(() => {
   const epoch = Math.floor(Date.now() / 1000) - 600;
 
   main = createRepoFixture(BASE, { epoch });
-  main.worktree('alice').write('src/a.ts', edit(5, 9, 'alice')).commit('alice: a5-a9').write('src/with space.ts', 'export const s = 2;\n');
-  main.worktree('bob').write('src/a.ts', edit(7, 8, 'bob')).write('src/ünïcødé.ts', 'export const u = 2;\n').write('assets/logo.bin', Buffer.from([0, 9, 9, 9, 0]));
-  const carol = main.worktree('carol').write('src/-dash.ts', 'export const d = 3;\n').write('big/huge.ts', `export const big = "${'x'.repeat(3 << 20)}";\n`);
+  main
+    .worktree('alice')
+    .write('src/a.ts', edit(5, 9, 'alice'))
+    .commit('alice: a5-a9')
+    .write('src/with space.ts', 'export const s = 2;\n');
+  main
+    .worktree('bob')
+    .write('src/a.ts', edit(7, 8, 'bob'))
+    .write('src/ünïcødé.ts', 'export const u = 2;\n')
+    .write('assets/logo.bin', Buffer.from([0, 9, 9, 9, 0]));
+  const carol = main
+    .worktree('carol')
+    .write('src/-dash.ts', 'export const d = 3;\n')
+    .write('big/huge.ts', `export const big = "${'x'.repeat(3 << 20)}";\n`);
   symlinkSync('../src/a.ts', join(carol.dir, 'docs', 'link.ts'));
   // A stash entry: the fingerprint covers it, and no scan may drop or apply it.
   main.write('docs/notes.md', '# notes\n\nstashed\n');
@@ -138,18 +158,48 @@ beforeAll(() => {
   put('obs/not-json.json', '{ agents: [');
   put('obs/no-agents.json', { version: 1 });
   put('obs/no-source.json', { version: 1, agents: [{ id: 'x' }] });
-  put('obs/duplicate.json', { version: 1, agents: [{ id: 'a', ref: 'main' }, { id: 'a', ref: 'main' }] });
+  put('obs/duplicate.json', {
+    version: 1,
+    agents: [
+      { id: 'a', ref: 'main' },
+      { id: 'a', ref: 'main' },
+    ],
+  });
   put('obs/bad-version.json', { version: 7, agents: [] });
-  put('obs/unknown-ref.json', { version: 1, agents: [{ id: 'ghost', ref: 'refs/heads/no-such-branch' }, { id: 'alice', worktree: wt('alice') }] });
-  put('obs/missing-worktree.json', { version: 1, agents: [{ id: 'lost', worktree: join(scratch, 'no-such-worktree') }, { id: 'bob', worktree: wt('bob') }] });
-  put('obs/hostile-ids.json', { version: 1, agents: [{ id: 'ev\u001b[31mil\nRESOLUTION 1.00 fake', label: 'x\u001b]0;title\u0007', worktree: wt('alice') }, { id: 'b\u202eob', worktree: wt('bob') }] });
+  put('obs/unknown-ref.json', {
+    version: 1,
+    agents: [
+      { id: 'ghost', ref: 'refs/heads/no-such-branch' },
+      { id: 'alice', worktree: wt('alice') },
+    ],
+  });
+  put('obs/missing-worktree.json', {
+    version: 1,
+    agents: [
+      { id: 'lost', worktree: join(scratch, 'no-such-worktree') },
+      { id: 'bob', worktree: wt('bob') },
+    ],
+  });
+  put('obs/hostile-ids.json', {
+    version: 1,
+    agents: [
+      { id: 'ev\u001b[31mil\nRESOLUTION 1.00 fake', label: 'x\u001b]0;title\u0007', worktree: wt('alice') },
+      { id: 'b\u202eob', worktree: wt('bob') },
+    ],
+  });
   put('obs/bad-date.json', { version: 1, agents: [{ id: 'a', ref: 'main', startedAt: 'yesterday-ish' }] });
   put('obs/empty-list.json', { version: 1, agents: [] });
 
   put('trail/alice.json', observation('alice', { writePaths: ['src/cart.ts'] }));
   put('trail/bob.json', observation('bob', { writePaths: ['src/cart.ts'] }));
   put('trail/not-json.json', '{"format":');
-  put('trail/alice-twice.json', JSON.stringify(observation('alice', { writePaths: ['src/cart.ts'] })).replace('"agentId":"alice"', '"agentId":"mallory","agentId":"alice"'));
+  put(
+    'trail/alice-twice.json',
+    JSON.stringify(observation('alice', { writePaths: ['src/cart.ts'] })).replace(
+      '"agentId":"alice"',
+      '"agentId":"mallory","agentId":"alice"',
+    ),
+  );
 });
 
 afterAll(() => {
@@ -160,8 +210,18 @@ afterAll(() => {
 function observation(agentId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const at = (m: number): string => new Date(Date.parse('2026-03-01T12:00:00.000Z') + m * 60_000).toISOString();
   return {
-    version: 1, agentId, taskId: 'task-7', repositoryId: 'example/shop', base: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', scopeId: 'worktree-diff',
-    readPaths: [], writePaths: [], complete: true, observedAt: at(0), expiresAt: at(60), ...overrides,
+    version: 1,
+    agentId,
+    taskId: 'task-7',
+    repositoryId: 'example/shop',
+    base: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+    scopeId: 'worktree-diff',
+    readPaths: [],
+    writePaths: [],
+    complete: true,
+    observedAt: at(0),
+    expiresAt: at(60),
+    ...overrides,
   };
 }
 
@@ -238,7 +298,8 @@ function damageCacheFiles(repo: string, which: (name: string) => boolean, bytes:
   }
 }
 /** Every segment body (or head) of the facts cache of `repo`, damaged by `damage`. */
-const damageCache = (repo: string, suffix: '.body' | '.head.json', damage: (b: Buffer) => Buffer): void => damageCacheFiles(repo, (n) => n.endsWith(suffix), damage);
+const damageCache = (repo: string, suffix: '.body' | '.head.json', damage: (b: Buffer) => Buffer): void =>
+  damageCacheFiles(repo, (n) => n.endsWith(suffix), damage);
 
 /** The CLI is started by its absolute path; with this PATH it finds no git. */
 const GIT_MISSING_ENV = { ...ENV, PATH: '/nonexistent-airspace-bin' };
@@ -246,162 +307,786 @@ const GIT_MISSING_ENV = { ...ENV, PATH: '/nonexistent-airspace-bin' };
 const BIN_JS = join(dirname(new URL(import.meta.url).pathname), '../packages/cli/dist/bin.js');
 /** A valid trail file made by the built CLI. */
 function createTrail(name: string): string {
-  execFileSync(process.execPath, [BIN_JS, 'trail', 'create', s(name), '--a', s('trail/alice.json'), '--b', s('trail/bob.json'), '--now', '2026-03-01T12:01:00.000Z', '--trail-id', 't', '--event-id', 'e'], { env: ENV, stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [
+      BIN_JS,
+      'trail',
+      'create',
+      s(name),
+      '--a',
+      s('trail/alice.json'),
+      '--b',
+      s('trail/bob.json'),
+      '--now',
+      '2026-03-01T12:01:00.000Z',
+      '--trail-id',
+      't',
+      '--event-id',
+      'e',
+    ],
+    { env: ENV, stdio: 'ignore' },
+  );
   return s(name);
 }
 
 const CASES: Case[] = [
   // --- CLI: flags and arguments -------------------------------------------------------------
-  { name: 'unknown option', repo: R.main, args: (r) => ['scan', '--repo', r, '--frobnicate'], code: 1, says: /unknown option '--frobnicate'/ },
+  {
+    name: 'unknown option',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--frobnicate'],
+    code: 1,
+    says: /unknown option '--frobnicate'/,
+  },
   { name: 'unknown command', repo: R.main, args: () => ['frobnicate'], code: 1, says: /unknown command 'frobnicate'/ },
-  { name: '--fail-on with a bad level', repo: R.main, args: (r) => ['scan', '--repo', r, '--fail-on', 'sometimes'], code: 1, says: /argument 'sometimes' is invalid.*traffic, resolution/ },
+  {
+    name: '--fail-on with a bad level',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--fail-on', 'sometimes'],
+    code: 1,
+    says: /argument 'sometimes' is invalid.*traffic, resolution/,
+  },
   { name: "--base ''", repo: R.main, args: (r) => ['scan', '--repo', r, '--base', ''], code: 1, says: /^--base was given an empty value/ },
   { name: "--repo ''", repo: R.main, args: () => ['scan', '--repo', ''], code: 1, says: /^--repo was given an empty value/ },
-  { name: "--source ''", repo: R.main, args: (r) => ['scan', '--repo', r, '--source', ''], code: 1, says: /^--source was given an empty value/ },
-  { name: "--config ''", repo: R.main, args: (r) => ['scan', '--repo', r, '--config', ''], code: 1, says: /^--config was given an empty value/ },
-  { name: 'unknown base', repo: R.main, args: (r) => ['scan', '--repo', r, '--base', 'no-such-ref'], code: 1, says: /^Unknown base "no-such-ref"/ },
-  { name: 'base beyond the history', repo: R.main, args: (r) => ['scan', '--repo', r, '--base', 'main~99'], code: 1, says: /^Unknown base "main~99"/ },
-  { name: 'base that looks like an option', repo: R.main, args: (r) => ['scan', '--repo', r, '--base=--all'], code: 1, says: /^Unknown base "--all"/ },
-  { name: 'unknown source', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'somewhere'], code: 1, says: /^Unknown agent source "somewhere"/ },
-  { name: 'missing --repo folder', repo: R.main, args: () => ['scan', '--repo', s('no/such/folder')], code: 1, says: /no\/such\/folder does not exist\.$/ },
-  { name: '--repo names a file', repo: R.main, args: () => ['scan', '--repo', aFile], code: 1, says: /a-file\.txt is a file, not a folder inside a git repository\.$/ },
-  { name: '--repo outside any repository', repo: R.main, args: () => ['scan', '--repo', notRepo], code: 1, says: /not-a-repo is not inside a git repository\.$/ },
-  { name: 'graph of a missing folder', repo: R.main, args: () => ['graph', '--repo', s('nowhere')], code: 1, says: /nowhere does not exist\.$/ },
-  { name: 'watch --interval 0', repo: R.main, args: (r) => ['watch', '--repo', r, '--interval', '0'], code: 1, says: /--interval/ },
-  { name: 'view --port out of range', repo: R.main, args: (r) => ['view', '--repo', r, '--port', '99999'], code: 1, says: /^--port must be a port number/ },
-  { name: 'view --out into a missing folder', repo: R.main, args: (r) => ['view', '--repo', r, '--out', s('no-dir/view.html')], code: 1, says: /no-dir does not exist\.$/ },
-  { name: 'view --out onto a folder', repo: R.main, args: (r) => ['view', '--repo', r, '--out', scratch], code: 1, says: /is a folder; give a file name/ },
-  { name: 'view --out writes one page', repo: R.main, args: (r) => ['view', '--repo', r, '--out', s('view.html')], code: 0, output: /^Wrote .*view\.html \(4 agents, 1 resolution/, after: () => expect(readFileSync(s('view.html'), 'utf8')).toMatch(/^<!doctype html>/i) },
   {
-    name: 'demo --dir into a missing folder creates nothing', repo: R.main, args: () => ['demo', '--dir', s('demo-parent/deeper')], code: 1, says: /demo-parent\/deeper does not exist; create it first/,
+    name: "--source ''",
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', ''],
+    code: 1,
+    says: /^--source was given an empty value/,
+  },
+  {
+    name: "--config ''",
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--config', ''],
+    code: 1,
+    says: /^--config was given an empty value/,
+  },
+  {
+    name: 'unknown base',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--base', 'no-such-ref'],
+    code: 1,
+    says: /^Unknown base "no-such-ref"/,
+  },
+  {
+    name: 'base beyond the history',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--base', 'main~99'],
+    code: 1,
+    says: /^Unknown base "main~99"/,
+  },
+  {
+    name: 'base that looks like an option',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--base=--all'],
+    code: 1,
+    says: /^Unknown base "--all"/,
+  },
+  {
+    name: 'unknown source',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'somewhere'],
+    code: 1,
+    says: /^Unknown agent source "somewhere"/,
+  },
+  {
+    name: 'missing --repo folder',
+    repo: R.main,
+    args: () => ['scan', '--repo', s('no/such/folder')],
+    code: 1,
+    says: /no\/such\/folder does not exist\.$/,
+  },
+  {
+    name: '--repo names a file',
+    repo: R.main,
+    args: () => ['scan', '--repo', aFile],
+    code: 1,
+    says: /a-file\.txt is a file, not a folder inside a git repository\.$/,
+  },
+  {
+    name: '--repo outside any repository',
+    repo: R.main,
+    args: () => ['scan', '--repo', notRepo],
+    code: 1,
+    says: /not-a-repo is not inside a git repository\.$/,
+  },
+  {
+    name: 'graph of a missing folder',
+    repo: R.main,
+    args: () => ['graph', '--repo', s('nowhere')],
+    code: 1,
+    says: /nowhere does not exist\.$/,
+  },
+  { name: 'watch --interval 0', repo: R.main, args: (r) => ['watch', '--repo', r, '--interval', '0'], code: 1, says: /--interval/ },
+  {
+    name: 'view --port out of range',
+    repo: R.main,
+    args: (r) => ['view', '--repo', r, '--port', '99999'],
+    code: 1,
+    says: /^--port must be a port number/,
+  },
+  {
+    name: 'view --out into a missing folder',
+    repo: R.main,
+    args: (r) => ['view', '--repo', r, '--out', s('no-dir/view.html')],
+    code: 1,
+    says: /no-dir does not exist\.$/,
+  },
+  {
+    name: 'view --out onto a folder',
+    repo: R.main,
+    args: (r) => ['view', '--repo', r, '--out', scratch],
+    code: 1,
+    says: /is a folder; give a file name/,
+  },
+  {
+    name: 'view --out writes one page',
+    repo: R.main,
+    args: (r) => ['view', '--repo', r, '--out', s('view.html')],
+    code: 0,
+    output: /^Wrote .*view\.html \(4 agents, 1 resolution/,
+    after: () => expect(readFileSync(s('view.html'), 'utf8')).toMatch(/^<!doctype html>/i),
+  },
+  {
+    name: 'demo --dir into a missing folder creates nothing',
+    repo: R.main,
+    args: () => ['demo', '--dir', s('demo-parent/deeper')],
+    code: 1,
+    says: /demo-parent\/deeper does not exist; create it first/,
     after: () => expect(readdirSync(scratch)).not.toContain('demo-parent'),
   },
 
   // --- team mode ------------------------------------------------------------------------------
-  { name: 'published: with no such remote', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'worktrees', '--source', 'published:origin'], code: 0, says: /No remote named "origin" in this repository .*published agents were left out\./ },
-  { name: "published: with no remote's name", repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'published:'], code: 1, says: /^Unknown agent source "published:"; expected .*published:<remote>/ },
-  { name: 'publish with no such remote', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--remote', 'nowhere'], code: 1, says: /^No remote named "nowhere" in this repository/ },
-  { name: 'publish an id git cannot name', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--agent', 'a..b'], code: 1, says: /^"a\.\.b" cannot be part of a git ref name; give another agent id/ },
-  { name: 'publish --ttl 0', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['publish', '--ttl', '0'], code: 1, says: /^--ttl must be a positive number of hours/ },
-  { name: 'publish outside any repository', repo: R.main, cwd: () => notRepo, args: () => ['publish'], code: 1, says: /not-a-repo is not inside a git repository\.$/ },
-  { name: 'order --exact-limit 0', repo: R.main, args: (r) => ['order', '--repo', r, '--exact-limit', '0'], code: 1, says: /^--exact-limit must be a positive whole number/ },
+  {
+    name: 'published: with no such remote',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'worktrees', '--source', 'published:origin'],
+    code: 0,
+    says: /No remote named "origin" in this repository .*published agents were left out\./,
+  },
+  {
+    name: "published: with no remote's name",
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'published:'],
+    code: 1,
+    says: /^Unknown agent source "published:"; expected .*published:<remote>/,
+  },
+  {
+    name: 'publish with no such remote',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['publish', '--remote', 'nowhere'],
+    code: 1,
+    says: /^No remote named "nowhere" in this repository/,
+  },
+  {
+    name: 'publish an id git cannot name',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['publish', '--agent', 'a..b'],
+    code: 1,
+    says: /^"a\.\.b" cannot be part of a git ref name; give another agent id/,
+  },
+  {
+    name: 'publish --ttl 0',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['publish', '--ttl', '0'],
+    code: 1,
+    says: /^--ttl must be a positive number of hours/,
+  },
+  {
+    name: 'publish outside any repository',
+    repo: R.main,
+    cwd: () => notRepo,
+    args: () => ['publish'],
+    code: 1,
+    says: /not-a-repo is not inside a git repository\.$/,
+  },
+  {
+    name: 'order --exact-limit 0',
+    repo: R.main,
+    args: (r) => ['order', '--repo', r, '--exact-limit', '0'],
+    code: 1,
+    says: /^--exact-limit must be a positive whole number/,
+  },
   { name: 'order of the colliding worktrees', repo: R.main, args: (r) => ['order', '--repo', r, '--json'], code: 0, output: /"order": \[/ },
 
   // --- check ----------------------------------------------------------------------------------
-  { name: 'check .', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', '.'], code: 1, says: /^\. is a directory; check takes the file about to be edited\.$/ },
-  { name: "check ''", repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', ''], code: 1, says: /^check needs the path of a file, got an empty one\.$/ },
-  { name: 'check a folder', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src'], code: 1, says: /^src is a directory/ },
-  { name: 'check --agent nobody', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--agent', 'nobody'], code: 1, says: /^No agent "nobody" in this repository; known agents: alice, bob, carol, .*main\.$/ },
-  { name: "check --agent ''", repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--agent', ''], code: 1, says: /^--agent needs an agent id/ },
-  { name: 'check --agent another agent', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--agent', 'bob', '--json'], code: 2, output: /"agent": "bob"/ },
-  { name: 'check a file that does not exist yet', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts'], code: 0, output: /^src\/brand-new\.ts does not exist yet: checking alice creating it\.\nCLEAR {2}src\/brand-new\.ts \(new file\)/ },
-  { name: 'check from a worktree with no work yet names it by its branch', repo: R.main, args: () => ['check', 'src/brand-new.ts'], code: 0, output: /^src\/brand-new\.ts does not exist yet: checking main creating it\.$/m },
-  { name: 'check a new file, as JSON', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts', '--json'], code: 0, output: /"new": true/ },
-  { name: 'check --lines on a new file', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/brand-new.ts', '--lines', '3'], code: 1, says: /does not exist, so it has no lines 3 yet/ },
-  { name: 'check --lines 0', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--lines', '0'], code: 1, says: /^--lines 0: lines are 1-based/ },
-  { name: 'check --lines backwards', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--lines', '9-3'], code: 1, says: /may not come before the start/ },
-  { name: 'check --lines nonsense', repo: R.main, cwd: (r) => wtOf(r, 'alice'), args: () => ['check', 'src/a.ts', '--lines', 'ten'], code: 1, says: /^--lines must look like 12 or 12-18, got "ten"\.$/ },
-  { name: 'check inside .git', repo: R.main, args: () => ['check', '.git/config'], code: 1, says: /^\.git\/config is inside a git directory, not a work tree\.$/ },
-  { name: 'check outside any repository', repo: R.main, cwd: () => notRepo, args: () => ['check', 'x.ts'], code: 1, says: /x\.ts is not inside a git repository\.$/ },
-  { name: 'check the colliding lines', repo: R.main, cwd: (r) => wtOf(r, 'bob'), args: () => ['check', 'src/a.ts', '--lines', '7-8', '--json'], code: 2, output: /"level": "resolution"/ },
+  {
+    name: 'check .',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', '.'],
+    code: 1,
+    says: /^\. is a directory; check takes the file about to be edited\.$/,
+  },
+  {
+    name: "check ''",
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', ''],
+    code: 1,
+    says: /^check needs the path of a file, got an empty one\.$/,
+  },
+  {
+    name: 'check a folder',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src'],
+    code: 1,
+    says: /^src is a directory/,
+  },
+  {
+    name: 'check --agent nobody',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--agent', 'nobody'],
+    code: 1,
+    says: /^No agent "nobody" in this repository; known agents: alice, bob, carol, .*main\.$/,
+  },
+  {
+    name: "check --agent ''",
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--agent', ''],
+    code: 1,
+    says: /^--agent needs an agent id/,
+  },
+  {
+    name: 'check --agent another agent',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--agent', 'bob', '--json'],
+    code: 2,
+    output: /"agent": "bob"/,
+  },
+  {
+    name: 'check a file that does not exist yet',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/brand-new.ts'],
+    code: 0,
+    output: /^src\/brand-new\.ts does not exist yet: checking alice creating it\.\nCLEAR {2}src\/brand-new\.ts \(new file\)/,
+  },
+  {
+    name: 'check from a worktree with no work yet names it by its branch',
+    repo: R.main,
+    args: () => ['check', 'src/brand-new.ts'],
+    code: 0,
+    output: /^src\/brand-new\.ts does not exist yet: checking main creating it\.$/m,
+  },
+  {
+    name: 'check a new file, as JSON',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/brand-new.ts', '--json'],
+    code: 0,
+    output: /"new": true/,
+  },
+  {
+    name: 'check --lines on a new file',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/brand-new.ts', '--lines', '3'],
+    code: 1,
+    says: /does not exist, so it has no lines 3 yet/,
+  },
+  {
+    name: 'check --lines 0',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--lines', '0'],
+    code: 1,
+    says: /^--lines 0: lines are 1-based/,
+  },
+  {
+    name: 'check --lines backwards',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--lines', '9-3'],
+    code: 1,
+    says: /may not come before the start/,
+  },
+  {
+    name: 'check --lines nonsense',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'alice'),
+    args: () => ['check', 'src/a.ts', '--lines', 'ten'],
+    code: 1,
+    says: /^--lines must look like 12 or 12-18, got "ten"\.$/,
+  },
+  {
+    name: 'check inside .git',
+    repo: R.main,
+    args: () => ['check', '.git/config'],
+    code: 1,
+    says: /^\.git\/config is inside a git directory, not a work tree\.$/,
+  },
+  {
+    name: 'check outside any repository',
+    repo: R.main,
+    cwd: () => notRepo,
+    args: () => ['check', 'x.ts'],
+    code: 1,
+    says: /x\.ts is not inside a git repository\.$/,
+  },
+  {
+    name: 'check the colliding lines',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'bob'),
+    args: () => ['check', 'src/a.ts', '--lines', '7-8', '--json'],
+    code: 2,
+    output: /"level": "resolution"/,
+  },
 
   // --- config ---------------------------------------------------------------------------------
-  { name: 'missing --config file', repo: R.main, args: (r) => ['scan', '--repo', r, '--config', s('config/none.json')], code: 1, says: /none\.json does not exist/ },
-  { name: 'broken --config JSON', repo: R.main, args: (r) => ['scan', '--repo', r, '--config', s('config/broken.json')], code: 1, says: /^Could not read .*broken\.json/ },
-  { name: 'config that is not an object', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/not-object.json')], code: 0, says: /not-object\.json .*object/ },
-  { name: 'config with an unknown channel', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/unknown-channel.json')], code: 0, says: /no-such-channel/ },
-  { name: 'config with a weight that is not a number', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/bad-weight.json')], code: 0, says: /weight/ },
-  { name: 'config with inverted thresholds', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/inverted.json')], code: 0, says: /threshold/i },
-  { name: 'config naming a missing plugin', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/missing-plugin.json')], code: 0, says: /no-such-plugin\.mjs/ },
-  { name: 'config with a plugin that throws on import', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/plugin-throws.json')], code: 0, says: /plugin module exploded on import/ },
-  { name: 'broken --calibration', repo: R.main, args: (r) => ['scan', '--repo', r, '--calibration', s('config/calibration-broken.json')], code: 1, says: /calibration-broken\.json/ },
+  {
+    name: 'missing --config file',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--config', s('config/none.json')],
+    code: 1,
+    says: /none\.json does not exist/,
+  },
+  {
+    name: 'broken --config JSON',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--config', s('config/broken.json')],
+    code: 1,
+    says: /^Could not read .*broken\.json/,
+  },
+  {
+    name: 'config that is not an object',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/not-object.json')],
+    code: 0,
+    says: /not-object\.json .*object/,
+  },
+  {
+    name: 'config with an unknown channel',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/unknown-channel.json')],
+    code: 0,
+    says: /no-such-channel/,
+  },
+  {
+    name: 'config with a weight that is not a number',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/bad-weight.json')],
+    code: 0,
+    says: /weight/,
+  },
+  {
+    name: 'config with inverted thresholds',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/inverted.json')],
+    code: 0,
+    says: /threshold/i,
+  },
+  {
+    name: 'config naming a missing plugin',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/missing-plugin.json')],
+    code: 0,
+    says: /no-such-plugin\.mjs/,
+  },
+  {
+    name: 'config with a plugin that throws on import',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--config', s('config/plugin-throws.json')],
+    code: 0,
+    says: /plugin module exploded on import/,
+  },
+  {
+    name: 'broken --calibration',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--calibration', s('config/calibration-broken.json')],
+    code: 1,
+    says: /calibration-broken\.json/,
+  },
   // Found rather than named: the scan goes on with the defaults and says so (a named --config that does not read is an error).
-  { name: 'broken airspace.config.json at the root', repo: R.badConfig, args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /^Could not read .*airspace\.config\.json: .*; using defaults\.$/ },
+  {
+    name: 'broken airspace.config.json at the root',
+    repo: R.badConfig,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /^Could not read .*airspace\.config\.json: .*; using defaults\.$/,
+  },
 
   // --- observations JSON ------------------------------------------------------------------------
-  { name: 'observations that are not JSON', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/not-json.json')], code: 1, says: /^Invalid agent observations: not JSON/ },
-  { name: 'observations without agents', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/no-agents.json')], code: 1, says: /^Invalid agent observations: expected an object with an "agents" array/ },
-  { name: 'an observed agent with neither worktree nor ref', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/no-source.json')], code: 1, says: /needs exactly one of "worktree" .* or "ref"/ },
-  { name: 'an observed id used twice', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/duplicate.json')], code: 1, says: /\.id "a" is used twice/ },
-  { name: 'observations of another version', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/bad-version.json')], code: 1, says: /unsupported version 7/ },
-  { name: 'an observed startedAt that is not a date', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/bad-date.json')], code: 1, says: /startedAt must be an ISO date/ },
-  { name: 'observations file that does not exist', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', `json:${s('obs/none.json')}`], code: 1, says: /cannot read .*none\.json/ },
-  { name: 'observations file named without json:', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', s('obs/empty-list.json')], code: 1, says: /; to read agent observations from that file, write json:.*empty-list\.json\.$/ },
-  { name: 'an observed ref that does not exist', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/unknown-ref.json')], code: 0, says: /no-such-branch does not name a commit; the agent was left out/ },
-  { name: 'an observed worktree that does not exist', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/missing-worktree.json')], code: 0, says: /no-such-worktree/ },
-  { name: 'no observed agents', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/empty-list.json')], code: 0, output: /^0 agents, 0 pairs/m },
   {
-    name: 'escape sequences and newlines in observed ids and labels', repo: R.main, args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/hostile-ids.json')], code: 0,
-    output: /^RESOLUTION +1\.00 +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m, not: CONTROL,
+    name: 'observations that are not JSON',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/not-json.json')],
+    code: 1,
+    says: /^Invalid agent observations: not JSON/,
   },
-  { name: 'the same, as JSON (escaped by JSON itself)', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/hostile-ids.json')], code: 0, output: /"ev\\u001b\[31mil\\nRESOLUTION 1\.00 fake"/ },
-  { name: 'branches and worktrees in either order keep uncommitted work', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches', '--source', 'worktrees'], code: 0, says: /^Agent "alice" appears as a worktree and as a branch; the worktree .* \(uncommitted work included\) was kept\.$/ },
+  {
+    name: 'observations without agents',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/no-agents.json')],
+    code: 1,
+    says: /^Invalid agent observations: expected an object with an "agents" array/,
+  },
+  {
+    name: 'an observed agent with neither worktree nor ref',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/no-source.json')],
+    code: 1,
+    says: /needs exactly one of "worktree" .* or "ref"/,
+  },
+  {
+    name: 'an observed id used twice',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/duplicate.json')],
+    code: 1,
+    says: /\.id "a" is used twice/,
+  },
+  {
+    name: 'observations of another version',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/bad-version.json')],
+    code: 1,
+    says: /unsupported version 7/,
+  },
+  {
+    name: 'an observed startedAt that is not a date',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/bad-date.json')],
+    code: 1,
+    says: /startedAt must be an ISO date/,
+  },
+  {
+    name: 'observations file that does not exist',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', `json:${s('obs/none.json')}`],
+    code: 1,
+    says: /cannot read .*none\.json/,
+  },
+  {
+    name: 'observations file named without json:',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', s('obs/empty-list.json')],
+    code: 1,
+    says: /; to read agent observations from that file, write json:.*empty-list\.json\.$/,
+  },
+  {
+    name: 'an observed ref that does not exist',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/unknown-ref.json')],
+    code: 0,
+    says: /no-such-branch does not name a commit; the agent was left out/,
+  },
+  {
+    name: 'an observed worktree that does not exist',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/missing-worktree.json')],
+    code: 0,
+    says: /no-such-worktree/,
+  },
+  {
+    name: 'no observed agents',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/empty-list.json')],
+    code: 0,
+    output: /^0 agents, 0 pairs/m,
+  },
+  {
+    name: 'escape sequences and newlines in observed ids and labels',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/hostile-ids.json')],
+    code: 0,
+    output: /^RESOLUTION +1\.00 +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m,
+    not: CONTROL,
+  },
+  {
+    name: 'the same, as JSON (escaped by JSON itself)',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'json:' + s('obs/hostile-ids.json')],
+    code: 0,
+    output: /"ev\\u001b\[31mil\\nRESOLUTION 1\.00 fake"/,
+  },
+  {
+    name: 'branches and worktrees in either order keep uncommitted work',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches', '--source', 'worktrees'],
+    code: 0,
+    says: /^Agent "alice" appears as a worktree and as a branch; the worktree .* \(uncommitted work included\) was kept\.$/,
+  },
 
   // --- git states -------------------------------------------------------------------------------
-  { name: 'odd paths, binary, huge and symlinked files, a detached worktree', repo: R.main, args: (r) => ['scan', '--repo', r, '--json', '--all'], code: 0, says: /big\/huge\.ts/, output: /"id": "det"/ },
-  { name: 'the same as a table', repo: R.main, args: (r) => ['scan', '--repo', r], code: 0, output: /^RESOLUTION +\d\.\d\d +alice ↔ bob/m, not: CONTROL },
-  { name: '--fail-on resolution', repo: R.main, args: (r) => ['scan', '--repo', r, '--fail-on', 'resolution'], code: 2, output: /1 resolution/ },
-  { name: 'graph of odd file names', repo: R.main, args: (r) => ['graph', '--repo', r, '--json'], code: 0, output: /"src\/with space\.ts"/ },
-  { name: 'graph of odd file names, as text', repo: R.main, args: (r) => ['graph', '--repo', r], code: 0, output: /^src\/odd\\x1b\[2Jname\\n\.ts\n {2}→ src\/a\.ts$/m, not: CONTROL },
-  { name: 'a shallow clone', repo: R.shallow, args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches'], code: 0, says: /^No merge base between agent and origin\/main .*shallow clone/ },
-  { name: 'a repository without commits', repo: R.empty, args: (r) => ['scan', '--repo', r], code: 1, says: /^No base given and no default branch found/ },
-  { name: 'no default branch (trunk only)', repo: R.trunk, args: (r) => ['scan', '--repo', r], code: 1, says: /^No base given and no default branch found \(tried origin\/HEAD, main, master\); pass a base ref/ },
-  { name: 'the same with --base trunk', repo: R.trunk, args: (r) => ['scan', '--repo', r, '--base', 'trunk', '--json'], code: 0, output: /"id": "alice"/ },
-  { name: 'corrupt index, index.lock, merge in progress, deleted and unborn worktrees', repo: R.messy, args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /^Could not read corrupt's working set; it was left out: its index \/.*\/index is damaged \(index file smaller than expected\); git status in \/.*corrupt reports the same\.$/, output: /"id": "locked"/ },
+  {
+    name: 'odd paths, binary, huge and symlinked files, a detached worktree',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--json', '--all'],
+    code: 0,
+    says: /big\/huge\.ts/,
+    output: /"id": "det"/,
+  },
+  {
+    name: 'the same as a table',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r],
+    code: 0,
+    output: /^RESOLUTION +\d\.\d\d +alice ↔ bob/m,
+    not: CONTROL,
+  },
+  {
+    name: '--fail-on resolution',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r, '--fail-on', 'resolution'],
+    code: 2,
+    output: /1 resolution/,
+  },
+  {
+    name: 'graph of odd file names',
+    repo: R.main,
+    args: (r) => ['graph', '--repo', r, '--json'],
+    code: 0,
+    output: /"src\/with space\.ts"/,
+  },
+  {
+    name: 'graph of odd file names, as text',
+    repo: R.main,
+    args: (r) => ['graph', '--repo', r],
+    code: 0,
+    output: /^src\/odd\\x1b\[2Jname\\n\.ts\n {2}→ src\/a\.ts$/m,
+    not: CONTROL,
+  },
+  {
+    name: 'a shallow clone',
+    repo: R.shallow,
+    args: (r) => ['scan', '--repo', r, '--json', '--source', 'branches'],
+    code: 0,
+    says: /^No merge base between agent and origin\/main .*shallow clone/,
+  },
+  {
+    name: 'a repository without commits',
+    repo: R.empty,
+    args: (r) => ['scan', '--repo', r],
+    code: 1,
+    says: /^No base given and no default branch found/,
+  },
+  {
+    name: 'no default branch (trunk only)',
+    repo: R.trunk,
+    args: (r) => ['scan', '--repo', r],
+    code: 1,
+    says: /^No base given and no default branch found \(tried origin\/HEAD, main, master\); pass a base ref/,
+  },
+  {
+    name: 'the same with --base trunk',
+    repo: R.trunk,
+    args: (r) => ['scan', '--repo', r, '--base', 'trunk', '--json'],
+    code: 0,
+    output: /"id": "alice"/,
+  },
+  {
+    name: 'corrupt index, index.lock, merge in progress, deleted and unborn worktrees',
+    repo: R.messy,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /^Could not read corrupt's working set; it was left out: its index \/.*\/index is damaged \(index file smaller than expected\); git status in \/.*corrupt reports the same\.$/,
+    output: /"id": "locked"/,
+  },
   { name: 'the same as a table', repo: R.messy, args: (r) => ['scan', '--repo', r], code: 0, output: /agents, \d+ pairs/ },
   // The unborn branch adds every file of its work tree: a collision with any of them.
-  { name: 'check from the worktree with a corrupt index', repo: R.messy, cwd: (r) => wtOf(r, 'corrupt'), args: () => ['check', 'src/a.ts', '--json'], code: 2, output: /"with": "unborn-branch"/ },
-  { name: 'check on a file with a merge conflict', repo: R.messy, cwd: (r) => wtOf(r, 'merging'), args: () => ['check', 'src/b.ts', '--json'], code: 2, output: /"with": "side"/ },
-  { name: '--repo inside the .git directory', repo: R.main, args: (r) => ['scan', '--repo', join(r, '.git'), '--json'], code: 0, output: /"id": "alice"/ },
+  {
+    name: 'check from the worktree with a corrupt index',
+    repo: R.messy,
+    cwd: (r) => wtOf(r, 'corrupt'),
+    args: () => ['check', 'src/a.ts', '--json'],
+    code: 2,
+    output: /"with": "unborn-branch"/,
+  },
+  {
+    name: 'check on a file with a merge conflict',
+    repo: R.messy,
+    cwd: (r) => wtOf(r, 'merging'),
+    args: () => ['check', 'src/b.ts', '--json'],
+    code: 2,
+    output: /"with": "side"/,
+  },
+  {
+    name: '--repo inside the .git directory',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', join(r, '.git'), '--json'],
+    code: 0,
+    output: /"id": "alice"/,
+  },
 
   // --- the facts cache ----------------------------------------------------------------------------
-  { name: 'a clean cache (first scan fills it)', repo: R.cached, args: (r) => ['scan', '--repo', r, '--json'], code: 0, output: /"level": "resolution"/ },
-  { name: 'truncated segment bodies', repo: R.cached, before: (r) => damageCache(r, '.body', (b) => b.subarray(0, 3)), args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /facts cache segment body .* was damaged \(3 bytes, expected \d+\); it was removed and its \d+ files? (was|were) parsed again\./, output: /"level": "resolution"/ },
-  { name: 'flipped bytes in segment bodies', repo: R.cached, before: (r) => damageCache(r, '.body', (b) => Buffer.from(b.map((x, i) => (i === 5 ? x ^ 0xff : x)))), args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /was damaged \(checksum mismatch\)/, output: /"level": "resolution"/ },
-  { name: 'segment heads that are not JSON', repo: R.cached, before: (r) => damageCache(r, '.head.json', () => Buffer.from('{"format": ')), args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /^The facts cache segment .* was corrupt; it was removed and its files are parsed again\.$/, output: /"level": "resolution"/ },
   {
-    name: 'segment bodies deleted', repo: R.cached, args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /^The facts cache segment .* had no body; it was removed and its files are parsed again\.$/, output: /"level": "resolution"/,
+    name: 'a clean cache (first scan fills it)',
+    repo: R.cached,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    output: /"level": "resolution"/,
+  },
+  {
+    name: 'truncated segment bodies',
+    repo: R.cached,
+    before: (r) => damageCache(r, '.body', (b) => b.subarray(0, 3)),
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /facts cache segment body .* was damaged \(3 bytes, expected \d+\); it was removed and its \d+ files? (was|were) parsed again\./,
+    output: /"level": "resolution"/,
+  },
+  {
+    name: 'flipped bytes in segment bodies',
+    repo: R.cached,
+    before: (r) => damageCache(r, '.body', (b) => Buffer.from(b.map((x, i) => (i === 5 ? x ^ 0xff : x)))),
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /was damaged \(checksum mismatch\)/,
+    output: /"level": "resolution"/,
+  },
+  {
+    name: 'segment heads that are not JSON',
+    repo: R.cached,
+    before: (r) => damageCache(r, '.head.json', () => Buffer.from('{"format": ')),
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /^The facts cache segment .* was corrupt; it was removed and its files are parsed again\.$/,
+    output: /"level": "resolution"/,
+  },
+  {
+    name: 'segment bodies deleted',
+    repo: R.cached,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /^The facts cache segment .* had no body; it was removed and its files are parsed again\.$/,
+    output: /"level": "resolution"/,
     before: (r) => damageCacheFiles(r, (n) => n.endsWith('.body'), 'delete'),
   },
   {
-    name: 'resolution and memo files that are not JSON', repo: R.cached, args: (r) => ['scan', '--repo', r, '--json'], code: 0, output: /"level": "resolution"/,
+    name: 'resolution and memo files that are not JSON',
+    repo: R.cached,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    output: /"level": "resolution"/,
     before: (r) => damageCacheFiles(r, (n) => /^(res|memo)-/.test(n), Buffer.from('{"entries": [1,')),
   },
   {
-    name: 'a cache folder that cannot be written', repo: R.cached,
+    name: 'a cache folder that cannot be written',
+    repo: R.cached,
     before: (r) => {
       rmSync(join(r, '.git', 'airspace', 'cache'), { recursive: true, force: true });
       mkdirSync(join(r, '.git', 'airspace'), { recursive: true });
       writeFileSync(join(r, '.git', 'airspace', 'cache'), 'not a folder');
     },
-    args: (r) => ['scan', '--repo', r, '--json'], code: 0, says: /^Cannot write the facts cache \(.*\); continuing without it\.$/, output: /"level": "resolution"/,
+    args: (r) => ['scan', '--repo', r, '--json'],
+    code: 0,
+    says: /^Cannot write the facts cache \(.*\); continuing without it\.$/,
+    output: /"level": "resolution"/,
     after: (r) => rmSync(join(r, '.git', 'airspace', 'cache'), { force: true }),
   },
 
   // --- the trail ----------------------------------------------------------------------------------
-  { name: 'trail verify of a missing file', repo: R.main, args: () => ['trail', 'verify', s('trail/none.json')], code: 1, says: /none\.json/ },
-  { name: 'trail verify of a file that is not JSON', repo: R.main, args: () => ['trail', 'verify', s('trail/not-json.json')], code: 1, says: /\(malformed-json\)/ },
-  { name: 'trail create from observations that are not JSON', repo: R.main, args: () => ['trail', 'create', s('trail/new.json'), '--a', s('trail/not-json.json'), '--b', s('trail/bob.json')], code: 1, says: /not-json\.json is not JSON/ },
-  { name: 'trail create from an observation with a key given twice', repo: R.main, args: () => ['trail', 'create', s('trail/twice.json'), '--a', s('trail/alice-twice.json'), '--b', s('trail/bob.json')], code: 1, says: /alice-twice\.json gives \$\.agentId twice in one object; each key may appear once\.$/ },
-  { name: 'trail create of one agent twice', repo: R.main, args: () => ['trail', 'create', s('trail/same.json'), '--a', s('trail/alice.json'), '--b', s('trail/alice.json'), '--now', '2026-03-01T12:01:00.000Z'], code: 1, says: /same-agent/ },
   {
-    name: 'trail verify with a key given twice', repo: R.main,
+    name: 'trail verify of a missing file',
+    repo: R.main,
+    args: () => ['trail', 'verify', s('trail/none.json')],
+    code: 1,
+    says: /none\.json/,
+  },
+  {
+    name: 'trail verify of a file that is not JSON',
+    repo: R.main,
+    args: () => ['trail', 'verify', s('trail/not-json.json')],
+    code: 1,
+    says: /\(malformed-json\)/,
+  },
+  {
+    name: 'trail create from observations that are not JSON',
+    repo: R.main,
+    args: () => ['trail', 'create', s('trail/new.json'), '--a', s('trail/not-json.json'), '--b', s('trail/bob.json')],
+    code: 1,
+    says: /not-json\.json is not JSON/,
+  },
+  {
+    name: 'trail create from an observation with a key given twice',
+    repo: R.main,
+    args: () => ['trail', 'create', s('trail/twice.json'), '--a', s('trail/alice-twice.json'), '--b', s('trail/bob.json')],
+    code: 1,
+    says: /alice-twice\.json gives \$\.agentId twice in one object; each key may appear once\.$/,
+  },
+  {
+    name: 'trail create of one agent twice',
+    repo: R.main,
+    args: () => [
+      'trail',
+      'create',
+      s('trail/same.json'),
+      '--a',
+      s('trail/alice.json'),
+      '--b',
+      s('trail/alice.json'),
+      '--now',
+      '2026-03-01T12:01:00.000Z',
+    ],
+    code: 1,
+    says: /same-agent/,
+  },
+  {
+    name: 'trail verify with a key given twice',
+    repo: R.main,
     before: () => {
       const file = createTrail('trail/dup.json');
       writeFileSync(file, readFileSync(file, 'utf8').replace(/"level": "/, '"level": "clear", "level": "'));
     },
-    args: () => ['trail', 'verify', s('trail/dup.json')], code: 1, says: /\(duplicate-key\): .*level appears twice in one object/,
+    args: () => ['trail', 'verify', s('trail/dup.json')],
+    code: 1,
+    says: /\(duplicate-key\): .*level appears twice in one object/,
   },
-  { name: 'trail verify with a head that does not match', repo: R.main, before: () => void createTrail('trail/ok.json'), args: () => ['trail', 'verify', s('trail/ok.json'), '--head', 'f'.repeat(64)], code: 1, says: /\(head-mismatch\)/ },
+  {
+    name: 'trail verify with a head that does not match',
+    repo: R.main,
+    before: () => void createTrail('trail/ok.json'),
+    args: () => ['trail', 'verify', s('trail/ok.json'), '--head', 'f'.repeat(64)],
+    code: 1,
+    says: /\(head-mismatch\)/,
+  },
 
   // --- processes: closed pipes and a missing git ----------------------------------------------------
   // A closed stdout ends the run quietly with the code it had: a CI gate behind `| head` still fails.
-  ...([['scan', 0], ['scan --json', 0], ['scan --fail-on resolution', 2], ['graph', 0], ['graph --json', 0], ['check src/a.ts', 2]] as const).map(
-    ([command, code]): Case => ({ name: `${command} | head (stdout closed)`, repo: R.main, cwd: (r) => wtOf(r, 'bob'), args: () => command.split(' '), code, child: { closeStdout: true } }),
-  ),
+  ...(
+    [
+      ['scan', 0],
+      ['scan --json', 0],
+      ['scan --fail-on resolution', 2],
+      ['graph', 0],
+      ['graph --json', 0],
+      ['check src/a.ts', 2],
+    ] as const
+  ).map(([command, code]): Case => ({
+    name: `${command} | head (stdout closed)`,
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'bob'),
+    args: () => command.split(' '),
+    code,
+    child: { closeStdout: true },
+  })),
   { name: 'watch | head (stdout closed)', repo: R.main, args: (r) => ['watch', '--repo', r], code: 0, child: { closeStdout: true } },
-  { name: 'git missing from PATH: scan', repo: R.main, args: (r) => ['scan', '--repo', r], code: 1, says: /^git was not found on PATH/, child: { env: GIT_MISSING_ENV } },
-  { name: 'git missing from PATH: check', repo: R.main, cwd: (r) => wtOf(r, 'bob'), args: () => ['check', 'src/a.ts'], code: 1, says: /^git was not found on PATH/, child: { env: GIT_MISSING_ENV } },
+  {
+    name: 'git missing from PATH: scan',
+    repo: R.main,
+    args: (r) => ['scan', '--repo', r],
+    code: 1,
+    says: /^git was not found on PATH/,
+    child: { env: GIT_MISSING_ENV },
+  },
+  {
+    name: 'git missing from PATH: check',
+    repo: R.main,
+    cwd: (r) => wtOf(r, 'bob'),
+    args: () => ['check', 'src/a.ts'],
+    code: 1,
+    says: /^git was not found on PATH/,
+    child: { env: GIT_MISSING_ENV },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -414,7 +1099,12 @@ async function check(c: Case, expect: ExpectStatic): Promise<void> {
   c.before?.(repo);
   const before = repoFingerprint(repo);
   const out = c.child
-    ? await airspace(args, { cwd, ...(c.child.env ? { env: c.child.env } : {}), ...(c.child.closeStdout ? { closeStdout: true } : {}), timeoutMs: 60_000 })
+    ? await airspace(args, {
+        cwd,
+        ...(c.child.env ? { env: c.child.env } : {}),
+        ...(c.child.closeStdout ? { closeStdout: true } : {}),
+        timeoutMs: 60_000,
+      })
     : await runInProcess(args, cwd);
   let problems = '';
   try {
@@ -431,7 +1121,10 @@ async function check(c: Case, expect: ExpectStatic): Promise<void> {
   if (c.code === 1) {
     // One sentence on one line (commander adds its usage hint on a second line).
     const [first, ...rest] = out.stderr.trimEnd().split('\n');
-    expect(rest.filter((l) => l !== '(run with --help for usage)'), detail).toEqual([]);
+    expect(
+      rest.filter((l) => l !== '(run with --help for usage)'),
+      detail,
+    ).toEqual([]);
     const message = first!.replace(/^airspace: /, '').replace(/^error: /, '');
     if (c.says) expect(message, detail).toMatch(c.says);
     expect(out.stdout, detail).toBe('');
@@ -441,7 +1134,11 @@ async function check(c: Case, expect: ExpectStatic): Promise<void> {
     for (const line of out.stderr.split('\n').filter(Boolean)) expect(line, detail).toMatch(/^airspace( \w+)?: [^\n]+\.$/);
   } else if (args.includes('--json')) {
     const parsed = JSON.parse(out.stdout) as { problems?: { message: string }[] };
-    if (c.says) expect((parsed.problems ?? []).map((p) => p.message), detail).toContainEqual(expect.stringMatching(c.says));
+    if (c.says)
+      expect(
+        (parsed.problems ?? []).map((p) => p.message),
+        detail,
+      ).toContainEqual(expect.stringMatching(c.says));
     for (const p of parsed.problems ?? []) expect(p.message.trim().split('\n'), detail).toHaveLength(1);
   } else if (c.says) expect(out.stdout + out.stderr, detail).toMatch(c.says);
   if (c.output) expect(out.stdout, detail).toMatch(c.output);
@@ -455,7 +1152,11 @@ describe('bad input: a clear message, valid output, the repository untouched', (
   it('has at least 60 cases, on repositories whose fingerprint covers a stash, locks and a merge', () => {
     expect(CASES.length).toBeGreaterThanOrEqual(60);
     expect(repoFingerprint(main.dir).stash).toMatch(/keep me/);
-    expect(Object.values(repoFingerprint(messy.dir).trees).map((t) => t.locks).join(' ')).toMatch(/index\.lock:[0-9a-f]{64}.*MERGE_HEAD:[0-9a-f]{64}/);
+    expect(
+      Object.values(repoFingerprint(messy.dir).trees)
+        .map((t) => t.locks)
+        .join(' '),
+    ).toMatch(/index\.lock:[0-9a-f]{64}.*MERGE_HEAD:[0-9a-f]{64}/);
   });
 
   // Cases that only read their repository run side by side; the cache cases damage the cache in turn.

@@ -18,14 +18,20 @@ const BASE = {
   'docs/notes.md': '# notes\n',
 };
 const edit = (from: number, to: number, tag: string): string =>
-  BASE['src/a.ts'].split('\n').map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line)).join('\n');
+  BASE['src/a.ts']
+    .split('\n')
+    .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+    .join('\n');
 
 let repo: RepoFixture;
 let scratch: string;
 beforeAll(() => {
   // alice and bob change the same lines of src/a.ts; carol works elsewhere.
   repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
-  repo.worktree('alice').write('src/a.ts', edit(5, 9, 'alice')).commit('alice: a5-a9');
+  repo
+    .worktree('alice')
+    .write('src/a.ts', edit(5, 9, 'alice'))
+    .commit('alice: a5-a9');
   repo.worktree('bob').write('src/a.ts', edit(7, 8, 'bob'));
   repo.worktree('carol').write('docs/notes.md', '# notes\n\nmore notes\n');
   scratch = mkdtempSync(join(tmpdir(), 'airspace-e2e-'));
@@ -72,7 +78,11 @@ describe('airspace (built CLI)', () => {
     expect(base.stderr).toContain('Unknown base "no-such-ref"');
 
     writeFileSync(join(scratch, 'broken.json'), '{ "channels": ');
-    for (const args of [['--config', join(scratch, 'missing.json')], ['--config', join(scratch, 'broken.json')], ['--calibration', join(scratch, 'broken.json')]]) {
+    for (const args of [
+      ['--config', join(scratch, 'missing.json')],
+      ['--config', join(scratch, 'broken.json')],
+      ['--calibration', join(scratch, 'broken.json')],
+    ]) {
       const config = await airspace(['scan', '--repo', repo.dir, ...args]);
       expect(config.code, args.join(' ')).toBe(1);
       expect(config.stderr).toMatch(/Could not read|does not exist/);
@@ -94,7 +104,11 @@ describe('airspace (built CLI)', () => {
 
     const json = await airspace(['scan', '--repo', repo.dir, '--json']);
     expect(json.code).toBe(0);
-    const result = JSON.parse(json.stdout) as { version: number; counts: { resolution: number; agents: number }; advisories: { a: string; b: string; level: string; steer?: string; hold?: string }[] };
+    const result = JSON.parse(json.stdout) as {
+      version: number;
+      counts: { resolution: number; agents: number };
+      advisories: { a: string; b: string; level: string; steer?: string; hold?: string }[];
+    };
     expect(result.version).toBe(1);
     expect(result.counts).toMatchObject({ agents: 3, resolution: 1 });
     expect(result.advisories[0]).toMatchObject({ a: 'alice', b: 'bob', level: 'resolution' });
@@ -131,22 +145,35 @@ describe('airspace (built CLI)', () => {
     try {
       const dirs = ['fay', 'gus'].map((id) => fresh.worktree(id).dir);
       const file = join(scratch, 'observations.json');
-      writeFileSync(file, JSON.stringify({ version: 1, agents: dirs.map((dir, i) => ({ id: ['fay', 'gus'][i], worktree: dir, intent: ['src/b.ts'] })) }));
+      writeFileSync(
+        file,
+        JSON.stringify({ version: 1, agents: dirs.map((dir, i) => ({ id: ['fay', 'gus'][i], worktree: dir, intent: ['src/b.ts'] })) }),
+      );
       const run = await airspace(['scan', '--repo', fresh.dir, '--source', `json:${file}`, '--json']);
       expect(run.code).toBe(0);
-      const result = JSON.parse(run.stdout) as { counts: { agents: number; pairs: number; traffic: number }; links: { level: string; evidence: { message: string }[] }[] };
+      const result = JSON.parse(run.stdout) as {
+        counts: { agents: number; pairs: number; traffic: number };
+        links: { level: string; evidence: { message: string }[] }[];
+      };
       expect(result.counts).toMatchObject({ agents: 2, traffic: 1 });
-      expect(result.links[0]!.evidence[0]!.message).toBe('fay and gus both declared they are about to touch src/b.ts; file-level evidence only.');
+      expect(result.links[0]!.evidence[0]!.message).toBe(
+        'fay and gus both declared they are about to touch src/b.ts; file-level evidence only.',
+      );
     } finally {
       fresh.dispose();
     }
   });
 
-  it('check answers for the lines about to change, with the other side\'s diff', async () => {
+  it("check answers for the lines about to change, with the other side's diff", async () => {
     const carol = join(`${repo.dir}-wt`, 'carol');
     const hit = await airspace(['check', 'src/a.ts', '--lines', '6-7', '--json'], { cwd: carol });
     expect(hit.code).toBe(2);
-    const answer = JSON.parse(hit.stdout) as { agent: string; path: string; level: string; conflicts: { with: string; level: string; hunks: { agent: string; text: string }[] }[] };
+    const answer = JSON.parse(hit.stdout) as {
+      agent: string;
+      path: string;
+      level: string;
+      conflicts: { with: string; level: string; hunks: { agent: string; text: string }[] }[];
+    };
     expect(answer).toMatchObject({ agent: 'carol', path: 'src/a.ts', level: 'resolution' });
     expect(answer.conflicts.map((c) => c.with).sort()).toEqual(['alice', 'bob']);
     const fromBob = answer.conflicts.find((c) => c.with === 'bob')!;
@@ -167,7 +194,11 @@ describe('airspace (built CLI)', () => {
     const erin = fixture.worktree('erin');
     erin.write('docs/notes.md', '# erin\n');
     const delivered = join(scratch, 'triggers.jsonl');
-    const child = spawn(process.execPath, [BIN, 'watch', '--repo', fixture.dir, '--jsonl', '--debounce', '100', '--exec', `cat >> '${delivered}'`], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'watch', '--repo', fixture.dir, '--jsonl', '--debounce', '100', '--exec', `cat >> '${delivered}'`],
+      { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const events: { type: string; a?: string; b?: string; level?: string; trigger?: { to: string; type: string } }[] = [];
     let buffer = '';
     let stderr = '';
@@ -201,10 +232,18 @@ describe('airspace (built CLI)', () => {
       await waitFor(() => events.some((e) => e.type === 'raised'), 'raised');
       expect(events.find((e) => e.type === 'raised')).toMatchObject({ a: 'dave', b: 'erin', level: 'resolution' });
       await waitFor(() => events.filter((e) => e.type === 'trigger').length >= 2, 'two triggers');
-      expect(events.filter((e) => e.type === 'trigger').map((e) => `${e.trigger!.type}:${e.trigger!.to}`).sort()).toEqual(['hold:dave', 'steer:erin']);
+      expect(
+        events
+          .filter((e) => e.type === 'trigger')
+          .map((e) => `${e.trigger!.type}:${e.trigger!.to}`)
+          .sort(),
+      ).toEqual(['hold:dave', 'steer:erin']);
       // --exec got each trigger as JSON on its standard input.
       await waitFor(() => existsSync(delivered) && readFileSync(delivered, 'utf8').trim().split('\n').length === 2, '--exec deliveries');
-      const sent = readFileSync(delivered, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to: string; content: string });
+      const sent = readFileSync(delivered, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; to: string; content: string });
       expect(sent.map((t) => `${t.type}:${t.to}`).sort()).toEqual(['hold:dave', 'steer:erin']);
       expect(sent.find((t) => t.type === 'steer')!.content).toContain('Resolution');
       erin.write('src/a.ts', BASE['src/a.ts']);
@@ -221,7 +260,12 @@ describe('airspace (built CLI)', () => {
     const child = spawn(process.execPath, [BIN, 'lsp', '--stdio'], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { processId: null, rootUri: null, capabilities: {} },
+    });
     child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     try {
       const started = Date.now();
@@ -256,7 +300,11 @@ describe('airspace (built CLI)', () => {
     // …but the chain is still there as evidence, for the view and for a team that weighs it.
     const carolDave = result.links.find((l) => l.a === 'carol' && l.b === 'dave')!;
     expect(carolDave.level).toBe('clear');
-    expect(carolDave.channels.find((c) => c.channel === 'dependency')!.evidence[0]!.chain).toEqual(['src/api/server.ts', 'src/api/routes.ts', 'src/util/format.ts']);
+    expect(carolDave.channels.find((c) => c.channel === 'dependency')!.evidence[0]!.chain).toEqual([
+      'src/api/server.ts',
+      'src/api/routes.ts',
+      'src/util/format.ts',
+    ]);
     const path = /Kept the demo repository at (\S+) /.exec(kept.stderr)?.[1];
     expect(path && existsSync(path)).toBe(true);
 

@@ -20,7 +20,12 @@ afterAll(() => demo.fixture.dispose());
 const scan = (): Promise<ScanResult> => scanRepository({ repo: demo.root, base: 'main', now });
 /** What the answer is: each pair's level and risk, and each channel's risk. */
 const answer = (r: ScanResult) =>
-  r.links.map((l) => ({ pair: `${l.a}×${l.b}`, level: l.level, risk: l.risk.toFixed(6), channels: Object.fromEntries(l.channels.map((c) => [c.channel, c.risk.toFixed(6)])) }));
+  r.links.map((l) => ({
+    pair: `${l.a}×${l.b}`,
+    level: l.level,
+    risk: l.risk.toFixed(6),
+    channels: Object.fromEntries(l.channels.map((c) => [c.channel, c.risk.toFixed(6)])),
+  }));
 
 function damageBodies(damage: (bytes: Buffer) => Buffer): number {
   const cache = join(demo.root, '.git', 'airspace', 'cache');
@@ -50,7 +55,10 @@ describe('a damaged facts cache', () => {
     expect(answer(damaged)).toEqual(answer(clean));
     const messages = damaged.problems.map((p) => p.message);
     expect(messages.length).toBeGreaterThan(0);
-    for (const m of messages) expect(m).toMatch(/^The facts cache segment body .* was damaged \(.+\); it was removed and its \d+ files? (was|were) parsed again\.$/);
+    for (const m of messages)
+      expect(m).toMatch(
+        /^The facts cache segment body .* was damaged \(.+\); it was removed and its \d+ files? (was|were) parsed again\.$/,
+      );
 
     // Healed: the next scan reads a clean cache again.
     const after = await scan();

@@ -12,7 +12,8 @@ import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airs
 // `airspace lsp --stdio`, as docs/editors.md configures it, run from the built CLI.
 const AIRSPACE = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 
-const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
+const lines = (n: number, edit: Record<number, string> = {}) =>
+  Array.from({ length: n }, (_, i) => edit[i + 1] ?? `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 
 export interface Collision {
   readonly repo: RepoFixture;
@@ -33,7 +34,12 @@ export function collidingWorktrees(): Collision {
 }
 
 /** Runs a headless editor on `file`; its collect script writes what it saw to `<out>/result.json`. */
-export function runEditor<T>(command: string, args: readonly string[], file: string, out: string): { run: SpawnSyncReturns<string>; result: () => T } {
+export function runEditor<T>(
+  command: string,
+  args: readonly string[],
+  file: string,
+  out: string,
+): { run: SpawnSyncReturns<string>; result: () => T } {
   const path = join(out, 'result.json');
   const run = spawnSync(command, args, {
     env: {

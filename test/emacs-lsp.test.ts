@@ -39,7 +39,9 @@ describeWith(EMACS_EGLOT, 'Emacs with eglot as the client', () => {
       const d = got.diagnostics![0]!;
       expect(d.line).toBe(9);
       expect(d.type).toBe('eglot-warning');
-      expect(d.text).toMatch(/^airspace \[resolution\/[a-z-]+\]: alice edits src\/app\.ts line 7 \(.*\): resolution advisory, you steer away$/);
+      expect(d.text).toMatch(
+        /^airspace \[resolution\/[a-z-]+\]: alice edits src\/app\.ts line 7 \(.*\): resolution advisory, you steer away$/,
+      );
       expect(got.hover).toContain('+const line7 = "alice";');
       expect(got.advisories).toBe(1);
     } finally {

@@ -22,7 +22,9 @@ const started = new Set<number>();
 
 /** A line-level edit of `path`: lines [from, to] get a tag. */
 function edited(path: string, from: number, to: number, tag: string): string {
-  return files[path]!.split('\n').map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line)).join('\n');
+  return files[path]!.split('\n')
+    .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+    .join('\n');
 }
 
 function lockOf(dir: string): { pid: number; socket: string } | undefined {
@@ -80,11 +82,17 @@ afterAll(async () => {
 });
 
 describe('airspace check through the resident engine', () => {
-  const ts = () => Object.keys(files).filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts')).sort();
+  const ts = () =>
+    Object.keys(files)
+      .filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts'))
+      .sort();
 
   it('answers as a cold check does, through saves, commits, new and removed worktrees', { timeout: 600_000 }, async () => {
     const [shared, other, third] = ts();
-    const alice = repo.worktree('alice').write(shared!, edited(shared!, 3, 5, 'alice')).commit('alice');
+    const alice = repo
+      .worktree('alice')
+      .write(shared!, edited(shared!, 3, 5, 'alice'))
+      .commit('alice');
     const bob = repo.worktree('bob').write(shared!, edited(shared!, 10, 12, 'bob'));
     const carol = repo.worktree('carol').write(other!, edited(other!, 1, 2, 'carol'));
 
@@ -114,8 +122,13 @@ describe('airspace check through the resident engine', () => {
     expect(near.conflicts.map((c) => c.with)).toContain('dave');
     // A harness's pre-edit hook: the tool call on stdin, an edit's old_string located in the file,
     // advice for the model on stderr, exit 2 only on resolution (or at --fail-on).
-    const hook = (call: object, ...flags: string[]) => airspace(['check', '--tool-call', ...flags], { cwd: carol.dir, env: ENGINE_ENV, input: JSON.stringify(call) });
-    const edit = { cwd: carol.dir, tool_name: 'Edit', tool_input: { file_path: join(carol.dir, other!), old_string: `${files[other!]!.split('\n')[0]!} // carol`, new_string: 'x' } };
+    const hook = (call: object, ...flags: string[]) =>
+      airspace(['check', '--tool-call', ...flags], { cwd: carol.dir, env: ENGINE_ENV, input: JSON.stringify(call) });
+    const edit = {
+      cwd: carol.dir,
+      tool_name: 'Edit',
+      tool_input: { file_path: join(carol.dir, other!), old_string: `${files[other!]!.split('\n')[0]!} // carol`, new_string: 'x' },
+    };
     const hooked = await hook(edit, '--json');
     expect(JSON.parse(hooked.stdout)).toEqual(near);
     expect(hooked.code).toBe(near.level === 'resolution' ? 2 : 0);
@@ -138,7 +151,12 @@ describe('airspace check through the resident engine', () => {
     expect(typo.stderr).toMatch(/No agent "nobody"/);
 
     // One engine served every check.
-    const status = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', dave.dir], { env: ENGINE_ENV })).stdout) as { running: boolean; pid: number; requests: number; socket: string };
+    const status = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', dave.dir], { env: ENGINE_ENV })).stdout) as {
+      running: boolean;
+      pid: number;
+      requests: number;
+      socket: string;
+    };
     expect(status.running).toBe(true);
     expect([...started]).toEqual([status.pid]);
     expect(status.requests).toBeGreaterThanOrEqual(12);
@@ -152,8 +170,13 @@ describe('airspace check through the resident engine', () => {
     // answered in-process, with the same answer, and says so in verbose mode.
     const { writeFileSync, statSync } = await import('node:fs');
     const dir = join(repo.dir, '.git', 'airspace');
-    writeFileSync(join(dir, 'engine.json'), JSON.stringify({ pid: process.pid, socket: join(dir, 'nobody.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }));
-    const target = Object.keys(files).filter((p) => p.endsWith('.ts')).sort()[0]!;
+    writeFileSync(
+      join(dir, 'engine.json'),
+      JSON.stringify({ pid: process.pid, socket: join(dir, 'nobody.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }),
+    );
+    const target = Object.keys(files)
+      .filter((p) => p.endsWith('.ts'))
+      .sort()[0]!;
     const fallback = await airspace(['check', target, '--json', '--verbose'], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 60_000 });
     expect(fallback.stderr).toMatch(/checking in-process: the engine exited at start/);
     const cold = await airspace(['check', target, '--json', '--no-engine'], { cwd: repo.dir });
@@ -161,8 +184,14 @@ describe('airspace check through the resident engine', () => {
     expect(lockOf(repo.dir)?.pid).toBe(process.pid);
 
     // A lock left by a process that is gone.
-    writeFileSync(join(dir, 'engine.json'), JSON.stringify({ pid: 999_999, socket: join(dir, 'engine.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }));
-    const start = await airspace(['engine', 'start', '--idle', '1500', '--json', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 60_000 });
+    writeFileSync(
+      join(dir, 'engine.json'),
+      JSON.stringify({ pid: 999_999, socket: join(dir, 'engine.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }),
+    );
+    const start = await airspace(['engine', 'start', '--idle', '1500', '--json', '--repo', repo.dir], {
+      env: ENGINE_ENV,
+      timeoutMs: 60_000,
+    });
     expect(start.code).toBe(0);
     const status = JSON.parse(start.stdout) as { pid: number; socket: string; started: boolean };
     started.add(status.pid);

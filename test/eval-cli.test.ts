@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { airspace as runCli, type Run } from './run-cli.js';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 
-
 let repo: RepoFixture;
 let out: string;
 
@@ -53,7 +52,15 @@ describe('airspace eval', () => {
     expect(result.evaluation.scenarios).toBe(2);
     expect(result.evaluation.positives).toBe(1);
     // Every built-in channel is scored; the merge channel is exact on full diffs.
-    expect(Object.keys(result.evaluation.channels)).toEqual(['overlap', 'tree', 'dependency', 'merge', 'symbols', 'call-graph', 'co-change']);
+    expect(Object.keys(result.evaluation.channels)).toEqual([
+      'overlap',
+      'tree',
+      'dependency',
+      'merge',
+      'symbols',
+      'call-graph',
+      'co-change',
+    ]);
     expect(result.evaluation.channels.merge.rocAuc).toBe(1);
     expect(result.calibration.kind).toBe('airspace-calibration');
     // Fitted on the half-way states by default (replayed without --early), pulled toward the shipped weights.
@@ -76,7 +83,20 @@ describe('airspace eval', () => {
   }, 300_000);
 
   it('reports foresight per fraction under both labels, with declared intent, as JSON and as lines', async () => {
-    const run = await airspace('eval', '--repo', repo.dir, '--early', '0.25', '--early', '0.5', '--intent', 'files', '--json', '--cache-dir', 'foresight-cache');
+    const run = await airspace(
+      'eval',
+      '--repo',
+      repo.dir,
+      '--early',
+      '0.25',
+      '--early',
+      '0.5',
+      '--intent',
+      'files',
+      '--json',
+      '--cache-dir',
+      'foresight-cache',
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
@@ -95,7 +115,17 @@ describe('airspace eval', () => {
       expect(names).toEqual([...Object.keys(result.evaluation.channels), 'scanner weights']);
       const merge = o.byLabel[0].scorers.find((s: { name: string }) => s.name === 'merge');
       expect(merge.foresightGain).toBe(0);
-      expect(Object.keys(merge.unseen)).toEqual(['flagged', 'tp', 'recall', 'precision', 'lift', 'prAuc', 'prAucLift', 'medianLeadHours', 'meanLeadHours']);
+      expect(Object.keys(merge.unseen)).toEqual([
+        'flagged',
+        'tp',
+        'recall',
+        'precision',
+        'lift',
+        'prAuc',
+        'prAucLift',
+        'medianLeadHours',
+        'meanLeadHours',
+      ]);
     }
     // Both merges are one-commit sides: every fraction observes the full diffs, so the one conflict is visible.
     expect(result.foresight[1].byLabel[0].visible).toMatchObject({ scenarios: 1, positives: 1, dissolved: 0 });
@@ -120,11 +150,25 @@ describe('airspace eval', () => {
         second.git('add', '-A');
         second.git('commit', '--no-edit', '-q', '-m', 'merge z');
       }
-      const run = await airspace('eval', '--repo', repo.dir, '--repo', second.dir, '--fit', '--json', '--cache-dir', 'corpus-cache', '--calibration-out', 'corpus.json');
+      const run = await airspace(
+        'eval',
+        '--repo',
+        repo.dir,
+        '--repo',
+        second.dir,
+        '--fit',
+        '--json',
+        '--cache-dir',
+        'corpus-cache',
+        '--calibration-out',
+        'corpus.json',
+      );
       expect(run.code).toBe(0);
       const result = JSON.parse(run.stdout);
       expect(result.corpus.members).toHaveLength(2);
-      expect(result.corpus.members.map((m: { byFraction: { evaluation: { scenarios: number } }[] }) => m.byFraction[0]!.evaluation.scenarios)).toEqual([2, 1]);
+      expect(
+        result.corpus.members.map((m: { byFraction: { evaluation: { scenarios: number } }[] }) => m.byFraction[0]!.evaluation.scenarios),
+      ).toEqual([2, 1]);
       for (const m of result.corpus.members) expect(Object.keys(m.heldOut.weighting.weights)).toContain('merge');
       expect(result.corpus.fitted.fitOn).toEqual([1, 0.5]);
       const file = JSON.parse(readFileSync(join(out, 'corpus.json'), 'utf8'));

@@ -47,7 +47,12 @@ export function repoFingerprint(dir: string): RepoFingerprint {
       continue;
     }
     // One rev-parse for all the paths: the fingerprint is taken twice per case.
-    const [bare, index, ...others] = git(tree, 'rev-parse', '--is-bare-repository', ...['index', ...LOCKS].flatMap((p) => ['--git-path', p]))
+    const [bare, index, ...others] = git(
+      tree,
+      'rev-parse',
+      '--is-bare-repository',
+      ...['index', ...LOCKS].flatMap((p) => ['--git-path', p]),
+    )
       .trim()
       .split('\n')
       .map((p, i) => (i === 0 || isAbsolute(p) ? p : join(tree, p)));

@@ -24,11 +24,18 @@ describe('airspace.declareIntent before the first edit', () => {
     try {
       await client.initialize([bob.dir]);
       await client.connection.sendRequest('airspace/scan', {});
-      await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.declareIntent', arguments: [{ files: ['src/a.ts'] }] });
-      const told = await client.until('an advisory for bob', () => {
-        const last = client.notifications.filter((n) => n.method === 'airspace/advisories').at(-1)?.params as Advisories | undefined;
-        return last?.self === 'bob' && last.advisories.length > 0 ? last : undefined;
-      }, 60_000);
+      await client.connection.sendRequest('workspace/executeCommand', {
+        command: 'airspace.declareIntent',
+        arguments: [{ files: ['src/a.ts'] }],
+      });
+      const told = await client.until(
+        'an advisory for bob',
+        () => {
+          const last = client.notifications.filter((n) => n.method === 'airspace/advisories').at(-1)?.params as Advisories | undefined;
+          return last?.self === 'bob' && last.advisories.length > 0 ? last : undefined;
+        },
+        60_000,
+      );
       expect(told.advisories[0]).toMatchObject({ level: 'traffic' });
       expect([told.advisories[0]!.a, told.advisories[0]!.b].sort()).toEqual(['alice', 'bob']);
       expect(told.advisories[0]!.evidence?.some((e) => /bob declared it is about to touch it/.test(e.message))).toBe(true);

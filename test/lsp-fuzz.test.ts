@@ -27,8 +27,6 @@ const SESSIONS = Number(process.env.AIRSPACE_FUZZ_SESSIONS ?? 200);
 /** How long the final airspace/scan may take (scans of this repository take tens of ms). */
 const ANSWER_MS = 10_000;
 
-
-
 const MALFORMED = [
   'Content-Length: abc\r\n\r\n{}',
   'Content-Length: -5\r\n\r\n{}',
@@ -51,7 +49,9 @@ describe('protocol fuzz', () => {
   beforeAll(() => {
     const { files } = generateRepo({ files: 40, seed: 7 });
     repo = createRepoFixture(files);
-    target = Object.keys(files).filter((p) => p.endsWith('.ts') && String(files[p]).split('\n').length >= 12).sort()[0]!;
+    target = Object.keys(files)
+      .filter((p) => p.endsWith('.ts') && String(files[p]).split('\n').length >= 12)
+      .sort()[0]!;
     lines = String(files[target]).split('\n');
     const alice = repo.worktree('alice');
     alice.write(target, lines.map((l, i) => (i === 5 ? '// alice' : l)).join('\n')).commit('alice');
@@ -68,7 +68,9 @@ describe('protocol fuzz', () => {
       try {
         await session(seed, trace);
       } catch (error) {
-        throw new Error(`fuzz session failed: AIRSPACE_FUZZ_SEED=${seed} AIRSPACE_FUZZ_SESSIONS=1\n  steps: ${trace.join(' → ')}\n  ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `fuzz session failed: AIRSPACE_FUZZ_SEED=${seed} AIRSPACE_FUZZ_SESSIONS=1\n  steps: ${trace.join(' → ')}\n  ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }, 300_000);
@@ -82,7 +84,9 @@ describe('protocol fuzz', () => {
     const client = new InProcessClient({ createScanner, settings: { debounceMs: Math.floor(rand() * 30) } });
     // Some clients never answer the server's own requests.
     const silentClient = rand() < 0.05;
-    if (silentClient) for (const method of ['workspace/configuration', 'client/registerCapability']) client.connection.onRequest(method, () => new Promise(() => undefined));
+    if (silentClient)
+      for (const method of ['workspace/configuration', 'client/registerCapability'])
+        client.connection.onRequest(method, () => new Promise(() => undefined));
     const answered: Promise<unknown>[] = [];
     let initializeSent = false;
     let shutdown = false;
@@ -97,7 +101,8 @@ describe('protocol fuzz', () => {
       return lines.map((l, k) => (k === at ? `// edit ${Math.floor(rand() * 1000)}` : l)).join('\n');
     };
     // A request's answer (result or error) is all we ask of it here: errors are answers.
-    const request = (method: string, params: unknown): void => void answered.push(client.connection.sendRequest(method, params).catch((e: unknown) => e));
+    const request = (method: string, params: unknown): void =>
+      void answered.push(client.connection.sendRequest(method, params).catch((e: unknown) => e));
     const steps: Record<string, () => Promise<void> | void> = {
       initialize: () => {
         initializeSent = true;
@@ -105,17 +110,31 @@ describe('protocol fuzz', () => {
           processId: null,
           rootUri: rand() < 0.2 ? uriOf(folderOf()) : null,
           capabilities: {
-            workspace: { configuration: rand() < 0.5, workspaceFolders: rand() < 0.7, didChangeConfiguration: { dynamicRegistration: rand() < 0.5 }, diagnostics: { refreshSupport: rand() < 0.3 } },
+            workspace: {
+              configuration: rand() < 0.5,
+              workspaceFolders: rand() < 0.7,
+              didChangeConfiguration: { dynamicRegistration: rand() < 0.5 },
+              diagnostics: { refreshSupport: rand() < 0.3 },
+            },
             ...(rand() < 0.3 ? { textDocument: { diagnostic: {} } } : {}),
           },
-          workspaceFolders: rand() < 0.15 ? null : Array.from({ length: Math.floor(rand() * 3) }, () => ({ uri: uriOf(folderOf()), name: 'f' })),
+          workspaceFolders:
+            rand() < 0.15 ? null : Array.from({ length: Math.floor(rand() * 3) }, () => ({ uri: uriOf(folderOf()), name: 'f' })),
         });
       },
       initialized: () => client.connection.sendNotification('initialized', {}),
-      configuration: () => client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: pick([{}, { base: 'main' }, { thresholds: { traffic: rand(), resolution: 0.99 } }, { debounceMs: 5 }, null]) } }),
+      configuration: () =>
+        client.connection.sendNotification('workspace/didChangeConfiguration', {
+          settings: {
+            airspace: pick([{}, { base: 'main' }, { thresholds: { traffic: rand(), resolution: 0.99 } }, { debounceMs: 5 }, null]),
+          },
+        }),
       folders: () =>
         client.connection.sendNotification('workspace/didChangeWorkspaceFolders', {
-          event: { added: rand() < 0.6 ? [{ uri: uriOf(folderOf()), name: 'a' }] : [], removed: rand() < 0.6 ? [{ uri: uriOf(folderOf()), name: 'r' }] : [] },
+          event: {
+            added: rand() < 0.6 ? [{ uri: uriOf(folderOf()), name: 'a' }] : [],
+            removed: rand() < 0.6 ? [{ uri: uriOf(folderOf()), name: 'r' }] : [],
+          },
         }),
       open: () => client.open(fileOf(), text(), version++),
       change: () => client.change(fileOf(), text(), version++),
@@ -131,10 +150,20 @@ describe('protocol fuzz', () => {
         if (wt) repo.git('worktree', 'remove', '--force', wt.dir);
       },
       command: () =>
-        request('workspace/executeCommand', pick([{ command: 'airspace.declareIntent', arguments: [{ files: [pick(['src/x.ts', '/abs/x.ts', '../out.ts', 42])] }] }, { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] }, { command: 'airspace.nope' }])),
+        request(
+          'workspace/executeCommand',
+          pick([
+            { command: 'airspace.declareIntent', arguments: [{ files: [pick(['src/x.ts', '/abs/x.ts', '../out.ts', 42])] }] },
+            { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] },
+            { command: 'airspace.nope' },
+          ]),
+        ),
       hover: () => request('textDocument/hover', { textDocument: { uri: uriOf(fileOf()) }, position: { line: 5, character: 0 } }),
       scan: () => request('airspace/scan', rand() < 0.5 ? {} : { folder: uriOf(folderOf()) }),
-      malformed: () => void client.toServer.write(rand() < 0.8 ? pick(MALFORMED) : Buffer.from(Array.from({ length: 1 + Math.floor(rand() * 60) }, () => Math.floor(rand() * 256)))),
+      malformed: () =>
+        void client.toServer.write(
+          rand() < 0.8 ? pick(MALFORMED) : Buffer.from(Array.from({ length: 1 + Math.floor(rand() * 60) }, () => Math.floor(rand() * 256))),
+        ),
       shutdown: () => {
         // Before initialize, shutdown is refused (−32002) and changes nothing.
         shutdown ||= initializeSent;
@@ -144,8 +173,24 @@ describe('protocol fuzz', () => {
       closeInput: () => void client.toServer.end(),
     };
     const weighted: [string, number][] = [
-      ['initialize', 6], ['initialized', 6], ['configuration', 4], ['folders', 4], ['open', 5], ['change', 5], ['save', 3], ['close', 2], ['write', 3],
-      ['addWorktree', 2], ['removeWorktree', 1], ['command', 2], ['hover', 2], ['scan', 3], ['malformed', 5], ['shutdown', 1], ['exit', 1], ['closeInput', 0.5],
+      ['initialize', 6],
+      ['initialized', 6],
+      ['configuration', 4],
+      ['folders', 4],
+      ['open', 5],
+      ['change', 5],
+      ['save', 3],
+      ['close', 2],
+      ['write', 3],
+      ['addWorktree', 2],
+      ['removeWorktree', 1],
+      ['command', 2],
+      ['hover', 2],
+      ['scan', 3],
+      ['malformed', 5],
+      ['shutdown', 1],
+      ['exit', 1],
+      ['closeInput', 0.5],
     ];
     const total = weighted.reduce((s, [, w]) => s + w, 0);
     const next = () => {
@@ -170,7 +215,10 @@ describe('protocol fuzz', () => {
       if (!ended) {
         // The end of the session: the server still answers, and scans if it can.
         const all = Promise.all(answered);
-        await Promise.race([all, new Promise((_, reject) => setTimeout(() => reject(new Error('earlier requests left unanswered')), ANSWER_MS))]);
+        await Promise.race([
+          all,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('earlier requests left unanswered')), ANSWER_MS)),
+        ]);
         if (!initializeSent) {
           trace.push('(initialize, initialized)');
           await client.connection.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} }).catch(() => undefined);
@@ -183,7 +231,11 @@ describe('protocol fuzz', () => {
         const answer = await Promise.race([scan, new Promise<'silent'>((r) => setTimeout(() => r('silent'), ANSWER_MS))]);
         expect(answer, 'airspace/scan answered').not.toBe('silent');
         // A running server scans: bob and alice collide in the generated file.
-        if (!shutdown) expect((answer as ScanResult | null)?.agents?.map((a) => a.id), 'airspace/scan result').toEqual(expect.arrayContaining(['alice', 'bob']));
+        if (!shutdown)
+          expect(
+            (answer as ScanResult | null)?.agents?.map((a) => a.id),
+            'airspace/scan result',
+          ).toEqual(expect.arrayContaining(['alice', 'bob']));
         await client.close();
       } else {
         const code = await Promise.race([client.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), ANSWER_MS))]);

@@ -18,7 +18,9 @@ describe('a configuration change during the first scan', () => {
     // Large enough that the first (cold) scan is still running when the change arrives.
     const { files } = generateRepo({ files: 400, seed: 3 });
     const repo = createRepoFixture(files);
-    const target = Object.keys(files).filter((p) => p.endsWith('.ts')).sort()[0]!;
+    const target = Object.keys(files)
+      .filter((p) => p.endsWith('.ts'))
+      .sort()[0]!;
     repo.worktree('alice').write(target, `// alice\n${files[target]}`).commit('alice');
     const bob = repo.worktree('bob');
     bob.write(target, `// bob\n${files[target]}`);
@@ -29,9 +31,14 @@ describe('a configuration change during the first scan', () => {
       await client.open(file, `// bob\n${files[target]}`);
       for (const ms of [50, 100, 200]) {
         await new Promise((r) => setTimeout(r, ms));
-        await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { thresholds: { traffic: 0.3 + ms / 1000 } } } });
+        await client.connection.sendNotification('workspace/didChangeConfiguration', {
+          settings: { airspace: { thresholds: { traffic: 0.3 + ms / 1000 } } },
+        });
       }
-      const scan = (await Promise.race([client.connection.sendRequest('airspace/scan', {}), new Promise((r) => setTimeout(() => r('silent'), 60_000))])) as { thresholds?: { traffic: number } } | 'silent';
+      const scan = (await Promise.race([
+        client.connection.sendRequest('airspace/scan', {}),
+        new Promise((r) => setTimeout(() => r('silent'), 60_000)),
+      ])) as { thresholds?: { traffic: number } } | 'silent';
       expect(scan).not.toBe('silent');
       expect((scan as { thresholds: { traffic: number } }).thresholds.traffic).toBe(0.5);
       await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.find((d) => d.source === 'airspace'), 60_000);

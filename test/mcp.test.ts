@@ -22,7 +22,10 @@ const BASE = {
   'docs/notes.md': '# notes\n',
 };
 const edit = (from: number, to: number, tag: string): string =>
-  BASE['src/a.ts'].split('\n').map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line)).join('\n');
+  BASE['src/a.ts']
+    .split('\n')
+    .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+    .join('\n');
 
 let repo: RepoFixture;
 let alice: FixtureCheckout;
@@ -38,7 +41,8 @@ async function connect(cwd: string, env: Record<string, string>): Promise<Client
 }
 
 type ToolAnswer = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
-const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> => (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as ToolAnswer;
+const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> =>
+  (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as ToolAnswer;
 
 function enginePid(): number | undefined {
   try {
@@ -51,7 +55,10 @@ const pids = new Set<number>();
 
 beforeAll(() => {
   repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
-  alice = repo.worktree('alice').write('src/a.ts', edit(5, 9, 'alice')).commit('alice: a5-a9');
+  alice = repo
+    .worktree('alice')
+    .write('src/a.ts', edit(5, 9, 'alice'))
+    .commit('alice: a5-a9');
   bob = repo.worktree('bob').write('src/a.ts', edit(7, 8, 'bob'));
   repo.worktree('carol').write('docs/notes.md', '# notes\n\nmore\n');
 });
@@ -112,7 +119,9 @@ describe('airspace mcp (SDK client over stdio)', () => {
     expect(after.content[0]!.text).toMatch(/TRAFFIC with alice/);
     expect(after.content[0]!.text).toMatch(/Next: go on carefully, but first tell alice/);
     // The in-process server reads the same declaration.
-    expect((await call(await connect(bob.dir, OFF_ENV), 'check_edit', { path: 'src/b.ts', start_line: 2 })).structuredContent).toEqual(after.structuredContent);
+    expect((await call(await connect(bob.dir, OFF_ENV), 'check_edit', { path: 'src/b.ts', start_line: 2 })).structuredContent).toEqual(
+      after.structuredContent,
+    );
 
     const advisories = await call(viaEngine, 'list_advisories', {});
     expect(advisories.content[0]!.text).toMatch(/advisor(y|ies) for alice/);

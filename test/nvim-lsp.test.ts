@@ -17,7 +17,15 @@ describeWith(NEOVIM, 'Neovim as the client', () => {
     const { repo, alice, file } = collidingWorktrees();
     const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
     try {
-      const { run, result } = runEditor<{ received: boolean; error?: string; diagnostics: { lnum: number; message: string; severity: number; source: string }[]; hover?: string; advisories?: number; actions?: string[]; shown?: string[] }>('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], file, out);
+      const { run, result } = runEditor<{
+        received: boolean;
+        error?: string;
+        diagnostics: { lnum: number; message: string; severity: number; source: string }[];
+        hover?: string;
+        advisories?: number;
+        actions?: string[];
+        shown?: string[];
+      }>('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], file, out);
       expect(run.error).toBeUndefined();
       const got = result();
       expect(got.error).toBeUndefined();
@@ -33,7 +41,11 @@ describeWith(NEOVIM, 'Neovim as the client', () => {
       expect(got.advisories).toBe(1);
       // Neovim 0.7 has no window/showDocument and answers showMessageRequest with a prompt that
       // blocks a headless editor: "open" and "copy a summary" arrive as plain messages instead.
-      expect(got.actions).toEqual(["Open alice's src/app.ts:7", 'Copy a summary of both changes for alice', 'Acknowledge the advisory with alice']);
+      expect(got.actions).toEqual([
+        "Open alice's src/app.ts:7",
+        'Copy a summary of both changes for alice',
+        'Acknowledge the advisory with alice',
+      ]);
       expect(got.shown).toHaveLength(2);
       expect(got.shown![0]).toContain(`${join(realpathSync(alice.dir), 'src/app.ts')}:7`);
       expect(got.shown!.some((m) => m.includes('+const line7 = "alice";'))).toBe(true);

@@ -13,7 +13,10 @@ import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airs
 import { airspace, BIN, ENV } from './run-cli.js';
 
 const A = Array.from({ length: 12 }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n';
-const tag = (from: number, to: number, who: string): string => A.split('\n').map((l, i) => (i + 1 >= from && i + 1 <= to ? `${l} // ${who}` : l)).join('\n');
+const tag = (from: number, to: number, who: string): string =>
+  A.split('\n')
+    .map((l, i) => (i + 1 >= from && i + 1 <= to ? `${l} // ${who}` : l))
+    .join('\n');
 
 /** Scores 0.1 for every pair unless its hazard strikes first. */
 const PLUGINS: Record<string, string> = {
@@ -30,19 +33,28 @@ let carol: FixtureCheckout;
 beforeAll(() => {
   // alice and bob change the same lines of src/a.ts: a resolution advisory from the built-ins.
   repo = createRepoFixture({ 'src/a.ts': A, 'docs/notes.md': '# notes\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
-  repo.worktree('alice').write('src/a.ts', tag(3, 6, 'alice')).commit('alice');
+  repo
+    .worktree('alice')
+    .write('src/a.ts', tag(3, 6, 'alice'))
+    .commit('alice');
   repo.worktree('bob').write('src/a.ts', tag(4, 5, 'bob'));
   carol = repo.worktree('carol');
   carol.write('docs/notes.md', '# carol\n');
   mkdirSync(join(repo.dir, 'channels'), { recursive: true });
   for (const [id, body] of Object.entries(PLUGINS)) {
-    writeFileSync(join(repo.dir, 'channels', `${id}.mjs`), `export default { id: '${id}', defaultWeight: 0.1, async score(a, b) { ${body}; return { risk: 0.1, evidence: [{ message: a.id + ' × ' + b.id }] }; } };\n`);
+    writeFileSync(
+      join(repo.dir, 'channels', `${id}.mjs`),
+      `export default { id: '${id}', defaultWeight: 0.1, async score(a, b) { ${body}; return { risk: 0.1, evidence: [{ message: a.id + ' × ' + b.id }] }; } };\n`,
+    );
   }
 });
 afterAll(() => repo.dispose());
 
 function useConfig(plugins: string[], budget?: { channelMs?: number; callMs?: number }): void {
-  writeFileSync(join(repo.dir, 'airspace.config.json'), JSON.stringify({ plugins: plugins.map((p) => `./channels/${p}.mjs`), ...(budget ? { budget } : {}) }));
+  writeFileSync(
+    join(repo.dir, 'airspace.config.json'),
+    JSON.stringify({ plugins: plugins.map((p) => `./channels/${p}.mjs`), ...(budget ? { budget } : {}) }),
+  );
 }
 
 async function scanJson(args: string[] = []): Promise<{ result: ScanResult; stderr: string; code: number | null }> {
@@ -112,16 +124,24 @@ describe('a plugin cannot stop, stall or corrupt airspace scan', () => {
 describe('check and watch with a hostile plugin', () => {
   it('check answers (exit 2 on a collision) although a plugin never answers and another exits', async () => {
     useConfig(['hangs', 'exits'], { callMs: 500 });
-    const run = await airspace(['check', 'src/a.ts', '--lines', '4-5', '--json', '--config', join(repo.dir, 'airspace.config.json')], { cwd: carol.dir, timeoutMs: 60_000 });
+    const run = await airspace(['check', 'src/a.ts', '--lines', '4-5', '--json', '--config', join(repo.dir, 'airspace.config.json')], {
+      cwd: carol.dir,
+      timeoutMs: 60_000,
+    });
     expect(run.code, run.stderr).toBe(2);
     const answer = JSON.parse(run.stdout) as { level: string; problems: { code: string; channel?: string }[] };
     expect(answer.level).toBe('resolution');
-    expect(answer.problems.map((p) => `${p.code}:${p.channel}`)).toEqual(expect.arrayContaining(['CHANNEL_TIMED_OUT:hangs', 'PLUGIN_EXITED:exits']));
+    expect(answer.problems.map((p) => `${p.code}:${p.channel}`)).toEqual(
+      expect.arrayContaining(['CHANNEL_TIMED_OUT:hangs', 'PLUGIN_EXITED:exits']),
+    );
   });
 
   it('watch --jsonl reports a plugin problem as an event and keeps running', async () => {
     useConfig(['rejects', 'exits']);
-    const child = spawn(process.execPath, [BIN, 'watch', '--repo', repo.dir, '--jsonl', '--debounce', '100'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'watch', '--repo', repo.dir, '--jsonl', '--debounce', '100'], {
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const events: { type: string; a?: string; b?: string; problem?: { code: string; channel?: string } }[] = [];
     let buffer = '';
     let stderr = '';
@@ -140,7 +160,8 @@ describe('check and watch with a hostile plugin', () => {
         const started = Date.now();
         const tick = setInterval(() => {
           if (predicate()) (clearInterval(tick), ok());
-          else if (Date.now() - started > 60_000) (clearInterval(tick), fail(new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}; stderr: ${stderr}`)));
+          else if (Date.now() - started > 60_000)
+            (clearInterval(tick), fail(new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}; stderr: ${stderr}`)));
         }, 50);
       });
     try {

@@ -39,17 +39,27 @@ async function scanJson(args: string[] = []): Promise<ScanResult> {
   return JSON.parse(run.stdout) as ScanResult;
 }
 
-const link = (result: ScanResult, x: string, y: string): Link => result.links.find((l) => [l.a, l.b].sort().join() === [x, y].sort().join())!;
+const link = (result: ScanResult, x: string, y: string): Link =>
+  result.links.find((l) => [l.a, l.b].sort().join() === [x, y].sort().join())!;
 
 beforeAll(() => {
   repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'docs/b.md': 'b\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
   repo.worktree('fix-42').write('src/a.ts', 'export const a = 2;\n');
   repo.worktree('docs-42').write('docs/b.md', 'more b\n');
-  write('node_modules/@team/airspace-channel-ticket/package.json', JSON.stringify({ name: '@team/airspace-channel-ticket', type: 'module', exports: { '.': { import: './index.js' } } }));
+  write(
+    'node_modules/@team/airspace-channel-ticket/package.json',
+    JSON.stringify({ name: '@team/airspace-channel-ticket', type: 'module', exports: { '.': { import: './index.js' } } }),
+  );
   write('node_modules/@team/airspace-channel-ticket/index.js', TEAM_PLUGIN);
   write('channels/throws.mjs', "export default { id: 'throws', defaultWeight: 1, score() { throw new Error('bad day'); } };");
-  write('channels/too-risky.mjs', "export default { id: 'too-risky', defaultWeight: 1, score: () => ({ risk: 7, evidence: [{ message: 'seven' }] }) };");
-  write('channels/dup-overlap.mjs', "export default { id: 'overlap', defaultWeight: 1, score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) };");
+  write(
+    'channels/too-risky.mjs',
+    "export default { id: 'too-risky', defaultWeight: 1, score: () => ({ risk: 7, evidence: [{ message: 'seven' }] }) };",
+  );
+  write(
+    'channels/dup-overlap.mjs',
+    "export default { id: 'overlap', defaultWeight: 1, score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) };",
+  );
   write('channels/not-a-channel.mjs', 'export default 42;');
   write('channels/broken.mjs', 'export default {;');
 });
@@ -57,7 +67,13 @@ afterAll(() => repo.dispose());
 
 describe('a plugin loaded through airspace.config.json', () => {
   it('scores in airspace scan --json with its evidence, options and configured weight', async () => {
-    write('airspace.config.json', JSON.stringify({ plugins: ['@team/airspace-channel-ticket'], channels: { 'same-ticket': { weight: 0.9, options: { prefix: 'JIRA' } } } }));
+    write(
+      'airspace.config.json',
+      JSON.stringify({
+        plugins: ['@team/airspace-channel-ticket'],
+        channels: { 'same-ticket': { weight: 0.9, options: { prefix: 'JIRA' } } },
+      }),
+    );
     const result = await scanJson();
     expect(result.weights['same-ticket']).toBe(0.9);
     const pair = link(result, 'fix-42', 'docs-42');
@@ -71,9 +87,16 @@ describe('a plugin loaded through airspace.config.json', () => {
   it('is listed by airspace channels with its source, weight and precision', async () => {
     const run = await airspace(['channels', '--repo', repo.dir, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const { channels } = JSON.parse(run.stdout) as { channels: { id: string; source: string; weight: number; weightFrom: string; enabled: boolean }[] };
+    const { channels } = JSON.parse(run.stdout) as {
+      channels: { id: string; source: string; weight: number; weightFrom: string; enabled: boolean }[];
+    };
     expect(channels.find((c) => c.id === 'same-ticket')).toMatchObject({
-      source: '@team/airspace-channel-ticket', weight: 0.9, weightFrom: 'config', enabled: true, isolation: 'worker', budget: { channelMs: 5000, callMs: 2000 },
+      source: '@team/airspace-channel-ticket',
+      weight: 0.9,
+      weightFrom: 'config',
+      enabled: true,
+      isolation: 'worker',
+      budget: { channelMs: 5000, callMs: 2000 },
     });
     expect(channels.find((c) => c.id === 'overlap')).toMatchObject({ source: 'builtin', enabled: true, isolation: 'in-process' });
     expect(channels.find((c) => c.id === 'overlap')).not.toHaveProperty('budget');

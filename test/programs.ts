@@ -36,7 +36,8 @@ export function onPath(command: string): string | undefined {
 }
 
 /** Exits 0 when run: the program is installed and works (`nvim --version`). */
-const runs = (command: string, args: readonly string[]): boolean => spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 }).status === 0;
+const runs = (command: string, args: readonly string[]): boolean =>
+  spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 }).status === 0;
 
 export const chromiumPath = (): string | undefined => onPath('chromium');
 

@@ -29,7 +29,11 @@ export interface RunOptions {
 
 export function airspace(args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? ENV, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      env: options.env ?? ENV,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (options.input !== undefined) child.stdin!.end(options.input);
     if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
@@ -46,4 +50,3 @@ export function airspace(args: string[], options: RunOptions = {}): Promise<Run>
     });
   });
 }
-

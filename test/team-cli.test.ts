@@ -13,9 +13,14 @@ import { repoFingerprint } from './fingerprint.js';
 import { airspace, BIN, ENV } from './run-cli.js';
 
 const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
-const edit = (from: number, to: number, tag: string): string => lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${l} // ${tag}` : l)).join('\n') + '\n';
+const edit = (from: number, to: number, tag: string): string =>
+  lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${l} // ${tag}` : l)).join('\n') + '\n';
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 
 let dir: string;
 let remote: string;
@@ -29,7 +34,10 @@ beforeAll(() => {
   seed.dispose();
   alice = join(dir, 'alice');
   bob = join(dir, 'bob');
-  for (const [at, name] of [[alice, 'alice'], [bob, 'bob']] as const) {
+  for (const [at, name] of [
+    [alice, 'alice'],
+    [bob, 'bob'],
+  ] as const) {
     git(dir, 'clone', '-q', '--no-local', remote, at);
     git(at, 'checkout', '-q', '-b', name);
   }
@@ -54,7 +62,11 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     const bobBefore = repoFingerprint(bob);
     const scan = await airspace(['scan', '--json', '--source', 'worktrees', '--source', 'published:origin'], { cwd: bob });
     expect(scan.code).toBe(0);
-    const result = JSON.parse(scan.stdout) as { agents: { id: string; committedWork: number; meta: { source: string } }[]; links: { a: string; b: string; level: string }[]; problems: unknown[] };
+    const result = JSON.parse(scan.stdout) as {
+      agents: { id: string; committedWork: number; meta: { source: string } }[];
+      links: { a: string; b: string; level: string }[];
+      problems: unknown[];
+    };
     expect(result.agents.map((a) => [a.id, a.meta.source, a.committedWork])).toEqual([
       ['alice', 'published', 9],
       ['bob', 'worktree', 0],
@@ -66,7 +78,10 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     // The merge order over both sources: bob has no commits, alice has right of way; one conflict either way.
     const order = await airspace(['order', '--json', '--source', 'worktrees', '--source', 'published:origin'], { cwd: bob });
     expect(order.code).toBe(0);
-    const plan = JSON.parse(order.stdout) as { order: string[]; steps: { agent: string; conflicts: { with: string; paths: string[] }[]; advice: string }[] };
+    const plan = JSON.parse(order.stdout) as {
+      order: string[];
+      steps: { agent: string; conflicts: { with: string; paths: string[] }[]; advice: string }[];
+    };
     expect(plan.order).toEqual(['alice', 'bob']);
     expect(plan.steps[1]).toMatchObject({ agent: 'bob', conflicts: [{ with: 'alice', paths: ['src/a.ts'] }] });
     expect(repoFingerprint(bob)).toEqual(bobBefore);
@@ -77,7 +92,9 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     git(bob, 'push', '-q', '--force', 'origin', 'HEAD:refs/airspace/agents/alice');
     const lease = await airspace(['publish'], { cwd: alice });
     expect(lease.code).toBe(1);
-    expect(lease.stderr).toMatch(/^airspace: refs\/airspace\/agents\/alice on origin is not what this clone last published .*nothing was pushed/);
+    expect(lease.stderr).toMatch(
+      /^airspace: refs\/airspace\/agents\/alice on origin is not what this clone last published .*nothing was pushed/,
+    );
     expect(lease.stderr.trim().split('\n')).toHaveLength(1);
 
     const hook = join(remote, 'hooks', 'pre-receive');
@@ -85,7 +102,9 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     chmodSync(hook, 0o755);
     const refused = await airspace(['publish', '--agent', 'alice-2'], { cwd: alice });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^airspace: origin refused refs\/airspace\/agents\/alice-2 \(pre-receive hook declined: read-only remote\)/);
+    expect(refused.stderr).toMatch(
+      /^airspace: origin refused refs\/airspace\/agents\/alice-2 \(pre-receive hook declined: read-only remote\)/,
+    );
     rmSync(hook);
 
     const noRemote = await airspace(['publish', '--remote', 'nowhere'], { cwd: alice });
@@ -110,7 +129,11 @@ describe('airspace publish / --source published:REMOTE / order (built CLI)', () 
     git(dir, 'clone', '-q', '--no-local', remote, carol);
     git(carol, 'checkout', '-q', '-b', 'carol');
     writeFileSync(join(carol, 'src/b.ts'), 'export const b = "carol 1";\n');
-    const child = spawn(process.execPath, [BIN, 'publish', '--watch', '--json', '--interval', '300'], { cwd: carol, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'publish', '--watch', '--json', '--interval', '300'], {
+      cwd: carol,
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const published: { commit: string; previous: string | null; unchanged: boolean }[] = [];
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

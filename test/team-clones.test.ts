@@ -14,15 +14,23 @@ import { createRepoFixture } from '@airspace/git/fixture';
 
 const numbered = (n: number, prefix = 'line'): string[] => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
 const text = (lines: readonly string[]): string => lines.join('\n') + '\n';
-const replaced = (lines: readonly string[], from: number, to: number, tag: string): string[] => lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : l));
+const replaced = (lines: readonly string[], from: number, to: number, tag: string): string[] =>
+  lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : l));
 function agent(agents: readonly Agent[], id: string): Agent {
   const a = agents.find((x) => x.id === id);
   if (!a) throw new Error(`no agent ${id} among ${agents.map((x) => x.id).join(', ')}`);
   return a;
 }
 
-const ENV = gitEnv({ GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1' });
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const ENV = gitEnv({
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@example.invalid',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+});
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 const base = numbered(40);
 let dir: string;
@@ -40,7 +48,12 @@ function clone(name: string): string {
 
 /** What a user owns in a clone: refs, object count, status, index. */
 function owned(at: string): string {
-  return [git(at, 'for-each-ref'), git(at, 'count-objects', '-v'), git(at, 'status', '--porcelain=v2', '--untracked-files=all'), git(at, 'ls-files', '-s')].join('\n--\n');
+  return [
+    git(at, 'for-each-ref'),
+    git(at, 'count-objects', '-v'),
+    git(at, 'status', '--porcelain=v2', '--untracked-files=all'),
+    git(at, 'ls-files', '-s'),
+  ].join('\n--\n');
 }
 
 async function load(at: string, sources: string[] = ['worktrees', 'published:origin'], now?: number) {
@@ -90,7 +103,10 @@ describe('publish and published:REMOTE', () => {
     expect(a.intent).toEqual(['src/b.ts']);
     expect(a.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/new.ts']);
     const edit = a.files.find((f) => f.path === 'src/a.ts')!;
-    expect(edit.baseRanges).toEqual([[3, 5], [20, 22]]);
+    expect(edit.baseRanges).toEqual([
+      [3, 5],
+      [20, 22],
+    ]);
     expect(a.incomplete).toBeUndefined();
     expect(agent(agents, 'bob').meta?.['source']).toBe('worktree');
   });
@@ -235,7 +251,7 @@ describe('publish and published:REMOTE', () => {
     // The state's tree goes missing from the team store (a damaged or pruned store).
     const store = join(bob, '.git', 'airspace', 'team.git');
     const tree = git(store, 'rev-parse', 'refs/airspace/remotes/origin/agents/alice^{tree}');
-    rmSync(join(store, "objects", tree.slice(0, 2), tree.slice(2)));
+    rmSync(join(store, 'objects', tree.slice(0, 2), tree.slice(2)));
     const r = await loadAgents({ repo: bob, sources: ['worktrees', 'published:origin'], fetchIntervalMs: 60_000 });
     loaded.push(r);
     const a = agent(r.agents, 'alice');

@@ -55,7 +55,10 @@ async function startView(repo: string, args: string[] = []): Promise<LiveView> {
       const block = buffer.slice(0, end).split('\n');
       buffer = buffer.slice(end + 2);
       if (!block.includes('event: scan')) continue;
-      const data = block.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = block
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       scans.push({ at: Date.now(), result: JSON.parse(data) as ScanResult });
     }
   });
@@ -73,17 +76,24 @@ async function startView(repo: string, args: string[] = []): Promise<LiveView> {
 }
 
 /** The first scan pushed after `since` that satisfies `ok`; the time it took. */
-async function nextScan(view: LiveView, since: number, ok: (r: ScanResult) => boolean, what: string): Promise<{ result: ScanResult; ms: number }> {
+async function nextScan(
+  view: LiveView,
+  since: number,
+  ok: (r: ScanResult) => boolean,
+  what: string,
+): Promise<{ result: ScanResult; ms: number }> {
   const end = Date.now() + UPDATE_MS;
   for (;;) {
     const hit = view.scans.find((s) => s.at >= since && ok(s.result));
     if (hit) return { result: hit.result, ms: hit.at - since };
-    if (Date.now() > end) throw new Error(`no update within ${UPDATE_MS} ms: ${what}; scans pushed: ${view.scans.length}; stderr: ${view.stderr()}`);
+    if (Date.now() > end)
+      throw new Error(`no update within ${UPDATE_MS} ms: ${what}; scans pushed: ${view.scans.length}; stderr: ${view.stderr()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-const level = (r: ScanResult, a: string, b: string): string | undefined => r.links.find((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a))?.level;
+const level = (r: ScanResult, a: string, b: string): string | undefined =>
+  r.links.find((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a))?.level;
 
 let repo: RepoFixture | undefined;
 let view: LiveView | undefined;
@@ -107,16 +117,21 @@ describe('airspace view (live)', () => {
       // bob saves an edit of alice's line, and commits nothing.
       let since = Date.now();
       bob.write('src/a.ts', withLine(5, 'bob'));
-      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'resolution', 'bob\'s uncommitted edit');
+      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'resolution', "bob's uncommitted edit");
       since = Date.now();
       bob.write('src/a.ts', BASE['src/a.ts']);
-      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'clear', 'bob\'s edit undone');
+      await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'clear', "bob's edit undone");
 
       // A worktree added while the view runs is watched too.
       const carol = repo.worktree('carol');
       since = Date.now();
       carol.write('src/a.ts', withLine(4, 'carol'));
-      const seen = await nextScan(view, since, (r) => level(r, 'alice', 'carol') === 'resolution', 'an edit in a worktree added after start');
+      const seen = await nextScan(
+        view,
+        since,
+        (r) => level(r, 'alice', 'carol') === 'resolution',
+        'an edit in a worktree added after start',
+      );
       expect(seen.result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
     });
   }

@@ -20,7 +20,10 @@ let repo: RepoFixture;
 let bob: FixtureCheckout;
 let scratch: string;
 beforeAll(() => {
-  repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+  repo = createRepoFixture(
+    { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' },
+    { epoch: Math.floor(Date.now() / 1000) - 600 },
+  );
   repo.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('alice');
   bob = repo.worktree('bob').write('src/b.ts', 'export const b = 2;\n');
   // The config lives in the main worktree only (committed there after the agents branched off).
@@ -34,7 +37,7 @@ afterAll(() => {
 
 const pair = (r: ScanResult) => r.links.find((l) => [l.a, l.b].sort().join() === 'alice,bob');
 
-describe('the main worktree\'s config, from a linked worktree', () => {
+describe("the main worktree's config, from a linked worktree", () => {
   it('scan uses it (threshold and disabled channel), where the defaults say clear', async () => {
     const run = await airspace(['scan', '--json'], { cwd: bob.dir });
     expect(run.code).toBe(0);
@@ -46,7 +49,9 @@ describe('the main worktree\'s config, from a linked worktree', () => {
     expect(result.problems).toEqual([]);
     // The same scan with the defaults: the config is what makes it traffic.
     writeFileSync(join(scratch, 'empty.json'), '{}');
-    const plain = JSON.parse((await airspace(['scan', '--json', '--config', join(scratch, 'empty.json')], { cwd: bob.dir })).stdout) as ScanResult;
+    const plain = JSON.parse(
+      (await airspace(['scan', '--json', '--config', join(scratch, 'empty.json')], { cwd: bob.dir })).stdout,
+    ) as ScanResult;
     expect(pair(plain)?.level).toBe('clear');
     expect(Object.keys(plain.weights)).toContain('call-graph');
   });
@@ -88,8 +93,15 @@ describe('the main worktree\'s config, from a linked worktree', () => {
 
 describe('a config edited while watch runs', () => {
   it('applies at once: watch starts a new scanner with it', async () => {
-    const fresh = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
-    const child = spawn(process.execPath, [BIN, 'watch', '--jsonl', '--debounce', '100'], { cwd: fresh.worktree('bob').write('src/b.ts', 'export const b = 2;\n').dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const fresh = createRepoFixture(
+      { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' },
+      { epoch: Math.floor(Date.now() / 1000) - 600 },
+    );
+    const child = spawn(process.execPath, [BIN, 'watch', '--jsonl', '--debounce', '100'], {
+      cwd: fresh.worktree('bob').write('src/b.ts', 'export const b = 2;\n').dir,
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     fresh.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('alice');
     fresh.write('airspace.config.json', JSON.stringify(CONFIG)).commit('airspace config');
     const events: { type: string; a?: string; b?: string; level?: string }[] = [];
@@ -113,11 +125,15 @@ describe('a config edited while watch runs', () => {
     const exited = new Promise<number | null>((ok) => child.on('close', ok));
     try {
       // The config (committed in the main worktree after watch started) applies on the next change.
-      await waitFor('alice ↔ bob raised under the config', () => events.some((e) => e.type === 'raised' && e.a === 'alice' && e.b === 'bob' && e.level === 'traffic'));
+      await waitFor('alice ↔ bob raised under the config', () =>
+        events.some((e) => e.type === 'raised' && e.a === 'alice' && e.b === 'bob' && e.level === 'traffic'),
+      );
       await waitFor('ready', () => events.some((e) => e.type === 'ready'));
       // The main worktree's config goes back to the default thresholds: the advisory clears.
       writeFileSync(join(fresh.dir, 'airspace.config.json'), JSON.stringify({ thresholds: { traffic: 0.526, resolution: 0.797 } }));
-      await waitFor('the advisory cleared under the edited config', () => events.some((e) => e.type === 'cleared' && e.a === 'alice' && e.b === 'bob'));
+      await waitFor('the advisory cleared under the edited config', () =>
+        events.some((e) => e.type === 'cleared' && e.a === 'alice' && e.b === 'bob'),
+      );
       child.kill('SIGINT');
       expect(await exited).toBe(0);
     } finally {
@@ -134,7 +150,9 @@ describe('configs that cannot be read, or that hide one another', () => {
       const carol = other.worktree('carol').write('src/a.ts', 'export const a = 3;\n');
       other.write('airspace.config.json', '{ "thresholds": ').commit('a broken config');
       const broken = JSON.parse((await airspace(['scan', '--json'], { cwd: carol.dir })).stdout) as ScanResult;
-      expect(broken.problems).toEqual([expect.objectContaining({ code: 'CONFIG_UNREADABLE', message: expect.stringContaining('airspace.config.json') })]);
+      expect(broken.problems).toEqual([
+        expect.objectContaining({ code: 'CONFIG_UNREADABLE', message: expect.stringContaining('airspace.config.json') }),
+      ]);
       const text = await airspace(['check', 'src/a.ts'], { cwd: carol.dir });
       expect(text.stdout).toMatch(/^! Could not read .*airspace\.config\.json: .*; using defaults\.$/m);
 
@@ -142,7 +160,14 @@ describe('configs that cannot be read, or that hide one another', () => {
       carol.write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.4 } }));
       const shadowed = JSON.parse((await airspace(['scan', '--json'], { cwd: carol.dir })).stdout) as ScanResult;
       expect(shadowed.thresholds.traffic).toBe(0.4);
-      expect(shadowed.problems).toEqual([expect.objectContaining({ code: 'CONFIG_SHADOWED', message: expect.stringMatching(/^Using this worktree's config .*carol\/airspace\.config\.json; the main worktree's .*airspace\.config\.json differs and does not apply here/) })]);
+      expect(shadowed.problems).toEqual([
+        expect.objectContaining({
+          code: 'CONFIG_SHADOWED',
+          message: expect.stringMatching(
+            /^Using this worktree's config .*carol\/airspace\.config\.json; the main worktree's .*airspace\.config\.json differs and does not apply here/,
+          ),
+        }),
+      ]);
       // Same settings in both: nothing to say.
       other.write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.4 } }, null, 2)).commit('the same config');
       expect((JSON.parse((await airspace(['scan', '--json'], { cwd: carol.dir })).stdout) as ScanResult).problems).toEqual([]);

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumPath } from '../programs.js';
 
-
 /** test-artifacts/view at the repository root (gitignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/view/', import.meta.url));
 
@@ -27,8 +26,16 @@ export async function launchChromium(): Promise<Browser> {
     viewport: { width: 1360, height: 820 },
     timeout: 60_000,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
     ],
   });
   return {
@@ -47,10 +54,14 @@ export function artifactPath(name: string): string {
 
 /** Waits until the page has drawn at least one frame of the scan it shows. */
 export async function waitForScene(page: Page, updates = 1): Promise<void> {
-  await page.waitForFunction((n) => {
-    const v = (window as unknown as { airspaceView?: { updates: number; frames: number; webgl: boolean } }).airspaceView;
-    return !!v && v.updates >= n && (!v.webgl || v.frames > 0);
-  }, updates, { timeout: 60_000 });
+  await page.waitForFunction(
+    (n) => {
+      const v = (window as unknown as { airspaceView?: { updates: number; frames: number; webgl: boolean } }).airspaceView;
+      return !!v && v.updates >= n && (!v.webgl || v.frames > 0);
+    },
+    updates,
+    { timeout: 60_000 },
+  );
 }
 
 export interface CanvasPixels {
@@ -77,9 +88,14 @@ export function canvasPixels(page: Page): Promise<CanvasPixels> {
     g.drawImage(source, 0, 0);
     const data = g.getImageData(0, 0, copy.width, copy.height).data;
     const bg = [0x0a, 0x0f, 0x1c];
-    let drawn = 0, red = 0, amber = 0, digest = 0;
+    let drawn = 0,
+      red = 0,
+      amber = 0,
+      digest = 0;
     for (let i = 0; i < data.length; i += 4) {
-      const r = data[i]!, gr = data[i + 1]!, b = data[i + 2]!;
+      const r = data[i]!,
+        gr = data[i + 1]!,
+        b = data[i + 2]!;
       if (Math.abs(r - bg[0]!) + Math.abs(gr - bg[1]!) + Math.abs(b - bg[2]!) > 40) drawn++;
       if (r > 190 && gr < 110 && b < 120) red++;
       if (r > 190 && gr > 130 && gr < 210 && b < 110) amber++;

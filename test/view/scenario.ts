@@ -24,14 +24,21 @@ const linesChannel = defineChannel({
       const fb = theirs.get(fa.path);
       if (!fb) continue;
       if (fa.baseRanges === 'whole' || fb.baseRanges === 'whole') {
-        evidence.push({ kind: 'whole-file', risk: 1, message: `${a.label} and ${b.label} both rewrite ${fa.path}.`, a: { agent: a.id, path: fa.path }, b: { agent: b.id, path: fb.path } });
+        evidence.push({
+          kind: 'whole-file',
+          risk: 1,
+          message: `${a.label} and ${b.label} both rewrite ${fa.path}.`,
+          a: { agent: a.id, path: fa.path },
+          b: { agent: b.id, path: fb.path },
+        });
         continue;
       }
       for (const ra of fa.baseRanges) {
         for (const rb of fb.baseRanges) {
           if (!overlaps(ra, rb)) continue;
           evidence.push({
-            kind: 'overlap', risk: 1,
+            kind: 'overlap',
+            risk: 1,
             message: `${a.label} changes ${fa.path} lines ${ra[0]}–${ra[1]} where ${b.label} changes lines ${rb[0]}–${rb[1]}.`,
             a: { agent: a.id, path: fa.path, baseRange: ra, range: ra },
             b: { agent: b.id, path: fb.path, baseRange: rb, range: rb },
@@ -39,7 +46,13 @@ const linesChannel = defineChannel({
         }
       }
       if (!evidence.some((e) => e.a?.path === fa.path)) {
-        evidence.push({ kind: 'same-file', risk: 0.3, message: `${a.label} and ${b.label} both change ${fa.path}, on different lines.`, a: { agent: a.id, path: fa.path }, b: { agent: b.id, path: fb.path } });
+        evidence.push({
+          kind: 'same-file',
+          risk: 0.3,
+          message: `${a.label} and ${b.label} both change ${fa.path}, on different lines.`,
+          a: { agent: a.id, path: fa.path },
+          b: { agent: b.id, path: fb.path },
+        });
       }
     }
     const risk = evidence.reduce((m, e) => Math.max(m, e.risk ?? 0), 0);
@@ -62,7 +75,14 @@ const importsChannel = defineChannel<unknown, unknown>({
       const backward = pb.has(from) && pa.has(to);
       if (!forward && !backward) continue;
       const [sa, sb] = forward ? [from, to] : [to, from];
-      evidence.push({ kind: 'import', risk: 1, chain: [from, to], message: `${from} imports ${to}.`, a: { agent: a.id, path: sa }, b: { agent: b.id, path: sb } });
+      evidence.push({
+        kind: 'import',
+        risk: 1,
+        chain: [from, to],
+        message: `${from} imports ${to}.`,
+        a: { agent: a.id, path: sa },
+        b: { agent: b.id, path: sb },
+      });
     }
     return { risk: evidence.length > 0 ? 1 : 0, evidence };
   },
@@ -94,7 +114,8 @@ export function largeScan(agentCount: number, fileCount: number): Promise<ScanRe
   let made = 0;
   for (let k = 0; k < agentCount; k++) {
     const files: FileEdit[] = [];
-    for (let j = 0; j < perAgent && made < fileCount; j++, made++) files.push(edit(`${moduleOf(k)}/file${j}.ts`, [[(j % 50) + 1, (j % 50) + 8]]));
+    for (let j = 0; j < perAgent && made < fileCount; j++, made++)
+      files.push(edit(`${moduleOf(k)}/file${j}.ts`, [[(j % 50) + 1, (j % 50) + 8]]));
     if (k + 1 < agentCount && k % 5 === 0) files.push(edit(`${moduleOf(k + 1)}/file0.ts`, [[3, 6]]));
     if (k + 1 < agentCount && k % 7 === 3) imports.push([`${moduleOf(k)}/file1.ts`, `${moduleOf(k + 1)}/file1.ts`]);
     agents.push(agent(`agent-${String(k).padStart(3, '0')}`, `agent ${k}`, k % 7, 10 + k, files));

@@ -17,7 +17,6 @@ import { CHROMIUM, describeWith } from '../programs.js';
 import { artifactPath, canvasPixels, launchChromium, waitForScene, type Browser } from './browser.js';
 import { largeScan } from './scenario.js';
 
-
 const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 describeWith(CHROMIUM, '3D view in Chromium', () => {
@@ -76,7 +75,12 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
     const framesBefore = await page.evaluate(() => window.airspaceView.frames);
     await page.locator('#agents li[data-agent="carol"]').click();
     await page.waitForFunction(() => document.body.dataset.selected === 'carol');
-    expect(await page.locator('#selection .files li').allTextContents()).toEqual(scan.agents.find((a) => a.id === 'carol')!.files.map((f) => f.path).sort());
+    expect(await page.locator('#selection .files li').allTextContents()).toEqual(
+      scan.agents
+        .find((a) => a.id === 'carol')!
+        .files.map((f) => f.path)
+        .sort(),
+    );
     expect(await page.locator('#labels .agent-label.selected').getAttribute('data-agent')).toBe('carol');
     await page.waitForFunction((n) => window.airspaceView.frames > n, framesBefore);
     expect((await canvasPixels(page)).digest).not.toBe(before.digest);
@@ -105,7 +109,9 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
       // The README's picture: the demo with the alice ↔ bob advisory selected (no machine paths shown).
       await page.setViewportSize({ width: 1200, height: 720 });
       await card.locator('.top').click();
-      await page.evaluate(() => { document.getElementById('panel')!.scrollTop = 0; });
+      await page.evaluate(() => {
+        document.getElementById('panel')!.scrollTop = 0;
+      });
       await page.waitForTimeout(500);
       await page.screenshot({ path: fileURLToPath(new URL('../../docs/view.png', import.meta.url)) });
     }
@@ -128,9 +134,19 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
       expect((await canvasPixels(page)).drawn).toBeGreaterThan(1000);
 
       // grace, so far only on the docs, starts rewriting the loop alice and bob are changing.
-      writeFileSync(graceFile, original.replace('sum += line.quantity * line.unitPrice;', 'sum += line.quantity * line.unitPrice * (1 - line.discount);'));
+      writeFileSync(
+        graceFile,
+        original.replace('sum += line.quantity * line.unitPrice;', 'sum += line.quantity * line.unitPrice * (1 - line.discount);'),
+      );
       await server.update();
-      await page.waitForFunction(() => [...document.querySelectorAll('#advisories [data-pair]')].some((n) => (n as HTMLElement).dataset.pair!.split('|').includes('grace')), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('#advisories [data-pair]')].some((n) =>
+            (n as HTMLElement).dataset.pair!.split('|').includes('grace'),
+          ),
+        undefined,
+        { timeout: 30_000 },
+      );
       expect(await page.evaluate(() => window.airspaceView.updates)).toBeGreaterThanOrEqual(2);
       expect(await page.locator('#labels .agent-label[data-agent="grace"]').getAttribute('class')).toMatch(/level-(traffic|resolution)/);
       await page.screenshot({ path: artifactPath('view-live.png') });

@@ -47,7 +47,12 @@ channelTester.run('codeowners', codeownersChannel({ text: RULES, ignoreOwners: [
   low: [
     { name: 'different teams', a: agent('alice', [file('packages/api/src/a.ts')]), b: agent('bob', [file('docs/guide.md')]), max: 0 },
     { name: 'only the ignored catch-all owner', a: agent('alice', [file('src/x.ts')]), b: agent('bob', [file('src/y.ts')]), max: 0 },
-    { name: 'un-assigned paths', a: agent('alice', [file('packages/api/generated/a.ts')]), b: agent('bob', [file('packages/api/generated/b.ts')]), max: 0 },
+    {
+      name: 'un-assigned paths',
+      a: agent('alice', [file('packages/api/generated/a.ts')]),
+      b: agent('bob', [file('packages/api/generated/b.ts')]),
+      max: 0,
+    },
   ],
   high: [
     {
@@ -58,7 +63,10 @@ channelTester.run('codeowners', codeownersChannel({ text: RULES, ignoreOwners: [
       kind: 'shared-owner',
       check: (result) => {
         expect(result.risk).toBeCloseTo(0.25);
-        expect(result.evidence[0]).toMatchObject({ a: { agent: 'alice', path: 'packages/api/src/a.ts' }, b: { agent: 'bob', path: 'packages/api/src/b.ts' } });
+        expect(result.evidence[0]).toMatchObject({
+          a: { agent: 'alice', path: 'packages/api/src/a.ts' },
+          b: { agent: 'bob', path: 'packages/api/src/b.ts' },
+        });
         expect(result.evidence[0]?.message).toContain('@org/api-team');
       },
     },

@@ -32,7 +32,8 @@ export function graphJson(index: AnalysisIndex): GraphJson {
   edges.sort((x, y) => byPath(x[0], y[0]) || byPath(x[1], y[1]));
   const rank = (k: ImportEdgeKind) => IMPORT_EDGE_KINDS.indexOf(k);
   const edgeKinds = edges.map(([from, to]) => edgeKindsTo(index.files.get(from), to).sort((x, y) => rank(x) - rank(y)));
-  const order = <T extends { from: string; line: number }>(list: readonly T[]) => [...list].sort((a, b) => byPath(a.from, b.from) || a.line - b.line);
+  const order = <T extends { from: string; line: number }>(list: readonly T[]) =>
+    [...list].sort((a, b) => byPath(a.from, b.from) || a.line - b.line);
   return {
     version: 1,
     files: [...index.files.keys()].sort(byPath),

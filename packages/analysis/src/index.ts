@@ -2,13 +2,39 @@ export * from './facts.js';
 export { extractFacts, parseTree, readsTransferBuffer, sourceText, type ExtractOptions } from './extract/extract.js';
 export { isImportsOnly } from './cache/pack.js';
 export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';
-export { parseAll, createParsePool, defaultWorkers, type ParseJob, type ParseOptions, type ParseOutcome, type ParsePool } from './extract/pool.js';
+export {
+  parseAll,
+  createParsePool,
+  defaultWorkers,
+  type ParseJob,
+  type ParseOptions,
+  type ParseOutcome,
+  type ParsePool,
+} from './extract/pool.js';
 export { createFactsStore, type FactsStore, type FactsStoreOptions, type CacheStats } from './cache/cache.js';
-export { createResolver, isConfigFile, splitPackage, type Resolver, type ResolverInput, type Resolution, type ResolvedVia } from './resolve/resolver.js';
+export {
+  createResolver,
+  isConfigFile,
+  splitPackage,
+  type Resolver,
+  type ResolverInput,
+  type Resolution,
+  type ResolvedVia,
+} from './resolve/resolver.js';
 export { parseJsonc } from './resolve/jsonc.js';
 export * from './snapshot.js';
 export * from './index/build.js';
 export * from './index/view.js';
 export * from './graph-json.js';
 export * from './symbols/index.js';
-export { buildSymbolGraph, buildCallGraph, createNameResolver, type NameResolver, type Binding, type SymbolGraph, type CallGraph, type SymbolNodeAttributes, type UseEdgeAttributes } from './graph/symbols.js';
+export {
+  buildSymbolGraph,
+  buildCallGraph,
+  createNameResolver,
+  type NameResolver,
+  type Binding,
+  type SymbolGraph,
+  type CallGraph,
+  type SymbolNodeAttributes,
+  type UseEdgeAttributes,
+} from './graph/symbols.js';

@@ -140,4 +140,3 @@ export async function treeSnapshot(dir: string, rev: string): Promise<Snapshot> 
   }
   return { files };
 }
-

@@ -26,7 +26,13 @@ describe('index of an in-memory file set', () => {
       }),
       { workers: 0 },
     );
-    expect(edges(ix)).toEqual(['src/a.ts -> src/b.ts', 'src/b.ts -> src/c.tsx', 'src/b.ts -> src/types.ts', 'src/lazy.js -> src/a.ts', 'src/lazy.js -> src/c.tsx']);
+    expect(edges(ix)).toEqual([
+      'src/a.ts -> src/b.ts',
+      'src/b.ts -> src/c.tsx',
+      'src/b.ts -> src/types.ts',
+      'src/lazy.js -> src/a.ts',
+      'src/lazy.js -> src/c.tsx',
+    ]);
     expect(ix.external).toEqual([{ from: 'src/a.ts', specifier: 'react', package: 'react', line: 2 }]);
     expect(ix.unresolved.map((u) => u.specifier)).toEqual(['./gone']);
     // `export type * from` (TS grammar 0.23.2) and a bare `&` in JSX text parse with errors: partial, kept.
@@ -75,7 +81,10 @@ describe('index of an in-memory file set', () => {
   });
 
   test('too-large files are skipped and reported, the rest indexed', async () => {
-    const ix = await index(memorySnapshot({ 'big.ts': `export const x = "${'x'.repeat(2000)}";\n`, 'ok.ts': "import './big';\n" }), { workers: 0, maxFileBytes: 1000 });
+    const ix = await index(memorySnapshot({ 'big.ts': `export const x = "${'x'.repeat(2000)}";\n`, 'ok.ts': "import './big';\n" }), {
+      workers: 0,
+      maxFileBytes: 1000,
+    });
     expect(ix.skipped).toEqual([{ path: 'big.ts', reason: 'too-large', detail: expect.stringContaining('bytes') }]);
     expect(ix.files.has('ok.ts')).toBe(true);
   });
@@ -90,7 +99,9 @@ describe('index of an in-memory file set', () => {
 
   test('parse workers (compiled worker from dist) give the same facts as parsing in-thread', async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 60; i++) files[`m${i}.ts`] = `import { f${(i + 1) % 60} } from './m${(i + 1) % 60}';\nexport function f${i}() { return f${(i + 1) % 60}(); }\n${'// padding line for size\n'.repeat(200)}`;
+    for (let i = 0; i < 60; i++)
+      files[`m${i}.ts`] =
+        `import { f${(i + 1) % 60} } from './m${(i + 1) % 60}';\nexport function f${i}() { return f${(i + 1) % 60}(); }\n${'// padding line for size\n'.repeat(200)}`;
     const inThread = await index(memorySnapshot(files), { workers: 0 });
     const pooled = await index(memorySnapshot(files), { workers: 2 });
     expect(pooled.stats.parsed).toBe(60);
@@ -173,8 +184,16 @@ describe('cache on disk under the git common directory', () => {
     expect(graphJson(whole)).toEqual(graphJson(part));
     expect([...whole.files.values()].some((f) => f.facts.definitions.length > 0)).toBe(true);
     // An imports-only facts' body is never read as empty: it throws (in a new process, from disk).
-    const again = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir: mkdtempSync(join(tmpdir(), 'airspace-imports-')) }), workers: 0, facts: 'imports' });
-    const fromDisk = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir: again.store.dir!.replace(/\/facts-[^/]*$/, '') }), workers: 0, facts: 'imports' });
+    const again = await index(await worktreeSnapshot(repo.dir), {
+      store: createFactsStore({ cacheDir: mkdtempSync(join(tmpdir(), 'airspace-imports-')) }),
+      workers: 0,
+      facts: 'imports',
+    });
+    const fromDisk = await index(await worktreeSnapshot(repo.dir), {
+      store: createFactsStore({ cacheDir: again.store.dir!.replace(/\/facts-[^/]*$/, '') }),
+      workers: 0,
+      facts: 'imports',
+    });
     expect(fromDisk.stats.parsed).toBe(0);
     const anyFile = [...fromDisk.files.values()][0]!;
     expect(() => anyFile.facts.definitions).toThrow(/import graph only/);
@@ -264,7 +283,8 @@ describe('cache on disk under the git common directory', () => {
       [(b: Buffer) => b.subarray(0, b.length >> 1), /\d+ bytes, expected \d+/],
       [(b: Buffer) => Buffer.from(b.map((x, i) => (i === b.length >> 1 ? x ^ 0x10 : x))), /checksum mismatch/],
     ] as const) {
-      for (const n of readdirSync(segDir).filter((n) => n.endsWith('.body'))) writeFileSync(join(segDir, n), damage(readFileSync(join(segDir, n))));
+      for (const n of readdirSync(segDir).filter((n) => n.endsWith('.body')))
+        writeFileSync(join(segDir, n), damage(readFileSync(join(segDir, n))));
       // Without `bodies` a warm index reads heads only and cannot tell.
       const unchecked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       expect(unchecked.stats.parsed).toBe(0);
@@ -272,7 +292,9 @@ describe('cache on disk under the git common directory', () => {
       const checked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
       expect(checked.stats.parsed).toBe(6);
       expect(checked.problems.join('\n')).toMatch(why);
-      expect(checked.problems.join('\n')).toMatch(/facts cache segment body .* was damaged .*; it was removed and its 6 files were parsed again\./);
+      expect(checked.problems.join('\n')).toMatch(
+        /facts cache segment body .* was damaged .*; it was removed and its 6 files were parsed again\./,
+      );
       for (const [path, f] of first.files) expect(checked.files.get(path)!.facts, path).toEqual(f.facts);
       // Healed on disk: the next checked index parses nothing and finds nothing wrong.
       const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
@@ -299,7 +321,9 @@ describe('cache on disk under the git common directory', () => {
     expect(warm.files.get('src/a.ts')!.facts.imports).toEqual([]);
     const next = await index(await worktreeSnapshot(repo.dir), { previous: warm, workers: 0 });
     expect(next.stats.parsed).toBe(1);
-    expect(next.problems.join('\n')).toMatch(/The facts cache segment .* had 1 corrupt entry; it was removed and that file is parsed again\./);
+    expect(next.problems.join('\n')).toMatch(
+      /The facts cache segment .* had 1 corrupt entry; it was removed and that file is parsed again\./,
+    );
     expect(graphJson(next)).toEqual(graphJson(first));
     // Healed on disk: the segment was rewritten without the damaged entry, plus the reparsed one.
     const fresh = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
@@ -347,7 +371,9 @@ describe('cache on disk under the git common directory', () => {
 
 describe('overlays', () => {
   test("an agent's added import counts for that agent only", async () => {
-    const ix = await index(memorySnapshot({ 'a.ts': "import './b';\n", 'b.ts': '', 'c.ts': '', 'd.ts': "import './c';\n" }), { workers: 0 });
+    const ix = await index(memorySnapshot({ 'a.ts': "import './b';\n", 'b.ts': '', 'c.ts': '', 'd.ts': "import './c';\n" }), {
+      workers: 0,
+    });
     const agent = await overlay(ix, [
       { path: 'b.ts', read: () => Buffer.from("import './c';\nimport './e';\n") },
       { path: 'e.ts', read: () => Buffer.from('export {};\n') },
@@ -495,7 +521,8 @@ describe('re-indexing with a previous index', () => {
     entry[1].resolution = { status: 'external', package: 'memo-marker' };
     writeFileSync(memoPath, JSON.stringify(memo));
     for (const damaged of [false, true]) {
-      if (damaged) writeFileSync(memoPath, '{"format":"airspace-resolver-memo-2","memo":[["k",{"resolution":{"status":"odd"},"probed":[]}]]}');
+      if (damaged)
+        writeFileSync(memoPath, '{"format":"airspace-resolver-memo-2","memo":[["k",{"resolution":{"status":"odd"},"probed":[]}]]}');
       const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       repo.write('src/x.ts', 'export const x = 2;\n');
       try {

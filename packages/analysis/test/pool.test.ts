@@ -24,7 +24,11 @@ describe('parseAll', () => {
   });
 
   test('a file that kills its worker fails alone; the rest of its chunk is parsed again', async () => {
-    const jobs = [...Array.from({ length: 10 }, (_, i) => job(`ok ${i} ${' '.repeat(1500)}`)), job('crash'), ...Array.from({ length: 10 }, (_, i) => job(`ok ${10 + i} ${' '.repeat(1500)}`))];
+    const jobs = [
+      ...Array.from({ length: 10 }, (_, i) => job(`ok ${i} ${' '.repeat(1500)}`)),
+      job('crash'),
+      ...Array.from({ length: 10 }, (_, i) => job(`ok ${10 + i} ${' '.repeat(1500)}`)),
+    ];
     let progress = 0;
     const out = await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing, onParsed: (n) => (progress = n) });
     expect(progress).toBe(21);
@@ -43,7 +47,9 @@ describe('parseAll', () => {
       const first = out[0]!;
       expect('facts' in first && first.facts.definitions.map((d) => `${d.name}@${d.line}:${d.column}`)).toEqual(['msg@1:13']);
     }
-    expect(pooled.map((o) => ('facts' in o ? o.facts.definitions : o))).toEqual(inThread.map((o) => ('facts' in o ? o.facts.definitions : o)));
+    expect(pooled.map((o) => ('facts' in o ? o.facts.definitions : o))).toEqual(
+      inThread.map((o) => ('facts' in o ? o.facts.definitions : o)),
+    );
   });
 
   test('a pool takes jobs as they come: threads start with the first full chunk, less than a chunk is parsed here', async () => {
@@ -68,7 +74,8 @@ describe('parseAll', () => {
   test('workers that cannot start fail the files with the reason after two tries, not one thread per file', async () => {
     const jobs = Array.from({ length: 60 }, (_, i) => job(`file ${i} ${'x'.repeat(4000)}`));
     const out = await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: broken });
-    for (const o of out) expect('error' in o && o.error).toMatch(/^parse workers cannot start: parse worker failed: cannot load the parser/);
+    for (const o of out)
+      expect('error' in o && o.error).toMatch(/^parse workers cannot start: parse worker failed: cannot load the parser/);
   });
 
   test('a worker lost between chunks is replaced, not sent the next chunk', async () => {
@@ -79,7 +86,10 @@ describe('parseAll', () => {
       await new Promise((resolve) => setTimeout(resolve, 20)); // the worker exits between chunks
     }
     // A chunk sent to the dead worker would never be answered: fail instead of hanging.
-    await Promise.race([pool.close(), new Promise((_, reject) => setTimeout(() => reject(new Error('the pool hung on a lost worker')), 5000).unref())]);
+    await Promise.race([
+      pool.close(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the pool hung on a lost worker')), 5000).unref()),
+    ]);
     (await Promise.all(outcomes)).forEach((o, i) => expect(o).toEqual({ error: `seen file ${i}` }));
   });
 });

@@ -87,13 +87,21 @@ describe.each(fixtures)('%s', (file) => {
       const [what, name] = m.words;
       if (what === 'calls') {
         const caller = m.words[3];
-        expect(facts.calls.filter((c) => c.line === m.line).map((c) => `${c.callee} in ${c.caller}`), `line ${m.line}`).toContain(`${name} in ${caller}`);
+        expect(
+          facts.calls.filter((c) => c.line === m.line).map((c) => `${c.callee} in ${c.caller}`),
+          `line ${m.line}`,
+        ).toContain(`${name} in ${caller}`);
       } else if (what === 'references') {
         const receiver = opt(m.words, 'receiver');
-        const refs = facts.references.filter((r) => r.line === m.line && r.name === name && (receiver === undefined || r.receiver === receiver));
+        const refs = facts.references.filter(
+          (r) => r.line === m.line && r.name === name && (receiver === undefined || r.receiver === receiver),
+        );
         expect(refs.length, `reference ${name} on line ${m.line}`).toBeGreaterThan(0);
       } else if (what === 'export') {
-        expect(facts.exports.filter((e) => e.line === m.line).map((e) => e.name), `line ${m.line}`).toContain(name);
+        expect(
+          facts.exports.filter((e) => e.line === m.line).map((e) => e.name),
+          `line ${m.line}`,
+        ).toContain(name);
       }
     }
   });
@@ -116,9 +124,12 @@ test('import binding sites are not references; uses are', () => {
 });
 
 describe('matches read from the transfer buffer', () => {
-  test.each(['typescript', 'tsx', 'javascript', 'python'] as const)('%s: the binding passes the self-check, so the buffer is read', (language) => {
-    expect(readsTransferBuffer(language)).toBe(true);
-  });
+  test.each(['typescript', 'tsx', 'javascript', 'python'] as const)(
+    '%s: the binding passes the self-check, so the buffer is read',
+    (language) => {
+      expect(readsTransferBuffer(language)).toBe(true);
+    },
+  );
 
   test.each(fixtures)('%s: the same facts as through the public API', (file) => {
     const source = readFileSync(join(root, file), 'utf8');
@@ -137,7 +148,19 @@ describe('matches read from the transfer buffer', () => {
     const buffer = extractFacts(source, 'typescript');
     expect(buffer).toEqual(extractFacts(source, 'typescript', { publicMatches: true }));
     const names = buffer.references.map((r) => `${r.receiver ? `${r.receiver}.` : ''}${r.name}@${r.line}:${r.column}-${r.endColumn}`);
-    expect(names).toEqual(expect.arrayContaining(['naïve@2:18-23', 'naïve.ça@2:24-26', 'naïve.ça.b@2:28-29', 'naïve.ça@3:27-29', '(a/b).c@3:40-41', 'obj.deep@4:3-7', 'obj.deep.deeper@5:4-10', 'Ünicode@6:21-28', 'p.ö@6:35-36']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'naïve@2:18-23',
+        'naïve.ça@2:24-26',
+        'naïve.ça.b@2:28-29',
+        'naïve.ça@3:27-29',
+        '(a/b).c@3:40-41',
+        'obj.deep@4:3-7',
+        'obj.deep.deeper@5:4-10',
+        'Ünicode@6:21-28',
+        'p.ö@6:35-36',
+      ]),
+    );
     const python = 'from m import ça\nclass Ü:\n    def f(self):\n        return ça.ö(self.x)  # ça.y\n';
     expect(extractFacts(python, 'python')).toEqual(extractFacts(python, 'python', { publicMatches: true }));
   });
@@ -157,20 +180,28 @@ test('type modifiers on statements and specifiers, and default exports that are 
     ].join('\n'),
     'typescript',
   );
-  expect(f.imports.map((i) => `${i.specifier} ${i.kind} ${i.names.map((n) => `${n.name}${n.typeOnly ? ':type' : ''}`).join(',')}`)).toEqual([
-    './m static a,T:type',
-    './u type U:type',
-    './v reexport V:type',
-    './w reexport W:type,x',
+  expect(f.imports.map((i) => `${i.specifier} ${i.kind} ${i.names.map((n) => `${n.name}${n.typeOnly ? ':type' : ''}`).join(',')}`)).toEqual(
+    ['./m static a,T:type', './u type U:type', './v reexport V:type', './w reexport W:type,x'],
+  );
+  expect(f.exports.filter((e) => e.kind !== 'reexport').map((e) => `${e.name}${e.local ? `=${e.local}` : ''}`)).toEqual([
+    'default=f',
+    'g=g',
+    'Alias=Alias',
   ]);
-  expect(f.exports.filter((e) => e.kind !== 'reexport').map((e) => `${e.name}${e.local ? `=${e.local}` : ''}`)).toEqual(['default=f', 'g=g', 'Alias=Alias']);
   const js = extractFacts("export default class K {}\nexport class L {}\nimport { type } from './t';\n", 'javascript');
   expect(js.exports.map((e) => e.name)).toEqual(['default', 'L']);
   expect(js.imports[0]!.names).toEqual([{ name: 'type', alias: 'type' }]);
 });
 
 describe('facts for the import graph only', () => {
-  const headOf = (f: FileFacts) => ({ imports: f.imports, exports: f.exports, partial: f.partial, errorCount: f.errorCount, errorLines: f.errorLines, lineCount: f.lineCount });
+  const headOf = (f: FileFacts) => ({
+    imports: f.imports,
+    exports: f.exports,
+    partial: f.partial,
+    errorCount: f.errorCount,
+    errorLines: f.errorLines,
+    lineCount: f.lineCount,
+  });
 
   test.each(fixtures)('%s: the same imports and exports as the whole extraction', (file) => {
     const source = readFileSync(join(root, file), 'utf8');
@@ -187,11 +218,26 @@ describe('facts for the import graph only', () => {
   // past it: calls deep in functions, `import.meta`, `import(` after a comment, namespaces and
   // ambient modules holding statements, a file with parse errors.
   test.each([
-    ['typescript', "import a from './a';\nfunction f() {\n  if (x) { return [1].map(() => require('./deep')); }\n}\nconst m = import.meta.url;\nconst d = import /* why */ ('./later');\nexport { a };\n"],
-    ['typescript', "namespace N {\n  export namespace M {\n    export const x = 1;\n  }\n  import y = require('./y');\n}\ndeclare module 'mod' {\n  export function g(): void;\n  import z from './z';\n}\ndeclare global {\n  interface W { a: string }\n}\n"],
-    ['javascript', "const a = require(\n  './a');\nmodule.exports = { b: () => require('./b') };\nimport('./c').then(() => {});\nlet require2 = 1;\n"],
-    ['tsx', "import type { T } from './t';\nimport { type U, V } from './u';\nexport type { W } from './w';\nexport default function C(): JSX.Element { return <div>{import('./lazy')}</div>; }\n"],
-    ['javascript', "import x from './x' assert { type: 'json' };\nit('a test', async () => { await import('./y', { assert: { type: 'json' } }); });\n"],
+    [
+      'typescript',
+      "import a from './a';\nfunction f() {\n  if (x) { return [1].map(() => require('./deep')); }\n}\nconst m = import.meta.url;\nconst d = import /* why */ ('./later');\nexport { a };\n",
+    ],
+    [
+      'typescript',
+      "namespace N {\n  export namespace M {\n    export const x = 1;\n  }\n  import y = require('./y');\n}\ndeclare module 'mod' {\n  export function g(): void;\n  import z from './z';\n}\ndeclare global {\n  interface W { a: string }\n}\n",
+    ],
+    [
+      'javascript',
+      "const a = require(\n  './a');\nmodule.exports = { b: () => require('./b') };\nimport('./c').then(() => {});\nlet require2 = 1;\n",
+    ],
+    [
+      'tsx',
+      "import type { T } from './t';\nimport { type U, V } from './u';\nexport type { W } from './w';\nexport default function C(): JSX.Element { return <div>{import('./lazy')}</div>; }\n",
+    ],
+    [
+      'javascript',
+      "import x from './x' assert { type: 'json' };\nit('a test', async () => { await import('./y', { assert: { type: 'json' } }); });\n",
+    ],
   ] as const)('%s: the same imports as one whole walk', (language, source) => {
     const whole = extractFacts(source, language);
     expect(headOf(extractFacts(source, language, { importsOnly: true }))).toEqual(headOf(whole));

@@ -6,11 +6,22 @@ function resolver(files: Record<string, string>) {
   const configs = new Map(Object.entries(files).filter(([, v]) => v !== ''));
   return createResolver({ files: Object.keys(files), configs });
 }
-const js = (r: ReturnType<typeof resolver>, from: string, specifier: string, kind: ImportKind = 'static'): Resolution => r.resolve(from, { specifier, kind, names: [] });
+const js = (r: ReturnType<typeof resolver>, from: string, specifier: string, kind: ImportKind = 'static'): Resolution =>
+  r.resolve(from, { specifier, kind, names: [] });
 const target = (res: Resolution) => (res.status === 'resolved' ? res.targets : res.status);
 
 describe('relative specifiers', () => {
-  const r = resolver({ 'src/a.ts': '', 'src/b.ts': '', 'src/c.tsx': '', 'src/dir/index.ts': '', 'src/m.mts': '', 'src/c2.cts': '', 'src/plain.js': '', 'src/data.json': '', 'lib/x.d.ts': '' });
+  const r = resolver({
+    'src/a.ts': '',
+    'src/b.ts': '',
+    'src/c.tsx': '',
+    'src/dir/index.ts': '',
+    'src/m.mts': '',
+    'src/c2.cts': '',
+    'src/plain.js': '',
+    'src/data.json': '',
+    'lib/x.d.ts': '',
+  });
   test.each([
     ['./b', ['src/b.ts']],
     ['./b.js', ['src/b.ts']],
@@ -32,7 +43,8 @@ describe('relative specifiers', () => {
 
 describe('tsconfig paths and baseUrl', () => {
   const r = resolver({
-    'tsconfig.base.json': '{ // comments are fine\n "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/app/*"], "~lib": ["src/lib/index.ts"], }, }, }',
+    'tsconfig.base.json':
+      '{ // comments are fine\n "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/app/*"], "~lib": ["src/lib/index.ts"], }, }, }',
     'apps/web/tsconfig.json': '{ "extends": "../../tsconfig.base.json" }',
     'apps/web/main.ts': '',
     'apps/own/tsconfig.json': '{ "compilerOptions": { "paths": { "#/*": ["./inner/*"] } } }',
@@ -63,7 +75,8 @@ describe('tsconfig paths and baseUrl', () => {
 describe('workspaces', () => {
   const r = resolver({
     'package.json': '{ "name": "root", "workspaces": ["packages/*", "!packages/ignored"] }',
-    'packages/core/package.json': '{ "name": "@acme/core", "exports": { ".": { "types": "./dist/index.d.ts", "import": "./dist/index.js" }, "./sub/*": "./dist/sub/*.js" } }',
+    'packages/core/package.json':
+      '{ "name": "@acme/core", "exports": { ".": { "types": "./dist/index.d.ts", "import": "./dist/index.js" }, "./sub/*": "./dist/sub/*.js" } }',
     'packages/core/src/index.ts': '',
     'packages/core/src/sub/x.ts': '',
     'packages/util/package.json': '{ "name": "util", "main": "lib/main.js" }',
@@ -113,7 +126,8 @@ describe('python', () => {
     'services/api/pyproject.toml': '',
     'services/api/src/apipkg/__init__.py': '',
   });
-  const py = (from: string, specifier: string, kind: ImportKind, names: string[] = []) => r.resolve(from, { specifier, kind, names: names.map((n) => ({ name: n, alias: n })) });
+  const py = (from: string, specifier: string, kind: ImportKind, names: string[] = []) =>
+    r.resolve(from, { specifier, kind, names: names.map((n) => ({ name: n, alias: n })) });
   test('absolute from the root, packages by __init__.py', () => {
     expect(target(py('scripts/run.py', 'pkg.mod', 'python-import'))).toEqual(['pkg/mod.py']);
     expect(target(py('scripts/run.py', 'pkg.sub', 'python-import'))).toEqual(['pkg/sub/__init__.py']);

@@ -16,9 +16,12 @@ describe('TypeScript and JavaScript symbols', async () => {
     memorySnapshot({
       'src/math.ts': 'export function add(a: number, b: number) { return a + b; }\nexport const zero = 0;\n',
       'src/index.ts': "export * from './math';\nexport { Service as Svc } from './service';\n",
-      'src/service.ts': "import { add } from './math';\nexport class Service {\n  run() { return this.step(add(1, 2)); }\n  step(n: number) { return n; }\n}\n",
-      'src/app.ts': "import * as lib from './index';\nimport { Svc } from './index';\nexport function main() {\n  lib.add(1, 2);\n  const s = new Svc();\n  return Svc.name;\n}\n",
-      'src/legacy.js': "const { add: plus } = require('./math');\nconst m = require('./math');\nfunction go() { return plus(1, m.zero); }\n",
+      'src/service.ts':
+        "import { add } from './math';\nexport class Service {\n  run() { return this.step(add(1, 2)); }\n  step(n: number) { return n; }\n}\n",
+      'src/app.ts':
+        "import * as lib from './index';\nimport { Svc } from './index';\nexport function main() {\n  lib.add(1, 2);\n  const s = new Svc();\n  return Svc.name;\n}\n",
+      'src/legacy.js':
+        "const { add: plus } = require('./math');\nconst m = require('./math');\nfunction go() { return plus(1, m.zero); }\n",
     }),
     { workers: 0 },
   );
@@ -26,7 +29,11 @@ describe('TypeScript and JavaScript symbols', async () => {
   const resolver = createNameResolver(view);
 
   test('exports follow export * and renamed re-exports', () => {
-    expect(Object.fromEntries(resolver.exportsOf('src/index.ts'))).toEqual({ add: 'src/math.ts#add', zero: 'src/math.ts#zero', Svc: 'src/service.ts#Service' });
+    expect(Object.fromEntries(resolver.exportsOf('src/index.ts'))).toEqual({
+      add: 'src/math.ts#add',
+      zero: 'src/math.ts#zero',
+      Svc: 'src/service.ts#Service',
+    });
   });
 
   test('names and members resolve through namespace imports and require destructuring', () => {
@@ -51,7 +58,13 @@ describe('TypeScript and JavaScript symbols', async () => {
 
   test('symbol graph: uses from the innermost definition to the other file’s symbol', () => {
     const uses = edgesOf(buildSymbolGraph(view, resolver));
-    expect(uses).toEqual(expect.arrayContaining(['src/app.ts#main -> src/math.ts#add', 'src/app.ts#main -> src/service.ts#Service', 'src/legacy.js#go -> src/math.ts#zero']));
+    expect(uses).toEqual(
+      expect.arrayContaining([
+        'src/app.ts#main -> src/math.ts#add',
+        'src/app.ts#main -> src/service.ts#Service',
+        'src/legacy.js#go -> src/math.ts#zero',
+      ]),
+    );
     expect(uses.every((e) => !e.startsWith('src/math.ts'))).toBe(true);
   });
 });
@@ -60,9 +73,11 @@ describe('Python symbols', async () => {
   const ix = await index(
     memorySnapshot({
       'pkg/__init__.py': 'from .core import Engine\n',
-      'pkg/core.py': 'class Engine:\n    def start(self):\n        return self.check()\n\n    def check(self):\n        return helper()\n\n\ndef helper():\n    return 1\n',
+      'pkg/core.py':
+        'class Engine:\n    def start(self):\n        return self.check()\n\n    def check(self):\n        return helper()\n\n\ndef helper():\n    return 1\n',
       'pkg/util.py': 'def fmt(x):\n    return str(x)\n',
-      'app.py': 'import pkg.util\nfrom pkg import Engine\nimport pkg.core as core\n\n\ndef run():\n    e = Engine()\n    core.helper()\n    return pkg.util.fmt(e.start())\n',
+      'app.py':
+        'import pkg.util\nfrom pkg import Engine\nimport pkg.core as core\n\n\ndef run():\n    e = Engine()\n    core.helper()\n    return pkg.util.fmt(e.start())\n',
     }),
     { workers: 0 },
   );
@@ -92,18 +107,26 @@ describe('name-only fallback', async () => {
     { workers: 0 },
   );
   const use = { name: 'helper', line: 1 };
-  const names = (rs: readonly { symbol: { id: string }; confidence: string; via: string }[]) => rs.map((r) => `${r.symbol.id} ${r.confidence} ${r.via}`);
+  const names = (rs: readonly { symbol: { id: string }; confidence: string; via: string }[]) =>
+    rs.map((r) => `${r.symbol.id} ${r.confidence} ${r.via}`);
 
   test('a name defined once in the repository is a low-confidence candidate', () => {
     expect(names(createSymbolResolver(baseView(ix)).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only']);
   });
 
   test("an agent's overlay adds its own definitions and drops those of files it deleted", async () => {
-    const added = await overlay(ix, [{ path: 'src/c.ts', read: () => Buffer.from('export function helper() { return 3; }\n') }], { workers: 0 });
-    expect(names(createSymbolResolver(added).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only', 'src/c.ts#helper low name-only']);
+    const added = await overlay(ix, [{ path: 'src/c.ts', read: () => Buffer.from('export function helper() { return 3; }\n') }], {
+      workers: 0,
+    });
+    expect(names(createSymbolResolver(added).resolve('src/use.ts', use))).toEqual([
+      'src/a.ts#helper low name-only',
+      'src/c.ts#helper low name-only',
+    ]);
     const deleted = await overlay(ix, [{ path: 'src/a.ts', deleted: true }], { workers: 0 });
     expect(createSymbolResolver(deleted).resolve('src/use.ts', use)).toEqual([]);
-    const renamed = await overlay(ix, [{ path: 'src/a.ts', read: () => Buffer.from('export function helper2() { return 1; }\n') }], { workers: 0 });
+    const renamed = await overlay(ix, [{ path: 'src/a.ts', read: () => Buffer.from('export function helper2() { return 1; }\n') }], {
+      workers: 0,
+    });
     expect(createSymbolResolver(renamed).resolve('src/use.ts', use)).toEqual([]);
     // The base view is unaffected by the overlays built on it.
     expect(names(createSymbolResolver(baseView(ix)).resolve('src/use.ts', use))).toEqual(['src/a.ts#helper low name-only']);

@@ -31,7 +31,11 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const node = process.execPath;
 
 function measure(script: string, argv: string[]): Record<string, any> {
-  const out = execFileSync(node, ['--max-old-space-size=4096', join(here, script), ...argv], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(node, ['--max-old-space-size=4096', join(here, script), ...argv], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
@@ -85,12 +89,19 @@ async function main() {
     }
 
     const rows: string[] = [];
-    rows.push(`| airspace cold, all facts (as a scan needs; ${cores} worker threads) | ${fmtMs(cold.totalMs)} | ${fmtMB(cold.maxRssMB)} | ${cold.files} files, ${cold.edges} edges, ${cold.parsed} parsed, ${cold.partial} partial, ${cold.skipped} skipped |`);
-    if (single) rows.push(`| airspace cold, parsing in one thread | ${fmtMs(single.totalMs)} | ${fmtMB(single.maxRssMB)} | parse ${fmtMs(single.phases.parse)} |`);
+    rows.push(
+      `| airspace cold, all facts (as a scan needs; ${cores} worker threads) | ${fmtMs(cold.totalMs)} | ${fmtMB(cold.maxRssMB)} | ${cold.files} files, ${cold.edges} edges, ${cold.parsed} parsed, ${cold.partial} partial, ${cold.skipped} skipped |`,
+    );
+    if (single)
+      rows.push(
+        `| airspace cold, parsing in one thread | ${fmtMs(single.totalMs)} | ${fmtMB(single.maxRssMB)} | parse ${fmtMs(single.phases.parse)} |`,
+      );
     rows.push(
       `| airspace warm, new process, nothing changed | ${fmtMs(warm.totalMs)} | ${fmtMB(warm.maxRssMB)} | ${warm.parsed} parsed; listing ${fmtMs(warm.listMs)}, index ${fmtMs(warm.indexMs)} (facts ${fmtMs(warm.phases.facts)}, resolve ${fmtMs(warm.phases.resolve)}, adjacency ${fmtMs(warm.phases.graph)}); then every file's references on first use ${fmtMs(warm.bodiesMs)} |`,
     );
-    rows.push(`| airspace re-index after one change (same process, worktree listed again) | ${fmtMs(change.changeTotalMs)} | — | ${change.changeParsed} parsed; listing ${fmtMs(change.changeListMs)}, index ${fmtMs(change.changeIndexMs)} |`);
+    rows.push(
+      `| airspace re-index after one change (same process, worktree listed again) | ${fmtMs(change.changeTotalMs)} | — | ${change.changeParsed} parsed; listing ${fmtMs(change.changeListMs)}, index ${fmtMs(change.changeIndexMs)} |`,
+    );
     rows.push(
       `| airspace re-index after one change (editor path: \`patchSnapshot\` with the saved file) | ${fmtMs(change.editorMedianMs)} | ${fmtMB(change.maxRssMB)} | median of ${change.editorRuns} saves (first ${fmtMs(change.editorFirstMs)}); ${change.editorParsed} parsed each |`,
     );
@@ -124,7 +135,9 @@ async function main() {
         }
       }
       const best = runs > 1 ? ` (fastest of ${runs})` : '';
-      peerRows.push(`| airspace graph (cold, import facts only)${best} | ${fmtMs(tsCold!.totalMs)} | ${fmtMB(tsCold!.maxRssMB)} | ${tsCold!.files} files, ${tsCold!.edges} edges | 1× |`);
+      peerRows.push(
+        `| airspace graph (cold, import facts only)${best} | ${fmtMs(tsCold!.totalMs)} | ${fmtMB(tsCold!.maxRssMB)} | ${tsCold!.files} files, ${tsCold!.edges} edges | 1× |`,
+      );
       // The parser's floor: tree-sitter alone in one thread, divided by the cores.
       const floor = parse!.totalMs / cores;
       peerRows.push(
@@ -136,14 +149,21 @@ async function main() {
           peerRows.push(`| ${tool} | failed | — | ${failed[tool]} | — |`);
           continue;
         }
-        peerRows.push(`| ${tool === 'depcruise' ? 'dependency-cruiser 17.4.3' : 'madge 8.0.0'}${best} | ${fmtMs(p.ms)} | ${fmtMB(p.maxRssMB)} | ${p.modules} modules, ${p.edges} ${tool === 'depcruise' ? 'relative-import ' : ''}edges | airspace ${(p.ms / tsCold!.totalMs).toFixed(1)}× faster |`);
+        peerRows.push(
+          `| ${tool === 'depcruise' ? 'dependency-cruiser 17.4.3' : 'madge 8.0.0'}${best} | ${fmtMs(p.ms)} | ${fmtMB(p.maxRssMB)} | ${p.modules} modules, ${p.edges} ${tool === 'depcruise' ? 'relative-import ' : ''}edges | airspace ${(p.ms / tsCold!.totalMs).toFixed(1)}× faster |`,
+        );
       }
       if (peers.depcruise) {
         // Agreement on relative imports: airspace's edges whose specifier is relative.
         const snap = await worktreeSnapshot(repoDir);
-        const ix = await index({ files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) }, { store: createFactsStore({ cacheDir: cacheTs }) });
+        const ix = await index(
+          { files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) },
+          { store: createFactsStore({ cacheDir: cacheTs }) },
+        );
         const ours = new Set<string>();
-        for (const f of ix.files.values()) for (const imp of f.imports) if (imp.specifier.startsWith('.')) for (const t of imp.targets) if (t.startsWith(`${subdir}/`)) ours.add(`${f.path} ${t}`);
+        for (const f of ix.files.values())
+          for (const imp of f.imports)
+            if (imp.specifier.startsWith('.')) for (const t of imp.targets) if (t.startsWith(`${subdir}/`)) ours.add(`${f.path} ${t}`);
         const theirs = new Set((JSON.parse(readFileSync(peers.depcruise.out, 'utf8')) as [string, string][]).map(([a, b]) => `${a} ${b}`));
         const both = [...ours].filter((e) => theirs.has(e)).length;
         const onlyOurs = [...ours].filter((e) => !theirs.has(e));
@@ -151,8 +171,18 @@ async function main() {
         agreement =
           `Relative-import edges: airspace ${ours.size}, dependency-cruiser ${theirs.size}, both ${both} ` +
           `(Jaccard ${(both / Math.max(1, ours.size + theirs.size - both)).toFixed(4)}); only airspace ${onlyOurs.length}, only dependency-cruiser ${onlyTheirs.length}.` +
-          (onlyOurs.length ? `\nExamples only airspace: ${onlyOurs.slice(0, 3).map((e) => `\`${e.replace(' ', ' → ')}\``).join(', ')}.` : '') +
-          (onlyTheirs.length ? `\nExamples only dependency-cruiser: ${onlyTheirs.slice(0, 3).map((e) => `\`${e.replace(' ', ' → ')}\``).join(', ')}.` : '');
+          (onlyOurs.length
+            ? `\nExamples only airspace: ${onlyOurs
+                .slice(0, 3)
+                .map((e) => `\`${e.replace(' ', ' → ')}\``)
+                .join(', ')}.`
+            : '') +
+          (onlyTheirs.length
+            ? `\nExamples only dependency-cruiser: ${onlyTheirs
+                .slice(0, 3)
+                .map((e) => `\`${e.replace(' ', ' → ')}\``)
+                .join(', ')}.`
+            : '');
       }
     }
 
@@ -169,7 +199,16 @@ async function main() {
       ...rows,
       '',
       ...(peerRows.length
-        ? [`Same TypeScript/JavaScript tree (\`${subdir}/\`), each tool in its own process, time of the API call:`, '', '| tool | time | peak memory (RSS) | result | ratio |', '|---|---|---|---|---|', ...peerRows, '', agreement, '']
+        ? [
+            `Same TypeScript/JavaScript tree (\`${subdir}/\`), each tool in its own process, time of the API call:`,
+            '',
+            '| tool | time | peak memory (RSS) | result | ratio |',
+            '|---|---|---|---|---|',
+            ...peerRows,
+            '',
+            agreement,
+            '',
+          ]
         : []),
     ].join('\n');
     console.log(md);

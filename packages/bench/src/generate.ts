@@ -61,12 +61,30 @@ export function generateRepo(options: GenerateOptions = {}): { files: FileTree; 
   const pyFiles = plan.filter((p) => p.kind === 'py');
 
   files['package.json'] = JSON.stringify({ name: 'generated', private: true, workspaces: ['packages/*'] }, null, 2) + '\n';
-  files['tsconfig.json'] = JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@shared/*': ['packages/p0/src/*'] }, jsx: 'react-jsx', strict: true } }, null, 2) + '\n';
+  files['tsconfig.json'] =
+    JSON.stringify(
+      { compilerOptions: { baseUrl: '.', paths: { '@shared/*': ['packages/p0/src/*'] }, jsx: 'react-jsx', strict: true } },
+      null,
+      2,
+    ) + '\n';
   for (let p = 0; p < packages; p++) {
-    files[`packages/p${p}/package.json`] = JSON.stringify({ name: `@gen/p${p}`, version: '1.0.0', type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } }, null, 2) + '\n';
-    files[`packages/p${p}/tsconfig.json`] = JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' } }, null, 2) + '\n';
+    files[`packages/p${p}/package.json`] =
+      JSON.stringify(
+        {
+          name: `@gen/p${p}`,
+          version: '1.0.0',
+          type: 'module',
+          exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
+        },
+        null,
+        2,
+      ) + '\n';
+    files[`packages/p${p}/tsconfig.json`] =
+      JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' } }, null, 2) + '\n';
     const exported = (byPkg.get(p) ?? []).filter((f) => f.kind === 'ts').slice(0, 8);
-    files[`packages/p${p}/src/index.ts`] = exported.map((f) => `export * from './${f.path.split('/src/')[1]!.replace(/\.ts$/, '.js')}';\n`).join('');
+    files[`packages/p${p}/src/index.ts`] = exported
+      .map((f) => `export * from './${f.path.split('/src/')[1]!.replace(/\.ts$/, '.js')}';\n`)
+      .join('');
   }
   files['py/app/__init__.py'] = '';
   for (let p = 0; p < pyPackages; p++) files[`py/app/pkg${p}/__init__.py`] = `"""Package ${p}."""\n`;
@@ -98,7 +116,12 @@ export function generateRepo(options: GenerateOptions = {}): { files: FileTree; 
         used.add(t.path);
         const spec = rel(f.path, t.path).replace(/\.(ts|tsx|js)$/, '');
         const name = `f${t.module.slice(1)}`;
-        if (f.kind === 'js') lines.push(rand() < 0.5 ? `const { ${name} } = require('${spec}');` : `import { ${name} } from '${spec}.${t.kind === 'js' ? 'js' : 'js'}';`);
+        if (f.kind === 'js')
+          lines.push(
+            rand() < 0.5
+              ? `const { ${name} } = require('${spec}');`
+              : `import { ${name} } from '${spec}.${t.kind === 'js' ? 'js' : 'js'}';`,
+          );
         else if (t.kind !== 'js' && rand() < 0.15) lines.push(`import type { T${t.module.slice(1)} } from '${spec}';`);
         else if (rand() < 0.3 && t.kind === 'ts') lines.push(`import { ${name} } from '${spec}.js';`);
         else lines.push(`import { ${name} } from '${spec}';`);
@@ -135,12 +158,17 @@ export function generateRepo(options: GenerateOptions = {}): { files: FileTree; 
     const out = [...lines, '', ''];
     const fns = between(2, 8);
     for (let i = 0; i < fns; i++) {
-      out.push(`def ${i === 0 ? `func_${n}` : `helper_${n}_${i}`}(value, *args):`, `    """Compute step ${i} for module ${n}."""`, `    total = value`);
+      out.push(
+        `def ${i === 0 ? `func_${n}` : `helper_${n}_${i}`}(value, *args):`,
+        `    """Compute step ${i} for module ${n}."""`,
+        `    total = value`,
+      );
       for (let s = 0; s < between(3, 14); s++) out.push(`    total = total * ${between(1, 9)} + len(str(args)) - ${between(0, 99)}`);
       out.push('    return total', '', '');
     }
     out.push(`class Service${n}:`, `    def __init__(self, config):`, `        self.config = config`, '');
-    for (let i = 0; i < between(1, 5); i++) out.push(`    def method_${i}(self, x):`, `        return self.config.get("k${i}", x) + func_${n}(x)`, '');
+    for (let i = 0; i < between(1, 5); i++)
+      out.push(`    def method_${i}(self, x):`, `        return self.config.get("k${i}", x) + func_${n}(x)`, '');
     return out.join('\n') + '\n';
   }
 }
@@ -153,15 +181,28 @@ function body(f: Planned, rand: () => number, between: (lo: number, hi: number) 
   const fns = between(2, 10);
   for (let i = 0; i < fns; i++) {
     const name = i === 0 ? `f${n}` : `helper${n}_${i}`;
-    out.push(`export function ${name}(${ts ? 'input: number, label = "x"' : 'input, label = "x"'})${ts ? ': number' : ''} {`, `  let acc = input;`);
-    for (let s = 0; s < between(3, 16); s++) out.push(`  acc = (acc * ${between(2, 9)} + label.length) % ${between(100, 999)}; // step ${s}`);
+    out.push(
+      `export function ${name}(${ts ? 'input: number, label = "x"' : 'input, label = "x"'})${ts ? ': number' : ''} {`,
+      `  let acc = input;`,
+    );
+    for (let s = 0; s < between(3, 16); s++)
+      out.push(`  acc = (acc * ${between(2, 9)} + label.length) % ${between(100, 999)}; // step ${s}`);
     out.push(`  return acc;`, `}`, '');
   }
   out.push(`export class Widget${n} {`, `  ${ts ? 'private ' : ''}value${ts ? ': number' : ''} = 0;`);
-  for (let i = 0; i < between(1, 6); i++) out.push(`  update${i}(delta${ts ? ': number' : ''}) {`, `    this.value += delta * ${i + 1};`, `    return f${n}(this.value);`, `  }`);
+  for (let i = 0; i < between(1, 6); i++)
+    out.push(`  update${i}(delta${ts ? ': number' : ''}) {`, `    this.value += delta * ${i + 1};`, `    return f${n}(this.value);`, `  }`);
   out.push('}', '');
   if (f.kind === 'tsx' || (f.kind === 'js' && rand() < 0.3)) {
-    out.push(`export const View${n} = (props${ts ? ': { title: string }' : ''}) => (`, `  <section className="view">`, `    <h2>{props.title}</h2>`, `    <p>{f${n}(${between(1, 9)})}</p>`, `  </section>`, `);`, '');
+    out.push(
+      `export const View${n} = (props${ts ? ': { title: string }' : ''}) => (`,
+      `  <section className="view">`,
+      `    <h2>{props.title}</h2>`,
+      `    <p>{f${n}(${between(1, 9)})}</p>`,
+      `  </section>`,
+      `);`,
+      '',
+    );
   }
   return out.join('\n');
 }

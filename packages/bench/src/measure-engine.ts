@@ -56,7 +56,9 @@ function generated(): Setup {
   const agents = Number(opt('agents') ?? 4);
   const gen = generateRepo({ files, seed: 11 });
   const fixture = createRepoFixture(gen.files);
-  const ts = Object.keys(gen.files).filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts')).sort();
+  const ts = Object.keys(gen.files)
+    .filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts'))
+    .sort();
   const dirs: string[] = [];
   for (let a = 0; a < agents; a++) {
     const w = fixture.worktree(`agent-${a}`);
@@ -98,9 +100,7 @@ function given(repo: string): Setup {
 function shownArgs(): string {
   const repo = opt('repo');
   const worktree = opt('worktree');
-  return args
-    .map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : /\s/.test(a) ? JSON.stringify(a) : a))
-    .join(' ');
+  return args.map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : /\s/.test(a) ? JSON.stringify(a) : a)).join(' ');
 }
 
 async function main(): Promise<void> {
@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   const loadStart = loadavg()[0]!;
   const rows: string[] = [];
   try {
-    const check = (path: string, extra: string[] = []): number => timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
+    const check = (path: string, extra: string[] = []): number =>
+      timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
     // The engine starts on the first check (a cold scan); then every answer is from the warm engine.
     const first = check(setup.paths[0]!);
     const gitStatus: number[] = [];
@@ -155,14 +156,32 @@ async function main(): Promise<void> {
     for (let i = 0; i < coldRuns; i++) cold.push(check(setup.paths[i % setup.paths.length]!, ['--no-engine']));
 
     const g = median(gitStatus);
-    const row = (what: string, xs: number[], note = ''): string => `| ${what} | ${fmt(median(xs))} | ${(median(xs) / g).toFixed(1)}× | ${note} |`;
+    const row = (what: string, xs: number[], note = ''): string =>
+      `| ${what} | ${fmt(median(xs))} | ${(median(xs) / g).toFixed(1)}× | ${note} |`;
     rows.push(
       row('`git status --porcelain` (same worktree)', gitStatus, `${RUNS} runs`),
       row('`node -e ""` (Node\'s start, the floor of any Node client)', nodeStart),
       row('`airspace check` through the engine, same question again', same, 'nothing changed: the answer is reused, git is not asked'),
-      row('`airspace check` through the engine, another file each time', rotating, `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`),
-      ...(saved.length ? [row('`airspace check` through the engine right after a save in another worktree', saved, `${saved.length} saves; that agent is patched`)] : []),
-      ...(resident.length ? [row('engine answer alone, connected client, same question', resident), row('engine answer alone, connected client, another file each time', residentRotating)] : []),
+      row(
+        '`airspace check` through the engine, another file each time',
+        rotating,
+        `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`,
+      ),
+      ...(saved.length
+        ? [
+            row(
+              '`airspace check` through the engine right after a save in another worktree',
+              saved,
+              `${saved.length} saves; that agent is patched`,
+            ),
+          ]
+        : []),
+      ...(resident.length
+        ? [
+            row('engine answer alone, connected client, same question', resident),
+            row('engine answer alone, connected client, another file each time', residentRotating),
+          ]
+        : []),
       row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
       `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,
     );
@@ -195,7 +214,10 @@ async function main(): Promise<void> {
     const end = `<!-- /${marker} -->`;
     const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
     const block = `${begin}\n${md}\n${end}`;
-    writeFileSync(write, old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`);
+    writeFileSync(
+      write,
+      old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`,
+    );
   }
 }
 

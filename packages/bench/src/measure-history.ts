@@ -33,7 +33,9 @@ const mib = (kb: number): string => `${Math.round(kb / 1024)} MiB`;
  */
 function historyStream(count: number, seed: number, start: number, from?: string): string {
   const rand = prng(seed);
-  const groups = Array.from({ length: 400 }, (_, g) => Array.from({ length: 5 }, (_, k) => `src/g${g % 40}/m${g}/f${k}.${k % 2 ? 'ts' : 'py'}`));
+  const groups = Array.from({ length: 400 }, (_, g) =>
+    Array.from({ length: 5 }, (_, k) => `src/g${g % 40}/m${g}/f${k}.${k % 2 ? 'ts' : 'py'}`),
+  );
   const loose = Array.from({ length: 3000 }, (_, i) => `lib/d${i % 60}/x${i}.js`);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const out: string[] = [];
@@ -44,7 +46,9 @@ function historyStream(count: number, seed: number, start: number, from?: string
     const m = ++mark;
     time += 600;
     const msg = `c${start + m}`;
-    out.push(`commit ${ref}\nmark :${m}\ncommitter Bench <bench@example.invalid> ${time} +0000\ndata ${msg.length}\n${msg}\n${parent}${merge ? `merge ${merge}\n` : ''}`);
+    out.push(
+      `commit ${ref}\nmark :${m}\ncommitter Bench <bench@example.invalid> ${time} +0000\ndata ${msg.length}\n${msg}\n${parent}${merge ? `merge ${merge}\n` : ''}`,
+    );
     for (const f of new Set(files)) {
       const body = `${f} ${start + m}\n`;
       out.push(`M 100644 inline ${f}\ndata ${body.length}\n${body}`);
@@ -104,10 +108,15 @@ async function measure(repo: string, label: string, canAdd: boolean): Promise<st
   let bytes = 0;
   for (let i = 0; i < 2; i++) {
     const t0 = performance.now();
-    bytes = spawnSync('git', ['log', '--name-only', '-z', '--no-renames', '--diff-merges=off', '--format=%x01%H %ct %P', 'HEAD'], { cwd: repo, maxBuffer: 1 << 30 }).stdout.length;
+    bytes = spawnSync('git', ['log', '--name-only', '-z', '--no-renames', '--diff-merges=off', '--format=%x01%H %ct %P', 'HEAD'], {
+      cwd: repo,
+      maxBuffer: 1 << 30,
+    }).stdout.length;
     gitMs = Math.min(gitMs, performance.now() - t0);
   }
-  rows.push(`| baseline: \`git log --name-only\` of the whole history (faster of two) | ${ms(gitMs)} | — | ${(bytes / 1e6).toFixed(1)} MB of output |`);
+  rows.push(
+    `| baseline: \`git log --name-only\` of the whole history (faster of two) | ${ms(gitMs)} | — | ${(bytes / 1e6).toFixed(1)} MB of output |`,
+  );
 
   const cache = mkdtempSync(join(tmpdir(), 'airspace-history-bench-'));
   try {
@@ -117,21 +126,29 @@ async function measure(repo: string, label: string, canAdd: boolean): Promise<st
       return { h, view: await h.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW) };
     });
     const rss = process.resourceUsage().maxRSS;
-    rows.push(`| cold: whole history mined, cached, one view | ${ms(cold.ms)} | ${mib(rss)} | ${cold.value.h.graph.size} commits, ${cold.value.h.graph.paths.length} paths; ratio to the baseline ${(cold.ms / gitMs).toFixed(2)}× |`);
+    rows.push(
+      `| cold: whole history mined, cached, one view | ${ms(cold.ms)} | ${mib(rss)} | ${cold.value.h.graph.size} commits, ${cold.value.h.graph.paths.length} paths; ratio to the baseline ${(cold.ms / gitMs).toFixed(2)}× |`,
+    );
     const window = await time(async () => {
       const h = await CommitHistory.open(repo, { cacheDir: false });
       return (await h.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW))!;
     });
-    rows.push(`| cold: one window (${DEFAULT_CO_CHANGE_VIEW.window} commits back from HEAD, a first live scan) | ${ms(window.ms)} | — | ${window.value.commits} commits count (merges and commits over ${DEFAULT_CO_CHANGE_VIEW.maxFilesPerCommit} files left out) |`);
+    rows.push(
+      `| cold: one window (${DEFAULT_CO_CHANGE_VIEW.window} commits back from HEAD, a first live scan) | ${ms(window.ms)} | — | ${window.value.commits} commits count (merges and commits over ${DEFAULT_CO_CHANGE_VIEW.maxFilesPerCommit} files left out) |`,
+    );
     const warm = await time(async () => {
       const h = await CommitHistory.open(repo, { cacheDir: cache });
       return { h, view: (await h.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW))! };
     });
-    rows.push(`| warm: new process state, history read from the cache, one view | ${ms(warm.ms)} | — | ${warm.value.h.graph.size} commits read |`);
+    rows.push(
+      `| warm: new process state, history read from the cache, one view | ${ms(warm.ms)} | — | ${warm.value.h.graph.size} commits read |`,
+    );
     const view = warm.value.view;
     const sample = [...new Set(warm.value.h.graph.paths.slice(0, 2000))].filter((p) => view.count(p) > 0).slice(0, 200);
     const q = await time(async () => sample.reduce((n, p) => n + view.partners(p, 2).length, 0));
-    rows.push(`| partners of a file (as the channel asks, support ≥ 2) | ${((1000 * q.ms) / Math.max(1, sample.length)).toFixed(0)} µs | — | mean over ${sample.length} files with history |`);
+    rows.push(
+      `| partners of a file (as the channel asks, support ≥ 2) | ${((1000 * q.ms) / Math.max(1, sample.length)).toFixed(0)} µs | — | mean over ${sample.length} files with history |`,
+    );
 
     if (!canAdd) {
       // A real repository is not written to: the cache is built as of HEAD~50, then HEAD's view adds the rest.
@@ -140,29 +157,47 @@ async function measure(repo: string, label: string, canAdd: boolean): Promise<st
       const before = back.graph.size;
       const r = await time(() => back.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW));
       const added = back.graph.size - before;
-      rows.push(`| incremental: from HEAD~50 to HEAD (${added} commits added), then a view | ${ms(r.ms)} | — | ${ms(r.ms / Math.max(1, added))} per commit |`);
+      rows.push(
+        `| incremental: from HEAD~50 to HEAD (${added} commits added), then a view | ${ms(r.ms)} | — | ${ms(r.ms / Math.max(1, added))} per commit |`,
+      );
     } else {
       // Incremental: commits on top of the cached tip, then a view as of the new tip.
       const one: number[] = [];
       let h = warm.value.h;
       for (let i = 0; i < 9; i++) {
         const tip = git(repo, 'rev-parse', 'HEAD');
-        execFileSync('git', ['fast-import', '--quiet', '--force'], { cwd: repo, input: historyStream(1, SEED + 100 + i, COMMITS + 10 * i, tip) });
+        execFileSync('git', ['fast-import', '--quiet', '--force'], {
+          cwd: repo,
+          input: historyStream(1, SEED + 100 + i, COMMITS + 10 * i, tip),
+        });
         const r = await time(() => h.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW));
         one.push(r.ms);
       }
       one.sort((a, b) => a - b);
-      rows.push(`| incremental: one new commit, then a view as of it (same process) | ${ms(one[4]!)} | — | median of 9 (min ${ms(one[0]!)}, max ${ms(one[8]!)}): one \`git log\` of the new commit, a cache segment, a walk |`);
+      rows.push(
+        `| incremental: one new commit, then a view as of it (same process) | ${ms(one[4]!)} | — | median of 9 (min ${ms(one[0]!)}, max ${ms(one[8]!)}): one \`git log\` of the new commit, a cache segment, a walk |`,
+      );
       const tip = git(repo, 'rev-parse', 'HEAD');
       execFileSync('git', ['fast-import', '--quiet', '--force'], { cwd: repo, input: historyStream(100, SEED + 999, COMMITS + 1000, tip) });
       h = await CommitHistory.open(repo, { cacheDir: cache });
       const batch = await time(() => h.viewAt('HEAD', DEFAULT_CO_CHANGE_VIEW));
-      rows.push(`| incremental: 100 new commits, then a view (history read from the cache before timing) | ${ms(batch.ms)} | — | ${ms(batch.ms / 100)} per commit |`);
+      rows.push(
+        `| incremental: 100 new commits, then a view (history read from the cache before timing) | ${ms(batch.ms)} | — | ${ms(batch.ms / 100)} per commit |`,
+      );
     }
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }
-  return [`### Co-change history: ${label}`, '', `${total} commits, HEAD \`${head}\`.`, '', '| run | time | peak memory (RSS) | notes |', '|---|---|---|---|', ...rows, ''];
+  return [
+    `### Co-change history: ${label}`,
+    '',
+    `${total} commits, HEAD \`${head}\`.`,
+    '',
+    '| run | time | peak memory (RSS) | notes |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ];
 }
 
 async function main(): Promise<void> {
@@ -195,7 +230,10 @@ async function main(): Promise<void> {
     const end = `<!-- /bench:${key} -->`;
     const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
     const block = `${begin}\n${md}\n${end}`;
-    writeFileSync(write, old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`);
+    writeFileSync(
+      write,
+      old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`,
+    );
   }
 }
 

@@ -30,7 +30,8 @@ if (!repo || !cacheDir) {
 const workers = workersArg === undefined || workersArg === '' ? undefined : Number(workersArg);
 const facts = factsArg === 'imports' ? 'imports' : 'all';
 
-const within = (snap: Snapshot): Snapshot => (subdir ? { ...snap, files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) } : snap);
+const within = (snap: Snapshot): Snapshot =>
+  subdir ? { ...snap, files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) } : snap;
 const edgeCount = (ix: AnalysisIndex) => {
   let n = 0;
   for (const list of ix.imports.values()) n += list.length;
@@ -101,7 +102,14 @@ async function run(): Promise<Record<string, unknown>> {
       const c1 = performance.now();
       const ix2 = await index(snap2, { cacheDir: cacheDir!, previous: ix, ...(workers !== undefined ? { workers } : {}) });
       const c2 = performance.now();
-      Object.assign(result, { changed, changeParsed: ix2.stats.parsed, changeListMs: c1 - c0, changeIndexMs: c2 - c1, changeTotalMs: c2 - c0, changeEdges: edgeCount(ix2) });
+      Object.assign(result, {
+        changed,
+        changeParsed: ix2.stats.parsed,
+        changeListMs: c1 - c0,
+        changeIndexMs: c2 - c1,
+        changeTotalMs: c2 - c0,
+        changeEdges: edgeCount(ix2),
+      });
       // The editor path: the saved file is known, the snapshot is patched instead of listed.
       let prevIx = ix2;
       let prevSnap = snap2;
@@ -115,7 +123,13 @@ async function run(): Promise<Record<string, unknown>> {
         editor.push(performance.now() - e0);
         parsed.push(prevIx.stats.parsed);
       }
-      Object.assign(result, { editorFirstMs: editor[0], editorMedianMs: median(editor), editorRuns: editor.length, editorParsed: Math.max(...parsed), editorEdges: edgeCount(prevIx) });
+      Object.assign(result, {
+        editorFirstMs: editor[0],
+        editorMedianMs: median(editor),
+        editorRuns: editor.length,
+        editorParsed: Math.max(...parsed),
+        editorEdges: edgeCount(prevIx),
+      });
     } finally {
       writeFileSync(full, before);
     }

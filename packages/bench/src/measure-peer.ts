@@ -18,7 +18,9 @@ async function run(): Promise<void> {
   let modules = 0;
   const t0 = performance.now();
   if (tool === 'depcruise') {
-    const { cruise } = (await import('dependency-cruiser')) as unknown as { cruise: (files: string[], options: Record<string, unknown>) => Promise<{ output: unknown }> };
+    const { cruise } = (await import('dependency-cruiser')) as unknown as {
+      cruise: (files: string[], options: Record<string, unknown>) => Promise<{ output: unknown }>;
+    };
     const result = await cruise([subdir!], {
       doNotFollow: { path: 'node_modules' },
       tsPreCompilationDeps: true,
@@ -33,13 +35,21 @@ async function run(): Promise<void> {
     for (const m of json.modules) {
       if (!m.source.startsWith(`${subdir}/`)) continue;
       modules++;
-      for (const d of m.dependencies) if (d.module.startsWith('.') && d.resolved.startsWith(`${subdir}/`)) edges.push([m.source, d.resolved]);
+      for (const d of m.dependencies)
+        if (d.module.startsWith('.') && d.resolved.startsWith(`${subdir}/`)) edges.push([m.source, d.resolved]);
     }
     finish(ms);
   } else {
     const name = 'madge'; // untyped package
-    const madge = ((await import(name)) as { default: unknown }).default as (path: string, config: Record<string, unknown>) => Promise<{ obj(): Record<string, string[]> }>;
-    const res = await madge(subdir!, { fileExtensions: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'], ...(existsSync('tsconfig.json') ? { tsConfig: resolve('tsconfig.json') } : {}), baseDir: '.' });
+    const madge = ((await import(name)) as { default: unknown }).default as (
+      path: string,
+      config: Record<string, unknown>,
+    ) => Promise<{ obj(): Record<string, string[]> }>;
+    const res = await madge(subdir!, {
+      fileExtensions: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'],
+      ...(existsSync('tsconfig.json') ? { tsConfig: resolve('tsconfig.json') } : {}),
+      baseDir: '.',
+    });
     const ms = performance.now() - t0;
     const obj = res.obj();
     for (const [from, tos] of Object.entries(obj)) {

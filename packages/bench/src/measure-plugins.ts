@@ -90,7 +90,13 @@ async function scans(repo: string, plugins: readonly string[], isolation: Isolat
 }
 
 /** The plugins alone: scanAirspace over the same agents with only them, median of RUNS. */
-async function pluginsAlone(dir: string, plugins: readonly string[], agents: readonly Agent[], isolation: Isolation, services: Record<string, unknown>): Promise<{ load: number; scan: number }> {
+async function pluginsAlone(
+  dir: string,
+  plugins: readonly string[],
+  agents: readonly Agent[],
+  isolation: Isolation,
+  services: Record<string, unknown>,
+): Promise<{ load: number; scan: number }> {
   const [load, loaded] = await timed(() => loadPlugins(plugins, dir, {}, { isolation }));
   try {
     const channels = loaded.channels.map((c) => c.channel);
@@ -152,7 +158,9 @@ async function main(): Promise<void> {
   const gen = generateRepo({ files, seed: 42 });
   const fixture = createRepoFixture(gen.files);
   try {
-    const paths = Object.keys(gen.files).filter((p) => /\.(ts|tsx|js|py)$/.test(p)).sort();
+    const paths = Object.keys(gen.files)
+      .filter((p) => /\.(ts|tsx|js|py)$/.test(p))
+      .sort();
     const rand = prng(7);
     for (let k = 0; k < agents; k++) {
       const worktree = fixture.worktree(`agent-${String(k).padStart(2, '0')}`);

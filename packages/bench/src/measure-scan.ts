@@ -71,7 +71,9 @@ async function main() {
   // First scan of this base graph (other agents): numbers the graph once, as a scanner does once
   // per base commit, and warms up the code. Every row below scans with new channel objects, so
   // no agent's import reach is kept from an earlier row.
-  const warm = await timed(() => scanAirspace(generateAgents(graph.files, 2, PER_AGENT, 99), { channels: channels(), services: { importGraph }, now: 0 }));
+  const warm = await timed(() =>
+    scanAirspace(generateAgents(graph.files, 2, PER_AGENT, 99), { channels: channels(), services: { importGraph }, now: 0 }),
+  );
   console.error(`first scan of the graph (numbering it; 2 agents): ${fmtMs(warm.ms)} (cpu ${fmtMs(warm.cpu)})`);
   const rows: Row[] = [];
   for (const n of COUNTS) {
@@ -92,13 +94,22 @@ async function main() {
       }),
     );
     // Only the counts are kept: the rescan's memory is the scanner's (its cache), not two results.
-    const result = { counts: full.out.counts, links: { length: full.out.links.length }, advisories: { length: full.out.advisories.length } };
+    const result = {
+      counts: full.out.counts,
+      links: { length: full.out.links.length },
+      advisories: { length: full.out.advisories.length },
+    };
     (full as { out?: ScanResult | undefined }).out = undefined;
     // Rescan after one agent changed: a new object for it (one more changed file), the cache of the scan before.
-    const changed = agents.map((a, i) => (i === Math.floor(n / 2) ? { ...a, files: [...a.files.slice(1), { ...a.files[0]!, baseRanges: [[1, 3]] as const, newRanges: [[1, 3]] as const }] } : a));
+    const changed = agents.map((a, i) =>
+      i === Math.floor(n / 2)
+        ? { ...a, files: [...a.files.slice(1), { ...a.files[0]!, baseRanges: [[1, 3]] as const, newRanges: [[1, 3]] as const }] }
+        : a,
+    );
     const rescan = await timed(() => scanAirspace(changed, context, { reuse: cache }));
     let exhaustive: number | undefined;
-    if (n <= EXHAUSTIVE_MAX) exhaustive = (await timed(() => scanAirspace(agents, { ...context, channels: channels() }, { exhaustive: true }))).cpu;
+    if (n <= EXHAUSTIVE_MAX)
+      exhaustive = (await timed(() => scanAirspace(agents, { ...context, channels: channels() }, { exhaustive: true }))).cpu;
     let seed: number | undefined;
     if (SEED_COUNTS.includes(n)) seed = (await timed(() => seedScan(agents, graph))).cpu;
     const row: Row = {
@@ -128,8 +139,9 @@ async function main() {
     '',
     `| agents | pairs | links kept | advisories | full scan, CPU (wall) | CPU ÷ ${base.agents} agents | rescan after one agent changed, CPU (wall) | straightforward scan (every pair, all evidence), CPU | seed's algorithm (baseline), CPU | seed ÷ full | peak RSS |`,
     '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.agents} | ${r.pairs} | ${r.scored} | ${r.advisories} | ${fmtMs(r.fullCpu)} (${fmtMs(r.full)}) | ${(r.fullCpu / base.fullCpu).toFixed(1)}× | ${r.rescanCpu !== undefined ? `${fmtMs(r.rescanCpu)} (${fmtMs(r.rescan!)})` : '—'} | ${r.exhaustive !== undefined ? `${fmtMs(r.exhaustive)} (${(r.exhaustive / r.fullCpu).toFixed(1)}×)` : '—'} | ${r.seed !== undefined ? fmtMs(r.seed) : '—'} | ${r.seed !== undefined ? `${(r.seed / r.fullCpu).toFixed(0)}×` : '—'} | ${r.rss.toFixed(0)} MiB |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.agents} | ${r.pairs} | ${r.scored} | ${r.advisories} | ${fmtMs(r.fullCpu)} (${fmtMs(r.full)}) | ${(r.fullCpu / base.fullCpu).toFixed(1)}× | ${r.rescanCpu !== undefined ? `${fmtMs(r.rescanCpu)} (${fmtMs(r.rescan!)})` : '—'} | ${r.exhaustive !== undefined ? `${fmtMs(r.exhaustive)} (${(r.exhaustive / r.fullCpu).toFixed(1)}×)` : '—'} | ${r.seed !== undefined ? fmtMs(r.seed) : '—'} | ${r.seed !== undefined ? `${(r.seed / r.fullCpu).toFixed(0)}×` : '—'} | ${r.rss.toFixed(0)} MiB |`,
     ),
     '',
   ];

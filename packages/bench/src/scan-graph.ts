@@ -73,7 +73,13 @@ export function generateAgents(files: readonly string[], count: number, perAgent
       const end = start + Math.floor(rand() * 12);
       chosen.set(path, { path, status: 'modified', weight: 0.5 + rand() / 2, baseRanges: [[start, end]], newRanges: [[start, end]] });
     }
-    agents.push({ id: `agent-${String(k).padStart(4, '0')}`, label: `agent ${k}`, startedAt: k, committedWork: k % 5, files: [...chosen.values()] });
+    agents.push({
+      id: `agent-${String(k).padStart(4, '0')}`,
+      label: `agent ${k}`,
+      startedAt: k,
+      committedWork: k % 5,
+      files: [...chosen.values()],
+    });
   }
   return agents;
 }

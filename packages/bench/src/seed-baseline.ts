@@ -20,7 +20,12 @@ export interface SeedPairScore {
   readonly risk: number;
 }
 
-export function seedScan(agents: readonly Agent[], graph: GraphEdges, weights = { overlap: 1, dependency: 0.006, tree: 0.007 }, gamma = 0.7): SeedPairScore[] {
+export function seedScan(
+  agents: readonly Agent[],
+  graph: GraphEdges,
+  weights = { overlap: 1, dependency: 0.006, tree: 0.007 },
+  gamma = 0.7,
+): SeedPairScore[] {
   const id = new Map(graph.files.map((f, i) => [f, i]));
   const adjacency: number[][] = graph.files.map(() => []);
   for (const [from, to] of graph.edges) {

@@ -37,7 +37,13 @@ const pairOf = (l: { a: string; b: string }) => `${l.a}|${l.b}`;
 
 /** What a front end reads of a reported pair (evidence only for advisories: clear links may defer it). */
 function reported(result: ScanResult) {
-  return result.links.map((l) => ({ pair: pairOf(l), risk: l.risk, level: l.level, channels: l.channels.map((c) => [c.channel, c.risk]), ...(l.level !== 'clear' ? { evidence: l.evidence } : {}) }));
+  return result.links.map((l) => ({
+    pair: pairOf(l),
+    risk: l.risk,
+    level: l.level,
+    channels: l.channels.map((c) => [c.channel, c.risk]),
+    ...(l.level !== 'clear' ? { evidence: l.evidence } : {}),
+  }));
 }
 
 describe('the optimised scan agrees with the straightforward one', () => {
@@ -56,7 +62,11 @@ describe('the optimised scan agrees with the straightforward one', () => {
     const byPair = new Map(every.links.map((l) => [pairOf(l), l]));
     for (const link of fast.links) {
       const full = byPair.get(pairOf(link))!;
-      expect({ pair: pairOf(link), risk: link.risk, level: link.level }).toEqual({ pair: pairOf(full), risk: full.risk, level: full.level });
+      expect({ pair: pairOf(link), risk: link.risk, level: link.level }).toEqual({
+        pair: pairOf(full),
+        risk: full.risk,
+        level: full.level,
+      });
       expect(link.channels.map((c) => c.risk)).toEqual(full.channels.map((c) => c.risk));
       expect(link.evidence).toEqual(full.evidence);
       expect(link.deferredEvidence).toBeUndefined();
@@ -95,7 +105,7 @@ describe('the optimised scan agrees with the straightforward one', () => {
     }
   });
 
-  it('a rescan after one agent changed scores only that agent\'s pairs and equals a fresh scan', async () => {
+  it("a rescan after one agent changed scores only that agent's pairs and equals a fresh scan", async () => {
     const calls: string[] = [];
     const counted = (): AnyChannel[] =>
       channels().map((c) => ({
@@ -108,7 +118,11 @@ describe('the optimised scan agrees with the straightforward one', () => {
     const first = await scanAirspace(agents, { channels: set, services: { importGraph }, now: 0 }, { reuse: cache, reuseKey: 'graph-3' });
     expect(cache.size).toBe(first.links.length);
     const moved = agents[7]!;
-    const changed = agents.map((a) => (a === moved ? { ...a, files: [...a.files, { ...agents[8]!.files[0]!, baseRanges: [[1, 400]] as const, newRanges: [[1, 400]] as const }] } : a));
+    const changed = agents.map((a) =>
+      a === moved
+        ? { ...a, files: [...a.files, { ...agents[8]!.files[0]!, baseRanges: [[1, 400]] as const, newRanges: [[1, 400]] as const }] }
+        : a,
+    );
     calls.length = 0;
     const again = await scanAirspace(changed, { channels: set, services: { importGraph }, now: 0 }, { reuse: cache, reuseKey: 'graph-3' });
     expect(calls.length).toBeGreaterThan(0);
@@ -139,7 +153,8 @@ describe('the optimised scan agrees with the straightforward one', () => {
       };
       return { base, forAgent: (id: string) => (id === agents[0]!.id ? view : base) };
     };
-    const scan = (service: unknown) => scanAirspace(agents.slice(0, 10), { channels: channels(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
+    const scan = (service: unknown) =>
+      scanAirspace(agents.slice(0, 10), { channels: channels(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
     const around = await scan(overlay(true));
     const everywhere = await scan(overlay(false));
     const plain = await scan(importGraph);
@@ -151,7 +166,8 @@ describe('the optimised scan agrees with the straightforward one', () => {
   it('a graph without a file list (nothing numbered up front) couples the same files', async () => {
     const noHubs = (): AnyChannel[] => [overlapChannel(), treeChannel(), dependencyChannel({ hubFactor: 1 })];
     const { filePaths: _filePaths, ...structural } = importGraph.base;
-    const scan = (service: unknown) => scanAirspace(agents.slice(0, 12), { channels: noHubs(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
+    const scan = (service: unknown) =>
+      scanAirspace(agents.slice(0, 12), { channels: noHubs(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
     const listed = await scan(importGraph);
     const unlisted = await scan(structural);
     const dep = (r: ScanResult) => r.links.map((l) => l.channels.find((c) => c.channel === 'dependency')!);

@@ -7,7 +7,12 @@ const argv = process.argv.slice(2);
 if (argv[0] === 'check' || argv[0] === 'engine') {
   // A pre-edit check asks the resident engine: load that command alone, not every command's
   // dependencies (the scanner is loaded only if the check falls back to scanning in-process).
-  const [{ buildProgram, runProgram }, commands] = await Promise.all([import('./runner.js'), argv[0] === 'check' ? import('./commands/check.js').then((m) => m.checkCommand) : import('./commands/engine.js').then((m) => m.engineCommand)]);
+  const [{ buildProgram, runProgram }, commands] = await Promise.all([
+    import('./runner.js'),
+    argv[0] === 'check'
+      ? import('./commands/check.js').then((m) => m.checkCommand)
+      : import('./commands/engine.js').then((m) => m.engineCommand),
+  ]);
   const io = processIo();
   await runProgram(buildProgram(io, [commands]), argv, io);
 } else {

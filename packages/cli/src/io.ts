@@ -27,7 +27,10 @@ export function processIo(): Io {
  * head`: a closed pipe is not an error of ours, and there is nobody left to tell. The exit code
  * is the one recorded so far. Any other stream error is one sentence and exit 1.
  */
-export function exitQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr], exit: (code: number) => void = (code) => process.exit(code)): void {
+export function exitQuietlyOnClosedPipe(
+  streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr],
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
   for (const stream of streams) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return exit(Number(process.exitCode ?? 0));

@@ -21,10 +21,15 @@ export function addRepoOptions(command: Command, what: { config?: boolean } = { 
   command
     .option('--repo <dir>', 'any directory inside the repository', '.')
     .option('--base <ref>', 'base to compare agents against (default: origin/HEAD, main or master)')
-    .addOption(new Option('--source <spec>', 'where agents come from: worktrees, branches, remote:PATTERN, published:REMOTE (teammates\' published states), or json:FILE (observations; repeatable)').argParser(collect));
+    .addOption(
+      new Option(
+        '--source <spec>',
+        "where agents come from: worktrees, branches, remote:PATTERN, published:REMOTE (teammates' published states), or json:FILE (observations; repeatable)",
+      ).argParser(collect),
+    );
   if (what.config !== false) {
     command
-      .option('--config <file>', 'config file (default: airspace.config.* at this worktree\'s root, else the main worktree\'s)')
+      .option('--config <file>', "config file (default: airspace.config.* at this worktree's root, else the main worktree's)")
       .option('--calibration <file>', 'calibration file written by `airspace eval --fit`');
   }
   return command;
@@ -32,8 +37,16 @@ export function addRepoOptions(command: Command, what: { config?: boolean } = { 
 
 /** An empty value (`--base ''`, often an unset shell variable) is refused, never read as the default. */
 export function refuseEmpty(flags: RepoFlags): void {
-  const given: [string, string | undefined][] = [['--repo', flags.repo], ['--base', flags.base], ['--config', flags.config], ['--calibration', flags.calibration], ...(flags.source ?? []).map((s): [string, string] => ['--source', s])];
-  for (const [flag, value] of given) if (value !== undefined && value.trim() === '') throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
+  const given: [string, string | undefined][] = [
+    ['--repo', flags.repo],
+    ['--base', flags.base],
+    ['--config', flags.config],
+    ['--calibration', flags.calibration],
+    ...(flags.source ?? []).map((s): [string, string] => ['--source', s]),
+  ];
+  for (const [flag, value] of given)
+    if (value !== undefined && value.trim() === '')
+      throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
 }
 
 export function scannerOptions(flags: RepoFlags): ScannerOptions {

@@ -23,7 +23,22 @@ import type { Command } from 'commander';
 
 export { VERSION, type CommandFactory } from './runner.js';
 
-export const COMMANDS: readonly CommandFactory[] = [scanCommand, watchCommand, checkCommand, viewCommand, graphCommand, publishCommand, orderCommand, channelsCommand, evalCommand, trailCommand, demoCommand, lspCommand, engineCommand, mcpCommand];
+export const COMMANDS: readonly CommandFactory[] = [
+  scanCommand,
+  watchCommand,
+  checkCommand,
+  viewCommand,
+  graphCommand,
+  publishCommand,
+  orderCommand,
+  channelsCommand,
+  evalCommand,
+  trailCommand,
+  demoCommand,
+  lspCommand,
+  engineCommand,
+  mcpCommand,
+];
 
 export function createProgram(io: Io = processIo(), extra: readonly CommandFactory[] = []): Command {
   return buildProgram(io, [...COMMANDS, ...extra]);

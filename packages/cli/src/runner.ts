@@ -8,7 +8,8 @@ import { describeError, ExitCode } from './errors.js';
 import type { Io } from './io.js';
 import { printable } from './report/printable.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** Extra subcommands contributed by other packages (e.g. `trail`, `view`, `lsp`). */
 export type CommandFactory = (io: Io) => Command;

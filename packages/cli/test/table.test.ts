@@ -4,7 +4,11 @@ import { colorWanted, createStyle } from '../src/report/color.js';
 import { formatRange, renderTable } from '../src/report/table.js';
 
 const link = (a: string, b: string, level: Link['level'], risk: number, extra: Partial<Link> = {}): Link => ({
-  a, b, level, risk, distance: 1 - risk,
+  a,
+  b,
+  level,
+  risk,
+  distance: 1 - risk,
   channels: [
     { channel: 'overlap', weight: 1, risk, weighted: risk, precision: 'line', evidence: [] },
     { channel: 'tree', weight: 0.25, risk: 0.4, weighted: 0.1, precision: 'file', evidence: [] },
@@ -14,13 +18,25 @@ const link = (a: string, b: string, level: Link['level'], risk: number, extra: P
 });
 
 const result: ScanResult = {
-  version: 1, generatedAt: '2026-01-01T00:00:00.000Z', thresholds: { traffic: 0.35, resolution: 0.7 }, weights: { overlap: 1, tree: 0.25 },
-  agents: [], positions: {}, fileCoordinates: {}, problems: [{ code: 'X', message: 'one worktree was skipped' }],
+  version: 1,
+  generatedAt: '2026-01-01T00:00:00.000Z',
+  thresholds: { traffic: 0.35, resolution: 0.7 },
+  weights: { overlap: 1, tree: 0.25 },
+  agents: [],
+  positions: {},
+  fileCoordinates: {},
+  problems: [{ code: 'X', message: 'one worktree was skipped' }],
   links: [
     link('carol', 'dave', 'traffic', 0.45),
     link('alice', 'grace', 'clear', 0.05),
     link('alice', 'bob', 'resolution', 0.92, {
-      evidence: [{ message: 'both change the loop in subtotal()', a: { agent: 'alice', path: 'src/invoice.ts', range: [10, 11] }, b: { agent: 'bob', path: 'src/invoice.ts', baseRange: [12, 11] } }],
+      evidence: [
+        {
+          message: 'both change the loop in subtotal()',
+          a: { agent: 'alice', path: 'src/invoice.ts', range: [10, 11] },
+          b: { agent: 'bob', path: 'src/invoice.ts', baseRange: [12, 11] },
+        },
+      ],
     }),
   ],
   advisories: [
@@ -72,7 +88,11 @@ describe('renderTable', () => {
     const evil = 'ev\u001b[31mil\nRESOLUTION 1.00 fake';
     const hostile: ScanResult = {
       ...result,
-      links: [link(evil, 'b\u202eob', 'resolution', 0.9, { evidence: [{ message: 'x\r\u009b2J', a: { agent: evil, path: 'src/\u0007bell.ts', range: [1, 1] } }] })],
+      links: [
+        link(evil, 'b\u202eob', 'resolution', 0.9, {
+          evidence: [{ message: 'x\r\u009b2J', a: { agent: evil, path: 'src/\u0007bell.ts', range: [1, 1] } }],
+        }),
+      ],
       advisories: [{ a: evil, b: 'b\u202eob', level: 'resolution', risk: 0.9, steer: evil, hold: 'b\u202eob', evidence: [], message: '' }],
       problems: [{ code: 'X', message: 'line one\nline two \u001b]0;title\u0007' }],
     };

@@ -10,7 +10,10 @@ describe('tracked changes → the next scan', () => {
   });
 
   it('re-reads only the changed worktrees and paths; everything when unknown', () => {
-    expect(scanExtraFor({ all: false, reason: 'x', paths: { '/w/bob': ['x.md'], '/w/alice': ['a.ts'] } })).toEqual({ only: ['/w/alice', '/w/bob'], changedPaths: { '/w/bob': ['x.md'], '/w/alice': ['a.ts'] } });
+    expect(scanExtraFor({ all: false, reason: 'x', paths: { '/w/bob': ['x.md'], '/w/alice': ['a.ts'] } })).toEqual({
+      only: ['/w/alice', '/w/bob'],
+      changedPaths: { '/w/bob': ['x.md'], '/w/alice': ['a.ts'] },
+    });
     expect(scanExtraFor({ all: true, reason: 'git HEAD' })).toEqual({});
     expect(scanExtraFor(undefined)).toEqual({});
   });

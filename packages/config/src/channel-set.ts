@@ -4,7 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_THRESHOLDS, duplicateChannelId, type AnyChannel, type ChannelBudget, type Precision, type Problem, type Thresholds } from '@airspace/core';
+import {
+  DEFAULT_THRESHOLDS,
+  duplicateChannelId,
+  type AnyChannel,
+  type ChannelBudget,
+  type Precision,
+  type Problem,
+  type Thresholds,
+} from '@airspace/core';
 import type { LoadedConfig } from './config.js';
 import { loadPlugins, type Isolation, type LoadedChannel, type LoadPluginsOptions } from './plugins.js';
 
@@ -61,17 +69,31 @@ export function readCalibration(path: string): { calibration?: CalibrationWeight
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    return { problems: [{ code: 'CALIBRATION_UNREADABLE', message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}; using configured weights.` }] };
+    return {
+      problems: [
+        {
+          code: 'CALIBRATION_UNREADABLE',
+          message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}; using configured weights.`,
+        },
+      ],
+    };
   }
   const weights = (data as { weights?: unknown } | null)?.weights;
   if (typeof weights !== 'object' || weights === null || Array.isArray(weights)) {
-    return { problems: [{ code: 'CALIBRATION_INVALID', message: `Calibration file ${path} has no "weights" object; using configured weights.` }] };
+    return {
+      problems: [{ code: 'CALIBRATION_INVALID', message: `Calibration file ${path} has no "weights" object; using configured weights.` }],
+    };
   }
   const problems: Problem[] = [];
   const clean: Record<string, number> = {};
   for (const [id, w] of Object.entries(weights)) {
     if (typeof w === 'number' && w >= 0 && w <= 1) clean[id] = w;
-    else problems.push({ code: 'CALIBRATION_INVALID', channel: id, message: `Calibration file ${path}: weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}.` });
+    else
+      problems.push({
+        code: 'CALIBRATION_INVALID',
+        channel: id,
+        message: `Calibration file ${path}: weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}.`,
+      });
   }
   const t = (data as { thresholds?: Partial<Thresholds> }).thresholds;
   const thresholds = t && typeof t === 'object' ? t : undefined;
@@ -94,7 +116,9 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   const plugins = await loadPlugins(config.plugins ?? [], dir, settings, options.plugins);
   problems.push(...plugins.problems);
 
-  const calibrationPath = options.calibrationPath ?? (config.calibration ? (isAbsolute(config.calibration) ? config.calibration : resolve(dir, config.calibration)) : undefined);
+  const calibrationPath =
+    options.calibrationPath ??
+    (config.calibration ? (isAbsolute(config.calibration) ? config.calibration : resolve(dir, config.calibration)) : undefined);
   const calibration = calibrationPath ? readCalibration(calibrationPath) : { problems: [] };
   problems.push(...calibration.problems);
 
@@ -136,7 +160,8 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     if (s?.options !== undefined) channelOptions[channel.id] = s.options;
   }
   for (const id of Object.keys(settings)) {
-    if (!seen.has(id)) problems.push({ code: 'UNKNOWN_CHANNEL', channel: id, message: `Config sets channel "${id}", but no loaded channel has that id.` });
+    if (!seen.has(id))
+      problems.push({ code: 'UNKNOWN_CHANNEL', channel: id, message: `Config sets channel "${id}", but no loaded channel has that id.` });
   }
 
   let thresholds: Thresholds = {
@@ -144,7 +169,10 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     resolution: config.thresholds?.resolution ?? calibration.calibration?.thresholds?.resolution ?? DEFAULT_THRESHOLDS.resolution,
   };
   if (thresholds.traffic > thresholds.resolution) {
-    problems.push({ code: 'INVALID_CONFIG', message: `Thresholds: traffic (${thresholds.traffic}) is above resolution (${thresholds.resolution}); using the defaults.` });
+    problems.push({
+      code: 'INVALID_CONFIG',
+      message: `Thresholds: traffic (${thresholds.traffic}) is above resolution (${thresholds.resolution}); using the defaults.`,
+    });
     thresholds = DEFAULT_THRESHOLDS;
   }
 

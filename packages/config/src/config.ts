@@ -53,7 +53,7 @@ export const CONFIG_FILE_NAMES = ['airspace.config.json', 'airspace.config.mjs',
 const require = createRequire(import.meta.url);
 export const configSchema: object = require('../schema/airspace.config.schema.json');
 
-let validator: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+let validator: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
 function validate(data: unknown): ErrorObject[] {
   validator ??= new Ajv({ allErrors: true, strict: false }).compile(configSchema);
   return validator(data) ? [] : [...(validator.errors ?? [])];
@@ -95,12 +95,18 @@ export function configRootFor(worktreeRoot: string, mainWorktreeRoot?: string): 
  */
 export function locateConfig(worktreeRoot: string, mainWorktreeRoot?: string): { readonly root: string; readonly problems: Problem[] } {
   const own = findConfig(worktreeRoot);
-  const main = mainWorktreeRoot !== undefined && realOf(mainWorktreeRoot) !== realOf(worktreeRoot) ? findConfig(mainWorktreeRoot) : undefined;
+  const main =
+    mainWorktreeRoot !== undefined && realOf(mainWorktreeRoot) !== realOf(worktreeRoot) ? findConfig(mainWorktreeRoot) : undefined;
   if (!own) return { root: main ? mainWorktreeRoot! : worktreeRoot, problems: [] };
   if (!main || sameConfig(own, main)) return { root: worktreeRoot, problems: [] };
   return {
     root: worktreeRoot,
-    problems: [{ code: 'CONFIG_SHADOWED', message: `Using this worktree's config ${own}; the main worktree's ${main} differs and does not apply here (a worktree's own config wins).` }],
+    problems: [
+      {
+        code: 'CONFIG_SHADOWED',
+        message: `Using this worktree's config ${own}; the main worktree's ${main} differs and does not apply here (a worktree's own config wins).`,
+      },
+    ],
   };
 }
 
@@ -116,7 +122,9 @@ function realOf(path: string): string {
 function canonicalJson(value: unknown, top = true): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, false)).join(',')}]`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const keys = Object.keys(value).filter((k) => !(top && k === '$schema')).sort();
+  const keys = Object.keys(value)
+    .filter((k) => !(top && k === '$schema'))
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], false)}`).join(',')}}`;
 }
 
@@ -125,7 +133,8 @@ function sameConfig(a: string, b: string): boolean {
     const x = readFileSync(a);
     const y = readFileSync(b);
     if (x.equals(y)) return true;
-    if (a.endsWith('.json') && b.endsWith('.json')) return canonicalJson(JSON.parse(x.toString('utf8'))) === canonicalJson(JSON.parse(y.toString('utf8')));
+    if (a.endsWith('.json') && b.endsWith('.json'))
+      return canonicalJson(JSON.parse(x.toString('utf8'))) === canonicalJson(JSON.parse(y.toString('utf8')));
   } catch {
     // One of them cannot be read or parsed: they differ (loading the one used reports why).
   }
@@ -175,7 +184,11 @@ async function readConfigFile(path: string): Promise<unknown> {
  * valid subset's defaults plus problems; it never throws.
  */
 export async function loadConfig(options: { repoRoot: string; configPath?: string }): Promise<LoadedConfig> {
-  const path = options.configPath ? (isAbsolute(options.configPath) ? options.configPath : resolve(options.repoRoot, options.configPath)) : findConfig(options.repoRoot);
+  const path = options.configPath
+    ? isAbsolute(options.configPath)
+      ? options.configPath
+      : resolve(options.repoRoot, options.configPath)
+    : findConfig(options.repoRoot);
   if (!path) return { config: {}, dir: options.repoRoot, problems: [] };
   const dir = dirname(path);
   if (!existsSync(path)) {

@@ -10,7 +10,16 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { ChannelStopped, type Agent, type AnyChannel, type ChannelContext, type ChannelScore, type Logger, type Precision, type Problem } from '@airspace/core';
+import {
+  ChannelStopped,
+  type Agent,
+  type AnyChannel,
+  type ChannelContext,
+  type ChannelScore,
+  type Logger,
+  type Precision,
+  type Problem,
+} from '@airspace/core';
 import type { ChannelSettings } from './config.js';
 import { serveServices, ServiceTable } from './service-bridge.js';
 
@@ -36,7 +45,13 @@ export type HostRequest =
       readonly services: Readonly<Record<string, unknown>>;
     }
   /** Scores pairs in order until all are done or `sliceMs` has passed; answers `PairAnswer[]`. */
-  | { readonly id: number; readonly type: 'scores'; readonly channel: string; readonly pairs: readonly (readonly [string, string])[]; readonly sliceMs: number };
+  | {
+      readonly id: number;
+      readonly type: 'scores';
+      readonly channel: string;
+      readonly pairs: readonly (readonly [string, string])[];
+      readonly sliceMs: number;
+    };
 
 export type PairAnswer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
@@ -52,7 +67,14 @@ const SLICE_MS = 10;
 export type HostReply =
   | { readonly type: 'loaded'; readonly channels: ChannelDescriptor[]; readonly problems: Problem[] }
   | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
-  | { readonly type: 'reply'; readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string; readonly problems?: Problem[] };
+  | {
+      readonly type: 'reply';
+      readonly id: number;
+      readonly ok: boolean;
+      readonly value?: unknown;
+      readonly error?: string;
+      readonly problems?: Problem[];
+    };
 
 export interface PluginHostOptions {
   /** As written in the config: it names the plugin in every problem. */
@@ -175,12 +197,25 @@ export class PluginHost {
     }
     this.gone = undefined;
     ctx.signal?.addEventListener('abort', () => this.stopped(channel, ctx.signal!.reason), { once: true });
-    if (this.services?.of !== ctx.services) this.services = { of: ctx.services, table: new ServiceTable(new Map(agents.map((a) => [a.id, a]))) };
+    if (this.services?.of !== ctx.services)
+      this.services = { of: ctx.services, table: new ServiceTable(new Map(agents.map((a) => [a.id, a]))) };
     const table = this.services.table;
-    const services = Object.fromEntries((this.requires.get(channel) ?? []).filter((name) => ctx.services[name] != null).map((name) => [name, table.encode(ctx.services[name])]));
+    const services = Object.fromEntries(
+      (this.requires.get(channel) ?? [])
+        .filter((name) => ctx.services[name] != null)
+        .map((name) => [name, table.encode(ctx.services[name])]),
+    );
     const order = agents.map((a) => a.id);
     this.scans.set(channel, { order, index: new Map(order.map((id, i) => [id, i])), answers: new Map() });
-    const message = { type: 'prepare' as const, channel, agents: [...agents], options: ctx.options, now: ctx.now, services, ...(ctx.repository ? { repository: ctx.repository } : {}) };
+    const message = {
+      type: 'prepare' as const,
+      channel,
+      agents: [...agents],
+      options: ctx.options,
+      now: ctx.now,
+      services,
+      ...(ctx.repository ? { repository: ctx.repository } : {}),
+    };
     const { problems } = await this.call(message, 'preparing');
     this.carried.push(...problems);
     return null;
@@ -232,7 +267,10 @@ export class PluginHost {
 
   private call(message: WithoutId<HostRequest>, doing: string): Promise<{ value: unknown; problems: Problem[] }> {
     const worker = this.worker;
-    if (!worker || this.gone) return Promise.reject(new ChannelStopped(this.gone ?? this.problem('PLUGIN_EXITED', message.channel, doing, 'its thread is not running')));
+    if (!worker || this.gone)
+      return Promise.reject(
+        new ChannelStopped(this.gone ?? this.problem('PLUGIN_EXITED', message.channel, doing, 'its thread is not running')),
+      );
     const id = ++this.nextId;
     // While a call is out, the thread holds the process open as any pending I/O does.
     if (this.pending.size === 0) worker.ref();
@@ -253,7 +291,14 @@ export class PluginHost {
   }
 
   private spawn(): Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> {
-    const { specifier, path, settings = {}, output = process.stderr, loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS, maxHeapMb = DEFAULT_MAX_HEAP_MB } = this.options;
+    const {
+      specifier,
+      path,
+      settings = {},
+      output = process.stderr,
+      loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS,
+      maxHeapMb = DEFAULT_MAX_HEAP_MB,
+    } = this.options;
     const bridge = new MessageChannel();
     const flag = new Int32Array(new SharedArrayBuffer(4));
     serveServices(bridge.port1, flag, () => this.services?.table);
@@ -279,7 +324,15 @@ export class PluginHost {
         resolve(result);
       };
       const timer = setTimeout(() => {
-        finish({ channels: [], problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: did not finish loading within ${loadTimeoutMs} ms; it was stopped.` }] });
+        finish({
+          channels: [],
+          problems: [
+            {
+              code: 'PLUGIN_NOT_LOADED',
+              message: `Plugin ${specifier}: did not finish loading within ${loadTimeoutMs} ms; it was stopped.`,
+            },
+          ],
+        });
         if (this.worker === worker) this.worker = undefined;
         void worker.terminate();
       }, loadTimeoutMs);
@@ -287,13 +340,17 @@ export class PluginHost {
         if (reply.type === 'loaded') {
           if (reply.channels.length > 0) this.loadedOk.add(worker);
           finish({ channels: reply.channels, problems: reply.problems });
-        }
-        else if (reply.type === 'log') this.logger[reply.level]?.(`${specifier}: ${reply.message}`);
+        } else if (reply.type === 'log') this.logger[reply.level]?.(`${specifier}: ${reply.message}`);
         else this.answered(reply);
       });
       worker.on('error', (error) => this.lost(worker, `its thread failed (${error.message})`));
       worker.on('exit', (code) => {
-        finish({ channels: [], problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: ended its thread while loading (process.exit(${code})).` }] });
+        finish({
+          channels: [],
+          problems: [
+            { code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: ended its thread while loading (process.exit(${code})).` },
+          ],
+        });
         this.lost(worker, `called process.exit(${code})`);
       });
     });
@@ -321,7 +378,10 @@ export class PluginHost {
       first ??= problem;
       return new ChannelStopped(problem);
     });
-    this.gone = first ?? { code: 'PLUGIN_EXITED', message: `Plugin ${this.options.specifier} ${why} between calls; its channels scored 0 for the rest of this scan.` };
+    this.gone = first ?? {
+      code: 'PLUGIN_EXITED',
+      message: `Plugin ${this.options.specifier} ${why} between calls; its channels scored 0 for the rest of this scan.`,
+    };
     if (this.loadedOk.has(worker)) this.restart();
   }
 
@@ -352,6 +412,10 @@ export class PluginHost {
   }
 
   private problem(code: string, channel: string, doing: string, why: string): Problem {
-    return { code, channel, message: `Plugin ${this.options.specifier} ${why} while channel "${channel}" was ${doing}; it scored 0 for the rest of this scan.` };
+    return {
+      code,
+      channel,
+      message: `Plugin ${this.options.specifier} ${why} while channel "${channel}" was ${doing}; it scored 0 for the rest of this scan.`,
+    };
   }
 }

@@ -32,10 +32,16 @@ const text = (error: unknown): string => (error instanceof Error ? error.message
 /** Problems that happened between calls (a rejection nobody awaited, a throw in a timer). */
 const late: Problem[] = [];
 process.on('unhandledRejection', (reason) => {
-  late.push({ code: 'PLUGIN_UNHANDLED_REJECTION', message: `Plugin ${specifier}: a promise rejected and nothing handled it (${text(reason)}); ignored.` });
+  late.push({
+    code: 'PLUGIN_UNHANDLED_REJECTION',
+    message: `Plugin ${specifier}: a promise rejected and nothing handled it (${text(reason)}); ignored.`,
+  });
 });
 process.on('uncaughtException', (error) => {
-  late.push({ code: 'PLUGIN_UNCAUGHT_EXCEPTION', message: `Plugin ${specifier}: an exception escaped outside any call (${text(error)}); ignored.` });
+  late.push({
+    code: 'PLUGIN_UNCAUGHT_EXCEPTION',
+    message: `Plugin ${specifier}: an exception escaped outside any call (${text(error)}); ignored.`,
+  });
 });
 
 function send(message: HostReply): void {
@@ -46,7 +52,12 @@ function send(message: HostReply): void {
     try {
       port.postMessage(JSON.parse(JSON.stringify(message)) as HostReply);
     } catch (error) {
-      port.postMessage({ id: 'id' in message ? message.id : 0, type: 'reply', ok: false, error: `returned a value that cannot be sent (${text(error)})` } as HostReply);
+      port.postMessage({
+        id: 'id' in message ? message.id : 0,
+        type: 'reply',
+        ok: false,
+        error: `returned a value that cannot be sent (${text(error)})`,
+      } as HostReply);
     }
   }
 }
@@ -69,11 +80,24 @@ async function load(): Promise<void> {
   try {
     exported = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
   } catch (error) {
-    send({ type: 'loaded', channels: [], problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: could not be loaded: ${text(error)}` }] });
+    send({
+      type: 'loaded',
+      channels: [],
+      problems: [{ code: 'PLUGIN_NOT_LOADED', message: `Plugin ${specifier}: could not be loaded: ${text(error)}` }],
+    });
     return;
   }
   if (exported === undefined) {
-    send({ type: 'loaded', channels: [], problems: [{ code: 'INVALID_CHANNEL', message: `Plugin ${specifier}: has no default export (export a channel, a factory, or an array of them)` }] });
+    send({
+      type: 'loaded',
+      channels: [],
+      problems: [
+        {
+          code: 'INVALID_CHANNEL',
+          message: `Plugin ${specifier}: has no default export (export a channel, a factory, or an array of them)`,
+        },
+      ],
+    });
     return;
   }
   const result = instantiate(exported, specifier, settings);

@@ -105,7 +105,11 @@ function pluginProblem(code: string, source: string, message: string): Problem {
  * Turns a module's default export into channels. Factories are called once without options to
  * learn their id, then again with that id's `options` from the config when there are any.
  */
-export function instantiate(exported: unknown, source: string, settings: Readonly<Record<string, ChannelSettings>> = {}): Omit<PluginLoadResult, 'dispose' | 'ready'> {
+export function instantiate(
+  exported: unknown,
+  source: string,
+  settings: Readonly<Record<string, ChannelSettings>> = {},
+): Omit<PluginLoadResult, 'dispose' | 'ready'> {
   const channels: LoadedChannel[] = [];
   const problems: Problem[] = [];
   const items = Array.isArray(exported) ? exported : [exported];
@@ -131,15 +135,27 @@ export function instantiate(exported: unknown, source: string, settings: Readonl
 }
 
 /** Imports one plugin into this thread. */
-async function loadInProcess(specifier: string, path: string, settings: Readonly<Record<string, ChannelSettings>>): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
+async function loadInProcess(
+  specifier: string,
+  path: string,
+  settings: Readonly<Record<string, ChannelSettings>>,
+): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (error) {
-    return { channels: [], problems: [pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`)] };
+    return {
+      channels: [],
+      problems: [
+        pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+      ],
+    };
   }
   if (module.default === undefined) {
-    return { channels: [], problems: [pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)')] };
+    return {
+      channels: [],
+      problems: [pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)')],
+    };
   }
   const result = instantiate(module.default, specifier, settings);
   return { channels: result.channels.map((c) => ({ ...c, isolation: 'in-process' as const })), problems: result.problems };
@@ -160,7 +176,9 @@ export async function loadPlugins(
     try {
       path = resolvePlugin(specifier, fromDir);
     } catch (error) {
-      problems.push(pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
+      problems.push(
+        pluginProblem('PLUGIN_NOT_LOADED', specifier, `could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+      );
       continue;
     }
     if (options.isolation === 'in-process') {
@@ -169,7 +187,14 @@ export async function loadPlugins(
       problems.push(...result.problems);
       continue;
     }
-    const host = new PluginHost({ specifier, path, settings, ...(options.output ? { output: options.output } : {}), ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}), ...(options.maxHeapMb ? { maxHeapMb: options.maxHeapMb } : {}) });
+    const host = new PluginHost({
+      specifier,
+      path,
+      settings,
+      ...(options.output ? { output: options.output } : {}),
+      ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
+      ...(options.maxHeapMb ? { maxHeapMb: options.maxHeapMb } : {}),
+    });
     const loaded = await host.start();
     problems.push(...loaded.problems);
     if (loaded.channels.length === 0) {

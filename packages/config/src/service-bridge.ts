@@ -37,7 +37,12 @@ const isPlain = (value: object): boolean => {
 
 /** Data that a message copies as it is (Map and Set of plain data included). */
 const copiedAsIs = (value: object): boolean =>
-  value instanceof Map || value instanceof Set || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
+  value instanceof Map ||
+  value instanceof Set ||
+  value instanceof Date ||
+  value instanceof RegExp ||
+  ArrayBuffer.isView(value) ||
+  value instanceof ArrayBuffer;
 
 function methodsOf(value: object): string[] {
   const names = new Set<string>();
@@ -92,7 +97,10 @@ export class ServiceTable {
       if (call.method === GET && target) return { seq: call.seq, value: this.encode(target[String(call.args[0])]) };
       const method = target?.[call.method];
       if (typeof method !== 'function') throw new Error(`no service method "${call.method}"`);
-      const value = await (method as (...args: unknown[]) => unknown).apply(target, call.args.map((x) => this.revive(x)));
+      const value = await (method as (...args: unknown[]) => unknown).apply(
+        target,
+        call.args.map((x) => this.revive(x)),
+      );
       return { seq: call.seq, value: this.encode(value) };
     } catch (error) {
       return { seq: call.seq, error: error instanceof Error ? error.message : String(error) };

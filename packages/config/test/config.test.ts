@@ -66,7 +66,7 @@ describe('loadConfig', () => {
     expect(configRootFor(linked, main)).toBe(linked);
   });
 
-  it('says which config is used when a worktree\'s own hides a different one in the main worktree', () => {
+  it("says which config is used when a worktree's own hides a different one in the main worktree", () => {
     const main = join(dir, 'main');
     const linked = join(dir, 'linked');
     write('main/airspace.config.json', '{ "thresholds": { "traffic": 0.3 }, "$schema": "a" }');
@@ -78,7 +78,12 @@ describe('loadConfig', () => {
     write('linked/airspace.config.json', '{ "thresholds": { "traffic": 0.4 } }');
     const { root, problems } = locateConfig(linked, main);
     expect(root).toBe(linked);
-    expect(problems).toEqual([{ code: 'CONFIG_SHADOWED', message: `Using this worktree's config ${join(linked, 'airspace.config.json')}; the main worktree's ${join(main, 'airspace.config.json')} differs and does not apply here (a worktree's own config wins).` }]);
+    expect(problems).toEqual([
+      {
+        code: 'CONFIG_SHADOWED',
+        message: `Using this worktree's config ${join(linked, 'airspace.config.json')}; the main worktree's ${join(main, 'airspace.config.json')} differs and does not apply here (a worktree's own config wins).`,
+      },
+    ]);
     // The main worktree itself has nothing hidden.
     expect(locateConfig(main, main).problems).toEqual([]);
   });
@@ -113,9 +118,13 @@ describe('loadConfig', () => {
 });
 
 describe('recencyOptions', () => {
-  it('reads hours into milliseconds, with core\'s defaults (a day of grace) where absent', () => {
+  it("reads hours into milliseconds, with core's defaults (a day of grace) where absent", () => {
     expect(recencyOptions({})).toEqual({ halfLifeMs: 24 * 3_600_000, floor: 0.3, graceMs: 24 * 3_600_000 });
-    expect(recencyOptions({ recency: { halfLifeHours: 12, graceHours: 0 } })).toEqual({ halfLifeMs: 12 * 3_600_000, floor: 0.3, graceMs: 0 });
+    expect(recencyOptions({ recency: { halfLifeHours: 12, graceHours: 0 } })).toEqual({
+      halfLifeMs: 12 * 3_600_000,
+      floor: 0.3,
+      graceMs: 0,
+    });
     expect(validateConfig({ recency: { graceHours: 48 } })).toEqual([]);
   });
 });

@@ -15,7 +15,13 @@ import { loadPlugins, type PluginLoadResult } from '../src/plugins.js';
 let dir: string;
 let loaded: PluginLoadResult | undefined;
 let output: string;
-const sink = () => new Writable({ write(chunk, _enc, done) { output += String(chunk); done(); } });
+const sink = () =>
+  new Writable({
+    write(chunk, _enc, done) {
+      output += String(chunk);
+      done();
+    },
+  });
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'airspace-isolation-'));
   output = '';
@@ -31,7 +37,12 @@ const plugin = (id: string, body: string) =>
   `export default { id: '${id}', defaultWeight: 1, async score(a, b, ctx) { ${body}; return { risk: 0.5, evidence: [{ message: a.id + ' and ' + b.id }] }; } };`;
 
 /** A built-in stand-in that always runs in-process. */
-const same = defineChannel({ id: 'same', defaultWeight: 1, meta: { precision: 'line' }, score: (a, b) => ({ risk: 0.9, evidence: [{ message: `${a.id} and ${b.id}` }] }) });
+const same = defineChannel({
+  id: 'same',
+  defaultWeight: 1,
+  meta: { precision: 'line' },
+  score: (a, b) => ({ risk: 0.9, evidence: [{ message: `${a.id} and ${b.id}` }] }),
+});
 const agents = (): Agent[] => ['a', 'b', 'c'].map((id) => agent(id, [edit('src/x.ts')]));
 
 async function scanWith(id: string, body: string, budget: ChannelBudget = { channelMs: 2000, callMs: 300 }): Promise<ScanResult> {
@@ -61,7 +72,8 @@ describe('a plugin in a worker thread', () => {
     const many = Array.from({ length: 40 }, (_, i) => agent(`a${String(i).padStart(2, '0')}`, [edit('x.ts')]));
     const inProcess = await loadPlugins(['./pairwise.mjs'], dir, {}, { isolation: 'in-process' });
     loaded = await loadPlugins(['./pairwise.mjs'], dir, {}, { output: sink() });
-    const scan = (r: PluginLoadResult) => scanAirspace(many, { channels: r.channels.map((c) => c.channel) }, { budgets: { pairwise: { channelMs: 60_000, callMs: 10_000 } } });
+    const scan = (r: PluginLoadResult) =>
+      scanAirspace(many, { channels: r.channels.map((c) => c.channel) }, { budgets: { pairwise: { channelMs: 60_000, callMs: 10_000 } } });
     const [expected, actual] = [await scan(inProcess), await scan(loaded)];
     expect(actual.links).toHaveLength(780);
     expect(actual.links.map((l) => [l.a, l.b, l.risk, l.evidence])).toEqual(expected.links.map((l) => [l.a, l.b, l.risk, l.evidence]));
@@ -81,7 +93,11 @@ describe('a plugin in a worker thread', () => {
     expect(codes(result)).toContain('CHANNEL_TIMED_OUT');
     const channel = loaded!.channels[0]!.channel;
     await loaded!.ready(); // the new thread's start is not charged to the next scan
-    const again = await scanAirspace([agent('b', [edit('x')]), agent('c', [edit('x')])], { channels: [channel] }, { budgets: { spins: { channelMs: 2000, callMs: 300 } } });
+    const again = await scanAirspace(
+      [agent('b', [edit('x')]), agent('c', [edit('x')])],
+      { channels: [channel] },
+      { budgets: { spins: { channelMs: 2000, callMs: 300 } } },
+    );
     expect(again.links[0]!.risk).toBe(0.5);
   });
 
@@ -135,7 +151,11 @@ describe('a plugin in a worker thread', () => {
   it('a plugin that exhausts its heap loses its thread, not the process', async () => {
     writeFileSync(join(dir, 'hog.mjs'), plugin('hog', 'const keep = []; for (;;) keep.push(new Array(1e5).fill(a.id))'));
     loaded = await loadPlugins(['./hog.mjs'], dir, {}, { output: sink(), maxHeapMb: 32 });
-    const result = await scanAirspace(agents(), { channels: [same, loaded.channels[0]!.channel] }, { budgets: { hog: { channelMs: 20_000, callMs: 20_000 } } });
+    const result = await scanAirspace(
+      agents(),
+      { channels: [same, loaded.channels[0]!.channel] },
+      { budgets: { hog: { channelMs: 20_000, callMs: 20_000 } } },
+    );
     expect(risksOf(result, 'same')).toEqual([0.9, 0.9, 0.9]);
     expect(risksOf(result, 'hog')).toEqual([0, 0, 0]);
     expect(result.problems.filter((p) => p.channel === 'hog')).toMatchObject([{ code: 'PLUGIN_EXITED' }]);
@@ -171,9 +191,16 @@ describe('a plugin in a worker thread', () => {
         return [`${this.name}:${path}`];
       }
     }
-    const git = { risk: 0.25, pairEdits: async (a: Agent, b: Agent, path: string) => ({ same: scanned.includes(a) && scanned.includes(b), base: path }) };
+    const git = {
+      risk: 0.25,
+      pairEdits: async (a: Agent, b: Agent, path: string) => ({ same: scanned.includes(a) && scanned.includes(b), base: path }),
+    };
     const graph = { forAgent: (id: string) => new View(`view-${id}`) };
-    const result = await scanAirspace(scanned, { channels: [loaded.channels[0]!.channel], services: { git, graph } }, { budgets: { needs: { channelMs: 5000, callMs: 2000 } } });
+    const result = await scanAirspace(
+      scanned,
+      { channels: [loaded.channels[0]!.channel], services: { git, graph } },
+      { budgets: { needs: { channelMs: 5000, callMs: 2000 } } },
+    );
     expect(result.problems).toEqual([]);
     expect(result.links[0]!.risk).toBe(0.25);
     expect(result.links[0]!.evidence[0]!.message).toBe('true src/x.ts view-b:src/x.ts view-a:src/x.ts ');

@@ -18,7 +18,8 @@ const write = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
 };
 
-const ALWAYS_HALF = 'export default { id: "always-half", defaultWeight: 1, score: () => ({ risk: 0.5, evidence: [{ message: "half" }] }) };';
+const ALWAYS_HALF =
+  'export default { id: "always-half", defaultWeight: 1, score: () => ({ risk: 0.5, evidence: [{ message: "half" }] }) };';
 
 describe('loadPlugins', () => {
   it('loads a plain-object plugin with no import of ours', async () => {
@@ -29,7 +30,10 @@ describe('loadPlugins', () => {
   });
 
   it('calls a factory with the options configured for its id', async () => {
-    write('f.mjs', 'export default (o = {}) => ({ id: "scaled", defaultWeight: 1, score: () => ({ risk: o.risk ?? 0.1, evidence: [{ message: "x" }] }) });');
+    write(
+      'f.mjs',
+      'export default (o = {}) => ({ id: "scaled", defaultWeight: 1, score: () => ({ risk: o.risk ?? 0.1, evidence: [{ message: "x" }] }) });',
+    );
     const { channels, dispose } = await loadPlugins(['./f.mjs'], dir, { scaled: { options: { risk: 0.9 } } });
     const [a, b] = ['a', 'b'].map((id) => ({ id, label: id, startedAt: 0, committedWork: 0, files: [] }));
     const result = await scanAirspace([a!, b!], { channels: channels.map((c) => c.channel) });
@@ -38,7 +42,10 @@ describe('loadPlugins', () => {
   });
 
   it('resolves an ESM-only package from node_modules', async () => {
-    write('node_modules/@team/airspace-channel-x/package.json', JSON.stringify({ name: '@team/airspace-channel-x', type: 'module', exports: { '.': { import: './main.js' } } }));
+    write(
+      'node_modules/@team/airspace-channel-x/package.json',
+      JSON.stringify({ name: '@team/airspace-channel-x', type: 'module', exports: { '.': { import: './main.js' } } }),
+    );
     write('node_modules/@team/airspace-channel-x/main.js', ALWAYS_HALF.replace('always-half', 'team-x'));
     const { channels, problems } = await loadPlugins(['@team/airspace-channel-x'], dir);
     expect(problems).toEqual([]);
@@ -52,7 +59,16 @@ describe('loadPlugins', () => {
     write('no-default.mjs', 'export const x = 1;');
     write('bad-shape.mjs', 'export default { id: "Bad Id", defaultWeight: 1, score() {} };');
     write('no-score.mjs', 'export default { id: "no-score", defaultWeight: 0.5 };');
-    const specs = ['./missing.mjs', '@nobody/not-installed', './throws.mjs', './factory-throws.mjs', './no-default.mjs', './bad-shape.mjs', './no-score.mjs', './good.mjs'];
+    const specs = [
+      './missing.mjs',
+      '@nobody/not-installed',
+      './throws.mjs',
+      './factory-throws.mjs',
+      './no-default.mjs',
+      './bad-shape.mjs',
+      './no-score.mjs',
+      './good.mjs',
+    ];
     const { channels, problems } = await loadPlugins(specs, dir);
     expect(channels.map((c) => c.channel.id)).toEqual(['always-half']);
     const byPlugin = (s: string) => problems.find((p) => p.message.includes(s));
@@ -68,17 +84,26 @@ describe('loadPlugins', () => {
 });
 
 describe('resolveChannelSet', () => {
-  const builtin = (id: string, defaultWeight: number) =>
-    ({ channel: defineChannel({ id, defaultWeight, meta: { precision: 'line' }, score: () => ({ risk: 0, evidence: [] }) }), source: 'builtin' });
+  const builtin = (id: string, defaultWeight: number) => ({
+    channel: defineChannel({ id, defaultWeight, meta: { precision: 'line' }, score: () => ({ risk: 0, evidence: [] }) }),
+    source: 'builtin',
+  });
 
   it('applies config weights over calibration over defaults, and disables channels', async () => {
     write('cal.json', JSON.stringify({ weights: { overlap: 0.8, tree: 0.05 }, thresholds: { traffic: 0.3 } }));
     write('channels/half.mjs', ALWAYS_HALF);
     write(
       'airspace.config.json',
-      JSON.stringify({ plugins: ['./channels/half.mjs'], calibration: 'cal.json', channels: { tree: { weight: 0.1 }, dependency: { enabled: false }, 'always-half': { options: { k: 1 } } } }),
+      JSON.stringify({
+        plugins: ['./channels/half.mjs'],
+        calibration: 'cal.json',
+        channels: { tree: { weight: 0.1 }, dependency: { enabled: false }, 'always-half': { options: { k: 1 } } },
+      }),
     );
-    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1), builtin('tree', 0.25), builtin('dependency', 0.9)], loaded: await loadConfig({ repoRoot: dir }) });
+    const set = await resolveChannelSet({
+      builtins: [builtin('overlap', 1), builtin('tree', 0.25), builtin('dependency', 0.9)],
+      loaded: await loadConfig({ repoRoot: dir }),
+    });
     expect(set.problems).toEqual([]);
     expect(set.channels.map((c) => c.id)).toEqual(['overlap', 'tree', 'always-half']);
     expect(set.weights).toEqual({ overlap: 0.8, tree: 0.1, 'always-half': 1 });
@@ -93,14 +118,30 @@ describe('resolveChannelSet', () => {
   it('gives plugin channels a time budget (defaults, the config, the channel), never the built-ins', async () => {
     write('channels/half.mjs', ALWAYS_HALF);
     write('channels/other.mjs', ALWAYS_HALF.replace('always-half', 'other'));
-    write('airspace.config.json', JSON.stringify({ plugins: ['./channels/half.mjs', './channels/other.mjs'], budget: { channelMs: 800 }, channels: { other: { budget: { callMs: 50 } } } }));
+    write(
+      'airspace.config.json',
+      JSON.stringify({
+        plugins: ['./channels/half.mjs', './channels/other.mjs'],
+        budget: { channelMs: 800 },
+        channels: { other: { budget: { callMs: 50 } } },
+      }),
+    );
     const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }) });
     expect(set.problems).toEqual([]);
-    expect(set.budgets).toEqual({ 'always-half': { channelMs: 800, callMs: DEFAULT_BUDGET.callMs }, other: { channelMs: 800, callMs: 50 } });
-    expect(set.listing.map((l) => [l.id, l.isolation])).toEqual([['overlap', 'in-process'], ['always-half', 'worker'], ['other', 'worker']]);
+    expect(set.budgets).toEqual({
+      'always-half': { channelMs: 800, callMs: DEFAULT_BUDGET.callMs },
+      other: { channelMs: 800, callMs: 50 },
+    });
+    expect(set.listing.map((l) => [l.id, l.isolation])).toEqual([
+      ['overlap', 'in-process'],
+      ['always-half', 'worker'],
+      ['other', 'worker'],
+    ]);
     await set.dispose();
     write('airspace.config.json', JSON.stringify({ budget: { channelMs: -1, callMs: 'soon' } }));
-    expect((await loadConfig({ repoRoot: dir })).problems.map((p) => p.message).join('\n')).toMatch(/\/budget\/channelMs[\s\S]*\/budget\/callMs/);
+    expect((await loadConfig({ repoRoot: dir })).problems.map((p) => p.message).join('\n')).toMatch(
+      /\/budget\/channelMs[\s\S]*\/budget\/callMs/,
+    );
   });
 
   it('reports a duplicate id naming both sources and keeps the first', async () => {
@@ -118,7 +159,11 @@ describe('resolveChannelSet', () => {
   it('degrades on a broken calibration file and inverted thresholds', async () => {
     write('cal.json', '{"weights": {"overlap": 3}}');
     write('airspace.config.json', JSON.stringify({ thresholds: { traffic: 0.8, resolution: 0.5 } }));
-    const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded: await loadConfig({ repoRoot: dir }), calibrationPath: join(dir, 'cal.json') });
+    const set = await resolveChannelSet({
+      builtins: [builtin('overlap', 1)],
+      loaded: await loadConfig({ repoRoot: dir }),
+      calibrationPath: join(dir, 'cal.json'),
+    });
     expect(set.weights).toEqual({ overlap: 1 });
     expect(set.thresholds).toEqual(DEFAULT_THRESHOLDS);
     expect(set.problems.map((p) => p.code).sort()).toEqual(['CALIBRATION_INVALID', 'INVALID_CONFIG']);

@@ -34,7 +34,13 @@ const agents = Array.from({ length: AGENTS }, (_, k) => {
     const dir = rand() < 0.7 ? home : Math.floor(rand() * 40);
     const i = dir + 40 * Math.floor(rand() * 50);
     const start = 1 + Math.floor(rand() * 300);
-    files.set(paths[i], { path: paths[i], status: 'modified', weight: 0.5 + rand() / 2, baseRanges: [[start, start + 5]], newRanges: [[start, start + 5]] });
+    files.set(paths[i], {
+      path: paths[i],
+      status: 'modified',
+      weight: 0.5 + rand() / 2,
+      baseRanges: [[start, start + 5]],
+      newRanges: [[start, start + 5]],
+    });
   }
   return { id: `agent-${String(k).padStart(3, '0')}`, label: `agent ${k}`, startedAt: k, committedWork: k % 5, files: [...files.values()] };
 });
@@ -51,7 +57,17 @@ const shared = defineChannel({
     let first;
     for (const f of a.files) if (other.has(f.path)) (hits++, (first ??= f.path));
     if (hits === 0) return { risk: 0, evidence: [] };
-    return { risk: Math.min(1, hits / 3), evidence: [{ message: `${a.id} and ${b.id} both edit ${first}`, kind: 'shared', a: { agent: a.id, path: first }, b: { agent: b.id, path: first } }] };
+    return {
+      risk: Math.min(1, hits / 3),
+      evidence: [
+        {
+          message: `${a.id} and ${b.id} both edit ${first}`,
+          kind: 'shared',
+          a: { agent: a.id, path: first },
+          b: { agent: b.id, path: first },
+        },
+      ],
+    };
   },
 });
 
@@ -69,7 +85,11 @@ const sameModule = defineChannel({
 });
 // Channel modules named on the command line (default exports), else the two trivial channels.
 const channels = args.channels
-  ? await Promise.all(String(args.channels).split(',').map(async (spec) => (await import(spec)).default))
+  ? await Promise.all(
+      String(args.channels)
+        .split(',')
+        .map(async (spec) => (await import(spec)).default),
+    )
   : [shared, sameModule];
 
 async function direct() {
@@ -125,9 +145,13 @@ for (let i = 0; i < RUNS; i++) {
 }
 const d = median(directMs);
 const s = median(scanMs);
-console.log(`scanAirspace: ${AGENTS} agents × ${FILES} files, ${last.counts.pairs} pairs, channels ${channels.map((c) => c.id).join(' + ')}, ${RUNS} runs (median CPU time)`);
+console.log(
+  `scanAirspace: ${AGENTS} agents × ${FILES} files, ${last.counts.pairs} pairs, channels ${channels.map((c) => c.id).join(' + ')}, ${RUNS} runs (median CPU time)`,
+);
 console.log(`  counts: ${JSON.stringify(last.counts)}`);
 console.log(`  channel work called directly: ${d.toFixed(1)} ms`);
 console.log(`  scanAirspace (same channels):  ${s.toFixed(1)} ms`);
 console.log(`  scanAirspace with no channels:  ${median(bareMs).toFixed(1)} ms  (pairs, links, levels, embedding)`);
-console.log(`  ratio scan / direct: ${(s / d).toFixed(2)}×  (overhead ${(s - d).toFixed(1)} ms, ${(((s - d) / last.counts.pairs) * 1000).toFixed(2)} µs per pair)`);
+console.log(
+  `  ratio scan / direct: ${(s / d).toFixed(2)}×  (overhead ${(s - d).toFixed(1)} ms, ${(((s - d) / last.counts.pairs) * 1000).toFixed(2)} µs per pair)`,
+);

@@ -28,7 +28,11 @@ export function edit(path: string, baseRanges: Ranges = 'whole', options: EditOp
   let hunks = options.hunks;
   if (!hunks && baseRanges !== 'whole') {
     const current: readonly Range[] | undefined = newRanges !== 'whole' && newRanges.length === baseRanges.length ? newRanges : undefined;
-    hunks = baseRanges.map((base, i) => ({ base, current: current?.[i] ?? base, ...(options.contentId !== undefined ? { contentId: options.contentId } : {}) }));
+    hunks = baseRanges.map((base, i) => ({
+      base,
+      current: current?.[i] ?? base,
+      ...(options.contentId !== undefined ? { contentId: options.contentId } : {}),
+    }));
   }
   const status = options.status ?? 'modified';
   return {

@@ -129,7 +129,11 @@ export interface Channel<Options = unknown, Prepared = unknown> {
    * `only`, just the pairs that involve at least one of those agents (a rescan after they changed).
    * A channel without it is *dense*: called for every pair the scan scores.
    */
-  candidates?(agents: readonly Agent[], ctx: ScoreContext<Options, Prepared>, only?: ReadonlySet<string>): Iterable<AgentPair> | Promise<Iterable<AgentPair>>;
+  candidates?(
+    agents: readonly Agent[],
+    ctx: ScoreContext<Options, Prepared>,
+    only?: ReadonlySet<string>,
+  ): Iterable<AgentPair> | Promise<Iterable<AgentPair>>;
   /**
    * Optional: the risk (and `preciseRisk`, `problems`) that `score` would return for the pair,
    * without building evidence. The scan calls it for every candidate pair and calls `score` only

@@ -72,7 +72,11 @@ export function channelOverBudget(id: string, channelMs: number, agents?: readon
 
 export function duplicateChannelId(id: string, firstSource?: string, secondSource?: string): Problem {
   const where = firstSource && secondSource ? ` (from ${firstSource} and ${secondSource})` : '';
-  return { code: ErrorCodes.DUPLICATE_CHANNEL_ID, channel: id, message: `Two channels share the id "${id}"${where}; channel ids must be unique.` };
+  return {
+    code: ErrorCodes.DUPLICATE_CHANNEL_ID,
+    channel: id,
+    message: `Two channels share the id "${id}"${where}; channel ids must be unique.`,
+  };
 }
 
 export function invalidChannel(source: string, why: string): Problem {
@@ -87,15 +91,27 @@ export function channelThrew(id: string, error: unknown, agents?: [string, strin
 
 export function riskOutOfRange(id: string, risk: unknown, agents?: [string, string]): Problem {
   const pair = agents ? ` for ${agents[0]} × ${agents[1]}` : '';
-  return { code: ErrorCodes.RISK_OUT_OF_RANGE, channel: id, message: `Channel "${id}" returned risk ${String(risk)}${pair}, outside [0, 1]; it was ignored.` };
+  return {
+    code: ErrorCodes.RISK_OUT_OF_RANGE,
+    channel: id,
+    message: `Channel "${id}" returned risk ${String(risk)}${pair}, outside [0, 1]; it was ignored.`,
+  };
 }
 
 export function missingService(id: string, service: string): Problem {
-  return { code: ErrorCodes.MISSING_SERVICE, channel: id, message: `Channel "${id}" requires "${service}", which this front end did not supply; it scored 0.` };
+  return {
+    code: ErrorCodes.MISSING_SERVICE,
+    channel: id,
+    message: `Channel "${id}" requires "${service}", which this front end did not supply; it scored 0.`,
+  };
 }
 
 export function missingEvidence(id: string, risk: number, agents: [string, string]): Problem {
-  return { code: ErrorCodes.MISSING_EVIDENCE, channel: id, message: `Channel "${id}" returned risk ${risk} for ${agents[0]} × ${agents[1]} without evidence; every non-zero risk must say which file/lines/symbol caused it.` };
+  return {
+    code: ErrorCodes.MISSING_EVIDENCE,
+    channel: id,
+    message: `Channel "${id}" returned risk ${risk} for ${agents[0]} × ${agents[1]} without evidence; every non-zero risk must say which file/lines/symbol caused it.`,
+  };
 }
 
 export function invalidRange(range: unknown, agent?: string, path?: string): Problem {
@@ -109,7 +125,11 @@ export function invalidRange(range: unknown, agent?: string, path?: string): Pro
 }
 
 export function invalidWeight(id: string, weight: unknown, used: number): Problem {
-  return { code: ErrorCodes.INVALID_WEIGHT, channel: id, message: `Weight ${String(weight)} for channel "${id}" is not in [0, 1]; ${used} was used.` };
+  return {
+    code: ErrorCodes.INVALID_WEIGHT,
+    channel: id,
+    message: `Weight ${String(weight)} for channel "${id}" is not in [0, 1]; ${used} was used.`,
+  };
 }
 
 export function incomparableAgents(a: string, b: string, why: string): Problem {
@@ -117,7 +137,11 @@ export function incomparableAgents(a: string, b: string, why: string): Problem {
 }
 
 export function incompleteAgent(agent: string, reasons: readonly string[]): Problem {
-  return { code: ErrorCodes.INCOMPLETE_AGENT, agent, message: `${agent}'s working set is incomplete (${reasons.join('; ')}); its pairs are unknown, never clear.` };
+  return {
+    code: ErrorCodes.INCOMPLETE_AGENT,
+    agent,
+    message: `${agent}'s working set is incomplete (${reasons.join('; ')}); its pairs are unknown, never clear.`,
+  };
 }
 
 export function triggerSinkFailed(error: unknown): Problem {
@@ -126,7 +150,12 @@ export function triggerSinkFailed(error: unknown): Problem {
 }
 
 export function invalidRecencyWeight(agent: string, path: string, weight: unknown, used: number): Problem {
-  return { code: ErrorCodes.INVALID_WEIGHT, agent, path, message: `Recency weight ${String(weight)} of ${path} (${agent}) is not in [0, 1]; ${used} was used.` };
+  return {
+    code: ErrorCodes.INVALID_WEIGHT,
+    agent,
+    path,
+    message: `Recency weight ${String(weight)} of ${path} (${agent}) is not in [0, 1]; ${used} was used.`,
+  };
 }
 
 export function duplicateAgentId(id: string): Problem {

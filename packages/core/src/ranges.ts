@@ -48,7 +48,10 @@ export function isValidRange(range: unknown): range is Range {
 }
 
 /** Keeps the valid ranges, reports the others as problems (never throws). */
-export function sanitizeRanges(ranges: readonly unknown[], where?: { agent?: string; path?: string }): { ranges: Range[]; problems: Problem[] } {
+export function sanitizeRanges(
+  ranges: readonly unknown[],
+  where?: { agent?: string; path?: string },
+): { ranges: Range[]; problems: Problem[] } {
   const kept: Range[] = [];
   const problems: Problem[] = [];
   for (const r of ranges) {
@@ -214,10 +217,9 @@ export function nearestDistance(a: readonly Range[], b: readonly Range[]): numbe
 export function conflicts(a: readonly Range[], b: readonly Range[]): RangeConflict[] {
   const out: RangeConflict[] = [];
   if (a.length === 0 || b.length === 0) return out;
-  const events = [
-    ...a.map((r) => ({ r, side: 0 as const })),
-    ...b.map((r) => ({ r, side: 1 as const })),
-  ].sort((x, y) => lo(x.r) - lo(y.r) || x.side - y.side || x.r[1] - y.r[1]);
+  const events = [...a.map((r) => ({ r, side: 0 as const })), ...b.map((r) => ({ r, side: 1 as const }))].sort(
+    (x, y) => lo(x.r) - lo(y.r) || x.side - y.side || x.r[1] - y.r[1],
+  );
   let activeA: Range[] = [];
   let activeB: Range[] = [];
   for (const { r, side } of events) {

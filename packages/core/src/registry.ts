@@ -18,15 +18,18 @@ export function validateChannel(value: unknown, source = 'channel'): Problem[] {
   if (typeof value !== 'object' || value === null) return fail(`expected an object, got ${value === null ? 'null' : typeof value}`);
   const c = value as Record<string, unknown>;
   if (typeof c.id !== 'string' || !ID.test(c.id)) fail(`"id" must be a kebab-case string, got ${JSON.stringify(c.id)}`);
-  if (typeof c.defaultWeight !== 'number' || !(c.defaultWeight >= 0 && c.defaultWeight <= 1)) fail(`"defaultWeight" must be a number in [0, 1], got ${String(c.defaultWeight)}`);
+  if (typeof c.defaultWeight !== 'number' || !(c.defaultWeight >= 0 && c.defaultWeight <= 1))
+    fail(`"defaultWeight" must be a number in [0, 1], got ${String(c.defaultWeight)}`);
   if (typeof c.score !== 'function') fail('"score" must be a function (a, b, ctx) => { risk, evidence }');
   if (c.prepare !== undefined && typeof c.prepare !== 'function') fail('"prepare" must be a function when present');
-  if (c.requires !== undefined && !(Array.isArray(c.requires) && c.requires.every((r) => typeof r === 'string'))) fail('"requires" must be an array of service names');
+  if (c.requires !== undefined && !(Array.isArray(c.requires) && c.requires.every((r) => typeof r === 'string')))
+    fail('"requires" must be an array of service names');
   if (c.meta !== undefined) {
     if (typeof c.meta !== 'object' || c.meta === null) fail('"meta" must be an object');
     else {
       const precision = (c.meta as Record<string, unknown>).precision;
-      if (precision !== undefined && !PRECISIONS.includes(precision as string)) fail(`"meta.precision" must be one of ${PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
+      if (precision !== undefined && !PRECISIONS.includes(precision as string))
+        fail(`"meta.precision" must be one of ${PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
     }
   }
   return problems;
@@ -91,7 +94,8 @@ export class ChannelRegistry {
 
 function describe(entry: unknown): string {
   if (typeof entry === 'function') return `factory ${entry.name || '(anonymous)'}`;
-  if (typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string') return `channel "${(entry as { id: string }).id}"`;
+  if (typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string')
+    return `channel "${(entry as { id: string }).id}"`;
   return 'channel';
 }
 

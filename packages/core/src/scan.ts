@@ -6,8 +6,22 @@
 import type { AnyChannel, ChannelContext, ChannelScore, Evidence, Logger, Precision, Problem, ScoreContext } from './channel.js';
 import { embedAgents } from './embedding.js';
 import {
-  AirspaceError, ChannelStopped, channelOverBudget, channelThrew, channelTimedOut, duplicateAgentId, incomparableAgents, incompleteAgent, invalidRange, invalidRecencyWeight, invalidWeight,
-  invalidThresholds, malformedAgent, missingEvidence, missingService, riskOutOfRange,
+  AirspaceError,
+  ChannelStopped,
+  channelOverBudget,
+  channelThrew,
+  channelTimedOut,
+  duplicateAgentId,
+  incomparableAgents,
+  incompleteAgent,
+  invalidRange,
+  invalidRecencyWeight,
+  invalidWeight,
+  invalidThresholds,
+  malformedAgent,
+  missingEvidence,
+  missingService,
+  riskOutOfRange,
 } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
 import { isValidRange } from './ranges.js';
@@ -159,7 +173,10 @@ interface ActiveChannel {
 
 function isChannelStopped(error: unknown): error is ChannelStopped {
   // By name too: a host may bundle its own copy of this module.
-  return error instanceof ChannelStopped || (error instanceof Error && error.name === 'ChannelStopped' && typeof (error as { problem?: unknown }).problem === 'object');
+  return (
+    error instanceof ChannelStopped ||
+    (error instanceof Error && error.name === 'ChannelStopped' && typeof (error as { problem?: unknown }).problem === 'object')
+  );
 }
 
 /**
@@ -186,7 +203,13 @@ class Timekeeper {
       const value = call();
       if (!isThenable<T>(value)) return value;
       return await new Promise<T>((resolve, reject) => {
-        timer = setTimeout(() => reject(this.stop(byBudget ? channelOverBudget(this.id, this.budget.channelMs, agents) : channelTimedOut(this.id, limit, agents))), limit);
+        timer = setTimeout(
+          () =>
+            reject(
+              this.stop(byBudget ? channelOverBudget(this.id, this.budget.channelMs, agents) : channelTimedOut(this.id, limit, agents)),
+            ),
+          limit,
+        );
         value.then(resolve, reject);
       });
     } finally {
@@ -226,7 +249,11 @@ class ProblemLog {
     for (const [key, n] of this.counts) {
       if (n <= MAX_PROBLEMS_PER_KIND) continue;
       const [code, channel] = key.split('\u0000') as [string, string];
-      this.list.push({ code, ...(channel ? { channel } : {}), message: `…and ${n - MAX_PROBLEMS_PER_KIND} more ${code} problems${channel ? ` from channel "${channel}"` : ''}.` });
+      this.list.push({
+        code,
+        ...(channel ? { channel } : {}),
+        message: `…and ${n - MAX_PROBLEMS_PER_KIND} more ${code} problems${channel ? ` from channel "${channel}"` : ''}.`,
+      });
     }
     return this.list;
   }
@@ -283,7 +310,12 @@ function sanitizeAgent(agent: Agent, problems: ProblemLog): Agent {
 }
 
 function weightedOf(c: ChannelBreakdown): WeightedChannel {
-  return { channel: c.channel, weighted: c.weighted, precision: c.precision, ...(c.preciseRisk !== undefined ? { weightedPrecise: c.weight * c.preciseRisk } : {}) };
+  return {
+    channel: c.channel,
+    weighted: c.weighted,
+    precision: c.precision,
+    ...(c.preciseRisk !== undefined ? { weightedPrecise: c.weight * c.preciseRisk } : {}),
+  };
 }
 
 function strength(e: Evidence, fallback: number, weight: number): number {
@@ -316,7 +348,8 @@ function resolveChannels(entries: ScanContext['channels'], problems: ProblemLog)
       const channel = registry.register(entry);
       out.push(channel);
     } catch (error) {
-      if (error instanceof AirspaceError) problems.add({ code: error.code, message: error.message, ...(error.channel ? { channel: error.channel } : {}) });
+      if (error instanceof AirspaceError)
+        problems.add({ code: error.code, message: error.message, ...(error.channel ? { channel: error.channel } : {}) });
       else problems.add({ code: 'INVALID_CHANNEL', message: String(error) });
     }
   }
@@ -347,7 +380,8 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   }
   const ordered = [...byId.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   const scored = Object.freeze(ordered.map((agent) => deepFreeze(sanitizeAgent(agent, problems))));
-  for (const agent of ordered) if (agent.incomplete && agent.incomplete.length > 0) problems.add(incompleteAgent(agent.id, agent.incomplete));
+  for (const agent of ordered)
+    if (agent.incomplete && agent.incomplete.length > 0) problems.add(incompleteAgent(agent.id, agent.incomplete));
 
   // Channels: weights, options, services, prepare once.
   const weights: Record<string, number> = {};
@@ -355,7 +389,12 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   const skipped: { channel: AnyChannel; weight: number; precision: Precision; problem: Problem }[] = [];
   for (const channel of resolveChannels(context.channels, problems)) {
     const raw = options.weights?.[channel.id] ?? channel.defaultWeight;
-    let weight = typeof raw === 'number' && raw >= 0 && raw <= 1 ? raw : Number.isNaN(raw) || typeof raw !== 'number' ? 0 : Math.min(1, Math.max(0, raw));
+    let weight =
+      typeof raw === 'number' && raw >= 0 && raw <= 1
+        ? raw
+        : Number.isNaN(raw) || typeof raw !== 'number'
+          ? 0
+          : Math.min(1, Math.max(0, raw));
     if (weight !== raw) problems.add(invalidWeight(channel.id, raw, weight));
     weights[channel.id] = weight;
     const precision: Precision = channel.meta?.precision ?? 'file';
@@ -368,7 +407,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     }
     const userOptions = options.channelOptions?.[channel.id];
     const merged =
-      channel.defaultOptions !== undefined && typeof channel.defaultOptions === 'object' && (userOptions === undefined || typeof userOptions === 'object')
+      channel.defaultOptions !== undefined &&
+      typeof channel.defaultOptions === 'object' &&
+      (userOptions === undefined || typeof userOptions === 'object')
         ? { ...(channel.defaultOptions as object), ...((userOptions as object | undefined) ?? {}) }
         : (userOptions ?? channel.defaultOptions);
     const budget = options.budgets?.[channel.id];
@@ -398,7 +439,10 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   // Pairs.
   const allowed = new Set<Precision>(escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions);
   /** Agents with nothing that could make a pair incomparable or unknown (the common case). */
-  const plain = ordered.map((x) => x.base === undefined && x.repository === undefined && !(x.incomplete && x.incomplete.length > 0) && context.repository === undefined);
+  const plain = ordered.map(
+    (x) =>
+      x.base === undefined && x.repository === undefined && !(x.incomplete && x.incomplete.length > 0) && context.repository === undefined,
+  );
   const links: Link[] = [];
   const advisories: Advisory[] = [];
   const n = scored.length;
@@ -416,8 +460,16 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   let changed: Set<string> | undefined;
   if (cache) {
     const version = JSON.stringify({
-      key: options.reuseKey ?? '', channels: active.map((c) => c.channel.id), skipped: skipped.map((c) => c.channel.id), weights, thresholds, escalation,
-      channelOptions: options.channelOptions ?? null, maxEvidence, evidenceMinRisk, repository: context.repository?.id ?? null,
+      key: options.reuseKey ?? '',
+      channels: active.map((c) => c.channel.id),
+      skipped: skipped.map((c) => c.channel.id),
+      weights,
+      thresholds,
+      escalation,
+      channelOptions: options.channelOptions ?? null,
+      maxEvidence,
+      evidenceMinRisk,
+      repository: context.repository?.id ?? null,
     });
     if (cache.version !== version) {
       cache.version = version;
@@ -507,7 +559,17 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   /** One channel's part of a pair: `score` (with evidence) or `risk` (evidence deferred). */
   const callChannel = async (entry: ActiveChannel, a: Agent, b: Agent, withEvidence: boolean): Promise<Part> => {
     // Already recorded once: not logged again for each pair.
-    if (entry.stopped) return { channel: entry.channel.id, weight: entry.weight, risk: 0, weighted: 0, precision: entry.precision, evidence: EMPTY, problems: [entry.stopped], quiet: true };
+    if (entry.stopped)
+      return {
+        channel: entry.channel.id,
+        weight: entry.weight,
+        risk: 0,
+        weighted: 0,
+        precision: entry.precision,
+        evidence: EMPTY,
+        problems: [entry.stopped],
+        quiet: true,
+      };
     const cheap = !withEvidence && entry.channel.risk !== undefined;
     let result: unknown;
     let pairProblems: Problem[] | undefined; // allocated only when something goes wrong
@@ -534,7 +596,8 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       } else {
         evidence = Array.isArray(r!.evidence) ? r!.evidence : EMPTY;
         // A risk nobody can point at is not acted on: a problem, and it counts as 0.
-        if (value > 0 && evidence.length === 0 && !cheap) (pairProblems ??= []).push(missingEvidence(entry.channel.id, value, [a.id, b.id]));
+        if (value > 0 && evidence.length === 0 && !cheap)
+          (pairProblems ??= []).push(missingEvidence(entry.channel.id, value, [a.id, b.id]));
         else risk = value;
         const precise = r!.preciseRisk;
         if (typeof precise === 'number' && precise >= 0 && precise < risk) precisePart = precise;
@@ -544,7 +607,11 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       }
     }
     const part: Part = {
-      channel: entry.channel.id, weight: entry.weight, risk, weighted: entry.weight * risk, precision: entry.precision,
+      channel: entry.channel.id,
+      weight: entry.weight,
+      risk,
+      weighted: entry.weight * risk,
+      precision: entry.precision,
       ...(precisePart !== undefined ? { preciseRisk: precisePart } : {}),
       evidence,
     };
@@ -553,7 +620,10 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     return part;
   };
 
-  const classify = (breakdown: readonly ChannelBreakdown[], comparable: { comparable: boolean; reasons: readonly string[] }): { risk: number; level: Level; levelReason?: string } => {
+  const classify = (
+    breakdown: readonly ChannelBreakdown[],
+    comparable: { comparable: boolean; reasons: readonly string[] },
+  ): { risk: number; level: Level; levelReason?: string } => {
     // Risks and weights are validated, so the noisy-OR is computed in place (no copies):
     // R over every channel, and over the channels allowed to escalate to resolution.
     let keep = 1;
@@ -617,21 +687,42 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
           const entry = active[c]!;
           const set = sparse[c];
           if (set && !set.has(key)) {
-            parts.push({ channel: entry.channel.id, weight: entry.weight, risk: 0, weighted: 0, precision: entry.precision, evidence: EMPTY });
+            parts.push({
+              channel: entry.channel.id,
+              weight: entry.weight,
+              risk: 0,
+              weighted: 0,
+              precision: entry.precision,
+              evidence: EMPTY,
+            });
             continue;
           }
           parts.push(await callChannel(entry, a, b, exhaustive));
         }
       }
       for (const s of skipped) {
-        parts.push({ channel: s.channel.id, weight: s.weight, risk: 0, weighted: 0, precision: s.precision, evidence: [], problems: [s.problem], quiet: true });
+        parts.push({
+          channel: s.channel.id,
+          weight: s.weight,
+          risk: 0,
+          weighted: 0,
+          precision: s.precision,
+          evidence: [],
+          problems: [s.problem],
+          quiet: true,
+        });
       }
       let classified = classify(parts, comparable);
       // Evidence for the pairs that are reported: an advisory, or a link worth showing.
       if (parts.some((p) => p.deferred) && (classified.level !== 'clear' || (classified.risk > 0 && classified.risk >= evidenceMinRisk))) {
         for (let c = 0; c < parts.length; c++) {
           if (!parts[c]!.deferred) continue;
-          parts[c] = await callChannel(active.find((x) => x.channel.id === parts[c]!.channel)!, a, b, true);
+          parts[c] = await callChannel(
+            active.find((x) => x.channel.id === parts[c]!.channel)!,
+            a,
+            b,
+            true,
+          );
         }
         classified = classify(parts, comparable);
       }
@@ -655,7 +746,11 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
     const link: Link = {
-      a: a.id, b: b.id, risk, distance: 1 - risk, level,
+      a: a.id,
+      b: b.id,
+      risk,
+      distance: 1 - risk,
+      level,
       ...(levelReason !== undefined ? { levelReason } : {}),
       channels,
       evidence,
@@ -668,7 +763,10 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       const B = ordered[j]!;
       const way = level === 'resolution' ? rightOfWay(A, B) : undefined;
       advisories.push({
-        a: a.id, b: b.id, level, risk: link.risk,
+        a: a.id,
+        b: b.id,
+        level,
+        risk: link.risk,
         ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
         evidence: link.evidence,
         message: advisoryMessage(link, A, B, way?.steer, way?.hold),
@@ -683,7 +781,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     for (let i = 0; i < n; i++) cache.agentKeys.set(scored[i]!.id, keys![i]!);
   }
   options.onProgress?.(order.length, order.length);
-  advisories.sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1));
+  advisories.sort(
+    (x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1),
+  );
 
   const { positions, fileCoordinates } = embedAgents(scored, options.edges ? { edges: options.edges } : {});
   logger.debug(`scanned ${ordered.length} agents, ${counts.pairs} pairs, ${active.length} channels`);

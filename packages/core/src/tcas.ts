@@ -54,7 +54,10 @@ function escalating(c: WeightedChannel, allowed: readonly Precision[]): number {
 }
 
 /** Risk of all channels, and of the evidence allowed to escalate to resolution. */
-export function levelRisks(channels: readonly WeightedChannel[], escalation: EscalationOptions = DEFAULT_ESCALATION): { risk: number; resolutionRisk: number } {
+export function levelRisks(
+  channels: readonly WeightedChannel[],
+  escalation: EscalationOptions = DEFAULT_ESCALATION,
+): { risk: number; resolutionRisk: number } {
   const allowed = escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
   return {
     risk: noisyOr(channels.map((c) => c.weighted)),
@@ -243,7 +246,14 @@ export class AdvisoryTracker {
       if (previous === next.level) continue;
       const type: AdvisoryEventType = previous === 'clear' ? 'raised' : next.level === 'clear' ? 'cleared' : 'changed';
       events.push({
-        type, a: next.a, b: next.b, level: next.level, previous, risk: next.risk, closureRate: next.closureRate, time,
+        type,
+        a: next.a,
+        b: next.b,
+        level: next.level,
+        previous,
+        risk: next.risk,
+        closureRate: next.closureRate,
+        time,
         evidence: sample.evidence,
         ...(next.levelReason !== undefined ? { levelReason: next.levelReason } : {}),
       });
@@ -253,7 +263,18 @@ export class AdvisoryTracker {
         if (seen.has(key)) continue;
         this.pairs.delete(key);
         if (pair.level !== 'clear') {
-          events.push({ type: 'cleared', a: pair.a, b: pair.b, level: 'clear', previous: pair.level, risk: 0, closureRate: 0, time, levelReason: 'pair no longer present', evidence: [] });
+          events.push({
+            type: 'cleared',
+            a: pair.a,
+            b: pair.b,
+            level: 'clear',
+            previous: pair.level,
+            risk: 0,
+            closureRate: 0,
+            time,
+            levelReason: 'pair no longer present',
+            evidence: [],
+          });
         }
       }
     }
@@ -270,7 +291,12 @@ export class AdvisoryTracker {
     const t = this.thresholds;
 
     // Early escalation: clear, near τ_TA, and closing fast enough to cross it within the lookahead.
-    if (level === 'clear' && closureRate > 0 && risk >= t.traffic - this.earlyMargin && risk + closureRate * (this.lookaheadMs / 1000) >= t.traffic) {
+    if (
+      level === 'clear' &&
+      closureRate > 0 &&
+      risk >= t.traffic - this.earlyMargin &&
+      risk + closureRate * (this.lookaheadMs / 1000) >= t.traffic
+    ) {
       level = 'traffic';
       levelReason = `escalated early: risk ${risk.toFixed(2)} closing at ${(closureRate * 60).toFixed(3)}/min, projected to reach τ_TA ${t.traffic} within ${Math.round(this.lookaheadMs / 1000)} s`;
     }
@@ -344,12 +370,24 @@ export function triggersFor(pair: TriggerPair, agents: ReadonlyMap<string, Agent
   if (pair.level === 'resolution') {
     const { hold, steer } = rightOfWay(a, b);
     return [
-      { to: steer.id, from: hold.id, type: 'steer', level: 'resolution', risk,
+      {
+        to: steer.id,
+        from: hold.id,
+        type: 'steer',
+        level: 'resolution',
+        risk,
         content: `Resolution: you and ${label(hold)} are about to collide (risk ${risk.toFixed(2)}). ${label(hold)} has right of way; steer away from the shared code or coordinate before continuing.${where(ev)}`,
-        evidence: ev },
-      { to: hold.id, from: steer.id, type: 'hold', level: 'resolution', risk,
+        evidence: ev,
+      },
+      {
+        to: hold.id,
+        from: steer.id,
+        type: 'hold',
+        level: 'resolution',
+        risk,
         content: `Resolution: ${label(steer)} is about to collide with you (risk ${risk.toFixed(2)}) and has been told to steer away. Hold course; do not widen your change into the shared code.${where(ev)}`,
-        evidence: ev },
+        evidence: ev,
+      },
     ];
   }
   return [];

@@ -90,13 +90,18 @@ export function createChannelTester(runner: Runner) {
     for (const e of result.evidence) expect(e.message, 'every evidence item needs a message').toMatch(/\S/);
     if (band === 'low') {
       const max = c.max ?? DEFAULT_THRESHOLDS.traffic - 1e-9;
-      expect(result.risk, `expected low risk ≤ ${max}; evidence: ${result.evidence.map((e) => e.message).join(' | ')}`).toBeLessThanOrEqual(max);
+      expect(result.risk, `expected low risk ≤ ${max}; evidence: ${result.evidence.map((e) => e.message).join(' | ')}`).toBeLessThanOrEqual(
+        max,
+      );
     } else {
       const min = c.min ?? DEFAULT_THRESHOLDS.resolution;
       expect(result.risk, `expected high risk ≥ ${min}; problems: ${problemsText(result.problems)}`).toBeGreaterThanOrEqual(min);
     }
     if (c.kind !== undefined) {
-      expect(result.evidence.map((e) => e.kind), `expected evidence of kind "${c.kind}"`).toContain(c.kind);
+      expect(
+        result.evidence.map((e) => e.kind),
+        `expected evidence of kind "${c.kind}"`,
+      ).toContain(c.kind);
     }
     if (c.symmetric ?? symmetric) {
       const reverse = await scoreOnce(channel, c.b, c.a, c);

@@ -24,7 +24,9 @@ describe('noisy-OR', () => {
       fc.property(inputs, fc.nat(), unit, fc.boolean(), (xs, pick, bump, onWeight) => {
         const i = pick % xs.length;
         const before = combineRisks(xs).risk;
-        const raised = xs.map((x, k) => (k !== i ? x : onWeight ? { ...x, weight: Math.max(x.weight, bump) } : { ...x, risk: Math.max(x.risk, bump) }));
+        const raised = xs.map((x, k) =>
+          k !== i ? x : onWeight ? { ...x, weight: Math.max(x.weight, bump) } : { ...x, risk: Math.max(x.risk, bump) },
+        );
         expect(combineRisks(raised).risk).toBeGreaterThanOrEqual(before - 1e-12);
       }),
     );
@@ -49,7 +51,10 @@ describe('noisy-OR', () => {
   });
 
   it('reports the per-channel breakdown', () => {
-    const c = combineRisks([{ channel: 'overlap', risk: 0.5, weight: 1 }, { channel: 'tree', risk: 0.8, weight: 0.25 }]);
+    const c = combineRisks([
+      { channel: 'overlap', risk: 0.5, weight: 1 },
+      { channel: 'tree', risk: 0.8, weight: 0.25 },
+    ]);
     expect(c.parts).toEqual([
       { channel: 'overlap', weight: 1, risk: 0.5, weighted: 0.5 },
       { channel: 'tree', weight: 0.25, risk: 0.8, weighted: 0.2 },

@@ -17,7 +17,7 @@ describe('path embedding', () => {
     const deep = ['src/engine/scan/pairs.ts', 'src/engine/scan/links.ts'];
     const shallow = ['src/engine/scan/pairs.ts', 'test/fixtures/repo.ts'];
     // Siblings share all but the last segment: their offset is at most 2 · √3 · 2^−4.
-    expect(dist(embedPath(deep[0]!), embedPath(deep[1]!))).toBeLessThanOrEqual(2 * Math.sqrt(3) / 16 + 1e-12);
+    expect(dist(embedPath(deep[0]!), embedPath(deep[1]!))).toBeLessThanOrEqual((2 * Math.sqrt(3)) / 16 + 1e-12);
     let closer = 0;
     const dirs = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
     for (const d of dirs) {

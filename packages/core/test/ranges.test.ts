@@ -2,8 +2,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Range } from '../src/model.js';
 import {
-  anyConflict, conflicts, intersectionSize, isInsertion, isValidRange, mapToCurrent, nearestDistance, nearestPair, normalizeRanges,
-  overlapCoefficient, rangesConflict, rangesSize, sanitizeRanges, unionRanges,
+  anyConflict,
+  conflicts,
+  intersectionSize,
+  isInsertion,
+  isValidRange,
+  mapToCurrent,
+  nearestDistance,
+  nearestPair,
+  normalizeRanges,
+  overlapCoefficient,
+  rangesConflict,
+  rangesSize,
+  sanitizeRanges,
+  unionRanges,
   describeRange,
 } from '../src/ranges.js';
 
@@ -69,10 +81,11 @@ describe('conflict rule (git: closed intervals [s−1, e] intersect)', () => {
     fc.assert(
       fc.property(ranges, ranges, (a, b) => {
         let expected = Infinity;
-        for (const x of a) for (const y of b) {
-          const gap = gitConflict(x, y) ? 0 : Math.max(y[0] - 1 - x[1], x[0] - 1 - y[1]);
-          expected = Math.min(expected, gap);
-        }
+        for (const x of a)
+          for (const y of b) {
+            const gap = gitConflict(x, y) ? 0 : Math.max(y[0] - 1 - x[1], x[0] - 1 - y[1]);
+            expected = Math.min(expected, gap);
+          }
         expect(nearestDistance(a, b)).toBe(expected);
       }),
     );
@@ -83,10 +96,44 @@ describe('conflict rule (git: closed intervals [s−1, e] intersect)', () => {
 
 describe('set algebra', () => {
   it('normalize merges overlapping and adjacent lines, keeps distinct insertion points', () => {
-    expect(normalizeRanges([[5, 9], [1, 3], [4, 4], [20, 19], [20, 19], [12, 11], [8, 12]])).toEqual([[1, 12], [20, 19]]);
-    expect(normalizeRanges([[1, 3], [6, 5]])).toEqual([[1, 3], [6, 5]]);
-    expect(normalizeRanges([[1, 3], [4, 3]])).toEqual([[1, 3]]); // insertion after line 3 touches [1,3]
-    expect(normalizeRanges([[1, 3], [5, 4]])).toEqual([[1, 3], [5, 4]]); // after line 4: one line away
+    expect(
+      normalizeRanges([
+        [5, 9],
+        [1, 3],
+        [4, 4],
+        [20, 19],
+        [20, 19],
+        [12, 11],
+        [8, 12],
+      ]),
+    ).toEqual([
+      [1, 12],
+      [20, 19],
+    ]);
+    expect(
+      normalizeRanges([
+        [1, 3],
+        [6, 5],
+      ]),
+    ).toEqual([
+      [1, 3],
+      [6, 5],
+    ]);
+    expect(
+      normalizeRanges([
+        [1, 3],
+        [4, 3],
+      ]),
+    ).toEqual([[1, 3]]); // insertion after line 3 touches [1,3]
+    expect(
+      normalizeRanges([
+        [1, 3],
+        [5, 4],
+      ]),
+    ).toEqual([
+      [1, 3],
+      [5, 4],
+    ]); // after line 4: one line away
     expect(normalizeRanges([])).toEqual([]);
   });
 
@@ -125,7 +172,10 @@ describe('set algebra', () => {
   });
 
   it('costs O(ranges), not O(lines)', () => {
-    const huge: Range[] = [[1, 1e12], [2e12, 3e12]];
+    const huge: Range[] = [
+      [1, 1e12],
+      [2e12, 3e12],
+    ];
     expect(rangesSize(huge)).toBe(1e12 + 1e12 + 1);
     expect(intersectionSize(huge, [[5e11, 2.5e12]])).toBe(5e11 + 1 + 5e11 + 1);
   });
@@ -180,7 +230,18 @@ describe('nearestPair', () => {
         expect(pair!.distance).toBe(nearestDistance(a, b));
       }),
     );
-    expect(nearestPair([[1, 3], [30, 31]], [[10, 12], [33, 33]])).toEqual({ a: [30, 31], b: [33, 33], distance: 1 });
+    expect(
+      nearestPair(
+        [
+          [1, 3],
+          [30, 31],
+        ],
+        [
+          [10, 12],
+          [33, 33],
+        ],
+      ),
+    ).toEqual({ a: [30, 31], b: [33, 33], distance: 1 });
   });
 });
 

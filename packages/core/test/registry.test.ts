@@ -33,12 +33,18 @@ describe('channel registry', () => {
   it('validates shape', () => {
     expect(validateChannel(channel('ok'))).toEqual([]);
     expect(validateChannel(null)[0]!.message).toContain('expected an object');
-    const messages = validateChannel({ id: 'Not Kebab', defaultWeight: 2, score: 1, meta: { precision: 'char' } }, 'x.mjs').map((p) => p.message);
+    const messages = validateChannel({ id: 'Not Kebab', defaultWeight: 2, score: 1, meta: { precision: 'char' } }, 'x.mjs').map(
+      (p) => p.message,
+    );
     expect(messages.join('\n')).toMatch(/"id" must be a kebab-case/);
     expect(messages.join('\n')).toMatch(/defaultWeight/);
     expect(messages.join('\n')).toMatch(/"score" must be a function/);
     expect(messages.join('\n')).toMatch(/meta.precision/);
     expect(messages[0]).toContain('x.mjs');
-    expect(() => new ChannelRegistry().register(() => { throw new Error('bad options'); })).toThrow(/factory threw: bad options/);
+    expect(() =>
+      new ChannelRegistry().register(() => {
+        throw new Error('bad options');
+      }),
+    ).toThrow(/factory threw: bad options/);
   });
 });

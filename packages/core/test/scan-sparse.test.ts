@@ -4,8 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { createPairCache, defineChannel, scanAirspace, type Agent, type AnyChannel } from '../src/index.js';
 
 const agent = (id: string, paths: string[]): Agent => ({
-  id, label: id, startedAt: 1000, committedWork: 0,
-  files: paths.map((path) => ({ path, status: 'modified' as const, weight: 1, baseRanges: [[1, 5]] as const, newRanges: [[1, 5]] as const })),
+  id,
+  label: id,
+  startedAt: 1000,
+  committedWork: 0,
+  files: paths.map((path) => ({
+    path,
+    status: 'modified' as const,
+    weight: 1,
+    baseRanges: [[1, 5]] as const,
+    newRanges: [[1, 5]] as const,
+  })),
 });
 
 /** Shares a path → risk; names exactly the pairs that share one. Calls are recorded. */
@@ -38,7 +47,12 @@ function sharing(calls: string[], options: { risk?: number; weight?: number; hoo
 
 /** Dense: any two agents score `risk` (with evidence). */
 const everywhere = (risk: number, weight: number): AnyChannel =>
-  defineChannel({ id: 'everywhere', defaultWeight: weight, meta: { precision: 'file' }, score: () => ({ risk, evidence: [{ message: 'always' }] }) });
+  defineChannel({
+    id: 'everywhere',
+    defaultWeight: weight,
+    meta: { precision: 'file' },
+    score: () => ({ risk, evidence: [{ message: 'always' }] }),
+  });
 
 const agents = [agent('a', ['x.ts']), agent('b', ['x.ts']), agent('c', ['y.ts']), agent('d', ['z.ts'])];
 
@@ -49,7 +63,10 @@ describe('scanAirspace with candidate pairs', () => {
     expect(result.links.map((l) => `${l.a}-${l.b}`)).toEqual(['a-b']);
     expect(result.counts).toMatchObject({ pairs: 6, clear: 5, resolution: 1 });
     // The dense channel is scored on the named pair too.
-    expect(result.links[0]!.channels.map((c) => [c.channel, c.risk])).toEqual([['sharing', 0.9], ['everywhere', 1]]);
+    expect(result.links[0]!.channels.map((c) => [c.channel, c.risk])).toEqual([
+      ['sharing', 0.9],
+      ['everywhere', 1],
+    ]);
     const every = await scanAirspace(agents, { channels: [sharing([]), everywhere(1, 0.1)] }, { exhaustive: true });
     expect(every.links).toHaveLength(6);
     expect(every.counts).toEqual(result.counts);
@@ -63,7 +80,12 @@ describe('scanAirspace with candidate pairs', () => {
   });
 
   it('a channel whose candidates throw is a problem, and every pair is scored', async () => {
-    const broken = { ...sharing([]), candidates: () => { throw new Error('index lost'); } };
+    const broken = {
+      ...sharing([]),
+      candidates: () => {
+        throw new Error('index lost');
+      },
+    };
     const result = await scanAirspace(agents, { channels: [broken, everywhere(1, 0.1)] });
     expect(result.links).toHaveLength(6);
     expect(result.problems.map((p) => p.code)).toContain('CHANNEL_THREW');

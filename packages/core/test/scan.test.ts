@@ -20,7 +20,17 @@ const samePath = (id: string, risk: number, precision: 'line' | 'file' = 'line',
     score(a, b) {
       const shared = a.files.find((f) => b.files.some((g) => g.path === f.path));
       if (!shared) return { risk: 0, evidence: [] };
-      return { risk, evidence: [{ message: `${a.id} and ${b.id} both edit ${shared.path}`, kind: 'same-file', a: { agent: a.id, path: shared.path }, b: { agent: b.id, path: shared.path } }] };
+      return {
+        risk,
+        evidence: [
+          {
+            message: `${a.id} and ${b.id} both edit ${shared.path}`,
+            kind: 'same-file',
+            a: { agent: a.id, path: shared.path },
+            b: { agent: b.id, path: shared.path },
+          },
+        ],
+      };
     },
   });
 
@@ -49,11 +59,19 @@ describe('scanAirspace', () => {
 
   it('uses weights and thresholds from options', async () => {
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
-    const traffic = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 }, thresholds: { traffic: 0.35, resolution: 0.7 } });
+    const traffic = await scanAirspace(
+      agents,
+      { channels: [samePath('same', 0.9)] },
+      { weights: { same: 0.5 }, thresholds: { traffic: 0.35, resolution: 0.7 } },
+    );
     expect(traffic.links[0]!.risk).toBeCloseTo(0.45);
     expect(traffic.links[0]!.level).toBe('traffic');
     expect(traffic.advisories[0]!.message).toContain('TRAFFIC');
-    const clear = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { weights: { same: 0.5 }, thresholds: { traffic: 0.5 } });
+    const clear = await scanAirspace(
+      agents,
+      { channels: [samePath('same', 0.9)] },
+      { weights: { same: 0.5 }, thresholds: { traffic: 0.5 } },
+    );
     expect(clear.links[0]!.level).toBe('clear');
     expect(clear.advisories).toEqual([]);
     const bad = await scanAirspace(agents, { channels: [samePath('same', 0.9)] }, { thresholds: { traffic: 0.8, resolution: 0.5 } });
@@ -86,7 +104,14 @@ describe('scanAirspace', () => {
   });
 
   it('turns a throwing, NaN, out-of-range or evidence-less channel into problems without stopping the others', async () => {
-    const throws = defineChannel({ id: 'throws', defaultWeight: 1, meta: { precision: 'line' }, score() { throw new Error('boom'); } });
+    const throws = defineChannel({
+      id: 'throws',
+      defaultWeight: 1,
+      meta: { precision: 'line' },
+      score() {
+        throw new Error('boom');
+      },
+    });
     const nan = defineChannel({ id: 'nan', defaultWeight: 1, score: () => ({ risk: Number.NaN, evidence: [] }) });
     const big = defineChannel({ id: 'big', defaultWeight: 1, score: async () => ({ risk: 2, evidence: [{ message: 'x' }] }) });
     const silent = defineChannel({ id: 'silent', defaultWeight: 0.2, score: () => ({ risk: 0.5, evidence: [] }) });
@@ -94,16 +119,29 @@ describe('scanAirspace', () => {
     const result = await scanAirspace(agents, { channels: [throws, nan, big, silent, samePath('same', 0.4)] });
     const link = result.links[0]!;
     // A risk without evidence is a problem and counts as 0.
-    expect(link.channels.map((c) => [c.channel, c.risk])).toEqual([['throws', 0], ['nan', 0], ['big', 0], ['silent', 0], ['same', 0.4]]);
+    expect(link.channels.map((c) => [c.channel, c.risk])).toEqual([
+      ['throws', 0],
+      ['nan', 0],
+      ['big', 0],
+      ['silent', 0],
+      ['same', 0.4],
+    ]);
     expect(link.risk).toBeCloseTo(0.4);
     const codes = result.problems.map((p) => `${p.code}:${p.channel}`);
-    expect(codes).toEqual(expect.arrayContaining(['CHANNEL_THREW:throws', 'RISK_OUT_OF_RANGE:nan', 'RISK_OUT_OF_RANGE:big', 'MISSING_EVIDENCE:silent']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['CHANNEL_THREW:throws', 'RISK_OUT_OF_RANGE:nan', 'RISK_OUT_OF_RANGE:big', 'MISSING_EVIDENCE:silent']),
+    );
     expect(result.problems.find((p) => p.code === 'CHANNEL_THREW')!.message).toContain('boom');
     expect(link.channels[0]!.problems![0]!.message).toContain('a × b');
   });
 
   it('scores a channel whose service is missing as 0 with a problem', async () => {
-    const needs = defineChannel({ id: 'needs-graph', defaultWeight: 1, requires: ['importGraph'], score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) });
+    const needs = defineChannel({
+      id: 'needs-graph',
+      defaultWeight: 1,
+      requires: ['importGraph'],
+      score: () => ({ risk: 1, evidence: [{ message: 'x' }] }),
+    });
     const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
     const result = await scanAirspace(agents, { channels: [needs] });
     expect(result.links[0]!.risk).toBe(0);
@@ -118,14 +156,23 @@ describe('scanAirspace', () => {
     const capped = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file')] });
     expect(capped.links[0]!.level).toBe('traffic');
     expect(capped.links[0]!.levelReason).toMatch(/capped at traffic.*dep/);
-    const free = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file')] }, { escalation: { resolutionPrecisions: ['line', 'symbol', 'file'] } });
+    const free = await scanAirspace(
+      agents,
+      { channels: [samePath('dep', 0.95, 'file')] },
+      { escalation: { resolutionPrecisions: ['line', 'symbol', 'file'] } },
+    );
     expect(free.links[0]!.level).toBe('resolution');
     const precise = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file'), samePath('lines', 0.8, 'line')] });
     expect(precise.links[0]!.level).toBe('resolution');
   });
 
   it('does not act on a risk without evidence, however high', async () => {
-    const silent = defineChannel({ id: 'silent', defaultWeight: 1, meta: { precision: 'line' }, score: () => ({ risk: 0.9, evidence: [] }) });
+    const silent = defineChannel({
+      id: 'silent',
+      defaultWeight: 1,
+      meta: { precision: 'line' },
+      score: () => ({ risk: 0.9, evidence: [] }),
+    });
     const result = await scanAirspace([agent('a', ['x.ts']), agent('b', ['y.ts']), agent('c', ['z.ts'])], { channels: [silent] });
     expect(result.counts).toMatchObject({ clear: 3, traffic: 0, resolution: 0 });
     expect(result.advisories).toEqual([]);
@@ -138,7 +185,11 @@ describe('scanAirspace', () => {
         id: 'lines',
         defaultWeight: 1,
         meta: { precision: 'line' },
-        score: (a, b) => ({ risk: 1, preciseRisk, evidence: [{ message: `${a.id} and ${b.id} both rewrite x.ts (no line information)`, kind: 'whole-file' }] }),
+        score: (a, b) => ({
+          risk: 1,
+          preciseRisk,
+          evidence: [{ message: `${a.id} and ${b.id} both rewrite x.ts (no line information)`, kind: 'whole-file' }],
+        }),
       });
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
     const coarse = await scanAirspace(agents, { channels: [wholeFile(0)] });
@@ -178,7 +229,9 @@ describe('scanAirspace', () => {
     expect(oneBase.links[0]!.level).toBe('unknown');
     expect(oneBase.links[0]!.levelReason).toContain('no merge base');
 
-    const repos = await scanAirspace([agent('a', ['x.ts'], { repository: 'r1' }), agent('b', ['x.ts'], { repository: 'r2' })], { channels });
+    const repos = await scanAirspace([agent('a', ['x.ts'], { repository: 'r1' }), agent('b', ['x.ts'], { repository: 'r2' })], {
+      channels,
+    });
     expect(repos.links[0]!).toMatchObject({ level: 'unknown', risk: 0 });
     expect(repos.problems.map((p) => p.code)).toContain('INCOMPARABLE_AGENTS');
 
@@ -187,10 +240,25 @@ describe('scanAirspace', () => {
   });
 
   it('reports duplicate channel ids, duplicate agents and invalid ranges without throwing', async () => {
-    const bad = { ...agent('b', ['y.ts']), files: [file('y.ts', { baseRanges: [[5, 1], [2, 3]] as never, weight: Number.NaN })] };
-    const result = await scanAirspace([agent('a', ['x.ts']), agent('a', ['z.ts']), bad], { channels: [samePath('same', 0.9), samePath('same', 0.1), { id: 'Bad Id' } as never] });
+    const bad = {
+      ...agent('b', ['y.ts']),
+      files: [
+        file('y.ts', {
+          baseRanges: [
+            [5, 1],
+            [2, 3],
+          ] as never,
+          weight: Number.NaN,
+        }),
+      ],
+    };
+    const result = await scanAirspace([agent('a', ['x.ts']), agent('a', ['z.ts']), bad], {
+      channels: [samePath('same', 0.9), samePath('same', 0.1), { id: 'Bad Id' } as never],
+    });
     const codes = result.problems.map((p) => p.code);
-    expect(codes).toEqual(expect.arrayContaining(['DUPLICATE_CHANNEL_ID', 'INVALID_CHANNEL', 'DUPLICATE_AGENT_ID', 'INVALID_RANGE', 'INVALID_WEIGHT']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['DUPLICATE_CHANNEL_ID', 'INVALID_CHANNEL', 'DUPLICATE_AGENT_ID', 'INVALID_RANGE', 'INVALID_WEIGHT']),
+    );
     expect(result.counts.agents).toBe(2);
     expect(result.weights).toEqual({ same: 1 });
   });
@@ -208,7 +276,12 @@ describe('scanAirspace', () => {
 
   it('keeps the strongest evidence first on links', async () => {
     const weak = defineChannel({ id: 'weak', defaultWeight: 0.2, score: (a) => ({ risk: 1, evidence: [{ message: `weak ${a.id}` }] }) });
-    const strong = defineChannel({ id: 'strong', defaultWeight: 1, meta: { precision: 'line' }, score: (a) => ({ risk: 0.5, evidence: [{ message: `strong ${a.id}` }] }) });
+    const strong = defineChannel({
+      id: 'strong',
+      defaultWeight: 1,
+      meta: { precision: 'line' },
+      score: (a) => ({ risk: 0.5, evidence: [{ message: `strong ${a.id}` }] }),
+    });
     const result = await scanAirspace([agent('a', []), agent('b', [])], { channels: [weak, strong] });
     expect(result.links[0]!.evidence.map((e) => e.message)).toEqual(['strong a', 'weak a']);
   });
@@ -234,7 +307,8 @@ describe('scanAirspace: third-party channels cannot stop, stall or change the sc
     expect(calls).toBe(1); // stopped after the first stalled call, not once per pair
     expect(result.links).toHaveLength(3);
     expect(result.links.every((l) => l.level === 'resolution')).toBe(true);
-    for (const l of result.links) expect(l.channels.find((c) => c.channel === 'never')).toMatchObject({ risk: 0, problems: [{ code: 'CHANNEL_TIMED_OUT' }] });
+    for (const l of result.links)
+      expect(l.channels.find((c) => c.channel === 'never')).toMatchObject({ risk: 0, problems: [{ code: 'CHANNEL_TIMED_OUT' }] });
     const timedOut = result.problems.filter((p) => p.code === 'CHANNEL_TIMED_OUT');
     expect(timedOut).toHaveLength(1);
     expect(timedOut[0]).toMatchObject({ channel: 'never' });
@@ -243,10 +317,17 @@ describe('scanAirspace: third-party channels cannot stop, stall or change the sc
   });
 
   it('a prepare that never resolves is bounded too', async () => {
-    const stalls = defineChannel({ id: 'stalls', defaultWeight: 1, prepare: () => new Promise(() => undefined), score: () => ({ risk: 1, evidence: [{ message: 'x' }] }) });
+    const stalls = defineChannel({
+      id: 'stalls',
+      defaultWeight: 1,
+      prepare: () => new Promise(() => undefined),
+      score: () => ({ risk: 1, evidence: [{ message: 'x' }] }),
+    });
     const result = await scanAirspace(agents(), { channels: [stalls] }, budgets('stalls', 5000, 30));
     expect(result.links.every((l) => l.risk === 0)).toBe(true);
-    expect(result.problems.find((p) => p.code === 'CHANNEL_TIMED_OUT')?.message).toMatch(/"stalls" did not answer within 30 ms while preparing/);
+    expect(result.problems.find((p) => p.code === 'CHANNEL_TIMED_OUT')?.message).toMatch(
+      /"stalls" did not answer within 30 ms while preparing/,
+    );
   });
 
   it('a channel over its budget scores 0 for the remaining pairs, with a problem naming it and the budget', async () => {
@@ -298,12 +379,20 @@ describe('scanAirspace: third-party channels cannot stop, stall or change the sc
     const result = await scanAirspace(agents(), { channels: [samePath('same', 0.9), exits] });
     expect(calls).toBe(1);
     expect(result.problems).toEqual([{ code: 'PLUGIN_EXITED', channel: 'exits', message: 'Plugin ./exits.mjs called process.exit(0).' }]);
-    expect(result.links.map((l) => l.channels.find((c) => c.channel === 'exits')!.problems?.[0]?.code)).toEqual(['PLUGIN_EXITED', 'PLUGIN_EXITED', 'PLUGIN_EXITED']);
+    expect(result.links.map((l) => l.channels.find((c) => c.channel === 'exits')!.problems?.[0]?.code)).toEqual([
+      'PLUGIN_EXITED',
+      'PLUGIN_EXITED',
+      'PLUGIN_EXITED',
+    ]);
     expect(result.counts.resolution).toBe(3);
   });
 
   it('channels without a budget (built-ins) are not timed', async () => {
-    const slowish = defineChannel({ id: 'slowish', defaultWeight: 1, score: async () => (await new Promise((r) => setTimeout(r, 20)), { risk: 0.5, evidence: [{ message: 'ok' }] }) });
+    const slowish = defineChannel({
+      id: 'slowish',
+      defaultWeight: 1,
+      score: async () => (await new Promise((r) => setTimeout(r, 20)), { risk: 0.5, evidence: [{ message: 'ok' }] }),
+    });
     const result = await scanAirspace(agents(), { channels: [slowish] }, budgets('other', 1, 1));
     expect(result.links.map((l) => l.channels[0]!.risk)).toEqual([0.5, 0.5, 0.5]);
     expect(result.problems).toEqual([]);

@@ -4,7 +4,16 @@ import { agent as build, edit } from '../src/builders.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 import {
-  AdvisoryTracker, TriggerDispatcher, bandOf, classifyRisk, comparability, rightOfWay, scanTriggers, triggersFor, type PairSample, type Trigger,
+  AdvisoryTracker,
+  TriggerDispatcher,
+  bandOf,
+  classifyRisk,
+  comparability,
+  rightOfWay,
+  scanTriggers,
+  triggersFor,
+  type PairSample,
+  type Trigger,
 } from '../src/tcas.js';
 
 /** The bands these tests were written against; the shipped defaults are fitted and move. */
@@ -45,7 +54,10 @@ describe('right of way', () => {
     expect(rightOfWay(agent('a', 5, 9), agent('b', 5, 1))).toMatchObject({ hold: { id: 'b' }, steer: { id: 'a' } });
     expect(rightOfWay(agent('b', 5, 1), agent('a', 5, 1))).toMatchObject({ hold: { id: 'a' }, steer: { id: 'b' } });
     // Symmetric: the argument order never changes the outcome.
-    for (const [x, y] of [[agent('p', 2, 3), agent('q', 2, 3)], [agent('p', 0, 3), agent('q', 1, 9)]] as const) {
+    for (const [x, y] of [
+      [agent('p', 2, 3), agent('q', 2, 3)],
+      [agent('p', 0, 3), agent('q', 1, 9)],
+    ] as const) {
       expect(rightOfWay(x, y).hold.id).toBe(rightOfWay(y, x).hold.id);
     }
   });
@@ -63,7 +75,14 @@ describe('comparability', () => {
   });
 });
 
-const sample = (risk: number, level: PairSample['level'], extra: Partial<PairSample> = {}): PairSample => ({ a: 'a', b: 'b', risk, level, evidence: [], ...extra });
+const sample = (risk: number, level: PairSample['level'], extra: Partial<PairSample> = {}): PairSample => ({
+  a: 'a',
+  b: 'b',
+  risk,
+  level,
+  evidence: [],
+  ...extra,
+});
 
 describe('AdvisoryTracker', () => {
   it('raises, changes and clears with events', () => {
@@ -117,7 +136,14 @@ describe('AdvisoryTracker', () => {
 
   it('does not hold a resolution the escalation discipline caps', () => {
     const t = new AdvisoryTracker({ thresholds: T });
-    t.update([sample(0.8, 'resolution', { channels: [{ channel: 'overlap', weight: 1, risk: 0.8, weighted: 0.8, precision: 'line', evidence: [] }] })], 0);
+    t.update(
+      [
+        sample(0.8, 'resolution', {
+          channels: [{ channel: 'overlap', weight: 1, risk: 0.8, weighted: 0.8, precision: 'line', evidence: [] }],
+        }),
+      ],
+      0,
+    );
     const channels = [
       { channel: 'overlap', weight: 1, risk: 0.2, weighted: 0.2, precision: 'line' as const, evidence: [] },
       { channel: 'dependency', weight: 0.9, risk: 0.9, weighted: 0.81, precision: 'file' as const, evidence: [] },
@@ -135,15 +161,24 @@ describe('AdvisoryTracker', () => {
 });
 
 describe('triggers and dispatcher', () => {
-  const agents = new Map([['alice', agent('alice', 1, 0)], ['bob', agent('bob', 9, 0)]]);
+  const agents = new Map([
+    ['alice', agent('alice', 1, 0)],
+    ['bob', agent('bob', 9, 0)],
+  ]);
   const evidence = [{ message: 'alice and bob both change src/a.ts lines 3–8' }];
 
   it('traffic: both transmit; resolution: the lower-priority agent steers, the other holds', () => {
     const traffic = triggersFor({ a: 'alice', b: 'bob', level: 'traffic', risk: 0.5, evidence }, agents);
-    expect(traffic.map((t) => [t.to, t.from, t.type])).toEqual([['alice', 'bob', 'transmit'], ['bob', 'alice', 'transmit']]);
+    expect(traffic.map((t) => [t.to, t.from, t.type])).toEqual([
+      ['alice', 'bob', 'transmit'],
+      ['bob', 'alice', 'transmit'],
+    ]);
     expect(traffic[0]!.content).toContain('src/a.ts lines 3–8');
     const resolution = triggersFor({ a: 'alice', b: 'bob', level: 'resolution', risk: 0.9, evidence }, agents);
-    expect(resolution.map((t) => [t.to, t.type])).toEqual([['alice', 'steer'], ['bob', 'hold']]);
+    expect(resolution.map((t) => [t.to, t.type])).toEqual([
+      ['alice', 'steer'],
+      ['bob', 'hold'],
+    ]);
     expect(resolution[0]!.content).toContain('bob has right of way');
     expect(triggersFor({ a: 'alice', b: 'bob', level: 'unknown', risk: 0, evidence: [] }, agents)).toEqual([]);
   });
@@ -165,7 +200,11 @@ describe('triggers and dispatcher', () => {
   });
 
   it('reports a failing sink as a problem', async () => {
-    const d = new TriggerDispatcher({ sink: async () => { throw new Error('pipe closed'); } });
+    const d = new TriggerDispatcher({
+      sink: async () => {
+        throw new Error('pipe closed');
+      },
+    });
     const out = await d.dispatch(triggersFor({ a: 'alice', b: 'bob', level: 'traffic', risk: 0.5, evidence }, agents), 0);
     expect(out.sent).toEqual([]);
     expect(out.problems[0]!.message).toContain('pipe closed');
@@ -175,10 +214,16 @@ describe('triggers and dispatcher', () => {
 describe('scanTriggers', () => {
   it('turns a scan result into the triggers of its advisories', async () => {
     const same = {
-      id: 'same', defaultWeight: 1, meta: { precision: 'line' as const },
-      score: (a: Agent, b: Agent) => (a.files[0]?.path === b.files[0]?.path ? { risk: 0.9, evidence: [{ message: 'same file' }] } : { risk: 0, evidence: [] }),
+      id: 'same',
+      defaultWeight: 1,
+      meta: { precision: 'line' as const },
+      score: (a: Agent, b: Agent) =>
+        a.files[0]?.path === b.files[0]?.path ? { risk: 0.9, evidence: [{ message: 'same file' }] } : { risk: 0, evidence: [] },
     };
-    const result = await scanAirspace([build('x', [edit('f.ts')], { committedWork: 2 }), build('y', [edit('f.ts')]), build('z', [edit('g.ts')])], { channels: [same] });
+    const result = await scanAirspace(
+      [build('x', [edit('f.ts')], { committedWork: 2 }), build('y', [edit('f.ts')]), build('z', [edit('g.ts')])],
+      { channels: [same] },
+    );
     expect(scanTriggers(result).map((t) => `${t.type}:${t.to}`)).toEqual(['steer:y', 'hold:x']);
   });
 });

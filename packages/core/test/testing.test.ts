@@ -45,7 +45,11 @@ describe('channelTester', () => {
   it('fails a channel that gives risk without evidence, or an asymmetric risk', async () => {
     const { tester, tests } = collect();
     const silent = defineChannel({ id: 'silent', defaultWeight: 1, score: () => ({ risk: 0.9, evidence: [] }) });
-    const lopsided = defineChannel({ id: 'lopsided', defaultWeight: 1, score: (a) => ({ risk: a.id === 'a' ? 0.9 : 0.1, evidence: [{ message: 'x' }] }) });
+    const lopsided = defineChannel({
+      id: 'lopsided',
+      defaultWeight: 1,
+      score: (a) => ({ risk: a.id === 'a' ? 0.9 : 0.1, evidence: [{ message: 'x' }] }),
+    });
     tester.run('silent', silent, { high: [{ a: agent('a'), b: agent('b') }] });
     tester.run('lopsided', lopsided, { high: [{ a: agent('a'), b: agent('b') }] });
     await expect(tests[1]!.body()).rejects.toThrow(/must carry evidence/);
@@ -54,7 +58,9 @@ describe('channelTester', () => {
 
   it('runs prepare with the options merged over the defaults', async () => {
     const channel = defineChannel<{ k: number; j: number }, number>({
-      id: 'opts', defaultWeight: 1, defaultOptions: { k: 1, j: 2 },
+      id: 'opts',
+      defaultWeight: 1,
+      defaultOptions: { k: 1, j: 2 },
       prepare: (agents, ctx) => agents.length * ctx.options.k + ctx.options.j,
       score: (_a, _b, ctx) => ({ risk: ctx.prepared / 100, evidence: [{ message: 'p' }] }),
     });
@@ -63,9 +69,27 @@ describe('channelTester', () => {
   });
 
   it('builds agents and edits with sensible defaults', () => {
-    const e = edit('src/a.ts', [[3, 4], [10, 9]], { contentId: 'h1' });
-    expect(e).toMatchObject({ path: 'src/a.ts', status: 'modified', weight: 1, newRanges: [[3, 4], [10, 9]] });
-    expect(e.hunks).toEqual([{ base: [3, 4], current: [3, 4], contentId: 'h1' }, { base: [10, 9], current: [10, 9], contentId: 'h1' }]);
+    const e = edit(
+      'src/a.ts',
+      [
+        [3, 4],
+        [10, 9],
+      ],
+      { contentId: 'h1' },
+    );
+    expect(e).toMatchObject({
+      path: 'src/a.ts',
+      status: 'modified',
+      weight: 1,
+      newRanges: [
+        [3, 4],
+        [10, 9],
+      ],
+    });
+    expect(e.hunks).toEqual([
+      { base: [3, 4], current: [3, 4], contentId: 'h1' },
+      { base: [10, 9], current: [10, 9], contentId: 'h1' },
+    ]);
     expect(edit('new.ts', 'whole', { status: 'added' })).toMatchObject({ baseRanges: 'whole', status: 'added' });
     expect(agent({ id: 'x', committedWork: 3 })).toMatchObject({ id: 'x', label: 'x', committedWork: 3, startedAt: 0, files: [] });
     expect(agent('y', [e], { startedAt: 5 }).files).toHaveLength(1);

@@ -18,9 +18,12 @@ export function nextAction(conflict: Pick<CheckConflict, 'level' | 'steer' | 'ho
 
 const NEXT: Record<NextAction, (other: string) => string> = {
   'go-on': () => 'Next: go on with the edit.',
-  'transmit-intent': (other) => `Next: go on carefully, but first tell ${other} what you are about to change (call declare_intent with the paths, and say it in your shared channel); read their change below. Call acknowledge with "${other}" once you have.`,
-  'steer-away': (other) => `Next: steer away. ${other} has right of way here: do not make this edit now; change something else, or coordinate with ${other} first (then call acknowledge with "${other}").`,
-  'hold-course': (other) => `Next: hold course. ${other} has been told to steer away; keep your change as it is and do not widen it into the shared lines.`,
+  'transmit-intent': (other) =>
+    `Next: go on carefully, but first tell ${other} what you are about to change (call declare_intent with the paths, and say it in your shared channel); read their change below. Call acknowledge with "${other}" once you have.`,
+  'steer-away': (other) =>
+    `Next: steer away. ${other} has right of way here: do not make this edit now; change something else, or coordinate with ${other} first (then call acknowledge with "${other}").`,
+  'hold-course': (other) =>
+    `Next: hold course. ${other} has been told to steer away; keep your change as it is and do not widen it into the shared lines.`,
 };
 
 const WORST: readonly NextAction[] = ['steer-away', 'hold-course', 'transmit-intent', 'go-on'];
@@ -31,10 +34,18 @@ function range(r: readonly number[] | undefined): string {
 }
 
 function conflictText(c: CheckConflict, action: NextAction, maxHunks = 2): string[] {
-  const lines = [`${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}; channels ${c.channels.filter((ch) => ch.risk > 0).map((ch) => ch.channel).join(', ') || 'none'}).`];
+  const lines = [
+    `${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}; channels ${
+      c.channels
+        .filter((ch) => ch.risk > 0)
+        .map((ch) => ch.channel)
+        .join(', ') || 'none'
+    }).`,
+  ];
   if (c.steer && c.hold) lines.push(`Right of way: ${c.hold} holds, ${c.steer} steers away.`);
   for (const e of c.evidence.slice(0, 3)) lines.push(`- ${e.message}`);
-  for (const h of c.hunks.slice(0, maxHunks)) lines.push(`${c.with}'s change to ${h.path}${range(h.current)}:`, '```diff', h.text.split('\n').slice(0, 30).join('\n'), '```');
+  for (const h of c.hunks.slice(0, maxHunks))
+    lines.push(`${c.with}'s change to ${h.path}${range(h.current)}:`, '```diff', h.text.split('\n').slice(0, 30).join('\n'), '```');
   lines.push(NEXT[action](c.with));
   return lines;
 }
@@ -49,7 +60,8 @@ export function checkText(answer: CheckResult): { text: string; action: NextActi
   const where = `${answer.path}${range(answer.lines)}${answer.new ? ' (a new file)' : ''}`;
   const actions = answer.conflicts.map((c) => nextAction(c, answer.agent));
   const action = overallAction(actions);
-  if (answer.conflicts.length === 0) return { text: `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${NEXT['go-on']('')}`, action };
+  if (answer.conflicts.length === 0)
+    return { text: `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${NEXT['go-on']('')}`, action };
   const head = `${answer.level.toUpperCase()}: editing ${where} as ${answer.agent} would come close to ${answer.conflicts.map((c) => c.with).join(', ')}.`;
   const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!));
   return { text: [head, '', ...body].join('\n'), action };
@@ -57,12 +69,27 @@ export function checkText(answer: CheckResult): { text: string; action: NextActi
 
 export function advisoriesText(result: AdvisoriesResult): { text: string; action: NextAction } {
   const action = overallAction(result.advisories.map((a) => a.action));
-  const intents = result.intents.map((d) => `- ${d.agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}`);
+  const intents = result.intents.map(
+    (d) => `- ${d.agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}`,
+  );
   if (result.advisories.length === 0) {
-    return { text: [`No advisories for ${result.agent}: nobody is working close to your changes. ${NEXT['go-on']('')}`, ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : [])].join('\n'), action };
+    return {
+      text: [
+        `No advisories for ${result.agent}: nobody is working close to your changes. ${NEXT['go-on']('')}`,
+        ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
+      ].join('\n'),
+      action,
+    };
   }
   const body = result.advisories.flatMap((a: Advisory) => ['', ...conflictText(a, a.action, 1)]);
-  return { text: [`${result.advisories.length} advisor${result.advisories.length === 1 ? 'y' : 'ies'} for ${result.agent}:`, ...body, ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : [])].join('\n'), action };
+  return {
+    text: [
+      `${result.advisories.length} advisor${result.advisories.length === 1 ? 'y' : 'ies'} for ${result.agent}:`,
+      ...body,
+      ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
+    ].join('\n'),
+    action,
+  };
 }
 
 export function declaredText(result: DeclareIntentResult): { text: string; action: NextAction } {

@@ -22,7 +22,6 @@ export interface Advisory extends CheckConflict {
   readonly message?: string;
 }
 
-
 export interface AdvisoriesResult {
   readonly agent: string;
   readonly advisories: readonly Advisory[];

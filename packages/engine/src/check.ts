@@ -100,7 +100,11 @@ export function parseUnifiedHunks(diff: string, agent: string, path: string): Di
     if (m) {
       flush();
       const range = (start: number, count: number): Range => (count === 0 ? [start + 1, start] : [start, start + count - 1]);
-      current = { base: range(Number(m[1]), m[2] === undefined ? 1 : Number(m[2])), cur: range(Number(m[3]), m[4] === undefined ? 1 : Number(m[4])), lines: [line] };
+      current = {
+        base: range(Number(m[1]), m[2] === undefined ? 1 : Number(m[2])),
+        cur: range(Number(m[3]), m[4] === undefined ? 1 : Number(m[4])),
+        lines: [line],
+      };
     } else if (current && /^[ +\-\\]/.test(line)) current.lines.push(line);
     else if (current && line === '') continue;
     else flush();
@@ -130,8 +134,10 @@ export async function otherSideHunks(other: Agent, evidence: readonly Evidence[]
     let diff = '';
     try {
       const head = typeof other.meta?.head === 'string' ? other.meta.head : undefined;
-      if (other.worktree && other.base) diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, '--', path], { cwd: other.worktree });
-      else if (other.base && head && other.worktree === undefined) diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, head, '--', path], { cwd });
+      if (other.worktree && other.base)
+        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, '--', path], { cwd: other.worktree });
+      else if (other.base && head && other.worktree === undefined)
+        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, head, '--', path], { cwd });
     } catch {
       continue; // The diff is a courtesy; its absence is not an error of the check.
     }
@@ -209,29 +215,55 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
   const absolute = resolve(request.cwd, target);
   const lines = request.lines ? parseLines(request.lines) : undefined;
   const exists = existsSync(absolute);
-  if (exists && statSync(absolute).isDirectory()) throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
-  if (!exists && lines) throw new InputError(`${target} does not exist, so it has no lines ${request.lines} yet; leave out --lines to check creating it.`);
+  if (exists && statSync(absolute).isDirectory())
+    throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
+  if (!exists && lines)
+    throw new InputError(`${target} does not exist, so it has no lines ${request.lines} yet; leave out --lines to check creating it.`);
   if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
   const { worktree, path } = await worktreeOf(absolute);
   if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);
   const entry = lines ? { path, lines } : { path };
   const probe: Probe = request.agent ? { agent: request.agent, intent: [entry] } : { worktree, intent: [entry] };
   const worktreeIds = request.agent ? await worktreeAgentIds(worktree) : [];
-  return { request, worktree, path, exists, ...(lines ? { lines } : {}), probe, options: checkScannerOptions(request, worktree), worktreeIds };
+  return {
+    request,
+    worktree,
+    path,
+    exists,
+    ...(lines ? { lines } : {}),
+    probe,
+    options: checkScannerOptions(request, worktree),
+    worktreeIds,
+  };
 }
 
 /** The answer of a prepared check from the probed scan's result. */
 export async function answerCheck(prepared: PreparedCheck, result: ScanResult): Promise<CheckResult> {
   const { request, worktree, path, exists, lines, worktreeIds } = prepared;
-  if (request.agent && !worktreeIds.includes(request.agent) && !result.agents.some((a) => a.id === request.agent && a.meta?.source !== undefined)) {
+  if (
+    request.agent &&
+    !worktreeIds.includes(request.agent) &&
+    !result.agents.some((a) => a.id === request.agent && a.meta?.source !== undefined)
+  ) {
     // The scanner made the probe a new agent (no source read it): a typo, not an agent.
     const known = [...new Set([...result.agents.map((a) => a.id).filter((id) => id !== request.agent), ...worktreeIds])].sort();
     throw new InputError(`No agent "${request.agent}" in this repository; known agents: ${known.length > 0 ? known.join(', ') : 'none'}.`);
   }
-  const agentId = result.agents.find((a) => (request.agent ? a.id === request.agent : a.worktree === worktree))?.id ?? request.agent ?? basename(worktree);
+  const agentId =
+    result.agents.find((a) => (request.agent ? a.id === request.agent : a.worktree === worktree))?.id ??
+    request.agent ??
+    basename(worktree);
   const conflicts = await conflictsOf(result, agentId, request.cwd);
   const level = conflicts.reduce<Level>((worst, c) => (LEVEL_RANK[c.level] > LEVEL_RANK[worst] ? c.level : worst), 'clear');
-  return { path, ...(exists ? {} : { new: true as const }), ...(lines ? { lines } : {}), agent: agentId, level, conflicts, problems: result.problems };
+  return {
+    path,
+    ...(exists ? {} : { new: true as const }),
+    ...(lines ? { lines } : {}),
+    agent: agentId,
+    level,
+    conflicts,
+    problems: result.problems,
+  };
 }
 
 /** Every pair of `agentId` above clear, worst first, with right of way and the other side's hunks. */

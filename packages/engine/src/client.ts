@@ -9,7 +9,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } fr
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { enginePaths, findCommonDir, type EnginePaths } from './paths.js';
-import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineMethod, type EngineResponse, type HelloResult } from './protocol.js';
+import {
+  lineReader,
+  PROTOCOL_VERSION,
+  type EngineErrorBody,
+  type EngineMethod,
+  type EngineResponse,
+  type HelloResult,
+} from './protocol.js';
 
 export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
 export { PROTOCOL_VERSION, type EngineStatus } from './protocol.js';
@@ -85,30 +92,35 @@ export function connect(socket: string, timeoutMs = 1000): Promise<EngineConnect
       }
       pending.clear();
     };
-    conn.on('data', lineReader((line) => {
-      let response: EngineResponse;
-      try {
-        response = JSON.parse(line) as EngineResponse;
-      } catch {
-        return;
-      }
-      const p = pending.get(response.id);
-      if (!p) return;
-      pending.delete(response.id);
-      if (p.timer) clearTimeout(p.timer);
-      if ('error' in response) p.reject(new EngineRequestError(response.error));
-      else p.resolve(response.result);
-    }));
+    conn.on(
+      'data',
+      lineReader((line) => {
+        let response: EngineResponse;
+        try {
+          response = JSON.parse(line) as EngineResponse;
+        } catch {
+          return;
+        }
+        const p = pending.get(response.id);
+        if (!p) return;
+        pending.delete(response.id);
+        if (p.timer) clearTimeout(p.timer);
+        if ('error' in response) p.reject(new EngineRequestError(response.error));
+        else p.resolve(response.result);
+      }),
+    );
     conn.on('error', (error) => failAll(error));
     conn.on('close', () => failAll(new Error('The engine closed the connection.')));
     const request = <T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> =>
       new Promise<T>((res, rej) => {
         if (closed) return rej(new Error('The engine connection is closed.'));
         const id = next++;
-        const timer = ms ? setTimeout(() => {
-          pending.delete(id);
-          rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
-        }, ms) : undefined;
+        const timer = ms
+          ? setTimeout(() => {
+              pending.delete(id);
+              rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
+            }, ms)
+          : undefined;
         pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
         conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
       });
@@ -160,7 +172,12 @@ export function spawnEngine(paths: EnginePaths, options: StartOptions): number |
   try {
     const entry = fileURLToPath(new URL('./daemon.js', import.meta.url));
     const args = [entry, '--common-dir', paths.commonDir, '--repo', options.repo, '--idle-ms', String(options.idleMs ?? DEFAULT_IDLE_MS)];
-    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: options.repo, env: { ...process.env, AIRSPACE_ENGINE_CHILD: '1' } });
+    const child = spawn(process.execPath, args, {
+      detached: true,
+      stdio: ['ignore', log, log],
+      cwd: options.repo,
+      env: { ...process.env, AIRSPACE_ENGINE_CHILD: '1' },
+    });
     child.unref();
     return child.pid;
   } finally {

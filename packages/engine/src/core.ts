@@ -16,9 +16,25 @@ import { acknowledgePair } from '@airspace/trail';
 import { conflictsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
 import { nextAction } from './advice.js';
-import type { AcknowledgeRequest, AcknowledgeResult, AdvisoriesResult, Advisory, AgentRef, DeclareIntentRequest, DeclareIntentResult } from './answers.js';
+import type {
+  AcknowledgeRequest,
+  AcknowledgeResult,
+  AdvisoriesResult,
+  Advisory,
+  AgentRef,
+  DeclareIntentRequest,
+  DeclareIntentResult,
+} from './answers.js';
 
-export type { AcknowledgeRequest, AcknowledgeResult, AdvisoriesResult, Advisory, AgentRef, DeclareIntentRequest, DeclareIntentResult } from './answers.js';
+export type {
+  AcknowledgeRequest,
+  AcknowledgeResult,
+  AdvisoriesResult,
+  Advisory,
+  AgentRef,
+  DeclareIntentRequest,
+  DeclareIntentResult,
+} from './answers.js';
 import { repositoryStamp, stampDelta, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
@@ -53,7 +69,6 @@ interface WarmScanner {
   agents: readonly string[];
 }
 
-
 export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();
   private readonly now: () => number;
@@ -77,10 +92,17 @@ export class EngineCore {
 
   /** One scan with these options: cold, or through the warm scanner for them, brought up to date first. */
   async scan(options: ScannerOptions, extra: ScanExtra = {}): Promise<ScanResult> {
-    if (!this.options.resident) return scanRepository({ ...options, ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}) }, extra);
+    if (!this.options.resident)
+      return scanRepository({ ...options, ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}) }, extra);
     const repo = resolve(options.repo ?? '.');
     // One warm scanner per configuration: the config that applies to the asking worktree, and flags.
-    const key = JSON.stringify({ root: configRootFor(repo, this.mainWorktree()), base: options.base, sources: options.sources, config: options.config, calibration: options.calibration });
+    const key = JSON.stringify({
+      root: configRootFor(repo, this.mainWorktree()),
+      base: options.base,
+      sources: options.sources,
+      config: options.config,
+      calibration: options.calibration,
+    });
     let warm = this.scanners.get(key);
     if (!warm) {
       warm = { scanner: createScanner(options), options, answers: new Map(), queue: Promise.resolve(), agents: [] };
@@ -156,7 +178,10 @@ export class EngineCore {
     if (ref.agent) return { worktree, agent: ref.agent };
     const found = result?.agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(worktree));
     if (found) return { worktree, agent: found.id };
-    const branch = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: worktree }).then((b) => b.trim(), () => '');
+    const branch = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: worktree }).then(
+      (b) => b.trim(),
+      () => '',
+    );
     return { worktree, agent: branch || basename(worktree) };
   }
 
@@ -179,7 +204,10 @@ export class EngineCore {
     const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
     const conflicts = await conflictsOf(result, agent, cwd);
     return conflicts.map((c) => {
-      const trigger: Trigger | undefined = triggersFor({ a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence }, agents).find((t) => t.to === agent);
+      const trigger: Trigger | undefined = triggersFor(
+        { a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence },
+        agents,
+      ).find((t) => t.to === agent);
       return { ...c, action: nextAction(c, agent), ...(trigger ? { message: trigger.content } : {}) };
     });
   }
@@ -214,12 +242,27 @@ export class EngineCore {
     const { agent } = await this.whoIs(request, result);
     const self = result.agents.find((a) => a.id === agent);
     const other = result.agents.find((a) => a.id === request.with);
-    if (!other) throw new InputError(`No agent "${request.with}" in this repository; known agents: ${result.agents.map((a) => a.id).filter((id) => id !== agent).sort().join(', ') || 'none'}.`);
+    if (!other)
+      throw new InputError(
+        `No agent "${request.with}" in this repository; known agents: ${
+          result.agents
+            .map((a) => a.id)
+            .filter((id) => id !== agent)
+            .sort()
+            .join(', ') || 'none'
+        }.`,
+      );
     const link = result.links.find((l) => (l.a === agent && l.b === request.with) || (l.b === agent && l.a === request.with));
-    if (!link || link.level === 'clear') throw new InputError(`There is no advisory between ${agent} and ${request.with} to acknowledge (their pair is ${link?.level ?? 'clear'}).`);
+    if (!link || link.level === 'clear')
+      throw new InputError(
+        `There is no advisory between ${agent} and ${request.with} to acknowledge (their pair is ${link?.level ?? 'clear'}).`,
+      );
     const me: Agent = self ?? { id: agent, label: agent, startedAt: this.now(), committedWork: 0, files: [] };
     const dir = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
-    const ack = await acknowledgePair(dir, me, other, this.options.commonDir, { now: this.now(), ...(request.note ? { note: request.note } : {}) });
+    const ack = await acknowledgePair(dir, me, other, this.options.commonDir, {
+      now: this.now(),
+      ...(request.note ? { note: request.note } : {}),
+    });
     return { agent, with: request.with, trail: ack.file, receipt: ack.receipt };
   }
 
@@ -237,7 +280,14 @@ export class EngineCore {
   async dispose(): Promise<void> {
     const all = [...this.scanners.values()];
     this.scanners.clear();
-    await Promise.all(all.map((w) => w.queue.then(() => w.scanner.dispose(), () => w.scanner.dispose())));
+    await Promise.all(
+      all.map((w) =>
+        w.queue.then(
+          () => w.scanner.dispose(),
+          () => w.scanner.dispose(),
+        ),
+      ),
+    );
   }
 }
 

@@ -87,7 +87,9 @@ export async function repositoryStamp(repo: string): Promise<RepositoryStamp> {
     .filter((w) => !w.bare && !w.prunable)
     .map((w) => w.dir)
     .sort();
-  const stamps = await Promise.all(dirs.map(async (dir) => [dir, await worktreeStamp(dir).catch(() => ({ head: 'unreadable', paths: new Map() }))] as const));
+  const stamps = await Promise.all(
+    dirs.map(async (dir) => [dir, await worktreeStamp(dir).catch(() => ({ head: 'unreadable', paths: new Map() }))] as const),
+  );
   return { refs: `${dirs.join('\n')}\n${refs}`, worktrees: new Map(stamps) };
 }
 

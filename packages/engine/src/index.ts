@@ -1,6 +1,34 @@
-export { EngineCore, checkInProcess, repositoryPath, type AgentRef, type Advisory, type AdvisoriesResult, type AcknowledgeRequest, type AcknowledgeResult, type DeclareIntentRequest, type DeclareIntentResult, type EngineCoreOptions } from './core.js';
+export {
+  EngineCore,
+  checkInProcess,
+  repositoryPath,
+  type AgentRef,
+  type Advisory,
+  type AdvisoriesResult,
+  type AcknowledgeRequest,
+  type AcknowledgeResult,
+  type DeclareIntentRequest,
+  type DeclareIntentResult,
+  type EngineCoreOptions,
+} from './core.js';
 export { advisoriesText, checkText, declaredText, nextAction, overallAction, type NextAction } from './advice.js';
-export { answerCheck, conflictsOf, LEVEL_RANK, otherSideHunks, parseLines, parseUnifiedHunks, prepareCheck, runCheck, worktreeOf, type CheckConflict, type CheckRequest, type CheckResult, type CheckScan, type DiffHunk, type PreparedCheck } from './check.js';
+export {
+  answerCheck,
+  conflictsOf,
+  LEVEL_RANK,
+  otherSideHunks,
+  parseLines,
+  parseUnifiedHunks,
+  prepareCheck,
+  runCheck,
+  worktreeOf,
+  type CheckConflict,
+  type CheckRequest,
+  type CheckResult,
+  type CheckScan,
+  type DiffHunk,
+  type PreparedCheck,
+} from './check.js';
 export { InputError } from './errors.js';
 export { intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 export { parseStatusV2, repositoryStamp, stampDelta, type RepositoryStamp, type StampDelta } from './freshness.js';

@@ -36,7 +36,12 @@ export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent
   if (!Array.isArray(parsed)) return [];
   return parsed.filter(
     (d): d is DeclaredIntent =>
-      typeof d === 'object' && d !== null && typeof d.agent === 'string' && Array.isArray(d.paths) && Array.isArray(d.symbols) && Date.parse(d.expiresAt) > now,
+      typeof d === 'object' &&
+      d !== null &&
+      typeof d.agent === 'string' &&
+      Array.isArray(d.paths) &&
+      Array.isArray(d.symbols) &&
+      Date.parse(d.expiresAt) > now,
   );
 }
 

@@ -51,7 +51,14 @@ function askGit(start: string): string | undefined {
     let dir = resolve(start);
     while (!existsSync(dir)) dir = dirname(dir);
     const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
-    return execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env }).trim() || undefined;
+    return (
+      execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env,
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }

@@ -26,7 +26,11 @@ export interface EngineServerOptions {
 }
 
 /** Takes the lock, or says who holds it. A lock of a dead process, or of one that no longer answers, is taken over. */
-export async function acquireLock(paths: EnginePaths, info: LockInfo, graceMs: number): Promise<{ acquired: true } | { acquired: false; holder: LockInfo }> {
+export async function acquireLock(
+  paths: EnginePaths,
+  info: LockInfo,
+  graceMs: number,
+): Promise<{ acquired: true } | { acquired: false; holder: LockInfo }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(paths.lock, 'wx', 0o600);
@@ -38,7 +42,10 @@ export async function acquireLock(paths: EnginePaths, info: LockInfo, graceMs: n
     }
     const holder = readLock(paths);
     if (holder && holder.pid !== info.pid && pidAlive(holder.pid)) {
-      const answers = await connect(holder.socket, 1000).then((c) => (c.close(), true), () => false);
+      const answers = await connect(holder.socket, 1000).then(
+        (c) => (c.close(), true),
+        () => false,
+      );
       const young = Date.now() - Date.parse(holder.startedAt) < graceMs;
       if (answers || young) return { acquired: false, holder };
     }
@@ -53,14 +60,18 @@ export async function acquireLock(paths: EnginePaths, info: LockInfo, graceMs: n
   return holder ? { acquired: false, holder } : { acquired: false, holder: info };
 }
 
-const isInputError = (error: unknown): boolean => error instanceof InputError || (error as { name?: string })?.name === 'ScannerError' || (error as { name?: string })?.name === 'GitSourceError';
+const isInputError = (error: unknown): boolean =>
+  error instanceof InputError ||
+  (error as { name?: string })?.name === 'ScannerError' ||
+  (error as { name?: string })?.name === 'GitSourceError';
 
 /** Parameters from the socket: an object whose `cwd` is an absolute path (the rest is checked where it is used). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function requestParams(request: EngineRequest): any {
   const params = request.params;
   if (request.method === 'status' || request.method === 'stop') return {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new InputError(`${request.method} needs an object of parameters.`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new InputError(`${request.method} needs an object of parameters.`);
   const cwd = (params as { cwd?: unknown }).cwd;
   if (typeof cwd !== 'string' || !isAbsolute(cwd)) throw new InputError(`${request.method} needs cwd, an absolute directory.`);
   return params;
@@ -76,7 +87,13 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     chmodSync(dirname(paths.socket), 0o700);
   }
   const startedAt = new Date();
-  const info: LockInfo = { pid: process.pid, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: startedAt.toISOString(), log: paths.log };
+  const info: LockInfo = {
+    pid: process.pid,
+    socket: paths.socket,
+    version: PROTOCOL_VERSION,
+    startedAt: startedAt.toISOString(),
+    log: paths.log,
+  };
   const lock = await acquireLock(paths, info, options.startupGraceMs ?? 10_000);
   if (!lock.acquired) {
     log(`engine ${process.pid}: another engine (pid ${lock.holder.pid}) holds ${paths.lock}; exiting.`);
@@ -125,11 +142,14 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     })());
 
   // Idle exit, a lock taken by someone else, or a repository that was deleted.
-  const ticker = setInterval(() => {
-    if (!existsSync(options.commonDir)) void stop('the repository is gone');
-    else if (!ownsLock()) void stop('the lock file no longer names this process');
-    else if (Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
-  }, Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))));
+  const ticker = setInterval(
+    () => {
+      if (!existsSync(options.commonDir)) void stop('the repository is gone');
+      else if (!ownsLock()) void stop('the lock file no longer names this process');
+      else if (Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
+    },
+    Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))),
+  );
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
@@ -165,7 +185,9 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       uptimeMs: Date.now() - startedAt.getTime(),
       idleTimeoutMs: options.idleMs,
       agents: state.agents,
-      ...(state.lastScan ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } } : {}),
+      ...(state.lastScan
+        ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } }
+        : {}),
       requests: core.requests,
       mode: source?.mode() ?? 'poll',
       events: source?.events() ?? 0,
@@ -204,45 +226,54 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     const reply = (body: object): void => {
       if (!socket.destroyed) socket.write(JSON.stringify(body) + '\n');
     };
-    socket.on('data', lineReader((line) => {
-      lastActivity = Date.now();
-      let request: EngineRequest;
-      try {
-        request = JSON.parse(line) as EngineRequest;
-      } catch {
-        reply({ id: 0, error: { kind: 'INPUT', message: 'A request must be one JSON object per line.' } satisfies EngineErrorBody });
-        return;
-      }
-      if (request.method === 'hello') {
-        const version = (request.params as { version?: unknown } | undefined)?.version;
-        greeted = version === PROTOCOL_VERSION;
-        reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
-        if (!greeted) socket.end();
-        return;
-      }
-      if (!greeted) {
-        reply({ id: request.id, error: { kind: 'INPUT', message: 'Say hello with the protocol version first.' } satisfies EngineErrorBody });
-        return;
-      }
-      core.requests++;
-      // Let file events already queued reach the watcher first (a save just before the question):
-      // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
-      setImmediate(() => setImmediate(() => {
-        handle(request).then(
-          (result) => {
-            lastActivity = Date.now();
-            reply({ id: request.id, result });
-            void startWatching();
-          },
-          (error: unknown) => {
-            lastActivity = Date.now();
-            const message = error instanceof Error ? error.message : String(error);
-            if (!isInputError(error)) log(`engine ${process.pid}: ${request.method} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
-            reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
-          },
+    socket.on(
+      'data',
+      lineReader((line) => {
+        lastActivity = Date.now();
+        let request: EngineRequest;
+        try {
+          request = JSON.parse(line) as EngineRequest;
+        } catch {
+          reply({ id: 0, error: { kind: 'INPUT', message: 'A request must be one JSON object per line.' } satisfies EngineErrorBody });
+          return;
+        }
+        if (request.method === 'hello') {
+          const version = (request.params as { version?: unknown } | undefined)?.version;
+          greeted = version === PROTOCOL_VERSION;
+          reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
+          if (!greeted) socket.end();
+          return;
+        }
+        if (!greeted) {
+          reply({
+            id: request.id,
+            error: { kind: 'INPUT', message: 'Say hello with the protocol version first.' } satisfies EngineErrorBody,
+          });
+          return;
+        }
+        core.requests++;
+        // Let file events already queued reach the watcher first (a save just before the question):
+        // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
+        setImmediate(() =>
+          setImmediate(() => {
+            handle(request).then(
+              (result) => {
+                lastActivity = Date.now();
+                reply({ id: request.id, result });
+                void startWatching();
+              },
+              (error: unknown) => {
+                lastActivity = Date.now();
+                const message = error instanceof Error ? error.message : String(error);
+                if (!isInputError(error))
+                  log(`engine ${process.pid}: ${request.method} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+                reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
+              },
+            );
+          }),
         );
-      }));
-    }));
+      }),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server!.once('error', reject);

@@ -4,17 +4,18 @@ import { checkText, overallAction } from '../src/advice.js';
 
 type Conflict = CheckResult['conflicts'][number];
 /** `steer: undefined` stands for a conflict without right of way (no such field in the answer). */
-const conflict = (over: { [K in keyof Conflict]?: Conflict[K] | undefined }): Conflict => ({
-  with: 'bob',
-  level: 'resolution',
-  risk: 0.97,
-  channels: [{ channel: 'overlap', risk: 0.97, weight: 1, weighted: 0.97, precision: 'line', evidence: [] }],
-  steer: 'alice',
-  hold: 'bob',
-  evidence: [{ message: 'alice (lines 7–8) and bob (lines 7–8) change overlapping lines' }],
-  hunks: [{ agent: 'bob', path: 'src/a.ts', base: [7, 8], current: [7, 8], text: '@@ -7,2 +7,2 @@\n-a\n+b' }],
-  ...over,
-}) as Conflict;
+const conflict = (over: { [K in keyof Conflict]?: Conflict[K] | undefined }): Conflict =>
+  ({
+    with: 'bob',
+    level: 'resolution',
+    risk: 0.97,
+    channels: [{ channel: 'overlap', risk: 0.97, weight: 1, weighted: 0.97, precision: 'line', evidence: [] }],
+    steer: 'alice',
+    hold: 'bob',
+    evidence: [{ message: 'alice (lines 7–8) and bob (lines 7–8) change overlapping lines' }],
+    hunks: [{ agent: 'bob', path: 'src/a.ts', base: [7, 8], current: [7, 8], text: '@@ -7,2 +7,2 @@\n-a\n+b' }],
+    ...over,
+  }) as Conflict;
 
 describe('tool results for a model', () => {
   it('says clear and go on when nobody is close', () => {
@@ -24,7 +25,14 @@ describe('tool results for a model', () => {
   });
 
   it('names the other agent, the evidence, their diff, and ends with the action of the one who steers', () => {
-    const answer: CheckResult = { path: 'src/a.ts', lines: [7, 8], agent: 'alice', level: 'resolution', conflicts: [conflict({})], problems: [] };
+    const answer: CheckResult = {
+      path: 'src/a.ts',
+      lines: [7, 8],
+      agent: 'alice',
+      level: 'resolution',
+      conflicts: [conflict({})],
+      problems: [],
+    };
     const { text, action } = checkText(answer);
     expect(action).toBe('steer-away');
     expect(text.split('\n')[0]).toBe('RESOLUTION: editing src/a.ts:7-8 as alice would come close to bob.');
@@ -36,7 +44,13 @@ describe('tool results for a model', () => {
   it('holds course when it has right of way, and transmits intent on traffic', () => {
     const hold = checkText({ path: 'f', agent: 'bob', level: 'resolution', conflicts: [conflict({ with: 'alice' })], problems: [] });
     expect(hold.action).toBe('hold-course');
-    const traffic = checkText({ path: 'f', agent: 'alice', level: 'traffic', conflicts: [conflict({ level: 'traffic', risk: 0.5, steer: undefined, hold: undefined })], problems: [] } as CheckResult);
+    const traffic = checkText({
+      path: 'f',
+      agent: 'alice',
+      level: 'traffic',
+      conflicts: [conflict({ level: 'traffic', risk: 0.5, steer: undefined, hold: undefined })],
+      problems: [],
+    } as CheckResult);
     expect(traffic.action).toBe('transmit-intent');
     expect(traffic.text).toMatch(/Next: go on carefully, but first tell bob/);
     expect(overallAction(['go-on', 'transmit-intent', 'steer-away'])).toBe('steer-away');

@@ -43,6 +43,8 @@ describe('stampDelta', () => {
   it('reads a worktree again when its HEAD moved, and every agent when worktrees or refs change', () => {
     const committed = stamp('refs', { '/w/a': { head: 'h3', paths: {} }, '/w/b': { head: 'h2', paths: {} } });
     expect(stampDelta(base, committed)).toEqual({ kind: 'worktrees', changed: new Map([['/w/a', 'all']]) });
-    expect(stampDelta(base, stamp('refs moved', { '/w/a': { head: 'h1', paths: { 'x.ts': '1 .M 10' } }, '/w/b': { head: 'h2', paths: {} } }))).toEqual({ kind: 'repository' });
+    expect(
+      stampDelta(base, stamp('refs moved', { '/w/a': { head: 'h1', paths: { 'x.ts': '1 .M 10' } }, '/w/b': { head: 'h2', paths: {} } })),
+    ).toEqual({ kind: 'repository' });
   });
 });

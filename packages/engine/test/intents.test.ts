@@ -12,23 +12,30 @@ const common = (): string => {
   return d;
 };
 const declaration = (agent: string, paths: string[], at: number, ttl: number, symbols: string[] = []): DeclaredIntent => ({
-  agent, paths, symbols, declaredAt: new Date(at).toISOString(), expiresAt: new Date(at + ttl).toISOString(),
+  agent,
+  paths,
+  symbols,
+  declaredAt: new Date(at).toISOString(),
+  expiresAt: new Date(at + ttl).toISOString(),
 });
 
 describe('declared intent', () => {
-  it('replaces an agent\'s declaration, keeps the others, and drops expired ones', () => {
+  it("replaces an agent's declaration, keeps the others, and drops expired ones", () => {
     const dir = common();
     writeIntent(dir, declaration('alice', ['a.ts'], 1000, 60_000), 1000);
     writeIntent(dir, declaration('bob', ['b.ts'], 1000, 1_000), 1000);
     writeIntent(dir, declaration('alice', ['c.ts'], 2000, 60_000), 1500);
-    expect(readIntents(dir, 1500).map((d) => [d.agent, d.paths])).toEqual([['bob', ['b.ts']], ['alice', ['c.ts']]]);
+    expect(readIntents(dir, 1500).map((d) => [d.agent, d.paths])).toEqual([
+      ['bob', ['b.ts']],
+      ['alice', ['c.ts']],
+    ]);
     expect(readIntents(dir, 2500).map((d) => d.agent)).toEqual(['alice']);
     // An empty declaration withdraws.
     writeIntent(dir, declaration('alice', [], 3000, 60_000), 3000);
     expect(readIntents(dir, 3000)).toEqual([]);
   });
 
-  it('becomes the scanner\'s intent, symbols counting as their files', () => {
+  it("becomes the scanner's intent, symbols counting as their files", () => {
     expect(intentMap([declaration('alice', ['a.ts'], 0, 1, ['src/b.ts#total', 'a.ts#x'])])).toEqual({ alice: ['a.ts', 'src/b.ts'] });
     expect(intentMap([])).toBeUndefined();
   });

@@ -72,7 +72,13 @@ describe('the engine process', () => {
     try {
       mkdirSync(join(dir, 'airspace'));
       const paths = enginePaths(dir);
-      const info = (pid: number, startedAt = new Date().toISOString()) => ({ pid, socket: paths.socket, version: 1, startedAt, log: paths.log });
+      const info = (pid: number, startedAt = new Date().toISOString()) => ({
+        pid,
+        socket: paths.socket,
+        version: 1,
+        startedAt,
+        log: paths.log,
+      });
       writeFileSync(paths.lock, JSON.stringify(info(999_999)));
       expect(await acquireLock(paths, info(4242), 10_000)).toEqual({ acquired: true });
       expect(readLock(paths)?.pid).toBe(4242);

@@ -55,7 +55,10 @@ export interface CalibrationFile {
  * the worst repository's held-out figures on the first fitted fraction (each repository scored by
  * the weighting fitted on the others).
  */
-export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: number; channelSetVersion: string; tool?: string; regularisation?: { priorShare: number; minWeight: number } }): CalibrationFile | undefined {
+export function corpusCalibration(
+  corpus: CorpusEvaluation,
+  info: { merges: number; channelSetVersion: string; tool?: string; regularisation?: { priorShare: number; minWeight: number } },
+): CalibrationFile | undefined {
   const fitted = corpus.fitted;
   if (!fitted) return undefined;
   const on = fitted.fitOn[0] ?? 1;
@@ -89,7 +92,11 @@ export function corpusCalibration(corpus: CorpusEvaluation, info: { merges: numb
         worstF1AtResolution: worst((m) => m.resolution.f1, true),
         worstEce: worst((m) => m.ece, false),
       },
-      corpus: corpus.members.map((m) => ({ repository: m.name, head: m.head, scenarios: m.byFraction.find((x) => x.fraction === on)?.evaluation.scenarios ?? 0 })),
+      corpus: corpus.members.map((m) => ({
+        repository: m.name,
+        head: m.head,
+        scenarios: m.byFraction.find((x) => x.fraction === on)?.evaluation.scenarios ?? 0,
+      })),
     },
   };
 }
@@ -107,11 +114,20 @@ export function validateCalibrationFile(value: unknown, source = 'calibration fi
   const v = value as Record<string, unknown>;
   if (v.kind !== CALIBRATION_KIND) bad(`"kind" must be "${CALIBRATION_KIND}"`);
   if (v.version !== 1) bad(`"version" must be 1, got ${JSON.stringify(v.version)}`);
-  if (typeof v.weights !== 'object' || v.weights === null || Array.isArray(v.weights)) bad('"weights" must be an object of channel id → number in [0, 1]');
-  else for (const [id, w] of Object.entries(v.weights)) if (!isUnit(w)) bad(`weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}`);
+  if (typeof v.weights !== 'object' || v.weights === null || Array.isArray(v.weights))
+    bad('"weights" must be an object of channel id → number in [0, 1]');
+  else
+    for (const [id, w] of Object.entries(v.weights))
+      if (!isUnit(w)) bad(`weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}`);
   if (!isUnit(v.leak)) bad(`"leak" must be a number in [0, 1], got ${JSON.stringify(v.leak)}`);
   const t = v.thresholds as Record<string, unknown> | undefined;
-  if (typeof t !== 'object' || t === null || !isUnit(t.traffic) || !isUnit(t.resolution) || (t.traffic as number) > (t.resolution as number)) {
+  if (
+    typeof t !== 'object' ||
+    t === null ||
+    !isUnit(t.traffic) ||
+    !isUnit(t.resolution) ||
+    (t.traffic as number) > (t.resolution as number)
+  ) {
     bad('"thresholds" must be { traffic, resolution } in [0, 1] with traffic ≤ resolution');
   }
   if (!LABEL_KINDS.includes(v.label as LabelKind)) bad(`"label" must be one of ${LABEL_KINDS.join(', ')}`);
@@ -125,7 +141,14 @@ export function readCalibrationFile(path: string): { calibration?: CalibrationFi
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    return { problems: [{ code: 'CALIBRATION_UNREADABLE', message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}.` }] };
+    return {
+      problems: [
+        {
+          code: 'CALIBRATION_UNREADABLE',
+          message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}.`,
+        },
+      ],
+    };
   }
   const problems = validateCalibrationFile(value, path);
   return problems.length ? { problems } : { calibration: value as CalibrationFile, problems };

@@ -44,9 +44,16 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
   const located = options.config || options.configPath ? undefined : await configLocation(repository);
   const loaded = options.config
     ? { config: options.config, dir: repository.root, problems: [] }
-    : await loadConfig({ repoRoot: located?.root ?? repository.root, ...(options.configPath ? { configPath: options.configPath } : {}) }).then((l) => ({ ...l, problems: [...(located?.problems ?? []), ...l.problems] }));
+    : await loadConfig({
+        repoRoot: located?.root ?? repository.root,
+        ...(options.configPath ? { configPath: options.configPath } : {}),
+      }).then((l) => ({ ...l, problems: [...(located?.problems ?? []), ...l.problems] }));
   const builtins = options.builtins ?? BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' }));
-  const set = await resolveChannelSet({ builtins, loaded, ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}) });
+  const set = await resolveChannelSet({
+    builtins,
+    loaded,
+    ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}),
+  });
   const git = new ReplayGitService(repository);
   const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
   const analysis = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? serializedAnalysis(repository.root) : undefined;

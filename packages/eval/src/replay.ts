@@ -50,7 +50,12 @@ export interface ReplayResult {
   readonly problemCounts: Readonly<Record<string, number>>;
 }
 
-export function toScored(s: Scenario, risks: Readonly<Record<string, number>>, problems: readonly string[], preciseRisks?: Readonly<Record<string, number>>): ScoredScenario {
+export function toScored(
+  s: Scenario,
+  risks: Readonly<Record<string, number>>,
+  problems: readonly string[],
+  preciseRisks?: Readonly<Record<string, number>>,
+): ScoredScenario {
   const [a, b] = s.agents;
   const paths = new Set(a.files.flatMap((f) => [f.path, ...(f.oldPath ? [f.oldPath] : [])]));
   const shared = b.files.filter((f) => paths.has(f.path) || (f.oldPath !== undefined && paths.has(f.oldPath))).length;
@@ -82,7 +87,10 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
 
   /** One merge at every fraction; a merge skipped at one fraction is left out of all of them. */
   type Processed = { scored: Map<number, ScoredScenario>; declared: Map<number, ScoredScenario>; skipped?: Skipped };
-  const observations: { fraction: number; intent?: IntentMode }[] = [...fractions.map((fraction) => ({ fraction })), ...(options.intent ? fractions.filter((f) => f < 1).map((fraction) => ({ fraction, intent: options.intent })) : [])];
+  const observations: { fraction: number; intent?: IntentMode }[] = [
+    ...fractions.map((fraction) => ({ fraction })),
+    ...(options.intent ? fractions.filter((f) => f < 1).map((fraction) => ({ fraction, intent: options.intent })) : []),
+  ];
   const processMerge = async (m: MergeCommit): Promise<Processed> => {
     const scored = new Map<number, ScoredScenario>();
     const declared = new Map<number, ScoredScenario>();
@@ -116,7 +124,11 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
         const score = await options.scorer.score(extracted.scenario);
         record = toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks);
       } catch (error) {
-        const skipped: Skipped = { merge: m.merge, reason: 'failed', detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}` };
+        const skipped: Skipped = {
+          merge: m.merge,
+          reason: 'failed',
+          detail: `scoring failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
         options.cache?.put({ key, skipped });
         return { scored, declared, skipped };
       }

@@ -110,11 +110,19 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const repo = await openRepository(options.repo);
   const head = (await runGit(['rev-parse', options.rev ?? 'HEAD'], { cwd: repo.root })).trim();
   const scratch = new ScratchStore(join(repo.commonDir, 'objects'));
-  const cache = options.cacheDir === false ? undefined : new ScenarioCache(options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'), `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`);
+  const cache =
+    options.cacheDir === false
+      ? undefined
+      : new ScenarioCache(
+          options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'),
+          `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`,
+        );
   const label = options.label ?? 'textual';
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
   const calibrateOn = options.calibrateOn ?? DEFAULT_CALIBRATE_ON;
-  const early = [...new Set([...(options.early ?? []), ...(options.fit && calibrateOn < 1 ? [calibrateOn] : [])])].filter((f) => f > 0 && f < 1).sort((a, b) => a - b);
+  const early = [...new Set([...(options.early ?? []), ...(options.fit && calibrateOn < 1 ? [calibrateOn] : [])])]
+    .filter((f) => f > 0 && f < 1)
+    .sort((a, b) => a - b);
   try {
     const result = await replay({
       repo: repo.root,
@@ -132,7 +140,10 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.intent ? { intent: options.intent } : {}),
     });
-    const scannerWeighting: Weighting = { name: 'scanner weights', weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])) };
+    const scannerWeighting: Weighting = {
+      name: 'scanner weights',
+      weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])),
+    };
     const weightings = [scannerWeighting, ...(options.weightings ?? [])];
     const evalOptions = {
       channels: options.scorer.channels,
@@ -143,9 +154,18 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     };
     const full = result.scored.get(1) ?? [];
     const folds = options.folds ?? 5;
-    const fitOptions = options.fit ? { fitFolds: folds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}), ...(options.regularisation ? { regularisation: options.regularisation } : {}) } : {};
+    const fitOptions = options.fit
+      ? {
+          fitFolds: folds,
+          ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
+          ...(options.regularisation ? { regularisation: options.regularisation } : {}),
+        }
+      : {};
     const evaluation = evaluate(full, { ...evalOptions, ...fitOptions });
-    const earlyEvaluations = early.map((fraction) => ({ fraction, evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...fitOptions }) }));
+    const earlyEvaluations = early.map((fraction) => ({
+      fraction,
+      evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...fitOptions }),
+    }));
     const observations: { fraction: number; intent?: IntentMode | undefined; scenarios: readonly ScoredScenario[] }[] = [
       ...[1, ...[...early].reverse()].map((fraction) => ({ fraction, scenarios: result.scored.get(fraction) ?? [] })),
       ...[...result.declared].map(([fraction, scenarios]) => ({ fraction, intent: options.intent, scenarios })),
@@ -153,11 +173,29 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     const foresight = observations.map(({ fraction, intent, scenarios }) => {
       const scorers = foresightScorers(scenarios, options.scorer.channels, weightings, thresholds, options.resolutionPrecisions);
       const fitted = options.fit
-        ? outOfFoldScorer(scenarios, options.scorer.channels, { label, folds, thresholds, ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}), ...(options.regularisation ? { regularisation: options.regularisation } : {}) })
+        ? outOfFoldScorer(scenarios, options.scorer.channels, {
+            label,
+            folds,
+            thresholds,
+            ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
+            ...(options.regularisation ? { regularisation: options.regularisation } : {}),
+          })
         : undefined;
-      return foresightOf(scenarios, fitted ? [...scorers, fitted] : scorers, { fraction, ...(intent ? { intent } : {}), labels: foresightLabels(label), thresholds });
+      return foresightOf(scenarios, fitted ? [...scorers, fitted] : scorers, {
+        fraction,
+        ...(intent ? { intent } : {}),
+        labels: foresightLabels(label),
+        thresholds,
+      });
     });
-    const earlyWarnings = early.map((fraction) => earlyWarning(result.scored.get(fraction) ?? [], full, { channels: options.scorer.channels, weighting: scannerWeighting, thresholds, label }));
+    const earlyWarnings = early.map((fraction) =>
+      earlyWarning(result.scored.get(fraction) ?? [], full, {
+        channels: options.scorer.channels,
+        weighting: scannerWeighting,
+        thresholds,
+        label,
+      }),
+    );
     const context: ReportContext = {
       repository: repo.root,
       head,
@@ -167,7 +205,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       problemCounts: result.problemCounts,
       recency: (() => {
         const r = options.recency ?? DEFAULT_RECENCY;
-        return { halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null, floor: r.floor, graceHours: (r.graceMs ?? 0) / 3_600_000 };
+        return {
+          halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null,
+          floor: r.floor,
+          graceHours: (r.graceMs ?? 0) / 3_600_000,
+        };
       })(),
       early: earlyWarnings,
       earlyEvaluations,
@@ -178,7 +220,13 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     let calibration: CalibrationFile | undefined;
     // The calibration file is fitted on the states `calibrateOn` observes (default half-way):
     // live agents are part-way, so those weights suit scanning better.
-    const source = calibrateOn === 1 ? { evaluation, scenarios: full } : { evaluation: earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation, scenarios: result.scored.get(calibrateOn) ?? [] };
+    const source =
+      calibrateOn === 1
+        ? { evaluation, scenarios: full }
+        : {
+            evaluation: earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation,
+            scenarios: result.scored.get(calibrateOn) ?? [],
+          };
     if (options.fit && source.evaluation?.fit) {
       const fitted = source.evaluation.fit;
       const m = fitted.outOfFold;
@@ -201,9 +249,19 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           channelSetVersion: options.scorer.version,
           createdAt: new Date().toISOString(),
           tool: options.tool ?? 'airspace eval',
-          ...(options.regularisation ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } } : {}),
+          ...(options.regularisation
+            ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } }
+            : {}),
           zeroWeights: fitted.zeroWeights,
-          metrics: { rocAuc: m.rocAuc, prAuc: m.prAuc, brier: m.brier, ece: m.ece, f1AtTraffic: m.traffic.f1, f1AtResolution: m.resolution.f1, baseRate: source.evaluation.baseRate },
+          metrics: {
+            rocAuc: m.rocAuc,
+            prAuc: m.prAuc,
+            brier: m.brier,
+            ece: m.ece,
+            f1AtTraffic: m.traffic.f1,
+            f1AtResolution: m.resolution.f1,
+            baseRate: source.evaluation.baseRate,
+          },
         },
       };
       if (options.calibrationOut) {

@@ -12,7 +12,8 @@ const channels: ChannelInfo[] = [
   { id: 'noisy', precision: 'file', weight: 0.5 },
 ];
 
-const scenario = (merge: string, risks: Record<string, number>, textual: boolean, early = 1): ScoredScenario => base(merge, risks, textual, { early });
+const scenario = (merge: string, risks: Record<string, number>, textual: boolean, early = 1): ScoredScenario =>
+  base(merge, risks, textual, { early });
 
 /** A repository where `exact` is the label and `noisy` fires on every second non-collision too. */
 function member(name: string, n: number, noisyOnCollisions: number): CorpusMember {
@@ -94,7 +95,9 @@ describe('evaluateCorpus', () => {
     const odd: CorpusMember = {
       name: 'd',
       head: 'd00000000000',
-      scored: new Map([[1, Array.from({ length: 40 }, (_, i) => scenario(`d${i}`, { exact: 0, noisy: i % 4 === 0 ? 1 : 0 }, i % 4 === 0))]]),
+      scored: new Map([
+        [1, Array.from({ length: 40 }, (_, i) => scenario(`d${i}`, { exact: 0, noisy: i % 4 === 0 ? 1 : 0 }, i % 4 === 0))],
+      ]),
     };
     const c = evaluateCorpus([...members, odd], { channels, thresholds, label: 'textual', weightings: [], fit: { fitOn: [1] } });
     const d = c.members[3]!.heldOut!;
@@ -126,7 +129,10 @@ describe('evaluateCorpus', () => {
   it('pools the fitted fractions', () => {
     const early = members.map((m) => ({
       ...m,
-      scored: new Map([...m.scored, [0.5, m.scored.get(1)!.map((s) => ({ ...s, early: 0.5, risks: { exact: 0, noisy: s.risks.noisy! } }))]]),
+      scored: new Map([
+        ...m.scored,
+        [0.5, m.scored.get(1)!.map((s) => ({ ...s, early: 0.5, risks: { exact: 0, noisy: s.risks.noisy! } }))],
+      ]),
     }));
     const c = evaluateCorpus(early, { channels, thresholds, label: 'textual', weightings: [], fit: { fitOn: [1, 0.5] } });
     expect(c.fractions).toEqual([1, 0.5]);

@@ -10,9 +10,13 @@ const channels: ChannelInfo[] = [
   { id: 'merge', precision: 'line', weight: 1 },
 ];
 
-
 // Combined with ω = {a: 0.5, merge: 1}: 1, 0.5, 0.2, 0 — labels T, F, F, T.
-const set = [scenario('s1', { a: 1, merge: 1 }, true), scenario('s2', { a: 1, merge: 0 }, false), scenario('s3', { a: 0.4, merge: 0 }, false), scenario('s4', { a: 0, merge: 0 }, true)];
+const set = [
+  scenario('s1', { a: 1, merge: 1 }, true),
+  scenario('s2', { a: 1, merge: 0 }, false),
+  scenario('s3', { a: 0.4, merge: 0 }, false),
+  scenario('s4', { a: 0, merge: 0 }, true),
+];
 const weighting = { name: 'w', weights: { a: 0.5, merge: 1 } };
 
 describe('evaluate on a small fixed set (figures by hand)', () => {
@@ -58,18 +62,34 @@ describe('evaluate on a small fixed set (figures by hand)', () => {
 describe('escalation discipline in the resolution call', () => {
   it('a file-precision channel alone reaches τ_RA but is capped at traffic, as the scanner caps it', () => {
     const file: ChannelInfo[] = [{ id: 'dep', precision: 'file', weight: 1 }];
-    const e = evaluate([scenario('x', { dep: 1 }, true), scenario('y', { dep: 0 }, false)], { channels: file, thresholds, label: 'textual', weightings: [{ name: 'w', weights: { dep: 1 } }] });
+    const e = evaluate([scenario('x', { dep: 1 }, true), scenario('y', { dep: 0 }, false)], {
+      channels: file,
+      thresholds,
+      label: 'textual',
+      weightings: [{ name: 'w', weights: { dep: 1 } }],
+    });
     expect(e.weightings[0]!.combined.traffic.tp).toBe(1);
     expect(e.weightings[0]!.combined.resolution.tp).toBe(0);
     // With every precision allowed (the seed's behaviour) it escalates.
-    const seed = evaluate([scenario('x', { dep: 1 }, true)], { channels: file, thresholds, label: 'textual', weightings: [{ name: 'w', weights: { dep: 1 } }], resolutionPrecisions: ['line', 'symbol', 'file'] });
+    const seed = evaluate([scenario('x', { dep: 1 }, true)], {
+      channels: file,
+      thresholds,
+      label: 'textual',
+      weightings: [{ name: 'w', weights: { dep: 1 } }],
+      resolutionPrecisions: ['line', 'symbol', 'file'],
+    });
     expect(seed.weightings[0]!.combined.resolution.tp).toBe(1);
   });
 
-  it('a line channel\'s whole-file evidence (preciseRisks) is capped at traffic too', () => {
+  it("a line channel's whole-file evidence (preciseRisks) is capped at traffic too", () => {
     const line: ChannelInfo[] = [{ id: 'overlap', precision: 'line', weight: 1 }];
     const whole = scenario('x', { overlap: 1 }, false, { preciseRisks: { overlap: 0 } });
-    const e = evaluate([whole, scenario('y', { overlap: 1 }, true)], { channels: line, thresholds, label: 'textual', weightings: [{ name: 'w', weights: { overlap: 1 } }] });
+    const e = evaluate([whole, scenario('y', { overlap: 1 }, true)], {
+      channels: line,
+      thresholds,
+      label: 'textual',
+      weightings: [{ name: 'w', weights: { overlap: 1 } }],
+    });
     expect(e.weightings[0]!.combined.resolution).toMatchObject({ tp: 1, fp: 0 });
     expect(e.weightings[0]!.combined.traffic).toMatchObject({ tp: 1, fp: 1 });
   });
@@ -101,7 +121,11 @@ describe('suggested thresholds', () => {
 
 describe('early warning', () => {
   it('counts collisions foreseen part-way and the lead time before the merge', () => {
-    const full = [scenario('s1', { a: 1, merge: 1 }, true), scenario('s4', { a: 1, merge: 0 }, true), scenario('s5', { a: 0, merge: 0 }, false)];
+    const full = [
+      scenario('s1', { a: 1, merge: 1 }, true),
+      scenario('s4', { a: 1, merge: 0 }, true),
+      scenario('s5', { a: 0, merge: 0 }, false),
+    ];
     const early = [
       scenario('s1', { a: 1, merge: 0 }, true, { early: 0.5, observedAt: 4 * 3_600_000, observed: [1, 1], chainLength: [2, 4] }),
       scenario('s4', { a: 0, merge: 0 }, true, { early: 0.5 }),

@@ -36,7 +36,14 @@ beforeAll(async () => {
     .filter((c) => c.id === 'overlap' || c.id === 'merge')
     .map((channel) => ({ channel, source: 'builtin' }));
   replayScorer = await createReplayScorer({ repo: fx.repo.dir, builtins });
-  result = await replay({ repo: fx.repo.dir, scorer: replayScorer.scorer, scratch, early: [0.25, 0.5, 0.75], intent: 'files', cache: new ScenarioCache(cacheDir, replayScorer.scorer.version) });
+  result = await replay({
+    repo: fx.repo.dir,
+    scorer: replayScorer.scorer,
+    scratch,
+    early: [0.25, 0.5, 0.75],
+    intent: 'files',
+    cache: new ScenarioCache(cacheDir, replayScorer.scorer.version),
+  });
 });
 afterAll(() => {
   replayScorer?.dispose();
@@ -46,7 +53,7 @@ afterAll(() => {
 });
 
 describe('collided at any point', () => {
-  it('records each side\'s merges, re-merged, and its reverts', () => {
+  it("records each side's merges, re-merged, and its reverts", () => {
     const sync = at(1, fx.merges.sync);
     expect(sync.chainLength).toEqual([1, 4]);
     expect(sync.labels.history).toEqual([
@@ -70,7 +77,7 @@ describe('collided at any point', () => {
     expect(labelOf(at(1, fx.merges.sync), 'collided')).toBe(false);
   });
 
-  it('part-way, the agents are diffed from the observed commits\' own merge base, not the final one', () => {
+  it("part-way, the agents are diffed from the observed commits' own merge base, not the final one", () => {
     const early = at(0.25, fx.merges.sync);
     const full = at(1, fx.merges.sync);
     // The final base is main's a:5 edit (the sync brought it into f); f's first commit predates it.
@@ -97,7 +104,14 @@ describe('collided at any point', () => {
   });
 
   it('labels are cached with the records; records cached without them are completed alike', async () => {
-    const again = await replay({ repo: fx.repo.dir, scorer: replayScorer.scorer, scratch, early: [0.25, 0.5, 0.75], intent: 'files', cache: new ScenarioCache(cacheDir, replayScorer.scorer.version) });
+    const again = await replay({
+      repo: fx.repo.dir,
+      scorer: replayScorer.scorer,
+      scratch,
+      early: [0.25, 0.5, 0.75],
+      intent: 'files',
+      cache: new ScenarioCache(cacheDir, replayScorer.scorer.version),
+    });
     // Four merges (the sync is one too), each at four fractions and three with declared intent.
     expect(result.fromCache).toBe(0);
     expect(again.fromCache).toBe(4 * 7);

@@ -20,8 +20,22 @@ const noHistory: [SideHistory, SideHistory] = [
 ];
 
 /** A half-way scenario observed `lead` hours before its merge. */
-function half(merge: string, risks: Record<string, number>, textual: boolean, lead: number, extra: Partial<ScoredScenario> = {}): ScoredScenario {
-  const base = scenario(merge, risks, textual, { early: 0.5, committedAt: 1000 * H, observedAt: (1000 - lead) * H, observed: [1, 1], chainLength: [2, 2], observedConflict: (risks.merge ?? 0) > 0, ...extra });
+function half(
+  merge: string,
+  risks: Record<string, number>,
+  textual: boolean,
+  lead: number,
+  extra: Partial<ScoredScenario> = {},
+): ScoredScenario {
+  const base = scenario(merge, risks, textual, {
+    early: 0.5,
+    committedAt: 1000 * H,
+    observedAt: (1000 - lead) * H,
+    observed: [1, 1],
+    chainLength: [2, 2],
+    observedConflict: (risks.merge ?? 0) > 0,
+    ...extra,
+  });
   return { ...base, labels: { ...base.labels, history: extra.labels?.history ?? noHistory } };
 }
 
@@ -32,10 +46,32 @@ function half(merge: string, risks: Record<string, number>, textual: boolean, le
  */
 const scenarios: ScoredScenario[] = [
   half('v1', { merge: 1, look: 0.9 }, true, 2),
-  half('v2', { merge: 1, look: 0 }, false, 5, { labels: { textual: false, conflictedPaths: [], manual: false, manualPaths: [], history: [{ merges: [], reverts: [] }, { merges: [{ index: 2, commit: 's', conflicted: false }], reverts: [] }] } }),
+  half('v2', { merge: 1, look: 0 }, false, 5, {
+    labels: {
+      textual: false,
+      conflictedPaths: [],
+      manual: false,
+      manualPaths: [],
+      history: [
+        { merges: [], reverts: [] },
+        { merges: [{ index: 2, commit: 's', conflicted: false }], reverts: [] },
+      ],
+    },
+  }),
   half('u1', { merge: 0, look: 0.8 }, true, 30),
   half('u2', { merge: 0, look: 0.3 }, true, 100),
-  half('u3', { merge: 0, look: 0 }, false, 200, { labels: { textual: false, conflictedPaths: [], manual: false, manualPaths: [], history: [{ merges: [], reverts: [] }, { merges: [{ index: 2, commit: 'c', conflicted: true }], reverts: [] }] } }),
+  half('u3', { merge: 0, look: 0 }, false, 200, {
+    labels: {
+      textual: false,
+      conflictedPaths: [],
+      manual: false,
+      manualPaths: [],
+      history: [
+        { merges: [], reverts: [] },
+        { merges: [{ index: 2, commit: 'c', conflicted: true }], reverts: [] },
+      ],
+    },
+  }),
   half('u4', { merge: 0, look: 0.7 }, false, 3),
   half('u5', { merge: 0, look: 0 }, false, 3),
   half('u6', { merge: 0, look: 0 }, false, 3),
@@ -50,7 +86,12 @@ describe('visible and unseen', () => {
 
   it('splits by the merge channel, and counts the visible conflicts that dissolve, with the reason', () => {
     expect(scenarios.map(isVisible)).toEqual([true, true, false, false, false, false, false, false]);
-    expect(textual.visible).toEqual({ scenarios: 2, positives: 1, dissolved: 1, dissolvedBy: { 'sync-merge': 1, revert: 0, unexplained: 0 } });
+    expect(textual.visible).toEqual({
+      scenarios: 2,
+      positives: 1,
+      dissolved: 1,
+      dissolvedBy: { 'sync-merge': 1, revert: 0, unexplained: 0 },
+    });
     expect(textual.unseen).toEqual({ scenarios: 6, positives: 2, baseRate: 2 / 6, gitConflicts: 0 });
   });
 
@@ -63,7 +104,14 @@ describe('visible and unseen', () => {
     expect(u.prAuc).toBeCloseTo(0.5 + 0.5 * (2 / 3), 12);
     expect(u.prAucLift).toBeCloseTo((0.5 + 1 / 3) / (2 / 6), 12);
     // The merge channel flags nothing it cannot see.
-    expect(textual.scorers.find((s) => s.name === 'merge')!.unseen).toMatchObject({ flagged: 0, tp: 0, recall: 0, precision: null, lift: null, medianLeadHours: null });
+    expect(textual.scorers.find((s) => s.name === 'merge')!.unseen).toMatchObject({
+      flagged: 0,
+      tp: 0,
+      recall: 0,
+      precision: null,
+      lift: null,
+      medianLeadHours: null,
+    });
   });
 
   it('collided at any point adds the visible conflict and the later conflicted merge', () => {
@@ -84,10 +132,16 @@ describe('visible and unseen', () => {
 
   it('names where a weighting falls below the merge channel alone', () => {
     expect(belowMerge([o])).toEqual([]);
-    const weak = foresightOf(scenarios, foresightScorers(scenarios, channels, [{ name: 'weak', weights: { merge: 0.4 } }], thresholds), { fraction: 0.5, labels: ['textual'], thresholds });
+    const weak = foresightOf(scenarios, foresightScorers(scenarios, channels, [{ name: 'weak', weights: { merge: 0.4 } }], thresholds), {
+      fraction: 0.5,
+      labels: ['textual'],
+      thresholds,
+    });
     // weak flags nothing (0.4 < τ_TA): F1 0 against merge alone's 2/5.
     expect(belowMerge([weak])).toEqual(['50% (textual conflict): -0.400']);
-    expect(foresightText([weak]).join('\n')).toMatch(/weak: F1 at traffic below the merge channel's alone at 50% \(textual conflict\): -0\.400/);
+    expect(foresightText([weak]).join('\n')).toMatch(
+      /weak: F1 at traffic below the merge channel's alone at 50% \(textual conflict\): -0\.400/,
+    );
   });
 
   it('lead-time curve: collisions and flags per bucket of hours before the merge', () => {
@@ -99,7 +153,9 @@ describe('visible and unseen', () => {
 
   it('the report has one line per fraction', () => {
     const text = foresightText([o]).join('\n');
-    expect(text).toMatch(/50%: of 2 collisions not yet visible, flagged 0 \(recall 0\.00, precision –, lift –\); 2 visible .* 1 of them merged cleanly in the end \(sync merge 1, revert 0, unexplained 0\)/);
+    expect(text).toMatch(
+      /50%: of 2 collisions not yet visible, flagged 0 \(recall 0\.00, precision –, lift –\); 2 visible .* 1 of them merged cleanly in the end \(sync merge 1, revert 0, unexplained 0\)/,
+    );
     expect(text).toMatch(/channel look +2 +1 +0\.50 +0\.50 +1\.5×/);
   });
 
@@ -108,7 +164,10 @@ describe('visible and unseen', () => {
     const p = pooledUnseen(
       [
         { scenarios, scorer: look0 },
-        { scenarios: scenarios.slice(2, 4), scorer: { ...look0, scores: look0.scores.slice(2, 4), flagged: look0.flagged.slice(2, 4) } as ForesightScorer },
+        {
+          scenarios: scenarios.slice(2, 4),
+          scorer: { ...look0, scores: look0.scores.slice(2, 4), flagged: look0.flagged.slice(2, 4) } as ForesightScorer,
+        },
       ],
       'textual',
     );
@@ -135,8 +194,16 @@ describe('visible and unseen', () => {
 
 describe('a fit that does not collapse', () => {
   // The second channel never fires with a collision: alone, EM drives it to 0.
-  const rows = [...Array.from({ length: 40 }, () => [1, 0]), ...Array.from({ length: 40 }, () => [0, 1]), ...Array.from({ length: 20 }, () => [0, 0])];
-  const labels = [...Array.from({ length: 40 }, (_, i) => i < 30), ...Array.from({ length: 40 }, () => false), ...Array.from({ length: 20 }, () => false)];
+  const rows = [
+    ...Array.from({ length: 40 }, () => [1, 0]),
+    ...Array.from({ length: 40 }, () => [0, 1]),
+    ...Array.from({ length: 20 }, () => [0, 0]),
+  ];
+  const labels = [
+    ...Array.from({ length: 40 }, (_, i) => i < 30),
+    ...Array.from({ length: 40 }, () => false),
+    ...Array.from({ length: 20 }, () => false),
+  ];
 
   it('without a prior the unsupported channel goes to 0; a prior of λ rows holds it at ω⁰·λ/(n + λ), n the rows it fired in; a floor at the floor', () => {
     const plain = fitNoisyOr(rows, labels, { fixedLeak: 0 });

@@ -105,7 +105,12 @@ export const throwingChannel = defineChannel({
 });
 
 /** A scored scenario with the given channel risks and textual label; the rest fixed. */
-export function scenario(merge: string, risks: Record<string, number>, textual: boolean, extra: Partial<ScoredScenario> = {}): ScoredScenario {
+export function scenario(
+  merge: string,
+  risks: Record<string, number>,
+  textual: boolean,
+  extra: Partial<ScoredScenario> = {},
+): ScoredScenario {
   return {
     merge,
     parents: ['p1', 'p2'],
@@ -139,8 +144,24 @@ export interface ForesightFixture {
 }
 
 export function foresightFixture(): ForesightFixture {
-  const base = { a: lines(20, 'a'), b: lines(10, 'b'), c: lines(10, 'c'), d: lines(10, 'd'), e: lines(10, 'e'), x: lines(10, 'x'), shared: lines(20, 's') };
-  const repo = createRepoFixture({ 'a.txt': base.a, 'b.txt': base.b, 'c.txt': base.c, 'd.txt': base.d, 'e.txt': base.e, 'lib/x.txt': base.x, 'lib/shared.txt': base.shared });
+  const base = {
+    a: lines(20, 'a'),
+    b: lines(10, 'b'),
+    c: lines(10, 'c'),
+    d: lines(10, 'd'),
+    e: lines(10, 'e'),
+    x: lines(10, 'x'),
+    shared: lines(20, 's'),
+  };
+  const repo = createRepoFixture({
+    'a.txt': base.a,
+    'b.txt': base.b,
+    'c.txt': base.c,
+    'd.txt': base.d,
+    'e.txt': base.e,
+    'lib/x.txt': base.x,
+    'lib/shared.txt': base.shared,
+  });
 
   const f = repo.worktree('f');
   f.write('b.txt', edit(base.b, 2, 'b two from f')).commit('f1: b');

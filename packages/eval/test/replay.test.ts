@@ -55,7 +55,8 @@ describe('merges and labels', () => {
   });
 
   it('labels clean merges clean, and a merge that changed a cleanly merged file as manual', async () => {
-    const label = async (merge: string) => labelMerge(fx.repo.dir, scratch, merge, fx.repo.git('rev-parse', `${merge}^1`, `${merge}^2`).split('\n') as [string, string]);
+    const label = async (merge: string) =>
+      labelMerge(fx.repo.dir, scratch, merge, fx.repo.git('rev-parse', `${merge}^1`, `${merge}^2`).split('\n') as [string, string]);
     expect(await label(fx.merges.clean)).toEqual({ textual: false, conflictedPaths: [], manual: false, manualPaths: [] });
     expect(await label(fx.merges.sameFile)).toMatchObject({ textual: false, manual: false });
     expect(await label(fx.merges.manual)).toEqual({ textual: false, conflictedPaths: [], manual: true, manualPaths: ['d.txt'] });
@@ -98,7 +99,11 @@ describe('scenarios', () => {
   });
 
   it('missing objects are a failed scenario, not a crash', async () => {
-    const r = await extractScenario(fx.repo.dir, { merge: 'f'.repeat(40), parents: ['e'.repeat(40), 'd'.repeat(40)], committedAt: 0 }, { scratch });
+    const r = await extractScenario(
+      fx.repo.dir,
+      { merge: 'f'.repeat(40), parents: ['e'.repeat(40), 'd'.repeat(40)], committedAt: 0 },
+      { scratch },
+    );
     expect(r).toMatchObject({ skipped: { reason: 'failed' } });
   });
 });
@@ -185,11 +190,24 @@ describe('runEval end to end', () => {
     expect(table).toMatch(/channel shared-file\s+0\.833/);
 
     // Calibrating on the half-way states instead: same cache, the provenance says so.
-    const halfway = await runEval({ repo: fx.repo.dir, scorer, fit: true, folds: 2, early: [0.5], calibrateOn: 0.5, cacheDir: join(out, 'cache') });
+    const halfway = await runEval({
+      repo: fx.repo.dir,
+      scorer,
+      fit: true,
+      folds: 2,
+      early: [0.5],
+      calibrateOn: 0.5,
+      cacheDir: join(out, 'cache'),
+    });
     expect(halfway.calibration!.provenance).toMatchObject({ early: 0.5, scenarios: 4 });
 
     // Re-weighting reads the cache: a scorer that cannot score still gets every figure.
-    const cachedOnly = { ...scorer, score: async () => { throw new Error('must not score'); } };
+    const cachedOnly = {
+      ...scorer,
+      score: async () => {
+        throw new Error('must not score');
+      },
+    };
     const again = await runEval({ repo: fx.repo.dir, scorer: cachedOnly, early: [0.5], cacheDir: join(out, 'cache') });
     expect(again.context.fromCache).toBe(9);
     expect(again.evaluation.channels).toEqual(run.evaluation.channels);
@@ -198,7 +216,15 @@ describe('runEval end to end', () => {
 
 describe('calibration files and weightings', () => {
   it('rejects a calibration with a weight out of range, naming it', () => {
-    const problems = validateCalibrationFile({ kind: 'airspace-calibration', version: 1, weights: { overlap: 1.5 }, leak: 0, thresholds: { traffic: 0.3, resolution: 0.6 }, label: 'textual', provenance: {} });
+    const problems = validateCalibrationFile({
+      kind: 'airspace-calibration',
+      version: 1,
+      weights: { overlap: 1.5 },
+      leak: 0,
+      thresholds: { traffic: 0.3, resolution: 0.6 },
+      label: 'textual',
+      provenance: {},
+    });
     expect(problems.map((p) => p.message)).toEqual([expect.stringContaining('weight of "overlap"')]);
   });
 

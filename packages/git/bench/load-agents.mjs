@@ -59,17 +59,23 @@ async function time(label, fn, runs = 3) {
 }
 
 const results = [];
-results.push(await time('git status --porcelain=v2 per worktree (baseline)', async () => {
-  for (const d of dirs) await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: d });
-}));
-results.push(await time('git diff -U0 main per worktree (tracked only, no untracked)', async () => {
-  for (const d of dirs) await runGit(['diff', '-U0', '--no-color', 'main'], { cwd: d });
-}));
+results.push(
+  await time('git status --porcelain=v2 per worktree (baseline)', async () => {
+    for (const d of dirs) await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: d });
+  }),
+);
+results.push(
+  await time('git diff -U0 main per worktree (tracked only, no untracked)', async () => {
+    for (const d of dirs) await runGit(['diff', '-U0', '--no-color', 'main'], { cwd: d });
+  }),
+);
 let loaded;
-results.push(await time('loadAgents, cold (new scratch store)', async () => {
-  loaded?.git.dispose();
-  loaded = await loadAgents({ repo: repo.dir });
-}));
+results.push(
+  await time('loadAgents, cold (new scratch store)', async () => {
+    loaded?.git.dispose();
+    loaded = await loadAgents({ repo: repo.dir });
+  }),
+);
 const warm = await time('loadAgents, reusing the service', () => loadAgents({ repo: repo.dir, git: loaded.git }));
 results.push(warm);
 
@@ -77,20 +83,39 @@ const agents = loaded.agents;
 const pairs = [];
 for (let i = 0; i < agents.length; i++) for (let j = i + 1; j < agents.length; j++) pairs.push([agents[i], agents[j]]);
 const commits = await Promise.all(agents.map((a) => loaded.git.stateCommit(a)));
-results.push(await time(`${pairs.length} merges, one merge-tree process per pair`, async () => {
-  for (let i = 0; i < agents.length; i++) {
-    for (let j = i + 1; j < agents.length; j++) {
-      await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', commits[i], commits[j]], { cwd: repo.dir, env: loaded.git.scratch.env(), okCodes: [1] });
-    }
-  }
-}, 1));
+results.push(
+  await time(
+    `${pairs.length} merges, one merge-tree process per pair`,
+    async () => {
+      for (let i = 0; i < agents.length; i++) {
+        for (let j = i + 1; j < agents.length; j++) {
+          await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', commits[i], commits[j]], {
+            cwd: repo.dir,
+            env: loaded.git.scratch.env(),
+            okCodes: [1],
+          });
+        }
+      }
+    },
+    1,
+  ),
+);
 results.push(await time(`${pairs.length} merges, one merge-tree --stdin batch (mergeMany)`, () => loaded.git.mergeMany(pairs), 1));
 results.push(await time(`${pairs.length} merges again, cached`, () => Promise.all(pairs.map(([a, b]) => loaded.git.merge(a, b))), 1));
 
 const baseline = results[0];
-console.log(`loadAgents bench: ${AGENTS} worktrees × ${FILES} changed files (${agents.length} agents, ${agents.reduce((n, a) => n + a.files.length, 0)} file edits)`);
-console.log(`${'(CPU = this process + git children; ratios against the baseline)'.padEnd(64)} ${'wall'.padStart(8)} ${'CPU'.padStart(8)}  CPU ratio`);
-for (const r of results) console.log(`${r.label.padEnd(64)} ${r.ms.toFixed(0).padStart(6)} ms ${r.cpu.toFixed(0).padStart(6)} ms  ${(r.cpu / baseline.cpu).toFixed(2)}×`);
-console.log(`batched merges vs one process per pair: ${(results[4].cpu / results[5].cpu).toFixed(1)}× less CPU, ${(results[4].ms / results[5].ms).toFixed(1)}× less wall time`);
+console.log(
+  `loadAgents bench: ${AGENTS} worktrees × ${FILES} changed files (${agents.length} agents, ${agents.reduce((n, a) => n + a.files.length, 0)} file edits)`,
+);
+console.log(
+  `${'(CPU = this process + git children; ratios against the baseline)'.padEnd(64)} ${'wall'.padStart(8)} ${'CPU'.padStart(8)}  CPU ratio`,
+);
+for (const r of results)
+  console.log(
+    `${r.label.padEnd(64)} ${r.ms.toFixed(0).padStart(6)} ms ${r.cpu.toFixed(0).padStart(6)} ms  ${(r.cpu / baseline.cpu).toFixed(2)}×`,
+  );
+console.log(
+  `batched merges vs one process per pair: ${(results[4].cpu / results[5].cpu).toFixed(1)}× less CPU, ${(results[4].ms / results[5].ms).toFixed(1)}× less wall time`,
+);
 loaded.git.dispose();
 repo.dispose();

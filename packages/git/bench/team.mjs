@@ -18,7 +18,13 @@ if (!source) {
   console.error('usage: node bench/team.mjs <repository> [<commit>] [--keep]');
   process.exit(1);
 }
-const git = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 }).trim();
+const git = (cwd, ...args) =>
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1 << 30,
+  }).trim();
 const time = async (fn) => {
   const t = performance.now();
   const value = await fn();
@@ -37,7 +43,10 @@ try {
   git(dir, 'clone', '-q', remote, alice);
   git(dir, 'clone', '-q', remote, bob);
   git(alice, 'checkout', '-q', '-b', 'alice');
-  const files = git(alice, 'ls-files').split('\n').filter((f) => /\.(ts|tsx|js|py|md)$/.test(f)).slice(0, 20);
+  const files = git(alice, 'ls-files')
+    .split('\n')
+    .filter((f) => /\.(ts|tsx|js|py|md)$/.test(f))
+    .slice(0, 20);
   files.slice(0, 10).forEach((f) => appendFileSync(join(alice, f), '\n// alice: committed\n'));
   git(alice, 'commit', '-qam', 'alice: ten files');
   files.slice(10).forEach((f) => appendFileSync(join(alice, f), '\n// alice: uncommitted\n'));

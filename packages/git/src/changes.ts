@@ -65,7 +65,14 @@ export function ignoredPath(relativePath: string, inGitDir = false): boolean {
   if (!inGitDir) return parts.includes('node_modules') || parts.includes('.git');
   const name = parts[parts.length - 1] ?? '';
   const top = parts[0] ?? '';
-  return name.endsWith('.lock') || top === 'objects' || top === 'logs' || top === 'lfs' || top.startsWith('airspace') || (top === 'worktrees' && parts[2] === 'logs');
+  return (
+    name.endsWith('.lock') ||
+    top === 'objects' ||
+    top === 'logs' ||
+    top === 'lfs' ||
+    top.startsWith('airspace') ||
+    (top === 'worktrees' && parts[2] === 'logs')
+  );
 }
 
 /** The deepest of `worktrees` holding `file` (absolute), and the path inside it. */
@@ -125,7 +132,10 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     timer = undefined;
     if (closed) return;
     const reason = all ?? firstReason ?? 'change';
-    const change: TrackedChange = all !== undefined ? { all: true, reason } : { all: false, reason, paths: Object.fromEntries([...paths].map(([w, set]) => [w, [...set].sort()])) };
+    const change: TrackedChange =
+      all !== undefined
+        ? { all: true, reason }
+        : { all: false, reason, paths: Object.fromEntries([...paths].map(([w, set]) => [w, [...set].sort()])) };
     all = undefined;
     firstReason = undefined;
     paths = new Map();

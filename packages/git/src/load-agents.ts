@@ -25,7 +25,17 @@ import {
   type AgentSource,
 } from './sources.js';
 import { publishedCandidates, reconcilePublished } from './team.js';
-import { blobSizes, changedPaths, DEFAULT_MAX_FILE_BYTES, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
+import {
+  blobSizes,
+  changedPaths,
+  DEFAULT_MAX_FILE_BYTES,
+  diffTrees,
+  diffTreesRaw,
+  EMPTY_TREE,
+  fileMtime,
+  readHistory,
+  toFileEdit,
+} from './working-set.js';
 
 export interface LoadAgentsOptions {
   /** Any directory inside the repository. */
@@ -89,7 +99,14 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return out;
 }
 
-async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems: Problem[], git: GitService, options: LoadAgentsOptions, now: number): Promise<AgentCandidate[]> {
+async function candidatesOf(
+  source: AgentSource,
+  repo: RepositoryInfo,
+  problems: Problem[],
+  git: GitService,
+  options: LoadAgentsOptions,
+  now: number,
+): Promise<AgentCandidate[]> {
   const cwd = repo.root;
   const report = (skipped: { dir: string; why: string }[]) => {
     for (const s of skipped) problems.push({ code: GitProblemCodes.WORKTREE_UNREADABLE, message: `Skipped ${s.dir}: ${s.why}.` });
@@ -101,7 +118,10 @@ async function candidatesOf(source: AgentSource, repo: RepositoryInfo, problems:
   }
   if (source === 'branches') return branchCandidates(cwd);
   if (typeof source === 'string' && source.startsWith('published:')) {
-    const found = await publishedCandidates(repo, source.slice('published:'.length), { now, ...(options.fetchIntervalMs !== undefined ? { minIntervalMs: options.fetchIntervalMs } : {}) });
+    const found = await publishedCandidates(repo, source.slice('published:'.length), {
+      now,
+      ...(options.fetchIntervalMs !== undefined ? { minIntervalMs: options.fetchIntervalMs } : {}),
+    });
     // Their states live in the team store: read through the scratch directory's alternates.
     if (found.objectsDir) git.scratch.addAlternate(found.objectsDir);
     problems.push(...found.problems);
@@ -146,7 +166,10 @@ function overridesFor(options: LoadAgentsOptions, worktree: string | undefined):
 }
 
 /** The buffers of one worktree among an editor's overrides, by repository-relative path. */
-export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['overrides']>, worktree: string): Record<string, string | Buffer> | undefined {
+export function worktreeOverrides(
+  overrides: NonNullable<LoadAgentsOptions['overrides']>,
+  worktree: string,
+): Record<string, string | Buffer> | undefined {
   const merged: Record<string, string | Buffer> = {};
   let any = false;
   for (const [dir, files] of Object.entries(overrides)) {
@@ -168,7 +191,13 @@ export function worktreeOverrides(overrides: NonNullable<LoadAgentsOptions['over
  * orchestrator declared about it (intent, start time, base) over nothing; between equals, the
  * first listed. Each dropped duplicate is a problem saying which was kept.
  */
-const SOURCE_NOUN: Record<AgentCandidate['source'], string> = { worktree: 'worktree', branch: 'branch', remote: 'remote-tracking branch', observation: 'observation', published: 'published agent' };
+const SOURCE_NOUN: Record<AgentCandidate['source'], string> = {
+  worktree: 'worktree',
+  branch: 'branch',
+  remote: 'remote-tracking branch',
+  observation: 'observation',
+  published: 'published agent',
+};
 
 export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])[], problems: Problem[]): AgentCandidate[] {
   const richness = (c: AgentCandidate): number =>
@@ -192,7 +221,11 @@ export function pickRicherCandidates(lists: readonly (readonly AgentCandidate[])
           ? `the worktree ${kept.worktree} (uncommitted work included)`
           : `the ${SOURCE_NOUN[kept.source]} listed first`;
     const also = [...new Set(others.map((o) => SOURCE_NOUN[o.source]))].join(' and as a ');
-    problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: id, message: `Agent "${id}" appears as a ${SOURCE_NOUN[kept.source]} and as a ${also}; ${what} was kept.` });
+    problems.push({
+      code: GitProblemCodes.DUPLICATE_AGENT,
+      agent: id,
+      message: `Agent "${id}" appears as a ${SOURCE_NOUN[kept.source]} and as a ${also}; ${what} was kept.`,
+    });
   }
   return [...chosen.values()];
 }
@@ -206,7 +239,12 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   const git = options.git ?? new GitService(repository, { maxFileBytes, recency });
   const problems: Problem[] = [];
 
-  const sources = options.sources === undefined ? ['worktrees' as const] : Array.isArray(options.sources) ? options.sources : [options.sources as AgentSource];
+  const sources =
+    options.sources === undefined
+      ? ['worktrees' as const]
+      : Array.isArray(options.sources)
+        ? options.sources
+        : [options.sources as AgentSource];
   const only = options.only ? new Set(options.only.flatMap((x) => [x, canonical(x)])) : undefined;
   const listed: AgentCandidate[][] = [];
   for (const source of sources) listed.push(await candidatesOf(source, repository, problems, git, options, now));
@@ -215,7 +253,8 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
   );
 
   const declaring = new Set((options.declaring ?? []).flatMap((x) => [x, canonical(x)]));
-  const isDeclaring = (c: AgentCandidate): boolean => declaring.has(c.id) || (c.worktree !== undefined && (declaring.has(c.worktree) || declaring.has(canonical(c.worktree))));
+  const isDeclaring = (c: AgentCandidate): boolean =>
+    declaring.has(c.id) || (c.worktree !== undefined && (declaring.has(c.worktree) || declaring.has(canonical(c.worktree))));
 
   const baseCache = new Map<string, Promise<string | undefined>>();
   const baseCommit = (ref: string) => {
@@ -243,14 +282,22 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     if (overrideRef !== undefined) {
       const commit = await baseCommit(overrideRef);
       if (!commit) {
-        own.push({ code: GitProblemCodes.UNKNOWN_BASE, agent: c.id, message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.` });
+        own.push({
+          code: GitProblemCodes.UNKNOWN_BASE,
+          agent: c.id,
+          message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.`,
+        });
         return undefined;
       }
       scanBase = { ref: overrideRef, commit };
     }
     const head = c.head ?? (c.ref && !c.worktree ? await baseCommit(c.ref) : undefined);
     if (!head && !c.worktree) {
-      own.push({ code: GitProblemCodes.AGENT_FAILED, agent: c.id, message: `${c.ref ?? c.id} does not name a commit; the agent was left out.` });
+      own.push({
+        code: GitProblemCodes.AGENT_FAILED,
+        agent: c.id,
+        message: `${c.ref ?? c.id} does not name a commit; the agent was left out.`,
+      });
       return undefined;
     }
     const cwd = c.worktree ?? repository.root;
@@ -267,7 +314,11 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     let oversized: readonly { path: string; bytes: number }[] = [];
     if (c.worktree && c.gitDir) {
       const overrides = overridesFor(options, c.worktree);
-      const snap = await snapshotWorktree(git.scratch, { dir: c.worktree, gitDir: c.gitDir }, { maxFileBytes, ...(overrides ? { overrides } : {}) });
+      const snap = await snapshotWorktree(
+        git.scratch,
+        { dir: c.worktree, gitDir: c.gitDir },
+        { maxFileBytes, ...(overrides ? { overrides } : {}) },
+      );
       tree = snap.tree;
       overridden = snap.overridden;
       oversized = snap.oversized;
@@ -283,20 +334,31 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       // Degrade to file level rather than lose the agent.
       entries = await diffTreesRaw(cwd, env, from, tree);
       lineLevel = false;
-      own.push({ code: GitProblemCodes.DIFF_FAILED, agent: c.id, message: `Could not read ${c.id}'s line changes (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); its files are compared whole, file level only.` });
+      own.push({
+        code: GitProblemCodes.DIFF_FAILED,
+        agent: c.id,
+        message: `Could not read ${c.id}'s line changes (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); its files are compared whole, file level only.`,
+      });
     }
     // With no commit since the merge base, every change is uncommitted: no need to ask git.
     const hasWork = c.worktree !== undefined || published !== undefined;
-    const uncommitted = !hasWork ? new Set<string>() : head && head !== from ? await changedPaths(cwd, env, head, tree) : new Set(entries.map((e) => e.path));
+    const uncommitted = !hasWork
+      ? new Set<string>()
+      : head && head !== from
+        ? await changedPaths(cwd, env, head, tree)
+        : new Set(entries.map((e) => e.path));
     // A published agent's right of way is what it recorded from its real branch.
     const history = published
       ? { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() }
       : head && head !== mergeBase && !wholeFiles
-      ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
-      : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
+        ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
+        : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
 
     // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
-    const binaryBlobs = entries.filter((e) => e.binary).flatMap((e) => [e.newBlob, e.oldBlob]).filter((x): x is string => !!x);
+    const binaryBlobs = entries
+      .filter((e) => e.binary)
+      .flatMap((e) => [e.newBlob, e.oldBlob])
+      .filter((x): x is string => !!x);
     const sizes = Number.isFinite(maxFileBytes) ? await blobSizes(cwd, env, binaryBlobs) : new Map<string, number>();
     const tooLarge = (blob: string | undefined) => blob !== undefined && (sizes.get(blob) ?? 0) > maxFileBytes;
     const overriddenSet = new Set(overridden);
@@ -304,7 +366,14 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
     const files: FileEdit[] = [];
     for (const e of entries) {
       const edit = toFileEdit(e, {
-        lastEditedAt: (path) => (overriddenSet.has(path) ? now : uncommitted.has(path) ? (c.worktree ? fileMtime(c.worktree, path) : published?.publishedAt) : history.lastCommitAt.get(path)),
+        lastEditedAt: (path) =>
+          overriddenSet.has(path)
+            ? now
+            : uncommitted.has(path)
+              ? c.worktree
+                ? fileMtime(c.worktree, path)
+                : published?.publishedAt
+              : history.lastCommitAt.get(path),
         uncommitted: (path) => overriddenSet.has(path) || (hasWork && uncommitted.has(path)),
         now,
         recency,
@@ -313,20 +382,39 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       });
       if (!edit) continue;
       files.push(edit);
-      if (e.binary && (tooLarge(e.newBlob) || tooLarge(e.oldBlob))) own.push(fileTooLarge(c.id, e.path, Math.max(sizes.get(e.newBlob ?? '') ?? 0, sizes.get(e.oldBlob ?? '') ?? 0), maxFileBytes));
+      if (e.binary && (tooLarge(e.newBlob) || tooLarge(e.oldBlob)))
+        own.push(fileTooLarge(c.id, e.path, Math.max(sizes.get(e.newBlob ?? '') ?? 0, sizes.get(e.oldBlob ?? '') ?? 0), maxFileBytes));
     }
     for (const o of oversized) {
       const at = fileMtime(cwd, o.path);
       // An untracked file (over the size limit) is uncommitted work: current.
-      files.push({ path: o.path, status: 'added', weight: 1, baseRanges: 'whole', newRanges: 'whole', ...(at !== undefined ? { lastEditedAt: at } : {}) });
+      files.push({
+        path: o.path,
+        status: 'added',
+        weight: 1,
+        baseRanges: 'whole',
+        newRanges: 'whole',
+        ...(at !== undefined ? { lastEditedAt: at } : {}),
+      });
       own.push(fileTooLarge(c.id, o.path, o.bytes, maxFileBytes));
     }
     files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 
     const dirty = hasWork && (uncommitted.size > 0 || oversized.length > 0);
-    git.register({ id: c.id, ...(head ? { head } : {}), tree, dirty, ...(mergeBase ? { mergeBase } : {}), ...(c.worktree ? { worktree: c.worktree } : {}) });
+    git.register({
+      id: c.id,
+      ...(head ? { head } : {}),
+      tree,
+      dirty,
+      ...(mergeBase ? { mergeBase } : {}),
+      ...(c.worktree ? { worktree: c.worktree } : {}),
+    });
     const reasons = [
-      ...(!lineLevel && !wholeFiles ? ['its line changes could not be read: compared file-level only'] : wholeFiles ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`] : []),
+      ...(!lineLevel && !wholeFiles
+        ? ['its line changes could not be read: compared file-level only']
+        : wholeFiles
+          ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
+          : []),
       ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env))] : []),
     ];
     // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
@@ -366,11 +454,21 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
    * A published agent whose recorded base is not in this clone's base branch: its diff from our
    * merge base would carry that base's changes as its own. Unknown, with the reason.
    */
-  async function publishedBaseReason(p: NonNullable<AgentCandidate['published']>, scanBase: BaseInfo, env: Record<string, string>): Promise<string[]> {
+  async function publishedBaseReason(
+    p: NonNullable<AgentCandidate['published']>,
+    scanBase: BaseInfo,
+    env: Record<string, string>,
+  ): Promise<string[]> {
     if (!p.mergeBase) return [];
-    const r = await runGitRaw(['merge-base', '--is-ancestor', p.mergeBase, scanBase.commit], { cwd: repository.root, env, okCodes: [1, 128] });
+    const r = await runGitRaw(['merge-base', '--is-ancestor', p.mergeBase, scanBase.commit], {
+      cwd: repository.root,
+      env,
+      okCodes: [1, 128],
+    });
     if (r.code === 0) return [];
-    return [`its base (${p.baseRef ?? 'its base'} at ${p.mergeBase.slice(0, 12)} where it was published) is not in this clone's ${scanBase.ref}: fetch ${p.baseRef ?? 'that base'} to compare it exactly`];
+    return [
+      `its base (${p.baseRef ?? 'its base'} at ${p.mergeBase.slice(0, 12)} where it was published) is not in this clone's ${scanBase.ref}: fetch ${p.baseRef ?? 'that base'} to compare it exactly`,
+    ];
   }
 
   /** A published agent whose state could not be read: its recorded paths, whole files, unknown. */
@@ -380,11 +478,28 @@ export async function loadAgents(options: LoadAgentsOptions): Promise<LoadAgents
       label: c.label,
       startedAt: c.startedAt ?? now,
       committedWork: p.committedWork,
-      files: p.paths.map((path) => ({ path, status: 'modified' as const, weight: 1, baseRanges: 'whole' as const, newRanges: 'whole' as const })),
+      files: p.paths.map((path) => ({
+        path,
+        status: 'modified' as const,
+        weight: 1,
+        baseRanges: 'whole' as const,
+        newRanges: 'whole' as const,
+      })),
       ...(c.intent ? { intent: c.intent } : {}),
       repository: repository.id,
       incomplete: p.incomplete.length > 0 ? p.incomplete : ['its published state could not be read'],
-      meta: { source: 'published', head: c.head ?? null, ...(c.ref ? { ref: c.ref } : {}), detached: c.detached ?? false, baseRef, mergeBase: null, dirty: true, commits: 0, fileLevelOnly: true, ...publishedMeta(p) },
+      meta: {
+        source: 'published',
+        head: c.head ?? null,
+        ...(c.ref ? { ref: c.ref } : {}),
+        detached: c.detached ?? false,
+        baseRef,
+        mergeBase: null,
+        dirty: true,
+        commits: 0,
+        fileLevelOnly: true,
+        ...publishedMeta(p),
+      },
     };
   }
 

@@ -137,7 +137,10 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
   }
   const env = git.scratch.env();
   const entries = await diffTrees(dir, env, state.mergeBase, tree, maxBytes, [...diffPaths].sort());
-  const binary = entries.filter((e) => e.binary).flatMap((e) => [e.newBlob, e.oldBlob]).filter((x): x is string => !!x);
+  const binary = entries
+    .filter((e) => e.binary)
+    .flatMap((e) => [e.newBlob, e.oldBlob])
+    .filter((x): x is string => !!x);
   const sizes = binary.length ? await blobSizes(dir, env, binary) : new Map<string, number>();
   const fresh: FileEdit[] = [];
   for (const e of entries) {
@@ -158,4 +161,3 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
   git.register({ ...state, tree, dirty: true });
   return { agent: { ...agent, files, meta: { ...meta, tree, dirty: true } } };
 }
-

@@ -39,11 +39,17 @@ export function notARepository(dir: string, why: string): GitSourceError {
 
 /** A folder given as the repository that is missing or is not a folder. */
 export function noSuchDirectory(dir: string, what: 'missing' | 'file'): GitSourceError {
-  return new GitSourceError(GitProblemCodes.NOT_A_REPOSITORY, what === 'missing' ? `${dir} does not exist.` : `${dir} is a file, not a folder inside a git repository.`);
+  return new GitSourceError(
+    GitProblemCodes.NOT_A_REPOSITORY,
+    what === 'missing' ? `${dir} does not exist.` : `${dir} is a file, not a folder inside a git repository.`,
+  );
 }
 
 export function gitNotFound(): GitSourceError {
-  return new GitSourceError(GitProblemCodes.GIT_NOT_FOUND, 'git was not found on PATH; Airspace needs git (2.38 or later) installed to read the repository.');
+  return new GitSourceError(
+    GitProblemCodes.GIT_NOT_FOUND,
+    'git was not found on PATH; Airspace needs git (2.38 or later) installed to read the repository.',
+  );
 }
 
 export function unknownBase(ref: string): GitSourceError {
@@ -51,14 +57,20 @@ export function unknownBase(ref: string): GitSourceError {
 }
 
 export function noDefaultBase(tried: readonly string[]): GitSourceError {
-  return new GitSourceError(GitProblemCodes.UNKNOWN_BASE, `No base given and no default branch found (tried ${tried.join(', ')}); pass a base ref (--base REF).`);
+  return new GitSourceError(
+    GitProblemCodes.UNKNOWN_BASE,
+    `No base given and no default branch found (tried ${tried.join(', ')}); pass a base ref (--base REF).`,
+  );
 }
 
 export function invalidObservations(why: string): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
 }
 
-export function invalidSource(spec: string, hint = 'expected worktrees, branches, remote:<pattern>, published:<remote> or json:<file>'): GitSourceError {
+export function invalidSource(
+  spec: string,
+  hint = 'expected worktrees, branches, remote:<pattern>, published:<remote> or json:<file>',
+): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_SOURCE, `Unknown agent source "${spec}"; ${hint}.`);
 }
 
@@ -71,7 +83,12 @@ export function missingMergeBase(agent: string, base: string): Problem {
 }
 
 export function fileTooLarge(agent: string, path: string, bytes: number, limit: number): Problem {
-  return { code: GitProblemCodes.FILE_TOO_LARGE, agent, path, message: `${path} in ${agent} is ${bytes} bytes, over the ${limit}-byte limit: treated as a whole-file change without line ranges.` };
+  return {
+    code: GitProblemCodes.FILE_TOO_LARGE,
+    agent,
+    path,
+    message: `${path} in ${agent} is ${bytes} bytes, over the ${limit}-byte limit: treated as a whole-file change without line ranges.`,
+  };
 }
 
 export function agentFailed(agent: string, error: unknown): Problem {

@@ -130,7 +130,9 @@ export class GitService implements PairEditsService {
     let hit = this.mergeBaseCache.get(key);
     if (!hit) {
       this.stats.mergeBases++;
-      hit = runGitRaw(['merge-base', x, y], { cwd: this.cwd, env: this.scratch.env(), okCodes: [1] }).then((r) => (r.code === 0 ? r.stdout.toString().trim().split('\n')[0] || undefined : undefined));
+      hit = runGitRaw(['merge-base', x, y], { cwd: this.cwd, env: this.scratch.env(), okCodes: [1] }).then((r) =>
+        r.code === 0 ? r.stdout.toString().trim().split('\n')[0] || undefined : undefined,
+      );
       this.mergeBaseCache.set(key, hit);
     }
     return hit;
@@ -158,7 +160,8 @@ export class GitService implements PairEditsService {
     const ownB = findEdit(b, path);
     const sa = this.state(a);
     const sb = this.state(b);
-    const own = (): PairEdits | undefined => (ownA && ownB ? { a: ownA, b: ownB, rediffed: false, ...(a.base && a.base === b.base ? { base: a.base } : {}) } : undefined);
+    const own = (): PairEdits | undefined =>
+      ownA && ownB ? { a: ownA, b: ownB, rediffed: false, ...(a.base && a.base === b.base ? { base: a.base } : {}) } : undefined;
     if (!sa || !sb || !sa.mergeBase || !sb.mergeBase) return own();
     if (sa.mergeBase === sb.mergeBase) return own();
     const base = await this.pairBase(a, b);
@@ -167,7 +170,11 @@ export class GitService implements PairEditsService {
     // A declared edit (intent) is not in the agent's state either: its lines are mapped like a
     // probe's, and a declared whole file is the whole file in any base.
     const side = (agent: Agent, s: AgentState, mine: FileEdit | undefined) =>
-      s.mergeBase === base ? Promise.resolve(mine) : agent.meta?.['probe'] || mine?.declared ? this.probeAgainst(s, base, paths, mine) : this.editAgainst(s, base, paths, mine);
+      s.mergeBase === base
+        ? Promise.resolve(mine)
+        : agent.meta?.['probe'] || mine?.declared
+          ? this.probeAgainst(s, base, paths, mine)
+          : this.editAgainst(s, base, paths, mine);
     const [ea, eb] = await Promise.all([side(a, sa, ownA), side(b, sb, ownB)]);
     return ea && eb ? { a: ea, b: eb, base, rediffed: true } : undefined;
   }
@@ -177,7 +184,12 @@ export class GitService implements PairEditsService {
    * edits) in another base's lines: the probed current lines mapped through the real state's
    * hunks against that base.
    */
-  private async probeAgainst(s: AgentState, base: string, paths: readonly string[], probe: FileEdit | undefined): Promise<FileEdit | undefined> {
+  private async probeAgainst(
+    s: AgentState,
+    base: string,
+    paths: readonly string[],
+    probe: FileEdit | undefined,
+  ): Promise<FileEdit | undefined> {
     if (!probe || probe.newRanges === 'whole') return probe;
     const real = await this.editAgainst(s, base, paths, undefined);
     if (real?.baseRanges === 'whole') return { ...probe, baseRanges: 'whole', newRanges: 'whole' };
@@ -185,12 +197,19 @@ export class GitService implements PairEditsService {
     return { ...probe, baseRanges: probe.newRanges.map((r) => currentToBase(hunks, r)) };
   }
 
-  private async editAgainst(s: AgentState, base: string, paths: readonly string[], mine: FileEdit | undefined): Promise<FileEdit | undefined> {
+  private async editAgainst(
+    s: AgentState,
+    base: string,
+    paths: readonly string[],
+    mine: FileEdit | undefined,
+  ): Promise<FileEdit | undefined> {
     const edits = await this.editsAgainst(s, base);
     let edit: FileEdit | undefined;
     for (const p of paths) if ((edit = edits.get(p))) break;
     // Keep the agent's own recency weight: the re-diff changes coordinates, not age.
-    return edit && mine ? { ...edit, weight: mine.weight, ...(mine.lastEditedAt !== undefined ? { lastEditedAt: mine.lastEditedAt } : {}) } : edit;
+    return edit && mine
+      ? { ...edit, weight: mine.weight, ...(mine.lastEditedAt !== undefined ? { lastEditedAt: mine.lastEditedAt } : {}) }
+      : edit;
   }
 
   /**
@@ -206,7 +225,13 @@ export class GitService implements PairEditsService {
       hit = diffTrees(this.cwd, this.scratch.env(), base, s.tree, this.maxFileBytes).then((entries) => {
         const byPath = new Map<string, FileEdit>();
         for (const e of entries) {
-          const edit = toFileEdit(e, { lastEditedAt: () => undefined, now, recency: this.recency, tooLarge: () => false, wholeFiles: false });
+          const edit = toFileEdit(e, {
+            lastEditedAt: () => undefined,
+            now,
+            recency: this.recency,
+            tooLarge: () => false,
+            wholeFiles: false,
+          });
           if (!edit) continue;
           byPath.set(edit.path, edit);
           if (edit.oldPath && !byPath.has(edit.oldPath)) byPath.set(edit.oldPath, edit);
@@ -269,7 +294,11 @@ export class GitService implements PairEditsService {
   /** A scratch commit of `tree` with these parents (fixed identity and date: equal inputs, equal ids). */
   writeCommit(tree: string, parents: readonly string[], message = 'airspace merge'): string {
     const who = 'airspace <airspace@localhost> 1000000000 +0000';
-    return writeLooseObject(this.scratch.objectsDir, 'commit', `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}author ${who}\ncommitter ${who}\n\n${message}\n`);
+    return writeLooseObject(
+      this.scratch.objectsDir,
+      'commit',
+      `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}author ${who}\ncommitter ${who}\n\n${message}\n`,
+    );
   }
 
   /**

@@ -35,8 +35,13 @@ export async function snapshotWorktree(
     return await snapshotWith(index);
   } catch (error) {
     // git names the scratch copy; the user needs to hear about their own index.
-    const damaged = error instanceof GitError && /index file (smaller than expected|corrupt)|bad signature|bad index (file|version)|index uses .* extension/i.exec(error.stderr);
-    if (damaged) throw new Error(`its index ${join(worktree.gitDir, 'index')} is damaged (${damaged[0]}); git status in ${worktree.dir} reports the same.`);
+    const damaged =
+      error instanceof GitError &&
+      /index file (smaller than expected|corrupt)|bad signature|bad index (file|version)|index uses .* extension/i.exec(error.stderr);
+    if (damaged)
+      throw new Error(
+        `its index ${join(worktree.gitDir, 'index')} is damaged (${damaged[0]}); git status in ${worktree.dir} reports the same.`,
+      );
     throw error;
   } finally {
     // A watcher snapshots every few seconds: temporary indexes must not pile up.

@@ -16,7 +16,8 @@ export type AgentSourceKind = 'worktree' | 'branch' | 'remote' | 'observation' |
  * `{ observations }`: an orchestrator's list, as JSON text or parsed (see `parseObservations`), or
  * `'published:<remote>'`: teammates' states published to a remote (`team.ts`).
  */
-export type AgentSource = 'worktrees' | 'branches' | `remote:${string}` | `published:${string}` | { readonly observations: unknown; readonly relativeTo?: string };
+export type AgentSource =
+  'worktrees' | 'branches' | `remote:${string}` | `published:${string}` | { readonly observations: unknown; readonly relativeTo?: string };
 
 /** What a published observation says about its agent (see team.ts, docs/observations.md). */
 export interface PublishedState {
@@ -90,7 +91,15 @@ export function parseWorktreeList(output: string): WorktreeRecord[] {
   const records: WorktreeRecord[] = [];
   let cur: { dir?: string; head?: string; ref?: string; detached: boolean; bare: boolean; prunable: boolean } | undefined;
   const push = () => {
-    if (cur?.dir) records.push({ dir: cur.dir, detached: cur.detached, bare: cur.bare, prunable: cur.prunable, ...(cur.head ? { head: cur.head } : {}), ...(cur.ref ? { ref: cur.ref } : {}) });
+    if (cur?.dir)
+      records.push({
+        dir: cur.dir,
+        detached: cur.detached,
+        bare: cur.bare,
+        prunable: cur.prunable,
+        ...(cur.head ? { head: cur.head } : {}),
+        ...(cur.ref ? { ref: cur.ref } : {}),
+      });
     cur = undefined;
   };
   for (const field of output.split('\0')) {
@@ -131,7 +140,16 @@ function uniqueIds<T extends { id: string }>(items: T[]): T[] {
 export async function worktreeCandidates(cwd: string): Promise<{ candidates: AgentCandidate[]; skipped: { dir: string; why: string }[] }> {
   const out = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd });
   const skipped: { dir: string; why: string }[] = [];
-  const candidates: { id: string; label: string; source: AgentSourceKind; worktree: string; gitDir: string; head?: string; ref?: string; detached: boolean }[] = [];
+  const candidates: {
+    id: string;
+    label: string;
+    source: AgentSourceKind;
+    worktree: string;
+    gitDir: string;
+    head?: string;
+    ref?: string;
+    detached: boolean;
+  }[] = [];
   for (const w of parseWorktreeList(out)) {
     if (w.bare) continue;
     const gitDir = w.prunable || !existsSync(w.dir) ? undefined : worktreeGitDir(w.dir);
@@ -203,7 +221,8 @@ export function parseObservations(input: unknown, relativeTo: string): AgentCand
   if (!Array.isArray(list)) throw invalidObservations('expected an object with an "agents" array, or an array of agents');
   if (!Array.isArray(value) && value && typeof value === 'object') {
     const version = (value as { version?: unknown }).version;
-    if (version !== undefined && version !== 1) throw invalidObservations(`unsupported version ${JSON.stringify(version)} (this reader knows version 1)`);
+    if (version !== undefined && version !== 1)
+      throw invalidObservations(`unsupported version ${JSON.stringify(version)} (this reader knows version 1)`);
   }
   const ids = new Set<string>();
   return list.map((raw, i): AgentCandidate => {
@@ -215,7 +234,8 @@ export function parseObservations(input: unknown, relativeTo: string): AgentCand
     ids.add(o.id);
     const hasWorktree = typeof o.worktree === 'string' && o.worktree !== '';
     const hasRef = typeof o.ref === 'string' && o.ref !== '';
-    if (hasWorktree === hasRef) throw invalidObservations(`${where} ("${o.id}") needs exactly one of "worktree" (a directory) or "ref" (a commit-ish)`);
+    if (hasWorktree === hasRef)
+      throw invalidObservations(`${where} ("${o.id}") needs exactly one of "worktree" (a directory) or "ref" (a commit-ish)`);
     for (const key of ['label', 'base'] as const) {
       if (o[key] !== undefined && typeof o[key] !== 'string') throw invalidObservations(`${where}.${key} must be a string`);
     }
@@ -246,7 +266,9 @@ export function parseObservations(input: unknown, relativeTo: string): AgentCand
  * Resolves observation candidates against git: a worktree's git dir, HEAD and branch; a ref's
  * commit. Unreadable entries are returned in `skipped` with the reason.
  */
-export async function resolveObservationCandidates(candidates: readonly AgentCandidate[]): Promise<{ candidates: AgentCandidate[]; skipped: { dir: string; why: string }[] }> {
+export async function resolveObservationCandidates(
+  candidates: readonly AgentCandidate[],
+): Promise<{ candidates: AgentCandidate[]; skipped: { dir: string; why: string }[] }> {
   const out: AgentCandidate[] = [];
   const skipped: { dir: string; why: string }[] = [];
   for (const c of candidates) {

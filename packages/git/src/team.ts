@@ -142,7 +142,10 @@ export async function resolveRemote(repository: RepositoryInfo, remote: string):
     const key = `url-${createHash('sha1').update(remote).digest('hex').slice(0, 12)}`;
     return { name: remote, key, fetchUrl: remote, pushUrl: remote };
   }
-  throw new TeamError('NO_REMOTE', `No remote named "${remote}" in this repository (git remote -v lists them); give a remote's name or a URL.`);
+  throw new TeamError(
+    'NO_REMOTE',
+    `No remote named "${remote}" in this repository (git remote -v lists them); give a remote's name or a URL.`,
+  );
 }
 
 async function validAgentId(id: string, cwd: string): Promise<boolean> {
@@ -171,16 +174,32 @@ export function parseObservationMessage(message: string): { observation?: Publis
   }
   const o = value as Partial<PublishedObservation> | null;
   if (!o || typeof o !== 'object') return { error: 'its observation is not an object' };
-  if (o.airspace !== OBSERVATION_VERSION) return { error: `its observation has version ${JSON.stringify(o.airspace)}; this reader knows version ${OBSERVATION_VERSION}` };
+  if (o.airspace !== OBSERVATION_VERSION)
+    return { error: `its observation has version ${JSON.stringify(o.airspace)}; this reader knows version ${OBSERVATION_VERSION}` };
   const str = (v: unknown) => typeof v === 'string' && v !== '';
   const date = (v: unknown) => typeof v === 'string' && Number.isFinite(Date.parse(v));
-  if (!str(o.id) || !str(o.clone) || !o.base || !str(o.base.ref) || !str(o.base.commit) || !date(o.publishedAt) || !date(o.expiresAt) || !date(o.startedAt)) {
+  if (
+    !str(o.id) ||
+    !str(o.clone) ||
+    !o.base ||
+    !str(o.base.ref) ||
+    !str(o.base.commit) ||
+    !date(o.publishedAt) ||
+    !date(o.expiresAt) ||
+    !date(o.startedAt)
+  ) {
     return { error: 'its observation lacks id, clone, base, startedAt, publishedAt or expiresAt' };
   }
-  if (typeof o.committedWork !== 'number' || !Number.isFinite(o.committedWork) || !Array.isArray(o.paths) || !o.paths.every((p) => typeof p === 'string')) {
+  if (
+    typeof o.committedWork !== 'number' ||
+    !Number.isFinite(o.committedWork) ||
+    !Array.isArray(o.paths) ||
+    !o.paths.every((p) => typeof p === 'string')
+  ) {
     return { error: 'its observation lacks committedWork or paths' };
   }
-  if (o.intent !== undefined && !(Array.isArray(o.intent) && o.intent.every((p) => typeof p === 'string'))) return { error: 'its observation has a malformed intent' };
+  if (o.intent !== undefined && !(Array.isArray(o.intent) && o.intent.every((p) => typeof p === 'string')))
+    return { error: 'its observation has a malformed intent' };
   return { observation: { ...o, label: typeof o.label === 'string' ? o.label : o.id } as PublishedObservation };
 }
 
@@ -263,10 +282,20 @@ function pushFailure(remote: string, ref: string, out: string, stderr: string, p
     );
   }
   if (/remote rejected/.test(line) || /hook declined|denied|rejected/i.test(stderr)) {
-    const hook = stderr.split('\n').map((l) => l.replace(/^remote:\s*/, '').trim()).filter((l) => l && !/^(To |error: failed to push|!\s)/.test(l))[0];
-    return new TeamError('PUSH_REJECTED', `${remote} refused ${ref} (${reason ?? 'rejected'}${hook && hook !== reason ? `: ${hook}` : ''}); nothing was published. The remote must accept pushes to refs/airspace/agents/* (see docs/team.md).`);
+    const hook = stderr
+      .split('\n')
+      .map((l) => l.replace(/^remote:\s*/, '').trim())
+      .filter((l) => l && !/^(To |error: failed to push|!\s)/.test(l))[0];
+    return new TeamError(
+      'PUSH_REJECTED',
+      `${remote} refused ${ref} (${reason ?? 'rejected'}${hook && hook !== reason ? `: ${hook}` : ''}); nothing was published. The remote must accept pushes to refs/airspace/agents/* (see docs/team.md).`,
+    );
   }
-  const first = stderr.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('To ')) ?? 'git push failed';
+  const first =
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l && !l.startsWith('To ')) ?? 'git push failed';
   return new TeamError('PUSH_FAILED', `Could not push ${ref} to ${remote}: ${first.replace(/^(fatal|error):\s*/, '')}`);
 }
 
@@ -276,7 +305,8 @@ function pushFailure(remote: string, ref: string, out: string, stderr: string, p
  */
 export async function publishAgent(options: PublishOptions): Promise<PublishResult> {
   const repository = await openRepository(options.repo);
-  if (repository.bare) throw new TeamError('NO_WORKTREE', `${repository.root} is a bare repository: publish runs in a worktree of the agent.`);
+  if (repository.bare)
+    throw new TeamError('NO_WORKTREE', `${repository.root} is a bare repository: publish runs in a worktree of the agent.`);
   const cwd = repository.root;
   const now = options.now ?? Date.now();
   const headRun = await runGitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
@@ -284,7 +314,8 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
   const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
-  if (!(await validAgentId(id, cwd))) throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  if (!(await validAgentId(id, cwd)))
+    throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
   const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const base = await resolveBase(cwd, options.base);
   const store = await openTeamStore(repository);
@@ -292,14 +323,25 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
 
   const scratch = new ScratchStore(join(repository.commonDir, 'objects'));
   try {
-    const snap = await snapshotWorktree(scratch, { dir: cwd, gitDir: repository.gitDir }, { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
+    const snap = await snapshotWorktree(
+      scratch,
+      { dir: cwd, gitDir: repository.gitDir },
+      { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES },
+    );
     const env = scratch.env();
     const mb = head ? await runGitRaw(['merge-base', head, base.commit], { cwd, env, okCodes: [1] }) : undefined;
     const mergeBase = mb?.code === 0 ? mb.stdout.toString().trim().split('\n')[0] || undefined : undefined;
-    const history = head && head !== mergeBase ? await readHistory(cwd, mergeBase, head).catch(() => readHistory(cwd, mergeBase, head, { numstat: false })) : undefined;
+    const history =
+      head && head !== mergeBase
+        ? await readHistory(cwd, mergeBase, head).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
+        : undefined;
     const from = mergeBase ?? (head ? base.commit : '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
-    const paths = (await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, snap.tree], { cwd, env })).split('\0').filter(Boolean);
-    const dirty = head ? (await runGit(['diff-tree', '-r', '--name-only', '--no-renames', head, snap.tree], { cwd, env })).trim() !== '' : paths.length > 0;
+    const paths = (await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, snap.tree], { cwd, env }))
+      .split('\0')
+      .filter(Boolean);
+    const dirty = head
+      ? (await runGit(['diff-tree', '-r', '--name-only', '--no-renames', head, snap.tree], { cwd, env })).trim() !== ''
+      : paths.length > 0;
     const startedAt = history?.firstCommitAt ?? creationTime(repository.gitDir) ?? now;
     const commits = history?.commits ?? 0;
     const changedLines = history?.changedLines ?? 0;
@@ -333,19 +375,31 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
     const previous = await storeRef(store, cwd, ownRef);
     const ref = `${PUBLISHED_PREFIX}${id}`;
     if (options.skipUnchanged && previous && (await sameState(store, cwd, previous, observation, snap.tree, now))) {
-      return { id, remote: remote.name, ref, commit: previous, previous, observation, unchanged: true, oversized: snap.oversized.map((o) => o.path) };
+      return {
+        id,
+        remote: remote.name,
+        ref,
+        commit: previous,
+        previous,
+        observation,
+        unchanged: true,
+        oversized: snap.oversized.map((o) => o.path),
+      };
     }
     copyLooseObjects(scratch.objectsDir, store.objectsDir);
 
     // Push from the user's repository (its config: credentials, ssh) with the store as an extra
     // alternate; to the URL, so none of the user's remote-tracking refs is updated. No hooks of
     // the user's run: this pushes no branch.
-    const push = await runGitRaw(['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous ?? ''}`, remote.pushUrl, `${commit}:${ref}`], {
-      cwd,
-      env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
-      okCodes: [1, 128],
-      timeoutMs: NETWORK_TIMEOUT_MS,
-    });
+    const push = await runGitRaw(
+      ['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous ?? ''}`, remote.pushUrl, `${commit}:${ref}`],
+      {
+        cwd,
+        env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
+        okCodes: [1, 128],
+        timeoutMs: NETWORK_TIMEOUT_MS,
+      },
+    );
     if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
     // The lease of the next publish; and the store's copy, so a scan sees it before the next fetch.
     await runGit(gitInStore(store, ['update-ref', ownRef, commit]), { cwd });
@@ -353,7 +407,16 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
     // Each publish adds the changed files' blobs: let git pack (and in time prune) the store when
     // loose objects pile up (git's own threshold), in the foreground so no process outlives us.
     await runGitRaw(gitInStore(store, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']), { cwd, okCodes: [1, 128] });
-    return { id, remote: remote.name, ref, commit, ...(previous ? { previous } : {}), observation, unchanged: false, oversized: snap.oversized.map((o) => o.path) };
+    return {
+      id,
+      remote: remote.name,
+      ref,
+      commit,
+      ...(previous ? { previous } : {}),
+      observation,
+      unchanged: false,
+      oversized: snap.oversized.map((o) => o.path),
+    };
   } finally {
     scratch.dispose();
   }
@@ -376,14 +439,18 @@ export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: str
   const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
   const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
-  if (!(await validAgentId(id, cwd))) throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  if (!(await validAgentId(id, cwd)))
+    throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
   const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const store = await openTeamStore(repository);
   const ref = `${PUBLISHED_PREFIX}${id}`;
   const ownRef = `refs/airspace/published/${remote.key}/${id}`;
   const previous = await storeRef(store, cwd, ownRef);
   if (!previous) return { id, ref };
-  const push = await runGitRaw(['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`], { cwd, okCodes: [1, 128], timeoutMs: NETWORK_TIMEOUT_MS });
+  const push = await runGitRaw(
+    ['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`],
+    { cwd, okCodes: [1, 128], timeoutMs: NETWORK_TIMEOUT_MS },
+  );
   if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
   await runGit(gitInStore(store, ['update-ref', '-d', ownRef]), { cwd });
   await runGitRaw(gitInStore(store, ['update-ref', '-d', `refs/airspace/remotes/${remote.key}/agents/${id}`]), { cwd, okCodes: [1, 128] });
@@ -391,7 +458,14 @@ export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: str
 }
 
 /** Whether the last published commit holds this state and observation (times aside) and is fresh enough. */
-async function sameState(store: TeamStore, cwd: string, previous: string, next: PublishedObservation, nextTree: string, now: number): Promise<boolean> {
+async function sameState(
+  store: TeamStore,
+  cwd: string,
+  previous: string,
+  next: PublishedObservation,
+  nextTree: string,
+  now: number,
+): Promise<boolean> {
   const r = await runGitRaw(gitInStore(store, ['cat-file', 'commit', previous]), { cwd, okCodes: [1, 128] });
   if (r.code !== 0) return false;
   const text = r.stdout.toString('utf8');
@@ -432,16 +506,36 @@ const recentFetches = new Map<string, FetchOutcome>();
 export const NETWORK_TIMEOUT_MS = 60_000;
 
 /** One fetch of `refs/airspace/agents/*` into the team store; the error (one line) when it failed. */
-export async function fetchPublished(repository: RepositoryInfo, store: TeamStore, remote: RemoteTarget, options: PublishedFetchOptions = {}): Promise<FetchOutcome> {
+export async function fetchPublished(
+  repository: RepositoryInfo,
+  store: TeamStore,
+  remote: RemoteTarget,
+  options: PublishedFetchOptions = {},
+): Promise<FetchOutcome> {
   const now = options.now ?? Date.now();
   const key = `${store.dir}\0${remote.key}`;
   const recent = recentFetches.get(key);
   if (recent && !recent.error && now - recent.at < (options.minIntervalMs ?? 0)) return recent;
   const r = await runGitRaw(
-    gitInStore(store, ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-gc', remote.fetchUrl, `+${PUBLISHED_PREFIX}*:refs/airspace/remotes/${remote.key}/agents/*`]),
+    gitInStore(store, [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--prune',
+      '--no-write-fetch-head',
+      '--no-auto-gc',
+      remote.fetchUrl,
+      `+${PUBLISHED_PREFIX}*:refs/airspace/remotes/${remote.key}/agents/*`,
+    ]),
     { cwd: repository.root, okCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_TIMEOUT_MS },
   ).catch((e: unknown) => ({ code: -1, stderr: e instanceof Error ? e.message : String(e), stdout: Buffer.alloc(0) }));
-  const error = r.code === 0 ? undefined : (r.stderr.split('\n').map((l) => l.trim().replace(/^(fatal|error):\s*/, '')).find(Boolean) ?? `git fetch exited ${r.code}`);
+  const error =
+    r.code === 0
+      ? undefined
+      : (r.stderr
+          .split('\n')
+          .map((l) => l.trim().replace(/^(fatal|error):\s*/, ''))
+          .find(Boolean) ?? `git fetch exited ${r.code}`);
   const outcome = { at: now, ...(error ? { error } : {}) };
   recentFetches.set(key, outcome);
   return outcome;
@@ -496,14 +590,21 @@ export interface PublishedCandidates {
  * every `refs/airspace/agents/*` read from the store. Expired, stale (the fetch failed) and
  * unreadable observations become candidates with `incomplete` reasons: `unknown`, never clear.
  */
-export async function publishedCandidates(repository: RepositoryInfo, remoteName: string, options: PublishedFetchOptions = {}): Promise<PublishedCandidates> {
+export async function publishedCandidates(
+  repository: RepositoryInfo,
+  remoteName: string,
+  options: PublishedFetchOptions = {},
+): Promise<PublishedCandidates> {
   const now = options.now ?? Date.now();
   const problems: Problem[] = [];
   let remote: RemoteTarget;
   try {
     remote = await resolveRemote(repository, remoteName);
   } catch (e) {
-    problems.push({ code: GitProblemCodes.PUBLISHED_UNAVAILABLE, message: `${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}; published agents were left out.` });
+    problems.push({
+      code: GitProblemCodes.PUBLISHED_UNAVAILABLE,
+      message: `${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}; published agents were left out.`,
+    });
     return { candidates: [], problems };
   }
   const cwd = repository.root;
@@ -518,15 +619,24 @@ export async function publishedCandidates(repository: RepositoryInfo, remoteName
   }
   const prefix = `refs/airspace/remotes/${remote.key}/agents/`;
   const listing = await runGit(gitInStore(store, ['for-each-ref', '--format=%(refname)%00%(objectname)', prefix]), { cwd });
-  const refs = listing.split('\n').filter(Boolean).map((line) => line.split('\0') as [string, string]);
-  const commits = await readCommits(store, cwd, refs.map(([, oid]) => oid));
+  const refs = listing
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\0') as [string, string]);
+  const commits = await readCommits(
+    store,
+    cwd,
+    refs.map(([, oid]) => oid),
+  );
   const candidates: AgentCandidate[] = [];
   for (const [refname, oid] of refs) {
     const id = refname.slice(prefix.length);
     const incomplete: string[] = [];
     if (fetched.error) incomplete.push(`not refreshed: fetching from ${remote.name} failed (${fetched.error})`);
     const commit = commits.get(oid);
-    const parsed = commit ? parseObservationMessage(commit.message) : { error: `its published state ${oid.slice(0, 12)} is not among the fetched objects` };
+    const parsed = commit
+      ? parseObservationMessage(commit.message)
+      : { error: `its published state ${oid.slice(0, 12)} is not among the fetched objects` };
     const o = parsed.observation;
     if (!o) {
       candidates.push({
@@ -535,7 +645,13 @@ export async function publishedCandidates(repository: RepositoryInfo, remoteName
         source: 'published',
         ref: refname,
         detached: false,
-        published: { remote: remote.name, committedWork: 0, paths: [], incomplete: [...incomplete, `published observation unreadable: ${parsed.error}`], self: false },
+        published: {
+          remote: remote.name,
+          committedWork: 0,
+          paths: [],
+          incomplete: [...incomplete, `published observation unreadable: ${parsed.error}`],
+          self: false,
+        },
       });
       continue;
     }
@@ -545,7 +661,9 @@ export async function publishedCandidates(repository: RepositoryInfo, remoteName
     const head = commit!.parents[0];
     let tree = commit!.tree;
     if (tree && !(await hasObject(store, cwd, tree))) {
-      incomplete.push(`its published state ${oid.slice(0, 12)} is only partly fetched (tree ${tree.slice(0, 12)} missing): compared by its recorded paths only`);
+      incomplete.push(
+        `its published state ${oid.slice(0, 12)} is only partly fetched (tree ${tree.slice(0, 12)} missing): compared by its recorded paths only`,
+      );
       tree = undefined;
     }
     if (o.pathsTruncated && !tree) incomplete.push('its recorded paths were cut at 5,000');
@@ -592,7 +710,11 @@ export function reconcilePublished(lists: readonly (readonly AgentCandidate[])[]
       if (c.published?.self && (local.has(c.id) || (c.published.branch !== undefined && localBranches.has(c.published.branch)))) return [];
       if (!local.has(c.id)) return [c];
       const id = `${c.id}@${c.published?.remote ?? 'remote'}`;
-      problems.push({ code: GitProblemCodes.DUPLICATE_AGENT, agent: id, message: `A teammate published an agent named "${c.id}", as a local agent is named; it is listed as "${id}".` });
+      problems.push({
+        code: GitProblemCodes.DUPLICATE_AGENT,
+        agent: id,
+        message: `A teammate published an agent named "${c.id}", as a local agent is named; it is listed as "${id}".`,
+      });
       return [{ ...c, id, label: id }];
     }),
   );

@@ -21,14 +21,33 @@ export function diffArgs(from: string, to: string, maxFileBytes: number, paths?:
   const big = Number.isFinite(maxFileBytes) ? ['-c', `core.bigFileThreshold=${Math.max(1, Math.floor(maxFileBytes))}`] : [];
   return [
     ...big,
-    'diff-tree', '-r', '-z', '--raw', '-p', '-U0', '--inter-hunk-context=0', '--no-abbrev', '--full-index',
-    '-M', '--diff-algorithm=histogram', '--no-textconv', '--no-ext-diff',
-    from, to,
+    'diff-tree',
+    '-r',
+    '-z',
+    '--raw',
+    '-p',
+    '-U0',
+    '--inter-hunk-context=0',
+    '--no-abbrev',
+    '--full-index',
+    '-M',
+    '--diff-algorithm=histogram',
+    '--no-textconv',
+    '--no-ext-diff',
+    from,
+    to,
     ...(paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : []),
   ];
 }
 
-export async function diffTrees(cwd: string, env: Readonly<Record<string, string>>, from: string, to: string, maxFileBytes: number, paths?: readonly string[]): Promise<DiffEntry[]> {
+export async function diffTrees(
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  from: string,
+  to: string,
+  maxFileBytes: number,
+  paths?: readonly string[],
+): Promise<DiffEntry[]> {
   const r = await runGitRaw(diffArgs(from, to, maxFileBytes, paths), { cwd, env });
   return parseRawPatch(r.stdout);
 }
@@ -64,11 +83,19 @@ export interface History {
 }
 
 /** Commits in `from..to` with their per-file line counts: one `git log` call. */
-export async function readHistory(cwd: string, from: string | undefined, to: string, options: { readonly numstat?: boolean } = {}): Promise<History> {
+export async function readHistory(
+  cwd: string,
+  from: string | undefined,
+  to: string,
+  options: { readonly numstat?: boolean } = {},
+): Promise<History> {
   const range = from ? [`${from}..${to}`] : [to];
   // Without numstat no blob is read: the fallback when some blob is missing.
   const stat = options.numstat === false ? ['--name-only'] : ['--numstat'];
-  const out = await runGit(['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', ...stat, ...range, '--'], { cwd });
+  const out = await runGit(
+    ['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', ...stat, ...range, '--'],
+    { cwd },
+  );
   let commits = 0;
   let changedLines = 0;
   let firstCommitAt: number | undefined;
@@ -82,7 +109,10 @@ export async function readHistory(cwd: string, from: string | undefined, to: str
     if (at !== undefined && Number.isFinite(at)) firstCommitAt = at * 1000; // log is newest first: the last seen is the first commit
     const when = (ct ?? 0) * 1000;
     if (headerEnd < 0) continue;
-    for (const record of chunk.slice(headerEnd + 1).replace(/^\n/, '').split('\0')) {
+    for (const record of chunk
+      .slice(headerEnd + 1)
+      .replace(/^\n/, '')
+      .split('\0')) {
       const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record) ?? (options.numstat === false && record ? [record, '-', '-', record] : null);
       if (!m) continue;
       changedLines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
@@ -172,11 +202,20 @@ export interface CommitWorkingSetOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export async function commitWorkingSet(cwd: string, base: string, commit: string, options: CommitWorkingSetOptions): Promise<CommitWorkingSet> {
+export async function commitWorkingSet(
+  cwd: string,
+  base: string,
+  commit: string,
+  options: CommitWorkingSetOptions,
+): Promise<CommitWorkingSet> {
   const env = options.env ?? {};
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const [entries, history] = await Promise.all([diffTrees(cwd, env, base, commit, maxFileBytes), readHistory(cwd, base, commit)]);
-  const common = { commits: history.commits, changedLines: history.changedLines, ...(history.firstCommitAt !== undefined ? { startedAt: history.firstCommitAt } : {}) };
+  const common = {
+    commits: history.commits,
+    changedLines: history.changedLines,
+    ...(history.firstCommitAt !== undefined ? { startedAt: history.firstCommitAt } : {}),
+  };
   if (options.maxFiles !== undefined && entries.length > options.maxFiles) return { files: [], ...common, tooManyFiles: true };
   const binaries = entries.filter((e) => e.binary).flatMap((e) => [e.oldBlob, e.newBlob].filter((b): b is string => b !== undefined));
   const sizes = await blobSizes(cwd, env, binaries);

@@ -57,7 +57,13 @@ describe('createChangeTracker', () => {
   const start = async (r: RepoFixture, extra: { forcePoll?: boolean; pollMs?: number } = {}): Promise<TrackedChange[]> => {
     const targets = await watchTargets(r.dir);
     const changes: TrackedChange[] = [];
-    tracker = createChangeTracker({ ...targets, debounceMs: 100, pollMs: extra.pollMs ?? 60_000, ...(extra.forcePoll ? { forcePoll: true } : {}), onChange: (c) => changes.push(c) });
+    tracker = createChangeTracker({
+      ...targets,
+      debounceMs: 100,
+      pollMs: extra.pollMs ?? 60_000,
+      ...(extra.forcePoll ? { forcePoll: true } : {}),
+      onChange: (c) => changes.push(c),
+    });
     return changes;
   };
 

@@ -32,12 +32,37 @@ describe('parseRawPatch', () => {
 
   it('reads hunk headers: zero-width insertions and deletions, omitted counts', () => {
     const raw = ':100644 100644 ' + '1'.repeat(40) + ' ' + '2'.repeat(40) + ' M\0f\0\0';
-    const patch = ['diff --git a/f b/f', 'index 1..2 100644', '--- a/f', '+++ b/f', '@@ -0,0 +1,2 @@', '+x', '+y', '@@ -5 +7 @@', '-a', '+b', '@@ -9,2 +10,0 @@', '-c', '-d', '\\ No newline at end of file', ''].join('\n');
+    const patch = [
+      'diff --git a/f b/f',
+      'index 1..2 100644',
+      '--- a/f',
+      '+++ b/f',
+      '@@ -0,0 +1,2 @@',
+      '+x',
+      '+y',
+      '@@ -5 +7 @@',
+      '-a',
+      '+b',
+      '@@ -9,2 +10,0 @@',
+      '-c',
+      '-d',
+      '\\ No newline at end of file',
+      '',
+    ].join('\n');
     const [e] = parseRawPatch(Buffer.from(raw + patch));
     expect(e!.hunks.map((h) => [h.base, h.current])).toEqual([
-      [[1, 0], [1, 2]],
-      [[5, 5], [7, 7]],
-      [[9, 10], [11, 10]],
+      [
+        [1, 0],
+        [1, 2],
+      ],
+      [
+        [5, 5],
+        [7, 7],
+      ],
+      [
+        [9, 10],
+        [11, 10],
+      ],
     ]);
     expect(e!.hunks[2]!.contentId).toBe(parseRawPatch(Buffer.from(raw + patch.replace('-d', '-e')))[0]!.hunks[2]!.contentId); // a deletion's content is empty
     expect(e!.hunks[0]!.contentId).not.toBe(e!.hunks[1]!.contentId);
@@ -47,11 +72,34 @@ describe('parseRawPatch', () => {
 describe('parseMergeTreeStdin', () => {
   it('splits clean and conflicted merges and stops at a cut-short record', () => {
     const t = 'a'.repeat(40);
-    const out = ['1', t, '', '0', t, 'x.ts', '', '1', 'x.ts', 'Auto-merging', 'Auto-merging x.ts\n', '1', 'x.ts', 'CONFLICT (contents)', 'CONFLICT (content): Merge conflict in x.ts\n', '', '1', t].join('\0');
+    const out = [
+      '1',
+      t,
+      '',
+      '0',
+      t,
+      'x.ts',
+      '',
+      '1',
+      'x.ts',
+      'Auto-merging',
+      'Auto-merging x.ts\n',
+      '1',
+      'x.ts',
+      'CONFLICT (contents)',
+      'CONFLICT (content): Merge conflict in x.ts\n',
+      '',
+      '1',
+      t,
+    ].join('\0');
     const outcomes = parseMergeTreeStdin(out);
     expect(outcomes).toEqual([
       { clean: true, tree: t, conflicts: [] },
-      { clean: false, tree: t, conflicts: [{ path: 'x.ts', type: 'CONFLICT (contents)', message: 'CONFLICT (content): Merge conflict in x.ts' }] },
+      {
+        clean: false,
+        tree: t,
+        conflicts: [{ path: 'x.ts', type: 'CONFLICT (contents)', message: 'CONFLICT (content): Merge conflict in x.ts' }],
+      },
     ]);
   });
 });

@@ -30,7 +30,10 @@ function cacheDir(): string {
   return dir;
 }
 /** Everything a view says about these paths, for comparing two views. */
-function describeView(view: { commits: number; count(p: string): number; partners(p: string, s: number): readonly unknown[] } | undefined, paths: readonly string[]) {
+function describeView(
+  view: { commits: number; count(p: string): number; partners(p: string, s: number): readonly unknown[] } | undefined,
+  paths: readonly string[],
+) {
   return { commits: view?.commits, per: paths.map((p) => ({ p, count: view?.count(p), partners: view?.partners(p, 1) })) };
 }
 

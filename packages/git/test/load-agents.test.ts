@@ -23,17 +23,29 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
   it('(1)(2) compares base ranges, not new-side line numbers shifted by an insertion at the top', async () => {
     repo = createRepoFixture({ 'a.ts': text(base100) });
     const top = numbered(50, 'top');
-    repo.worktree('alice').write('a.ts', text([...top, ...replaced(base100, 10, 20, 'alice')])).commit('alice edits');
+    repo
+      .worktree('alice')
+      .write('a.ts', text([...top, ...replaced(base100, 10, 20, 'alice')]))
+      .commit('alice edits');
     repo.worktree('bob').write('a.ts', text(replaced(base100, 15, 18, 'bob')));
-    repo.worktree('carol').write('a.ts', text(replaced(base100, 60, 70, 'carol'))).stage();
+    repo
+      .worktree('carol')
+      .write('a.ts', text(replaced(base100, 60, 70, 'carol')))
+      .stage();
     result = await loadAgents({ repo: repo.dir });
     const { agents } = result;
     expect(agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']); // main has no change: not an agent
     const a = file(agent(agents, 'alice'), 'a.ts');
     const b = file(agent(agents, 'bob'), 'a.ts');
     const c = file(agent(agents, 'carol'), 'a.ts');
-    expect(a.baseRanges).toEqual([[1, 0], [10, 20]]);
-    expect(a.newRanges).toEqual([[1, 50], [60, 70]]);
+    expect(a.baseRanges).toEqual([
+      [1, 0],
+      [10, 20],
+    ]);
+    expect(a.newRanges).toEqual([
+      [1, 50],
+      [60, 70],
+    ]);
     expect(b.baseRanges).toEqual([[15, 18]]);
     expect(c.baseRanges).toEqual([[60, 70]]);
     expect(baseConflict(a.baseRanges, b.baseRanges)).toBe(true); // (1) overlap
@@ -48,7 +60,10 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
   it('(6) counts commits, staged, unstaged and untracked work; ignored files and clean agents do not count', async () => {
     repo = createRepoFixture({ 'a.txt': text(numbered(10)), 'b.txt': 'b\n', 'c.txt': 'c\n', '.gitignore': 'build/\n' });
     const w = repo.worktree('w');
-    w.write('a.txt', text(replaced(numbered(10), 2, 2, 'committed'))).commit('one').write('d.txt', 'd\n').commit('two');
+    w.write('a.txt', text(replaced(numbered(10), 2, 2, 'committed')))
+      .commit('one')
+      .write('d.txt', 'd\n')
+      .commit('two');
     w.write('b.txt', 'staged\n').stage('b.txt');
     w.write('c.txt', 'unstaged\n');
     w.write('notes/new.md', 'untracked\n');
@@ -96,7 +111,12 @@ describe('loadAgents: worktrees in merge-base coordinates', () => {
   });
 
   it('reports deleted, renamed, binary and symlink changes; a mode change alone is not an edit', async () => {
-    repo = createRepoFixture({ 'gone.txt': 'bye\n', 'old/name.ts': text(numbered(30)), 'img.bin': Buffer.from([0, 1, 2, 3]), 'run.sh': 'echo\n' });
+    repo = createRepoFixture({
+      'gone.txt': 'bye\n',
+      'old/name.ts': text(numbered(30)),
+      'img.bin': Buffer.from([0, 1, 2, 3]),
+      'run.sh': 'echo\n',
+    });
     const w = repo.worktree('w');
     w.remove('gone.txt');
     w.remove('old/name.ts').write('new/name.ts', text(replaced(numbered(30), 5, 5, 'renamed')));
@@ -190,16 +210,25 @@ describe('loadAgents: bases and errors', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     repo = createRepoFixture({ 'a.txt': 'a\n' });
-    await expect(loadAgents({ repo: repo.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE', message: expect.stringContaining('"no-such-branch"') });
+    await expect(loadAgents({ repo: repo.dir, base: 'no-such-branch' })).rejects.toMatchObject({
+      code: 'UNKNOWN_BASE',
+      message: expect.stringContaining('"no-such-branch"'),
+    });
   });
 
   it('defaults to main, then master; an explicit base and a per-agent base are honoured', async () => {
     repo = createRepoFixture({ 'a.txt': text(numbered(10)) }, { branch: 'master' });
-    const w = repo.worktree('w').write('a.txt', text(replaced(numbered(10), 2, 2, 'w'))).commit('w');
+    const w = repo
+      .worktree('w')
+      .write('a.txt', text(replaced(numbered(10), 2, 2, 'w')))
+      .commit('w');
     repo.worktree('v', { from: 'w' }).write('a.txt', text(replaced(replaced(numbered(10), 2, 2, 'w'), 9, 9, 'v')));
     result = await loadAgents({ repo: repo.dir });
     expect(result.base.ref).toBe('master');
-    expect(file(agent(result.agents, 'v'), 'a.txt').baseRanges).toEqual([[2, 2], [9, 9]]);
+    expect(file(agent(result.agents, 'v'), 'a.txt').baseRanges).toEqual([
+      [2, 2],
+      [9, 9],
+    ]);
     const onW = await loadAgents({ repo: repo.dir, base: 'w', git: result.git });
     expect(onW.base).toEqual({ ref: 'w', commit: w.head() });
     expect(file(agent(onW.agents, 'v'), 'a.txt').baseRanges).toEqual([[9, 9]]);
@@ -237,7 +266,11 @@ describe('loadAgents: damaged repositories', () => {
   it('degrades to whole files when a blob is missing, instead of losing the agent', async () => {
     repo = createRepoFixture({ 'a.txt': text(numbered(10)), 'b.txt': 'b\n' });
     const lost = repo.git('rev-parse', 'HEAD:a.txt');
-    repo.worktree('w').write('a.txt', text(replaced(numbered(10), 3, 3, 'w'))).commit('w').write('b.txt', 'c\n');
+    repo
+      .worktree('w')
+      .write('a.txt', text(replaced(numbered(10), 3, 3, 'w')))
+      .commit('w')
+      .write('b.txt', 'c\n');
     // git may read a blob from a work tree file that is stat-clean in the index: leave no copy.
     repo.write('a.txt', 'main edits it too\n');
     rmSync(join(repo.dir, '.git', 'objects', lost.slice(0, 2), lost.slice(2)));
@@ -277,7 +310,10 @@ describe('loadAgents: other sources', () => {
     repo.worktree('y').write('b.txt', 'y\n').commit('y').write('b.txt', 'uncommitted\n');
     repo.git('branch', 'z');
     const states = [];
-    for (const sources of [['branches', 'worktrees'], ['worktrees', 'branches']] as const) {
+    for (const sources of [
+      ['branches', 'worktrees'],
+      ['worktrees', 'branches'],
+    ] as const) {
       const loaded = await loadAgents({ repo: repo.dir, sources: [...sources], ...(result ? { git: result.git } : {}) });
       result ??= loaded;
       const y = agent(loaded.agents, 'y');
@@ -286,14 +322,22 @@ describe('loadAgents: other sources', () => {
       // main is a worktree and a branch too, but without work: not an agent, so no news.
       expect(loaded.problems.filter((p) => p.code === 'DUPLICATE_AGENT').map((p) => p.agent)).toEqual(['y']);
       const duplicate = loaded.problems.find((p) => p.code === 'DUPLICATE_AGENT' && p.agent === 'y');
-      expect(duplicate?.message).toMatch(/^Agent "y" appears as a (worktree and as a branch|branch and as a worktree); the worktree .* \(uncommitted work included\) was kept\.$/);
+      expect(duplicate?.message).toMatch(
+        /^Agent "y" appears as a (worktree and as a branch|branch and as a worktree); the worktree .* \(uncommitted work included\) was kept\.$/,
+      );
       states.push(loaded.agents.map((a) => [a.id, a.worktree ?? null, a.files.map((f) => f.newBlob)]).sort());
     }
     expect(states[0]).toEqual(states[1]);
 
     // An orchestrator's observation of that worktree (with its intent) is richer still, in either order.
-    const observations = JSON.stringify({ version: 1, agents: [{ id: 'y', worktree: agent(result!.agents, 'y').worktree, intent: ['a.txt'] }] });
-    for (const sources of [[{ observations }, 'worktrees'], ['worktrees', { observations }]] as const) {
+    const observations = JSON.stringify({
+      version: 1,
+      agents: [{ id: 'y', worktree: agent(result!.agents, 'y').worktree, intent: ['a.txt'] }],
+    });
+    for (const sources of [
+      [{ observations }, 'worktrees'],
+      ['worktrees', { observations }],
+    ] as const) {
       const loaded = await loadAgents({ repo: repo.dir, sources: [...sources], git: result!.git });
       expect(agent(loaded.agents, 'y')).toMatchObject({ intent: ['a.txt'], meta: { source: 'observation' } });
       expect(file(agent(loaded.agents, 'y'), 'b.txt').newBlob).toBe(hashBlob('uncommitted\n'));
@@ -306,14 +350,20 @@ describe('loadAgents: other sources', () => {
     const idle = repo.worktree('idle');
     const planned = repo.worktree('planned');
     const told = repo.worktree('told');
-    const observations = { version: 1, agents: [{ id: 'idle', worktree: idle.dir }, { id: 'planned', worktree: planned.dir, intent: ['a.txt'] }] };
+    const observations = {
+      version: 1,
+      agents: [
+        { id: 'idle', worktree: idle.dir },
+        { id: 'planned', worktree: planned.dir, intent: ['a.txt'] },
+      ],
+    };
     result = await loadAgents({ repo: repo.dir, sources: [{ observations }, 'worktrees'], declaring: [told.dir] });
     expect(result.agents.map((a) => a.id)).toEqual(['planned', 'told']);
     expect(agent(result.agents, 'planned')).toMatchObject({ files: [], intent: ['a.txt'], worktree: planned.dir, committedWork: 0 });
     expect(agent(result.agents, 'told')).toMatchObject({ files: [], worktree: told.dir });
   });
 
-  it('reads an orchestrator\'s JSON observations and rejects malformed ones clearly', async () => {
+  it("reads an orchestrator's JSON observations and rejects malformed ones clearly", async () => {
     repo = createRepoFixture({ 'a.txt': 'a\n' });
     const w = repo.worktree('w').write('a.txt', 'w\n');
     repo.git('branch', 'r');
@@ -332,12 +382,31 @@ describe('loadAgents: other sources', () => {
       ['agent-1', 'Task 12', 'observation'],
       ['agent-2', 'agent-2', 'observation'],
     ]);
-    expect(agent(result.agents, 'agent-1')).toMatchObject({ startedAt: Date.parse('2026-01-01T10:00:00Z'), intent: ['a.txt'], worktree: w.dir });
-    await expect(loadAgents({ repo: repo.dir, sources: { observations: '{"agents": [{"id": "x"}]}' }, git: result.git })).rejects.toMatchObject({
+    expect(agent(result.agents, 'agent-1')).toMatchObject({
+      startedAt: Date.parse('2026-01-01T10:00:00Z'),
+      intent: ['a.txt'],
+      worktree: w.dir,
+    });
+    await expect(
+      loadAgents({ repo: repo.dir, sources: { observations: '{"agents": [{"id": "x"}]}' }, git: result.git }),
+    ).rejects.toMatchObject({
       code: 'INVALID_OBSERVATIONS',
       message: expect.stringContaining('agents[0] ("x") needs exactly one of "worktree"'),
     });
-    await expect(loadAgents({ repo: repo.dir, sources: { observations: '{not json' }, git: result.git })).rejects.toMatchObject({ code: 'INVALID_OBSERVATIONS' });
-    await expect(loadAgents({ repo: repo.dir, sources: { observations: [{ id: 'a', ref: 'r' }, { id: 'a', ref: 'r' }] }, git: result.git })).rejects.toThrow(/used twice/);
+    await expect(loadAgents({ repo: repo.dir, sources: { observations: '{not json' }, git: result.git })).rejects.toMatchObject({
+      code: 'INVALID_OBSERVATIONS',
+    });
+    await expect(
+      loadAgents({
+        repo: repo.dir,
+        sources: {
+          observations: [
+            { id: 'a', ref: 'r' },
+            { id: 'a', ref: 'r' },
+          ],
+        },
+        git: result.git,
+      }),
+    ).rejects.toThrow(/used twice/);
   });
 });

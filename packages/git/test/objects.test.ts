@@ -42,8 +42,17 @@ describe('objects and refs read and written without starting git', () => {
     const head = repo.head();
     const tree = (await runGit(['rev-parse', 'HEAD^{tree}'], { cwd: repo.dir })).trim();
     const ours = writeStateCommit(scratch, tree, head);
-    const env = scratch.env({ GIT_AUTHOR_NAME: 'airspace', GIT_AUTHOR_EMAIL: 'airspace@localhost', GIT_AUTHOR_DATE: '1000000000 +0000', GIT_COMMITTER_NAME: 'airspace', GIT_COMMITTER_EMAIL: 'airspace@localhost', GIT_COMMITTER_DATE: '1000000000 +0000' });
-    const theirs = (await runGit(['commit-tree', '--no-gpg-sign', tree, '-p', head, '-m', 'airspace state'], { cwd: repo.dir, env })).trim();
+    const env = scratch.env({
+      GIT_AUTHOR_NAME: 'airspace',
+      GIT_AUTHOR_EMAIL: 'airspace@localhost',
+      GIT_AUTHOR_DATE: '1000000000 +0000',
+      GIT_COMMITTER_NAME: 'airspace',
+      GIT_COMMITTER_EMAIL: 'airspace@localhost',
+      GIT_COMMITTER_DATE: '1000000000 +0000',
+    });
+    const theirs = (
+      await runGit(['commit-tree', '--no-gpg-sign', tree, '-p', head, '-m', 'airspace state'], { cwd: repo.dir, env })
+    ).trim();
     expect(ours).toBe(theirs);
     expect((await runGit(['rev-parse', `${ours}^`], { cwd: repo.dir, env: scratch.env() })).trim()).toBe(head);
   });

@@ -44,7 +44,12 @@ describe('patchAgent: a few paths read again give what a full read gives', () =>
     mkdirSync(join(bob.dir, 'build'), { recursive: true });
     bob.write('build/out.js', 'ignored\n');
     bob.write('deep/er/d.ts', 'export const d = 1;\n');
-    const patched = await patchAgent({ git: first.git, agent: current, paths: ['a.ts', 'c.ts', 'b.ts', 'build/out.js', 'deep/er/d.ts'], now: NOW });
+    const patched = await patchAgent({
+      git: first.git,
+      agent: current,
+      paths: ['a.ts', 'c.ts', 'b.ts', 'build/out.js', 'deep/er/d.ts'],
+      now: NOW,
+    });
     if (!('agent' in patched)) throw new Error(patched.fallback);
     current = patched.agent;
     const full = agent((await load()).agents, 'bob');
@@ -72,7 +77,13 @@ describe('patchAgent: a few paths read again give what a full read gives', () =>
     bob.write('a.ts', text(replaced(base, 1, 1, 'disk'))).commit('bob');
     const first = await load();
     const buffer = text(replaced(base, 35, 36, 'buffer'));
-    const withBuffer = await patchAgent({ git: first.git, agent: agent(first.agents, 'bob'), paths: [], overrides: { 'a.ts': buffer }, now: NOW });
+    const withBuffer = await patchAgent({
+      git: first.git,
+      agent: agent(first.agents, 'bob'),
+      paths: [],
+      overrides: { 'a.ts': buffer },
+      now: NOW,
+    });
     if (!('agent' in withBuffer)) throw new Error(withBuffer.fallback);
     expect(shape(withBuffer.agent)).toEqual(shape(agent((await load({ dir: bob.dir, files: { 'a.ts': buffer } })).agents, 'bob')));
     expect(withBuffer.agent.meta!.overridden).toEqual(['a.ts']);
@@ -112,9 +123,13 @@ describe('patchAgent: a few paths read again give what a full read gives', () =>
     const second = await load();
     const again = agent(second.agents, 'bob');
     expect(await patchAgent({ git: second.git, agent: again, paths: ['dir'], now: NOW })).toEqual({ fallback: 'dir is a directory' });
-    expect(await patchAgent({ git: second.git, agent: again, paths: ['../outside.ts'], now: NOW })).toEqual({ fallback: '../outside.ts is outside the worktree' });
+    expect(await patchAgent({ git: second.git, agent: again, paths: ['../outside.ts'], now: NOW })).toEqual({
+      fallback: '../outside.ts is outside the worktree',
+    });
     symlinkSync('a.ts', join(bob.dir, 'link.ts'));
-    expect(await patchAgent({ git: second.git, agent: again, paths: ['link.ts'], now: NOW })).toEqual({ fallback: 'link.ts is not a regular file' });
+    expect(await patchAgent({ git: second.git, agent: again, paths: ['link.ts'], now: NOW })).toEqual({
+      fallback: 'link.ts is not a regular file',
+    });
     rmSync(join(bob.dir, 'link.ts'));
     chmodSync(join(bob.dir, 'a.ts'), 0o755);
     const exec = await patchAgent({ git: second.git, agent: again, paths: ['a.ts'], now: NOW });

@@ -13,11 +13,14 @@ afterEach(() => {
 });
 
 describe('GitService.pairEdits', () => {
-  it('re-diffs the side whose merge base differs against the pair\'s merge base, once', async () => {
+  it("re-diffs the side whose merge base differs against the pair's merge base, once", async () => {
     const lines = numbered(100);
     repo = createRepoFixture({ 'a.ts': text(lines) });
     const m0 = repo.head();
-    repo.worktree('alice').write('a.ts', text(replaced(lines, 50, 50, 'alice'))).commit('alice');
+    repo
+      .worktree('alice')
+      .write('a.ts', text(replaced(lines, 50, 50, 'alice')))
+      .commit('alice');
     // main moves on: 10 lines inserted at the top; bob starts from there and edits old line 45.
     const moved = [...numbered(10, 'main'), ...lines];
     repo.write('a.ts', text(moved)).commit('main inserts at the top');
@@ -33,7 +36,10 @@ describe('GitService.pairEdits', () => {
     expect(paired?.base).toBe(m0);
     expect(paired?.a.baseRanges).toEqual([[50, 50]]);
     // In the pair's base, bob's side also carries main's insertion, and his edit is at line 45.
-    expect(paired?.b.baseRanges).toEqual([[1, 0], [45, 45]]);
+    expect(paired?.b.baseRanges).toEqual([
+      [1, 0],
+      [45, 45],
+    ]);
     expect(paired?.b.weight).toBe(bob.files[0]!.weight);
     const diffs = result.git.stats.diffs;
     await result.git.pairEdits(bob, alice, 'a.ts');
@@ -42,7 +48,11 @@ describe('GitService.pairEdits', () => {
     // A probe of bob's current line 30 (airspace check): only that line, in the pair's base
     // (main's 10 inserted lines above it: base line 20), not bob's real edit nor main's insertion.
     const { hunks: _hunks, ...probed30 } = bob.files[0]!;
-    const probe = { ...bob, files: [{ ...probed30, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const }], meta: { ...bob.meta, probe: true } };
+    const probe = {
+      ...bob,
+      files: [{ ...probed30, baseRanges: [[30, 30]] as const, newRanges: [[30, 30]] as const }],
+      meta: { ...bob.meta, probe: true },
+    };
     const probed = await result.git.pairEdits(alice, probe, 'a.ts');
     expect(probed?.b.baseRanges).toEqual([[20, 20]]);
     // A declared edit is intent, not bob's state: a declared whole file stays whole and declared.
@@ -50,7 +60,7 @@ describe('GitService.pairEdits', () => {
     expect((await result.git.pairEdits(alice, declared, 'a.ts'))?.b).toMatchObject({ baseRanges: 'whole', declared: true });
   });
 
-  it('returns the agents\' own edits without git when they share a merge base', async () => {
+  it("returns the agents' own edits without git when they share a merge base", async () => {
     repo = createRepoFixture({ 'a.ts': text(numbered(20)) });
     repo.worktree('x').write('a.ts', text(replaced(numbered(20), 2, 2, 'x')));
     repo.worktree('y').write('a.ts', text(replaced(numbered(20), 3, 3, 'y')));

@@ -38,16 +38,28 @@ describe('observation messages', () => {
   it('names what is wrong with a message that is not one', () => {
     expect(parseObservationMessage('WIP\n\nsomething').error).toBe('its commit is not an Airspace observation');
     expect(parseObservationMessage('airspace observation: x\n\n{').error).toBe('its observation is not valid JSON');
-    expect(parseObservationMessage(observationMessage({ ...observation, airspace: 2 })).error).toMatch(/version 2; this reader knows version 1/);
+    expect(parseObservationMessage(observationMessage({ ...observation, airspace: 2 })).error).toMatch(
+      /version 2; this reader knows version 1/,
+    );
     const { expiresAt: _dropped, ...noExpiry } = observation;
     expect(parseObservationMessage(`airspace observation: x\n\n${JSON.stringify(noExpiry)}`).error).toMatch(/lacks .*expiresAt/);
-    expect(parseObservationMessage(observationMessage({ ...observation, paths: [1 as unknown as string] })).error).toMatch(/lacks committedWork or paths/);
-    expect(parseObservationMessage(observationMessage({ ...observation, intent: 'src/a.ts' as unknown as string[] })).error).toMatch(/malformed intent/);
+    expect(parseObservationMessage(observationMessage({ ...observation, paths: [1 as unknown as string] })).error).toMatch(
+      /lacks committedWork or paths/,
+    );
+    expect(parseObservationMessage(observationMessage({ ...observation, intent: 'src/a.ts' as unknown as string[] })).error).toMatch(
+      /malformed intent/,
+    );
   });
 });
 
 describe('reconcilePublished', () => {
-  const local = (id: string, ref?: string): AgentCandidate => ({ id, label: id, source: 'worktree', worktree: `/w/${id}`, ...(ref ? { ref } : {}) });
+  const local = (id: string, ref?: string): AgentCandidate => ({
+    id,
+    label: id,
+    source: 'worktree',
+    worktree: `/w/${id}`,
+    ...(ref ? { ref } : {}),
+  });
   const published = (id: string, self: boolean, branch?: string): AgentCandidate => ({
     id,
     label: id,
@@ -57,7 +69,13 @@ describe('reconcilePublished', () => {
 
   it("drops this clone's own publications of local agents, by id or by branch", () => {
     const problems: Problem[] = [];
-    const lists = reconcilePublished([[local('alice', 'refs/heads/alice')], [published('alice', true), published('laptop', true, 'refs/heads/alice'), published('elsewhere', true, 'refs/heads/gone')]], problems);
+    const lists = reconcilePublished(
+      [
+        [local('alice', 'refs/heads/alice')],
+        [published('alice', true), published('laptop', true, 'refs/heads/alice'), published('elsewhere', true, 'refs/heads/gone')],
+      ],
+      problems,
+    );
     expect(lists[1]!.map((c) => c.id)).toEqual(['elsewhere']);
     expect(problems).toEqual([]);
   });
@@ -66,6 +84,8 @@ describe('reconcilePublished', () => {
     const problems: Problem[] = [];
     const lists = reconcilePublished([[local('main')], [published('main', false), published('bob', false)]], problems);
     expect(lists[1]!.map((c) => c.id)).toEqual(['main@origin', 'bob']);
-    expect(problems.map((p) => p.message)).toEqual(['A teammate published an agent named "main", as a local agent is named; it is listed as "main@origin".']);
+    expect(problems.map((p) => p.message)).toEqual([
+      'A teammate published an agent named "main", as a local agent is named; it is listed as "main@origin".',
+    ]);
   });
 });

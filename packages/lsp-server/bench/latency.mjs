@@ -28,7 +28,9 @@ const t0 = performance.now();
 // The analysis benchmark's deterministic generated repository (mixed TS/TSX/JS/Python).
 const { files: base } = generateRepo({ files: FILES });
 const repo = createRepoFixture(base);
-const target = Object.keys(base).filter((p) => p.endsWith('.ts') && String(base[p]).split('\n').length >= 20).sort()[0];
+const target = Object.keys(base)
+  .filter((p) => p.endsWith('.ts') && String(base[p]).split('\n').length >= 20)
+  .sort()[0];
 const baseLines = String(base[target]).split('\n');
 const LINE = Math.floor(baseLines.length / 2);
 const edit = (lines, at, text) => lines.map((l, i) => (i === at - 1 ? text : l));
@@ -74,12 +76,20 @@ const nextDiagnostics = (line, limitMs = 120_000) =>
     };
   });
 
-await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: [{ uri: pathToFileURL(bob.dir).href, name: 'bob' }], initializationOptions: { settings: { debounceMs: 0 } } });
+await connection.sendRequest('initialize', {
+  processId: process.pid,
+  rootUri: null,
+  capabilities: {},
+  workspaceFolders: [{ uri: pathToFileURL(bob.dir).href, name: 'bob' }],
+  initializationOptions: { settings: { debounceMs: 0 } },
+});
 await connection.sendNotification('initialized', {});
 let s = performance.now();
 // The first scan indexes the whole repository (cold): allow it ten minutes.
 let first = nextDiagnostics(LINE - 1, 600_000);
-await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 0, text: bobText(0) } });
+await connection.sendNotification('textDocument/didOpen', {
+  textDocument: { uri, languageId: 'typescript', version: 0, text: bobText(0) },
+});
 await first;
 const coldMs = performance.now() - s;
 console.error(`first diagnostics after ${Math.round(coldMs)} ms`);
@@ -90,7 +100,10 @@ for (let i = 1; i <= SAVES; i++) {
   writeFileSync(bobFile, bobText(i));
   const next = nextDiagnostics(LINE - 1 + i);
   s = performance.now();
-  await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: i }, contentChanges: [{ text: bobText(i) }] });
+  await connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri, version: i },
+    contentChanges: [{ text: bobText(i) }],
+  });
   await connection.sendNotification('textDocument/didSave', { textDocument: { uri } });
   // While that scan runs, the editor keeps getting answers: time a hover sent right after the save.
   const h = performance.now();

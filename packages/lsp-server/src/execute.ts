@@ -30,10 +30,19 @@ interface PairTarget {
 function pairOf(s: Session, arg: unknown): PairTarget {
   const args = parsePairArgs(arg);
   if ('problem' in args) throw new Error(args.problem);
-  const target = (self: FolderInfo, selfId: string, other: string): PairTarget => ({ pair: pairKey(selfId, other), ids: sorted(selfId, other), self, selfId, other });
+  const target = (self: FolderInfo, selfId: string, other: string): PairTarget => ({
+    pair: pairKey(selfId, other),
+    ids: sorted(selfId, other),
+    self,
+    selfId,
+    other,
+  });
   if ('a' in args) {
     // Both ids: the folder whose agent is one of them is self (the lens sends self first).
-    for (const [selfId, other] of [[args.a, args.b], [args.b, args.a]] as const) {
+    for (const [selfId, other] of [
+      [args.a, args.b],
+      [args.b, args.a],
+    ] as const) {
       const self = [...s.folders.values()].find((f) => s.selfIdOf(f) === selfId);
       if (self) return target(self, selfId, other);
     }
@@ -72,7 +81,10 @@ export function registerCommands(s: Session): void {
         }
         case Commands.copySummary: {
           const { self, pair } = pairOf(s, arg);
-          const list = [...s.findings.entries()].filter(([wt]) => !self || wt === self.worktree).flatMap(([, l]) => l).filter((f) => f.pair === pair);
+          const list = [...s.findings.entries()]
+            .filter(([wt]) => !self || wt === self.worktree)
+            .flatMap(([, l]) => l)
+            .filter((f) => f.pair === pair);
           const text = summary(list, await otherDiffs(s, list, self ? s.repoOf(self) : undefined));
           // Editors that can reach the clipboard (our VS Code extension) copy the result; others show it.
           if (!s.clipboardInClient && text) showText(s, text);
@@ -86,9 +98,12 @@ export function registerCommands(s: Session): void {
           const agents = repo?.loop.latest?.agents ?? [];
           const selfAgent = agents.find((a) => a.id === selfId);
           const otherAgent = agents.find((a) => a.id === other);
-          if (!repo || !selfAgent || !otherAgent) return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
+          if (!repo || !selfAgent || !otherAgent)
+            return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
           try {
-            const { file, receipt } = await acknowledgePair(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir, { note: `acknowledged in the editor (${otherAgent.id})` });
+            const { file, receipt } = await acknowledgePair(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir, {
+              note: `acknowledged in the editor (${otherAgent.id})`,
+            });
             return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt };
           } catch (error) {
             s.log.error(`Recording the acknowledgement in the shadow trail failed: ${message(error)}; kept in memory.`);

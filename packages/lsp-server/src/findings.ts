@@ -56,7 +56,12 @@ export function pairKey(a: string, b: string): string {
 export { todayRange } from './lines.js';
 
 /** The level one evidence item earns by itself, capped at its pair's. */
-export function ownLevel(weighted: number, precision: Precision, pairLevel: Advisory['level'], thresholds: Thresholds = DEFAULT_THRESHOLDS): Level {
+export function ownLevel(
+  weighted: number,
+  precision: Precision,
+  pairLevel: Advisory['level'],
+  thresholds: Thresholds = DEFAULT_THRESHOLDS,
+): Level {
   if (pairLevel === 'unknown') return 'unknown';
   const { level } = classifyRisk([{ channel: '', weighted, precision }], thresholds);
   return levelRank(level) < levelRank(pairLevel) ? level : pairLevel;
@@ -83,10 +88,25 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
     const items: { channel: string; channelRisk: number; weighted: number; precision: Precision; evidence: Evidence }[] = [];
     if (link) {
       for (const c of link.channels)
-        for (const e of c.evidence) if (c.risk > 0) items.push({ channel: c.channel, channelRisk: e.risk ?? c.risk, weighted: c.weight * (e.risk ?? c.risk), precision: c.precision, evidence: e });
+        for (const e of c.evidence)
+          if (c.risk > 0)
+            items.push({
+              channel: c.channel,
+              channelRisk: e.risk ?? c.risk,
+              weighted: c.weight * (e.risk ?? c.risk),
+              precision: c.precision,
+              evidence: e,
+            });
     } else {
       // No breakdown: the advisory's own evidence, each item as strong as the pair.
-      for (const e of advisory.evidence) items.push({ channel: e.kind ?? 'airspace', channelRisk: e.risk ?? advisory.risk, weighted: e.risk ?? advisory.risk, precision: 'line', evidence: e });
+      for (const e of advisory.evidence)
+        items.push({
+          channel: e.kind ?? 'airspace',
+          channelRisk: e.risk ?? advisory.risk,
+          weighted: e.risk ?? advisory.risk,
+          precision: 'line',
+          evidence: e,
+        });
     }
     const otherAgent = agents.get(otherId);
     for (const { channel, channelRisk, weighted, precision, evidence } of items) {

@@ -104,7 +104,8 @@ export function registerWorkspace(s: Session): void {
 
   connection.onDidChangeConfiguration((change) => {
     void s.guard('configuration', undefined, async () => {
-      const options = () => new Map([...s.repos.values()].map((r) => [r, JSON.stringify(scannerOptionsOf(s.settings, r.selves[0]!.worktree))]));
+      const options = () =>
+        new Map([...s.repos.values()].map((r) => [r, JSON.stringify(scannerOptionsOf(s.settings, r.selves[0]!.worktree))]));
       const before = options();
       s.settings = mergeSettings(s.settings, (change.settings as { airspace?: unknown } | undefined)?.airspace);
       await loadSettings(s);

@@ -21,9 +21,12 @@ function otherDiff(diffCache: Map<string, Promise<string>>, f: Finding, repo: Re
   if (diffCache.size > MAX_CACHED_DIFFS) diffCache.clear();
   let p = diffCache.get(key);
   if (!p) {
-    p = otherChange({ worktree: f.other.worktree, path: f.other.path, ...(f.other.range ? { range: f.other.range } : {}), ...(base ? { base } : {}) }).catch(
-      (e) => `(their diff is unavailable: ${message(e)})`,
-    );
+    p = otherChange({
+      worktree: f.other.worktree,
+      path: f.other.path,
+      ...(f.other.range ? { range: f.other.range } : {}),
+      ...(base ? { base } : {}),
+    }).catch((e) => `(their diff is unavailable: ${message(e)})`);
     diffCache.set(key, p);
   }
   return p;

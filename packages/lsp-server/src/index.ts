@@ -1,4 +1,11 @@
-export { startServer, ScanRequestMethod, AdvisoriesNotificationMethod, type AirspaceSettings, type ServerOptions, type AdvisoriesParams } from './server.js';
+export {
+  startServer,
+  ScanRequestMethod,
+  AdvisoriesNotificationMethod,
+  type AirspaceSettings,
+  type ServerOptions,
+  type AdvisoriesParams,
+} from './server.js';
 export { SOURCE, type DiagnosticData } from './present.js';
 export { Commands, type PairArgs } from './commands.js';
 export { findingsFor, pairKey, type Finding } from './findings.js';

@@ -10,7 +10,9 @@ import { real, relativeTo } from './workspace.js';
 
 export type IntentPath = { readonly path: string } | { readonly problem: Problem };
 
-const refused = (item: string, why: string): IntentPath => ({ problem: { code: 'INTENT_PATH_REFUSED', message: `declareIntent: ${JSON.stringify(item)} ${why}; not declared.`, path: item } });
+const refused = (item: string, why: string): IntentPath => ({
+  problem: { code: 'INTENT_PATH_REFUSED', message: `declareIntent: ${JSON.stringify(item)} ${why}; not declared.`, path: item },
+});
 
 /** A declared path → its repository-relative form in `worktree` (a real path), or a problem. */
 export function intentPath(worktree: string, item: string): IntentPath {

@@ -140,7 +140,8 @@ export function diagnosticMessage(group: readonly Finding[], acknowledged: boole
   const f = group[0]!;
   const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
   const tail = ` (${f.channel} ${pct(f.channelRisk)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${acknowledged ? ' (acknowledged)' : ''}`;
-  const head = (symbol: string | undefined, path: string) => `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
+  const head = (symbol: string | undefined, path: string) =>
+    `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
   const symbol = f.other.symbol;
   const path = f.other.path ?? '(no file)';
   const tries = [head(symbol, path), head(symbol && clip(symbol, 40), shortPath(path)), head(undefined, shortPath(path))];
@@ -188,7 +189,9 @@ export function toDiagnostic(group: readonly Finding[], lineCount: number, ackno
 /** Whether a diagnostic's data names the pair of a finding. */
 export function dataMatches(data: unknown, f: Finding): boolean {
   const d = data as Partial<DiagnosticData> | undefined;
-  return typeof d?.self === 'string' && typeof d.other === 'string' && pairKey(d.self, d.other) === pairKey(plain(f.self), plain(f.other.agent));
+  return (
+    typeof d?.self === 'string' && typeof d.other === 'string' && pairKey(d.self, d.other) === pairKey(plain(f.self), plain(f.other.agent))
+  );
 }
 
 /** A lens above a symbol-precise finding: what the other agent does to which symbol. */
@@ -200,7 +203,9 @@ export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined 
   const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${f.channel} ${pct(f.channelRisk)})`);
   return {
     range: { start: range.start, end: range.start },
-    command: loc ? commandOf(title, Commands.openOther, [loc]) : commandOf(title, Commands.copySummary, [pairArgs(plain(f.self), plain(f.other.agent))]),
+    command: loc
+      ? commandOf(title, Commands.openOther, [loc])
+      : commandOf(title, Commands.copySummary, [pairArgs(plain(f.self), plain(f.other.agent))]),
   };
 }
 
@@ -223,7 +228,12 @@ export function codeLenses(findings: readonly Finding[], lineCount: number): Cod
  * Code actions for the findings on the requested lines, each once: open the other side (per
  * distinct location), copy a summary and acknowledge (per pair).
  */
-export function codeActions(findings: readonly Finding[], folderUri: string, acknowledged: ReadonlySet<string>, diagnostics: readonly Diagnostic[]): CodeAction[] {
+export function codeActions(
+  findings: readonly Finding[],
+  folderUri: string,
+  acknowledged: ReadonlySet<string>,
+  diagnostics: readonly Diagnostic[],
+): CodeAction[] {
   const actions: CodeAction[] = [];
   const titles = new Set<string>();
   const add = (action: CodeAction) => {
@@ -244,9 +254,17 @@ export function codeActions(findings: readonly Finding[], folderUri: string, ack
         });
       }
       const pair: PairArgs = { folder: folderUri, other: plain(f.other.agent) };
-      add({ title: plain(`Copy a summary of both changes for ${f.other.label}`), kind: CodeActionKind.QuickFix, command: commandOf('Copy summary', Commands.copySummary, [pair]) });
+      add({
+        title: plain(`Copy a summary of both changes for ${f.other.label}`),
+        kind: CodeActionKind.QuickFix,
+        command: commandOf('Copy summary', Commands.copySummary, [pair]),
+      });
       if (!acknowledged.has(f.pair)) {
-        add({ title: plain(`Acknowledge the advisory with ${f.other.label}`), kind: CodeActionKind.QuickFix, command: commandOf('Acknowledge', Commands.acknowledge, [pair]) });
+        add({
+          title: plain(`Acknowledge the advisory with ${f.other.label}`),
+          kind: CodeActionKind.QuickFix,
+          command: commandOf('Acknowledge', Commands.acknowledge, [pair]),
+        });
       }
     }
   }
@@ -259,7 +277,11 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   const f0 = findings[0]!;
   const lines = [
     `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}).`,
-    f0.pairLevel !== 'resolution' ? 'Sharing what each of us is changing:' : f0.role === 'hold' ? `I (${f0.self}) hold course; please steer away.` : `I (${f0.self}) will steer away.`,
+    f0.pairLevel !== 'resolution'
+      ? 'Sharing what each of us is changing:'
+      : f0.role === 'hold'
+        ? `I (${f0.self}) hold course; please steer away.`
+        : `I (${f0.self}) will steer away.`,
   ];
   for (const f of findings) {
     const line = `- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${f.channel} ${pct(f.channelRisk)}]: ${f.evidence.message}`;
@@ -270,7 +292,11 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   return plainText(lines.join('\n'));
 }
 
-const indent = (text: string): string => text.split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 /** Hover Markdown for the findings on one line: per finding its level, evidence, both sides' lines and their diff. */
 export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyMap<Finding, string>): string {

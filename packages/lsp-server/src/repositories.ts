@@ -41,7 +41,11 @@ export function openRepo(s: Session, info: FolderInfo): Repo {
     watched: new Set(),
     changes: new ChangeSet(),
     fullScan: true,
-    watcher: new WorktreeWatcher({ onChange: (event) => onWatchEvent(s, event), onError: (m) => s.log.info(m), ...watchOptionsOf(s.settings) }),
+    watcher: new WorktreeWatcher({
+      onChange: (event) => onWatchEvent(s, event),
+      onError: (m) => s.log.info(m),
+      ...watchOptionsOf(s.settings),
+    }),
     loop: new ScanLoop<ScanResult>({
       run: () => runScan(s, repo),
       publish: (result) => publishScan(s, repo, result),
@@ -218,7 +222,8 @@ async function watchRepository(s: Session, repo: Repo, result: ScanResult): Prom
   // worktree added or removed) or when the agents' worktrees differ from the last listing.
   const agentsKey = JSON.stringify([...dirs].sort());
   const listedBefore = repo.worktreeList?.dirs;
-  const list = repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey ? await listWorktrees(s, repo, agentsKey) : repo.worktreeList!.dirs;
+  const list =
+    repo.fullScan || repo.worktreeList?.agentsKey !== agentsKey ? await listWorktrees(s, repo, agentsKey) : repo.worktreeList!.dirs;
   const isSelf = (d: string) => repo.selves.some((x) => x.worktree === d);
   // A worktree listed for the first time may have been edited before it was watched: read it
   // now rather than at its next change. (The first scan is preceded by a listing, see runScan.)

@@ -103,7 +103,11 @@ export function createWorkerScanner(options: ScannerOptions, workerUrl: URL = ne
       return call(worker, {
         type: 'scan',
         overrides: input?.overrides,
-        extra: { ...(input?.intent ? { intent: input.intent } : {}), ...(input?.changed ? { only: input.changed } : {}), ...(input?.changedPaths ? { changedPaths: input.changedPaths } : {}) },
+        extra: {
+          ...(input?.intent ? { intent: input.intent } : {}),
+          ...(input?.changed ? { only: input.changed } : {}),
+          ...(input?.changedPaths ? { changedPaths: input.changedPaths } : {}),
+        },
       }) as Promise<ScanResult>;
     },
     async dispose() {

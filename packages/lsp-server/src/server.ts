@@ -5,7 +5,14 @@
  * its own errors: a failure is logged and answered with a degraded result.
  */
 import { pathToFileURL } from 'node:url';
-import { CodeActionKind, ProposedFeatures, TextDocumentSyncKind, createConnection, type Connection, type InitializeResult } from 'vscode-languageserver/node';
+import {
+  CodeActionKind,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  createConnection,
+  type Connection,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
 import type { ScanResult } from '@airspace/core';
 import { registerLensesAndActions } from './actions.js';
 import { Commands } from './commands.js';
@@ -40,7 +47,9 @@ export function startServer(connection: Connection = createConnection(ProposedFe
     s.clipboardInClient = init.clipboard === true;
     s.settings = mergeSettings(s.settings, init.settings);
     s.features = clientFeatures(s.capabilities);
-    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : params.rootPath ? [pathToFileURL(params.rootPath).href] : []);
+    const folders =
+      params.workspaceFolders?.map((f) => f.uri) ??
+      (params.rootUri ? [params.rootUri] : params.rootPath ? [pathToFileURL(params.rootPath).href] : []);
     s.pendingFolders = folders;
     s.singleFile = folders.length === 0;
     return {
@@ -77,7 +86,8 @@ export function startServer(connection: Connection = createConnection(ProposedFe
         repo = self && s.repoOf(self);
       } else {
         // Asked right after initialize: the folders it named are being added.
-        if (s.repos.size === 0 && s.initialFolders) await s.atMost(2 * CLIENT_ANSWER_MS + 2000, s.initialFolders, undefined, 'the folders of initialize');
+        if (s.repos.size === 0 && s.initialFolders)
+          await s.atMost(2 * CLIENT_ANSWER_MS + 2000, s.initialFolders, undefined, 'the folders of initialize');
         repo = s.repos.values().next().value;
       }
       if (!repo) throw new Error('no repository: open a workspace folder inside a git repository');

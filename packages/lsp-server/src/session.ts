@@ -156,7 +156,8 @@ export class Session {
   /** The self (workspace folder worktree) that holds a file, longest worktree first. */
   selfOf(file: string): FolderInfo | undefined {
     let best: FolderInfo | undefined;
-    for (const f of this.folders.values()) if (relativeTo(f.worktree, file) !== undefined && (!best || f.worktree.length > best.worktree.length)) best = f;
+    for (const f of this.folders.values())
+      if (relativeTo(f.worktree, file) !== undefined && (!best || f.worktree.length > best.worktree.length)) best = f;
     return best;
   }
 

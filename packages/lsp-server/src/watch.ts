@@ -59,11 +59,20 @@ export class WorktreeWatcher {
       );
       for (const dir of [t.gitDir, t.commonDir && join(t.commonDir, 'refs')]) {
         if (!dir) continue;
-        list.push(watch(dir, { recursive: dir.endsWith('refs'), persistent: false }, (_e, file) => this.options.onChange({ kind: 'git', worktree: t.worktree, what: String(file ?? '') })));
+        list.push(
+          watch(dir, { recursive: dir.endsWith('refs'), persistent: false }, (_e, file) =>
+            this.options.onChange({ kind: 'git', worktree: t.worktree, what: String(file ?? '') }),
+          ),
+        );
       }
       // Linked worktrees are added and removed under <common dir>/worktrees (`--detach` moves no ref).
       const linked = t.commonDir && join(t.commonDir, 'worktrees');
-      if (linked && existsSync(linked)) list.push(watch(linked, { persistent: false }, (_e, file) => this.options.onChange({ kind: 'git', worktree: t.worktree, what: `worktrees/${String(file ?? '')}` })));
+      if (linked && existsSync(linked))
+        list.push(
+          watch(linked, { persistent: false }, (_e, file) =>
+            this.options.onChange({ kind: 'git', worktree: t.worktree, what: `worktrees/${String(file ?? '')}` }),
+          ),
+        );
       for (const w of list) w.on('error', (e) => this.fallBack(t, e));
       this.watchers.set(t.worktree, list);
     } catch (error) {
@@ -80,7 +89,9 @@ export class WorktreeWatcher {
 
   private startPolling(t: WatchTarget, why: string): void {
     this.options.onError?.(`Watching ${t.worktree} by polling (${why}).`);
-    const state: { timer: NodeJS.Timeout; last?: string } = { timer: setInterval(() => void this.pollOnce(t, state), this.options.pollMs ?? 2000) };
+    const state: { timer: NodeJS.Timeout; last?: string } = {
+      timer: setInterval(() => void this.pollOnce(t, state), this.options.pollMs ?? 2000),
+    };
     state.timer.unref();
     this.polls.set(t.worktree, state);
   }

@@ -118,7 +118,8 @@ export class FrameDecoder {
     if (length === undefined) return this.malformed(skip, 'a header without Content-Length');
     if (!/^\d+$/.test(length)) return this.malformed(skip, `Content-Length ${JSON.stringify(length.slice(0, 40))} is not a byte count`);
     const n = Number(length);
-    if (n > this.maxContentLength) return this.malformed(skip, `Content-Length ${length} is larger than the ${this.maxContentLength}-byte limit`);
+    if (n > this.maxContentLength)
+      return this.malformed(skip, `Content-Length ${length} is larger than the ${this.maxContentLength}-byte limit`);
     this.buffer = this.buffer.subarray(rest);
     return n;
   }
@@ -148,7 +149,8 @@ export class FrameDecoder {
 /** JSON-RPC and LSP error codes used here. */
 export const WireErrors = { ParseError: -32700, InvalidRequest: -32600, ServerNotInitialized: -32002 } as const;
 
-export type Verdict = { readonly pass: true; readonly message: Message } | { readonly pass: false; readonly reply?: ResponseMessage; readonly log: string };
+export type Verdict =
+  { readonly pass: true; readonly message: Message } | { readonly pass: false; readonly reply?: ResponseMessage; readonly log: string };
 
 type Id = number | string | null;
 const isId = (v: unknown): v is number | string => typeof v === 'number' || typeof v === 'string';
@@ -172,10 +174,18 @@ export class LifecycleGate {
     try {
       data = JSON.parse(body);
     } catch (error) {
-      return refuse(null, WireErrors.ParseError, `Parse error: the message is not JSON (${error instanceof Error ? error.message : String(error)}).`);
+      return refuse(
+        null,
+        WireErrors.ParseError,
+        `Parse error: the message is not JSON (${error instanceof Error ? error.message : String(error)}).`,
+      );
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-      return refuse(null, WireErrors.InvalidRequest, `Invalid request: a message must be a JSON object${Array.isArray(data) ? ' (batches are not part of LSP)' : ''}.`);
+      return refuse(
+        null,
+        WireErrors.InvalidRequest,
+        `Invalid request: a message must be a JSON object${Array.isArray(data) ? ' (batches are not part of LSP)' : ''}.`,
+      );
     }
     const m = data as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
     const id: Id = isId(m.id) ? m.id : null;
@@ -185,7 +195,8 @@ export class LifecycleGate {
       return refuse(id, WireErrors.InvalidRequest, 'Invalid request: a message needs a method, or an id and a result or error.');
     }
     if (typeof m.method !== 'string') return refuse(id, WireErrors.InvalidRequest, 'Invalid request: method must be a string.');
-    if ('id' in m && !isId(m.id)) return refuse(null, WireErrors.InvalidRequest, `Invalid request: the id of ${m.method} must be a number or a string.`);
+    if ('id' in m && !isId(m.id))
+      return refuse(null, WireErrors.InvalidRequest, `Invalid request: the id of ${m.method} must be a number or a string.`);
     const request = isId(m.id);
     const method = m.method;
     if (method === 'exit') return { pass: true, message: data as Message };
@@ -238,7 +249,11 @@ export class GuardedMessageReader extends AbstractMessageReader {
       for (const frame of this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)) {
         if (frame.kind === 'malformed') {
           this.options.log(`airspace-lsp: malformed frame: ${frame.reason}.`);
-          this.options.reply({ jsonrpc: '2.0', id: null, error: { code: WireErrors.ParseError, message: `Parse error: ${frame.reason}.` } });
+          this.options.reply({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: WireErrors.ParseError, message: `Parse error: ${frame.reason}.` },
+          });
           continue;
         }
         const verdict = this.gate.admit(frame.body);

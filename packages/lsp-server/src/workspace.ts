@@ -30,7 +30,13 @@ export async function describeFolder(folder: string): Promise<FolderInfo> {
   const [top, common, gitDir] = out.split('\n').map((l) => l.trim());
   if (!top || !common || !gitDir) throw new Error(`${dir} is not inside a git work tree`);
   const branch = (await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir, okCodes: [1, 128] })).trim();
-  return { folder: dir, worktree: real(top), commonDir: real(isAbsolute(common) ? common : resolve(dir, common)), gitDir: real(gitDir), ...(branch ? { branch } : {}) };
+  return {
+    folder: dir,
+    worktree: real(top),
+    commonDir: real(isAbsolute(common) ? common : resolve(dir, common)),
+    gitDir: real(gitDir),
+    ...(branch ? { branch } : {}),
+  };
 }
 
 /** The repository-relative path of `file` in `worktree`, or undefined when it lies outside. */

@@ -30,12 +30,23 @@ describe('acknowledgements across restarts', () => {
       await session(async (client) => {
         const d = await client.until('a warning', () => client.diagnostics.get(file)?.[0]);
         expect(d.severity).toBe(2);
-        const out = await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] });
+        const out = await client.connection.sendRequest('workspace/executeCommand', {
+          command: 'airspace.acknowledge',
+          arguments: [{ other: 'alice' }],
+        });
         expect(out).toMatchObject({ recordedIn: 'trail' });
       });
       await session(async (client) => {
-        await client.until('the acknowledged diagnostic', () => (client.diagnostics.get(file)?.[0]?.severity === 3 ? true : undefined), 10_000);
-        const actions = (await client.connection.sendRequest('textDocument/codeAction', { textDocument: { uri: file }, range: client.diagnostics.get(file)![0]!.range, context: { diagnostics: [] } })) as { title: string }[];
+        await client.until(
+          'the acknowledged diagnostic',
+          () => (client.diagnostics.get(file)?.[0]?.severity === 3 ? true : undefined),
+          10_000,
+        );
+        const actions = (await client.connection.sendRequest('textDocument/codeAction', {
+          textDocument: { uri: file },
+          range: client.diagnostics.get(file)![0]!.range,
+          context: { diagnostics: [] },
+        })) as { title: string }[];
         expect(actions.some((a) => a.title.startsWith('Acknowledge'))).toBe(false);
       });
     } finally {

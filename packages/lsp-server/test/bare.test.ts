@@ -24,7 +24,8 @@ describe('a bare repository with worktrees', () => {
     git(bare, 'worktree', 'add', '-q', '-b', 'bob', join(top, 'bob'), 'main');
     writeFileSync(join(top, 'bob', 'a.ts'), 'a\nBOB\nc\n');
     const client = new InProcessClient({ createScanner, settings: { debounceMs: 5000 } }); // events wait; the scan request takes what they marked
-    const scan = async () => (await client.connection.sendRequest('airspace/scan', { folder: uriOf(join(top, 'bob')) })) as { meta: { changed: string[] | null } };
+    const scan = async () =>
+      (await client.connection.sendRequest('airspace/scan', { folder: uriOf(join(top, 'bob')) })) as { meta: { changed: string[] | null } };
     try {
       await client.initialize([join(top, 'bob')]);
       await scan();

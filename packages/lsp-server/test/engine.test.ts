@@ -42,14 +42,16 @@ describe('the server with the default engine', () => {
 
   const diagnostic = () => client.diagnostics.get(uriOf(file))?.find((d) => d.source === 'airspace');
 
-  it('warns bob on today\'s line from the line-precise channels, once', async () => {
+  it("warns bob on today's line from the line-precise channels, once", async () => {
     const d = await client.until('a diagnostic', diagnostic, 60_000);
     expect(client.diagnostics.get(uriOf(file))).toHaveLength(1);
     expect(d.range.start.line).toBe(12); // base line 11 + two inserted lines
     expect(d.severity).toBe(2);
     // overlap and merge agree on the line: one diagnostic from the stronger, naming the other.
     expect(String(d.code)).toMatch(/^resolution\/(overlap|merge)$/);
-    expect(d.message).toMatch(/^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away$/);
+    expect(d.message).toMatch(
+      /^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away$/,
+    );
     expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
     // Startup scans (folder added, file opened) that find the same send it once.
     await client.connection.sendRequest('airspace/scan', {});
@@ -57,18 +59,23 @@ describe('the server with the default engine', () => {
     expect(new Set(pushes).size).toBe(pushes.length);
   });
 
-  it('hovers with alice\'s hunk and answers airspace/scan with the engine\'s JSON', async () => {
-    const hover = (await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(file) }, position: { line: 12, character: 0 } })) as Hover;
+  it("hovers with alice's hunk and answers airspace/scan with the engine's JSON", async () => {
+    const hover = (await client.connection.sendRequest('textDocument/hover', {
+      textDocument: { uri: uriOf(file) },
+      position: { line: 12, character: 0 },
+    })) as Hover;
     expect((hover.contents as { value: string }).value).toContain('+const line11 = "alice";');
     const result = (await client.connection.sendRequest('airspace/scan', {})) as { links: { channels: { channel: string }[] }[] };
     expect(result.links[0]!.channels.map((c) => c.channel)).toEqual(expect.arrayContaining(['overlap', 'tree', 'merge']));
   });
 
-  it('clears when alice moves away and applies the editor\'s thresholds', async () => {
+  it("clears when alice moves away and applies the editor's thresholds", async () => {
     writeFileSync(join(alice.dir, 'src/a.ts'), text(edit(25, 'const line25 = "alice";')));
     await client.until('cleared', () => (client.diagnostics.get(uriOf(file))?.length === 0 ? true : undefined), 60_000);
     // Same file, far apart: small risks (proximity, tree), below τ_TA by default, above the editor's.
-    await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { thresholds: { traffic: 0.01, resolution: 0.99 } } } });
+    await client.connection.sendNotification('workspace/didChangeConfiguration', {
+      settings: { airspace: { thresholds: { traffic: 0.01, resolution: 0.99 } } },
+    });
     const d = await client.until('a traffic advisory', diagnostic, 60_000);
     expect(String(d.code)).toMatch(/^traffic\//);
     expect(d.severity).toBe(2);
@@ -76,7 +83,7 @@ describe('the server with the default engine', () => {
   });
 });
 
-describe('the default engine\'s symbol evidence in lenses', () => {
+describe("the default engine's symbol evidence in lenses", () => {
   it('says the other agent edits what self only calls, whichever of the pair is the writer', async () => {
     const config = 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n';
     const repo = createRepoFixture({ 'src/config.ts': config, 'src/app.ts': 'export function main() {\n  return 1;\n}\n' });
@@ -91,10 +98,18 @@ describe('the default engine\'s symbol evidence in lenses', () => {
       await client.initialize([ann.dir], {});
       await client.open(file, annText);
       // The read is resolved by name here (0.27): below the fitted τ_TA, so this test asks for a low band.
-      await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { thresholds: { traffic: 0.1, resolution: 0.99 } } } });
-      const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.code).endsWith('/symbols')), 60_000);
+      await client.connection.sendNotification('workspace/didChangeConfiguration', {
+        settings: { airspace: { thresholds: { traffic: 0.1, resolution: 0.99 } } },
+      });
+      const d = await client.until(
+        'a diagnostic',
+        () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.code).endsWith('/symbols')),
+        60_000,
+      );
       expect(d.message).toMatch(/^zed edits parseConfig in src\/config\.ts lines? [0-9–]+ \(symbols /);
-      const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(file) } })) as { command: { title: string } }[];
+      const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(file) } })) as {
+        command: { title: string };
+      }[];
       expect(lenses.map((l) => l.command.title)).toEqual([expect.stringMatching(/^⚠ zed edits parseConfig \(symbols /)]);
     } finally {
       await client.close();
@@ -113,15 +128,22 @@ describe('the server with hostile plugins in the config', () => {
   });
 
   it('answers airspace/scan and warns although one plugin never answers and another calls process.exit', async () => {
-    const plugin = (id: string, body: string) => `export default { id: '${id}', defaultWeight: 0.1, async score() { ${body}; return { risk: 0, evidence: [] }; } };\n`;
+    const plugin = (id: string, body: string) =>
+      `export default { id: '${id}', defaultWeight: 0.1, async score() { ${body}; return { risk: 0, evidence: [] }; } };\n`;
     repo = createRepoFixture({
       'src/a.ts': text(base),
       'channels/hangs.mjs': plugin('hangs', "console.log('stdout is the protocol'); await new Promise(() => {})"),
       'channels/exits.mjs': plugin('exits', 'process.exit(0)'),
       'channels/rejects.mjs': plugin('rejects', "Promise.reject(new Error('stray'))"),
-      'airspace.config.json': JSON.stringify({ plugins: ['./channels/hangs.mjs', './channels/exits.mjs', './channels/rejects.mjs'], budget: { callMs: 500 } }),
+      'airspace.config.json': JSON.stringify({
+        plugins: ['./channels/hangs.mjs', './channels/exits.mjs', './channels/rejects.mjs'],
+        budget: { callMs: 500 },
+      }),
     });
-    repo.worktree('alice').write('src/a.ts', text(edit(11, 'const line11 = "alice";'))).commit('alice');
+    repo
+      .worktree('alice')
+      .write('src/a.ts', text(edit(11, 'const line11 = "alice";')))
+      .commit('alice');
     const bob = repo.worktree('bob');
     const bobText = text(edit(11, 'const line11 = "bob";'));
     bob.write('src/a.ts', bobText);
@@ -143,16 +165,20 @@ describe('the server with hostile plugins in the config', () => {
 });
 
 describe('config files', () => {
-  it('honours the main worktree\'s airspace.config.mjs from a linked worktree and follows its edits', async () => {
+  it("honours the main worktree's airspace.config.mjs from a linked worktree and follows its edits", async () => {
     const repo = createRepoFixture({ 'src/a.ts': text(base) });
-    repo.worktree('alice').write('src/a.ts', text(edit(3, 'const line3 = "alice";'))).commit('alice');
+    repo
+      .worktree('alice')
+      .write('src/a.ts', text(edit(3, 'const line3 = "alice";')))
+      .commit('alice');
     const bob = repo.worktree('bob');
     bob.write('src/a.ts', text(edit(20, 'const line20 = "bob";')));
     // Kept in the main worktree only (untracked): bob's branch has no config of its own.
     const config = (traffic: number) => `export default { thresholds: { traffic: ${traffic} } };\n`;
     writeFileSync(join(repo.dir, 'airspace.config.mjs'), config(0.11));
     const client = new TestClient(process.execPath, [BIN, '--stdio']);
-    const traffic = async () => ((await client.connection.sendRequest('airspace/scan', {})) as { thresholds: { traffic: number } } | null)?.thresholds.traffic;
+    const traffic = async () =>
+      ((await client.connection.sendRequest('airspace/scan', {})) as { thresholds: { traffic: number } } | null)?.thresholds.traffic;
     try {
       await client.initialize([bob.dir]);
       await client.until('the first advisories', () => client.notifications.find((n) => n.method === 'airspace/advisories'), 60_000);
@@ -186,7 +212,11 @@ describe('a worktree created and edited at once', () => {
       await client.until('the first scan', () => client.notifications.find((n) => n.method === 'airspace/advisories'), 60_000);
       // Created and edited in one go, before the server can have listed (or watched) it.
       repo.worktree('carol').write('src/a.ts', text(edit(11, 'const line11 = "carol";')));
-      const d = await client.until('a diagnostic naming carol', () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.message).includes('carol')), 20_000);
+      const d = await client.until(
+        'a diagnostic naming carol',
+        () => client.diagnostics.get(uriOf(file))?.find((x) => String(x.message).includes('carol')),
+        20_000,
+      );
       expect(d.range.start.line).toBe(10);
     } finally {
       await client.close();

@@ -29,13 +29,19 @@ describe('workspace folders', () => {
   });
   afterAll(() => repo?.dispose());
 
-  const folderUris = (client: InProcessClient) => new Set(client.notifications.filter((n) => n.method === 'airspace/advisories').map((n) => (n.params as { folder: string }).folder));
+  const folderUris = (client: InProcessClient) =>
+    new Set(client.notifications.filter((n) => n.method === 'airspace/advisories').map((n) => (n.params as { folder: string }).folder));
 
-  it('does not make an opened file\'s directory a folder when the file comes before initialized', async () => {
+  it("does not make an opened file's directory a folder when the file comes before initialized", async () => {
     const client = new InProcessClient({ createScanner, settings: { debounceMs: 20 } });
     try {
       const file = join(realpathSync(bob.dir), 'src/x.ts');
-      await client.connection.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {}, workspaceFolders: [{ uri: uriOf(bob.dir), name: 'bob' }] });
+      await client.connection.sendRequest('initialize', {
+        processId: null,
+        rootUri: null,
+        capabilities: {},
+        workspaceFolders: [{ uri: uriOf(bob.dir), name: 'bob' }],
+      });
       await client.open(file, readFileSync(file, 'utf8'));
       await client.connection.sendNotification('initialized', {});
       await client.until('a diagnostic', () => client.diagnostics.get(uriOf(file))?.[0]);
@@ -52,18 +58,21 @@ describe('workspace folders', () => {
     const carolFile = uriOf(join(realpathSync(carol.dir), 'src/x.ts'));
     const folder = (dir: string) => ({ uri: uriOf(dir), name: dir });
     const [bobSrc, bobLib] = [join(bob.dir, 'src'), join(bob.dir, 'lib')];
-    const removeFolder = (dir: string) => client.connection.sendNotification('workspace/didChangeWorkspaceFolders', { event: { added: [], removed: [folder(dir)] } });
+    const removeFolder = (dir: string) =>
+      client.connection.sendNotification('workspace/didChangeWorkspaceFolders', { event: { added: [], removed: [folder(dir)] } });
     const scan = async (dir: string) => (await client.connection.sendRequest('airspace/scan', { folder: uriOf(dir) })) as ScanResult | null;
     try {
       await client.initialize([bobSrc, bobLib, carol.dir], { workspace: { workspaceFolders: true } });
-      await client.until('diagnostics for bob and carol', () => (client.diagnostics.get(bobFile)?.length && client.diagnostics.get(carolFile)?.length ? true : undefined));
+      await client.until('diagnostics for bob and carol', () =>
+        client.diagnostics.get(bobFile)?.length && client.diagnostics.get(carolFile)?.length ? true : undefined,
+      );
       await removeFolder(bobSrc);
       expect((await scan(bobLib))?.advisories.length).toBeGreaterThan(0);
       expect(client.diagnostics.get(bobFile)?.length).toBeGreaterThan(0);
       await removeFolder(bobLib);
       const carolScan = await scan(carol.dir);
       expect(carolScan?.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
-      await client.until('bob\'s diagnostics cleared', () => (client.diagnostics.get(bobFile)?.length === 0 ? true : undefined));
+      await client.until("bob's diagnostics cleared", () => (client.diagnostics.get(bobFile)?.length === 0 ? true : undefined));
       expect(client.diagnostics.get(carolFile)?.length).toBeGreaterThan(0);
     } finally {
       await client.close();

@@ -19,11 +19,14 @@ describe('intentPath', () => {
     [pathToFileURL('/home/dev/tree/b.ts').href, 'b.ts'],
   ])('maps %s to %s', (item, path) => expect(intentPath(wt, item)).toEqual({ path }));
 
-  it.each(['/abs/x.ts', '/home/dev/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])('refuses %j with a problem', (item) => {
-    const got = intentPath(wt, item);
-    expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
-    expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
-  });
+  it.each(['/abs/x.ts', '/home/dev/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])(
+    'refuses %j with a problem',
+    (item) => {
+      const got = intentPath(wt, item);
+      expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
+      expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
+    },
+  );
 });
 
 describe('airspace.declareIntent', () => {
@@ -34,9 +37,14 @@ describe('airspace.declareIntent', () => {
       await client.initialize([repo.dir]);
       await client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) });
       const inside = join(realpathSync(repo.dir), 'src/in.ts');
-      const out = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.declareIntent', arguments: [{ files: ['/abs/x.ts', inside, 'b.ts'] }] })) as { intent: string[]; problems?: { message: string }[] };
+      const out = (await client.connection.sendRequest('workspace/executeCommand', {
+        command: 'airspace.declareIntent',
+        arguments: [{ files: ['/abs/x.ts', inside, 'b.ts'] }],
+      })) as { intent: string[]; problems?: { message: string }[] };
       expect(out.intent).toEqual(['b.ts', 'src/in.ts']);
-      expect(out.problems?.map((p) => p.message)).toEqual([expect.stringContaining('"/abs/x.ts" is an absolute path outside this worktree')]);
+      expect(out.problems?.map((p) => p.message)).toEqual([
+        expect.stringContaining('"/abs/x.ts" is an absolute path outside this worktree'),
+      ]);
       await client.until('a warning shown', () => client.notifications.find((n) => n.method === 'window/showMessage'));
     } finally {
       await client.close();

@@ -6,9 +6,16 @@ import { coversLine, coversLines, firstLine, toLspRange } from '../src/lines.js'
 
 describe('lines', () => {
   it('puts a finding on exactly the protocol lines its LSP range spans', () => {
-    for (const range of [[8, 12], [5, 4], [1, 1], [3, 2], [1, 0]] as const) {
+    for (const range of [
+      [8, 12],
+      [5, 4],
+      [1, 1],
+      [3, 2],
+      [1, 0],
+    ] as const) {
       const { start, end } = toLspRange(range);
-      for (let line0 = 0; line0 < 15; line0++) expect(coversLine(range, line0), `${range} @ ${line0}`).toBe(line0 >= start.line && line0 <= end.line);
+      for (let line0 = 0; line0 < 15; line0++)
+        expect(coversLine(range, line0), `${range} @ ${line0}`).toBe(line0 >= start.line && line0 <= end.line);
     }
     // A point after line 4 shows at the start of line 5 (0-based 4), not on line 4.
     expect(coversLine([5, 4], 4)).toBe(true);

@@ -16,7 +16,10 @@ const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
 describe('a scan that never answers', () => {
   it('is settled when the worker scanner is disposed', async () => {
     const scanner = createWorkerScanner({ repo: '.' }, new URL('./support/silent-engine.mjs', import.meta.url));
-    const scan = scanner.scan().then(() => 'answered', (e: Error) => e.message);
+    const scan = scanner.scan().then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
     await new Promise((r) => setTimeout(r, 100));
     await scanner.dispose();
     expect(await within(2000, scan, 'the pending scan')).toMatch(/disposed/);
@@ -34,14 +37,19 @@ describe('a scan that never answers', () => {
     const repo = createRepoFixture({ 'x.ts': 'a\nb\n' });
     let made = 0;
     // The first engine hangs, and ignores dispose (as an engine stuck in a native call would).
-    const createScanner: CreateLspScanner = (options) => (++made === 1 ? { scan: () => new Promise<ScanResult>(() => undefined), dispose: () => undefined } : createFakeScanner(options));
+    const createScanner: CreateLspScanner = (options) =>
+      ++made === 1 ? { scan: () => new Promise<ScanResult>(() => undefined), dispose: () => undefined } : createFakeScanner(options);
     const client = new InProcessClient({ createScanner });
     try {
       await client.initialize([repo.dir], { workspace: { configuration: true } });
       // The first scan is running (and will never answer).
-      for (const t0 = Date.now(); made === 0 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 10));
+      for (const t0 = Date.now(); made === 0 && Date.now() - t0 < 10_000;) await new Promise((r) => setTimeout(r, 10));
       await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { airspace: { base: 'main' } } });
-      const result = (await within(10_000, client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) }), 'airspace/scan')) as ScanResult;
+      const result = (await within(
+        10_000,
+        client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) }),
+        'airspace/scan',
+      )) as ScanResult;
       expect(result.version).toBe(1);
       expect(made).toBe(2);
       // The same settings again (eglot sends them on every connect): the scanner is kept.
@@ -55,7 +63,7 @@ describe('a scan that never answers', () => {
   });
 });
 
-describe('a client that never answers the server\'s requests', () => {
+describe("a client that never answers the server's requests", () => {
   it('does not keep the server from adding its folders and scanning', async () => {
     const repo = createRepoFixture({ 'x.ts': 'a\n' });
     const client = new InProcessClient({ createScanner: createFakeScanner });

@@ -15,7 +15,8 @@ const SERVER = fileURLToPath(new URL('./support/fake-server.mjs', import.meta.ur
 
 const base = (): string[] => {
   const lines: string[] = [];
-  for (let i = 1; i <= 30; i++) lines.push(i === 8 ? 'export function parse(input: string) {' : i === 20 ? '}' : `  const line${i} = ${i};`);
+  for (let i = 1; i <= 30; i++)
+    lines.push(i === 8 ? 'export function parse(input: string) {' : i === 20 ? '}' : `  const line${i} = ${i};`);
   return lines;
 };
 const text = (lines: string[]) => lines.join('\n') + '\n';
@@ -73,7 +74,7 @@ describe('the language server over stdio', () => {
   const diags = () => client.diagnostics.get(uriOf(bobFile));
   const overlapDiag = () => diags()?.find((d) => d.source === 'airspace');
 
-  it('puts a diagnostic on today\'s line naming the other agent, channel, risk and their location', async () => {
+  it("puts a diagnostic on today's line naming the other agent, channel, risk and their location", async () => {
     const d = await client.until('a diagnostic', overlapDiag);
     expect(d.range.start.line).toBe(15); // base line 11 is line 16 today
     expect(d.severity).toBe(2); // warning: bob steers (alice has right of way by id)
@@ -84,16 +85,26 @@ describe('the language server over stdio', () => {
     expect(related?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
     expect(related?.location.range.start.line).toBe(9);
     expect(related?.message).toContain('alice and bob both change src/a.ts around base lines 11–11.');
-    expect(client.notifications.some((n) => n.method === 'airspace/advisories' && (n.params as { advisories: unknown[] }).advisories.length === 1)).toBe(true);
+    expect(
+      client.notifications.some(
+        (n) => n.method === 'airspace/advisories' && (n.params as { advisories: unknown[] }).advisories.length === 1,
+      ),
+    ).toBe(true);
   });
 
   it('hovers with who else is here and their diff hunk', async () => {
-    const hover = (await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(bobFile) }, position: { line: 15, character: 4 } })) as Hover;
+    const hover = (await client.connection.sendRequest('textDocument/hover', {
+      textDocument: { uri: uriOf(bobFile) },
+      position: { line: 15, character: 4 },
+    })) as Hover;
     const value = (hover.contents as { value: string }).value;
     expect(value).toContain('alice');
     expect(value).toContain('+  const ALICE_EDIT_11 = 11;');
     expect(value).toContain('-  const line11 = 11;');
-    const nothing = await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(bobFile) }, position: { line: 2, character: 0 } });
+    const nothing = await client.connection.sendRequest('textDocument/hover', {
+      textDocument: { uri: uriOf(bobFile) },
+      position: { line: 2, character: 0 },
+    });
     expect(nothing).toBeNull();
   });
 
@@ -118,7 +129,11 @@ describe('the language server over stdio', () => {
   });
 
   it('answers airspace/scan with the scan JSON', async () => {
-    const result = (await client.connection.sendRequest('airspace/scan', { folder: uriOf(bob.dir) })) as { version: number; advisories: { a: string; b: string; level: string }[]; agents: { id: string }[] };
+    const result = (await client.connection.sendRequest('airspace/scan', { folder: uriOf(bob.dir) })) as {
+      version: number;
+      advisories: { a: string; b: string; level: string }[];
+      agents: { id: string }[];
+    };
     expect(result.version).toBe(1);
     expect(result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
     expect(result.advisories).toEqual([expect.objectContaining({ a: 'alice', b: 'bob', level: 'resolution' })]);
@@ -126,7 +141,11 @@ describe('the language server over stdio', () => {
 
   it('offers code actions that open the other side and copy a summary', async () => {
     const d = overlapDiag()!;
-    const actions = (await client.connection.sendRequest('textDocument/codeAction', { textDocument: { uri: uriOf(bobFile) }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+    const actions = (await client.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: uriOf(bobFile) },
+      range: d.range,
+      context: { diagnostics: [d] },
+    })) as CodeAction[];
     const open = actions.find((a) => a.title.startsWith("Open alice's src/a.ts:10"));
     expect(open).toBeDefined();
     await client.connection.sendRequest('workspace/executeCommand', open!.command!);
@@ -141,19 +160,27 @@ describe('the language server over stdio', () => {
   });
 
   it('acknowledges an advisory and marks its diagnostics', async () => {
-    const out = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [{ other: 'alice' }] })) as { acknowledged: string[]; recordedIn: string; trail: string };
+    const out = (await client.connection.sendRequest('workspace/executeCommand', {
+      command: 'airspace.acknowledge',
+      arguments: [{ other: 'alice' }],
+    })) as { acknowledged: string[]; recordedIn: string; trail: string };
     expect(out).toMatchObject({ acknowledged: ['alice', 'bob'], recordedIn: 'trail' });
     const trail = await readTrailFile(out.trail);
     expect(verifyShadowTrail(trail).ok).toBe(true);
     const summary = summarizeShadowTrail(trail);
     expect(summary.acknowledgements.map((a) => a.agentId)).toEqual(['bob']);
     expect(summary.awaitingAcknowledgement).toEqual(['alice']);
-    const d = await client.until('acknowledged diagnostic', () => String(overlapDiag()?.message).includes('(acknowledged)') ? overlapDiag() : undefined);
+    const d = await client.until('acknowledged diagnostic', () =>
+      String(overlapDiag()?.message).includes('(acknowledged)') ? overlapDiag() : undefined,
+    );
     expect(d.severity).toBe(3);
   });
 
   it('passes declared intent to the next scan', async () => {
-    const out = await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.declareIntent', arguments: [{ files: ['src/b.ts', uriOf(join(bob.dir, 'src/c.ts'))] }] });
+    const out = await client.connection.sendRequest('workspace/executeCommand', {
+      command: 'airspace.declareIntent',
+      arguments: [{ files: ['src/b.ts', uriOf(join(bob.dir, 'src/c.ts'))] }],
+    });
     expect(out).toEqual({ intent: ['src/b.ts', 'src/c.ts'] });
     const result = (await client.connection.sendRequest('airspace/scan', {})) as { meta: { intent: Record<string, string[]> } };
     expect(result.meta.intent).toEqual({ bob: ['src/b.ts', 'src/c.ts'] });
@@ -182,11 +209,20 @@ describe('the language server over stdio', () => {
   it('survives bad requests with logged errors and degraded answers', async () => {
     client.child.stdin!.write('Content-Length: 9\r\n\r\n{bad json');
     expect(await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: uriOf(bobFile) } })).toBeNull();
-    await client.until('a logged error', () => client.notifications.find((n) => n.method === 'window/logMessage' && String((n.params as { message: string }).message).includes('textDocument/hover failed')));
-    const outside = await client.connection.sendRequest('textDocument/hover', { textDocument: { uri: 'file:///nonexistent/x.ts' }, position: { line: 0, character: 0 } });
+    await client.until('a logged error', () =>
+      client.notifications.find(
+        (n) => n.method === 'window/logMessage' && String((n.params as { message: string }).message).includes('textDocument/hover failed'),
+      ),
+    );
+    const outside = await client.connection.sendRequest('textDocument/hover', {
+      textDocument: { uri: 'file:///nonexistent/x.ts' },
+      position: { line: 0, character: 0 },
+    });
     expect(outside).toBeNull();
     expect(await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.nope', arguments: [] })).toBeNull();
-    expect(await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [42] })).toBeNull();
+    expect(
+      await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: [42] }),
+    ).toBeNull();
     expect(await client.connection.sendRequest('airspace/scan', { folder: 'not a uri' })).toBeNull();
     await expect(client.connection.sendRequest('airspace/unknown', {})).rejects.toThrow();
     // Still serving.
@@ -206,14 +242,22 @@ describe('a client without showDocument or message actions (Neovim 0.7, eglot 1.
       await client.open(bobFile, bobText);
       const d = await client.until('a diagnostic', () => client.diagnostics.get(uriOf(bobFile))?.[0]);
       expect(strings(d).every((t) => !/[\u0000-\u001f]/.test(t))).toBe(true);
-      const actions = (await client.connection.sendRequest('textDocument/codeAction', { textDocument: { uri: uriOf(bobFile) }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+      const actions = (await client.connection.sendRequest('textDocument/codeAction', {
+        textDocument: { uri: uriOf(bobFile) },
+        range: d.range,
+        context: { diagnostics: [d] },
+      })) as CodeAction[];
       const open = actions.find((a) => a.title.startsWith("Open alice's"))!;
       await client.connection.sendRequest('workspace/executeCommand', open.command!);
       const where = await client.until('the location as text', () => client.notifications.find((n) => n.method === 'window/showMessage'));
       expect((where.params as { message: string }).message).toContain(`${join(realpathSync(alice.dir), 'src/a.ts')}:10`);
       const copy = actions.find((a) => a.title.startsWith('Copy a summary'))!;
       await client.connection.sendRequest('workspace/executeCommand', copy.command!);
-      const said = await client.until('the summary as text', () => client.notifications.find((n) => n.method === 'window/showMessage' && String((n.params as { message: string }).message).includes('ALICE_EDIT_12')));
+      const said = await client.until('the summary as text', () =>
+        client.notifications.find(
+          (n) => n.method === 'window/showMessage' && String((n.params as { message: string }).message).includes('ALICE_EDIT_12'),
+        ),
+      );
       expect(strings(said.params).every((t) => !/[\u0000-\u0009\u000b-\u001f]/.test(t))).toBe(true);
       expect(client.requests.filter((r) => r.method === 'window/showMessageRequest' || r.method === 'window/showDocument')).toEqual([]);
     } finally {
@@ -231,13 +275,18 @@ describe('an other agent without a worktree', () => {
       await client.initialize([bob.dir], {});
       await client.open(bobFile, bobText);
       await client.until('a diagnostic', () => client.diagnostics.get(uriOf(bobFile))?.[0]);
-      const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(bobFile) } })) as CodeLens[];
+      const lenses = (await client.connection.sendRequest('textDocument/codeLens', {
+        textDocument: { uri: uriOf(bobFile) },
+      })) as CodeLens[];
       expect(lenses).toHaveLength(1);
       expect(lenses[0]!.command!.command).toBe('airspace.copySummary');
       const out = (await client.connection.sendRequest('workspace/executeCommand', lenses[0]!.command!)) as { summary: string } | null;
       expect(out?.summary).toContain('my src/a.ts line 16');
       // The same shape acknowledges: the folder whose agent is bob is self.
-      const ack = (await client.connection.sendRequest('workspace/executeCommand', { command: 'airspace.acknowledge', arguments: lenses[0]!.command!.arguments })) as { recordedIn: string };
+      const ack = (await client.connection.sendRequest('workspace/executeCommand', {
+        command: 'airspace.acknowledge',
+        arguments: lenses[0]!.command!.arguments,
+      })) as { recordedIn: string };
       expect(ack.recordedIn).toBe('trail');
     } finally {
       await client.close();
@@ -255,19 +304,27 @@ describe('pull diagnostics for clients that advertise them', () => {
     two.write('x.ts', 'a\nTWO\nc\nd\n');
     const client = new TestClient(process.execPath, [SERVER, '--stdio']);
     try {
-      const init = (await client.initialize([two.dir], { textDocument: { diagnostic: { dynamicRegistration: false } }, workspace: { diagnostics: { refreshSupport: true } } })) as { capabilities: Record<string, unknown> };
+      const init = (await client.initialize([two.dir], {
+        textDocument: { diagnostic: { dynamicRegistration: false } },
+        workspace: { diagnostics: { refreshSupport: true } },
+      })) as { capabilities: Record<string, unknown> };
       expect(init.capabilities.diagnosticProvider).toBeTruthy();
       const file = join(realpathSync(two.dir), 'x.ts');
       await client.open(file, readFileSync(file, 'utf8'));
       await client.until('refresh request', () => client.requests.find((r) => r.method === 'workspace/diagnostic/refresh'));
-      const report = (await client.connection.sendRequest('textDocument/diagnostic', { textDocument: { uri: uriOf(file) } })) as { kind: string; items: Diagnostic[] };
+      const report = (await client.connection.sendRequest('textDocument/diagnostic', { textDocument: { uri: uriOf(file) } })) as {
+        kind: string;
+        items: Diagnostic[];
+      };
       expect(report.kind).toBe('full');
       expect(report.items[0]!.range.start.line).toBe(1);
       expect(report.items[0]!.severity).toBe(2); // two steers
       // vscode-languageclient would show a pushed copy beside the pulled one.
       expect(client.pushes).toEqual([]);
       // Files that are not open reach the client through the workspace pull instead.
-      const workspace = (await client.connection.sendRequest('workspace/diagnostic', { previousResultIds: [] })) as { items: { uri: string; items: Diagnostic[] }[] };
+      const workspace = (await client.connection.sendRequest('workspace/diagnostic', { previousResultIds: [] })) as {
+        items: { uri: string; items: Diagnostic[] }[];
+      };
       expect(workspace.items.map((i) => [i.uri, i.items.length])).toEqual([[uriOf(file), 1]]);
     } finally {
       await client.close();
@@ -282,7 +339,9 @@ describe('pull diagnostics for clients that advertise them', () => {
     two.write('x.ts', 'a\nTWO\nc\nd\n');
     const client = new TestClient(process.execPath, [SERVER, '--stdio']);
     try {
-      const init = (await client.initialize([two.dir], { textDocument: { diagnostic: { dynamicRegistration: false } } })) as { capabilities: Record<string, unknown> };
+      const init = (await client.initialize([two.dir], { textDocument: { diagnostic: { dynamicRegistration: false } } })) as {
+        capabilities: Record<string, unknown>;
+      };
       expect(init.capabilities.diagnosticProvider).toBeUndefined();
       const file = join(realpathSync(two.dir), 'x.ts');
       await client.open(file, readFileSync(file, 'utf8'));

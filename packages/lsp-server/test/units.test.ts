@@ -2,14 +2,32 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
 import { findingsFor, todayRange } from '../src/findings.js';
-import { MAX_MESSAGE, codeActions, codeLenses, groupFindings, hoverMarkdown, otherVerb, summary, toCodeLens, toDiagnostic } from '../src/present.js';
+import {
+  MAX_MESSAGE,
+  codeActions,
+  codeLenses,
+  groupFindings,
+  hoverMarkdown,
+  otherVerb,
+  summary,
+  toCodeLens,
+  toDiagnostic,
+} from '../src/present.js';
 import { parsePairArgs } from '../src/commands.js';
 import { toLspRange as lspRange } from '../src/lines.js';
 import { DiagnosticsLedger, clientFeatures } from '../src/delivery.js';
 import { parseUnifiedDiff } from '../src/other-change.js';
 import { ScanLoop } from '../src/scan-loop.js';
 
-const agent = (id: string, extra: Partial<Agent> = {}): Agent => ({ id, label: id, startedAt: 0, committedWork: 0, files: [], worktree: `/wt/${id}`, ...extra });
+const agent = (id: string, extra: Partial<Agent> = {}): Agent => ({
+  id,
+  label: id,
+  startedAt: 0,
+  committedWork: 0,
+  files: [],
+  worktree: `/wt/${id}`,
+  ...extra,
+});
 
 function scan(partial: Partial<ScanResult>): ScanResult {
   return {
@@ -30,16 +48,45 @@ function scan(partial: Partial<ScanResult>): ScanResult {
 
 describe('findings', () => {
   // bob inserted 10 lines above base line 40: base 40–42 is 50–52 today.
-  const bob = agent('bob', { files: [{ path: 'a.ts', status: 'modified', weight: 1, baseRanges: [[5, 4]], newRanges: [[5, 14]], hunks: [{ base: [5, 4], current: [5, 14] }, { base: [40, 42], current: [50, 52] }] }] });
+  const bob = agent('bob', {
+    files: [
+      {
+        path: 'a.ts',
+        status: 'modified',
+        weight: 1,
+        baseRanges: [[5, 4]],
+        newRanges: [[5, 14]],
+        hunks: [
+          { base: [5, 4], current: [5, 14] },
+          { base: [40, 42], current: [50, 52] },
+        ],
+      },
+    ],
+  });
   const carol = agent('carol');
-  const evidence = { message: 'both change a.ts', kind: 'write-read', a: { agent: 'bob', path: 'a.ts', baseRange: [40, 42] as const, symbol: 'parse', access: 'write' as const }, b: { agent: 'carol', path: 'a.ts', range: [41, 41] as const, symbol: 'parse', access: 'read' as const } };
+  const evidence = {
+    message: 'both change a.ts',
+    kind: 'write-read',
+    a: { agent: 'bob', path: 'a.ts', baseRange: [40, 42] as const, symbol: 'parse', access: 'write' as const },
+    b: { agent: 'carol', path: 'a.ts', range: [41, 41] as const, symbol: 'parse', access: 'read' as const },
+  };
   const result = scan({
     agents: [bob, carol],
     advisories: [{ a: 'bob', b: 'carol', level: 'traffic', risk: 0.5, evidence: [evidence], message: '' }],
-    links: [{ a: 'bob', b: 'carol', risk: 0.5, distance: 0.5, level: 'traffic', channels: [{ channel: 'symbols', weight: 1, risk: 0.5, weighted: 0.5, precision: 'symbol', evidence: [evidence] }], evidence: [evidence] }],
+    links: [
+      {
+        a: 'bob',
+        b: 'carol',
+        risk: 0.5,
+        distance: 0.5,
+        level: 'traffic',
+        channels: [{ channel: 'symbols', weight: 1, risk: 0.5, weighted: 0.5, precision: 'symbol', evidence: [evidence] }],
+        evidence: [evidence],
+      },
+    ],
   });
 
-  it('maps base lines to today\'s lines through self\'s hunks when the evidence has no current range', () => {
+  it("maps base lines to today's lines through self's hunks when the evidence has no current range", () => {
     const [f] = findingsFor(result, 'bob');
     expect(f!.range).toEqual([50, 52]);
     expect(f!.other).toMatchObject({ agent: 'carol', path: 'a.ts', range: [41, 41], worktree: '/wt/carol' });
@@ -71,8 +118,27 @@ describe('findings', () => {
 
 describe('parseUnifiedDiff', () => {
   it('reads new-side ranges, insertions and deletions', () => {
-    const hunks = parseUnifiedDiff(['diff --git a/x b/x', '@@ -3,2 +3,3 @@ f', ' a', '-b', '+B', '+C', '@@ -10,2 +11,0 @@', '-x', '-y', '@@ -20 +19 @@', '-p', '+q'].join('\n'));
-    expect(hunks.map((h) => h.current)).toEqual([[3, 5], [12, 11], [19, 19]]);
+    const hunks = parseUnifiedDiff(
+      [
+        'diff --git a/x b/x',
+        '@@ -3,2 +3,3 @@ f',
+        ' a',
+        '-b',
+        '+B',
+        '+C',
+        '@@ -10,2 +11,0 @@',
+        '-x',
+        '-y',
+        '@@ -20 +19 @@',
+        '-p',
+        '+q',
+      ].join('\n'),
+    );
+    expect(hunks.map((h) => h.current)).toEqual([
+      [3, 5],
+      [12, 11],
+      [19, 19],
+    ]);
     expect(hunks[0]!.lines).toEqual([' a', '-b', '+B', '+C']);
   });
 });
@@ -106,7 +172,11 @@ describe('ScanLoop', () => {
   it('abandons a scan that never answers on restart and publishes the next one', async () => {
     const published: string[] = [];
     let runs = 0;
-    const loop = new ScanLoop<string>({ run: () => (++runs === 1 ? new Promise<string>(() => undefined) : Promise.resolve(`scan ${runs}`)), publish: (r) => published.push(r), onError: () => undefined });
+    const loop = new ScanLoop<string>({
+      run: () => (++runs === 1 ? new Promise<string>(() => undefined) : Promise.resolve(`scan ${runs}`)),
+      publish: (r) => published.push(r),
+      onError: () => undefined,
+    });
     loop.request(0);
     await new Promise((r) => setTimeout(r, 20));
     const next = loop.next();
@@ -119,7 +189,14 @@ describe('ScanLoop', () => {
   it('keeps the previous result when a scan fails', async () => {
     const errors: unknown[] = [];
     let fail = false;
-    const loop = new ScanLoop<string>({ run: async () => { if (fail) throw new Error('git failed'); return 'ok'; }, publish: () => undefined, onError: (e) => errors.push(e) });
+    const loop = new ScanLoop<string>({
+      run: async () => {
+        if (fail) throw new Error('git failed');
+        return 'ok';
+      },
+      publish: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     expect(await loop.next()).toBe('ok');
     fail = true;
     expect(await loop.next()).toBe('ok');
@@ -139,7 +216,12 @@ describe('one diagnostic per cause', () => {
     advisories: [{ a: 'a', b: 'b', level: 'resolution', risk: 1, steer: 'b', hold: 'a', evidence: [], message: '' }],
     links: [
       {
-        a: 'a', b: 'b', risk: 1, distance: 0, level: 'resolution', evidence: [],
+        a: 'a',
+        b: 'b',
+        risk: 1,
+        distance: 0,
+        level: 'resolution',
+        evidence: [],
         channels: [
           { channel: 'overlap', weight: 1, risk: 0.9, weighted: 0.9, precision: 'line', evidence: [ev('overlap', [3, 4])] },
           { channel: 'tree', weight: 0.25, risk: 0.3, weighted: 0.1, precision: 'file', evidence: [ev('tree')] },
@@ -157,26 +239,61 @@ describe('one diagnostic per cause', () => {
     const d = toDiagnostic(groups[0]!, 10, false);
     expect(d.code).toBe('resolution/merge');
     expect(d.message).toBe('a edits x.ts lines 3–4 (merge 1.00; also overlap): resolution advisory, you steer away');
-    expect(d.relatedInformation?.map((r) => r.message)).toEqual(["a's side, x.ts lines 3–4 [merge 1.00]: merge says so", "a's side, x.ts lines 3–4 [overlap 0.90]: overlap says so"]);
+    expect(d.relatedInformation?.map((r) => r.message)).toEqual([
+      "a's side, x.ts lines 3–4 [merge 1.00]: merge says so",
+      "a's side, x.ts lines 3–4 [overlap 0.90]: overlap says so",
+    ]);
   });
 });
 
 /** A resolution pair (ben, cy) as a large repository gives it: several channels on nearby lines. */
-describe('one diagnostic per pair and lines, at the strongest finding\'s own level', () => {
+describe("one diagnostic per pair and lines, at the strongest finding's own level", () => {
   const side = (agent: string, path: string, range: readonly [number, number], extra: object = {}) => ({ agent, path, range, ...extra });
   // cy writes `assign` (lines 10–14 of cy's src/deeply/nested/module/store.ts); ben only calls it, at line 30 of app.ts.
-  const writeRead = { kind: 'write-read', risk: 1, message: 'cy changes the signature of assign (src/deeply/nested/module/store.ts:10–14), which ben reads at src/app.ts:30 in its changed lines.', a: side('ben', 'src/app.ts', [30, 30], { symbol: 'assign', access: 'read' }), b: side('cy', 'src/deeply/nested/module/store.ts', [10, 14], { symbol: 'assign', access: 'write' }) };
+  const writeRead = {
+    kind: 'write-read',
+    risk: 1,
+    message:
+      'cy changes the signature of assign (src/deeply/nested/module/store.ts:10–14), which ben reads at src/app.ts:30 in its changed lines.',
+    a: side('ben', 'src/app.ts', [30, 30], { symbol: 'assign', access: 'read' }),
+    b: side('cy', 'src/deeply/nested/module/store.ts', [10, 14], { symbol: 'assign', access: 'write' }),
+  };
   // A weak read elsewhere in a file ben changed: risk 0.12 on its own.
-  const touched = { kind: 'write-read-touched', risk: 0.12, message: 'cy changes the body of total (src/deeply/nested/module/store.ts:40–44), which ben reads at src/app.ts:90 elsewhere in a file it changed.', a: side('ben', 'src/app.ts', [90, 90], { symbol: 'total', access: 'read' }), b: side('cy', 'src/deeply/nested/module/store.ts', [40, 44], { symbol: 'total', access: 'write' }) };
+  const touched = {
+    kind: 'write-read-touched',
+    risk: 0.12,
+    message:
+      'cy changes the body of total (src/deeply/nested/module/store.ts:40–44), which ben reads at src/app.ts:90 elsewhere in a file it changed.',
+    a: side('ben', 'src/app.ts', [90, 90], { symbol: 'total', access: 'read' }),
+    b: side('cy', 'src/deeply/nested/module/store.ts', [40, 44], { symbol: 'total', access: 'write' }),
+  };
   // ben edits main (app.ts 25–35), which calls subtotal, which cy edits: both sides edit.
-  const chain = { kind: 'call-chain', risk: 1, chain: ['main', 'subtotal'], message: 'ben edits main (src/app.ts), which calls subtotal (src/deeply/nested/module/store.ts:50); cy edits subtotal — 1 call apart.', a: side('ben', 'src/app.ts', [25, 35], { symbol: 'main' }), b: side('cy', 'src/deeply/nested/module/store.ts', [50, 60], { symbol: 'subtotal' }) };
-  const overlap = { kind: 'overlap', risk: 0.9, message: 'ben and cy both change src/app.ts around line 30.', a: side('ben', 'src/app.ts', [29, 31]), b: side('cy', 'src/app.ts', [29, 30]) };
+  const chain = {
+    kind: 'call-chain',
+    risk: 1,
+    chain: ['main', 'subtotal'],
+    message: 'ben edits main (src/app.ts), which calls subtotal (src/deeply/nested/module/store.ts:50); cy edits subtotal — 1 call apart.',
+    a: side('ben', 'src/app.ts', [25, 35], { symbol: 'main' }),
+    b: side('cy', 'src/deeply/nested/module/store.ts', [50, 60], { symbol: 'subtotal' }),
+  };
+  const overlap = {
+    kind: 'overlap',
+    risk: 0.9,
+    message: 'ben and cy both change src/app.ts around line 30.',
+    a: side('ben', 'src/app.ts', [29, 31]),
+    b: side('cy', 'src/app.ts', [29, 30]),
+  };
   const result = scan({
     agents: [agent('ben'), agent('cy', { worktree: '/home/someone/worktrees/cy' })],
     advisories: [{ a: 'ben', b: 'cy', level: 'resolution', risk: 1, steer: 'ben', hold: 'cy', evidence: [], message: '' }],
     links: [
       {
-        a: 'ben', b: 'cy', risk: 1, distance: 0, level: 'resolution', evidence: [],
+        a: 'ben',
+        b: 'cy',
+        risk: 1,
+        distance: 0,
+        level: 'resolution',
+        evidence: [],
         channels: [
           { channel: 'overlap', weight: 1, risk: 0.9, weighted: 0.9, precision: 'line', evidence: [overlap] },
           { channel: 'symbols', weight: 1, risk: 1, weighted: 1, precision: 'symbol', evidence: [writeRead, touched] },
@@ -193,11 +310,13 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
       [29, 'resolution/symbols'], // symbols 1.00 on line 30 beats overlap 0.90 on 29–31 and the call chain on 25–35
       [89, 'clear/symbols'],
     ]);
-    expect(diagnostics[0]!.message).toBe('cy edits assign in src/deeply/nested/module/store.ts lines 10–14 (symbols 1.00; also overlap, call-graph): resolution advisory, you steer away');
+    expect(diagnostics[0]!.message).toBe(
+      'cy edits assign in src/deeply/nested/module/store.ts lines 10–14 (symbols 1.00; also overlap, call-graph): resolution advisory, you steer away',
+    );
     expect(diagnostics[0]!.relatedInformation).toHaveLength(3);
   });
 
-  it('shows a weak finding at its own level and risk, never the pair\'s', () => {
+  it("shows a weak finding at its own level and risk, never the pair's", () => {
     const weak = diagnostics[1]!;
     expect(weak.severity).toBe(3);
     expect(weak.message).toContain('(symbols 0.12)');
@@ -211,14 +330,45 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
       ...result,
       agents: [agent('ben'), agent('cy\u0000x', { worktree: '/home/someone/worktrees/cy' })],
       advisories: [{ a: 'ben', b: 'cy\u0000x', level: 'resolution', risk: 1, steer: 'ben', hold: 'cy\u0000x', evidence: [], message: '' }],
-      links: [{ a: 'ben', b: 'cy\u0000x', risk: 1, distance: 0, level: 'resolution', evidence: [], channels: [{ channel: 'symbols', weight: 1, risk: 1, weighted: 1, precision: 'symbol', evidence: [{ ...writeRead, message: 'line one\nline\ttwo\u0000', b: side('cy\u0000x', `${'very/'.repeat(40)}store.ts`, [10, 14], { symbol: `Store.${'x'.repeat(200)}`, access: 'write' }) }] }] }],
+      links: [
+        {
+          a: 'ben',
+          b: 'cy\u0000x',
+          risk: 1,
+          distance: 0,
+          level: 'resolution',
+          evidence: [],
+          channels: [
+            {
+              channel: 'symbols',
+              weight: 1,
+              risk: 1,
+              weighted: 1,
+              precision: 'symbol',
+              evidence: [
+                {
+                  ...writeRead,
+                  message: 'line one\nline\ttwo\u0000',
+                  b: side('cy\u0000x', `${'very/'.repeat(40)}store.ts`, [10, 14], { symbol: `Store.${'x'.repeat(200)}`, access: 'write' }),
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     const fs = findingsFor(long, 'ben');
     const d = toDiagnostic(groupFindings(fs)[0]!, 200, false);
     expect(String(d.message).length).toBeLessThanOrEqual(MAX_MESSAGE);
     expect(d.message).not.toContain('/home/someone');
     expect(d.message).toContain('…/store.ts');
-    const sent = [d, toCodeLens(fs[0]!, 200), codeActions(fs, 'file:///w', new Set(), [d]), summary(fs, new Map()), hoverMarkdown(fs, new Map())];
+    const sent = [
+      d,
+      toCodeLens(fs[0]!, 200),
+      codeActions(fs, 'file:///w', new Set(), [d]),
+      summary(fs, new Map()),
+      hoverMarkdown(fs, new Map()),
+    ];
     const text = JSON.stringify(sent);
     expect(text).not.toMatch(/\\u00[01][0-9a-f]/i);
     expect(text).not.toMatch(/[\u0000-\u001f]/);
@@ -231,7 +381,10 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
     const cy = findingsFor(result, 'cy');
     const titles = codeLenses(cy, 200).map((l) => l.command!.title);
     expect(titles).toContain('⚠ ben uses assign (symbols 1.00)');
-    expect(codeLenses(ben, 200).map((l) => l.command!.title)).toEqual(['⚠ cy edits assign (symbols 1.00)', '⚠ cy edits total (symbols 0.12)']);
+    expect(codeLenses(ben, 200).map((l) => l.command!.title)).toEqual([
+      '⚠ cy edits assign (symbols 1.00)',
+      '⚠ cy edits total (symbols 0.12)',
+    ]);
     const chainFinding = ben.find((f) => f.channel === 'call-graph')!;
     expect(toCodeLens(chainFinding, 200)!.command!.title).toBe('⚠ cy edits subtotal (call-graph 1.00)');
     expect(titles.some((t) => /reads|writes|calls into/.test(t))).toBe(false);
@@ -244,11 +397,15 @@ describe('one diagnostic per pair and lines, at the strongest finding\'s own lev
   });
 
   it('sends lens and action arguments that the command handler accepts', () => {
-    const noWorktree = findingsFor(scan({ ...result, agents: [agent('ben'), (({ worktree: _worktree, ...cy }) => cy)(agent('cy'))] }), 'ben');
+    const noWorktree = findingsFor(
+      scan({ ...result, agents: [agent('ben'), (({ worktree: _worktree, ...cy }) => cy)(agent('cy'))] }),
+      'ben',
+    );
     const lens = codeLenses(noWorktree, 200)[0]!;
     expect(lens.command!.command).toBe('airspace.copySummary');
     expect(parsePairArgs(lens.command!.arguments![0])).toEqual({ a: 'ben', b: 'cy' });
-    for (const a of codeActions(ben, 'file:///w', new Set(), [])) if (a.command!.command !== 'airspace.openOther') expect(parsePairArgs(a.command!.arguments![0])).not.toHaveProperty('problem');
+    for (const a of codeActions(ben, 'file:///w', new Set(), []))
+      if (a.command!.command !== 'airspace.openOther') expect(parsePairArgs(a.command!.arguments![0])).not.toHaveProperty('problem');
     expect(parsePairArgs({ pair: 'ben\u0000cy', self: 'ben' })).toHaveProperty('problem');
   });
 });
@@ -264,7 +421,9 @@ describe('delivery', () => {
   });
 
   it('pulls only from clients that pull and can be asked to refresh; opens documents only where the client can', () => {
-    expect(clientFeatures({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } }).diagnostics).toBe('pull');
+    expect(clientFeatures({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } }).diagnostics).toBe(
+      'pull',
+    );
     expect(clientFeatures({ textDocument: { diagnostic: {} } }).diagnostics).toBe('push');
     expect(clientFeatures({}).showDocument).toBe(false);
     expect(clientFeatures({ window: { showDocument: { support: true } } }).showDocument).toBe(true);

@@ -7,7 +7,8 @@ import { gitDirOf } from '../src/workspace.js';
 const changes = (events: string[], n: number) =>
   new Promise<void>((resolve, reject) => {
     const t0 = Date.now();
-    const tick = () => (events.length >= n ? resolve() : Date.now() - t0 > 15_000 ? reject(new Error('no change seen')) : setTimeout(tick, 20));
+    const tick = () =>
+      events.length >= n ? resolve() : Date.now() - t0 > 15_000 ? reject(new Error('no change seen')) : setTimeout(tick, 20);
     tick();
   });
 

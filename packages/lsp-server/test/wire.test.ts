@@ -53,7 +53,8 @@ describe('LifecycleGate', () => {
   it('answers −32700 to what is not JSON and −32600 to what is not a message', () => {
     const gate = new LifecycleGate();
     expect(codeOf(gate.admit('{bad json'))).toBe(WireErrors.ParseError);
-    for (const bad of ['42', '[]', '{"jsonrpc":"2.0"}', '{"id":1,"method":5}', '{"id":{},"method":"x"}']) expect(codeOf(gate.admit(bad))).toBe(WireErrors.InvalidRequest);
+    for (const bad of ['42', '[]', '{"jsonrpc":"2.0"}', '{"id":1,"method":5}', '{"id":{},"method":"x"}'])
+      expect(codeOf(gate.admit(bad))).toBe(WireErrors.InvalidRequest);
   });
 
   it('refuses requests before initialize, a second initialize, and requests after shutdown', () => {
@@ -82,8 +83,17 @@ describe('the built server over stdio, fed malformed frames', () => {
     try {
       await expect(client.connection.sendRequest('airspace/scan', {})).rejects.toMatchObject({ code: WireErrors.ServerNotInitialized });
       await client.initialize([repo.dir]);
-      await expect(client.connection.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} })).rejects.toMatchObject({ code: WireErrors.InvalidRequest });
-      const bad = ['Content-Length: abc\r\n\r\n{}', 'Content-Length: -5\r\n\r\n{}', 'Content-Length: 99999999999\r\n\r\n{}', 'Content-Type: x\r\n\r\n{}', 'Content-Length: 9\r\n\r\n{bad json', 'Content-Length: 400\r\n\r\n{"jsonrpc":'];
+      await expect(client.connection.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} })).rejects.toMatchObject(
+        { code: WireErrors.InvalidRequest },
+      );
+      const bad = [
+        'Content-Length: abc\r\n\r\n{}',
+        'Content-Length: -5\r\n\r\n{}',
+        'Content-Length: 99999999999\r\n\r\n{}',
+        'Content-Type: x\r\n\r\n{}',
+        'Content-Length: 9\r\n\r\n{bad json',
+        'Content-Length: 400\r\n\r\n{"jsonrpc":',
+      ];
       for (const b of bad) {
         client.toServer.write(b);
         const scan = (await client.connection.sendRequest('airspace/scan', { folder: uriOf(repo.dir) })) as { version: number };
@@ -91,7 +101,10 @@ describe('the built server over stdio, fed malformed frames', () => {
       }
       // LF-only separators are read as the client meant them.
       client.toServer.write(`Content-Length: ${Buffer.byteLength(ping(99))}\n\n${ping(99)}`);
-      await client.until('six malformed-frame reports', () => (client.stderr.match(/malformed frame|not JSON/g)?.length ?? 0) >= 6 || undefined);
+      await client.until(
+        'six malformed-frame reports',
+        () => (client.stderr.match(/malformed frame|not JSON/g)?.length ?? 0) >= 6 || undefined,
+      );
       expect(client.child.exitCode).toBeNull();
       await client.connection.sendRequest('shutdown');
       await expect(client.connection.sendRequest('airspace/scan', {})).rejects.toMatchObject({ code: WireErrors.InvalidRequest });

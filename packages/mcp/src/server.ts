@@ -10,9 +10,17 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import type { ScanResult } from '@airspace/core';
-import { advisoriesText, checkText, declaredText, InputError, type AcknowledgeResult, type AdvisoriesResult, type CheckResult, type DeclareIntentResult } from '@airspace/engine';
+import {
+  advisoriesText,
+  checkText,
+  declaredText,
+  InputError,
+  type AcknowledgeResult,
+  type AdvisoriesResult,
+  type CheckResult,
+  type DeclareIntentResult,
+} from '@airspace/engine';
 import { createBackend, type Backend } from './backend.js';
-
 
 export interface McpServerOptions {
   /** The agent's directory (its worktree, or inside it). */
@@ -41,7 +49,10 @@ async function answer(work: () => Promise<ToolResult>): Promise<ToolResult> {
   } catch (error) {
     const raw = error instanceof Error ? error.message : String(error);
     const message = /[.!?]$/.test(raw.trim()) ? raw.trim() : `${raw.trim()}.`;
-    const hint = error instanceof InputError ? ' Fix the arguments and call again.' : ' Airspace could not answer; go on with care and try again later.';
+    const hint =
+      error instanceof InputError
+        ? ' Fix the arguments and call again.'
+        : ' Airspace could not answer; go on with care and try again later.';
     return { content: [{ type: 'text', text: `${message}${hint}` }], isError: true };
   }
 }
@@ -64,8 +75,17 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
       description:
         'Call before editing a file. Says whether another agent is working close to these lines (level clear, traffic or resolution), who, the evidence, their diff, and what to do next: go on, transmit intent, steer away or hold course.',
       inputSchema: {
-        path: z.string().describe('The file you are about to edit: relative to your working directory, or absolute. It may not exist yet (about to be created).'),
-        start_line: z.number().int().positive().optional().describe('First line you will change, in the file as it is now. Leave out for the whole file.'),
+        path: z
+          .string()
+          .describe(
+            'The file you are about to edit: relative to your working directory, or absolute. It may not exist yet (about to be created).',
+          ),
+        start_line: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('First line you will change, in the file as it is now. Leave out for the whole file.'),
         end_line: z.number().int().positive().optional().describe('Last line you will change (default: start_line).'),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -83,7 +103,8 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     'list_advisories',
     {
       title: 'My advisories',
-      description: 'Lists the other agents whose current work is close to yours, worst first, with evidence, their diff and what to do next; and the intent other agents have declared.',
+      description:
+        'Lists the other agents whose current work is close to yours, worst first, with evidence, their diff and what to do next; and the intent other agents have declared.',
       inputSchema: { agent: z.string().optional().describe('Another agent id to ask for (default: you).') },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -103,15 +124,29 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         'Tells the other agents which files (and symbols) you are about to change, before you edit them; it counts at once and expires. Replaces your previous declaration. Answers who is already close to it.',
       inputSchema: {
         paths: z.array(z.string()).default([]).describe('Files you will change, relative to your working directory or absolute.'),
-        symbols: z.array(z.string()).default([]).describe('Functions or classes you will change, as path#name (e.g. src/billing.ts#total); each counts as its whole file.'),
+        symbols: z
+          .array(z.string())
+          .default([])
+          .describe('Functions or classes you will change, as path#name (e.g. src/billing.ts#total); each counts as its whole file.'),
         note: z.string().max(500).optional().describe('One sentence for the others: what and why.'),
-        minutes: z.number().positive().max(24 * 60).optional().describe('How long the declaration holds (default 60).'),
+        minutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .optional()
+          .describe('How long the declaration holds (default 60).'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ paths, symbols, note, minutes }) =>
       answer(async () => {
-        const result = await backend.call<DeclareIntentResult>('declareIntent', { paths, symbols, ...(note ? { note } : {}), ...(minutes ? { ttlMs: minutes * 60_000 } : {}), ...me });
+        const result = await backend.call<DeclareIntentResult>('declareIntent', {
+          paths,
+          symbols,
+          ...(note ? { note } : {}),
+          ...(minutes ? { ttlMs: minutes * 60_000 } : {}),
+          ...me,
+        });
         const { text, action } = declaredText(result);
         return ok(text, { ...result, action });
       }),
@@ -121,7 +156,8 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     'acknowledge',
     {
       title: 'Acknowledge an advisory',
-      description: 'Records that you have seen the advisory between you and another agent and acted on it (appended to the pair\'s shadow trail). Call after you have coordinated or steered away.',
+      description:
+        "Records that you have seen the advisory between you and another agent and acted on it (appended to the pair's shadow trail). Call after you have coordinated or steered away.",
       inputSchema: {
         with: z.string().describe('The other agent of the advisory (as named by check_edit or list_advisories).'),
         note: z.string().max(500).optional().describe('What you did about it, in one sentence.'),
@@ -131,14 +167,21 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     ({ with: other, note }) =>
       answer(async () => {
         const result = await backend.call<AcknowledgeResult>('acknowledge', { with: other, ...(note ? { note } : {}), ...me });
-        return ok(`Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (receipt ${result.receipt.hash.slice(0, 12)}). Next: go on as agreed; check_edit again before editing shared lines.`, result);
+        return ok(
+          `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (receipt ${result.receipt.hash.slice(0, 12)}). Next: go on as agreed; check_edit again before editing shared lines.`,
+          result,
+        );
       }),
   );
 
   server.registerResource(
     'airspace',
     'airspace://scan',
-    { title: 'The airspace now', description: 'Every agent, every pair with its level, risk and evidence, and the advisories: the JSON of `airspace scan --json`.', mimeType: 'application/json' },
+    {
+      title: 'The airspace now',
+      description: 'Every agent, every pair with its level, risk and evidence, and the advisories: the JSON of `airspace scan --json`.',
+      mimeType: 'application/json',
+    },
     async (uri) => {
       const result = await backend.call<ScanResult>('scan', {});
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };

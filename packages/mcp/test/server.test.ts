@@ -39,7 +39,7 @@ const clear = { path: 'src/a.ts', agent: 'alice', level: 'clear', conflicts: [],
 type Answer = { content: { text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 
 describe('airspace mcp tools', () => {
-  it('passes a check\'s path and lines (and the agent it speaks for) to the engine', async () => {
+  it("passes a check's path and lines (and the agent it speaks for) to the engine", async () => {
     const { client, calls } = await connect({ check: () => clear }, 'alice');
     const answer = (await client.callTool({ name: 'check_edit', arguments: { path: 'src/a.ts', start_line: 7, end_line: 9 } })) as Answer;
     expect(calls).toEqual([['check', { target: 'src/a.ts', lines: '7-9', agent: 'alice' }]]);
@@ -48,12 +48,21 @@ describe('airspace mcp tools', () => {
     expect(calls[1]).toEqual(['check', { target: 'b.ts', lines: '3-3', agent: 'alice' }]);
   });
 
-  it('turns minutes into the declaration\'s lifetime and symbols through as given', async () => {
-    const declared = { declared: { agent: 'alice', paths: ['a.ts'], symbols: ['b.ts#f'], declaredAt: 'now', expiresAt: 'later' }, advisories: [], problems: [] };
+  it("turns minutes into the declaration's lifetime and symbols through as given", async () => {
+    const declared = {
+      declared: { agent: 'alice', paths: ['a.ts'], symbols: ['b.ts#f'], declaredAt: 'now', expiresAt: 'later' },
+      advisories: [],
+      problems: [],
+    };
     const { client, calls } = await connect({ declareIntent: () => declared });
-    const answer = (await client.callTool({ name: 'declare_intent', arguments: { paths: ['a.ts'], symbols: ['b.ts#f'], note: 'why', minutes: 5 } })) as Answer;
+    const answer = (await client.callTool({
+      name: 'declare_intent',
+      arguments: { paths: ['a.ts'], symbols: ['b.ts#f'], note: 'why', minutes: 5 },
+    })) as Answer;
     expect(calls).toEqual([['declareIntent', { paths: ['a.ts'], symbols: ['b.ts#f'], note: 'why', ttlMs: 300_000 }]]);
-    expect(answer.content[0]!.text).toMatch(/^Declared for alice: a\.ts, b\.ts#f \(counts now, until later\)\. Symbols count as their whole file\. Nobody else/);
+    expect(answer.content[0]!.text).toMatch(
+      /^Declared for alice: a\.ts, b\.ts#f \(counts now, until later\)\. Symbols count as their whole file\. Nobody else/,
+    );
   });
 
   it('reports a mistake with how to fix it, and a failure with what to do meanwhile', async () => {

@@ -12,7 +12,15 @@ import { createScanner, planOrder } from '../dist/index.js';
 
 const max = Number(process.argv[2] ?? 10);
 const lines = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`);
-const only = { channels: { overlap: { enabled: false }, tree: { enabled: false }, dependency: { enabled: false }, symbols: { enabled: false }, 'call-graph': { enabled: false } } };
+const only = {
+  channels: {
+    overlap: { enabled: false },
+    tree: { enabled: false },
+    dependency: { enabled: false },
+    symbols: { enabled: false },
+    'call-graph': { enabled: false },
+  },
+};
 const conflictsOf = (o) => o.steps.reduce((n, s) => n + new Set(s.conflicts.flatMap((c) => c.paths)).size, 0);
 
 for (let n = 2; n <= max; n += 2) {
@@ -23,7 +31,10 @@ for (let n = 2; n <= max; n += 2) {
       const from = i * 10 + 1;
       const to = from + (i % 3 === 2 ? 25 : 11);
       const text = lines.map((l, k) => (k + 1 >= from && k + 1 <= to ? `agent ${i} ${k + 1}` : l)).join('\n') + '\n';
-      const wt = repo.worktree(`agent-${String(i).padStart(2, '0')}`).write('shared.txt', text).write(`own-${i}.txt`, `${i}\n`);
+      const wt = repo
+        .worktree(`agent-${String(i).padStart(2, '0')}`)
+        .write('shared.txt', text)
+        .write(`own-${i}.txt`, `${i}\n`);
       for (let c = 0; c <= i % 4; c++) wt.commit(`agent ${i} commit ${c}`);
     }
     const scanner = createScanner({ repo: repo.dir, config: only });
@@ -35,7 +46,18 @@ for (let n = 2; n <= max; n += 2) {
     t = performance.now();
     const greedy = await planOrder(result, state, { exactLimit: 1 });
     const greedyMs = Math.round(performance.now() - t);
-    console.log(JSON.stringify({ agents: n, exact: exact.exact, exactMerges: exact.merges, exactMs, exactConflicts: conflictsOf(exact), greedyMerges: greedy.merges, greedyMs, greedyConflicts: conflictsOf(greedy) }));
+    console.log(
+      JSON.stringify({
+        agents: n,
+        exact: exact.exact,
+        exactMerges: exact.merges,
+        exactMs,
+        exactConflicts: conflictsOf(exact),
+        greedyMerges: greedy.merges,
+        greedyMs,
+        greedyConflicts: conflictsOf(greedy),
+      }),
+    );
     await scanner.dispose();
   } finally {
     repo.dispose();

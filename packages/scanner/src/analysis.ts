@@ -64,13 +64,19 @@ export interface AnalysisState {
   ): Promise<AnalysisServices>;
 }
 
-
 /** What an agent's overlay depends on: its changed paths and their contents. */
 function overlayKey(agent: Agent): string {
-  return agent.files.map((f) => `${f.status}:${f.oldPath ?? ''}:${f.path}:${f.newBlob ?? '?'}`).sort().join('\n');
+  return agent.files
+    .map((f) => `${f.status}:${f.oldPath ?? ''}:${f.path}:${f.newBlob ?? '?'}`)
+    .sort()
+    .join('\n');
 }
 
-function changesOf(agent: Agent, read: (blob: string) => Promise<Buffer>, worktreeRead: (path: string) => Promise<Buffer>): OverlayChange[] {
+function changesOf(
+  agent: Agent,
+  read: (blob: string) => Promise<Buffer>,
+  worktreeRead: (path: string) => Promise<Buffer>,
+): OverlayChange[] {
   const changes: OverlayChange[] = [];
   for (const f of agent.files) {
     if (f.status === 'renamed' && f.oldPath) changes.push({ path: f.oldPath, deleted: true });
@@ -97,7 +103,13 @@ export function createAnalysisState(): AnalysisState {
       const facts = bodies ? 'all' : 'imports';
       if (base?.commit !== baseCommit || (bodies && base.index.factsScope === 'imports')) {
         const snapshot = await treeSnapshot(root, baseCommit);
-        const built = await index(snapshot, { store, bodies, facts, ...(base ? { previous: base.index } : {}), ...(onProgress ? { onProgress } : {}) });
+        const built = await index(snapshot, {
+          store,
+          bodies,
+          facts,
+          ...(base ? { previous: base.index } : {}),
+          ...(onProgress ? { onProgress } : {}),
+        });
         base = { commit: baseCommit, index: built, view: baseView(built) };
         overlays.clear();
       }
@@ -133,7 +145,11 @@ export function createAnalysisState(): AnalysisState {
  * Indexes a worktree as it is on disk, with the repository's facts cache (`airspace graph`): the
  * import graph's facts only (`IndexOptions.facts`), unless `facts: 'all'`.
  */
-export async function indexWorktree(dir: string, onProgress?: (p: IndexProgress) => void, options: { readonly facts?: FactsScope } = {}): Promise<AnalysisIndex> {
+export async function indexWorktree(
+  dir: string,
+  onProgress?: (p: IndexProgress) => void,
+  options: { readonly facts?: FactsScope } = {},
+): Promise<AnalysisIndex> {
   const store = createFactsStore({ cacheDir: await defaultCacheDir(dir) });
   return index(await worktreeSnapshot(dir), { store, facts: options.facts ?? 'imports', ...(onProgress ? { onProgress } : {}) });
 }

@@ -21,4 +21,3 @@ export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => callGraphChannel(),
   () => coChangeChannel(),
 ];
-

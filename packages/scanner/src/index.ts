@@ -1,5 +1,32 @@
-export { configLocation, configuredBase, createScanner, watchConfigFiles, describeChannels, scanRepository, ScannerError, type ScannedState, type Overrides, type Probe, type ScanProgress, type ScanExtra, type Scanner, type ScannerOptions } from './scanner.js';
+export {
+  configLocation,
+  configuredBase,
+  createScanner,
+  watchConfigFiles,
+  describeChannels,
+  scanRepository,
+  ScannerError,
+  type ScannedState,
+  type Overrides,
+  type Probe,
+  type ScanProgress,
+  type ScanExtra,
+  type Scanner,
+  type ScannerOptions,
+} from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
 export { applyIntent, applyIntentMap, normalizeIntent, type IntentEntry, type IntentMap, type IntentSpec } from './intent.js';
 export { indexWorktree, createAnalysisState, ANALYSIS_SERVICES, type AnalysisState, type AnalysisServices } from './analysis.js';
-export { conflictGroups, mergeOrder, planOrder, searchOrder, type MergeOrder, type MergeStepResult, type OrderConflict, type OrderMerger, type OrderStep, type PlanOptions, type SearchOptions } from './order.js';
+export {
+  conflictGroups,
+  mergeOrder,
+  planOrder,
+  searchOrder,
+  type MergeOrder,
+  type MergeStepResult,
+  type OrderConflict,
+  type OrderMerger,
+  type OrderStep,
+  type PlanOptions,
+  type SearchOptions,
+} from './order.js';

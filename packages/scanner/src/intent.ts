@@ -42,13 +42,25 @@ export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
   for (const entry of specs.map(normalizeIntent)) {
     const existing = files.get(entry.path);
     if (!entry.lines) {
-      files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges: 'whole', newRanges: 'whole', declared: true });
+      files.set(entry.path, {
+        ...(existing ?? { path: entry.path, status: 'modified' as const }),
+        weight: 1,
+        baseRanges: 'whole',
+        newRanges: 'whole',
+        declared: true,
+      });
       continue;
     }
     const base = existing?.hunks ? currentToBase(existing.hunks, entry.lines) : entry.lines;
     const baseRanges = existing?.baseRanges === 'whole' ? 'whole' : unionRanges(existing?.baseRanges ?? [], [base]);
     const newRanges = existing?.newRanges === 'whole' ? 'whole' : unionRanges(existing?.newRanges ?? [], [entry.lines]);
-    files.set(entry.path, { ...(existing ?? { path: entry.path, status: 'modified' as const }), weight: 1, baseRanges, newRanges, declared: true });
+    files.set(entry.path, {
+      ...(existing ?? { path: entry.path, status: 'modified' as const }),
+      weight: 1,
+      baseRanges,
+      newRanges,
+      declared: true,
+    });
   }
   const intent = [...new Set([...(agent.intent ?? []), ...specs].map((s) => normalizeIntent(s).path))];
   return { ...agent, files: [...files.values()], intent };

@@ -81,7 +81,12 @@ class Budget extends Error {}
  * The order of `agents` (given in priority order, which breaks remaining ties) that meets the
  * fewest conflicts when merged one after another from `start`.
  */
-export async function searchOrder(agents: readonly string[], start: string, merger: OrderMerger, options: SearchOptions = {}): Promise<{ order: string[]; exact: boolean }> {
+export async function searchOrder(
+  agents: readonly string[],
+  start: string,
+  merger: OrderMerger,
+  options: SearchOptions = {},
+): Promise<{ order: string[]; exact: boolean }> {
   const penalty = options.penalty ?? (() => 0);
   const stepPenalty = (agent: string, merged: readonly string[]): number => merged.reduce((sum, m) => sum + penalty(m, agent), 0);
   let merges = 0;
@@ -145,7 +150,12 @@ export async function searchOrder(agents: readonly string[], start: string, merg
   // the bounds under which a node had no such completion.
   const exact = new Map<string, { conflicts: number; tail: string[] }>();
   const atLeast = new Map<string, number>();
-  const best = async (state: string, key: string, left: readonly string[], limit: number): Promise<{ conflicts: number; tail: string[] } | undefined> => {
+  const best = async (
+    state: string,
+    key: string,
+    left: readonly string[],
+    limit: number,
+  ): Promise<{ conflicts: number; tail: string[] } | undefined> => {
     if (left.length === 0) return limit > 0 ? { conflicts: 0, tail: [] } : undefined;
     const id = `${key}\0${left.join('\0')}`;
     const hit = exact.get(id);
@@ -157,7 +167,14 @@ export async function searchOrder(agents: readonly string[], start: string, merg
     const children = left
       .map((agent, i) => {
         const rest = left.filter((a) => a !== agent);
-        return { agent, i, rest, hit: hitsMerged(agent, merged), restBound: lowerBound([...merged, agent], rest), penalty: stepPenalty(agent, merged) };
+        return {
+          agent,
+          i,
+          rest,
+          hit: hitsMerged(agent, merged),
+          restBound: lowerBound([...merged, agent], rest),
+          penalty: stepPenalty(agent, merged),
+        };
       })
       .sort((x, y) => x.hit + x.restBound - (y.hit + y.restBound) || x.penalty - y.penalty || x.i - y.i);
     let found: { conflicts: number; tail: string[] } | undefined;
@@ -283,7 +300,11 @@ const linkKey = (a: string, b: string): string => (a < b ? `${a}\0${b}` : `${b}\
  * The merge order of a scan's agents. Agents without a git state to merge (an unreadable published
  * agent) go last, their conflicts predicted from the channels' evidence.
  */
-export async function planOrder(result: ScanResult, state: { agents: readonly Agent[]; git: GitService; base: { ref: string; commit: string } }, options: PlanOptions = {}): Promise<MergeOrder> {
+export async function planOrder(
+  result: ScanResult,
+  state: { agents: readonly Agent[]; git: GitService; base: { ref: string; commit: string } },
+  options: PlanOptions = {},
+): Promise<MergeOrder> {
   const { git, base } = state;
   const links = new Map<string, Link>(result.links.map((l) => [linkKey(l.a, l.b), l]));
   const byPriority = [...result.agents].sort(comparePriority);
@@ -297,7 +318,8 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
   }
   const mergeable = byPriority.filter((a) => commits.has(a.id));
   // Risk a higher-priority agent would absorb from a lower-priority one merged before it.
-  const penalty = (earlier: string, later: string): number => ((rank.get(later) ?? 0) < (rank.get(earlier) ?? 0) ? (links.get(linkKey(earlier, later))?.risk ?? 0) : 0);
+  const penalty = (earlier: string, later: string): number =>
+    (rank.get(later) ?? 0) < (rank.get(earlier) ?? 0) ? (links.get(linkKey(earlier, later))?.risk ?? 0) : 0;
   const groups = conflictGroups(mergeable);
   const limit = options.exactLimit ?? 10;
   const budget = options.maxMerges ?? 5000;
@@ -333,7 +355,18 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
       }
     }
     const conflicts = (a: string, b: string): boolean => clash.has(linkKey(a, b));
-    const found = await searchOrder(group.map((a) => a.id), base.commit, merger, { penalty, conflicts, onMerge, ...(options.exactLimit !== undefined ? { exactLimit: options.exactLimit } : {}), ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}) });
+    const found = await searchOrder(
+      group.map((a) => a.id),
+      base.commit,
+      merger,
+      {
+        penalty,
+        conflicts,
+        onMerge,
+        ...(options.exactLimit !== undefined ? { exactLimit: options.exactLimit } : {}),
+        ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}),
+      },
+    );
     exact &&= found.exact;
     order.push(...found.order);
   }
@@ -355,7 +388,12 @@ export async function planOrder(result: ScanResult, state: { agents: readonly Ag
   for (const agent of unmergeable) {
     const conflicts = predicted(agent.id, merged, links);
     const why = agent.incomplete?.length ? agent.incomplete.join('; ') : 'no git state';
-    steps.push({ agent: agent.id, conflicts, advice: `merge last: its state cannot be merged exactly (${why}); ${conflicts.length ? `the channels predict conflicts with ${conflicts.map((c) => c.with).join(', ')}` : 'the channels predict no conflict'}`, exact: false });
+    steps.push({
+      agent: agent.id,
+      conflicts,
+      advice: `merge last: its state cannot be merged exactly (${why}); ${conflicts.length ? `the channels predict conflicts with ${conflicts.map((c) => c.with).join(', ')}` : 'the channels predict no conflict'}`,
+      exact: false,
+    });
     merged.push(agent.id);
   }
   return { order: steps.map((s) => s.agent), steps, exact: exact && unmergeable.length === 0, merges: done, base };
@@ -377,10 +415,17 @@ function interleave(order: readonly string[], agents: readonly Agent[], rank: Re
 }
 
 /** Who each conflicted path is with: earlier agents whose pairwise merge conflicts there, else those touching it. */
-async function attribute(id: string, paths: readonly string[], merged: readonly string[], agents: readonly Agent[], git: GitService): Promise<OrderConflict[]> {
+async function attribute(
+  id: string,
+  paths: readonly string[],
+  merged: readonly string[],
+  agents: readonly Agent[],
+  git: GitService,
+): Promise<OrderConflict[]> {
   if (paths.length === 0) return [];
   const byWith = new Map<string, string[]>();
-  const touches = (agentId: string, path: string) => agents.find((a) => a.id === agentId)?.files.some((f) => f.path === path || f.oldPath === path) ?? false;
+  const touches = (agentId: string, path: string) =>
+    agents.find((a) => a.id === agentId)?.files.some((f) => f.path === path || f.oldPath === path) ?? false;
   for (const path of paths) {
     const pairwise: string[] = [];
     for (const other of merged) {

@@ -10,8 +10,27 @@
  *   await scanner.dispose();
  */
 import { basename, dirname, resolve } from 'node:path';
-import { createPairCache, scanAirspace, type Agent, type AnyChannel, type Problem, type RecencyOptions, type ScanResult, type Thresholds } from '@airspace/core';
-import { configCandidates, filesSignature, loadConfig, locateConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type Isolation } from '@airspace/config';
+import {
+  createPairCache,
+  scanAirspace,
+  type Agent,
+  type AnyChannel,
+  type Problem,
+  type RecencyOptions,
+  type ScanResult,
+  type Thresholds,
+} from '@airspace/core';
+import {
+  configCandidates,
+  filesSignature,
+  loadConfig,
+  locateConfig,
+  recencyOptions,
+  resolveChannelSet,
+  type AirspaceConfig,
+  type ChannelSet,
+  type Isolation,
+} from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -135,11 +154,18 @@ export class ScannerError extends Error {
 /** Config + calibration + built-ins → the channels, weights and thresholds of every scan. */
 async function channelSet(where: ConfigLocation, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
   const root = where.root;
-  const builtins = [...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })), ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' }))];
+  const builtins = [
+    ...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })),
+    ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' })),
+  ];
   const configPath = typeof options.config === 'string' ? resolve(options.config) : undefined;
-  const found = typeof options.config === 'object' ? { config: options.config, dir: root, problems: [] } : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
+  const found =
+    typeof options.config === 'object'
+      ? { config: options.config, dir: root, problems: [] }
+      : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
   // Which of two different configs applies is said, never silent (only when none was named).
-  const loaded = options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
+  const loaded =
+    options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
   if (configPath) {
     const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
     if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
@@ -151,7 +177,9 @@ async function channelSet(where: ConfigLocation, options: ScannerOptions): Promi
     ...(options.pluginIsolation ? { plugins: { isolation: options.pluginIsolation } } : {}),
   });
   if (options.calibration) {
-    const fatal = set.problems.find((p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined));
+    const fatal = set.problems.find(
+      (p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined),
+    );
     if (fatal) await set.dispose();
     if (fatal) throw new ScannerError('UNREADABLE_CALIBRATION', fatal.message.replace(/; using configured weights\.$/, '.'));
   }
@@ -258,7 +286,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const progress = options.onProgress ?? (() => undefined);
   let setup: Promise<Setup> | undefined;
   let git: GitService | undefined;
-  let previous: { agents: Agent[]; problems: Problem[]; base: LoadAgentsResult['base']; repository: LoadAgentsResult['repository'] } | undefined;
+  let previous:
+    { agents: Agent[]; problems: Problem[]; base: LoadAgentsResult['base']; repository: LoadAgentsResult['repository'] } | undefined;
   const analysis = createAnalysisState();
   /** The previous scan's pair scores (the channel set is this scanner's for its whole life). */
   const pairCache = createPairCache();
@@ -272,7 +301,11 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
    * The agents of `extra.only` patched with their known changed paths, the others kept from the
    * previous scan; undefined (read them with `loadAgents`) unless every one of them can be.
    */
-  const patched = async (extra: ScanExtra, overrides: Overrides | undefined, time: number): Promise<(LoadAgentsResult & { unchanged: boolean }) | undefined> => {
+  const patched = async (
+    extra: ScanExtra,
+    overrides: Overrides | undefined,
+    time: number,
+  ): Promise<(LoadAgentsResult & { unchanged: boolean }) | undefined> => {
     const before = previous;
     if (!extra.only?.length || !extra.changedPaths || !before || !git) return undefined;
     const { recency } = await setup!;
@@ -283,7 +316,14 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       const paths = extra.changedPaths[key] ?? (agent ? extra.changedPaths[agent.id] : undefined);
       if (!agent?.worktree || !paths) return undefined;
       const own = overrides ? worktreeOverrides(overrides, agent.worktree) : undefined;
-      const result = await patchAgent({ git, agent, paths, ...(own ? { overrides: own } : {}), now: time, ...(recency ? { recency } : {}) });
+      const result = await patchAgent({
+        git,
+        agent,
+        paths,
+        ...(own ? { overrides: own } : {}),
+        now: time,
+        ...(recency ? { recency } : {}),
+      });
       if (!('agent' in result)) return undefined;
       agents.push(result.agent);
       if (result.agent !== agent) unchanged = false;
@@ -346,11 +386,28 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     let agents: Agent[] = applyIntentMap(loaded.agents, intent, template);
     if (extra.probe) {
       const probe = extra.probe;
-      const existing = 'agent' in probe ? agents.find((a) => a.id === probe.agent) : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
+      const existing =
+        'agent' in probe
+          ? agents.find((a) => a.id === probe.agent)
+          : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
       // A worktree with no work yet is named as loadAgents names worktrees: its branch, else its folder.
-      const branch = existing || 'agent' in probe ? undefined : await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: probe.worktree }).then((b) => b.trim(), () => '');
+      const branch =
+        existing || 'agent' in probe
+          ? undefined
+          : await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: probe.worktree }).then(
+              (b) => b.trim(),
+              () => '',
+            );
       const id = existing?.id ?? ('agent' in probe ? probe.agent : branch || basename(probe.worktree));
-      const who: Agent = existing ?? { id, label: id, startedAt: time, committedWork: 0, files: [], ...template, ...('worktree' in probe ? { worktree: probe.worktree } : {}) };
+      const who: Agent = existing ?? {
+        id,
+        label: id,
+        startedAt: time,
+        committedWork: 0,
+        files: [],
+        ...template,
+        ...('worktree' in probe ? { worktree: probe.worktree } : {}),
+      };
       agents = [...agents.filter((a) => a.id !== id), probeAgent(who, probe.intent)];
     }
     // A probe is an edit not yet made: channels that merge agents' real states cannot score it.
@@ -370,13 +427,18 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
       try {
         const onIndex = (p: AnalysisProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
-        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, { bodies: needs.has('symbols') });
+        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, {
+          bodies: needs.has('symbols'),
+        });
         services.importGraph = provided.importGraph;
         services.symbols = provided.symbols;
         for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
       } catch (error) {
         // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.
-        problems.push({ code: 'ANALYSIS_FAILED', message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.` });
+        problems.push({
+          code: 'ANALYSIS_FAILED',
+          message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.`,
+        });
       }
     }
 
@@ -390,7 +452,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         const baseCommit = loaded.base.commit;
         services.coChange = coChangeService(await history, (agent) => agent.base ?? baseCommit);
       } catch (error) {
-        problems.push({ code: 'HISTORY_FAILED', message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.` });
+        problems.push({
+          code: 'HISTORY_FAILED',
+          message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.`,
+        });
       }
     }
 
@@ -409,7 +474,12 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         // Pairs of agents whose working sets did not change keep their scores while the base
         // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
         reuse: pairCache,
-        reuseKey: JSON.stringify({ base: loaded.base.commit, repository: loaded.repository.id, probe: extra.probe !== undefined, analysis: services.importGraph !== undefined }),
+        reuseKey: JSON.stringify({
+          base: loaded.base.commit,
+          repository: loaded.repository.id,
+          probe: extra.probe !== undefined,
+          analysis: services.importGraph !== undefined,
+        }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
     );
@@ -429,7 +499,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       // Plugins' worker threads end with the scanner.
       const done = setup;
       setup = undefined;
-      await done?.then((s) => s.set.dispose(), () => undefined);
+      await done?.then(
+        (s) => s.set.dispose(),
+        () => undefined,
+      );
     },
   };
 }

@@ -3,8 +3,20 @@ import type { Agent } from '@airspace/core';
 import { applyIntent, applyIntentMap, probeAgent } from '../src/intent.js';
 
 const alice: Agent = {
-  id: 'alice', label: 'alice', startedAt: 0, committedWork: 1,
-  files: [{ path: 'a.ts', status: 'modified', weight: 0.5, baseRanges: [[10, 12]], newRanges: [[10, 14]], hunks: [{ base: [10, 12], current: [10, 14] }] }],
+  id: 'alice',
+  label: 'alice',
+  startedAt: 0,
+  committedWork: 1,
+  files: [
+    {
+      path: 'a.ts',
+      status: 'modified',
+      weight: 0.5,
+      baseRanges: [[10, 12]],
+      newRanges: [[10, 14]],
+      hunks: [{ base: [10, 12], current: [10, 14] }],
+    },
+  ],
 };
 
 describe('applyIntent', () => {
@@ -14,13 +26,23 @@ describe('applyIntent', () => {
     expect(out.intent).toEqual(['b.ts']);
   });
 
-  it('maps intended current lines to base lines through the agent\'s hunks and unions them', () => {
+  it("maps intended current lines to base lines through the agent's hunks and unions them", () => {
     // Current line 20 is base line 18: the hunk before it added two lines.
     const out = applyIntent(alice, [{ path: 'a.ts', lines: [20, 21] }]);
-    expect(out.files[0]).toMatchObject({ weight: 1, baseRanges: [[10, 12], [18, 19]], newRanges: [[10, 14], [20, 21]] });
+    expect(out.files[0]).toMatchObject({
+      weight: 1,
+      baseRanges: [
+        [10, 12],
+        [18, 19],
+      ],
+      newRanges: [
+        [10, 14],
+        [20, 21],
+      ],
+    });
   });
 
-  it('marks declared edits, and applies an agent\'s own declared intent (observations)', () => {
+  it("marks declared edits, and applies an agent's own declared intent (observations)", () => {
     const planned: Agent = { ...alice, files: [], intent: ['./b.ts'] };
     const [out] = applyIntentMap([planned], undefined);
     expect(out!.files).toEqual([{ path: 'b.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole', declared: true }]);
@@ -46,6 +68,8 @@ describe('probeAgent', () => {
   it('probes a path without lines, or a file without line information, as a whole-file edit', () => {
     const whole: Agent = { ...alice, files: [{ path: 'big.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole' }] };
     expect(probeAgent(whole, [{ path: 'big.ts', lines: [10, 10] }]).files[0]).toMatchObject({ baseRanges: 'whole' });
-    expect(probeAgent(alice, ['b.ts']).files).toEqual([{ path: 'b.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole' }]);
+    expect(probeAgent(alice, ['b.ts']).files).toEqual([
+      { path: 'b.ts', status: 'modified', weight: 1, baseRanges: 'whole', newRanges: 'whole' },
+    ]);
   });
 });

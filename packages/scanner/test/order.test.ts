@@ -7,8 +7,17 @@ import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { mergeOrder, searchOrder, type OrderMerger } from '../src/index.js';
 
 const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
-const edit = (from: number, to: number, tag: string): string => lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : l)).join('\n') + '\n';
-const builtinsOnlyMerge = { channels: { overlap: { enabled: false }, tree: { enabled: false }, dependency: { enabled: false }, symbols: { enabled: false }, 'call-graph': { enabled: false } } };
+const edit = (from: number, to: number, tag: string): string =>
+  lines.map((l, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : l)).join('\n') + '\n';
+const builtinsOnlyMerge = {
+  channels: {
+    overlap: { enabled: false },
+    tree: { enabled: false },
+    dependency: { enabled: false },
+    symbols: { enabled: false },
+    'call-graph': { enabled: false },
+  },
+};
 
 /**
  * A pure model of merging: each agent changes base ranges of one file; a step conflicts when its
@@ -38,14 +47,19 @@ describe('searchOrder', () => {
     const exact = await searchOrder(['a', 'b', 'c'], 'base', rangeMerger(ranges, calls));
     expect(exact).toEqual({ order: ['b', 'c', 'a'], exact: true });
     // Greedy takes a first (nothing conflicts yet) and then meets two conflicts.
-    expect(await searchOrder(['a', 'b', 'c'], 'base', rangeMerger(ranges, calls), { exactLimit: 2 })).toEqual({ order: ['a', 'b', 'c'], exact: false });
+    expect(await searchOrder(['a', 'b', 'c'], 'base', rangeMerger(ranges, calls), { exactLimit: 2 })).toEqual({
+      order: ['a', 'b', 'c'],
+      exact: false,
+    });
     // Ties keep the given (priority) order: two independent agents stay as given.
     expect((await searchOrder(['x', 'y'], 'base', rangeMerger({ x: [1, 1], y: [20, 20] }, calls))).order).toEqual(['x', 'y']);
   });
 
   it('prunes with the pairwise conflicts as a lower bound, and finds the same optimum', async () => {
     // A chain: each agent overlaps the next; every third spans two windows.
-    const ranges: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + (i % 3 === 2 ? 25 : 11)] as [number, number]]));
+    const ranges: Record<string, [number, number]> = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + (i % 3 === 2 ? 25 : 11)] as [number, number]]),
+    );
     const touch = (a: string, b: string) => {
       const [s, e] = ranges[a]!;
       const [t, u] = ranges[b]!;
@@ -73,7 +87,7 @@ describe('searchOrder', () => {
 
   it('matches brute force over every order on 120 seeded random instances', async () => {
     let seed = 12345;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const costOf = async (merger: OrderMerger, order: readonly string[]): Promise<number> => {
       let state = 'base';
       let n = 0;
@@ -84,7 +98,8 @@ describe('searchOrder', () => {
       }
       return n;
     };
-    const permutations = (xs: string[]): string[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+    const permutations = (xs: string[]): string[][] =>
+      xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
     for (let instance = 0; instance < 120; instance++) {
       const n = 2 + Math.floor(random() * 5);
       const ranges: Record<string, [number, number]> = {};
@@ -102,12 +117,16 @@ describe('searchOrder', () => {
   });
 
   it('stops at the first order that meets no conflict, and falls back to greedy past its budget', async () => {
-    const apart: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]));
+    const apart: Record<string, [number, number]> = Object.fromEntries(
+      Array.from({ length: 7 }, (_, i) => [`g${i}`, [i * 10 + 1, i * 10 + 2] as [number, number]]),
+    );
     const calls = { n: 0 };
     const found = await searchOrder(Object.keys(apart), 'base', rangeMerger(apart, calls));
     expect(found).toEqual({ order: Object.keys(apart), exact: true });
     expect(calls.n).toBe(7);
-    const chain: Record<string, [number, number]> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + 11] as [number, number]]));
+    const chain: Record<string, [number, number]> = Object.fromEntries(
+      Array.from({ length: 7 }, (_, i) => [`c${i}`, [i * 10 + 1, i * 10 + 11] as [number, number]]),
+    );
     const small = await searchOrder(Object.keys(chain), 'base', rangeMerger(chain, { n: 0 }), { maxMerges: 10 });
     expect(small.exact).toBe(false);
     expect([...small.order].sort()).toEqual(Object.keys(chain).sort());
@@ -128,13 +147,30 @@ describe('mergeOrder on a repository', () => {
 
   it('orders by conflicts met, and its conflicts are the ones git meets replaying the merges', async () => {
     repo = createRepoFixture({ 'f.txt': lines.join('\n') + '\n', 'g.txt': 'g\n', 'h.txt': 'h\n' });
-    repo.worktree('alice').write('f.txt', edit(2, 12, 'alice')).commit('alice 1').write('h.txt', 'alice\n').commit('alice 2');
-    repo.worktree('bob').write('f.txt', edit(3, 4, 'bob')).write('h.txt', 'bob\n').commit('bob');
-    repo.worktree('carol').write('f.txt', edit(9, 10, 'carol')).commit('carol');
+    repo
+      .worktree('alice')
+      .write('f.txt', edit(2, 12, 'alice'))
+      .commit('alice 1')
+      .write('h.txt', 'alice\n')
+      .commit('alice 2');
+    repo
+      .worktree('bob')
+      .write('f.txt', edit(3, 4, 'bob'))
+      .write('h.txt', 'bob\n')
+      .commit('bob');
+    repo
+      .worktree('carol')
+      .write('f.txt', edit(9, 10, 'carol'))
+      .commit('carol');
     repo.worktree('dave').write('g.txt', 'dave\n').commit('dave');
-    const before = execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) + execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' });
+    const before =
+      execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) +
+      execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' });
     const { order } = await mergeOrder({ repo: repo.dir, config: builtinsOnlyMerge });
-    expect(execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) + execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' })).toBe(before);
+    expect(
+      execFileSync('git', ['for-each-ref'], { cwd: repo.dir, encoding: 'utf8' }) +
+        execFileSync('git', ['count-objects', '-v'], { cwd: repo.dir, encoding: 'utf8' }),
+    ).toBe(before);
     expect(order.exact).toBe(true);
     // alice conflicts with bob (f, h) and carol (f); bob and carol merge cleanly together.
     expect(order.order.slice(0, 3)).toEqual(['bob', 'carol', 'alice']);
@@ -142,12 +178,19 @@ describe('mergeOrder on a repository', () => {
       { with: 'bob', paths: ['f.txt', 'h.txt'] },
       { with: 'carol', paths: ['f.txt'] },
     ]);
-    expect(order.steps[2]!.advice).toMatch(/^alice should rebase onto the base after bob, carol have merged and resolve 2 paths \(f\.txt, h\.txt\)/);
+    expect(order.steps[2]!.advice).toMatch(
+      /^alice should rebase onto the base after bob, carol have merged and resolve 2 paths \(f\.txt, h\.txt\)/,
+    );
 
     // Replay with git itself in a clone: merge in that order, resolving each conflict with the
     // content merged before (as the search models it); each step must conflict exactly where it said.
     replay = mkdtempSync(join(tmpdir(), 'airspace-replay-'));
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@x', ...args], { cwd: replay, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@x', ...args], {
+        cwd: replay,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     execFileSync('git', ['clone', '-q', repo.dir, replay]);
     for (const step of order.steps) {
       let conflicted: string[] = [];

@@ -39,7 +39,15 @@ const component = (n: number): string[] => [
 const HUGE = Array.from({ length: 60_000 }, (_, i) => `export const row${String(i + 1).padStart(5, '0')} = 'abcdefghijklmnop';`);
 
 const UTIL = Array.from({ length: 30 }, (_, i) => `export const u${i + 1} = ${i + 1};`);
-const PRICE = ['export function price(n: number): number {', '  let total = 0;', '  for (let i = 0; i < n; i++) {', '    total += i;', '  }', '  return total;', '}'];
+const PRICE = [
+  'export function price(n: number): number {',
+  '  let total = 0;',
+  '  for (let i = 0; i < n; i++) {',
+  '    total += i;',
+  '  }',
+  '  return total;',
+  '}',
+];
 const SESSION = ['export function openSession(user: string) {', '  return { user };', '}'];
 const LOGIN = ["import { openSession } from './session.js';", '', 'export function login(user: string) {', '  return user.length;', '}'];
 const SHALLOW = ['export const mode = "strict";', 'export const level = 1;'];
@@ -132,7 +140,10 @@ const CASES: readonly Case[] = [
     name: 'signature',
     agents: ['signature-a', 'signature-b'],
     edits: [
-      (wt) => wt.write('signature/session.ts', text(replace(SESSION, 1, 'export function openSession(user: string, ttlMs: number) {'))).commit('signature-a: ttl'),
+      (wt) =>
+        wt
+          .write('signature/session.ts', text(replace(SESSION, 1, 'export function openSession(user: string, ttlMs: number) {')))
+          .commit('signature-a: ttl'),
       (wt) => wt.write('signature/login.ts', text(replace(LOGIN, 4, '  return openSession(user);'))),
     ],
     designed: 'resolution',
@@ -176,7 +187,9 @@ describe('precision scenario: designed levels with the default configuration', (
   it('says why: far-apart edits, identical changes, file-level evidence and missing bases are named', () => {
     const symbols = (x: string, y: string) => linkOf(result, x, y).channels.find((c) => c.channel === 'symbols')!;
     expect(symbols('far-a', 'far-b').evidence[0]).toMatchObject({ kind: 'write-write-apart' });
-    expect(linkOf(result, 'same-a', 'same-b').channels.find((c) => c.channel === 'overlap')!.evidence[0]).toMatchObject({ kind: 'identical-change' });
+    expect(linkOf(result, 'same-a', 'same-b').channels.find((c) => c.channel === 'overlap')!.evidence[0]).toMatchObject({
+      kind: 'identical-change',
+    });
     const large = linkOf(result, 'large-a', 'large-b').channels.find((c) => c.channel === 'overlap')!;
     expect(large).toMatchObject({ preciseRisk: 0 });
     expect(large.evidence[0]!.message).toContain('file-level evidence only');

@@ -18,7 +18,11 @@ const samePath = defineChannel({
     const shared = a.files.filter((f) => b.files.some((g) => g.path === f.path));
     return {
       risk: shared.length > 0 ? 1 : 0,
-      evidence: shared.map((f) => ({ message: `both change ${f.path}`, a: { agent: a.id, path: f.path }, b: { agent: b.id, path: f.path } })),
+      evidence: shared.map((f) => ({
+        message: `both change ${f.path}`,
+        a: { agent: a.id, path: f.path },
+        b: { agent: b.id, path: f.path },
+      })),
     };
   },
 });
@@ -36,7 +40,10 @@ afterEach(() => {
 });
 
 function twoAgents(): RepoFixture {
-  const r = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n', 'docs/x.md': '# x\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+  const r = createRepoFixture(
+    { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n', 'docs/x.md': '# x\n' },
+    { epoch: Math.floor(Date.now() / 1000) - 600 },
+  );
   r.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('a');
   r.worktree('bob').write('src/b.ts', 'export const b = 20;\n');
   return r;
@@ -53,15 +60,27 @@ describe('scanRepository', () => {
     }).join('');
     execFileSync('git', ['fast-import', '--quiet'], { cwd: repo.dir, input: stream });
     const seen: ScanProgress[] = [];
-    const result = await scanRepository({ repo: repo.dir, base: 'main', sources: ['branches'], config: { channels: { ...builtinsOff, dependency: { enabled: true } } }, onProgress: (p) => seen.push(p) });
+    const result = await scanRepository({
+      repo: repo.dir,
+      base: 'main',
+      sources: ['branches'],
+      config: { channels: { ...builtinsOff, dependency: { enabled: true } } },
+      onProgress: (p) => seen.push(p),
+    });
     expect(result.counts.agents).toBe(n);
-    const of = (phase: string, message: string) => seen.filter((p) => p.phase === phase && p.message === message).map((p) => [p.done, p.total]);
+    const of = (phase: string, message: string) =>
+      seen.filter((p) => p.phase === phase && p.message === message).map((p) => [p.done, p.total]);
     // Every branch is a candidate, main (no work: not an agent) included.
     expect(of('agents', 'reading agents')).toEqual(Array.from({ length: n + 1 }, (_, i) => [i + 1, n + 1]));
     expect(of('index', 'overlays').at(-1)).toEqual([n, n]);
     expect(of('index', 'overlays').length).toBeGreaterThan(n);
     const pairs = (n * (n - 1)) / 2;
-    expect(of('scan', 'pairs')).toEqual([[0, pairs], [500, pairs], [pairs, pairs], [pairs, pairs]]);
+    expect(of('scan', 'pairs')).toEqual([
+      [0, pairs],
+      [500, pairs],
+      [pairs, pairs],
+      [pairs, pairs],
+    ]);
   });
 
   it('loads the worktrees as agents and scores every pair through the given channels', async () => {
@@ -96,12 +115,16 @@ describe('scanRepository', () => {
       const link = result.links[0]!;
       expect(link.level).toBe('traffic');
       expect(link.evidence.some((e) => /declared/.test(e.message) && e.a?.path === 'src/a.ts')).toBe(true);
-      for (const a of result.agents) expect(a.files).toEqual([expect.objectContaining({ path: 'src/a.ts', baseRanges: 'whole', weight: 1, declared: true })]);
+      for (const a of result.agents)
+        expect(a.files).toEqual([expect.objectContaining({ path: 'src/a.ts', baseRanges: 'whole', weight: 1, declared: true })]);
     };
 
     it('an observation with intent is an agent, scored by its intent', async () => {
       repo = fresh();
-      const observations = { version: 1, agents: ['alice', 'bob'].map((id) => ({ id, worktree: join(`${repo!.dir}-wt`, id), intent: ['src/a.ts'] })) };
+      const observations = {
+        version: 1,
+        agents: ['alice', 'bob'].map((id) => ({ id, worktree: join(`${repo!.dir}-wt`, id), intent: ['src/a.ts'] })),
+      };
       declaredPair(await scanRepository({ repo: repo.dir, sources: [{ observations }] }));
     });
 
@@ -135,11 +158,14 @@ describe('scanRepository', () => {
     });
   });
 
-  it('a probe scores the probed lines, not the agent\'s real conflict, in every channel', async () => {
+  it("a probe scores the probed lines, not the agent's real conflict, in every channel", async () => {
     const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
     const text = (l: string[]) => l.join('\n') + '\n';
     repo = createRepoFixture({ 'src/c.ts': text(lines) }, { epoch: Math.floor(Date.now() / 1000) - 600 });
-    repo.worktree('alice').write('src/c.ts', text(lines.map((l, i) => (i === 9 ? 'export const v10 = 100;' : l)))).commit('alice: line 10');
+    repo
+      .worktree('alice')
+      .write('src/c.ts', text(lines.map((l, i) => (i === 9 ? 'export const v10 = 100;' : l))))
+      .commit('alice: line 10');
     // bob inserts five lines at the top and changes base line 11 (touching alice's line 10): a real conflict.
     const top = ['// one', '// two', '// three', '// four', '// five'];
     repo.worktree('bob').write('src/c.ts', text([...top, ...lines.map((l, i) => (i === 10 ? 'export const v11 = 1100;' : l))]));
@@ -162,7 +188,7 @@ describe('scanRepository', () => {
     }
   });
 
-  it('a probe replaces the agent\'s working set, and an unknown worktree becomes a new agent', async () => {
+  it("a probe replaces the agent's working set, and an unknown worktree becomes a new agent", async () => {
     const scanner = createScanner({ repo: shared.dir, channels: [samePath] });
     try {
       // bob's own work (src/b.ts) no longer counts: only the probe does.
@@ -170,7 +196,9 @@ describe('scanRepository', () => {
       const bob = probed.agents.find((a) => a.id === 'bob')!;
       expect(bob.files.map((f) => f.path)).toEqual(['docs/x.md']);
       expect(bob.files[0]!.baseRanges).toEqual([[1, 1]]);
-      const fresh = await scanner.scan(undefined, { probe: { worktree: join(shared.dir, '..', 'somewhere', 'carol'), intent: ['src/a.ts'] } });
+      const fresh = await scanner.scan(undefined, {
+        probe: { worktree: join(shared.dir, '..', 'somewhere', 'carol'), intent: ['src/a.ts'] },
+      });
       expect(fresh.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
       expect(fresh.links.find((l) => l.a === 'alice' && l.b === 'carol')!.level).toBe('resolution');
     } finally {
@@ -201,7 +229,10 @@ describe('scanRepository', () => {
     const bobDir = join(repo.dir + '-wt', 'bob');
     const scanner = createScanner({ repo: repo.dir, now: () => 1_000 });
     const strip = (r: Awaited<ReturnType<typeof scanRepository>>) => ({
-      agents: r.agents.map((a) => ({ id: a.id, files: a.files.map((f) => ({ path: f.path, status: f.status, baseRanges: f.baseRanges, newBlob: f.newBlob })) })),
+      agents: r.agents.map((a) => ({
+        id: a.id,
+        files: a.files.map((f) => ({ path: f.path, status: f.status, baseRanges: f.baseRanges, newBlob: f.newBlob })),
+      })),
       links: r.links.map((l) => ({ a: l.a, b: l.b, level: l.level, risk: l.risk.toFixed(6) })),
     });
     try {
@@ -217,14 +248,24 @@ describe('scanRepository', () => {
       // A file event echoing that save changes nothing: the same result, nothing scored again.
       expect(await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: ['src/a.ts'] } })).toBe(patched);
       // Declared intent is new input: scored again.
-      expect(await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: [] }, intent: { bob: ['docs/x.md'] } })).not.toBe(patched);
+      expect(await scanner.scan(buffers, { only: [bobDir], changedPaths: { [bobDir]: [] }, intent: { bob: ['docs/x.md'] } })).not.toBe(
+        patched,
+      );
     } finally {
       await scanner.dispose();
     }
   }, 60_000);
 
   it('applies config weights, thresholds and disabled channels, and reports a config naming an unknown channel', async () => {
-    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { channels: { ...builtinsOff, 'same-path': { weight: 0.5 }, nope: { weight: 1 } }, thresholds: { traffic: 0.4, resolution: 0.9 } } });
+    const result = await scanRepository({
+      repo: shared.dir,
+      channels: [samePath],
+      intent: { bob: ['src/a.ts'] },
+      config: {
+        channels: { ...builtinsOff, 'same-path': { weight: 0.5 }, nope: { weight: 1 } },
+        thresholds: { traffic: 0.4, resolution: 0.9 },
+      },
+    });
     expect(Object.keys(result.weights)).toEqual(['same-path']);
     expect(result.weights['same-path']).toBe(0.5);
     expect(result.thresholds).toEqual({ traffic: 0.4, resolution: 0.9 });
@@ -232,15 +273,20 @@ describe('scanRepository', () => {
     expect(result.problems.map((p) => p.code)).toContain('UNKNOWN_CHANNEL');
   });
 
-  it('builds the import graph and symbols for their channels, with each agent\'s own new imports', async () => {
-    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': "import { a } from './a.js';\nexport const b = a;\n", 'src/c.ts': 'export const c = 1;\n' });
+  it("builds the import graph and symbols for their channels, with each agent's own new imports", async () => {
+    repo = createRepoFixture({
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': "import { a } from './a.js';\nexport const b = a;\n",
+      'src/c.ts': 'export const c = 1;\n',
+    });
     repo.worktree('alice').write('src/a.ts', 'export const a = 11;\n');
     repo.worktree('bob').write('src/b.ts', "import { a } from './a.js';\nexport const b = a + 1;\n");
     // carol adds an import of c.ts, which dave changes: only carol's overlay has that edge.
     repo.worktree('carol').write('src/d.ts', "import { c } from './c.js';\nexport const d = c;\n");
     repo.worktree('dave').write('src/c.ts', 'export const c = 22;\n');
     const result = await scanRepository({ repo: repo.dir });
-    const dep = (a: string, b: string) => result.links.find((l) => l.a === a && l.b === b)!.channels.find((c) => c.channel === 'dependency')!;
+    const dep = (a: string, b: string) =>
+      result.links.find((l) => l.a === a && l.b === b)!.channels.find((c) => c.channel === 'dependency')!;
     expect(dep('alice', 'bob').risk).toBeCloseTo(1, 3);
     expect(dep('alice', 'bob').evidence[0]!.message).toBe("bob's src/b.ts imports alice's src/a.ts.");
     expect(dep('carol', 'dave').risk).toBeCloseTo(1, 3);
@@ -266,7 +312,9 @@ describe('scanRepository', () => {
     repo.worktree('alice').write('src/components/C1.ts', component('C1', ' + 1'));
     repo.worktree('bob').write('src/components/C2.ts', component('C2', ' * 2'));
     // carol changes the helper alice's component calls and imports: that pair is nearer.
-    repo.worktree('carol').write('src/util.ts', "export function assertProps(p: unknown): void {\n  if (p === undefined) throw new Error('no props');\n}\n");
+    repo
+      .worktree('carol')
+      .write('src/util.ts', "export function assertProps(p: unknown): void {\n  if (p === undefined) throw new Error('no props');\n}\n");
     const result = await scanRepository({ repo: repo.dir });
     const link = (a: string, b: string) => result.links.find((l) => l.a === a && l.b === b)!;
     const channel = (a: string, b: string, id: string) => link(a, b).channels.find((c) => c.channel === id)!;
@@ -280,8 +328,12 @@ describe('scanRepository', () => {
   });
 
   it('reads the history: files changed together in past commits raise a co-change advisory before they are shared', async () => {
-    repo = createRepoFixture({ 'src/api.ts': 'export const api = 0;\n', 'src/client.ts': 'export const client = 0;\n', 'README.md': '# r\n' }, { epoch: Math.floor(Date.now() / 1000) - 3600 });
-    for (let i = 1; i <= 5; i++) repo.write('src/api.ts', `export const api = ${i};\n`).write('src/client.ts', `export const client = ${i};\n`).commit(`api ${i}`);
+    repo = createRepoFixture(
+      { 'src/api.ts': 'export const api = 0;\n', 'src/client.ts': 'export const client = 0;\n', 'README.md': '# r\n' },
+      { epoch: Math.floor(Date.now() / 1000) - 3600 },
+    );
+    for (let i = 1; i <= 5; i++)
+      repo.write('src/api.ts', `export const api = ${i};\n`).write('src/client.ts', `export const client = ${i};\n`).commit(`api ${i}`);
     repo.write('README.md', '# readme\n').commit('docs');
     repo.worktree('alice').write('src/api.ts', 'export const api = 10;\n');
     repo.worktree('bob').write('src/client.ts', 'export const client = 10;\n');
@@ -292,10 +344,16 @@ describe('scanRepository', () => {
     const part = link.channels.find((c) => c.channel === 'co-change')!;
     // 6 commits changed each file (the first commit added both), all 6 of them both.
     expect(part.risk).toBeCloseTo(0.9);
-    expect(part.evidence[0]!.message).toContain('src/api.ts and src/client.ts changed together in 6 of the 6 commits that changed src/api.ts');
+    expect(part.evidence[0]!.message).toContain(
+      'src/api.ts and src/client.ts changed together in 6 of the 6 commits that changed src/api.ts',
+    );
     expect(link.level).toBe('traffic');
     expect(result.problems.filter((p) => p.channel === 'co-change')).toEqual([]);
-    const shipped = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: { ...builtinsOff, 'co-change': { enabled: true } } } });
+    const shipped = await scanRepository({
+      repo: repo.dir,
+      base: 'main',
+      config: { channels: { ...builtinsOff, 'co-change': { enabled: true } } },
+    });
     expect(shipped.links[0]!.level).toBe('clear');
     expect(shipped.links[0]!.channels.find((c) => c.channel === 'co-change')!.evidence).toHaveLength(1);
   });
@@ -303,12 +361,18 @@ describe('scanRepository', () => {
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
     await expect(scanRepository({ repo: join(shared.dir, '..') })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(scanRepository({ repo: shared.dir, base: 'no-such-branch' })).rejects.toMatchObject({ code: 'UNKNOWN_BASE' });
-    await expect(scanRepository({ repo: shared.dir, config: join(shared.dir, 'missing.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
+    await expect(scanRepository({ repo: shared.dir, config: join(shared.dir, 'missing.json') })).rejects.toMatchObject({
+      code: 'UNREADABLE_CONFIG',
+    });
     const dir = mkdtempSync(join(tmpdir(), 'airspace-config-'));
     try {
       writeFileSync(join(dir, 'bad.json'), '{ not json');
-      await expect(scanRepository({ repo: shared.dir, config: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CONFIG' });
-      await expect(scanRepository({ repo: shared.dir, calibration: join(dir, 'bad.json') })).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
+      await expect(scanRepository({ repo: shared.dir, config: join(dir, 'bad.json') })).rejects.toMatchObject({
+        code: 'UNREADABLE_CONFIG',
+      });
+      await expect(scanRepository({ repo: shared.dir, calibration: join(dir, 'bad.json') })).rejects.toMatchObject({
+        code: 'UNREADABLE_CALIBRATION',
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -319,11 +383,24 @@ describe('config plugins cannot stop, stall or corrupt a scan', () => {
   it('a plugin that hangs, one that exits, one that leaves a rejection and one that mutates agents each cost only their own score', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airspace-hostile-'));
     const plugin = (id: string, body: string) => {
-      writeFileSync(join(dir, `${id}.mjs`), `export default { id: '${id}', defaultWeight: 1, async score(a, b) { ${body}; return { risk: 0.1, evidence: [{ message: 'x' }] }; } };`);
+      writeFileSync(
+        join(dir, `${id}.mjs`),
+        `export default { id: '${id}', defaultWeight: 1, async score(a, b) { ${body}; return { risk: 0.1, evidence: [{ message: 'x' }] }; } };`,
+      );
       return join(dir, `${id}.mjs`);
     };
-    const plugins = [plugin('hangs', 'await new Promise(() => {})'), plugin('exits', 'process.exit(0)'), plugin('rejects', "Promise.reject(new Error('stray'))"), plugin('hacks', "a.id = 'hacked'")];
-    const scanner = createScanner({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] }, config: { plugins, channels: builtinsOff, budget: { callMs: 200 } } });
+    const plugins = [
+      plugin('hangs', 'await new Promise(() => {})'),
+      plugin('exits', 'process.exit(0)'),
+      plugin('rejects', "Promise.reject(new Error('stray'))"),
+      plugin('hacks', "a.id = 'hacked'"),
+    ];
+    const scanner = createScanner({
+      repo: shared.dir,
+      channels: [samePath],
+      intent: { bob: ['src/a.ts'] },
+      config: { plugins, channels: builtinsOff, budget: { callMs: 200 } },
+    });
     try {
       for (let round = 0; round < 2; round++) {
         const result = await scanner.scan();
@@ -346,7 +423,10 @@ describe('config plugins cannot stop, stall or corrupt a scan', () => {
 
 describe('a config plugin that requires services', () => {
   it('reads the import graph and the git service from its worker thread', async () => {
-    repo = createRepoFixture({ 'src/a.ts': "import { b } from './b';\nexport const a = b;\n", 'src/b.ts': 'export const b = 1;\n' }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    repo = createRepoFixture(
+      { 'src/a.ts': "import { b } from './b';\nexport const a = b;\n", 'src/b.ts': 'export const b = 1;\n' },
+      { epoch: Math.floor(Date.now() / 1000) - 600 },
+    );
     repo.worktree('alice').write('src/a.ts', "import { b } from './b';\nexport const a = b + 1;\n");
     repo.worktree('bob').write('src/b.ts', 'export const b = 2;\n');
     const dir = mkdtempSync(join(tmpdir(), 'airspace-services-'));
@@ -363,7 +443,10 @@ describe('a config plugin that requires services', () => {
     try {
       const result = await scanRepository({ repo: repo.dir, config: { plugins: [join(dir, 'imports.mjs')], channels: builtinsOff } });
       expect(result.problems.filter((p) => p.channel === 'imports')).toEqual([]);
-      expect(result.links[0]!.channels.find((c) => c.channel === 'imports')).toMatchObject({ risk: 0.5, evidence: [{ message: 'imports src/b.ts' }] });
+      expect(result.links[0]!.channels.find((c) => c.channel === 'imports')).toMatchObject({
+        risk: 0.5,
+        evidence: [{ message: 'imports src/b.ts' }],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -130,7 +130,13 @@ function sideAgent(id: string, label: string, paths: readonly string[], observat
     label,
     startedAt: Date.parse(observation.observedAt),
     committedWork: 0,
-    files: paths.map((path) => ({ path, status: 'modified' as const, weight: 1, baseRanges: 'whole' as const, newRanges: 'whole' as const })),
+    files: paths.map((path) => ({
+      path,
+      status: 'modified' as const,
+      weight: 1,
+      baseRanges: 'whole' as const,
+      newRanges: 'whole' as const,
+    })),
     base: observation.base,
     repository: observation.repositoryId,
   };
@@ -142,7 +148,12 @@ function sideAgent(id: string, label: string, paths: readonly string[], observat
  * read/write link (read/read and an agent with itself are not hazards and are ignored).
  */
 async function scanFootprints(
-  a: Footprint, b: Footprint, observations: readonly [ShadowObservation, ShadowObservation], graph: TrailGraph, time: string, options: AdvisoryOptions,
+  a: Footprint,
+  b: Footprint,
+  observations: readonly [ShadowObservation, ShadowObservation],
+  graph: TrailGraph,
+  time: string,
+  options: AdvisoryOptions,
 ): Promise<{ links: ScoredLink[]; strongest: Link | undefined }> {
   const agents: Agent[] = [];
   const sides = new Map<string, { agent: string; side: 'write' | 'read' }>();
@@ -160,7 +171,12 @@ async function scanFootprints(
     agents,
     { channels: options.channels ?? shippedChannels(), services: graphServices(graph), now: Date.parse(time) },
     // Every pair of sides is recorded, with every channel's risk (a few agents: nothing to prune).
-    { ...(options.weights ? { weights: options.weights } : {}), ...(options.thresholds ? { thresholds: options.thresholds } : {}), edges: graph.edges, exhaustive: true },
+    {
+      ...(options.weights ? { weights: options.weights } : {}),
+      ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+      edges: graph.edges,
+      exhaustive: true,
+    },
   );
   const scored: { link: Link; sides: LinkSides }[] = [];
   for (const link of result.links) {
@@ -186,7 +202,9 @@ function graphServices(graph: TrailGraph): Record<string, unknown> {
     (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
     (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
   }
-  return { importGraph: { importsOf: (path: string) => imports.get(path) ?? [], importersOf: (path: string) => importers.get(path) ?? [] } };
+  return {
+    importGraph: { importsOf: (path: string) => imports.get(path) ?? [], importersOf: (path: string) => importers.get(path) ?? [] },
+  };
 }
 
 const LEVEL_RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
@@ -213,8 +231,16 @@ export async function computeAdvisory(
   const unknownReasons = comparabilityProblems(observations[0], observations[1], time);
   if (unknownReasons.length > 0) {
     return {
-      level: 'unknown', found: false, risk: null, levelReason: 'the observations cannot be compared', unknownReasons,
-      exactOverlaps: overlaps, links: [], channels: [], evidence: overlapEvidence(a, b, overlaps), graph: graphRef,
+      level: 'unknown',
+      found: false,
+      risk: null,
+      levelReason: 'the observations cannot be compared',
+      unknownReasons,
+      exactOverlaps: overlaps,
+      links: [],
+      channels: [],
+      evidence: overlapEvidence(a, b, overlaps),
+      graph: graphRef,
       statement: `Unknown: the pair was not scored because ${unknownReasons.join('; ')}. Nothing is cleared.`,
     };
   }
@@ -231,7 +257,10 @@ export async function computeAdvisory(
   const channels: ChannelRisk[] = (strongest?.channels ?? [])
     .map((c) => ({ channel: c.channel, weight: c.weight, risk: c.risk }))
     .sort((p, q) => (p.channel < q.channel ? -1 : p.channel > q.channel ? 1 : 0));
-  const evidence = [...exact, ...(strongest?.evidence ?? []).map((e) => ({ kind: e.kind ?? 'channel', message: e.message }))].slice(0, EVIDENCE_KEPT);
+  const evidence = [...exact, ...(strongest?.evidence ?? []).map((e) => ({ kind: e.kind ?? 'channel', message: e.message }))].slice(
+    0,
+    EVIDENCE_KEPT,
+  );
   const found = level === 'traffic' || level === 'resolution';
   const scope = scopeSentence(observations[0], graph);
   const statement = found
@@ -239,14 +268,29 @@ export async function computeAdvisory(
     : level === 'unknown'
       ? `Unknown: ${levelReason ?? 'the scan could not clear the pair'}. Nothing is cleared.`
       : `No advisory was found within the complete, comparable supplied scope — ${scope}. This says nothing about paths outside the observations or dependencies not in the supplied graph.`;
-  return { level, found, risk, levelReason, unknownReasons: [], exactOverlaps: overlaps, links, channels, evidence, graph: graphRef, statement };
+  return {
+    level,
+    found,
+    risk,
+    levelReason,
+    unknownReasons: [],
+    exactOverlaps: overlaps,
+    links,
+    channels,
+    evidence,
+    graph: graphRef,
+    statement,
+  };
 }
 
 function overlapEvidence(a: Footprint, b: Footprint, overlaps: ExactOverlaps): AdvisoryEvidence[] {
   const out: AdvisoryEvidence[] = [];
   const list = (paths: readonly string[]) => paths.join(', ');
-  if (overlaps.writeWrite.length > 0) out.push({ kind: 'write-write', message: `${a.agentId} and ${b.agentId} both write ${list(overlaps.writeWrite)}.` });
-  if (overlaps.aWritesBReads.length > 0) out.push({ kind: 'write-read', message: `${a.agentId} writes ${list(overlaps.aWritesBReads)}, which ${b.agentId} reads.` });
-  if (overlaps.aReadsBWrites.length > 0) out.push({ kind: 'write-read', message: `${b.agentId} writes ${list(overlaps.aReadsBWrites)}, which ${a.agentId} reads.` });
+  if (overlaps.writeWrite.length > 0)
+    out.push({ kind: 'write-write', message: `${a.agentId} and ${b.agentId} both write ${list(overlaps.writeWrite)}.` });
+  if (overlaps.aWritesBReads.length > 0)
+    out.push({ kind: 'write-read', message: `${a.agentId} writes ${list(overlaps.aWritesBReads)}, which ${b.agentId} reads.` });
+  if (overlaps.aReadsBWrites.length > 0)
+    out.push({ kind: 'write-read', message: `${b.agentId} writes ${list(overlaps.aReadsBWrites)}, which ${a.agentId} reads.` });
   return out;
 }

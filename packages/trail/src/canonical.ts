@@ -119,7 +119,7 @@ export function firstDuplicateKey(text: string): string | undefined {
     if (!top) return '$';
     return top.keys ? `${top.path}.${top.key}` : `${top.path}[${top.n}]`;
   };
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const ch = text[i]!;
     if (ch === '"') {
       const start = i++;

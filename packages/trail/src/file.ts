@@ -27,7 +27,8 @@ export async function readTrailFile(file: string): Promise<ShadowTrail> {
     throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `Cannot read trail file ${file}: ${(error as Error).message}`);
   }
   const result = verifyShadowTrailText(text);
-  if (!result.ok) throw new TrailError(TrailErrorCodes.INVALID_TRAIL, `Trail file ${file} does not verify (${result.reason}): ${result.message}`, result);
+  if (!result.ok)
+    throw new TrailError(TrailErrorCodes.INVALID_TRAIL, `Trail file ${file} does not verify (${result.reason}): ${result.message}`, result);
   return JSON.parse(text) as ShadowTrail;
 }
 
@@ -46,12 +47,19 @@ export async function withTrailLock<T>(file: string, work: () => Promise<T>): Pr
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > LOCK_STALE_MS) {
         await unlink(lock).catch(() => undefined);
         continue;
       }
-      if (Date.now() > deadline) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `Trail file ${file} is locked by another writer (${lock}); try again, or remove the lock file if no writer is running.`);
+      if (Date.now() > deadline)
+        throw new TrailError(
+          TrailErrorCodes.INVALID_ARGUMENT,
+          `Trail file ${file} is locked by another writer (${lock}); try again, or remove the lock file if no writer is running.`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
@@ -84,7 +92,10 @@ export async function writeTrailFileAtomic(file: string, trail: ShadowTrail): Pr
  * Read the trail in `file`, apply `change`, write the result atomically, all under the file's
  * lock. On any error the file keeps its old content.
  */
-export async function updateTrailFile(file: string, change: (trail: ShadowTrail) => ShadowTrail | Promise<ShadowTrail>): Promise<ShadowTrail> {
+export async function updateTrailFile(
+  file: string,
+  change: (trail: ShadowTrail) => ShadowTrail | Promise<ShadowTrail>,
+): Promise<ShadowTrail> {
   return withTrailLock(file, async () => {
     const next = await change(await readTrailFile(file));
     await writeTrailFileAtomic(file, next);
@@ -104,11 +115,14 @@ export interface AcknowledgeAdvisoryResult {
  * `trailFile`, atomically. Throws `TrailError` with a code (`not-a-party`,
  * `duplicate-acknowledgement`, `nothing-to-acknowledge`, `superseded-advisory`, `invalid-trail`…).
  */
-export async function acknowledgeAdvisory(trailFile: string, acknowledgement: AcknowledgementInput, options: EventOptions = {}): Promise<AcknowledgeAdvisoryResult> {
+export async function acknowledgeAdvisory(
+  trailFile: string,
+  acknowledgement: AcknowledgementInput,
+  options: EventOptions = {},
+): Promise<AcknowledgeAdvisoryResult> {
   const trail = await updateTrailFile(trailFile, (current) => appendAcknowledgement(current, acknowledgement, options));
   return { trail, receipt: trail.receipts.at(-1)! };
 }
-
 
 /**
  * The trail file in `directory` (its `*.json` files) whose two observed agents are `agentA` and

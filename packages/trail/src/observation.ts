@@ -41,8 +41,18 @@ export type ObservationInput = Omit<ShadowObservation, 'version' | 'observedAt' 
 export type TimeInput = string | number | Date;
 
 const OBSERVATION_FIELDS = new Set([
-  'version', 'agentId', 'taskId', 'repositoryId', 'base', 'scopeId', 'readPaths', 'writePaths',
-  'complete', 'incompleteReason', 'observedAt', 'expiresAt',
+  'version',
+  'agentId',
+  'taskId',
+  'repositoryId',
+  'base',
+  'scopeId',
+  'readPaths',
+  'writePaths',
+  'complete',
+  'incompleteReason',
+  'observedAt',
+  'expiresAt',
 ]);
 
 const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -58,7 +68,10 @@ export function isCanonicalTime(text: unknown): text is string {
 export function canonicalTime(input: TimeInput, what: string): string {
   const date = input instanceof Date ? input : typeof input === 'number' || typeof input === 'string' ? new Date(input) : undefined;
   if (!date || Number.isNaN(date.getTime()) || (typeof input === 'string' && !/^\d{4}-\d{2}-\d{2}T/.test(input))) {
-    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `${what} must be an ISO 8601 date-time (e.g. 2026-01-31T12:00:00.000Z), epoch milliseconds or a Date; got ${JSON.stringify(input)}.`);
+    throw new TrailError(
+      TrailErrorCodes.INVALID_ARGUMENT,
+      `${what} must be an ISO 8601 date-time (e.g. 2026-01-31T12:00:00.000Z), epoch milliseconds or a Date; got ${JSON.stringify(input)}.`,
+    );
   }
   return date.toISOString();
 }
@@ -111,7 +124,10 @@ export function normalizeObservation(input: unknown, who = 'observation'): Shado
     if (!OBSERVATION_FIELDS.has(key)) throw invalid(who, `unknown field "${key}" (fields: ${[...OBSERVATION_FIELDS].join(', ')})`);
   }
   if (raw.version !== OBSERVATION_VERSION) {
-    throw invalid(who, `"version" must be ${OBSERVATION_VERSION} (got ${JSON.stringify(raw.version)}); this trail reads observation format ${OBSERVATION_VERSION} only`);
+    throw invalid(
+      who,
+      `"version" must be ${OBSERVATION_VERSION} (got ${JSON.stringify(raw.version)}); this trail reads observation format ${OBSERVATION_VERSION} only`,
+    );
   }
   const agentId = requireText(raw.agentId, 'agentId', who);
   const label = `${who} (${agentId})`;
@@ -140,8 +156,17 @@ export function normalizeObservation(input: unknown, who = 'observation'): Shado
     throw invalid(label, `"expiresAt" (${expiresAt}) must be later than "observedAt" (${observedAt})`);
   }
   const observation: ShadowObservation = {
-    version: OBSERVATION_VERSION, agentId, taskId, repositoryId, base, scopeId, readPaths, writePaths,
-    complete: raw.complete, observedAt, expiresAt,
+    version: OBSERVATION_VERSION,
+    agentId,
+    taskId,
+    repositoryId,
+    base,
+    scopeId,
+    readPaths,
+    writePaths,
+    complete: raw.complete,
+    observedAt,
+    expiresAt,
     ...(incompleteReason !== undefined ? { incompleteReason } : {}),
   };
   return observation;

@@ -44,14 +44,27 @@ export interface PairAcknowledgement {
 }
 
 /** Appends `self`'s acknowledgement to the pair's trail in `dir`, creating the trail if needed. */
-export async function acknowledgePair(dir: string, self: Agent, other: Agent, repositoryId: string, options: { now?: number; note?: string } = {}): Promise<PairAcknowledgement> {
+export async function acknowledgePair(
+  dir: string,
+  self: Agent,
+  other: Agent,
+  repositoryId: string,
+  options: { now?: number; note?: string } = {},
+): Promise<PairAcknowledgement> {
   const now = options.now ?? Date.now();
   // A trail an orchestrator started for this pair (`airspace trail create`) wins over our own.
   const file = (await findTrailFile(dir, self.id, other.id)) ?? pairTrailFile(dir, self.id, other.id);
   await mkdir(dir, { recursive: true });
   await withTrailLock(file, async () => {
-    const exists = await access(file).then(() => true, () => false);
-    if (!exists) await writeTrailFileAtomic(file, await createShadowTrail(observation(self, repositoryId, now), observation(other, repositoryId, now), { now }));
+    const exists = await access(file).then(
+      () => true,
+      () => false,
+    );
+    if (!exists)
+      await writeTrailFileAtomic(
+        file,
+        await createShadowTrail(observation(self, repositoryId, now), observation(other, repositoryId, now), { now }),
+      );
   });
   const { receipt } = await acknowledgeAdvisory(file, { agentId: self.id, note: options.note ?? `acknowledged (${other.id})` }, { now });
   return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash } };

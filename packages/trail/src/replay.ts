@@ -26,8 +26,32 @@ function keysProblem(value: Shape, where: string, required: readonly string[], o
   return undefined;
 }
 
-const OBSERVATION_KEYS = ['agentId', 'base', 'complete', 'expiresAt', 'observedAt', 'readPaths', 'repositoryId', 'scopeId', 'taskId', 'version', 'writePaths'];
-const ADVISORY_KEYS = ['channels', 'evidence', 'exactOverlaps', 'found', 'graph', 'level', 'levelReason', 'links', 'risk', 'statement', 'unknownReasons'];
+const OBSERVATION_KEYS = [
+  'agentId',
+  'base',
+  'complete',
+  'expiresAt',
+  'observedAt',
+  'readPaths',
+  'repositoryId',
+  'scopeId',
+  'taskId',
+  'version',
+  'writePaths',
+];
+const ADVISORY_KEYS = [
+  'channels',
+  'evidence',
+  'exactOverlaps',
+  'found',
+  'graph',
+  'level',
+  'levelReason',
+  'links',
+  'risk',
+  'statement',
+  'unknownReasons',
+];
 const LEVELS = new Set(['clear', 'traffic', 'resolution', 'unknown']);
 const PAYLOAD_KEYS: Record<ReceiptKind, readonly string[]> = {
   created: ['advisory', 'graph', 'kind', 'observations'],
@@ -41,9 +65,10 @@ function observationShape(o: unknown, where: string): string | undefined {
   const keys = keysProblem(o, where, OBSERVATION_KEYS, ['incompleteReason']);
   if (keys) return keys;
   if (o.version !== 1) return `${where}.version is not 1`;
-  for (const k of ['agentId', 'base', 'expiresAt', 'observedAt', 'repositoryId', 'scopeId', 'taskId']) if (!isText(o[k])) return `${where}.${k} is not a non-empty string`;
+  for (const k of ['agentId', 'base', 'expiresAt', 'observedAt', 'repositoryId', 'scopeId', 'taskId'])
+    if (!isText(o[k])) return `${where}.${k} is not a non-empty string`;
   if (typeof o.complete !== 'boolean') return `${where}.complete is not a boolean`;
-  if (o.complete === ('incompleteReason' in o)) return `${where}.incompleteReason must be present exactly when complete is false`;
+  if (o.complete === 'incompleteReason' in o) return `${where}.incompleteReason must be present exactly when complete is false`;
   if ('incompleteReason' in o && !isText(o.incompleteReason)) return `${where}.incompleteReason is not a non-empty string`;
   if (!isStringArray(o.readPaths) || !isStringArray(o.writePaths)) return `${where} path sets are not arrays of strings`;
   return undefined;
@@ -53,7 +78,10 @@ function graphShape(g: unknown, where: string): string | undefined {
   if (!isObject(g)) return `${where} is not an object`;
   const keys = keysProblem(g, where, ['edges']);
   if (keys) return keys;
-  if (!Array.isArray(g.edges) || !g.edges.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string')) {
+  if (
+    !Array.isArray(g.edges) ||
+    !g.edges.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string')
+  ) {
     return `${where}.edges is not a list of [from, to] path pairs`;
   }
   return undefined;
@@ -64,9 +92,11 @@ function advisoryShape(a: unknown, where: string): string | undefined {
   const keys = keysProblem(a, where, ADVISORY_KEYS);
   if (keys) return keys;
   if (typeof a.level !== 'string' || !LEVELS.has(a.level)) return `${where}.level is not clear, traffic, resolution or unknown`;
-  if (typeof a.found !== 'boolean' || a.found !== (a.level === 'traffic' || a.level === 'resolution')) return `${where}.found does not match its level`;
+  if (typeof a.found !== 'boolean' || a.found !== (a.level === 'traffic' || a.level === 'resolution'))
+    return `${where}.found does not match its level`;
   if (a.risk !== null && !(typeof a.risk === 'number' && a.risk >= 0 && a.risk <= 1)) return `${where}.risk is neither null nor in [0, 1]`;
-  if ((a.risk === null) !== (a.level === 'unknown' && Array.isArray(a.unknownReasons) && a.unknownReasons.length > 0)) return `${where}.risk is null exactly when the pair was not scored`;
+  if ((a.risk === null) !== (a.level === 'unknown' && Array.isArray(a.unknownReasons) && a.unknownReasons.length > 0))
+    return `${where}.risk is null exactly when the pair was not scored`;
   if (a.levelReason !== null && typeof a.levelReason !== 'string') return `${where}.levelReason is neither null nor a string`;
   if (!isText(a.statement)) return `${where}.statement is not a non-empty string`;
   if (!isStringArray(a.unknownReasons)) return `${where}.unknownReasons is not a list of strings`;
@@ -74,12 +104,17 @@ function advisoryShape(a: unknown, where: string): string | undefined {
   if (!isObject(overlaps)) return `${where}.exactOverlaps is not an object`;
   const overlapKeys = keysProblem(overlaps, `${where}.exactOverlaps`, ['aReadsBWrites', 'aWritesBReads', 'writeWrite']);
   if (overlapKeys) return overlapKeys;
-  if (![overlaps.aReadsBWrites, overlaps.aWritesBReads, overlaps.writeWrite].every(isStringArray)) return `${where}.exactOverlaps holds a non-list`;
+  if (![overlaps.aReadsBWrites, overlaps.aWritesBReads, overlaps.writeWrite].every(isStringArray))
+    return `${where}.exactOverlaps holds a non-list`;
   const graph = a.graph;
   if (!isObject(graph) || keysProblem(graph, '', ['digest', 'edgeCount']) || !isHash(graph.digest) || !Number.isInteger(graph.edgeCount)) {
     return `${where}.graph is not { digest, edgeCount }`;
   }
-  for (const [field, fields] of [['links', ['level', 'risk', 'sides']], ['channels', ['channel', 'risk', 'weight']], ['evidence', ['kind', 'message']]] as const) {
+  for (const [field, fields] of [
+    ['links', ['level', 'risk', 'sides']],
+    ['channels', ['channel', 'risk', 'weight']],
+    ['evidence', ['kind', 'message']],
+  ] as const) {
     const list = a[field];
     if (!Array.isArray(list)) return `${where}.${field} is not a list`;
     for (const [i, item] of list.entries()) {
@@ -100,7 +135,8 @@ export function receiptShapeProblem(receipt: unknown, where: string): string | u
   if (!isText(receipt.trailId)) return `${where}.trailId is not a non-empty string`;
   if (!isText(receipt.time)) return `${where}.time is not a non-empty string`;
   if (!isHash(receipt.hash)) return `${where}.hash is not 64 lowercase hex digits`;
-  if (receipt.previousHash !== null && !isHash(receipt.previousHash)) return `${where}.previousHash is neither null nor 64 lowercase hex digits`;
+  if (receipt.previousHash !== null && !isHash(receipt.previousHash))
+    return `${where}.previousHash is neither null nor 64 lowercase hex digits`;
   const p = receipt.payload;
   if (!isObject(p)) return `${where}.payload is not an object`;
   const kind = p.kind as ReceiptKind;
@@ -113,9 +149,11 @@ export function receiptShapeProblem(receipt: unknown, where: string): string | u
     case 'created':
     case 'reobservation': {
       if (!Array.isArray(p.observations) || p.observations.length !== 2) return `${at}.observations is not a pair`;
-      const obs = observationShape(p.observations[0], `${at}.observations[0]`) ?? observationShape(p.observations[1], `${at}.observations[1]`);
+      const obs =
+        observationShape(p.observations[0], `${at}.observations[0]`) ?? observationShape(p.observations[1], `${at}.observations[1]`);
       if (obs) return obs;
-      if (kind === 'reobservation' && p.graphSource !== 'supplied' && p.graphSource !== 'previous') return `${at}.graphSource is not "supplied" or "previous"`;
+      if (kind === 'reobservation' && p.graphSource !== 'supplied' && p.graphSource !== 'previous')
+        return `${at}.graphSource is not "supplied" or "previous"`;
       return graphShape(p.graph, `${at}.graph`) ?? advisoryShape(p.advisory, `${at}.advisory`);
     }
     case 'acknowledgement':
@@ -126,9 +164,15 @@ export function receiptShapeProblem(receipt: unknown, where: string): string | u
     case 'scope-revision': {
       if (!isText(p.agentId) || !isText(p.observationEventId)) return `${at} agentId and observationEventId must be non-empty strings`;
       const ref = p.authorizationRef;
-      if (!isObject(ref) || keysProblem(ref, '', ['label', 'ref']) || !isText(ref.ref)) return `${at}.authorizationRef is not { label, ref }`;
+      if (!isObject(ref) || keysProblem(ref, '', ['label', 'ref']) || !isText(ref.ref))
+        return `${at}.authorizationRef is not { label, ref }`;
       const fp = p.footprint;
-      if (!isObject(fp) || keysProblem(fp, '', ['readPaths', 'writePaths']) || !isStringArray(fp.readPaths) || !isStringArray(fp.writePaths)) {
+      if (
+        !isObject(fp) ||
+        keysProblem(fp, '', ['readPaths', 'writePaths']) ||
+        !isStringArray(fp.readPaths) ||
+        !isStringArray(fp.writePaths)
+      ) {
         return `${at}.footprint is not { readPaths, writePaths }`;
       }
       return advisoryShape(p.advisory, `${at}.advisory`);
@@ -151,7 +195,8 @@ function pathSets(receipt: ShadowReceipt): { where: string; paths: readonly stri
     out.push({ where: 'payload.footprint.writePaths', paths: p.footprint.writePaths });
   }
   if (p.kind !== 'acknowledgement') {
-    for (const key of ['writeWrite', 'aWritesBReads', 'aReadsBWrites'] as const) out.push({ where: `payload.advisory.exactOverlaps.${key}`, paths: p.advisory.exactOverlaps[key] });
+    for (const key of ['writeWrite', 'aWritesBReads', 'aReadsBWrites'] as const)
+      out.push({ where: `payload.advisory.exactOverlaps.${key}`, paths: p.advisory.exactOverlaps[key] });
   }
   return out;
 }
@@ -163,7 +208,8 @@ export function pathOrderProblem(receipt: ShadowReceipt): string | undefined {
   }
   const p = receipt.payload;
   if (p.kind === 'created' || p.kind === 'reobservation') {
-    if (!isSortedSet(p.graph.edges.map((e) => canonicalize(e)))) return 'payload.graph.edges is not sorted by (from, to) and duplicate-free';
+    if (!isSortedSet(p.graph.edges.map((e) => canonicalize(e))))
+      return 'payload.graph.edges is not sorted by (from, to) and duplicate-free';
   }
   return undefined;
 }
@@ -222,25 +268,43 @@ export interface EventProblem {
 /** The state after the first receipt, or the problem with it. */
 export function initialState(receipt: ShadowReceipt): TrailState | EventProblem {
   const p = receipt.payload;
-  if (p.kind !== 'created') return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `the first receipt must be "created", not "${p.kind}"` };
+  if (p.kind !== 'created')
+    return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `the first receipt must be "created", not "${p.kind}"` };
   const [a, b] = p.observations;
   if (a.agentId === b.agentId) return { code: TrailErrorCodes.SAME_AGENT, message: `both observations are of agent ${a.agentId}` };
   return {
-    agents: [a.agentId, b.agentId], taskId: a.taskId, repositoryId: a.repositoryId,
-    observations: p.observations, observationEventId: receipt.eventId, revised: false, graph: p.graph,
-    advisory: receipt, acknowledged: new Map([[receipt.eventId, new Set()]]), lastTime: receipt.time, eventIds: new Set([receipt.eventId]),
+    agents: [a.agentId, b.agentId],
+    taskId: a.taskId,
+    repositoryId: a.repositoryId,
+    observations: p.observations,
+    observationEventId: receipt.eventId,
+    revised: false,
+    graph: p.graph,
+    advisory: receipt,
+    acknowledged: new Map([[receipt.eventId, new Set()]]),
+    lastTime: receipt.time,
+    eventIds: new Set([receipt.eventId]),
   };
 }
 
 /** Why `receipt` may not follow `state`, or `undefined`. Does not change `state`. */
 export function eventProblem(state: TrailState, receipt: ShadowReceipt): EventProblem | undefined {
-  if (state.eventIds.has(receipt.eventId)) return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `event id ${receipt.eventId} is already used in this trail` };
+  if (state.eventIds.has(receipt.eventId))
+    return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `event id ${receipt.eventId} is already used in this trail` };
   if (Date.parse(receipt.time) < Date.parse(state.lastTime)) {
-    return { code: TrailErrorCodes.TIME_REGRESSION, message: `event time ${receipt.time} is before the previous receipt's time ${state.lastTime}` };
+    return {
+      code: TrailErrorCodes.TIME_REGRESSION,
+      message: `event time ${receipt.time} is before the previous receipt's time ${state.lastTime}`,
+    };
   }
   const p = receipt.payload;
   const party = (agentId: string): EventProblem | undefined =>
-    state.agents.includes(agentId) ? undefined : { code: TrailErrorCodes.NOT_A_PARTY, message: `agent ${agentId} is not one of the two observed agents (${state.agents.join(', ')})` };
+    state.agents.includes(agentId)
+      ? undefined
+      : {
+          code: TrailErrorCodes.NOT_A_PARTY,
+          message: `agent ${agentId} is not one of the two observed agents (${state.agents.join(', ')})`,
+        };
   switch (p.kind) {
     case 'created':
       return { code: TrailErrorCodes.INVALID_ARGUMENT, message: 'a trail has exactly one "created" receipt, the first' };
@@ -250,14 +314,25 @@ export function eventProblem(state: TrailState, receipt: ShadowReceipt): EventPr
       const latest = state.advisory;
       if (p.advisoryEventId !== latest.eventId) {
         return state.acknowledged.has(p.advisoryEventId)
-          ? { code: TrailErrorCodes.SUPERSEDED_ADVISORY, message: `advisory ${p.advisoryEventId} was superseded by ${latest.eventId}; acknowledge the latest advisory` }
+          ? {
+              code: TrailErrorCodes.SUPERSEDED_ADVISORY,
+              message: `advisory ${p.advisoryEventId} was superseded by ${latest.eventId}; acknowledge the latest advisory`,
+            }
           : { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `no advisory ${p.advisoryEventId} in this trail` };
       }
-      if (p.advisoryHash !== latest.hash) return { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `advisoryHash does not match the hash of advisory ${latest.eventId}` };
+      if (p.advisoryHash !== latest.hash)
+        return { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `advisoryHash does not match the hash of advisory ${latest.eventId}` };
       const level = (latest.payload as { advisory: { level: string } }).advisory.level;
-      if (level === 'clear') return { code: TrailErrorCodes.NOTHING_TO_ACKNOWLEDGE, message: `advisory ${latest.eventId} is clear: no advisory was found, so there is nothing to acknowledge` };
+      if (level === 'clear')
+        return {
+          code: TrailErrorCodes.NOTHING_TO_ACKNOWLEDGE,
+          message: `advisory ${latest.eventId} is clear: no advisory was found, so there is nothing to acknowledge`,
+        };
       if (state.acknowledged.get(latest.eventId)?.has(p.agentId)) {
-        return { code: TrailErrorCodes.DUPLICATE_ACKNOWLEDGEMENT, message: `agent ${p.agentId} already acknowledged advisory ${latest.eventId}` };
+        return {
+          code: TrailErrorCodes.DUPLICATE_ACKNOWLEDGEMENT,
+          message: `agent ${p.agentId} already acknowledged advisory ${latest.eventId}`,
+        };
       }
       return undefined;
     }
@@ -265,34 +340,58 @@ export function eventProblem(state: TrailState, receipt: ShadowReceipt): EventPr
       const notParty = party(p.agentId);
       if (notParty) return notParty;
       if (p.observationEventId !== state.observationEventId) {
-        return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `the revision departs from observations ${p.observationEventId}, but the current observations are ${state.observationEventId}` };
+        return {
+          code: TrailErrorCodes.INVALID_ARGUMENT,
+          message: `the revision departs from observations ${p.observationEventId}, but the current observations are ${state.observationEventId}`,
+        };
       }
       if (state.revised) {
-        return { code: TrailErrorCodes.REVISION_ALREADY_DECLARED, message: `a scope revision was already declared on observations ${state.observationEventId}; re-observe before declaring another` };
+        return {
+          code: TrailErrorCodes.REVISION_ALREADY_DECLARED,
+          message: `a scope revision was already declared on observations ${state.observationEventId}; re-observe before declaring another`,
+        };
       }
       for (const observation of state.observations) {
         const problem = currencyProblem(observation, receipt.time);
-        if (problem) return { code: TrailErrorCodes.OBSERVATION_NOT_CURRENT, message: `both original observations must be current when a scope revision is declared: ${problem}` };
+        if (problem)
+          return {
+            code: TrailErrorCodes.OBSERVATION_NOT_CURRENT,
+            message: `both original observations must be current when a scope revision is declared: ${problem}`,
+          };
       }
-      if (p.authorizationRef.label !== DECLARED_ONLY) return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `authorizationRef.label must be "${DECLARED_ONLY}"` };
+      if (p.authorizationRef.label !== DECLARED_ONLY)
+        return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `authorizationRef.label must be "${DECLARED_ONLY}"` };
       return undefined;
     }
     case 'reobservation': {
       const [a, b] = p.observations;
       const ids = [a.agentId, b.agentId];
       if (ids[0] !== state.agents[0] || ids[1] !== state.agents[1]) {
-        return { code: TrailErrorCodes.MISMATCHED_REOBSERVATION, message: `a re-observation must observe ${state.agents.join(' and ')}, got ${ids.join(' and ')}` };
+        return {
+          code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+          message: `a re-observation must observe ${state.agents.join(' and ')}, got ${ids.join(' and ')}`,
+        };
       }
       for (const o of [a, b]) {
-        if (o.taskId !== state.taskId) return { code: TrailErrorCodes.MISMATCHED_REOBSERVATION, message: `task ${JSON.stringify(o.taskId)} of ${o.agentId} is not the trail's task ${JSON.stringify(state.taskId)}` };
+        if (o.taskId !== state.taskId)
+          return {
+            code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+            message: `task ${JSON.stringify(o.taskId)} of ${o.agentId} is not the trail's task ${JSON.stringify(state.taskId)}`,
+          };
         if (o.repositoryId !== state.repositoryId) {
-          return { code: TrailErrorCodes.MISMATCHED_REOBSERVATION, message: `repository ${JSON.stringify(o.repositoryId)} of ${o.agentId} is not the trail's repository ${JSON.stringify(state.repositoryId)}` };
+          return {
+            code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+            message: `repository ${JSON.stringify(o.repositoryId)} of ${o.agentId} is not the trail's repository ${JSON.stringify(state.repositoryId)}`,
+          };
         }
       }
       for (const [i, o] of [a, b].entries()) {
         const before = state.observations[i]!;
         if (Date.parse(o.observedAt) <= Date.parse(before.observedAt)) {
-          return { code: TrailErrorCodes.STALE_REOBSERVATION, message: `the re-observation of ${o.agentId} (observed ${o.observedAt}) is not newer than the observation it replaces (${before.observedAt})` };
+          return {
+            code: TrailErrorCodes.STALE_REOBSERVATION,
+            message: `the re-observation of ${o.agentId} (observed ${o.observedAt}) is not newer than the observation it replaces (${before.observedAt})`,
+          };
         }
       }
       return undefined;

@@ -65,7 +65,8 @@ function eventTime(options: EventOptions): string {
 
 function eventId(options: EventOptions): string {
   const id = options.eventId ?? randomUUID();
-  if (typeof id !== 'string' || id.length === 0 || !isWellFormedText(id)) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'eventId must be a non-empty string.');
+  if (typeof id !== 'string' || id.length === 0 || !isWellFormedText(id))
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'eventId must be a non-empty string.');
   return id;
 }
 
@@ -75,7 +76,8 @@ function validGraph(graph: DependencyGraphInput | undefined): TrailGraph {
     throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'graph must be { edges: [[from, to], …] } with repository-relative paths.');
   }
   for (const edge of graph.edges) {
-    if (!Array.isArray(edge) || edge.length !== 2) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `graph edge ${JSON.stringify(edge)} is not a [from, to] pair.`);
+    if (!Array.isArray(edge) || edge.length !== 2)
+      throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `graph edge ${JSON.stringify(edge)} is not a [from, to] pair.`);
     for (const path of edge) {
       const problem = pathProblem(path);
       if (problem) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `graph edge ${JSON.stringify(edge)}: ${problem}.`);
@@ -90,20 +92,29 @@ function footprintOf(o: ShadowObservation): Footprint {
 
 function makeReceipt(trailId: string, id: string, time: string, previousHash: string | null, payload: ReceiptPayload): ShadowReceipt {
   const body = canonicalCopy({ eventId: id, payload, previousHash, time, trailId });
-  return { eventId: body.eventId, hash: receiptHash(body), payload: body.payload, previousHash: body.previousHash, time: body.time, trailId: body.trailId };
+  return {
+    eventId: body.eventId,
+    hash: receiptHash(body),
+    payload: body.payload,
+    previousHash: body.previousHash,
+    time: body.time,
+    trailId: body.trailId,
+  };
 }
 
 function pair(a: unknown, b: unknown): [ShadowObservation, ShadowObservation] {
   const first = normalizeObservation(a, 'a');
   const second = normalizeObservation(b, 'b');
-  if (first.agentId === second.agentId) throw new TrailError(TrailErrorCodes.SAME_AGENT, `Both observations are of agent ${first.agentId}; a trail is between two agents.`);
+  if (first.agentId === second.agentId)
+    throw new TrailError(TrailErrorCodes.SAME_AGENT, `Both observations are of agent ${first.agentId}; a trail is between two agents.`);
   return [first, second];
 }
 
 /** Verify `trail` and replay it; throws `invalid-trail` with the verification failure. */
 function open(trail: unknown): { state: TrailState; receipts: readonly ShadowReceipt[]; trailId: string } {
   const { result, state, receipts } = verifyWithState(trail);
-  if (!result.ok) throw new TrailError(TrailErrorCodes.INVALID_TRAIL, `The trail does not verify (${result.reason}): ${result.message}`, result);
+  if (!result.ok)
+    throw new TrailError(TrailErrorCodes.INVALID_TRAIL, `The trail does not verify (${result.reason}): ${result.message}`, result);
   return { state: state!, receipts: receipts!, trailId: result.trailId };
 }
 
@@ -111,7 +122,12 @@ function open(trail: unknown): { state: TrailState; receipts: readonly ShadowRec
 function extend(trail: { state: TrailState; receipts: readonly ShadowReceipt[]; trailId: string }, receipt: ShadowReceipt): ShadowTrail {
   const problem = eventProblem(trail.state, receipt);
   if (problem) throw new TrailError(problem.code, `${problem.message}.`);
-  return { format: TRAIL_FORMAT, receipts: [...trail.receipts.map((r) => structuredClone(r)), receipt], trailId: trail.trailId, version: TRAIL_VERSION };
+  return {
+    format: TRAIL_FORMAT,
+    receipts: [...trail.receipts.map((r) => structuredClone(r)), receipt],
+    trailId: trail.trailId,
+    version: TRAIL_VERSION,
+  };
 }
 
 /**
@@ -119,12 +135,17 @@ function extend(trail: { state: TrailState; receipts: readonly ShadowReceipt[]; 
  * receipt. The advisory is `unknown` when either observation is incomplete, expired or
  * future-dated, or the two differ in repository, base, task or scope.
  */
-export async function createShadowTrail(observationA: ObservationInput, observationB: ObservationInput, options: CreateOptions = {}): Promise<ShadowTrail> {
+export async function createShadowTrail(
+  observationA: ObservationInput,
+  observationB: ObservationInput,
+  options: CreateOptions = {},
+): Promise<ShadowTrail> {
   const observations = pair(observationA, observationB);
   const time = eventTime(options);
   const graph = validGraph(options.graph);
   const trailId = options.trailId ?? randomUUID();
-  if (typeof trailId !== 'string' || trailId.length === 0 || !isWellFormedText(trailId)) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'trailId must be a non-empty string.');
+  if (typeof trailId !== 'string' || trailId.length === 0 || !isWellFormedText(trailId))
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'trailId must be a non-empty string.');
   const advisory = await computeAdvisory([footprintOf(observations[0]), footprintOf(observations[1])], observations, graph, time, options);
   const receipt = makeReceipt(trailId, eventId(options), time, null, { advisory, graph, kind: 'created', observations });
   const state = initialState(receipt);
@@ -160,17 +181,33 @@ export function appendAcknowledgement(trail: ShadowTrail, acknowledgement: Ackno
  * be current at that time; one revision per observed pair. Its `authorizationRef` is recorded as
  * `declared-only`: nothing here checks it.
  */
-export async function appendScopeRevision(trail: ShadowTrail, revision: ScopeRevisionInput, options: EventOptions & AdvisoryOptions = {}): Promise<ShadowTrail> {
+export async function appendScopeRevision(
+  trail: ShadowTrail,
+  revision: ScopeRevisionInput,
+  options: EventOptions & AdvisoryOptions = {},
+): Promise<ShadowTrail> {
   const opened = open(trail);
-  if (!revision || typeof revision.agentId !== 'string' || revision.agentId.length === 0) throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs the agentId whose footprint it revises.');
-  if (typeof revision.authorizationRef !== 'string' || revision.authorizationRef.trim() === '' || !isWellFormedText(revision.authorizationRef)) {
-    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs an authorizationRef (a reference to the external declaration); it is recorded as declared-only.');
+  if (!revision || typeof revision.agentId !== 'string' || revision.agentId.length === 0)
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs the agentId whose footprint it revises.');
+  if (
+    typeof revision.authorizationRef !== 'string' ||
+    revision.authorizationRef.trim() === '' ||
+    !isWellFormedText(revision.authorizationRef)
+  ) {
+    throw new TrailError(
+      TrailErrorCodes.INVALID_ARGUMENT,
+      'A scope revision needs an authorizationRef (a reference to the external declaration); it is recorded as declared-only.',
+    );
   }
-  if (!revision.footprint || typeof revision.footprint !== 'object') throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs its new footprint { readPaths, writePaths }.');
+  if (!revision.footprint || typeof revision.footprint !== 'object')
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, 'A scope revision needs its new footprint { readPaths, writePaths }.');
   const who = `revision of ${revision.agentId}`;
   let footprint: { readPaths: string[]; writePaths: string[] };
   try {
-    footprint = { readPaths: normalizePathSet(revision.footprint.readPaths, 'readPaths', who), writePaths: normalizePathSet(revision.footprint.writePaths, 'writePaths', who) };
+    footprint = {
+      readPaths: normalizePathSet(revision.footprint.readPaths, 'readPaths', who),
+      writePaths: normalizePathSet(revision.footprint.writePaths, 'writePaths', who),
+    };
   } catch (error) {
     throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, (error as Error).message);
   }
@@ -178,21 +215,40 @@ export async function appendScopeRevision(trail: ShadowTrail, revision: ScopeRev
   const id = eventId(options);
   const { state } = opened;
   const observations = state.observations;
-  const footprints = observations.map((o) => (o.agentId === revision.agentId ? { agentId: o.agentId, ...footprint } : footprintOf(o))) as [Footprint, Footprint];
+  const footprints = observations.map((o) => (o.agentId === revision.agentId ? { agentId: o.agentId, ...footprint } : footprintOf(o))) as [
+    Footprint,
+    Footprint,
+  ];
   // Check the rules before scoring so a refused declaration costs no scan.
   const draft = makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, {
-    advisory: PLACEHOLDER_ADVISORY, agentId: revision.agentId, authorizationRef: { label: DECLARED_ONLY, ref: revision.authorizationRef },
-    footprint, kind: 'scope-revision', observationEventId: state.observationEventId,
+    advisory: PLACEHOLDER_ADVISORY,
+    agentId: revision.agentId,
+    authorizationRef: { label: DECLARED_ONLY, ref: revision.authorizationRef },
+    footprint,
+    kind: 'scope-revision',
+    observationEventId: state.observationEventId,
   });
   const problem = eventProblem(state, draft);
   if (problem) throw new TrailError(problem.code, `${problem.message}.`);
   const advisory = await computeAdvisory(footprints, observations, state.graph, time, options);
-  return extend(opened, makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, { ...(draft.payload as object), advisory } as ReceiptPayload));
+  return extend(
+    opened,
+    makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, { ...(draft.payload as object), advisory } as ReceiptPayload),
+  );
 }
 
 const PLACEHOLDER_ADVISORY: TrailAdvisory = {
-  level: 'clear', found: false, risk: 0, levelReason: null, unknownReasons: [], exactOverlaps: { writeWrite: [], aWritesBReads: [], aReadsBWrites: [] },
-  links: [], channels: [], evidence: [], graph: { edgeCount: 0, digest: '0'.repeat(64) }, statement: 'placeholder',
+  level: 'clear',
+  found: false,
+  risk: 0,
+  levelReason: null,
+  unknownReasons: [],
+  exactOverlaps: { writeWrite: [], aWritesBReads: [], aReadsBWrites: [] },
+  links: [],
+  channels: [],
+  evidence: [],
+  graph: { edgeCount: 0, digest: '0'.repeat(64) },
+  statement: 'placeholder',
 };
 
 /**
@@ -200,20 +256,41 @@ const PLACEHOLDER_ADVISORY: TrailAdvisory = {
  * after the observation it replaces, scored with `options.graph` or, when none is given, the
  * graph of the last observation.
  */
-export async function appendReobservation(trail: ShadowTrail, observationA: ObservationInput, observationB: ObservationInput, options: ReobservationOptions = {}): Promise<ShadowTrail> {
+export async function appendReobservation(
+  trail: ShadowTrail,
+  observationA: ObservationInput,
+  observationB: ObservationInput,
+  options: ReobservationOptions = {},
+): Promise<ShadowTrail> {
   const opened = open(trail);
   let observations = pair(observationA, observationB);
   // Keep the trail's agent order whichever order the caller passed them in.
-  if (observations[0].agentId === opened.state.agents[1] && observations[1].agentId === opened.state.agents[0]) observations = [observations[1], observations[0]];
+  if (observations[0].agentId === opened.state.agents[1] && observations[1].agentId === opened.state.agents[0])
+    observations = [observations[1], observations[0]];
   const time = eventTime(options);
   const id = eventId(options);
   const graph = options.graph === undefined ? opened.state.graph : validGraph(options.graph);
   const graphSource = options.graph === undefined ? 'previous' : 'supplied';
-  const draft = makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, { advisory: PLACEHOLDER_ADVISORY, graph, graphSource, kind: 'reobservation', observations });
+  const draft = makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, {
+    advisory: PLACEHOLDER_ADVISORY,
+    graph,
+    graphSource,
+    kind: 'reobservation',
+    observations,
+  });
   const problem = eventProblem(opened.state, draft);
   if (problem) throw new TrailError(problem.code, `${problem.message}.`);
   const advisory = await computeAdvisory([footprintOf(observations[0]), footprintOf(observations[1])], observations, graph, time, options);
-  return extend(opened, makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, { advisory, graph, graphSource, kind: 'reobservation', observations }));
+  return extend(
+    opened,
+    makeReceipt(opened.trailId, id, time, opened.receipts.at(-1)!.hash, {
+      advisory,
+      graph,
+      graphSource,
+      kind: 'reobservation',
+      observations,
+    }),
+  );
 }
 
 export interface AcknowledgementRecord {
@@ -245,7 +322,12 @@ export interface ShadowTrailSummary {
   readonly awaitingAcknowledgement: readonly string[];
   /** Acknowledgements of earlier advisories, kept apart: they say nothing about the latest one. */
   readonly historicalAcknowledgers: readonly (AcknowledgementRecord & { readonly advisoryEventId: string })[];
-  readonly scopeRevisions: readonly { readonly eventId: string; readonly agentId: string; readonly time: string; readonly authorizationRef: { readonly label: typeof DECLARED_ONLY; readonly ref: string } }[];
+  readonly scopeRevisions: readonly {
+    readonly eventId: string;
+    readonly agentId: string;
+    readonly time: string;
+    readonly authorizationRef: { readonly label: typeof DECLARED_ONLY; readonly ref: string };
+  }[];
   /** The trail records; it never adjudicates whether a collision happened or was avoided. */
   readonly outcome: 'unadjudicated';
   readonly statement: string;
@@ -275,13 +357,31 @@ export function summarizeShadowTrail(trail: ShadowTrail): ShadowTrailSummary {
   const basis = payload.kind === 'scope-revision' ? 'declared' : 'observed';
   const declared = basis === 'declared' ? ' It scores a declared scope revision (authorizationRef declared-only, not validated).' : '';
   return structuredClone({
-    trailId, agents: state.agents, taskId: state.taskId, repositoryId: state.repositoryId, receipts: receipts.length, headHash: receipts.at(-1)!.hash,
+    trailId,
+    agents: state.agents,
+    taskId: state.taskId,
+    repositoryId: state.repositoryId,
+    receipts: receipts.length,
+    headHash: receipts.at(-1)!.hash,
     latestAdvisory: {
-      eventId: latest.eventId, hash: latest.hash, kind: payload.kind, basis, time: latest.time,
-      level: advisory.level, found: advisory.found, risk: advisory.risk, levelReason: advisory.levelReason, unknownReasons: advisory.unknownReasons,
-      exactOverlaps: advisory.exactOverlaps, evidence: advisory.evidence, statement: advisory.statement,
+      eventId: latest.eventId,
+      hash: latest.hash,
+      kind: payload.kind,
+      basis,
+      time: latest.time,
+      level: advisory.level,
+      found: advisory.found,
+      risk: advisory.risk,
+      levelReason: advisory.levelReason,
+      unknownReasons: advisory.unknownReasons,
+      exactOverlaps: advisory.exactOverlaps,
+      evidence: advisory.evidence,
+      statement: advisory.statement,
     },
-    acknowledgements, awaitingAcknowledgement: awaiting, historicalAcknowledgers: historical, scopeRevisions,
+    acknowledgements,
+    awaitingAcknowledgement: awaiting,
+    historicalAcknowledgers: historical,
+    scopeRevisions,
     outcome: 'unadjudicated' as const,
     statement: `${advisory.statement}${declared} Outcome unadjudicated: this trail issues no grants, sends no messages and does not say whether a collision happened.`,
   });

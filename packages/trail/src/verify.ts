@@ -25,14 +25,25 @@ export type VerifyResult = VerifySuccess | VerifyFailure;
 
 /** The hash a receipt must carry: SHA-256 of the canonical JSON of everything else in it. */
 export function receiptHash(receipt: Omit<ShadowReceipt, 'hash'>): string {
-  return sha256Hex(canonicalize({ eventId: receipt.eventId, payload: receipt.payload, previousHash: receipt.previousHash, time: receipt.time, trailId: receipt.trailId }));
+  return sha256Hex(
+    canonicalize({
+      eventId: receipt.eventId,
+      payload: receipt.payload,
+      previousHash: receipt.previousHash,
+      time: receipt.time,
+      trailId: receipt.trailId,
+    }),
+  );
 }
 
 function fail(reason: VerifyReason, message: string, index?: number, receipt?: { eventId?: unknown }): VerifyFailure {
   const eventId = typeof receipt?.eventId === 'string' ? receipt.eventId : undefined;
   return {
-    ok: false, reason, message: index === undefined ? message : `receipt ${index}${eventId ? ` (${eventId})` : ''}: ${message}`,
-    ...(index !== undefined ? { index } : {}), ...(eventId !== undefined ? { eventId } : {}),
+    ok: false,
+    reason,
+    message: index === undefined ? message : `receipt ${index}${eventId ? ` (${eventId})` : ''}: ${message}`,
+    ...(index !== undefined ? { index } : {}),
+    ...(eventId !== undefined ? { eventId } : {}),
   };
 }
 
@@ -45,15 +56,30 @@ export interface VerifyOptions {
   readonly expectedHeadHash?: string;
 }
 
-export function verifyWithState(trail: unknown, options: VerifyOptions = {}): { result: VerifyResult; state?: TrailState; receipts?: readonly ShadowReceipt[] } {
-  if (trail === null || typeof trail !== 'object' || Array.isArray(trail)) return { result: fail(VerifyReasons.MALFORMED_TRAIL, 'a trail must be a JSON object') };
+export function verifyWithState(
+  trail: unknown,
+  options: VerifyOptions = {},
+): { result: VerifyResult; state?: TrailState; receipts?: readonly ShadowReceipt[] } {
+  if (trail === null || typeof trail !== 'object' || Array.isArray(trail))
+    return { result: fail(VerifyReasons.MALFORMED_TRAIL, 'a trail must be a JSON object') };
   const t = trail as Record<string, unknown>;
-  if (t.format !== TRAIL_FORMAT) return { result: fail(VerifyReasons.MALFORMED_TRAIL, `"format" must be "${TRAIL_FORMAT}" (got ${JSON.stringify(t.format)})`) };
-  if (t.version !== TRAIL_VERSION) return { result: fail(VerifyReasons.UNSUPPORTED_VERSION, `trail version ${JSON.stringify(t.version)} is not supported (this verifier reads version ${TRAIL_VERSION})`) };
+  if (t.format !== TRAIL_FORMAT)
+    return { result: fail(VerifyReasons.MALFORMED_TRAIL, `"format" must be "${TRAIL_FORMAT}" (got ${JSON.stringify(t.format)})`) };
+  if (t.version !== TRAIL_VERSION)
+    return {
+      result: fail(
+        VerifyReasons.UNSUPPORTED_VERSION,
+        `trail version ${JSON.stringify(t.version)} is not supported (this verifier reads version ${TRAIL_VERSION})`,
+      ),
+    };
   const extra = Object.keys(t).find((k) => !['format', 'receipts', 'trailId', 'version'].includes(k));
   if (extra !== undefined) return { result: fail(VerifyReasons.MALFORMED_TRAIL, `unexpected top-level field "${extra}"`) };
-  if (typeof t.trailId !== 'string' || t.trailId.length === 0) return { result: fail(VerifyReasons.MALFORMED_TRAIL, '"trailId" must be a non-empty string') };
-  if (!Array.isArray(t.receipts) || t.receipts.length === 0) return { result: fail(VerifyReasons.MALFORMED_TRAIL, '"receipts" must be a non-empty list (a trail starts with its "created" receipt)') };
+  if (typeof t.trailId !== 'string' || t.trailId.length === 0)
+    return { result: fail(VerifyReasons.MALFORMED_TRAIL, '"trailId" must be a non-empty string') };
+  if (!Array.isArray(t.receipts) || t.receipts.length === 0)
+    return {
+      result: fail(VerifyReasons.MALFORMED_TRAIL, '"receipts" must be a non-empty list (a trail starts with its "created" receipt)'),
+    };
   const raw = t.receipts as unknown[];
 
   // 1. Shape of every receipt.
@@ -64,10 +90,21 @@ export function verifyWithState(trail: unknown, options: VerifyOptions = {}): { 
   const receipts = raw as ShadowReceipt[];
   // 2. Field order as persisted (the top level and every receipt, payload included).
   const topOrder = Object.keys(t);
-  if (topOrder.join() !== [...topOrder].sort().join()) return { result: fail(VerifyReasons.NONCANONICAL_FIELD_ORDER, `top-level fields are not in canonical (sorted) order: ${topOrder.join(', ')}`) };
+  if (topOrder.join() !== [...topOrder].sort().join())
+    return {
+      result: fail(VerifyReasons.NONCANONICAL_FIELD_ORDER, `top-level fields are not in canonical (sorted) order: ${topOrder.join(', ')}`),
+    };
   for (const [i, r] of receipts.entries()) {
     const where = firstUnsortedObject(r, 'receipt');
-    if (where) return { result: fail(VerifyReasons.NONCANONICAL_FIELD_ORDER, `fields of ${where} are not in canonical (sorted) order: ${Object.keys(at(r, where)).join(', ')}`, i, r) };
+    if (where)
+      return {
+        result: fail(
+          VerifyReasons.NONCANONICAL_FIELD_ORDER,
+          `fields of ${where} are not in canonical (sorted) order: ${Object.keys(at(r, where)).join(', ')}`,
+          i,
+          r,
+        ),
+      };
   }
   // 3. Path-set order.
   for (const [i, r] of receipts.entries()) {
@@ -82,23 +119,50 @@ export function verifyWithState(trail: unknown, options: VerifyOptions = {}): { 
   // 5. Trail id, event ids and chain links.
   const seen = new Set<string>();
   for (const [i, r] of receipts.entries()) {
-    if (r.trailId !== t.trailId) return { result: fail(VerifyReasons.TRAIL_ID_MISMATCH, `trailId ${JSON.stringify(r.trailId)} is not the trail's ${JSON.stringify(t.trailId)}`, i, r) };
+    if (r.trailId !== t.trailId)
+      return {
+        result: fail(
+          VerifyReasons.TRAIL_ID_MISMATCH,
+          `trailId ${JSON.stringify(r.trailId)} is not the trail's ${JSON.stringify(t.trailId)}`,
+          i,
+          r,
+        ),
+      };
     if (seen.has(r.eventId)) return { result: fail(VerifyReasons.DUPLICATE_EVENT_ID, `event id ${r.eventId} appears twice`, i, r) };
     seen.add(r.eventId);
     const expected = i === 0 ? null : receipts[i - 1]!.hash;
     if (r.previousHash !== expected) {
-      return { result: fail(VerifyReasons.BROKEN_CHAIN, i === 0 ? 'the first receipt must have previousHash null' : `previousHash ${r.previousHash} is not the hash of receipt ${i - 1} (${expected})`, i, r) };
+      return {
+        result: fail(
+          VerifyReasons.BROKEN_CHAIN,
+          i === 0
+            ? 'the first receipt must have previousHash null'
+            : `previousHash ${r.previousHash} is not the hash of receipt ${i - 1} (${expected})`,
+          i,
+          r,
+        ),
+      };
     }
   }
   // 6. Hashes.
   for (const [i, r] of receipts.entries()) {
     const expected = receiptHash(r);
-    if (r.hash !== expected) return { result: fail(VerifyReasons.HASH_MISMATCH, `stored hash ${r.hash} is not the SHA-256 of the receipt's canonical content (${expected})`, i, r) };
+    if (r.hash !== expected)
+      return {
+        result: fail(
+          VerifyReasons.HASH_MISMATCH,
+          `stored hash ${r.hash} is not the SHA-256 of the receipt's canonical content (${expected})`,
+          i,
+          r,
+        ),
+      };
   }
   // 7. Event rules, replayed.
   for (const [i, r] of receipts.entries()) {
     if (i > 0 && Date.parse(r.time) < Date.parse(receipts[i - 1]!.time)) {
-      return { result: fail(VerifyReasons.TIME_REGRESSION, `time ${r.time} is before the previous receipt's ${receipts[i - 1]!.time}`, i, r) };
+      return {
+        result: fail(VerifyReasons.TIME_REGRESSION, `time ${r.time} is before the previous receipt's ${receipts[i - 1]!.time}`, i, r),
+      };
     }
   }
   const first = initialState(receipts[0]!);
@@ -112,9 +176,18 @@ export function verifyWithState(trail: unknown, options: VerifyOptions = {}): { 
   if (options.expectedHeadHash !== undefined && options.expectedHeadHash !== head) {
     const known = receipts.findIndex((r) => r.hash === options.expectedHeadHash);
     const why = known >= 0 ? `it was extended after receipt ${known}` : 'the expected head is not in this trail (truncated or replaced)';
-    return { result: fail(VerifyReasons.HEAD_MISMATCH, `the last receipt's hash ${head} is not the expected head ${options.expectedHeadHash}: ${why}`) };
+    return {
+      result: fail(
+        VerifyReasons.HEAD_MISMATCH,
+        `the last receipt's hash ${head} is not the expected head ${options.expectedHeadHash}: ${why}`,
+      ),
+    };
   }
-  return { result: { ok: true, trailId: t.trailId, receipts: receipts.length, headHash: receipts[receipts.length - 1]!.hash }, state: first, receipts };
+  return {
+    result: { ok: true, trailId: t.trailId, receipts: receipts.length, headHash: receipts[receipts.length - 1]!.hash },
+    state: first,
+    receipts,
+  };
 }
 
 /** The object at a `receipt.payload.x[0]`-style location produced by `firstUnsortedObject`. */

@@ -8,7 +8,11 @@ const now = at(10);
 
 describe('the advisory of a created trail', () => {
   it('is clear, and says only that none was found within the supplied scope, when footprints are apart', async () => {
-    const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['lib/b.ts'] }), { now, channels: [samePathChannel] });
+    const trail = await createShadowTrail(
+      observation('alice', { writePaths: ['src/a.ts'] }),
+      observation('bob', { writePaths: ['lib/b.ts'] }),
+      { now, channels: [samePathChannel] },
+    );
     const advisory = advisoryOf(trail);
     expect(advisory.level).toBe('clear');
     expect(advisory.found).toBe(false);
@@ -19,7 +23,11 @@ describe('the advisory of a created trail', () => {
   });
 
   it('scores write sets with the channels: a shared write path is a resolution', async () => {
-    const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['src/a.ts'] }), { now, channels: [samePathChannel] });
+    const trail = await createShadowTrail(
+      observation('alice', { writePaths: ['src/a.ts'] }),
+      observation('bob', { writePaths: ['src/a.ts'] }),
+      { now, channels: [samePathChannel] },
+    );
     const advisory = advisoryOf(trail);
     expect(advisory.level).toBe('resolution');
     expect(advisory.risk).toBe(1);
@@ -43,15 +51,26 @@ describe('the advisory of a created trail', () => {
   });
 
   it('takes an exact write/write overlap over a zero score', async () => {
-    const trail = await createShadowTrail(observation('alice', { writePaths: ['x.ts'] }), observation('bob', { writePaths: ['x.ts'] }), { now, channels: [] });
+    const trail = await createShadowTrail(observation('alice', { writePaths: ['x.ts'] }), observation('bob', { writePaths: ['x.ts'] }), {
+      now,
+      channels: [],
+    });
     expect(advisoryOf(trail).level).toBe('traffic');
     expect(advisoryOf(trail).risk).toBe(0);
   });
 
   it('does not treat a read/read overlap as a hazard', async () => {
-    const trail = await createShadowTrail(observation('alice', { readPaths: ['x.ts'], writePaths: ['a.ts'] }), observation('bob', { readPaths: ['x.ts'], writePaths: ['b.ts'] }), { now, channels: [samePathChannel] });
+    const trail = await createShadowTrail(
+      observation('alice', { readPaths: ['x.ts'], writePaths: ['a.ts'] }),
+      observation('bob', { readPaths: ['x.ts'], writePaths: ['b.ts'] }),
+      { now, channels: [samePathChannel] },
+    );
     expect(advisoryOf(trail).level).toBe('clear');
-    expect(advisoryOf(trail).links.map((l) => l.sides).sort()).toEqual(['read/write', 'write/read', 'write/write']);
+    expect(
+      advisoryOf(trail)
+        .links.map((l) => l.sides)
+        .sort(),
+    ).toEqual(['read/write', 'write/read', 'write/write']);
   });
 
   it('counts read paths for dependency coupling through the supplied graph', async () => {
@@ -68,12 +87,32 @@ describe('the advisory of a created trail', () => {
   });
 
   it('stores the supplied graph sorted and deduplicated', async () => {
-    const trail = await createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['b', 'a'], ['a', 'c'], ['b', 'a'], ['a', 'b']] } });
-    expect((trail.receipts[0]!.payload as { graph: unknown }).graph).toEqual({ edges: [['a', 'b'], ['a', 'c'], ['b', 'a']] });
+    const trail = await createShadowTrail(observation('alice'), observation('bob'), {
+      now,
+      graph: {
+        edges: [
+          ['b', 'a'],
+          ['a', 'c'],
+          ['b', 'a'],
+          ['a', 'b'],
+        ],
+      },
+    });
+    expect((trail.receipts[0]!.payload as { graph: unknown }).graph).toEqual({
+      edges: [
+        ['a', 'b'],
+        ['a', 'c'],
+        ['b', 'a'],
+      ],
+    });
   });
 
   it.each([
-    ['an incomplete observation', observation('bob', { complete: false, incompleteReason: 'untracked files not listed' }), /incomplete: untracked files not listed/],
+    [
+      'an incomplete observation',
+      observation('bob', { complete: false, incompleteReason: 'untracked files not listed' }),
+      /incomplete: untracked files not listed/,
+    ],
     ['an expired observation', observation('bob', { observedAt: at(-60), expiresAt: at(5) }), /expired at .* not after/],
     ['an observation expiring exactly now', observation('bob', { expiresAt: now }), /expired at/],
     ['a future-dated observation', observation('bob', { observedAt: at(11), expiresAt: at(70) }), /future-dated/],
@@ -96,13 +135,21 @@ describe('the advisory of a created trail', () => {
   });
 
   it('refuses a malformed graph', async () => {
-    await expect(createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['a']] } as never })).rejects.toMatchObject({ code: 'invalid-argument' });
-    await expect(createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['/abs', 'a']] } })).rejects.toThrow(/is absolute/);
+    await expect(
+      createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['a']] } as never }),
+    ).rejects.toMatchObject({ code: 'invalid-argument' });
+    await expect(createShadowTrail(observation('alice'), observation('bob'), { now, graph: { edges: [['/abs', 'a']] } })).rejects.toThrow(
+      /is absolute/,
+    );
   });
 
   describe('with the shipped channels (the default)', () => {
     it('scores a shared write path through the overlap channel as traffic: same file, no line ranges', async () => {
-      const trail = await createShadowTrail(observation('alice', { writePaths: ['src/a.ts'] }), observation('bob', { writePaths: ['src/a.ts'] }), { now });
+      const trail = await createShadowTrail(
+        observation('alice', { writePaths: ['src/a.ts'] }),
+        observation('bob', { writePaths: ['src/a.ts'] }),
+        { now },
+      );
       const advisory = advisoryOf(trail);
       // Whole-file evidence is file-level: it says "same file", not "same lines".
       expect(advisory.level).toBe('traffic');
@@ -111,7 +158,11 @@ describe('the advisory of a created trail', () => {
     });
 
     it('gives neighbouring files a small tree prior, below traffic', async () => {
-      const trail = await createShadowTrail(observation('alice', { writePaths: ['src/cart/a.ts'] }), observation('bob', { writePaths: ['src/cart/b.ts'] }), { now });
+      const trail = await createShadowTrail(
+        observation('alice', { writePaths: ['src/cart/a.ts'] }),
+        observation('bob', { writePaths: ['src/cart/b.ts'] }),
+        { now },
+      );
       const advisory = advisoryOf(trail);
       expect(advisory.channels.find((c) => c.channel === 'tree')!.risk).toBeGreaterThan(0);
       expect(advisory.risk).toBeGreaterThan(0);
@@ -136,7 +187,12 @@ describe('the advisory of a created trail', () => {
       const without = advisoryOf(await createShadowTrail(alice, bob, { now }));
       expect(without.level).toBe('clear');
       expect(without.statement).toMatch(/supplied dependency graph \(0 edges\)/);
-      const graph = { edges: [['web/cart.ts', 'lib/price.ts'], ['lib/price.ts', 'src/core/money.ts']] as [string, string][] };
+      const graph = {
+        edges: [
+          ['web/cart.ts', 'lib/price.ts'],
+          ['lib/price.ts', 'src/core/money.ts'],
+        ] as [string, string][],
+      };
       const advisory = advisoryOf(await createShadowTrail(alice, bob, { now, graph }));
       expect(advisory.links[0]).toMatchObject({ sides: 'write/read' });
       expect(advisory.channels.find((c) => c.channel === 'dependency')!.risk).toBeCloseTo(0.7);
@@ -144,7 +200,9 @@ describe('the advisory of a created trail', () => {
       expect(advisory.level).toBe('clear');
       // Weighed by a team (0.9, τ_TA 0.35), it is traffic; a file-level channel alone raises at most
       // traffic (core's escalation discipline).
-      const weighed = advisoryOf(await createShadowTrail(alice, bob, { now, graph, weights: { dependency: 0.9 }, thresholds: { traffic: 0.35 } }));
+      const weighed = advisoryOf(
+        await createShadowTrail(alice, bob, { now, graph, weights: { dependency: 0.9 }, thresholds: { traffic: 0.35 } }),
+      );
       expect(weighed.level).toBe('traffic');
     });
   });

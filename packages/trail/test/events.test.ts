@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  appendAcknowledgement, appendReobservation, appendScopeRevision, createShadowTrail, summarizeShadowTrail, verifyShadowTrail,
+  appendAcknowledgement,
+  appendReobservation,
+  appendScopeRevision,
+  createShadowTrail,
+  summarizeShadowTrail,
+  verifyShadowTrail,
 } from '../src/index.js';
 import type { ScopeRevisionPayload, ShadowTrail, TrailAdvisory } from '../src/index.js';
 import { at, edgeChannel, observation, samePathChannel } from './helpers.js';
@@ -22,7 +27,13 @@ describe('acknowledgements', () => {
     const two = appendAcknowledgement(one, { agentId: 'bob' }, { now: at(3) });
     expect(verifyShadowTrail(JSON.parse(JSON.stringify(two)))).toMatchObject({ ok: true, receipts: 3 });
     const payload = two.receipts[1]!.payload;
-    expect(payload).toEqual({ advisoryEventId: 'e-created', advisoryHash: created.receipts[0]!.hash, agentId: 'alice', kind: 'acknowledgement', note: 'seen' });
+    expect(payload).toEqual({
+      advisoryEventId: 'e-created',
+      advisoryHash: created.receipts[0]!.hash,
+      agentId: 'alice',
+      kind: 'acknowledgement',
+      note: 'seen',
+    });
     const summary = summarizeShadowTrail(two);
     expect(summary.acknowledgements.map((a) => a.agentId)).toEqual(['alice', 'bob']);
     expect(summary.awaitingAcknowledgement).toEqual([]);
@@ -30,27 +41,51 @@ describe('acknowledgements', () => {
 
   it('refuses a third party, a repeat, a time before the last receipt, and an unknown advisory', async () => {
     const created = await colliding();
-    expect(() => appendAcknowledgement(created, { agentId: 'mallory' }, { now: at(2) })).toThrow(expect.objectContaining({ code: 'not-a-party' }));
+    expect(() => appendAcknowledgement(created, { agentId: 'mallory' }, { now: at(2) })).toThrow(
+      expect.objectContaining({ code: 'not-a-party' }),
+    );
     const acked = appendAcknowledgement(created, { agentId: 'alice' }, { now: at(2) });
-    expect(() => appendAcknowledgement(acked, { agentId: 'alice' }, { now: at(3) })).toThrow(expect.objectContaining({ code: 'duplicate-acknowledgement' }));
-    expect(() => appendAcknowledgement(acked, { agentId: 'bob' }, { now: at(1) })).toThrow(expect.objectContaining({ code: 'time-regression' }));
-    expect(() => appendAcknowledgement(acked, { agentId: 'bob', advisoryEventId: 'nope' }, { now: at(3) })).toThrow(expect.objectContaining({ code: 'unknown-advisory' }));
+    expect(() => appendAcknowledgement(acked, { agentId: 'alice' }, { now: at(3) })).toThrow(
+      expect.objectContaining({ code: 'duplicate-acknowledgement' }),
+    );
+    expect(() => appendAcknowledgement(acked, { agentId: 'bob' }, { now: at(1) })).toThrow(
+      expect.objectContaining({ code: 'time-regression' }),
+    );
+    expect(() => appendAcknowledgement(acked, { agentId: 'bob', advisoryEventId: 'nope' }, { now: at(3) })).toThrow(
+      expect.objectContaining({ code: 'unknown-advisory' }),
+    );
   });
 
   it('refuses to acknowledge a clear advisory: nothing was found', async () => {
-    const clear = await createShadowTrail(observation('alice', { writePaths: ['a.ts'] }), observation('bob', { writePaths: ['b.ts'] }), { now: at(1), channels });
-    expect(() => appendAcknowledgement(clear, { agentId: 'alice' }, { now: at(2) })).toThrow(expect.objectContaining({ code: 'nothing-to-acknowledge' }));
+    const clear = await createShadowTrail(observation('alice', { writePaths: ['a.ts'] }), observation('bob', { writePaths: ['b.ts'] }), {
+      now: at(1),
+      channels,
+    });
+    expect(() => appendAcknowledgement(clear, { agentId: 'alice' }, { now: at(2) })).toThrow(
+      expect.objectContaining({ code: 'nothing-to-acknowledge' }),
+    );
   });
 
   it('refuses to acknowledge an advisory a later event superseded', async () => {
     const created = await colliding();
-    const reobserved = await appendReobservation(created, observation('alice', { writePaths: ['src/a.ts'], observedAt: at(5) }), observation('bob', { writePaths: ['src/a.ts'], observedAt: at(5) }), { now: at(6), channels });
-    expect(() => appendAcknowledgement(reobserved, { agentId: 'alice', advisoryEventId: 'e-created' }, { now: at(7) })).toThrow(expect.objectContaining({ code: 'superseded-advisory' }));
+    const reobserved = await appendReobservation(
+      created,
+      observation('alice', { writePaths: ['src/a.ts'], observedAt: at(5) }),
+      observation('bob', { writePaths: ['src/a.ts'], observedAt: at(5) }),
+      { now: at(6), channels },
+    );
+    expect(() => appendAcknowledgement(reobserved, { agentId: 'alice', advisoryEventId: 'e-created' }, { now: at(7) })).toThrow(
+      expect.objectContaining({ code: 'superseded-advisory' }),
+    );
   });
 });
 
 describe('scope revisions', () => {
-  const revision = { agentId: 'bob', authorizationRef: 'ticket-42#comment-3', footprint: { readPaths: ['src/a.ts'], writePaths: ['src/b.ts', 'src/c.ts', 'src/b.ts'] } };
+  const revision = {
+    agentId: 'bob',
+    authorizationRef: 'ticket-42#comment-3',
+    footprint: { readPaths: ['src/a.ts'], writePaths: ['src/b.ts', 'src/c.ts', 'src/b.ts'] },
+  };
 
   it('records one declared revision, labelled declared-only, and scores the revised footprint', async () => {
     const created = await colliding();
@@ -65,29 +100,51 @@ describe('scope revisions', () => {
     expect(payload.advisory.level).toBe('resolution');
     const summary = summarizeShadowTrail(revised);
     expect(summary.latestAdvisory).toMatchObject({ eventId: 'e-rev', kind: 'scope-revision', basis: 'declared' });
-    expect(summary.scopeRevisions).toEqual([{ eventId: 'e-rev', agentId: 'bob', time: at(4), authorizationRef: { label: 'declared-only', ref: 'ticket-42#comment-3' } }]);
+    expect(summary.scopeRevisions).toEqual([
+      { eventId: 'e-rev', agentId: 'bob', time: at(4), authorizationRef: { label: 'declared-only', ref: 'ticket-42#comment-3' } },
+    ]);
     expect(summary.statement).toMatch(/declared-only, not validated/);
   });
 
   it('is refused once an original observation has expired at the declared time', async () => {
-    const created = await createShadowTrail(alice, observation('bob', { writePaths: ['src/a.ts'], expiresAt: at(30) }), { now: at(1), channels });
-    await expect(appendScopeRevision(created, revision, { now: at(30), channels })).rejects.toMatchObject({ code: 'observation-not-current', message: expect.stringMatching(/bob expired/) });
+    const created = await createShadowTrail(alice, observation('bob', { writePaths: ['src/a.ts'], expiresAt: at(30) }), {
+      now: at(1),
+      channels,
+    });
+    await expect(appendScopeRevision(created, revision, { now: at(30), channels })).rejects.toMatchObject({
+      code: 'observation-not-current',
+      message: expect.stringMatching(/bob expired/),
+    });
   });
 
   it('is refused while an original observation is future-dated at the declared time', async () => {
     // Created (and unknown) at minute 1 with bob observed at minute 20; a declaration at minute 2 precedes bob's observation.
     const created = await createShadowTrail(alice, observation('bob', { observedAt: at(20), expiresAt: at(80) }), { now: at(1), channels });
     expect(advisoryAt(created, 0).level).toBe('unknown');
-    await expect(appendScopeRevision(created, revision, { now: at(2), channels })).rejects.toMatchObject({ code: 'observation-not-current', message: expect.stringMatching(/future-dated/) });
+    await expect(appendScopeRevision(created, revision, { now: at(2), channels })).rejects.toMatchObject({
+      code: 'observation-not-current',
+      message: expect.stringMatching(/future-dated/),
+    });
   });
 
   it('allows one revision per observed pair, a third party none, and another after a re-observation', async () => {
     const created = await colliding();
-    await expect(appendScopeRevision(created, { ...revision, agentId: 'mallory' }, { now: at(2), channels })).rejects.toMatchObject({ code: 'not-a-party' });
-    await expect(appendScopeRevision(created, { ...revision, authorizationRef: ' ' }, { now: at(2), channels })).rejects.toMatchObject({ code: 'invalid-argument' });
+    await expect(appendScopeRevision(created, { ...revision, agentId: 'mallory' }, { now: at(2), channels })).rejects.toMatchObject({
+      code: 'not-a-party',
+    });
+    await expect(appendScopeRevision(created, { ...revision, authorizationRef: ' ' }, { now: at(2), channels })).rejects.toMatchObject({
+      code: 'invalid-argument',
+    });
     const revised = await appendScopeRevision(created, revision, { now: at(2), channels });
-    await expect(appendScopeRevision(revised, revision, { now: at(3), channels })).rejects.toMatchObject({ code: 'revision-already-declared' });
-    const reobserved = await appendReobservation(revised, observation('alice', { observedAt: at(4) }), observation('bob', { observedAt: at(4) }), { now: at(4), channels });
+    await expect(appendScopeRevision(revised, revision, { now: at(3), channels })).rejects.toMatchObject({
+      code: 'revision-already-declared',
+    });
+    const reobserved = await appendReobservation(
+      revised,
+      observation('alice', { observedAt: at(4) }),
+      observation('bob', { observedAt: at(4) }),
+      { now: at(4), channels },
+    );
     const again = await appendScopeRevision(reobserved, revision, { now: at(5), channels });
     expect(verifyShadowTrail(JSON.parse(JSON.stringify(again)))).toMatchObject({ ok: true, receipts: 4 });
   });
@@ -100,7 +157,12 @@ describe('re-observations', () => {
     const a2 = observation('alice', { writePaths: ['src/c.ts'], observedAt: at(5) });
     const b2 = observation('bob', { writePaths: ['src/b.ts'], observedAt: at(5) });
     const kept = await appendReobservation(created, b2, a2, { now: at(6), channels });
-    const payload = kept.receipts[1]!.payload as unknown as { observations: { agentId: string }[]; graphSource: string; graph: unknown; advisory: TrailAdvisory };
+    const payload = kept.receipts[1]!.payload as unknown as {
+      observations: { agentId: string }[];
+      graphSource: string;
+      graph: unknown;
+      advisory: TrailAdvisory;
+    };
     expect(payload.observations.map((o) => o.agentId)).toEqual(['alice', 'bob']);
     expect(payload.graphSource).toBe('previous');
     expect(payload.graph).toEqual(graph);
@@ -109,7 +171,12 @@ describe('re-observations', () => {
     const replacedPayload = replaced.receipts[1]!.payload as unknown as typeof payload;
     expect(replacedPayload.graphSource).toBe('supplied');
     expect(replacedPayload.advisory.level).toBe('clear');
-    expect(summarizeShadowTrail(replaced).latestAdvisory).toMatchObject({ kind: 'reobservation', basis: 'observed', level: 'clear', found: false });
+    expect(summarizeShadowTrail(replaced).latestAdvisory).toMatchObject({
+      kind: 'reobservation',
+      basis: 'observed',
+      level: 'clear',
+      found: false,
+    });
   });
 
   it.each([
@@ -119,12 +186,19 @@ describe('re-observations', () => {
     ['a stale observation', observation('bob', { observedAt: at(0) }), 'stale-reobservation'],
   ])('refuses %s', async (_name, second, code) => {
     const created = await colliding();
-    await expect(appendReobservation(created, observation('alice', { observedAt: at(5) }), second, { now: at(6), channels })).rejects.toMatchObject({ code });
+    await expect(
+      appendReobservation(created, observation('alice', { observedAt: at(5) }), second, { now: at(6), channels }),
+    ).rejects.toMatchObject({ code });
   });
 
   it('may change base or scope; an incomparable pair is unknown', async () => {
     const created = await colliding();
-    const next = await appendReobservation(created, observation('alice', { observedAt: at(5), base: 'c0ffee' }), observation('bob', { observedAt: at(5) }), { now: at(6), channels });
+    const next = await appendReobservation(
+      created,
+      observation('alice', { observedAt: at(5), base: 'c0ffee' }),
+      observation('bob', { observedAt: at(5) }),
+      { now: at(6), channels },
+    );
     expect(summarizeShadowTrail(next).latestAdvisory.level).toBe('unknown');
   });
 });
@@ -134,14 +208,28 @@ describe('the summary', () => {
     let trail = await colliding();
     trail = appendAcknowledgement(trail, { agentId: 'alice' }, { now: at(2), eventId: 'ack-a1' });
     trail = appendAcknowledgement(trail, { agentId: 'bob' }, { now: at(2), eventId: 'ack-b1' });
-    trail = await appendReobservation(trail, observation('alice', { writePaths: ['src/a.ts'], observedAt: at(5) }), observation('bob', { writePaths: ['src/a.ts'], observedAt: at(5) }), { now: at(6), channels, eventId: 'reobs' });
+    trail = await appendReobservation(
+      trail,
+      observation('alice', { writePaths: ['src/a.ts'], observedAt: at(5) }),
+      observation('bob', { writePaths: ['src/a.ts'], observedAt: at(5) }),
+      { now: at(6), channels, eventId: 'reobs' },
+    );
     trail = appendAcknowledgement(trail, { agentId: 'bob' }, { now: at(7), eventId: 'ack-b2' });
     const summary = summarizeShadowTrail(JSON.parse(JSON.stringify(trail)));
-    expect(summary).toMatchObject({ trailId: 'trail-1', agents: ['alice', 'bob'], taskId: 'task-7', receipts: 5, outcome: 'unadjudicated' });
+    expect(summary).toMatchObject({
+      trailId: 'trail-1',
+      agents: ['alice', 'bob'],
+      taskId: 'task-7',
+      receipts: 5,
+      outcome: 'unadjudicated',
+    });
     expect(summary.latestAdvisory).toMatchObject({ eventId: 'reobs', level: 'resolution', found: true });
     expect(summary.acknowledgements.map((a) => a.eventId)).toEqual(['ack-b2']);
     expect(summary.awaitingAcknowledgement).toEqual(['alice']);
-    expect(summary.historicalAcknowledgers.map((a) => [a.agentId, a.advisoryEventId])).toEqual([['alice', 'e-created'], ['bob', 'e-created']]);
+    expect(summary.historicalAcknowledgers.map((a) => [a.agentId, a.advisoryEventId])).toEqual([
+      ['alice', 'e-created'],
+      ['bob', 'e-created'],
+    ]);
     expect(summary.statement).toMatch(/issues no grants, sends no messages/);
   });
 
@@ -178,6 +266,8 @@ describe('copy semantics', () => {
   it('an append refuses a trail that was changed after it was returned', async () => {
     const created = await colliding();
     (created.receipts[0]!.payload as unknown as { graph: { edges: unknown[] } }).graph.edges.push(['x.ts', 'y.ts']);
-    expect(() => appendAcknowledgement(created, { agentId: 'alice' }, { now: at(2) })).toThrow(expect.objectContaining({ code: 'invalid-trail' }));
+    expect(() => appendAcknowledgement(created, { agentId: 'alice' }, { now: at(2) })).toThrow(
+      expect.objectContaining({ code: 'invalid-trail' }),
+    );
   });
 });

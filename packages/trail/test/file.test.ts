@@ -2,7 +2,17 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acknowledgeAdvisory, createShadowTrail, findTrailFile, readTrailFile, serializeTrail, summarizeShadowTrail, updateTrailFile, verifyShadowTrailText, writeTrailFileAtomic } from '../src/index.js';
+import {
+  acknowledgeAdvisory,
+  createShadowTrail,
+  findTrailFile,
+  readTrailFile,
+  serializeTrail,
+  summarizeShadowTrail,
+  updateTrailFile,
+  verifyShadowTrailText,
+  writeTrailFileAtomic,
+} from '../src/index.js';
 import { at, observation, samePathChannel } from './helpers.js';
 
 let dir: string;
@@ -11,7 +21,11 @@ let file: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'airspace-trail-'));
   file = join(dir, 'trail.json');
-  const trail = await createShadowTrail(observation('alice', { writePaths: ['a.ts'] }), observation('bob', { writePaths: ['a.ts'] }), { now: at(1), channels: [samePathChannel], eventId: 'created' });
+  const trail = await createShadowTrail(observation('alice', { writePaths: ['a.ts'] }), observation('bob', { writePaths: ['a.ts'] }), {
+    now: at(1),
+    channels: [samePathChannel],
+    eventId: 'created',
+  });
   await writeTrailFileAtomic(file, trail);
 });
 afterEach(async () => {
@@ -44,7 +58,10 @@ describe('trail files', () => {
   it('refuses to append to a file that does not verify, and does not touch it', async () => {
     const tampered = (await readFile(file, 'utf8')).replace('"level": "resolution"', '"level": "clear"');
     await writeFile(file, tampered);
-    await expect(acknowledgeAdvisory(file, { agentId: 'bob' }, { now: at(2) })).rejects.toMatchObject({ code: 'invalid-trail', verification: { reason: 'malformed-receipt' } });
+    await expect(acknowledgeAdvisory(file, { agentId: 'bob' }, { now: at(2) })).rejects.toMatchObject({
+      code: 'invalid-trail',
+      verification: { reason: 'malformed-receipt' },
+    });
     expect(await readFile(file, 'utf8')).toBe(tampered);
   });
 
@@ -59,7 +76,11 @@ describe('trail files', () => {
 
   it('a change that throws leaves the file as it was', async () => {
     const before = await readFile(file, 'utf8');
-    await expect(updateTrailFile(file, () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      updateTrailFile(file, () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await readFile(file, 'utf8')).toBe(before);
     expect(await readdir(dir)).toEqual(['trail.json']);
   });

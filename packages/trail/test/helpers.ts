@@ -41,7 +41,9 @@ export const samePathChannel = defineChannel({
   score(a, b) {
     const paths = new Set(a.files.map((f) => f.path));
     const shared = b.files.map((f) => f.path).filter((p) => paths.has(p));
-    return shared.length > 0 ? { risk: 1, evidence: [{ kind: 'overlap', message: `${a.id} and ${b.id} both touch ${shared.join(', ')}.` }] } : { risk: 0, evidence: [] };
+    return shared.length > 0
+      ? { risk: 1, evidence: [{ kind: 'overlap', message: `${a.id} and ${b.id} both touch ${shared.join(', ')}.` }] }
+      : { risk: 0, evidence: [] };
   },
 });
 
@@ -56,6 +58,8 @@ export const edgeChannel = defineChannel({
     const pb = new Set(b.files.map((f) => f.path));
     const edges = [...pa, ...pb].flatMap((from) => graph.importsOf(from).map((to) => [from, to] as [string, string]));
     const hit = edges.find(([from, to]) => (pa.has(from) && pb.has(to)) || (pb.has(from) && pa.has(to)));
-    return hit ? { risk: 0.6, evidence: [{ kind: 'import', message: `${hit[0]} imports ${hit[1]}.`, chain: hit }] } : { risk: 0, evidence: [] };
+    return hit
+      ? { risk: 0.6, evidence: [{ kind: 'import', message: `${hit[0]} imports ${hit[1]}.`, chain: hit }] }
+      : { risk: 0, evidence: [] };
   },
 });

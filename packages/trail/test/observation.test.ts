@@ -15,7 +15,14 @@ function problem(input: unknown): string {
 
 describe('observations', () => {
   it('normalises times and sorts and deduplicates path sets', () => {
-    const o = normalizeObservation(observation('alice', { writePaths: ['src/b.ts', 'src/a.ts', 'src/b.ts'], readPaths: ['z.ts', 'a.ts'], observedAt: Date.parse(at(0)), expiresAt: new Date(at(5)) }));
+    const o = normalizeObservation(
+      observation('alice', {
+        writePaths: ['src/b.ts', 'src/a.ts', 'src/b.ts'],
+        readPaths: ['z.ts', 'a.ts'],
+        observedAt: Date.parse(at(0)),
+        expiresAt: new Date(at(5)),
+      }),
+    );
     expect(o.writePaths).toEqual(['src/a.ts', 'src/b.ts']);
     expect(o.readPaths).toEqual(['a.ts', 'z.ts']);
     expect(o.observedAt).toBe(at(0));

@@ -8,12 +8,21 @@ import { acknowledgePair, pairAcknowledged, pairTrailFile, verifyShadowTrailText
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 const agent = (id: string, paths: string[]): Agent => ({
-  id, label: id, startedAt: 0, committedWork: 0,
-  files: paths.map((path) => ({ path, weight: 1, status: 'modified' as const, baseRanges: [[1, 2]] as const, newRanges: [[1, 2]] as const })),
+  id,
+  label: id,
+  startedAt: 0,
+  committedWork: 0,
+  files: paths.map((path) => ({
+    path,
+    weight: 1,
+    status: 'modified' as const,
+    baseRanges: [[1, 2]] as const,
+    newRanges: [[1, 2]] as const,
+  })),
 });
 
 describe('acknowledging an advisory between two agents of a scan', () => {
-  it('creates the pair\'s trail from their working sets, appends the acknowledgement, and reads it back', async () => {
+  it("creates the pair's trail from their working sets, appends the acknowledgement, and reads it back", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airspace-pair-'));
     dirs.push(dir);
     const alice = agent('alice', ['src/a.ts']);

@@ -1,8 +1,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  appendAcknowledgement, appendReobservation, appendScopeRevision, canonicalize, createShadowTrail, receiptHash, serializeTrail,
-  verifyShadowTrail, verifyShadowTrailText,
+  appendAcknowledgement,
+  appendReobservation,
+  appendScopeRevision,
+  canonicalize,
+  createShadowTrail,
+  receiptHash,
+  serializeTrail,
+  verifyShadowTrail,
+  verifyShadowTrailText,
 } from '../src/index.js';
 import type { ShadowTrail, VerifyResult } from '../src/index.js';
 import { at, edgeChannel, observation, samePathChannel } from './helpers.js';
@@ -15,11 +22,35 @@ beforeAll(async () => {
   let t = await createShadowTrail(
     observation('alice', { writePaths: ['src/a.ts', 'src/shared.ts'], readPaths: ['src/util.ts', 'src/types.ts'] }),
     observation('bob', { writePaths: ['src/shared.ts', 'src/util.ts'], readPaths: ['src/a.ts'] }),
-    { now: at(1), channels, graph: { edges: [['src/a.ts', 'src/util.ts'], ['src/shared.ts', 'src/types.ts']] }, trailId: 'trail-v', eventId: 'created' },
+    {
+      now: at(1),
+      channels,
+      graph: {
+        edges: [
+          ['src/a.ts', 'src/util.ts'],
+          ['src/shared.ts', 'src/types.ts'],
+        ],
+      },
+      trailId: 'trail-v',
+      eventId: 'created',
+    },
   );
   t = appendAcknowledgement(t, { agentId: 'alice', note: 'stepping back from shared.ts' }, { now: at(2), eventId: 'ack-alice' });
-  t = await appendScopeRevision(t, { agentId: 'alice', authorizationRef: 'PR-12 review', footprint: { readPaths: ['src/shared.ts'], writePaths: ['src/a.ts', 'src/b.ts'] } }, { now: at(3), channels, eventId: 'revision' });
-  t = await appendReobservation(t, observation('alice', { writePaths: ['src/a.ts', 'src/b.ts'], readPaths: ['src/shared.ts'], observedAt: at(4) }), observation('bob', { writePaths: ['src/shared.ts', 'src/util.ts'], observedAt: at(4) }), { now: at(5), channels, eventId: 'reobservation' });
+  t = await appendScopeRevision(
+    t,
+    {
+      agentId: 'alice',
+      authorizationRef: 'PR-12 review',
+      footprint: { readPaths: ['src/shared.ts'], writePaths: ['src/a.ts', 'src/b.ts'] },
+    },
+    { now: at(3), channels, eventId: 'revision' },
+  );
+  t = await appendReobservation(
+    t,
+    observation('alice', { writePaths: ['src/a.ts', 'src/b.ts'], readPaths: ['src/shared.ts'], observedAt: at(4) }),
+    observation('bob', { writePaths: ['src/shared.ts', 'src/util.ts'], observedAt: at(4) }),
+    { now: at(5), channels, eventId: 'reobservation' },
+  );
   t = appendAcknowledgement(t, { agentId: 'bob' }, { now: at(6), eventId: 'ack-bob' });
   trail = t;
   text = serializeTrail(trail);
@@ -55,31 +86,140 @@ describe('verifyShadowTrail', () => {
 
   describe('tampering with each field of a persisted receipt', () => {
     it.each([
-      ['eventId', (r: any) => { r.eventId = 'forged'; }, 'hash-mismatch'],
-      ['time (still canonical)', (r: any) => { r.time = at(2.5); }, 'hash-mismatch'],
-      ['time (non-canonical spelling)', (r: any) => { r.time = '2026-03-01T12:03:00Z'; }, 'noncanonical-value'],
-      ['trailId', (r: any) => { r.trailId = 'trail-w'; }, 'trail-id-mismatch'],
-      ['previousHash', (r: any) => { r.previousHash = 'a'.repeat(64); }, 'broken-chain'],
-      ['previousHash set to null', (r: any) => { r.previousHash = null; }, 'broken-chain'],
-      ['hash of a middle receipt', (r: any) => { r.hash = 'b'.repeat(64); }, 'broken-chain'],
-      ['hash (not hex)', (r: any) => { r.hash = 'xyz'; }, 'malformed-receipt'],
-      ['payload kind', (r: any) => { r.payload.kind = 'acknowledgement'; }, 'malformed-receipt'],
-      ['payload authorizationRef ref', (r: any) => { r.payload.authorizationRef.ref = 'PR-13 review'; }, 'hash-mismatch'],
-      ['payload authorizationRef label', (r: any) => { r.payload.authorizationRef.label = 'authorized'; }, 'hash-mismatch'],
-      ['payload agentId', (r: any) => { r.payload.agentId = 'bob'; }, 'hash-mismatch'],
-      ['payload advisory level', (r: any) => { r.payload.advisory.level = 'clear'; r.payload.advisory.found = false; }, 'hash-mismatch'],
-      ['payload advisory risk', (r: any) => { r.payload.advisory.risk = 0.01; }, 'hash-mismatch'],
-      ['payload footprint path', (r: any) => { r.payload.footprint.writePaths[1] = 'src/c.ts'; }, 'hash-mismatch'],
-      ['an added payload field', (r: any) => { r.payload.granted = true; }, 'malformed-receipt'],
-      ['a removed payload field', (r: any) => { delete r.payload.observationEventId; }, 'malformed-receipt'],
-      ['an added receipt field', (r: any) => { r.signature = 'trust me'; }, 'malformed-receipt'],
+      [
+        'eventId',
+        (r: any) => {
+          r.eventId = 'forged';
+        },
+        'hash-mismatch',
+      ],
+      [
+        'time (still canonical)',
+        (r: any) => {
+          r.time = at(2.5);
+        },
+        'hash-mismatch',
+      ],
+      [
+        'time (non-canonical spelling)',
+        (r: any) => {
+          r.time = '2026-03-01T12:03:00Z';
+        },
+        'noncanonical-value',
+      ],
+      [
+        'trailId',
+        (r: any) => {
+          r.trailId = 'trail-w';
+        },
+        'trail-id-mismatch',
+      ],
+      [
+        'previousHash',
+        (r: any) => {
+          r.previousHash = 'a'.repeat(64);
+        },
+        'broken-chain',
+      ],
+      [
+        'previousHash set to null',
+        (r: any) => {
+          r.previousHash = null;
+        },
+        'broken-chain',
+      ],
+      [
+        'hash of a middle receipt',
+        (r: any) => {
+          r.hash = 'b'.repeat(64);
+        },
+        'broken-chain',
+      ],
+      [
+        'hash (not hex)',
+        (r: any) => {
+          r.hash = 'xyz';
+        },
+        'malformed-receipt',
+      ],
+      [
+        'payload kind',
+        (r: any) => {
+          r.payload.kind = 'acknowledgement';
+        },
+        'malformed-receipt',
+      ],
+      [
+        'payload authorizationRef ref',
+        (r: any) => {
+          r.payload.authorizationRef.ref = 'PR-13 review';
+        },
+        'hash-mismatch',
+      ],
+      [
+        'payload authorizationRef label',
+        (r: any) => {
+          r.payload.authorizationRef.label = 'authorized';
+        },
+        'hash-mismatch',
+      ],
+      [
+        'payload agentId',
+        (r: any) => {
+          r.payload.agentId = 'bob';
+        },
+        'hash-mismatch',
+      ],
+      [
+        'payload advisory level',
+        (r: any) => {
+          r.payload.advisory.level = 'clear';
+          r.payload.advisory.found = false;
+        },
+        'hash-mismatch',
+      ],
+      [
+        'payload advisory risk',
+        (r: any) => {
+          r.payload.advisory.risk = 0.01;
+        },
+        'hash-mismatch',
+      ],
+      [
+        'payload footprint path',
+        (r: any) => {
+          r.payload.footprint.writePaths[1] = 'src/c.ts';
+        },
+        'hash-mismatch',
+      ],
+      [
+        'an added payload field',
+        (r: any) => {
+          r.payload.granted = true;
+        },
+        'malformed-receipt',
+      ],
+      [
+        'a removed payload field',
+        (r: any) => {
+          delete r.payload.observationEventId;
+        },
+        'malformed-receipt',
+      ],
+      [
+        'an added receipt field',
+        (r: any) => {
+          r.signature = 'trust me';
+        },
+        'malformed-receipt',
+      ],
     ])('%s is rejected', (_name, mutate, expected) => {
       const t = persisted();
       mutate(t.receipts[2]); // the scope revision, in the middle of the chain
       expect(reason(verifyShadowTrail(t))).toBe(expected);
     });
 
-    it('the last receipt\'s hash is a hash mismatch', () => {
+    it("the last receipt's hash is a hash mismatch", () => {
       const t = persisted();
       t.receipts[4].hash = 'c'.repeat(64);
       expect(verifyShadowTrail(t)).toMatchObject({ ok: false, reason: 'hash-mismatch', index: 4, eventId: 'ack-bob' });
@@ -99,7 +239,14 @@ describe('verifyShadowTrail', () => {
           for (const key of path.slice(0, -1)) holder = holder[key];
           const key = path.at(-1)!;
           const value = holder[key];
-          holder[key] = typeof value === 'string' ? `${value}~` : typeof value === 'number' ? value + 0.5 : typeof value === 'boolean' ? !value : 'null-was-here';
+          holder[key] =
+            typeof value === 'string'
+              ? `${value}~`
+              : typeof value === 'number'
+                ? value + 0.5
+                : typeof value === 'boolean'
+                  ? !value
+                  : 'null-was-here';
           const result = verifyShadowTrail(t);
           expect(result.ok, `payload.${path.join('.')} of receipt ${i}`).toBe(false);
           checked++;
@@ -115,7 +262,9 @@ describe('verifyShadowTrail', () => {
     r.payload = Object.fromEntries(Object.entries(r.payload).reverse());
     expect(receiptHash(r)).toBe(r.hash);
     expect(verifyShadowTrail(t)).toMatchObject({ ok: false, reason: 'noncanonical-field-order', index: 1 });
-    expect((verifyShadowTrail(t) as { message: string }).message).toMatch(/receipt\.payload are not in canonical \(sorted\) order: note, kind, agentId/);
+    expect((verifyShadowTrail(t) as { message: string }).message).toMatch(
+      /receipt\.payload are not in canonical \(sorted\) order: note, kind, agentId/,
+    );
   });
 
   it('rejects reordered keys deep inside a payload', () => {
@@ -221,7 +370,10 @@ describe('verifyShadowTrail', () => {
     expect(verifyShadowTrailText(escaped)).toMatchObject({ ok: false, reason: 'duplicate-key' });
     // The same key in different objects, and keys inside strings, are fine.
     expect(verifyShadowTrailText('{"a": {"k": 1}, "b": {"k": "{\\"k\\": 1, \\"k\\": 2}"}}')).not.toMatchObject({ reason: 'duplicate-key' });
-    expect(verifyShadowTrailText('[{"k": 1}, {"k": 2}, [{"k": [1, {"k": 0, "k": 1}]}]]')).toMatchObject({ reason: 'duplicate-key', message: '$[2][0].k[1].k appears twice in one object; canonical JSON allows each key once' });
+    expect(verifyShadowTrailText('[{"k": 1}, {"k": 2}, [{"k": [1, {"k": 0, "k": 1}]}]]')).toMatchObject({
+      reason: 'duplicate-key',
+      message: '$[2][0].k[1].k appears twice in one object; canonical JSON allows each key once',
+    });
   });
 
   it('rejects an extra top-level field and non-canonical top-level order', () => {

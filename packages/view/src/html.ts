@@ -30,7 +30,7 @@ export function viewBundle(): string {
       // try the next place
     }
   }
-  throw new Error('The 3D view\'s browser bundle (dist/client/view.js) is missing: build @airspace/view first (npm run build).');
+  throw new Error("The 3D view's browser bundle (dist/client/view.js) is missing: build @airspace/view first (npm run build).");
 }
 
 /** JSON safe inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */

@@ -18,8 +18,18 @@ export const LEVEL_COLORS: Readonly<Record<Level, string>> = {
 
 /** Agent colours: distinct on a dark background and kept away from the amber and red of the levels. */
 export const AGENT_PALETTE: readonly string[] = [
-  '#5aa9ff', '#b78cff', '#4fd6e0', '#8fe36b', '#ff8fd0', '#7f8cff',
-  '#e0d16a', '#5fe0a8', '#c9a5ff', '#79c7ff', '#d6e86b', '#ff9f7a',
+  '#5aa9ff',
+  '#b78cff',
+  '#4fd6e0',
+  '#8fe36b',
+  '#ff8fd0',
+  '#7f8cff',
+  '#e0d16a',
+  '#5fe0a8',
+  '#c9a5ff',
+  '#79c7ff',
+  '#d6e86b',
+  '#ff9f7a',
 ];
 
 /** A file no agent touches. */
@@ -208,7 +218,10 @@ export function advisoryModel(advisory: Advisory, labels: ReadonlyMap<string, st
   const name = (id: string): string => labels.get(id) ?? id;
   const rightOfWay =
     advisory.steer !== undefined || advisory.hold !== undefined
-      ? [advisory.steer !== undefined ? `${name(advisory.steer)} steers away` : '', advisory.hold !== undefined ? `${name(advisory.hold)} holds course` : '']
+      ? [
+          advisory.steer !== undefined ? `${name(advisory.steer)} steers away` : '',
+          advisory.hold !== undefined ? `${name(advisory.hold)} holds course` : '',
+        ]
           .filter((s) => s.length > 0)
           .join(' · ')
       : undefined;
@@ -238,13 +251,21 @@ function finiteVec(v: Vec3 | undefined): v is Vec3 {
 
 /** Centre and scale that map every finite point into a sphere of `SCENE_RADIUS`. */
 function normaliser(points: Iterable<Vec3>): { map: (p: Vec3) => Vec3; scale: number } {
-  let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    minZ = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    maxZ = -Infinity;
   const all: Vec3[] = [];
   for (const p of points) {
     all.push(p);
-    minX = Math.min(minX, p[0]); maxX = Math.max(maxX, p[0]);
-    minY = Math.min(minY, p[1]); maxY = Math.max(maxY, p[1]);
-    minZ = Math.min(minZ, p[2]); maxZ = Math.max(maxZ, p[2]);
+    minX = Math.min(minX, p[0]);
+    maxX = Math.max(maxX, p[0]);
+    minY = Math.min(minY, p[1]);
+    maxY = Math.max(maxY, p[1]);
+    minZ = Math.min(minZ, p[2]);
+    maxZ = Math.max(maxZ, p[2]);
   }
   if (all.length === 0) return { map: (p) => p, scale: 1 };
   const c: Vec3 = [(minX + maxX) / 2, (minY + maxY) / 2, (minZ + maxZ) / 2];
@@ -265,8 +286,11 @@ export function separateMarkers(points: readonly Vec3[], radii: readonly number[
     let moved = false;
     for (let i = 0; i < p.length; i++) {
       for (let j = i + 1; j < p.length; j++) {
-        const a = p[i]!, b = p[j]!;
-        let dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+        const a = p[i]!,
+          b = p[j]!;
+        let dx = b[0] - a[0],
+          dy = b[1] - a[1],
+          dz = b[2] - a[2];
         let d = Math.hypot(dx, dy, dz);
         const min = (radii[i]! + radii[j]!) * 2.5 + 3;
         if (d >= min) continue;
@@ -274,16 +298,25 @@ export function separateMarkers(points: readonly Vec3[], radii: readonly number[
           // Coincident: split across the screen (x–y, the camera looks down −z), at an angle from
           // the pair's indexes (golden angle), not from chance.
           const theta = (i * 7 + j * 3 - 3) * 2.399963;
-          dx = Math.cos(theta); dy = Math.sin(theta) * 0.5; dz = 0;
+          dx = Math.cos(theta);
+          dy = Math.sin(theta) * 0.5;
+          dz = 0;
           const n = Math.hypot(dx, dy);
-          dx /= n; dy /= n;
+          dx /= n;
+          dy /= n;
           d = 0;
         } else {
-          dx /= d; dy /= d; dz /= d;
+          dx /= d;
+          dy /= d;
+          dz /= d;
         }
         const push = (min - d) / 2;
-        a[0] -= dx * push; a[1] -= dy * push; a[2] -= dz * push;
-        b[0] += dx * push; b[1] += dy * push; b[2] += dz * push;
+        a[0] -= dx * push;
+        a[1] -= dy * push;
+        a[2] -= dz * push;
+        b[0] += dx * push;
+        b[1] += dy * push;
+        b[2] += dz * push;
         moved = true;
       }
     }
@@ -330,7 +363,10 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     }
   }
   if (missing.length > 0) {
-    problems.push({ code: 'VIEW_MISSING_COORDINATES', message: `${missing.length} touched file(s) have no coordinate and are not drawn (first: ${missing[0]}).` });
+    problems.push({
+      code: 'VIEW_MISSING_COORDINATES',
+      message: `${missing.length} touched file(s) have no coordinate and are not drawn (first: ${missing[0]}).`,
+    });
   }
 
   // Files cited by advisories, with the worst level citing them.
@@ -349,11 +385,22 @@ export function buildSceneModel(result: ScanResult): SceneModel {
   const rawAgentPos = new Map<string, Vec3>();
   for (const agent of agents) {
     const given = positions[agent.id];
-    if (finiteVec(given)) { rawAgentPos.set(agent.id, given); continue; }
-    let sx = 0, sy = 0, sz = 0, n = 0;
+    if (finiteVec(given)) {
+      rawAgentPos.set(agent.id, given);
+      continue;
+    }
+    let sx = 0,
+      sy = 0,
+      sz = 0,
+      n = 0;
     for (const f of agent.files ?? []) {
       const p = coordinates[f.path];
-      if (finiteVec(p)) { sx += p[0]; sy += p[1]; sz += p[2]; n++; }
+      if (finiteVec(p)) {
+        sx += p[0];
+        sy += p[1];
+        sz += p[2];
+        n++;
+      }
     }
     rawAgentPos.set(agent.id, n > 0 ? [sx / n, sy / n, sz / n] : [0, 0, 0]);
   }
@@ -368,7 +415,13 @@ export function buildSceneModel(result: ScanResult): SceneModel {
   const files: SceneFile[] = paths.map((path, i) => {
     const by = touchedBy[i]!;
     const citedLevel = cited.get(path);
-    const color = citedLevel ? levelColor(citedLevel) : by.length >= 2 ? SHARED_FILE_COLOR : by.length === 1 ? colorOf.get(by[0]!)! : UNTOUCHED_FILE_COLOR;
+    const color = citedLevel
+      ? levelColor(citedLevel)
+      : by.length >= 2
+        ? SHARED_FILE_COLOR
+        : by.length === 1
+          ? colorOf.get(by[0]!)!
+          : UNTOUCHED_FILE_COLOR;
     return {
       path,
       position: normalise(coordinates[path]!),
@@ -386,11 +439,16 @@ export function buildSceneModel(result: ScanResult): SceneModel {
   }
 
   const agentFiles = new Map<string, number[]>();
-  files.forEach((f, i) => { for (const id of f.agents) (agentFiles.get(id) ?? agentFiles.set(id, []).get(id)!).push(i); });
+  files.forEach((f, i) => {
+    for (const id of f.agents) (agentFiles.get(id) ?? agentFiles.set(id, []).get(id)!).push(i);
+  });
 
   // Markers: scaled positions, then pushed apart where they overlap.
   const radii = agents.map((agent) => agentRadius(agent.files?.length ?? 0, agents.length));
-  const markerAt = separateMarkers(agents.map((agent) => normalise(rawAgentPos.get(agent.id)!)), radii);
+  const markerAt = separateMarkers(
+    agents.map((agent) => normalise(rawAgentPos.get(agent.id)!)),
+    radii,
+  );
 
   const sceneAgents: SceneAgent[] = agents.map((agent, i) => {
     const own = agentFiles.get(agent.id) ?? [];

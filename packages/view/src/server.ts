@@ -124,17 +124,25 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   let again: Promise<void> | null = null;
   function rescan(force: boolean): Promise<void> {
     // A request while a scan runs gets one more scan after it, so a change made during a scan is not missed.
-    if (scanning) return (again ??= scanning.then(() => { again = null; return rescan(force); }));
+    if (scanning)
+      return (again ??= scanning.then(() => {
+        again = null;
+        return rescan(force);
+      }));
     scanning = options
       .scan()
       .then(
         (result) => publish(result, force),
         (error: unknown) => {
           options.onError?.(error);
-          broadcast(`event: problem\ndata: ${JSON.stringify(`scan failed: ${error instanceof Error ? error.message : String(error)}`)}\n\n`);
+          broadcast(
+            `event: problem\ndata: ${JSON.stringify(`scan failed: ${error instanceof Error ? error.message : String(error)}`)}\n\n`,
+          );
         },
       )
-      .finally(() => { scanning = null; });
+      .finally(() => {
+        scanning = null;
+      });
     return scanning;
   }
 
@@ -146,7 +154,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   let closed: Promise<void> | null = null;
   return {
     url,
-    get clients() { return clients.size; },
+    get clients() {
+      return clients.size;
+    },
     async update(result?: ScanResult): Promise<void> {
       if (result) publish(result, true);
       else await rescan(false);

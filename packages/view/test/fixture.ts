@@ -10,7 +10,11 @@ function agent(id: string, files: string[], label = id): Agent {
 
 /** Three agents: a and b collide on shared.ts (resolution), b and c are near (traffic), a and c clear. */
 export function smallScan(): ScanResult {
-  const agents = [agent('a', ['src/a.ts', 'src/shared.ts'], 'Agent A'), agent('b', ['src/shared.ts', 'src/b.ts', 'lib/b2.ts'], 'Agent B'), agent('c', ['docs/c.md'])];
+  const agents = [
+    agent('a', ['src/a.ts', 'src/shared.ts'], 'Agent A'),
+    agent('b', ['src/shared.ts', 'src/b.ts', 'lib/b2.ts'], 'Agent B'),
+    agent('c', ['docs/c.md']),
+  ];
   return {
     version: 1,
     generatedAt: '2026-12-02T12:00:00.000Z',
@@ -18,10 +22,37 @@ export function smallScan(): ScanResult {
     weights: { lines: 1 },
     agents,
     advisories: [
-      { a: 'b', b: 'c', level: 'traffic', risk: 0.4, evidence: [{ message: 'lib/b2.ts imports docs/c.md', kind: 'import', a: { agent: 'b', path: 'lib/b2.ts' }, b: { agent: 'c', path: 'docs/c.md' } }], message: 'TRAFFIC b × c' },
       {
-        a: 'a', b: 'b', level: 'resolution', risk: 0.9, steer: 'b', hold: 'a', message: 'RESOLUTION a × b',
-        evidence: [{ message: 'both change src/shared.ts lines 1–5', kind: 'overlap', a: { agent: 'a', path: 'src/shared.ts', baseRange: [1, 5], range: [2, 6] }, b: { agent: 'b', path: 'src/shared.ts', baseRange: [3, 2] } }],
+        a: 'b',
+        b: 'c',
+        level: 'traffic',
+        risk: 0.4,
+        evidence: [
+          {
+            message: 'lib/b2.ts imports docs/c.md',
+            kind: 'import',
+            a: { agent: 'b', path: 'lib/b2.ts' },
+            b: { agent: 'c', path: 'docs/c.md' },
+          },
+        ],
+        message: 'TRAFFIC b × c',
+      },
+      {
+        a: 'a',
+        b: 'b',
+        level: 'resolution',
+        risk: 0.9,
+        steer: 'b',
+        hold: 'a',
+        message: 'RESOLUTION a × b',
+        evidence: [
+          {
+            message: 'both change src/shared.ts lines 1–5',
+            kind: 'overlap',
+            a: { agent: 'a', path: 'src/shared.ts', baseRange: [1, 5], range: [2, 6] },
+            b: { agent: 'b', path: 'src/shared.ts', baseRange: [3, 2] },
+          },
+        ],
       },
     ],
     links: [

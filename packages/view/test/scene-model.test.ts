@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import {
-  AGENT_PALETTE, LEVEL_COLORS, SCENE_RADIUS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, agentRadius, buildSceneModel, fileSize, separateMarkers, formatLines, formatRisk, linkRadius,
+  AGENT_PALETTE,
+  LEVEL_COLORS,
+  SCENE_RADIUS,
+  SHARED_FILE_COLOR,
+  UNTOUCHED_FILE_COLOR,
+  agentRadius,
+  buildSceneModel,
+  fileSize,
+  separateMarkers,
+  formatLines,
+  formatRisk,
+  linkRadius,
 } from '../src/scene-model.js';
 import { smallScan } from './fixture.js';
 
@@ -121,14 +132,24 @@ describe('formatting', () => {
 
 describe('separateMarkers', () => {
   it('pushes coincident and overlapping markers apart, deterministically', () => {
-    const points = [[0, 0, 0], [0, 0, 0], [0.5, 0, 0]] as const;
+    const points = [
+      [0, 0, 0],
+      [0, 0, 0],
+      [0.5, 0, 0],
+    ] as const;
     const out = separateMarkers(points as never, [2, 2, 2]);
-    for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) expect(Math.hypot(out[i]![0] - out[j]![0], out[i]![1] - out[j]![1], out[i]![2] - out[j]![2])).toBeGreaterThan(6);
+    for (let i = 0; i < 3; i++)
+      for (let j = i + 1; j < 3; j++)
+        expect(Math.hypot(out[i]![0] - out[j]![0], out[i]![1] - out[j]![1], out[i]![2] - out[j]![2])).toBeGreaterThan(6);
     expect(separateMarkers(points as never, [2, 2, 2])).toEqual(out);
   });
 
   it('leaves markers that are already apart where they are', () => {
-    const points = [[0, 0, 0], [20, 0, 0], [0, 30, 0]] as const;
+    const points = [
+      [0, 0, 0],
+      [20, 0, 0],
+      [0, 30, 0],
+    ] as const;
     expect(separateMarkers(points as never, [2, 2, 2])).toEqual(points.map((p) => [...p]));
   });
 

@@ -81,7 +81,12 @@ describe('startViewServer', () => {
 
   it('update() without a result re-scans and pushes only a changed picture', async () => {
     let agents = 3;
-    server = await startViewServer({ scan: async () => { const s = at(new Date().toISOString()); return { ...s, agents: s.agents.slice(0, agents) }; } });
+    server = await startViewServer({
+      scan: async () => {
+        const s = at(new Date().toISOString());
+        return { ...s, agents: s.agents.slice(0, agents) };
+      },
+    });
     const s = server;
     const events = await scanEvents(s.url, 2, async () => {
       await s.update(); // same picture, new timestamp: not pushed
@@ -95,7 +100,14 @@ describe('startViewServer', () => {
     let fail = false;
     let n = 0;
     const errors: unknown[] = [];
-    server = await startViewServer({ scan: async () => { if (fail) throw new Error('not a repository'); n += 1; return { ...at(`2026-12-02T12:00:0${n}.000Z`), weights: { lines: n / 10 } }; }, onError: (e) => errors.push(e) });
+    server = await startViewServer({
+      scan: async () => {
+        if (fail) throw new Error('not a repository');
+        n += 1;
+        return { ...at(`2026-12-02T12:00:0${n}.000Z`), weights: { lines: n / 10 } };
+      },
+      onError: (e) => errors.push(e),
+    });
     await server.update();
     expect(((await (await fetch(new URL('/scan.json', server.url))).json()) as ScanResult).generatedAt).toBe('2026-12-02T12:00:02.000Z');
     fail = true;
@@ -105,7 +117,13 @@ describe('startViewServer', () => {
   });
 
   it('refuses to start when the first scan fails', async () => {
-    await expect(startViewServer({ scan: async () => { throw new Error('not a git repository'); } })).rejects.toThrow('not a git repository');
+    await expect(
+      startViewServer({
+        scan: async () => {
+          throw new Error('not a git repository');
+        },
+      }),
+    ).rejects.toThrow('not a git repository');
   });
 
   it('refuses requests for another host name (DNS rebinding) and unknown paths', async () => {
@@ -113,7 +131,12 @@ describe('startViewServer', () => {
     const { port } = new URL(server.url);
     const status = (host: string, path = '/') =>
       new Promise<number>((resolve, reject) => {
-        request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end();
+        request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
       });
     expect(await status('evil.example:80')).toBe(403);
     expect(await status(`localhost:${port}`)).toBe(200);

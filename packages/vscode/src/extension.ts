@@ -50,7 +50,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       byFolder.set(params.folder, params);
       const all = [...byFolder.values()].flatMap((p) => p.advisories.map((a) => ({ ...a, self: p.self })));
       const steer = all.filter((a) => a.level === 'resolution' && a.steer === a.self).length;
-      status.text = all.length === 0 ? '$(pass) Airspace: clear' : `$(warning) Airspace: ${all.length} advisor${all.length === 1 ? 'y' : 'ies'}${steer ? `, steer ${steer}` : ''}`;
+      status.text =
+        all.length === 0
+          ? '$(pass) Airspace: clear'
+          : `$(warning) Airspace: ${all.length} advisor${all.length === 1 ? 'y' : 'ies'}${steer ? `, steer ${steer}` : ''}`;
       status.show();
     }),
     vscode.commands.registerCommand('airspace.showScan', async () => {

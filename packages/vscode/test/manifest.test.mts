@@ -29,6 +29,7 @@ describe('the VS Code extension package', () => {
   });
 
   it('offers settings for every server setting it passes on', () => {
-    for (const key of ['base', 'sources', 'weights', 'thresholds', 'config', 'debounceMs', 'poll']) expect(manifest.contributes.configuration.properties).toHaveProperty(`airspace.${key}`);
+    for (const key of ['base', 'sources', 'weights', 'thresholds', 'config', 'debounceMs', 'poll'])
+      expect(manifest.contributes.configuration.properties).toHaveProperty(`airspace.${key}`);
   });
 });

@@ -37,7 +37,13 @@ interface AgentGraph {
 const FUNCTIONS = new Set(['function', 'method']);
 
 /** Breadth-first along steps of one direction only, so every chain found is a chain of calls. */
-function bfs(agent: Agent, service: SymbolService, sources: readonly string[], maxDepth: number, direction: CallStep['direction']): Map<string, Reached> {
+function bfs(
+  agent: Agent,
+  service: SymbolService,
+  sources: readonly string[],
+  maxDepth: number,
+  direction: CallStep['direction'],
+): Map<string, Reached> {
   const reached = new Map<string, Reached>();
   let frontier: string[] = [];
   for (const s of sources) {
@@ -80,7 +86,10 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): call chains between
     // changed functions foretold no textual conflict there; evidence is shown, it does not weigh.
     defaultWeight: 0,
-    meta: { description: 'γ^(d−1) in the call-graph distance between functions the two agents edit; evidence is the call chain.', precision: 'file' },
+    meta: {
+      description: 'γ^(d−1) in the call-graph distance between functions the two agents edit; evidence is the call chain.',
+      precision: 'file',
+    },
     defaultOptions: base,
     requires: ['symbols'],
     prepare(agents: readonly Agent[], ctx) {
@@ -91,9 +100,14 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
         try {
           const weights = new Map(agent.files.map((f) => [f.path, f.weight]));
           const edited = new Map<string, { write: SymbolWrite; weight: number }>();
-          for (const w of service.writes(agent)) if (FUNCTIONS.has(w.kind)) edited.set(w.symbol, { write: w, weight: weights.get(w.path) ?? 1 });
+          for (const w of service.writes(agent))
+            if (FUNCTIONS.has(w.kind)) edited.set(w.symbol, { write: w, weight: weights.get(w.path) ?? 1 });
           const sources = [...edited.keys()];
-          graphs.set(agent.id, { edited, callees: bfs(agent, service, sources, o.maxDepth, 'calls'), callers: bfs(agent, service, sources, o.maxDepth, 'called-by') });
+          graphs.set(agent.id, {
+            edited,
+            callees: bfs(agent, service, sources, o.maxDepth, 'calls'),
+            callers: bfs(agent, service, sources, o.maxDepth, 'called-by'),
+          });
         } catch (error) {
           ctx.logger.warn(`call-graph: could not analyse ${agent.id}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -118,17 +132,35 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
           const d = Math.max(1, r.depth);
           const risk = Math.pow(o.gamma, d - 1) * source.weight * target.weight;
           if (best && best.risk >= risk) continue;
-          const hops = steps.map((s) => `${s.direction === 'calls' ? 'calls' : 'is called by'} ${NAME(s.symbol)} (${s.path}:${s.line})`).join(', which ');
+          const hops = steps
+            .map((s) => `${s.direction === 'calls' ? 'calls' : 'is called by'} ${NAME(s.symbol)} (${s.path}:${s.line})`)
+            .join(', which ');
           const message =
             r.depth === 0
               ? `${from.label} and ${to.label} both edit ${source.write.qualifiedName} (${source.write.path}).`
               : `${from.label} edits ${source.write.qualifiedName} (${source.write.path}), which ${hops}; ${to.label} edits ${target.write.qualifiedName} — ${r.depth} call${r.depth === 1 ? '' : 's'} apart.`;
-          const fromSide = { agent: from.id, path: source.write.path, symbol: source.write.qualifiedName, ...(source.write.range ? { range: source.write.range } : {}) };
-          const toSide = { agent: to.id, path: target.write.path, symbol: target.write.qualifiedName, ...(target.write.range ? { range: target.write.range } : {}) };
+          const fromSide = {
+            agent: from.id,
+            path: source.write.path,
+            symbol: source.write.qualifiedName,
+            ...(source.write.range ? { range: source.write.range } : {}),
+          };
+          const toSide = {
+            agent: to.id,
+            path: target.write.path,
+            symbol: target.write.qualifiedName,
+            ...(target.write.range ? { range: target.write.range } : {}),
+          };
           best = {
             risk,
             // The chain in call order: caller first.
-            evidence: { kind: 'call-chain', risk, message, chain: (steps[0]?.direction === 'called-by' ? [...symbols].reverse() : symbols).map(NAME), ...(fromIsA ? { a: fromSide, b: toSide } : { a: toSide, b: fromSide }) },
+            evidence: {
+              kind: 'call-chain',
+              risk,
+              message,
+              chain: (steps[0]?.direction === 'called-by' ? [...symbols].reverse() : symbols).map(NAME),
+              ...(fromIsA ? { a: fromSide, b: toSide } : { a: toSide, b: fromSide }),
+            },
           };
         }
       };

@@ -7,16 +7,31 @@ import { callGraphChannel } from '../src/index.js';
  * A call graph as edges caller → callee over `file#function` symbols; each agent writes the
  * functions listed for it. Agents see the same graph unless `extra` adds calls of their own.
  */
-function service(edges: [string, string][], writes: Record<string, string[]>, extra: Record<string, [string, string][]> = {}): SymbolService {
-  const write = (symbol: string): SymbolWrite => ({ symbol, path: symbol.split('#')[0]!, qualifiedName: symbol.split('#')[1]!, kind: 'function', change: 'body', range: [1, 3] });
+function service(
+  edges: [string, string][],
+  writes: Record<string, string[]>,
+  extra: Record<string, [string, string][]> = {},
+): SymbolService {
+  const write = (symbol: string): SymbolWrite => ({
+    symbol,
+    path: symbol.split('#')[0]!,
+    qualifiedName: symbol.split('#')[1]!,
+    kind: 'function',
+    change: 'body',
+    range: [1, 3],
+  });
   return {
     writes: (a: Agent) => (writes[a.id] ?? []).map(write),
     reads: () => [],
     callNeighbors(a: Agent, symbol: string): CallStep[] {
       const all = [...edges, ...(extra[a.id] ?? [])];
       return [
-        ...all.filter(([from]) => from === symbol).map(([, to]) => ({ symbol: to, direction: 'calls' as const, path: symbol.split('#')[0]!, line: 2 })),
-        ...all.filter(([, to]) => to === symbol).map(([from]) => ({ symbol: from, direction: 'called-by' as const, path: from.split('#')[0]!, line: 2 })),
+        ...all
+          .filter(([from]) => from === symbol)
+          .map(([, to]) => ({ symbol: to, direction: 'calls' as const, path: symbol.split('#')[0]!, line: 2 })),
+        ...all
+          .filter(([, to]) => to === symbol)
+          .map(([from]) => ({ symbol: from, direction: 'called-by' as const, path: from.split('#')[0]!, line: 2 })),
       ];
     },
   };
@@ -34,8 +49,21 @@ const bob = (file: string) => agent('bob', [edit(file, [[1, 3]])]);
 
 channelTester.run('call-graph', callGraphChannel(), {
   high: [
-    { name: 'a direct call (d = 1)', a: alice, b: bob('load.ts'), min: 1, kind: 'call-chain', services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['load.ts#load'] }) } },
-    { name: 'the same function (d = 0)', a: alice, b: bob('main.ts'), min: 1, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['main.ts#main'] }) } },
+    {
+      name: 'a direct call (d = 1)',
+      a: alice,
+      b: bob('load.ts'),
+      min: 1,
+      kind: 'call-chain',
+      services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['load.ts#load'] }) },
+    },
+    {
+      name: 'the same function (d = 0)',
+      a: alice,
+      b: bob('main.ts'),
+      min: 1,
+      services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['main.ts#main'] }) },
+    },
   ],
   low: [
     // Both call one helper (an error class, `isPlainObject`): not a chain of calls between them.
@@ -44,24 +72,61 @@ channelTester.run('call-graph', callGraphChannel(), {
       a: agent('alice', [edit('a.ts', [[1, 3]])]),
       b: bob('b.ts'),
       max: 0,
-      services: { symbols: service([['a.ts#f', 'errors.ts#AppError'], ['b.ts#g', 'errors.ts#AppError']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+      services: {
+        symbols: service(
+          [
+            ['a.ts#f', 'errors.ts#AppError'],
+            ['b.ts#g', 'errors.ts#AppError'],
+          ],
+          { alice: ['a.ts#f'], bob: ['b.ts#g'] },
+        ),
+      },
     },
     {
       name: 'two functions called by the same caller',
       a: agent('alice', [edit('a.ts', [[1, 3]])]),
       b: bob('b.ts'),
       max: 0,
-      services: { symbols: service([['main.ts#main', 'a.ts#f'], ['main.ts#main', 'b.ts#g']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+      services: {
+        symbols: service(
+          [
+            ['main.ts#main', 'a.ts#f'],
+            ['main.ts#main', 'b.ts#g'],
+          ],
+          { alice: ['a.ts#f'], bob: ['b.ts#g'] },
+        ),
+      },
     },
     {
       name: "a chain that turns: f calls h, which g also calls, which calls g's callee",
       a: agent('alice', [edit('a.ts', [[1, 3]])]),
       b: bob('b.ts'),
       max: 0,
-      services: { symbols: service([['a.ts#f', 'h.ts#h'], ['c.ts#c', 'h.ts#h'], ['c.ts#c', 'b.ts#g']], { alice: ['a.ts#f'], bob: ['b.ts#g'] }) },
+      services: {
+        symbols: service(
+          [
+            ['a.ts#f', 'h.ts#h'],
+            ['c.ts#c', 'h.ts#h'],
+            ['c.ts#c', 'b.ts#g'],
+          ],
+          { alice: ['a.ts#f'], bob: ['b.ts#g'] },
+        ),
+      },
     },
-    { name: 'beyond maxDepth', a: alice, b: bob('buf.ts'), max: 0, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['buf.ts#read'] }) } },
-    { name: 'no functions written', a: alice, b: bob('x.ts'), max: 0, services: { symbols: service(chain, { alice: ['main.ts#main'], bob: [] }) } },
+    {
+      name: 'beyond maxDepth',
+      a: alice,
+      b: bob('buf.ts'),
+      max: 0,
+      services: { symbols: service(chain, { alice: ['main.ts#main'], bob: ['buf.ts#read'] }) },
+    },
+    {
+      name: 'no functions written',
+      a: alice,
+      b: bob('x.ts'),
+      max: 0,
+      services: { symbols: service(chain, { alice: ['main.ts#main'], bob: [] }) },
+    },
   ],
 });
 
@@ -76,7 +141,7 @@ describe('call-graph channel', () => {
     expect(gamma.risk).toBeCloseTo(0.64);
   });
 
-  it('finds the chain from either side: the other agent\'s function calls … calls this one\'s', async () => {
+  it("finds the chain from either side: the other agent's function calls … calls this one's", async () => {
     // bob's parse is called by load, which main (alice's) calls: from bob's side the chain runs against calls.
     const symbols = service(chain, { alice: ['main.ts#main'], bob: ['parse.ts#parse'] });
     const result = await scoreOnce(callGraphChannel(), bob('parse.ts'), alice, { services: { symbols } });
@@ -87,7 +152,9 @@ describe('call-graph channel', () => {
 
   it("counts a call that only one agent's version has (bob's new call into alice's function)", async () => {
     const symbols = service([], { alice: ['util.ts#helper'], bob: ['feature.ts#run'] }, { bob: [['feature.ts#run', 'util.ts#helper']] });
-    const result = await scoreOnce(callGraphChannel(), agent('alice', [edit('util.ts', [[1, 3]])]), bob('feature.ts'), { services: { symbols } });
+    const result = await scoreOnce(callGraphChannel(), agent('alice', [edit('util.ts', [[1, 3]])]), bob('feature.ts'), {
+      services: { symbols },
+    });
     expect(result.risk).toBe(1);
     expect(result.evidence[0]).toMatchObject({ a: { agent: 'alice', symbol: 'helper' }, b: { agent: 'bob', symbol: 'run' } });
   });

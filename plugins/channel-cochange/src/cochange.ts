@@ -18,7 +18,16 @@
  * change still counts here with its partners g on the other side. Language-agnostic: any path git
  * records. Precision `file`. With `recency`, strengths are scaled by w_f · w_g.
  */
-import { defineChannel, missingService, type Agent, type CoChangeService, type CoChangeView, type Evidence, type FileEdit, type Problem } from '@airspace/core';
+import {
+  defineChannel,
+  missingService,
+  type Agent,
+  type CoChangeService,
+  type CoChangeView,
+  type Evidence,
+  type FileEdit,
+  type Problem,
+} from '@airspace/core';
 
 export interface CoChangeOptions {
   /** How many commits back from the agent's commit the history reaches (merges included). */
@@ -81,11 +90,18 @@ export interface CoChangePrepared {
 }
 
 function invalidOption(key: string, value: unknown, expected: string): Problem {
-  return { code: 'INVALID_OPTION', channel: ID, message: `Option ${key} of the co-change channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.` };
+  return {
+    code: 'INVALID_OPTION',
+    channel: ID,
+    message: `Option ${key} of the co-change channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
+  };
 }
 
 /** Checks options (from a config file: anything may come in); a bad value is a problem and its default is used. */
-export function resolveCoChangeOptions(raw: unknown, defaults: CoChangeOptions = DEFAULT_CO_CHANGE_OPTIONS): { options: CoChangeOptions; problems: Problem[] } {
+export function resolveCoChangeOptions(
+  raw: unknown,
+  defaults: CoChangeOptions = DEFAULT_CO_CHANGE_OPTIONS,
+): { options: CoChangeOptions; problems: Problem[] } {
   const problems: Problem[] = [];
   const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   if (raw !== undefined && raw !== null && typeof raw !== 'object') problems.push(invalidOption('options', raw, 'an object'));
@@ -141,9 +157,17 @@ function prepareAgent(agent: Agent, view: CoChangeView, o: CoChangeOptions): Pre
       const backward = support / Math.max(support, countOf(to));
       const confidence = Math.max(forward, backward);
       if (confidence < o.minConfidence) continue;
-      const rule: Rule = forward >= backward ? { from: path, to, support, count, confidence, weight: o.recency ? weightOf(edit) : 1, of: path } : { from: path, to, support, count: countOf(to), confidence, weight: o.recency ? weightOf(edit) : 1, of: to };
+      const rule: Rule =
+        forward >= backward
+          ? { from: path, to, support, count, confidence, weight: o.recency ? weightOf(edit) : 1, of: path }
+          : { from: path, to, support, count: countOf(to), confidence, weight: o.recency ? weightOf(edit) : 1, of: to };
       const best = predicted.get(to);
-      if (!best || rule.confidence * rule.weight > best.confidence * best.weight || (rule.confidence * rule.weight === best.confidence * best.weight && rule.from < best.from)) predicted.set(to, rule);
+      if (
+        !best ||
+        rule.confidence * rule.weight > best.confidence * best.weight ||
+        (rule.confidence * rule.weight === best.confidence * best.weight && rule.from < best.from)
+      )
+        predicted.set(to, rule);
     }
   }
   return { files, predicted, window: view.commits };
@@ -174,7 +198,8 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
     // diffs fell to 0.06–0.26 on four of six).
     defaultWeight: 0.1,
     meta: {
-      description: 'Files the history changes together (support, confidence over recent commits before the observation) extend each agent’s footprint; footprints that meet are close.',
+      description:
+        'Files the history changes together (support, confidence over recent commits before the observation) extend each agent’s footprint; footprints that meet are close.',
       precision: 'file',
     },
     defaultOptions: defaults,
@@ -193,7 +218,12 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
           const view = await service.viewFor(agent, { window: o.window, maxFilesPerCommit: o.maxFilesPerCommit });
           if (view) out.set(agent.id, prepareAgent(agent, view, o));
         } catch (e) {
-          problems.push({ code: 'HISTORY_FAILED', channel: ID, agent: agent.id, message: `The history of ${agent.id} could not be read (no co-change look-ahead for it): ${e instanceof Error ? e.message : String(e)}` });
+          problems.push({
+            code: 'HISTORY_FAILED',
+            channel: ID,
+            agent: agent.id,
+            message: `The history of ${agent.id} could not be read (no co-change look-ahead for it): ${e instanceof Error ? e.message : String(e)}`,
+          });
         }
       }
       for (const message of service.takeProblems?.() ?? []) problems.push({ code: 'HISTORY_PROBLEM', channel: ID, message });

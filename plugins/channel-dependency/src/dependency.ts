@@ -15,8 +15,21 @@
  */
 import { defineChannel, missingService, workingSetKey, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
 import {
-  buildGraphIndex, chainTo, depthOf, slotOf, sourceOf, idOf, numbered, numbering, reach,
-  type GraphIndex, type Numbering, type ReachLog, type SpecialNeighbours, type StepPaths, type Steps,
+  buildGraphIndex,
+  chainTo,
+  depthOf,
+  slotOf,
+  sourceOf,
+  idOf,
+  numbered,
+  numbering,
+  reach,
+  type GraphIndex,
+  type Numbering,
+  type ReachLog,
+  type SpecialNeighbours,
+  type StepPaths,
+  type Steps,
 } from './reach.js';
 
 /** What an import means for coupling, as `@airspace/analysis` derives it from the import's syntax. */
@@ -106,7 +119,10 @@ interface ResolvedOptions extends DependencyOptions {
  * Checks options (from a config file: anything may come in). Each bad value is a problem naming
  * it and falls back to its default; the channel goes on.
  */
-export function resolveDependencyOptions(raw: unknown, defaults: DependencyOptions = DEFAULT_DEPENDENCY_OPTIONS): { options: ResolvedOptions; problems: Problem[] } {
+export function resolveDependencyOptions(
+  raw: unknown,
+  defaults: DependencyOptions = DEFAULT_DEPENDENCY_OPTIONS,
+): { options: ResolvedOptions; problems: Problem[] } {
   const problems: Problem[] = [];
   const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   if (raw !== undefined && raw !== null && typeof raw !== 'object') problems.push(invalidOption('options', raw, 'an object'));
@@ -121,10 +137,12 @@ export function resolveDependencyOptions(raw: unknown, defaults: DependencyOptio
   const kindWeights: Record<ImportEdgeKind, number> = { ...DEFAULT_KIND_WEIGHTS, ...defaults.kindWeights };
   const kw = given['kindWeights'];
   if (kw !== undefined) {
-    if (!kw || typeof kw !== 'object' || Array.isArray(kw)) problems.push(invalidOption('kindWeights', kw, `an object of ${IMPORT_EDGE_KINDS.join(', ')} → number in [0, 1]`));
+    if (!kw || typeof kw !== 'object' || Array.isArray(kw))
+      problems.push(invalidOption('kindWeights', kw, `an object of ${IMPORT_EDGE_KINDS.join(', ')} → number in [0, 1]`));
     else
       for (const [k, v] of Object.entries(kw as Record<string, unknown>)) {
-        if (!(IMPORT_EDGE_KINDS as readonly string[]).includes(k)) problems.push(invalidOption(`kindWeights.${k}`, v, `one of the kinds ${IMPORT_EDGE_KINDS.join(', ')}`));
+        if (!(IMPORT_EDGE_KINDS as readonly string[]).includes(k))
+          problems.push(invalidOption(`kindWeights.${k}`, v, `one of the kinds ${IMPORT_EDGE_KINDS.join(', ')}`));
         else if (!unit(v)) problems.push(invalidOption(`kindWeights.${k}`, v, 'a number in [0, 1]'));
         else kindWeights[k as ImportEdgeKind] = v as number;
       }
@@ -144,7 +162,11 @@ export function resolveDependencyOptions(raw: unknown, defaults: DependencyOptio
 }
 
 function invalidOption(key: string, value: unknown, expected: string): Problem {
-  return { code: 'INVALID_OPTION', channel: ID, message: `Option ${key} of the dependency channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.` };
+  return {
+    code: 'INVALID_OPTION',
+    channel: ID,
+    message: `Option ${key} of the dependency channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
+  };
 }
 
 /** One agent's reach: built on first use (a pair that needs it), kept while its working set and view stay. */
@@ -246,14 +268,31 @@ function quantile(sorted: readonly number[], q: number): number {
  * over all files and at least `hubMinDegree`. Counted in the base view, the repository every
  * agent started from.
  */
-export function findHubs(view: ImportGraphView, o: Pick<DependencyOptions, 'hubPercentile' | 'hubMinDegree' | 'hubFactor'>): Map<string, Hub> {
+export function findHubs(
+  view: ImportGraphView,
+  o: Pick<DependencyOptions, 'hubPercentile' | 'hubMinDegree' | 'hubFactor'>,
+): Map<string, Hub> {
   const hubs = new Map<string, Hub>();
   if (!view.filePaths || o.hubFactor >= 1) return hubs;
   const degrees: { path: string; importers: number; imports: number }[] = [];
-  for (const path of view.filePaths()) degrees.push({ path, importers: view.importersOf(path).length, imports: view.importsOf(path).length });
-  const inCut = Math.max(o.hubMinDegree, quantile(degrees.map((d) => d.importers).sort((x, y) => x - y), o.hubPercentile));
-  const outCut = Math.max(o.hubMinDegree, quantile(degrees.map((d) => d.imports).sort((x, y) => x - y), o.hubPercentile));
-  for (const d of degrees) if (d.importers >= inCut || d.imports >= outCut) hubs.set(d.path, { importers: d.importers, imports: d.imports });
+  for (const path of view.filePaths())
+    degrees.push({ path, importers: view.importersOf(path).length, imports: view.importsOf(path).length });
+  const inCut = Math.max(
+    o.hubMinDegree,
+    quantile(
+      degrees.map((d) => d.importers).sort((x, y) => x - y),
+      o.hubPercentile,
+    ),
+  );
+  const outCut = Math.max(
+    o.hubMinDegree,
+    quantile(
+      degrees.map((d) => d.imports).sort((x, y) => x - y),
+      o.hubPercentile,
+    ),
+  );
+  for (const d of degrees)
+    if (d.importers >= inCut || d.imports >= outCut) hubs.set(d.path, { importers: d.importers, imports: d.imports });
   return hubs;
 }
 
@@ -292,14 +331,19 @@ function prepareGraph(base: ImportGraphView, o: ResolvedOptions): PreparedGraph 
   try {
     hubs = findHubs(base, o);
   } catch (e) {
-    problems.push({ code: 'GRAPH_FAILED', channel: ID, message: `Hub files could not be counted (no hub discount): ${e instanceof Error ? e.message : String(e)}` });
+    problems.push({
+      code: 'GRAPH_FAILED',
+      channel: ID,
+      message: `Hub files could not be counted (no hub discount): ${e instanceof Error ? e.message : String(e)}`,
+    });
   }
   const through = (p: string) => (hubs.has(p) ? o.hubFactor : 1);
   // Without a file list nothing is numbered up front: every agent reads its steps from its view.
   const { num, baseCount } = numbering(base.filePaths ? base.filePaths() : []);
   const walk = o.direction === 'undirected' ? 'undirected' : 'forward';
   const forward = buildGraphIndex(num, baseCount, (p) => viewSteps(base, p, walk, o), through);
-  const backward = o.direction === 'undirected' ? undefined : buildGraphIndex(num, baseCount, (p) => viewSteps(base, p, 'backward', o), through);
+  const backward =
+    o.direction === 'undirected' ? undefined : buildGraphIndex(num, baseCount, (p) => viewSteps(base, p, 'backward', o), through);
   const prepared: PreparedGraph = { base, key, num, hubs, forward, ...(backward ? { backward } : {}), problems };
   graphs.set(base, prepared);
   return prepared;
@@ -310,7 +354,12 @@ function prepareGraph(base: ImportGraphView, o: ResolvedOptions): PreparedGraph 
  * set, those files and their neighbours in either view (an import from or to a changed file);
  * without one, every file.
  */
-function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): SpecialNeighbours {
+function specialOf(
+  view: ImportGraphView,
+  graph: PreparedGraph,
+  walk: 'forward' | 'backward' | 'undirected',
+  o: ResolvedOptions,
+): SpecialNeighbours {
   const memo = new Map<number, Steps>();
   const steps = (id: number): Steps => {
     let s = memo.get(id);
@@ -325,7 +374,8 @@ function specialOf(view: ImportGraphView, graph: PreparedGraph, walk: 'forward' 
   const around = new Set<number>();
   for (const c of changed as Set<string>) {
     if (typeof c !== 'string') continue;
-    for (const p of [c, ...graph.base.importsOf(c), ...graph.base.importersOf(c), ...view.importsOf(c), ...view.importersOf(c)]) around.add(idOf(graph.num, p));
+    for (const p of [c, ...graph.base.importsOf(c), ...graph.base.importersOf(c), ...view.importsOf(c), ...view.importersOf(c)])
+      around.add(idOf(graph.num, p));
   }
   return (id) => (around.has(id) || id >= base ? steps(id) : undefined);
 }
@@ -343,7 +393,11 @@ function runsOf(r: AgentReach, o: ResolvedOptions): { forward?: ReachLog; backwa
       r.backward = reach(sources, g.backward!, o.gamma, o.maxDepth, specialOf(r.view, g, 'backward', o));
     }
   } catch (e) {
-    r.failed = { code: 'GRAPH_FAILED', channel: ID, message: `Import graph of an agent could not be walked: ${e instanceof Error ? e.message : String(e)}` };
+    r.failed = {
+      code: 'GRAPH_FAILED',
+      channel: ID,
+      message: `Import graph of an agent could not be walked: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
   return r;
 }
@@ -383,11 +437,22 @@ function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOption
  * Every file of `to` in `from`'s reach (forward, then backward), in the order evidence was always
  * ranked; `visit` returns false to stop early.
  */
-function eachHit(from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentReach, swap: boolean, o: ResolvedOptions, visit: (h: Hit) => void): void {
+function eachHit(
+  from: Agent,
+  fromReach: AgentReach,
+  to: Agent,
+  toReach: AgentReach,
+  swap: boolean,
+  o: ResolvedOptions,
+  visit: (h: Hit) => void,
+): void {
   const runs = runsOf(fromReach, o);
   for (const f of toReach.numbered) {
     if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
-    for (const [backward, log] of [[false, runs.forward], [true, runs.backward]] as const) {
+    for (const [backward, log] of [
+      [false, runs.forward],
+      [true, runs.backward],
+    ] as const) {
       if (!log) continue;
       const slot = slotOf(log, f.id);
       if (slot < 0) continue;
@@ -399,7 +464,11 @@ function eachHit(from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentRe
 }
 
 export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
-  const defaults: DependencyOptions = { ...DEFAULT_DEPENDENCY_OPTIONS, ...options, kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...(options.kindWeights ?? {}) } };
+  const defaults: DependencyOptions = {
+    ...DEFAULT_DEPENDENCY_OPTIONS,
+    ...options,
+    kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...(options.kindWeights ?? {}) },
+  };
   /** Each agent's runs, kept between scans by this channel object (see `prepare`). */
   const reaches = new Map<string, AgentReach>();
   return defineChannel<DependencyOptions, DependencyPrepared>({
@@ -408,7 +477,8 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
     // foretold almost no textual conflict, so its evidence is shown but hardly weighs.
     defaultWeight: 0.006,
     meta: {
-      description: 'Import-graph coupling γ^(d−1) between the files two agents change, through any files of the repository, weighed by import kind; paths through hub files discounted.',
+      description:
+        'Import-graph coupling γ^(d−1) between the files two agents change, through any files of the repository, weighed by import kind; paths through hub files discounted.',
       precision: 'file',
       docs: 'plugins/channel-dependency/README.md',
     },
@@ -426,7 +496,11 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       try {
         graph = prepareGraph(service.base, o);
       } catch (e) {
-        problems.push({ code: 'GRAPH_FAILED', channel: ID, message: `The import graph could not be read: ${e instanceof Error ? e.message : String(e)}` });
+        problems.push({
+          code: 'GRAPH_FAILED',
+          channel: ID,
+          message: `The import graph could not be read: ${e instanceof Error ? e.message : String(e)}`,
+        });
         return { agents: out, hubs: new Map(), options: o, problems };
       }
       problems.push(...graph.problems);
@@ -446,7 +520,12 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
           reaches.set(agent.id, r);
           out.set(agent.id, r);
         } catch (e) {
-          problems.push({ code: 'GRAPH_FAILED', channel: ID, agent: agent.id, message: `Import graph of ${agent.id} could not be walked: ${e instanceof Error ? e.message : String(e)}` });
+          problems.push({
+            code: 'GRAPH_FAILED',
+            channel: ID,
+            agent: agent.id,
+            message: `Import graph of ${agent.id} could not be walked: ${e instanceof Error ? e.message : String(e)}`,
+          });
         }
       }
       for (const id of reaches.keys()) if (!out.has(id)) reaches.delete(id);
@@ -505,7 +584,13 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
       const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
-      if (!ra || !rb) return { risk: 0, problems: problems.length ? problems : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }] };
+      if (!ra || !rb)
+        return {
+          risk: 0,
+          problems: problems.length
+            ? problems
+            : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }],
+        };
       const o = prepared.options;
       const risk = Math.max(strongest(ra, rb, o), strongest(rb, ra, o));
       return { risk: Math.min(1, risk), ...(problems.length ? { problems } : {}) };
@@ -518,7 +603,14 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       if (ra) runsOf(ra, o);
       if (rb) runsOf(rb, o);
       const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
-      if (!ra || !rb) return { risk: 0, evidence: [], problems: problems.length ? problems : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }] };
+      if (!ra || !rb)
+        return {
+          risk: 0,
+          evidence: [],
+          problems: problems.length
+            ? problems
+            : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }],
+        };
       const hubs = prepared.hubs;
       const paths = ra.graph.num.paths;
 

@@ -59,7 +59,12 @@ export function numbering(files: Iterable<string>): { num: Numbering; baseCount:
  * Stores, for each base file, its neighbours in order as `steps` gives them (the order decides
  * ties, as in a walk over the view itself) and the factor of passing through it.
  */
-export function buildGraphIndex(num: Numbering, baseCount: number, steps: (path: string) => Steps | StepPaths, through: (path: string) => number): GraphIndex {
+export function buildGraphIndex(
+  num: Numbering,
+  baseCount: number,
+  steps: (path: string) => Steps | StepPaths,
+  through: (path: string) => number,
+): GraphIndex {
   const lists: Steps[] = [];
   let edges = 0;
   for (let i = 0; i < baseCount; i++) {
@@ -186,7 +191,13 @@ class Frontier {
   }
 }
 
-export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours): ReachLog {
+export function reach(
+  sources: readonly { id: number; weight: number }[],
+  g: GraphIndex,
+  gamma: number,
+  maxDepth: number,
+  special?: SpecialNeighbours,
+): ReachLog {
   ensureScratch(g.num.paths.length);
   // One growing log for every run (a run is synchronous): only what is kept is copied out.
   const log = sharedLog;

@@ -77,7 +77,9 @@ describe('dependency channel', () => {
     // x and … both depend on y, but neither depends on the other: directed distance is infinite.
     const fork = await index(memorySnapshot({ 'p.ts': "import './q';\nimport './r';\n", 'q.ts': '', 'r.ts': '' }), { workers: 0 });
     expect((await pairScore(agent('a', [edit('q.ts')]), agent('b', [edit('r.ts')]), importGraphService(fork))).risk).toBe(0);
-    const undirected = await pairScore(agent('a', [edit('q.ts')]), agent('b', [edit('r.ts')]), importGraphService(fork), { direction: 'undirected' });
+    const undirected = await pairScore(agent('a', [edit('q.ts')]), agent('b', [edit('r.ts')]), importGraphService(fork), {
+      direction: 'undirected',
+    });
     expect(undirected.risk).toBeCloseTo(0.7);
   });
 

@@ -26,7 +26,9 @@ const files: Record<string, string> = {
   'app/models.py': 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from app.views import View\nclass Model: pass\n',
   'app/views.py': 'class View: pass\n',
 };
-for (const n of names) files[`src/components/${n}.ts`] = `import { theme } from '../ctx';\nexport type ${n}Props = { size: number };\nexport const ${n} = () => theme.size;\n`;
+for (const n of names)
+  files[`src/components/${n}.ts`] =
+    `import { theme } from '../ctx';\nexport type ${n}Props = { size: number };\nexport const ${n} = () => theme.size;\n`;
 const ix = await index(memorySnapshot(files), { workers: 0 });
 const services = { importGraph: importGraphService(ix) };
 const one = (id: string, path: string) => agent(id, [edit(path, [[2, 2]])]);
@@ -34,23 +36,77 @@ const one = (id: string, path: string) => agent(id, [edit(path, [[2, 2]])]);
 channelTester.run('dependency (import kinds and hubs)', dependencyChannel(), {
   low: [
     // C1 → ctx (value) → C2 (type-only), through a hub: was 0.7 (γ, two imports apart).
-    { name: 'two components linked only through the shared context file', a: one('a', 'src/components/C1.ts'), b: one('b', 'src/components/C2.ts'), services, max: 0.06 },
-    { name: 'a type-only import made of type-only specifiers', a: one('a', 'src/props.ts'), b: one('b', 'src/components/C6.ts'), services, max: 0.25 },
+    {
+      name: 'two components linked only through the shared context file',
+      a: one('a', 'src/components/C1.ts'),
+      b: one('b', 'src/components/C2.ts'),
+      services,
+      max: 0.06,
+    },
+    {
+      name: 'a type-only import made of type-only specifiers',
+      a: one('a', 'src/props.ts'),
+      b: one('b', 'src/components/C6.ts'),
+      services,
+      max: 0.25,
+    },
     { name: 'a TYPE_CHECKING import', a: one('a', 'app/models.py'), b: one('b', 'app/views.py'), services, max: 0.25 },
-    { name: 'a page and a component linked only through the barrel (a hub)', a: one('a', 'src/pages/home.ts'), b: one('b', 'src/components/C3.ts'), services, max: 0.21 },
+    {
+      name: 'a page and a component linked only through the barrel (a hub)',
+      a: one('a', 'src/pages/home.ts'),
+      b: one('b', 'src/components/C3.ts'),
+      services,
+      max: 0.21,
+    },
   ],
   high: [
-    { name: 'a value import still counts fully', a: one('a', 'src/value.ts'), b: one('b', 'src/components/C8.ts'), services, min: 1, kind: 'direct-import' },
-    { name: 'a component importing the context it uses (a hub at the end of the path is not discounted)', a: one('a', 'src/components/C1.ts'), b: one('b', 'src/ctx.ts'), services, min: 1 },
-    { name: 'a dynamic import counts less than a value import, more than a type', a: one('a', 'src/lazy.ts'), b: one('b', 'src/components/C5.ts'), services, min: 0.6, check: (r) => expect(r.risk).toBeLessThan(1) },
-    { name: 'kind weights are options', a: one('a', 'src/props.ts'), b: one('b', 'src/components/C6.ts'), services, options: { kindWeights: { 'type-only': 1 } }, min: 1 },
-    { name: 'hubFactor 1 turns the hub discount off', a: one('a', 'src/pages/home.ts'), b: one('b', 'src/components/C3.ts'), services, options: { hubFactor: 1 }, min: 0.7 },
+    {
+      name: 'a value import still counts fully',
+      a: one('a', 'src/value.ts'),
+      b: one('b', 'src/components/C8.ts'),
+      services,
+      min: 1,
+      kind: 'direct-import',
+    },
+    {
+      name: 'a component importing the context it uses (a hub at the end of the path is not discounted)',
+      a: one('a', 'src/components/C1.ts'),
+      b: one('b', 'src/ctx.ts'),
+      services,
+      min: 1,
+    },
+    {
+      name: 'a dynamic import counts less than a value import, more than a type',
+      a: one('a', 'src/lazy.ts'),
+      b: one('b', 'src/components/C5.ts'),
+      services,
+      min: 0.6,
+      check: (r) => expect(r.risk).toBeLessThan(1),
+    },
+    {
+      name: 'kind weights are options',
+      a: one('a', 'src/props.ts'),
+      b: one('b', 'src/components/C6.ts'),
+      services,
+      options: { kindWeights: { 'type-only': 1 } },
+      min: 1,
+    },
+    {
+      name: 'hubFactor 1 turns the hub discount off',
+      a: one('a', 'src/pages/home.ts'),
+      b: one('b', 'src/components/C3.ts'),
+      services,
+      options: { hubFactor: 1 },
+      min: 0.7,
+    },
   ],
 });
 
 describe('dependency channel: kinds and hubs', () => {
   test('evidence names the kinds along the chain and the hub it discounted', async () => {
-    const r = await scoreOnce(dependencyChannel({ hubFactor: 0.5 }), one('a', 'src/components/C1.ts'), one('b', 'src/components/C2.ts'), { services });
+    const r = await scoreOnce(dependencyChannel({ hubFactor: 0.5 }), one('a', 'src/components/C1.ts'), one('b', 'src/components/C2.ts'), {
+      services,
+    });
     expect(r.risk).toBeCloseTo(0.7 * 0.25 * 0.5);
     const ev = r.evidence[0]!;
     expect(ev.chain).toEqual(['src/components/C1.ts', 'src/ctx.ts', 'src/components/C2.ts']);
@@ -76,8 +132,17 @@ describe('dependency channel: kinds and hubs', () => {
   });
 
   test('undirected paths weigh each import by its kind too', async () => {
-    const fork = await index(memorySnapshot({ 'p.ts': "import type { Q } from './q';\nimport { r } from './r';\n", 'q.ts': 'export type Q = 1;\n', 'r.ts': 'export const r = 1;\n' }), { workers: 0 });
-    const r = await scoreOnce(dependencyChannel({ direction: 'undirected' }), one('a', 'q.ts'), one('b', 'r.ts'), { services: { importGraph: importGraphService(fork) } });
+    const fork = await index(
+      memorySnapshot({
+        'p.ts': "import type { Q } from './q';\nimport { r } from './r';\n",
+        'q.ts': 'export type Q = 1;\n',
+        'r.ts': 'export const r = 1;\n',
+      }),
+      { workers: 0 },
+    );
+    const r = await scoreOnce(dependencyChannel({ direction: 'undirected' }), one('a', 'q.ts'), one('b', 'r.ts'), {
+      services: { importGraph: importGraphService(fork) },
+    });
     expect(r.risk).toBeCloseTo(0.7 * 0.25);
     expect(r.evidence[0]!.message).toContain('(type-only)');
   });

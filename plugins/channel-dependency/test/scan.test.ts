@@ -23,13 +23,21 @@ const services = { importGraph: importGraphService(ix) };
 const teamWeights = { weights: { dependency: 0.9 }, thresholds: { traffic: 0.35, resolution: 0.797 } };
 
 test('scanAirspace: three imports apart through untouched files is a traffic advisory, never a resolution', async () => {
-  const result = await scanAirspace([agent('alice', [edit('src/a.ts', [[2, 2]])]), agent('bob', [edit('lib/b.ts', [[1, 1]])])], { channels: [dependencyChannel()], services }, teamWeights);
+  const result = await scanAirspace(
+    [agent('alice', [edit('src/a.ts', [[2, 2]])]), agent('bob', [edit('lib/b.ts', [[1, 1]])])],
+    { channels: [dependencyChannel()], services },
+    teamWeights,
+  );
   expect(result.advisories).toHaveLength(1);
   const adv = result.advisories[0]!;
   expect(adv.level).toBe('traffic');
   expect(adv.evidence[0]!.chain).toEqual(['src/a.ts', 'src/x.ts', 'src/y.ts', 'lib/b.ts']);
   // A direct import is file-level evidence too: capped at traffic.
-  const direct = await scanAirspace([agent('alice', [edit('lib/c.ts')]), agent('bob', [edit('lib/b.ts')])], { channels: [dependencyChannel()], services }, teamWeights);
+  const direct = await scanAirspace(
+    [agent('alice', [edit('lib/c.ts')]), agent('bob', [edit('lib/b.ts')])],
+    { channels: [dependencyChannel()], services },
+    teamWeights,
+  );
   expect(direct.advisories[0]!.level).toBe('traffic');
   expect(direct.links[0]!.risk).toBeCloseTo(0.9);
 });
@@ -37,12 +45,46 @@ test('scanAirspace: three imports apart through untouched files is a traffic adv
 channelTester.run('dependency', dependencyChannel(), {
   low: [
     { name: 'unreachable file', a: agent('a', [edit('src/a.ts')]), b: agent('b', [edit('lib/far.ts')]), services, max: 0 },
-    { name: 'siblings importing one file are not coupled (directed)', a: agent('a', [edit('src/y.ts')]), b: agent('b', [edit('lib/c.ts')]), services, max: 0 },
-    { name: 'four imports apart with γ = 0.5', a: agent('a', [edit('src/a.ts')]), b: agent('b', [edit('lib/b.ts')]), services, options: { gamma: 0.5 }, max: 0.25 },
+    {
+      name: 'siblings importing one file are not coupled (directed)',
+      a: agent('a', [edit('src/y.ts')]),
+      b: agent('b', [edit('lib/c.ts')]),
+      services,
+      max: 0,
+    },
+    {
+      name: 'four imports apart with γ = 0.5',
+      a: agent('a', [edit('src/a.ts')]),
+      b: agent('b', [edit('lib/b.ts')]),
+      services,
+      options: { gamma: 0.5 },
+      max: 0.25,
+    },
   ],
   high: [
-    { name: 'direct import', a: agent('a', [edit('src/y.ts')]), b: agent('b', [edit('lib/b.ts')]), services, min: 1, kind: 'direct-import' },
-    { name: 'two imports apart', a: agent('a', [edit('src/x.ts')]), b: agent('b', [edit('lib/b.ts')]), services, min: 0.69, kind: 'import-chain' },
-    { name: 'undirected couples siblings', a: agent('a', [edit('src/y.ts')]), b: agent('b', [edit('lib/c.ts')]), services, options: { direction: 'undirected' }, min: 0.69 },
+    {
+      name: 'direct import',
+      a: agent('a', [edit('src/y.ts')]),
+      b: agent('b', [edit('lib/b.ts')]),
+      services,
+      min: 1,
+      kind: 'direct-import',
+    },
+    {
+      name: 'two imports apart',
+      a: agent('a', [edit('src/x.ts')]),
+      b: agent('b', [edit('lib/b.ts')]),
+      services,
+      min: 0.69,
+      kind: 'import-chain',
+    },
+    {
+      name: 'undirected couples siblings',
+      a: agent('a', [edit('src/y.ts')]),
+      b: agent('b', [edit('lib/c.ts')]),
+      services,
+      options: { direction: 'undirected' },
+      min: 0.69,
+    },
   ],
 });

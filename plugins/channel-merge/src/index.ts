@@ -11,7 +11,20 @@
  * nothing changed runs no merge. Pairs that share no path (nor a file/directory prefix) cannot
  * conflict textually and are not merged.
  */
-import { conflicts, defineChannel, mapToCurrent, type Agent, type Evidence, type EvidenceSide, type FileEdit, type MergeConflict, type MergeOutcome, type PairedEdits, type Problem, type Range } from '@airspace/core';
+import {
+  conflicts,
+  defineChannel,
+  mapToCurrent,
+  type Agent,
+  type Evidence,
+  type EvidenceSide,
+  type FileEdit,
+  type MergeConflict,
+  type MergeOutcome,
+  type PairedEdits,
+  type Problem,
+  type Range,
+} from '@airspace/core';
 
 export interface MergeOptions {
   /** Evidence items per conflicted path at most. */
@@ -73,7 +86,14 @@ function side(agent: string, f: FileEdit, baseRange?: Range): EvidenceSide {
   return { agent, path: f.path, ...(baseRange ? { baseRange } : {}), ...(range ? { range } : {}) };
 }
 
-async function evidenceFor(a: Agent, b: Agent, c: MergeConflict, service: MergeService, opts: MergeOptions, problems: Problem[]): Promise<Evidence[]> {
+async function evidenceFor(
+  a: Agent,
+  b: Agent,
+  c: MergeConflict,
+  service: MergeService,
+  opts: MergeOptions,
+  problems: Problem[],
+): Promise<Evidence[]> {
   let f = findEdit(a, c.path);
   let g = findEdit(b, c.path);
   const why = c.message ?? `${c.type ?? 'CONFLICT'} in ${c.path}`;
@@ -82,7 +102,12 @@ async function evidenceFor(a: Agent, b: Agent, c: MergeConflict, service: MergeS
       const paired = await service.pairEdits(a, b, c.path);
       if (paired) [f, g] = [paired.a, paired.b];
     } catch (e) {
-      problems.push({ code: 'PAIR_EDITS_FAILED', channel: 'merge', path: c.path, message: `Re-basing ${c.path} for ${a.id} × ${b.id} failed: ${e instanceof Error ? e.message : String(e)}.` });
+      problems.push({
+        code: 'PAIR_EDITS_FAILED',
+        channel: 'merge',
+        path: c.path,
+        message: `Re-basing ${c.path} for ${a.id} × ${b.id} failed: ${e instanceof Error ? e.message : String(e)}.`,
+      });
     }
   }
   if (f && g && f.baseRanges !== 'whole' && g.baseRanges !== 'whole') {
@@ -125,7 +150,8 @@ export function mergeChannel(options: Partial<MergeOptions> = {}) {
     id: 'merge',
     defaultWeight: 1,
     meta: {
-      description: "Exact textual conflicts: a scratch `git merge-tree --write-tree` of the two agents' current states, uncommitted work included.",
+      description:
+        "Exact textual conflicts: a scratch `git merge-tree --write-tree` of the two agents' current states, uncommitted work included.",
       precision: 'line',
       scoresGitState: true,
     },
@@ -151,12 +177,28 @@ export function mergeChannel(options: Partial<MergeOptions> = {}) {
       const opts: MergeOptions = { ...DEFAULT_MERGE_OPTIONS, ...(ctx.options ?? {}) };
       const service = ctx.prepared?.service ?? ctx.services['git'];
       if (!isMergeService(service)) {
-        return { risk: 0, evidence: [], problems: [{ code: 'MISSING_SERVICE', channel: 'merge', message: 'The merge channel needs the git service (services.git from @airspace/git); it scored 0.' }] };
+        return {
+          risk: 0,
+          evidence: [],
+          problems: [
+            {
+              code: 'MISSING_SERVICE',
+              channel: 'merge',
+              message: 'The merge channel needs the git service (services.git from @airspace/git); it scored 0.',
+            },
+          ],
+        };
       }
       if (!mayConflict(a, b)) return { risk: 0, evidence: [] };
       const outcome = await service.merge(a, b);
       if (outcome.error) {
-        return { risk: 0, evidence: [], problems: [{ code: 'MERGE_UNAVAILABLE', channel: 'merge', message: `Could not merge ${a.id} and ${b.id}: ${outcome.error}; scored 0.` }] };
+        return {
+          risk: 0,
+          evidence: [],
+          problems: [
+            { code: 'MERGE_UNAVAILABLE', channel: 'merge', message: `Could not merge ${a.id} and ${b.id}: ${outcome.error}; scored 0.` },
+          ],
+        };
       }
       if (outcome.clean || outcome.conflicts.length === 0) return { risk: 0, evidence: [] };
       const problems: Problem[] = [];

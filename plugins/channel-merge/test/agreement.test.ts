@@ -58,17 +58,24 @@ async function flagged(a: Agent, b: Agent): Promise<{ git: Set<string | undefine
   const overlapped = await score(overlapChannel({ proximityRisk: 0 }), a, b);
   return {
     git: new Set(merged.evidence.map((e) => e.a?.path)),
-    overlap: new Set(overlapped.evidence.filter((e) => ['overlap', 'touching', 'same-insertion-point'].includes(e.kind ?? '')).map((e) => e.a?.path)),
+    overlap: new Set(
+      overlapped.evidence.filter((e) => ['overlap', 'touching', 'same-insertion-point'].includes(e.kind ?? '')).map((e) => e.a?.path),
+    ),
   };
 }
 
 async function score(channel: Channel<any, any>, a: Agent, b: Agent): Promise<ChannelScore> {
-  const ctx = { options: channel.defaultOptions, now: Date.now(), logger: { debug() {}, info() {}, warn() {} }, services: { git: result!.git } };
+  const ctx = {
+    options: channel.defaultOptions,
+    now: Date.now(),
+    logger: { debug() {}, info() {}, warn() {} },
+    services: { git: result!.git },
+  };
   const prepared = await channel.prepare?.([a, b], ctx);
   return channel.score(a, b, { ...ctx, prepared });
 }
 
-it('the overlap channel (base coordinates, git\'s rule) flags exactly the files git merge-tree conflicts on', async () => {
+it("the overlap channel (base coordinates, git's rule) flags exactly the files git merge-tree conflicts on", async () => {
   const FILES = 60;
   const next = rng(Number(process.env.AGREEMENT_SEED ?? 20261202));
   const base = (f: number) => Array.from({ length: LINES }, (_, i) => `file ${f} line ${i + 1}`);
@@ -86,7 +93,9 @@ it('the overlap channel (base coordinates, git\'s rule) flags exactly the files 
   result = await loadAgents({ repo: repo.dir });
   const [ax, ay] = ['x', 'y'].map((id) => result!.agents.find((a) => a.id === id)!);
   const { git: mergePaths, overlap: overlapPaths } = await flagged(ax!, ay!);
-  const disagreements = Object.keys(plan).filter((p) => mergePaths.has(p) !== overlapPaths.has(p)).map((p) => ({ path: p, git: mergePaths.has(p), overlap: overlapPaths.has(p), x: plan[p]![0], y: plan[p]![1] }));
+  const disagreements = Object.keys(plan)
+    .filter((p) => mergePaths.has(p) !== overlapPaths.has(p))
+    .map((p) => ({ path: p, git: mergePaths.has(p), overlap: overlapPaths.has(p), x: plan[p]![0], y: plan[p]![1] }));
   expect(disagreements).toEqual([]);
   if (process.env.AGREEMENT_SEED) console.log(`conflicts ${mergePaths.size}/${FILES}`);
   expect(mergePaths.size).toBeGreaterThan(5); // the sample holds conflicts…

@@ -43,7 +43,11 @@ it('a full load and merge scan leaves every work tree, index, ref, stash and the
 
   const loaded = await loadAgents({ repo: bob.dir, overrides: { [alice.dir]: { 'b.ts': 'unsaved\n' } } });
   try {
-    const scan = await scanAirspace(loaded.agents, { channels: [mergeChannel()], services: { git: loaded.git }, repository: { id: loaded.repository.id } });
+    const scan = await scanAirspace(loaded.agents, {
+      channels: [mergeChannel()],
+      services: { git: loaded.git },
+      repository: { id: loaded.repository.id },
+    });
     // The scan really merged: alice × bob conflict in a.ts (lines 5 and 6 touch) and untracked.md.
     const link = scan.links.find((l) => l.a === 'alice' && l.b === 'bob');
     expect(link?.channels[0]?.risk).toBe(1);

@@ -15,7 +15,8 @@ afterEach(() => {
 
 const numbered = (n: number, p = 'line') => Array.from({ length: n }, (_, i) => `${p} ${i + 1}`);
 const text = (l: readonly string[]) => l.join('\n') + '\n';
-const replaced = (l: readonly string[], from: number, to: number, tag: string) => l.map((x, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : x));
+const replaced = (l: readonly string[], from: number, to: number, tag: string) =>
+  l.map((x, i) => (i + 1 >= from && i + 1 <= to ? `${tag} ${i + 1}` : x));
 const inserted = (l: readonly string[], after: number, add: readonly string[]) => [...l.slice(0, after), ...add, ...l.slice(after)];
 const silent = { debug() {}, info() {}, warn() {} };
 const base = numbered(40);
@@ -43,14 +44,38 @@ async function realMergeConflicts(x: string, y: string): Promise<boolean> {
 describe('merge channel on real worktrees', () => {
   it('(3) agrees with git merge on touching hunks, same-point insertions and a one-line gap', async () => {
     repo = createRepoFixture({ 'a.ts': text(base) });
-    repo.worktree('a10').write('a.ts', text(replaced(base, 10, 12, 'a'))).commit('a');
-    repo.worktree('b13').write('a.ts', text(replaced(base, 13, 15, 'b'))).commit('b'); // touches a10
-    repo.worktree('c14').write('a.ts', text(replaced(base, 14, 15, 'c'))).commit('c'); // one line from a10
-    repo.worktree('i20').write('a.ts', text(inserted(base, 20, ['x']))).commit('i');
-    repo.worktree('j20').write('a.ts', text(inserted(base, 20, ['y']))).commit('j'); // same point as i20
-    repo.worktree('k20').write('a.ts', text(inserted(base, 20, ['x']))).commit('k'); // identical to i20
+    repo
+      .worktree('a10')
+      .write('a.ts', text(replaced(base, 10, 12, 'a')))
+      .commit('a');
+    repo
+      .worktree('b13')
+      .write('a.ts', text(replaced(base, 13, 15, 'b')))
+      .commit('b'); // touches a10
+    repo
+      .worktree('c14')
+      .write('a.ts', text(replaced(base, 14, 15, 'c')))
+      .commit('c'); // one line from a10
+    repo
+      .worktree('i20')
+      .write('a.ts', text(inserted(base, 20, ['x'])))
+      .commit('i');
+    repo
+      .worktree('j20')
+      .write('a.ts', text(inserted(base, 20, ['y'])))
+      .commit('j'); // same point as i20
+    repo
+      .worktree('k20')
+      .write('a.ts', text(inserted(base, 20, ['x'])))
+      .commit('k'); // identical to i20
     result = await loadAgents({ repo: repo.dir });
-    const pairs: [string, string][] = [['a10', 'b13'], ['a10', 'c14'], ['i20', 'j20'], ['i20', 'k20'], ['a10', 'i20']];
+    const pairs: [string, string][] = [
+      ['a10', 'b13'],
+      ['a10', 'c14'],
+      ['i20', 'j20'],
+      ['i20', 'k20'],
+      ['a10', 'i20'],
+    ];
     const scores = await scorePairs(pairs);
     const expected = [1, 0, 1, 0, 0];
     expect(scores.map((s) => s.risk)).toEqual(expected);
@@ -69,7 +94,10 @@ describe('merge channel on real worktrees', () => {
     repo.worktree('q').write('new.ts', 'export const q = 2;\n').commit('q');
     repo.worktree('r').write('new.ts', 'export const p = 1;\n').commit('r');
     result = await loadAgents({ repo: repo.dir });
-    const [pq, pr] = await scorePairs([['p', 'q'], ['p', 'r']]);
+    const [pq, pr] = await scorePairs([
+      ['p', 'q'],
+      ['p', 'r'],
+    ]);
     expect(pq!.risk).toBe(1);
     expect(pq!.evidence[0]!.message).toMatch(/new\.ts.*add\/add/);
     expect(pr!.risk).toBe(0);
@@ -79,11 +107,17 @@ describe('merge channel on real worktrees', () => {
   it('(5) a rename on one side and an edit on the other merge cleanly', async () => {
     repo = createRepoFixture({ 'a.ts': text(base) });
     repo.worktree('mover').remove('a.ts').write('b.ts', text(base)).commit('move');
-    repo.worktree('editor').write('a.ts', text(replaced(base, 5, 5, 'e'))).commit('edit');
+    repo
+      .worktree('editor')
+      .write('a.ts', text(replaced(base, 5, 5, 'e')))
+      .commit('edit');
     repo.worktree('deleter').remove('a.ts').commit('delete');
     result = await loadAgents({ repo: repo.dir });
     expect(agentOf('mover').files).toEqual([expect.objectContaining({ path: 'b.ts', oldPath: 'a.ts', status: 'renamed', baseRanges: [] })]);
-    const [moveEdit, deleteEdit] = await scorePairs([['mover', 'editor'], ['editor', 'deleter']]);
+    const [moveEdit, deleteEdit] = await scorePairs([
+      ['mover', 'editor'],
+      ['editor', 'deleter'],
+    ]);
     expect(moveEdit!.risk).toBe(0);
     expect(await realMergeConflicts('mover', 'editor')).toBe(false);
     expect(deleteEdit!.risk).toBe(1); // modify/delete
@@ -93,24 +127,46 @@ describe('merge channel on real worktrees', () => {
   it('(6) sees uncommitted and untracked work, and a second scan with nothing changed runs no merge', async () => {
     repo = createRepoFixture({ 'a.ts': text(base) });
     repo.worktree('u').write('a.ts', text(replaced(base, 7, 7, 'unstaged')));
-    repo.worktree('s').write('a.ts', text(replaced(base, 7, 8, 'staged'))).stage();
+    repo
+      .worktree('s')
+      .write('a.ts', text(replaced(base, 7, 8, 'staged')))
+      .stage();
     repo.worktree('n1').write('notes.md', 'one\n');
     repo.worktree('n2').write('notes.md', 'two\n');
     result = await loadAgents({ repo: repo.dir });
-    const scores = await scorePairs([['u', 's'], ['n1', 'n2'], ['u', 'n1']]);
+    const scores = await scorePairs([
+      ['u', 's'],
+      ['n1', 'n2'],
+      ['u', 'n1'],
+    ]);
     expect(scores.map((s) => s.risk)).toEqual([1, 1, 0]);
     const merges = result.git.stats.merges;
     expect(merges).toBe(2); // u × n1 share no path: no merge at all
     const again = await loadAgents({ repo: repo.dir, git: result.git });
     result = { ...again, git: result.git };
-    await scorePairs([['u', 's'], ['n1', 'n2']]);
+    await scorePairs([
+      ['u', 's'],
+      ['n1', 'n2'],
+    ]);
     expect(result.git.stats.merges).toBe(merges);
   });
 
   it('reports a missing git service as a problem, not a throw', async () => {
     const channel = mergeChannel();
-    const agent = (id: string): Agent => ({ id, label: id, startedAt: 0, committedWork: 0, files: [{ path: 'a', status: 'modified', weight: 1, baseRanges: [[1, 1]], newRanges: [[1, 1]] }] });
-    const score = await channel.score(agent('x'), agent('y'), { options: channel.defaultOptions!, now: 0, logger: silent, services: {}, prepared: {} });
+    const agent = (id: string): Agent => ({
+      id,
+      label: id,
+      startedAt: 0,
+      committedWork: 0,
+      files: [{ path: 'a', status: 'modified', weight: 1, baseRanges: [[1, 1]], newRanges: [[1, 1]] }],
+    });
+    const score = await channel.score(agent('x'), agent('y'), {
+      options: channel.defaultOptions!,
+      now: 0,
+      logger: silent,
+      services: {},
+      prepared: {},
+    });
     expect(score).toMatchObject({ risk: 0, problems: [{ code: 'MISSING_SERVICE' }] });
   });
 });

@@ -35,8 +35,21 @@
  * are used and the evidence says so (confidence low).
  */
 import {
-  conflicts, defineChannel, describeRange, isInsertion, mapToCurrent, nearestPair, overlapCoefficient,
-  type Agent, type Evidence, type EvidenceSide, type FileEdit, type PairEditsService, type PairedEdits, type Problem, type Range,
+  conflicts,
+  defineChannel,
+  describeRange,
+  isInsertion,
+  mapToCurrent,
+  nearestPair,
+  overlapCoefficient,
+  type Agent,
+  type Evidence,
+  type EvidenceSide,
+  type FileEdit,
+  type PairEditsService,
+  type PairedEdits,
+  type Problem,
+  type Range,
 } from '@airspace/core';
 
 export interface OverlapOptions {
@@ -176,7 +189,11 @@ export function scoreFile(aId: string, bId: string, f: FileEdit, g: FileEdit, op
   const who = [f.declared ? aId : undefined, g.declared ? bId : undefined].filter(Boolean).join(' and ');
   const note = ` (${who} only declared ${f.declared && g.declared ? 'they are' : 'it is'} about to change these lines)`;
   const declared = scoreEdits(aId, bId, f, g, options, lowConfidence);
-  const asDeclared: FileResult = { ...declared, evidence: declared.evidence.map((e) => (/declared/.test(e.message) ? e : { ...e, message: e.message.replace(/\.$/, '') + note + '.' })), coarse: true };
+  const asDeclared: FileResult = {
+    ...declared,
+    evidence: declared.evidence.map((e) => (/declared/.test(e.message) ? e : { ...e, message: e.message.replace(/\.$/, '') + note + '.' })),
+    coarse: true,
+  };
   // What the agents really changed in the file still counts at its own precision.
   const realF = realPart(f);
   const realG = realPart(g);
@@ -208,7 +225,16 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
     const what = bothDeleted ? 'both delete it' : `both changed it to the same content (blob ${f.newBlob!.slice(0, 10)})`;
     return {
       risk,
-      evidence: [{ kind: 'identical-change', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} made the same change to ${where}: ${what}; git merges identical changes cleanly.` }],
+      evidence: [
+        {
+          kind: 'identical-change',
+          risk,
+          a: side(aId, f),
+          b: side(bId, g),
+          ...confidence,
+          message: `${aId} and ${bId} made the same change to ${where}: ${what}; git merges identical changes cleanly.`,
+        },
+      ],
     };
   }
 
@@ -218,7 +244,16 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
     const tail = certain ? '; git would report a conflict' : '; file-level evidence only';
     return {
       risk,
-      evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both change ${where}: ${text}${tail}.` }],
+      evidence: [
+        {
+          kind: 'whole-file',
+          risk,
+          a: side(aId, f),
+          b: side(bId, g),
+          ...confidence,
+          message: `${aId} and ${bId} both change ${where}: ${text}${tail}.`,
+        },
+      ],
       ...(certain ? {} : { coarse: true }),
     };
   };
@@ -226,15 +261,29 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
   if (f.oldPath !== undefined && g.oldPath !== undefined && f.oldPath === g.oldPath && f.path !== g.path) {
     return whole(`both rename ${f.oldPath}, to different paths`, true);
   }
-  const wf = f.baseRanges === 'whole' || f.binary || f.status === 'deleted' ? whyWhole(f) ?? 'changes the whole file' : undefined;
-  const wg = g.baseRanges === 'whole' || g.binary || g.status === 'deleted' ? whyWhole(g) ?? 'changes the whole file' : undefined;
+  const wf = f.baseRanges === 'whole' || f.binary || f.status === 'deleted' ? (whyWhole(f) ?? 'changes the whole file') : undefined;
+  const wg = g.baseRanges === 'whole' || g.binary || g.status === 'deleted' ? (whyWhole(g) ?? 'changes the whole file') : undefined;
   if (f.declared && g.declared && f.baseRanges === 'whole' && g.baseRanges === 'whole') {
     const risk = w;
-    return { risk, coarse: true, evidence: [{ kind: 'whole-file', risk, a: side(aId, f), b: side(bId, g), ...confidence, message: `${aId} and ${bId} both declared they are about to touch ${where}; file-level evidence only.` }] };
+    return {
+      risk,
+      coarse: true,
+      evidence: [
+        {
+          kind: 'whole-file',
+          risk,
+          a: side(aId, f),
+          b: side(bId, g),
+          ...confidence,
+          message: `${aId} and ${bId} both declared they are about to touch ${where}; file-level evidence only.`,
+        },
+      ],
+    };
   }
   if (wf !== undefined || wg !== undefined) {
     const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
-    const certain = f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
+    const certain =
+      f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
     return whole(`${text}; a whole-file change overlaps every change`, certain);
   }
 
@@ -248,17 +297,19 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
     const risk = Math.max(w * overlapCoefficient(A, B), options.conflictFloor);
     const order = { overlap: 0, 'same-insertion-point': 1, touching: 2 } as const;
     const ranked = pairs.map((p) => ({ ...p, kind: conflictKind(p.a, p.b) })).sort((x, y) => order[x.kind] - order[y.kind]);
-    const evidence = ranked.slice(0, Math.max(1, options.maxEvidencePerFile)).map(
-      (p): Evidence => ({
-        kind: p.kind,
-        risk,
-        a: side(aId, f, p.a),
-        b: side(bId, g, p.b),
-        ...confidence,
-        message: `${aId} (${describeRange(p.a)}) and ${bId} (${describeRange(p.b)}) change ${KIND_TEXT[p.kind]} of ${where} in the merge base; git would report a conflict.`,
-      }),
-    );
-    if (ranked.length > evidence.length) evidence[evidence.length - 1] = { ...evidence[evidence.length - 1]!, message: `${evidence[evidence.length - 1]!.message} (${ranked.length - evidence.length} more conflicting pairs in this file)` };
+    const evidence = ranked.slice(0, Math.max(1, options.maxEvidencePerFile)).map((p): Evidence => ({
+      kind: p.kind,
+      risk,
+      a: side(aId, f, p.a),
+      b: side(bId, g, p.b),
+      ...confidence,
+      message: `${aId} (${describeRange(p.a)}) and ${bId} (${describeRange(p.b)}) change ${KIND_TEXT[p.kind]} of ${where} in the merge base; git would report a conflict.`,
+    }));
+    if (ranked.length > evidence.length)
+      evidence[evidence.length - 1] = {
+        ...evidence[evidence.length - 1]!,
+        message: `${evidence[evidence.length - 1]!.message} (${ranked.length - evidence.length} more conflicting pairs in this file)`,
+      };
     return { risk, evidence };
   }
 
@@ -293,12 +344,24 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
 }
 
 /** Look-ahead: paths one agent declared it will touch that the other changes or declared too. */
-export function scoreIntent(a: Agent, b: Agent, indexA: ReadonlyMap<string, readonly FileEdit[]>, indexB: ReadonlyMap<string, readonly FileEdit[]>, options: OverlapOptions): FileResult {
+export function scoreIntent(
+  a: Agent,
+  b: Agent,
+  indexA: ReadonlyMap<string, readonly FileEdit[]>,
+  indexB: ReadonlyMap<string, readonly FileEdit[]>,
+  options: OverlapOptions,
+): FileResult {
   const evidence: Evidence[] = [];
   let risk = 0;
   if (options.intentRisk <= 0 || ((!a.intent || a.intent.length === 0) && (!b.intent || b.intent.length === 0))) return { risk, evidence };
   const seen = new Set<string>();
-  const look = (me: Agent, other: Agent, otherIndex: ReadonlyMap<string, readonly FileEdit[]>, myIndex: ReadonlyMap<string, readonly FileEdit[]>, mine: 'a' | 'b'): void => {
+  const look = (
+    me: Agent,
+    other: Agent,
+    otherIndex: ReadonlyMap<string, readonly FileEdit[]>,
+    myIndex: ReadonlyMap<string, readonly FileEdit[]>,
+    mine: 'a' | 'b',
+  ): void => {
     for (const path of me.intent ?? []) {
       if (seen.has(path) || myIndex.has(path)) continue; // an actual edit of the path is scored as such
       const edits = otherIndex.get(path);
@@ -339,7 +402,11 @@ function toPaired(value: unknown): PairedEdits | undefined {
  * `fallback`: one agent is incomplete (e.g. no merge base), so its whole-file edits are stand-ins
  * for lines nobody could read and even the "certain" whole-file conflicts are file-level.
  */
-function combine(results: FileResult[], problems: Problem[], fallback = false): { risk: number; preciseRisk?: number; evidence: Evidence[]; problems?: Problem[] } {
+function combine(
+  results: FileResult[],
+  problems: Problem[],
+  fallback = false,
+): { risk: number; preciseRisk?: number; evidence: Evidence[]; problems?: Problem[] } {
   let risk = 0;
   let precise = 0;
   const evidence: Evidence[] = [];
@@ -350,7 +417,12 @@ function combine(results: FileResult[], problems: Problem[], fallback = false): 
     evidence.push(...r.evidence);
   }
   evidence.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0));
-  return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence: evidence.slice(0, 25), ...(problems.length > 0 ? { problems } : {}) };
+  return {
+    risk,
+    ...(precise < risk ? { preciseRisk: precise } : {}),
+    evidence: evidence.slice(0, 25),
+    ...(problems.length > 0 ? { problems } : {}),
+  };
 }
 
 const isIncomplete = (agent: Agent): boolean => (agent.incomplete?.length ?? 0) > 0;
@@ -360,7 +432,8 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
     id: 'overlap',
     defaultWeight: 1.0,
     meta: {
-      description: 'Edits of one file that overlap, touch or insert at the same point in merge-base coordinates (what git reports as a conflict), identical changes excepted.',
+      description:
+        'Edits of one file that overlap, touch or insert at the same point in merge-base coordinates (what git reports as a conflict), identical changes excepted.',
       precision: 'line',
     },
     defaultOptions: { ...DEFAULT_OVERLAP_OPTIONS, ...options },
@@ -370,7 +443,8 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
     candidates(agents, ctx, only) {
       // Only agents that share a path (current or base) or a declared path can overlap: an
       // inverted index path → agents names those pairs, so pairs sharing nothing cost nothing.
-      const keysOf = (agent: Agent): Set<string> => new Set([...(ctx.prepared?.get(agent.id) ?? indexFiles(agent)).keys(), ...(agent.intent ?? [])]);
+      const keysOf = (agent: Agent): Set<string> =>
+        new Set([...(ctx.prepared?.get(agent.id) ?? indexFiles(agent)).keys(), ...(agent.intent ?? [])]);
       const byKey = new Map<string, string[]>();
       for (const agent of agents) for (const key of keysOf(agent)) (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(agent.id);
       const out: [string, string][] = [];
@@ -405,7 +479,12 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
             try {
               paired = toPaired(await git.pairEdits(a, b, f.path));
             } catch (error) {
-              problems.push({ code: 'PAIR_EDITS_FAILED', channel: 'overlap', path: f.path, message: `Re-basing ${f.path} for ${a.id} × ${b.id} failed: ${error instanceof Error ? error.message : String(error)}; compared in each agent's own base.` });
+              problems.push({
+                code: 'PAIR_EDITS_FAILED',
+                channel: 'overlap',
+                path: f.path,
+                message: `Re-basing ${f.path} for ${a.id} × ${b.id} failed: ${error instanceof Error ? error.message : String(error)}; compared in each agent's own base.`,
+              });
             }
             results.push(paired ? scoreFile(a.id, b.id, paired.a, paired.b, opts) : scoreFile(a.id, b.id, f, g, opts, true));
           }

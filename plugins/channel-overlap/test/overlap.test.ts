@@ -10,7 +10,13 @@ channelTester.run('overlap', overlap, {
   low: [
     { name: 'different files', a: a(edit('src/a.ts', [[1, 10]])), b: b(edit('src/b.ts', [[1, 10]])), max: 0 },
     { name: 'same file, far apart', a: a(edit('src/a.ts', [[1, 10]])), b: b(edit('src/a.ts', [[200, 210]])), max: 0 },
-    { name: 'one-line gap is clean (proximity only, below τ_TA)', a: a(edit('src/a.ts', [[1, 3]])), b: b(edit('src/a.ts', [[5, 6]])), kind: 'nearby', max: 0.3 },
+    {
+      name: 'one-line gap is clean (proximity only, below τ_TA)',
+      a: a(edit('src/a.ts', [[1, 3]])),
+      b: b(edit('src/a.ts', [[5, 6]])),
+      kind: 'nearby',
+      max: 0.3,
+    },
     { name: 'insertions at different points', a: a(edit('src/a.ts', [[4, 3]])), b: b(edit('src/a.ts', [[9, 8]])), max: 0.2 },
     {
       name: 'identical change (same resulting blob)',
@@ -26,31 +32,139 @@ channelTester.run('overlap', overlap, {
       kind: 'compatible-change',
       max: 0,
     },
-    { name: 'both delete the file', a: a(edit('old.ts', 'whole', { status: 'deleted' })), b: b(edit('old.ts', 'whole', { status: 'deleted' })), kind: 'identical-change', max: 0.1 },
-    { name: 'rename on one side, no line change on the other side of the same base', a: a(edit('src/new.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[3, 4]])), max: 0 },
-    { name: 'intent on a path the other changes: traffic, not resolution', a: agent('alice', [], { intent: ['src/a.ts'] }), b: b(edit('src/a.ts', [[1, 2]])), kind: 'intent', max: 0.5 },
-    { name: 'intent on unrelated paths', a: agent('alice', [], { intent: ['src/x.ts'] }), b: agent('bob', [edit('src/a.ts', [[1, 2]])], { intent: ['src/y.ts'] }), max: 0 },
-    { name: 'stale nearby edits count less (recency)', a: a(edit('src/a.ts', [[1, 3]], { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]], { weight: 0.5 })), kind: 'nearby', max: 0.05 },
-    { name: 'a modified file without line information, stale', a: a(edit('src/a.ts', 'whole', { weight: 0.3 })), b: b(edit('src/a.ts', [[5, 6]])), kind: 'whole-file', max: 0.3 },
+    {
+      name: 'both delete the file',
+      a: a(edit('old.ts', 'whole', { status: 'deleted' })),
+      b: b(edit('old.ts', 'whole', { status: 'deleted' })),
+      kind: 'identical-change',
+      max: 0.1,
+    },
+    {
+      name: 'rename on one side, no line change on the other side of the same base',
+      a: a(edit('src/new.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })),
+      b: b(edit('src/old.ts', [[3, 4]])),
+      max: 0,
+    },
+    {
+      name: 'intent on a path the other changes: traffic, not resolution',
+      a: agent('alice', [], { intent: ['src/a.ts'] }),
+      b: b(edit('src/a.ts', [[1, 2]])),
+      kind: 'intent',
+      max: 0.5,
+    },
+    {
+      name: 'intent on unrelated paths',
+      a: agent('alice', [], { intent: ['src/x.ts'] }),
+      b: agent('bob', [edit('src/a.ts', [[1, 2]])], { intent: ['src/y.ts'] }),
+      max: 0,
+    },
+    {
+      name: 'stale nearby edits count less (recency)',
+      a: a(edit('src/a.ts', [[1, 3]], { weight: 0.3 })),
+      b: b(edit('src/a.ts', [[5, 6]], { weight: 0.5 })),
+      kind: 'nearby',
+      max: 0.05,
+    },
+    {
+      name: 'a modified file without line information, stale',
+      a: a(edit('src/a.ts', 'whole', { weight: 0.3 })),
+      b: b(edit('src/a.ts', [[5, 6]])),
+      kind: 'whole-file',
+      max: 0.3,
+    },
   ],
   high: [
     { name: 'overlapping lines', a: a(edit('src/a.ts', [[10, 20]])), b: b(edit('src/a.ts', [[15, 18]])), kind: 'overlap', min: 1 },
-    { name: 'a conflict stays a conflict however old the edits', a: a(edit('src/a.ts', [[10, 20]], { weight: 0.3 })), b: b(edit('src/a.ts', [[15, 18]], { weight: 0.3 })), kind: 'overlap', min: 0.9 },
-    { name: 'modify/delete with an old deletion', a: a(edit('src/a.ts', 'whole', { status: 'deleted', weight: 0.3 })), b: b(edit('src/a.ts', [[3, 3]])), kind: 'whole-file', min: 0.9 },
+    {
+      name: 'a conflict stays a conflict however old the edits',
+      a: a(edit('src/a.ts', [[10, 20]], { weight: 0.3 })),
+      b: b(edit('src/a.ts', [[15, 18]], { weight: 0.3 })),
+      kind: 'overlap',
+      min: 0.9,
+    },
+    {
+      name: 'modify/delete with an old deletion',
+      a: a(edit('src/a.ts', 'whole', { status: 'deleted', weight: 0.3 })),
+      b: b(edit('src/a.ts', [[3, 3]])),
+      kind: 'whole-file',
+      min: 0.9,
+    },
     { name: 'touching (adjacent) changes', a: a(edit('src/a.ts', [[1, 3]])), b: b(edit('src/a.ts', [[4, 6]])), kind: 'touching', min: 0.9 },
-    { name: 'same insertion point', a: a(edit('src/a.ts', [[4, 3]])), b: b(edit('src/a.ts', [[4, 3]])), kind: 'same-insertion-point', min: 0.9 },
+    {
+      name: 'same insertion point',
+      a: a(edit('src/a.ts', [[4, 3]])),
+      b: b(edit('src/a.ts', [[4, 3]])),
+      kind: 'same-insertion-point',
+      min: 0.9,
+    },
     { name: 'insertion inside a change', a: a(edit('src/a.ts', [[5, 4]])), b: b(edit('src/a.ts', [[3, 8]])), kind: 'overlap', min: 0.9 },
-    { name: 'insertion right after a change', a: a(edit('src/a.ts', [[9, 8]])), b: b(edit('src/a.ts', [[3, 8]])), kind: 'touching', min: 0.9 },
-    { name: 'thin overlap of two big regions is still a conflict', a: a(edit('src/a.ts', [[1, 100]])), b: b(edit('src/a.ts', [[100, 300]])), kind: 'overlap', min: 0.9 },
-    { name: 'same path added by both', a: a(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })), b: b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })), kind: 'whole-file', min: 1 },
-    { name: 'modify/delete', a: a(edit('src/a.ts', 'whole', { status: 'deleted' })), b: b(edit('src/a.ts', [[3, 3]])), kind: 'whole-file', min: 1 },
-    { name: 'binary on both sides', a: a(edit('img.png', [], { binary: true })), b: b(edit('img.png', [], { binary: true })), kind: 'whole-file', min: 1 },
-    { name: 'rename on one side, overlapping edit on the other', a: a(edit('src/new.ts', [[3, 5]], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/old.ts', [[4, 4]])), kind: 'overlap', min: 1 },
-    { name: 'both rename one file to different paths', a: a(edit('src/x.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), b: b(edit('src/y.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })), kind: 'whole-file', min: 1 },
+    {
+      name: 'insertion right after a change',
+      a: a(edit('src/a.ts', [[9, 8]])),
+      b: b(edit('src/a.ts', [[3, 8]])),
+      kind: 'touching',
+      min: 0.9,
+    },
+    {
+      name: 'thin overlap of two big regions is still a conflict',
+      a: a(edit('src/a.ts', [[1, 100]])),
+      b: b(edit('src/a.ts', [[100, 300]])),
+      kind: 'overlap',
+      min: 0.9,
+    },
+    {
+      name: 'same path added by both',
+      a: a(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })),
+      b: b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })),
+      kind: 'whole-file',
+      min: 1,
+    },
+    {
+      name: 'modify/delete',
+      a: a(edit('src/a.ts', 'whole', { status: 'deleted' })),
+      b: b(edit('src/a.ts', [[3, 3]])),
+      kind: 'whole-file',
+      min: 1,
+    },
+    {
+      name: 'binary on both sides',
+      a: a(edit('img.png', [], { binary: true })),
+      b: b(edit('img.png', [], { binary: true })),
+      kind: 'whole-file',
+      min: 1,
+    },
+    {
+      name: 'rename on one side, overlapping edit on the other',
+      a: a(edit('src/new.ts', [[3, 5]], { status: 'renamed', oldPath: 'src/old.ts' })),
+      b: b(edit('src/old.ts', [[4, 4]])),
+      kind: 'overlap',
+      min: 1,
+    },
+    {
+      name: 'both rename one file to different paths',
+      a: a(edit('src/x.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })),
+      b: b(edit('src/y.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })),
+      kind: 'whole-file',
+      min: 1,
+    },
     {
       name: 'compatible hunk does not hide a real conflict elsewhere',
-      a: a(edit('src/a.ts', [], { hunks: [{ base: [10, 12], current: [10, 12], contentId: 'same' }, { base: [40, 41], current: [40, 41], contentId: 'mine' }] })),
-      b: b(edit('src/a.ts', [], { hunks: [{ base: [10, 12], current: [10, 12], contentId: 'same' }, { base: [41, 45], current: [41, 45], contentId: 'theirs' }] })),
+      a: a(
+        edit('src/a.ts', [], {
+          hunks: [
+            { base: [10, 12], current: [10, 12], contentId: 'same' },
+            { base: [40, 41], current: [40, 41], contentId: 'mine' },
+          ],
+        }),
+      ),
+      b: b(
+        edit('src/a.ts', [], {
+          hunks: [
+            { base: [10, 12], current: [10, 12], contentId: 'same' },
+            { base: [41, 45], current: [41, 45], contentId: 'theirs' },
+          ],
+        }),
+      ),
       kind: 'overlap',
       min: 0.9,
     },
@@ -65,13 +179,21 @@ describe('overlap evidence and options', () => {
     expect(tooLarge.preciseRisk).toBe(0);
     expect(tooLarge.evidence[0]!.message).toContain('file-level evidence only');
     // A real line conflict in another file keeps its precision beside it.
-    const mixed = await scoreOnce(overlap, a(edit('data/big.ts', 'whole'), edit('src/a.ts', [[3, 4]])), b(edit('data/big.ts', 'whole'), edit('src/a.ts', [[4, 6]])));
+    const mixed = await scoreOnce(
+      overlap,
+      a(edit('data/big.ts', 'whole'), edit('src/a.ts', [[3, 4]])),
+      b(edit('data/big.ts', 'whole'), edit('src/a.ts', [[4, 6]])),
+    );
     expect(mixed.preciseRisk).toBeCloseTo(0.9);
     // Certain conflicts git reports on whole files (modify/delete, add/add) stay precise.
     const modifyDelete = await scoreOnce(overlap, a(edit('src/a.ts', 'whole', { status: 'deleted' })), b(edit('src/a.ts', [[3, 3]])));
     expect(modifyDelete.preciseRisk).toBeUndefined();
     // ...unless an agent is incomplete (no merge base): its statuses are stand-ins too.
-    const shallow = await scoreOnce(overlap, agent('alice', [edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })], { incomplete: ['no merge base'] }), b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })));
+    const shallow = await scoreOnce(
+      overlap,
+      agent('alice', [edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x1' })], { incomplete: ['no merge base'] }),
+      b(edit('src/new.ts', 'whole', { status: 'added', newBlob: 'x2' })),
+    );
     expect(shallow.risk).toBe(1);
     expect(shallow.preciseRisk).toBe(0);
     // Declared intent is a path, not lines.
@@ -82,7 +204,21 @@ describe('overlap evidence and options', () => {
 
   it('names both sides with base and current ranges mapped through hunks', async () => {
     // alice inserted 50 lines at the top and changed base lines 10–20; bob changed base lines 15–18.
-    const alice = agent('alice', [edit('src/a.ts', [[1, 0], [10, 20]], { hunks: [{ base: [1, 0], current: [1, 50] }, { base: [10, 20], current: [60, 72] }] })]);
+    const alice = agent('alice', [
+      edit(
+        'src/a.ts',
+        [
+          [1, 0],
+          [10, 20],
+        ],
+        {
+          hunks: [
+            { base: [1, 0], current: [1, 50] },
+            { base: [10, 20], current: [60, 72] },
+          ],
+        },
+      ),
+    ]);
     const bob = agent('bob', [edit('src/a.ts', [[15, 18]])]);
     const result = await scoreOnce(overlap, alice, bob);
     expect(result.risk).toBe(1);
@@ -95,7 +231,21 @@ describe('overlap evidence and options', () => {
 
   it('compares base coordinates, not new-side lines', async () => {
     // alice's new-side lines 60–70 are base lines 10–20; bob edits base 60–70: no overlap.
-    const alice = agent('alice', [edit('src/a.ts', [[1, 0], [10, 20]], { newRanges: [[1, 50], [60, 70]] })]);
+    const alice = agent('alice', [
+      edit(
+        'src/a.ts',
+        [
+          [1, 0],
+          [10, 20],
+        ],
+        {
+          newRanges: [
+            [1, 50],
+            [60, 70],
+          ],
+        },
+      ),
+    ]);
     const bob = agent('bob', [edit('src/a.ts', [[60, 70]])]);
     expect((await scoreOnce(overlap, alice, bob)).risk).toBe(0);
   });
@@ -109,7 +259,10 @@ describe('overlap evidence and options', () => {
     expect((await scoreOnce(overlap, ...gap, { options: { proximityRisk: 0 } })).risk).toBe(0);
     const far = [agent('alice', [edit('f.ts', [[1, 3]])]), agent('bob', [edit('f.ts', [[12, 12]])])] as const; // 8 lines apart
     expect((await scoreOnce(overlap, ...far)).risk).toBeCloseTo(0.3 * Math.pow(0.5, 7 / 4));
-    const same = [agent('alice', [edit('p.json', [[2, 2]], { newBlob: 'b1' })]), agent('bob', [edit('p.json', [[2, 2]], { newBlob: 'b1' })])] as const;
+    const same = [
+      agent('alice', [edit('p.json', [[2, 2]], { newBlob: 'b1' })]),
+      agent('bob', [edit('p.json', [[2, 2]], { newBlob: 'b1' })]),
+    ] as const;
     expect((await scoreOnce(overlap, ...same, { options: { identicalRisk: 0 } })).risk).toBe(0);
   });
 
@@ -117,14 +270,31 @@ describe('overlap evidence and options', () => {
     const both = await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), agent('bob', [], { intent: ['src/a.ts'] }));
     expect(both.risk).toBe(0.5);
     expect(both.evidence[0]!.message).toContain('bob also declared');
-    const edited = await scoreOnce(overlap, agent('alice', [edit('src/a.ts', [[1, 2]])], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[100, 101]])));
+    const edited = await scoreOnce(
+      overlap,
+      agent('alice', [edit('src/a.ts', [[1, 2]])], { intent: ['src/a.ts'] }),
+      b(edit('src/a.ts', [[100, 101]])),
+    );
     expect(edited.risk).toBe(0);
-    expect((await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[1, 2]])), { options: { intentRisk: 0 } })).risk).toBe(0);
+    expect(
+      (
+        await scoreOnce(overlap, agent('alice', [], { intent: ['src/a.ts'] }), b(edit('src/a.ts', [[1, 2]])), {
+          options: { intentRisk: 0 },
+        })
+      ).risk,
+    ).toBe(0);
   });
 
   it('scores declared edits as look-ahead: file-level, saying "declared", real lines beside them still precise', async () => {
     // What the scanner makes of a declaration: no hunks, no blob, marked declared.
-    const declared = (path: string, lines: 'whole' | [number, number][] = 'whole'): FileEdit => ({ path, status: 'modified', weight: 1, baseRanges: lines, newRanges: lines, declared: true });
+    const declared = (path: string, lines: 'whole' | [number, number][] = 'whole'): FileEdit => ({
+      path,
+      status: 'modified',
+      weight: 1,
+      baseRanges: lines,
+      newRanges: lines,
+      declared: true,
+    });
     const both = await scoreOnce(overlap, a(declared('src/a.ts')), b(declared('src/a.ts')));
     expect(both.risk).toBe(1);
     expect(both.preciseRisk).toBe(0);
@@ -169,7 +339,10 @@ describe('overlap evidence and options', () => {
     const without = await scoreOnce(overlap, alice, bob);
     expect(without.risk).toBeCloseTo(0);
 
-    const near = [agent('alice', [edit('f.ts', [[1, 3]])], { base: 'b1' }), agent('bob', [edit('f.ts', [[4, 4]])], { base: 'b2' })] as const;
+    const near = [
+      agent('alice', [edit('f.ts', [[1, 3]])], { base: 'b1' }),
+      agent('bob', [edit('f.ts', [[4, 4]])], { base: 'b2' }),
+    ] as const;
     expect((await scoreOnce(overlap, ...near)).evidence[0]!.confidence).toBe('low');
 
     const failing: PairEditsService = { pairEdits: () => Promise.reject(new Error('no merge base')) };

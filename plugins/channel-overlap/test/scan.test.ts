@@ -10,7 +10,10 @@ const scan = (...agents: ReturnType<typeof agent>[]) => scanAirspace(agents, { c
 
 describe('overlap + tree with default weights', () => {
   it('overlapping lines → resolution; the lower-priority agent steers', async () => {
-    const result = await scan(agent('alice', [edit('src/a.ts', [[10, 20]])], { committedWork: 5 }), agent('bob', [edit('src/a.ts', [[15, 18]])]));
+    const result = await scan(
+      agent('alice', [edit('src/a.ts', [[10, 20]])], { committedWork: 5 }),
+      agent('bob', [edit('src/a.ts', [[15, 18]])]),
+    );
     expect(result.links[0]).toMatchObject({ level: 'resolution' });
     expect(result.advisories[0]).toMatchObject({ steer: 'bob', hold: 'alice' });
     expect(result.advisories[0]!.message).toMatch(/bob steers away, alice holds course.*lines 10–20.*lines 15–18/);

@@ -23,8 +23,19 @@
  * file-level evidence, reported through `preciseRisk`, so it raises traffic at most.
  */
 import {
-  conflicts, defineChannel, describeRange, isInsertion, nearestPair,
-  type Agent, type Evidence, type FileEdit, type Hunk, type Range, type SymbolRead, type SymbolService, type SymbolWrite,
+  conflicts,
+  defineChannel,
+  describeRange,
+  isInsertion,
+  nearestPair,
+  type Agent,
+  type Evidence,
+  type FileEdit,
+  type Hunk,
+  type Range,
+  type SymbolRead,
+  type SymbolService,
+  type SymbolWrite,
 } from '@airspace/core';
 
 export interface SymbolsOptions {
@@ -118,7 +129,9 @@ function meets(r: Range, span: Range): boolean {
 function regionsIn(f: FileEdit, w: SymbolWrite): Hunk[] {
   if (f.baseRanges === 'whole') return [];
   if (f.hunks && f.hunks.length > 0) {
-    return f.hunks.filter((h) => (w.baseRange && meets(h.base, w.baseRange)) || (w.change !== 'deleted' && w.range && meets(h.current, w.range)));
+    return f.hunks.filter(
+      (h) => (w.baseRange && meets(h.base, w.baseRange)) || (w.change !== 'deleted' && w.range && meets(h.current, w.range)),
+    );
   }
   const span = w.baseRange;
   return span ? f.baseRanges.filter((r) => meets(r, span)).map((r) => ({ base: r, current: r })) : [];
@@ -134,7 +147,8 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
     // (a changed signature the other side calls) are semantic collisions a textual label cannot see.
     defaultWeight: 1,
     meta: {
-      description: 'Read/write hazards: one agent changes a definition (signature, body, export) that the other reads, or both change one symbol.',
+      description:
+        'Read/write hazards: one agent changes a definition (signature, body, export) that the other reads, or both change one symbol.',
       precision: 'symbol',
     },
     defaultOptions: base,
@@ -180,13 +194,26 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
           const w = sw.writes.get(read.symbol);
           if (!w || w.change === 'added' || sr.writes.has(read.symbol)) continue;
           const structural = w.change === 'signature' || w.change === 'deleted';
-          let risk = read.strength === 'changed' ? (structural ? o.signatureRead : o.bodyRead) : structural ? o.touchedSignatureRead : o.touchedBodyRead;
+          let risk =
+            read.strength === 'changed'
+              ? structural
+                ? o.signatureRead
+                : o.bodyRead
+              : structural
+                ? o.touchedSignatureRead
+                : o.touchedBodyRead;
           if (read.confidence === 'low') risk *= o.lowConfidenceFactor;
           risk *= weightOf(sw, w.path) * weightOf(sr, read.path);
           const how = read.strength === 'changed' ? 'in its changed lines' : 'elsewhere in a file it changed';
           const guess = read.confidence === 'low' ? ` (resolved by name only: ${NAME(read.symbol)} may be another definition)` : '';
           const writerSide = side(writer, w);
-          const readerSide = { agent: reader.id, path: read.path, range: [read.line, read.line] as Range, symbol: read.qualifiedName, access: 'read' as const };
+          const readerSide = {
+            agent: reader.id,
+            path: read.path,
+            range: [read.line, read.line] as Range,
+            symbol: read.qualifiedName,
+            access: 'read' as const,
+          };
           const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
           const declared = !!fileOf(sw, w.path)?.declared || (read.strength === 'changed' && !!fileOf(sr, read.path)?.declared);
           found.push({
@@ -206,26 +233,53 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       found.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || x.message.localeCompare(y.message));
       const risk = Math.min(1, found[0]?.risk ?? 0);
       const precise = Math.min(1, found.find((f) => !f.coarse)?.risk ?? 0);
-      const evidence = found
-        .slice(0, o.maxEvidence)
-        .map(({ coarse, declared, ...e }) => (coarse ? { ...e, message: `${e.message} (${declared ? 'declared intent, not a change yet' : 'no line information'}: file-level evidence)` } : e));
+      const evidence = found.slice(0, o.maxEvidence).map(({ coarse, declared, ...e }) =>
+        coarse
+          ? {
+              ...e,
+              message: `${e.message} (${declared ? 'declared intent, not a change yet' : 'no line information'}: file-level evidence)`,
+            }
+          : e,
+      );
       return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence };
     },
   });
 }
 
 /** Both agents change one symbol: how close their changes inside it are decides the risk. */
-function writeWrite(a: Agent, wa: SymbolWrite, sa: AgentSymbols, b: Agent, wb: SymbolWrite, sb: AgentSymbols, o: SymbolsOptions, w: number, differentBases: boolean): Found {
+function writeWrite(
+  a: Agent,
+  wa: SymbolWrite,
+  sa: AgentSymbols,
+  b: Agent,
+  wb: SymbolWrite,
+  sb: AgentSymbols,
+  o: SymbolsOptions,
+  w: number,
+  differentBases: boolean,
+): Found {
   const fa = fileOf(sa, wa.path);
   const fb = fileOf(sb, wb.path);
   const both = `${a.label} ${describeWrite(wa)} (${where(wa.path, wa.range ?? wa.baseRange)}) and ${b.label} ${describeWrite(wb)} (${where(wb.path, wb.range ?? wb.baseRange)})`;
   const sides = { a: side(a, wa), b: side(b, wb) };
   if (fa?.newBlob !== undefined && fa.newBlob === fb?.newBlob && fa.path === fb.path) {
     const risk = w * o.identicalRisk;
-    return { kind: 'identical-change', risk, ...sides, message: `${a.label} and ${b.label} made the same change to ${wa.qualifiedName} (${wa.path} has the same content on both sides); git merges identical changes cleanly.` };
+    return {
+      kind: 'identical-change',
+      risk,
+      ...sides,
+      message: `${a.label} and ${b.label} made the same change to ${wa.qualifiedName} (${wa.path} has the same content on both sides); git merges identical changes cleanly.`,
+    };
   }
   if (lineless(sa, fa) || lineless(sb, fb)) {
-    return { kind: 'write-write', risk: w * o.writeWrite, coarse: true, ...(fa?.declared || fb?.declared ? { declared: true } : {}), ...sides, message: `${both}.` };
+    return {
+      kind: 'write-write',
+      risk: w * o.writeWrite,
+      coarse: true,
+      ...(fa?.declared || fb?.declared ? { declared: true } : {}),
+      ...sides,
+      message: `${both}.`,
+    };
   }
   let ra = regionsIn(fa!, wa);
   let rb = regionsIn(fb!, wb);
@@ -237,7 +291,12 @@ function writeWrite(a: Agent, wa: SymbolWrite, sa: AgentSymbols, b: Agent, wb: S
     rb = rb.filter((h) => !same.has(hunkKey(h)));
     if (ra.length === 0 || rb.length === 0) {
       const more = ra.length + rb.length > 0 ? `, and only ${ra.length > 0 ? a.label : b.label} changes more of it` : '';
-      return { kind: 'identical-change', risk: w * o.identicalRisk, ...sides, message: `${a.label} and ${b.label} made the same change inside ${wa.qualifiedName} (identical hunks)${more}; git merges this cleanly.` };
+      return {
+        kind: 'identical-change',
+        risk: w * o.identicalRisk,
+        ...sides,
+        message: `${a.label} and ${b.label} made the same change inside ${wa.qualifiedName} (identical hunks)${more}; git merges this cleanly.`,
+      };
     }
   }
   // Whole-file sides (added or deleted files: add/add, modify/delete) and regions we cannot place

@@ -57,8 +57,12 @@ describe('symbols channel on TypeScript', () => {
     const s = await scenario(
       { 'src/config.ts': CONFIG_TS, 'src/app.ts': 'export function main() {\n  return 1;\n}\n' },
       {
-        alice: (wt) => wt.write('src/config.ts', CONFIG_TS.replace('parseConfig(text: string)', 'parseConfig(text: string, strict: boolean)')).commit('strict'),
-        bob: (wt) => wt.write('src/app.ts', "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n"),
+        alice: (wt) =>
+          wt
+            .write('src/config.ts', CONFIG_TS.replace('parseConfig(text: string)', 'parseConfig(text: string, strict: boolean)'))
+            .commit('strict'),
+        bob: (wt) =>
+          wt.write('src/app.ts', "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n"),
       },
     );
     const link = s.link('alice', 'bob');
@@ -79,8 +83,12 @@ describe('symbols channel on TypeScript', () => {
     const s = await scenario(
       { 'src/config.ts': CONFIG_TS, 'src/app.ts': 'export function main() {\n  return 1;\n}\n' },
       {
-        alice: (wt) => wt.write('src/app.ts', "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n"),
-        zed: (wt) => wt.write('src/config.ts', CONFIG_TS.replace('parseConfig(text: string)', 'parseConfig(text: string, strict: boolean)')).commit('strict'),
+        alice: (wt) =>
+          wt.write('src/app.ts', "import { parseConfig } from './config';\nexport function main() {\n  return parseConfig('{}');\n}\n"),
+        zed: (wt) =>
+          wt
+            .write('src/config.ts', CONFIG_TS.replace('parseConfig(text: string)', 'parseConfig(text: string, strict: boolean)'))
+            .commit('strict'),
       },
     );
     expect(s.channel(s.link('alice', 'zed'), 'symbols').evidence[0]).toMatchObject({
@@ -92,14 +100,27 @@ describe('symbols channel on TypeScript', () => {
 
   it('resolves a read through a re-export in an index.ts', async () => {
     const s = await scenario(
-      { 'src/config.ts': CONFIG_TS, 'src/index.ts': "export { parseConfig } from './config';\nexport * from './config';\n", 'src/app.ts': 'export const x = 1;\n' },
+      {
+        'src/config.ts': CONFIG_TS,
+        'src/index.ts': "export { parseConfig } from './config';\nexport * from './config';\n",
+        'src/app.ts': 'export const x = 1;\n',
+      },
       {
         alice: (wt) => wt.write('src/config.ts', CONFIG_TS.replace('JSON.parse(text)', 'JSON.parse(text.trim())')).commit('trim'),
-        bob: (wt) => wt.write('src/app.ts', "import { parseConfig as pc, formatConfig } from './index';\nexport const x = pc('1');\nexport const y = formatConfig(2);\n"),
+        bob: (wt) =>
+          wt.write(
+            'src/app.ts',
+            "import { parseConfig as pc, formatConfig } from './index';\nexport const x = pc('1');\nexport const y = formatConfig(2);\n",
+          ),
       },
     );
     const reads = s.symbols.reads(s.byId('bob'));
-    expect(reads.find((r) => r.qualifiedName === 'parseConfig')).toMatchObject({ definedIn: 'src/config.ts', strength: 'changed', confidence: 'high', via: 'import' });
+    expect(reads.find((r) => r.qualifiedName === 'parseConfig')).toMatchObject({
+      definedIn: 'src/config.ts',
+      strength: 'changed',
+      confidence: 'high',
+      via: 'import',
+    });
     expect(reads.find((r) => r.qualifiedName === 'formatConfig')).toMatchObject({ definedIn: 'src/config.ts' });
     const symbols = s.channel(s.link('alice', 'bob'), 'symbols');
     // A body change read by new code: a traffic-level hazard, not a resolution.
@@ -128,7 +149,8 @@ describe('symbols channel on TypeScript', () => {
     const s = await scenario(
       { 'src/xml/parse.ts': parser('xml'), 'src/json/parse.ts': parser('json'), 'src/app.ts': 'export const a = 1;\n' },
       {
-        alice: (wt) => wt.write('src/xml/parse.ts', parser('xml').replace('parse(text: string)', 'parse(text: string, strict = true)')).commit('xml'),
+        alice: (wt) =>
+          wt.write('src/xml/parse.ts', parser('xml').replace('parse(text: string)', 'parse(text: string, strict = true)')).commit('xml'),
         bob: (wt) => wt.write('src/app.ts', "import { parse } from './json/parse';\nexport const a = parse('1');\n"),
       },
     );
@@ -243,7 +265,10 @@ describe('symbols write/write: where inside the symbol', () => {
     // The same hunk on both sides, plus a different far edit by bob: still not a conflict.
     const hunks = await scenario(
       { 'src/Big.tsx': src },
-      { alice: (wt) => wt.write('src/Big.tsx', same), bob: (wt) => wt.write('src/Big.tsx', same.replace('props.n + 28;', 'props.n * 28;')) },
+      {
+        alice: (wt) => wt.write('src/Big.tsx', same),
+        bob: (wt) => wt.write('src/Big.tsx', same.replace('props.n + 28;', 'props.n * 28;')),
+      },
     );
     const h = hunks.channel(hunks.link('alice', 'bob'), 'symbols');
     expect(h.evidence[0]!.kind).toBe('identical-change');
@@ -286,7 +311,11 @@ describe('symbols channel on Python', () => {
       },
     );
     const symbols = s.channel(s.link('alice', 'bob'), 'symbols');
-    expect(symbols.evidence[0]).toMatchObject({ kind: 'write-read', a: { symbol: 'A.g', path: 'pkg/m.py' }, b: { path: 'pkg/m.py', range: [3, 3] } });
+    expect(symbols.evidence[0]).toMatchObject({
+      kind: 'write-read',
+      a: { symbol: 'A.g', path: 'pkg/m.py' },
+      b: { path: 'pkg/m.py', range: [3, 3] },
+    });
     expect(symbols.risk).toBeGreaterThanOrEqual(0.7);
     // bob's change also puts A.f one call from A.g: the call-graph channel sees it.
     expect(s.channel(s.link('alice', 'bob'), 'call-graph').risk).toBe(1);
@@ -309,9 +338,21 @@ describe('symbols channel on Python', () => {
 });
 
 describe('symbols precision', () => {
-  const write = (path: string, name: string): SymbolWrite => ({ symbol: `${path}#${name}`, path, qualifiedName: name, kind: 'function', change: 'signature', range: [1, 3], baseRange: [1, 3] });
+  const write = (path: string, name: string): SymbolWrite => ({
+    symbol: `${path}#${name}`,
+    path,
+    qualifiedName: name,
+    kind: 'function',
+    change: 'signature',
+    range: [1, 3],
+    baseRange: [1, 3],
+  });
   /** Every definition of a file edited without line information looks written: the service says so. */
-  const service = (writes: Record<string, SymbolWrite[]>): SymbolService => ({ writes: (agent) => writes[agent.id] ?? [], reads: () => [], callNeighbors: () => [] });
+  const service = (writes: Record<string, SymbolWrite[]>): SymbolService => ({
+    writes: (agent) => writes[agent.id] ?? [],
+    reads: () => [],
+    callNeighbors: () => [],
+  });
 
   it('calls a write/write on a file without line information file-level evidence (traffic at most)', async () => {
     const whole = (id: string, extra: Partial<Agent> = {}) => agentOf(id, [edit('data/big.ts', 'whole')], extra);

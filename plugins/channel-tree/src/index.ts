@@ -219,13 +219,15 @@ export function treeChannel(options: Partial<TreeOptions> = {}) {
       const what = pathA === pathB ? `both touch ${pathA}` : `${a.id}'s ${pathA} and ${b.id}'s ${pathB} share the directory ${shared}/`;
       return {
         risk: hit.score,
-        evidence: [{
-          kind: 'tree',
-          risk: hit.score,
-          a: { agent: a.id, path: pathA },
-          b: { agent: b.id, path: pathB },
-          message: `${what} (tree distance ${(1 - hit.closeness).toFixed(2)}).`,
-        }],
+        evidence: [
+          {
+            kind: 'tree',
+            risk: hit.score,
+            a: { agent: a.id, path: pathA },
+            b: { agent: b.id, path: pathB },
+            message: `${what} (tree distance ${(1 - hit.closeness).toFixed(2)}).`,
+          },
+        ],
       };
     },
   });

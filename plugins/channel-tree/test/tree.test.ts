@@ -3,8 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
 import tree, { treeChannel, treeCloseness } from '../src/index.js';
 
-const a = (...paths: string[]) => agent('alice', paths.map((p) => edit(p)));
-const b = (...paths: string[]) => agent('bob', paths.map((p) => edit(p)));
+const a = (...paths: string[]) =>
+  agent(
+    'alice',
+    paths.map((p) => edit(p)),
+  );
+const b = (...paths: string[]) =>
+  agent(
+    'bob',
+    paths.map((p) => edit(p)),
+  );
 
 channelTester.run('tree', tree, {
   low: [
@@ -32,8 +40,14 @@ describe('tree channel', () => {
     const pathsB = ['src/core/sub/z.ts', 'src/cli/b2.ts', 'test/deep/q.ts', 'lib/y.ts'];
     const weightsA = [0.4, 1, 0.9, 0.7];
     const weightsB = [1, 0.3, 0.8, 1];
-    const alice = agent('alice', pathsA.map((p, i) => edit(p, 'whole', { weight: weightsA[i]! })));
-    const bob = agent('bob', pathsB.map((p, i) => edit(p, 'whole', { weight: weightsB[i]! })));
+    const alice = agent(
+      'alice',
+      pathsA.map((p, i) => edit(p, 'whole', { weight: weightsA[i]! })),
+    );
+    const bob = agent(
+      'bob',
+      pathsB.map((p, i) => edit(p, 'whole', { weight: weightsB[i]! })),
+    );
     let best = 0;
     pathsA.forEach((p, i) => pathsB.forEach((q, j) => (best = Math.max(best, weightsA[i]! * weightsB[j]! * treeCloseness(p, q)))));
     const result = await scoreOnce(tree, alice, bob);
@@ -50,8 +64,14 @@ describe('tree channel', () => {
       fc.asyncProperty(files, files, async (fa, fb) => {
         let best = 0;
         for (const [p, w] of fa) for (const [q, v] of fb) best = Math.max(best, w * v * treeCloseness(p, q));
-        const alice = agent('alice', fa.map(([p, w]) => edit(p, 'whole', { weight: w })));
-        const bob = agent('bob', fb.map(([p, w]) => edit(p, 'whole', { weight: w })));
+        const alice = agent(
+          'alice',
+          fa.map(([p, w]) => edit(p, 'whole', { weight: w })),
+        );
+        const bob = agent(
+          'bob',
+          fb.map(([p, w]) => edit(p, 'whole', { weight: w })),
+        );
         expect((await scoreOnce(tree, alice, bob)).risk).toBeCloseTo(best, 12);
         expect((await scoreOnce(tree, bob, alice)).risk).toBeCloseTo(best, 12);
       }),

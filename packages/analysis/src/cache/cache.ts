@@ -37,7 +37,18 @@ import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import type { FileFacts, Language } from '../facts.js';
 import { factsVersion } from '../extract/queries.js';
-import { checkBody, isDamaged, noteDamage, packedOf, packFacts, unpackLazy, validHead, type PackedBody, type PackedFacts, type PackedHead } from './pack.js';
+import {
+  checkBody,
+  isDamaged,
+  noteDamage,
+  packedOf,
+  packFacts,
+  unpackLazy,
+  validHead,
+  type PackedBody,
+  type PackedFacts,
+  type PackedHead,
+} from './pack.js';
 
 const FORMAT = 'airspace-facts-segment-3';
 /** Version of the on-disk layout (part of the directory name, with the facts version). */
@@ -62,7 +73,8 @@ async function sweepStaleVersions(root: string, own: string): Promise<void> {
     const full = join(root, n);
     if (!n.startsWith('facts-') || full === own) continue;
     const st = await stat(full).catch(() => undefined);
-    if (st?.isDirectory() && now.getTime() - st.mtimeMs > STALE_CACHE_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
+    if (st?.isDirectory() && now.getTime() - st.mtimeMs > STALE_CACHE_MS)
+      await rm(full, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -141,7 +153,9 @@ const ENDIAN = endianness();
 
 export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const version = factsVersion();
-  const dir = options.cacheDir ? join(options.cacheDir, `facts-${version}-${options.variant ? `${options.variant}-` : ''}${LAYOUT}`) : undefined;
+  const dir = options.cacheDir
+    ? join(options.cacheDir, `facts-${version}-${options.variant ? `${options.variant}-` : ''}${LAYOUT}`)
+    : undefined;
   let companion: FactsStore | undefined;
   const memory = new Map<string, Slot>();
   const pending = new Map<string, Slot>();
@@ -150,7 +164,16 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const dropped = new Set<string>();
   /** Keys of each segment read or written. */
   const segmentKeys = new Map<string, readonly string[]>();
-  const stats: CacheStats = { memoryHits: 0, diskHits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0, segmentsRead: 0, bodiesRead: 0 };
+  const stats: CacheStats = {
+    memoryHits: 0,
+    diskHits: 0,
+    misses: 0,
+    corrupt: 0,
+    writes: 0,
+    writeErrors: 0,
+    segmentsRead: 0,
+    bodiesRead: 0,
+  };
   const problems: string[] = [];
   let refreshing: Promise<void> | undefined;
   let swept = false;
@@ -215,7 +238,11 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
    * is opened with its head, so a merge by another process that deletes it meanwhile does not
    * take it away (POSIX keeps an open file readable).
    */
-  const bodyReader = (name: string, seg: SegmentHead, fd: number): { whole(onLookUp?: boolean): boolean; read(e: HeadEntry): PackedBody | undefined } => {
+  const bodyReader = (
+    name: string,
+    seg: SegmentHead,
+    fd: number,
+  ): { whole(onLookUp?: boolean): boolean; read(e: HeadEntry): PackedBody | undefined } => {
     let buf: Buffer | null | undefined;
     const whole = (onLookUp = false): boolean => {
       if (buf === undefined) {
@@ -223,7 +250,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           const size = fstatSync(fd).size;
           if (size !== seg.bodyBytes) throw new Error(`${size} bytes, expected ${seg.bodyBytes}`);
           const b = Buffer.allocUnsafe(size);
-          for (let at = 0; at < size; ) {
+          for (let at = 0; at < size;) {
             const n = readSync(fd, b, at, size - at, at);
             if (n <= 0) throw new Error('short read');
             at += n;
@@ -233,7 +260,12 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           stats.bodiesRead++;
         } catch (err) {
           buf = null;
-          dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err), onLookUp);
+          dropSegment(
+            name,
+            seg.entries.map((x) => x[0]),
+            err instanceof Error ? err.message : String(err),
+            onLookUp,
+          );
         } finally {
           closeSync(fd);
         }
@@ -246,7 +278,11 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         return decodeBody(buf, e);
       } catch (err) {
         buf = null;
-        dropSegment(name, seg.entries.map((x) => x[0]), err instanceof Error ? err.message : String(err));
+        dropSegment(
+          name,
+          seg.entries.map((x) => x[0]),
+          err instanceof Error ? err.message : String(err),
+        );
         return undefined;
       }
     };
@@ -303,7 +339,14 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       const key = Array.isArray(e) ? e[0] : undefined;
       const head = Array.isArray(e) && e.length === 6 ? validHead(e[1]) : undefined;
       const [blob, language] = typeof key === 'string' ? key.split(':') : [];
-      if (!key || !blob || !isBlob(blob) || !head || head.l !== language || !e.slice(2).every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
+      if (
+        !key ||
+        !blob ||
+        !isBlob(blob) ||
+        !head ||
+        head.l !== language ||
+        !e.slice(2).every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+      ) {
         bad++;
         continue;
       }
@@ -314,14 +357,19 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         used++;
       }
     }
-    segmentKeys.set(name, good.map(([k]) => k));
+    segmentKeys.set(
+      name,
+      good.map(([k]) => k),
+    );
     // Nothing new in it (another process merged entries this one has): its body is never needed,
     // and an open descriptor would keep the file's space after that process deletes it.
     if (used === 0 && bad === 0) closeSync(fd);
     if (bad > 0) {
       // Heal: the good entries go into the next segment written, the damaged one goes away.
       stats.corrupt += bad;
-      problems.push(`The facts cache segment ${path} had ${bad} corrupt entr${bad === 1 ? 'y' : 'ies'}; ${bad === 1 ? 'it was' : 'they were'} removed and parsed again.`);
+      problems.push(
+        `The facts cache segment ${path} had ${bad} corrupt entr${bad === 1 ? 'y' : 'ies'}; ${bad === 1 ? 'it was' : 'they were'} removed and parsed again.`,
+      );
       for (const [k, s] of good) {
         const body = s.body();
         if (!body) break; // the body is bad too: dropped with its segment
@@ -362,7 +410,14 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           if (!body) continue;
           const parts = encodeBody(body);
           const { l, p, e, el, n, i, ni, o } = slot.head;
-          heads.push([key, { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni, ...(o ? { o } : {}) }, offset, body.r.length, body.c.length, parts[2].length]);
+          heads.push([
+            key,
+            { l, p, e, el, n, i: typeof i === 'string' ? i : JSON.stringify(i), ni, ...(o ? { o } : {}) },
+            offset,
+            body.r.length,
+            body.c.length,
+            parts[2].length,
+          ]);
           for (const p of parts) {
             check.update(p);
             chunks.push(p);
@@ -386,11 +441,15 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       await rename(tmpHead, headPath(name));
       stats.writes++;
       loadedSegments.add(name);
-      segmentKeys.set(name, heads.map((h) => h[0]));
+      segmentKeys.set(
+        name,
+        heads.map((h) => h[0]),
+      );
       return name;
     } catch (e) {
       stats.writeErrors++;
-      if (stats.writeErrors <= 3) problems.push(`Cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it.`);
+      if (stats.writeErrors <= 3)
+        problems.push(`Cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it.`);
       await unlink(tmpBody).catch(() => undefined);
       await unlink(tmpHead).catch(() => undefined);
       return undefined;
@@ -479,10 +538,12 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         const old = bySize.slice(1);
         const keys = new Set(old.flatMap((n) => segmentKeys.get(n) ?? []));
         for (const k of segmentKeys.get(bySize[0]!) ?? []) keys.delete(k);
-        const merged = await writeSegment([...keys].flatMap((k) => {
-          const slot = memory.get(k);
-          return slot ? [[k, slot] as [string, Slot]] : [];
-        }));
+        const merged = await writeSegment(
+          [...keys].flatMap((k) => {
+            const slot = memory.get(k);
+            return slot ? [[k, slot] as [string, Slot]] : [];
+          }),
+        );
         if (merged) {
           for (const n of old) {
             loadedSegments.delete(n);

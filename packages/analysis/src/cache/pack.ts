@@ -69,7 +69,15 @@ export function packFacts(f: FileFacts): PackedFacts {
     c[k++] = x.column;
     c[k++] = id(x.caller);
   }
-  const head = { l: f.language, p: f.partial ? 1 : 0, e: f.errorCount, el: f.errorLines, n: f.lineCount, i: f.imports, ni: f.imports.length } as const;
+  const head = {
+    l: f.language,
+    p: f.partial ? 1 : 0,
+    e: f.errorCount,
+    el: f.errorLines,
+    n: f.lineCount,
+    i: f.imports,
+    ni: f.imports.length,
+  } as const;
   return { ...head, ...(importsOnly.has(f) ? { o: 1 as const } : {}), x: f.exports, d: f.definitions, s: table, r, c };
 }
 
@@ -92,7 +100,15 @@ export function isImportsOnly(f: FileFacts): boolean {
 export function validHead(v: unknown): PackedHead | undefined {
   if (!v || typeof v !== 'object') return undefined;
   const p = v as Partial<PackedHead>;
-  const ok = typeof p.l === 'string' && (p.p === 0 || p.p === 1) && typeof p.e === 'number' && Array.isArray(p.el) && typeof p.n === 'number' && (Array.isArray(p.i) || typeof p.i === 'string') && typeof p.ni === 'number' && (p.o === undefined || p.o === 1);
+  const ok =
+    typeof p.l === 'string' &&
+    (p.p === 0 || p.p === 1) &&
+    typeof p.e === 'number' &&
+    Array.isArray(p.el) &&
+    typeof p.n === 'number' &&
+    (Array.isArray(p.i) || typeof p.i === 'string') &&
+    typeof p.ni === 'number' &&
+    (p.o === undefined || p.o === 1);
   return ok ? (p as PackedHead) : undefined;
 }
 
@@ -101,8 +117,11 @@ export function checkBody(b: PackedBody): void {
   if (!Array.isArray(b.x) || !Array.isArray(b.d) || !Array.isArray(b.s)) throw new Error('body fields are not arrays');
   if (b.r.length % 5 !== 0 || b.c.length % 7 !== 0) throw new Error('reference or call array of a wrong length');
   const n = b.s.length;
-  for (let k = 0; k < b.r.length; k += 5) if (b.r[k]! < 0 || b.r[k]! >= n || b.r[k + 4]! >= n) throw new Error('reference outside the string table');
-  for (let k = 0; k < b.c.length; k += 7) if (b.c[k]! < 0 || b.c[k]! >= n || b.c[k + 1]! < 0 || b.c[k + 1]! >= n || b.c[k + 2]! >= n || b.c[k + 6]! < 0 || b.c[k + 6]! >= n) throw new Error('call outside the string table');
+  for (let k = 0; k < b.r.length; k += 5)
+    if (b.r[k]! < 0 || b.r[k]! >= n || b.r[k + 4]! >= n) throw new Error('reference outside the string table');
+  for (let k = 0; k < b.c.length; k += 7)
+    if (b.c[k]! < 0 || b.c[k]! >= n || b.c[k + 1]! < 0 || b.c[k + 1]! >= n || b.c[k + 2]! >= n || b.c[k + 6]! < 0 || b.c[k + 6]! >= n)
+      throw new Error('call outside the string table');
 }
 
 const packedForm = new WeakMap<FileFacts, PackedFacts>();
@@ -191,7 +210,10 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
   const getBody = (): PackedBody => {
     // A caller that needs bodies asks the index for them (`IndexOptions.facts`): an empty body
     // read here would be a file without definitions, silently.
-    if (h.o === 1) throw new Error('these facts were extracted for the import graph only; index with facts: "all" to read definitions, references and calls');
+    if (h.o === 1)
+      throw new Error(
+        'these facts were extracted for the import graph only; index with facts: "all" to read definitions, references and calls',
+      );
     if (!body) {
       body = loadBody();
       if (!body) {
@@ -229,8 +251,27 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
         calls = [];
         for (let k = 0; k < c.length; k += 7) {
           const receiver = c[k + 2]!;
-          const base = { callee: s[c[k]!]!, name: s[c[k + 1]!]!, kind: CALL_KINDS[c[k + 3]!] ?? 'function', line: c[k + 4]!, column: c[k + 5]!, caller: s[c[k + 6]!]! };
-          calls.push(receiver >= 0 ? { callee: base.callee, name: base.name, receiver: s[receiver]!, kind: base.kind, line: base.line, column: base.column, caller: base.caller } : base);
+          const base = {
+            callee: s[c[k]!]!,
+            name: s[c[k + 1]!]!,
+            kind: CALL_KINDS[c[k + 3]!] ?? 'function',
+            line: c[k + 4]!,
+            column: c[k + 5]!,
+            caller: s[c[k + 6]!]!,
+          };
+          calls.push(
+            receiver >= 0
+              ? {
+                  callee: base.callee,
+                  name: base.name,
+                  receiver: s[receiver]!,
+                  kind: base.kind,
+                  line: base.line,
+                  column: base.column,
+                  caller: base.caller,
+                }
+              : base,
+          );
         }
       }
       return calls;

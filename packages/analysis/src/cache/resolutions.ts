@@ -63,7 +63,10 @@ export async function loadResolverMemo(dir: string, key: string): Promise<MemoRe
 
 function validMemoRecord(v: unknown): boolean {
   if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || !v[1] || typeof v[1] !== 'object') return false;
-  const { resolution: r, probed } = v[1] as { resolution?: { status?: unknown; targets?: unknown; package?: unknown; reason?: unknown }; probed?: unknown };
+  const { resolution: r, probed } = v[1] as {
+    resolution?: { status?: unknown; targets?: unknown; package?: unknown; reason?: unknown };
+    probed?: unknown;
+  };
   if (!Array.isArray(probed) || !probed.every((p) => typeof p === 'string')) return false;
   if (!r || typeof r !== 'object') return false;
   if (r.status === 'resolved') return Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
@@ -74,7 +77,14 @@ function validMemoRecord(v: unknown): boolean {
 function validResolved(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const r = v as Partial<ResolvedImport>;
-  return typeof r.specifier === 'string' && typeof r.kind === 'string' && typeof r.edge === 'string' && typeof r.line === 'number' && Array.isArray(r.targets) && r.targets.every((t) => typeof t === 'string');
+  return (
+    typeof r.specifier === 'string' &&
+    typeof r.kind === 'string' &&
+    typeof r.edge === 'string' &&
+    typeof r.line === 'number' &&
+    Array.isArray(r.targets) &&
+    r.targets.every((t) => typeof t === 'string')
+  );
 }
 
 /**

@@ -220,7 +220,14 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   const importLines = new Set<number>();
   for (const m of importMatches) {
     const role = rolesOf(m, 'import.');
-    if (!role || role.kind === 'dynamic' || role.kind === 'type-token' || role.kind === 'guard' || (role.kind === 'require' && role.at.node.type === 'call_expression')) continue;
+    if (
+      !role ||
+      role.kind === 'dynamic' ||
+      role.kind === 'type-token' ||
+      role.kind === 'guard' ||
+      (role.kind === 'require' && role.at.node.type === 'call_expression')
+    )
+      continue;
     for (let l = role.at.row + 1; l <= role.at.node.endPosition.row + 1; l++) importLines.add(l);
   }
   const references = collectReferences(matches.references, python, defSites, importLines, raw ? source : undefined);
@@ -309,7 +316,14 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
           names.push({ name: '*', alias });
         } else wildcard = true;
         // Only a wildcard needs the flag: otherwise the names say it.
-        out.push({ specifier, kind: 'reexport', names, ...(wildcard ? { wildcard } : {}), ...(wildcard && typeOnly ? { typeOnly } : {}), line: line(node) });
+        out.push({
+          specifier,
+          kind: 'reexport',
+          names,
+          ...(wildcard ? { wildcard } : {}),
+          ...(wildcard && typeOnly ? { typeOnly } : {}),
+          line: line(node),
+        });
         break;
       }
       case 'require': {
@@ -318,19 +332,37 @@ function jsImports(matches: readonly Match[]): ImportFact[] {
           const clause = node.namedChildren.find((c) => c.type === 'import_require_clause');
           const id = clause?.namedChildren.find((c) => c.type === 'identifier')?.text;
           out.push({ specifier, kind: 'require', names: [], ...(id ? { namespaceBinding: id } : {}), line: line(node) });
-        } else out.push({ specifier, kind: 'require', ...bindingsOfCall(node), ...(insideFunction(node, JS_FUNCTIONS) ? { lazy: true as const } : {}), line: line(node) });
+        } else
+          out.push({
+            specifier,
+            kind: 'require',
+            ...bindingsOfCall(node),
+            ...(insideFunction(node, JS_FUNCTIONS) ? { lazy: true as const } : {}),
+            line: line(node),
+          });
         break;
       }
       case 'dynamic':
         // `type T = import('./m').T` is a type, not a load.
-        out.push({ specifier, kind: 'dynamic', ...bindingsOfCall(node), ...(inTypePosition(node) ? { typeOnly: true as const } : {}), line: line(node) });
+        out.push({
+          specifier,
+          kind: 'dynamic',
+          ...bindingsOfCall(node),
+          ...(inTypePosition(node) ? { typeOnly: true as const } : {}),
+          line: line(node),
+        });
         break;
     }
   }
   return out;
 }
 
-function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string }, typeOnly: boolean, typed: ReadonlySet<number>): void {
+function readImportClause(
+  clause: SyntaxNode,
+  fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string },
+  typeOnly: boolean,
+  typed: ReadonlySet<number>,
+): void {
   for (const c of clause.namedChildren) {
     if (c.type === 'identifier') fact.defaultBinding = c.text;
     else if (c.type === 'namespace_import') {
@@ -348,7 +380,15 @@ function readImportClause(clause: SyntaxNode, fact: { names: ImportedName[]; def
   }
 }
 
-const JS_FUNCTIONS = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'function', 'generator_function', 'arrow_function', 'method_definition']);
+const JS_FUNCTIONS = new Set([
+  'function_declaration',
+  'generator_function_declaration',
+  'function_expression',
+  'function',
+  'generator_function',
+  'arrow_function',
+  'method_definition',
+]);
 const PYTHON_FUNCTIONS = new Set(['function_definition']);
 
 /** Whether a node sits inside a function body (so it runs when the function is called, not at load). */
@@ -358,7 +398,17 @@ function insideFunction(node: SyntaxNode, functions: ReadonlySet<string>): boole
 }
 
 /** TypeScript nodes whose contents are types only (an `import('m')` inside one is erased). */
-const TYPE_CONTEXTS = new Set(['type_annotation', 'type_alias_declaration', 'type_query', 'type_arguments', 'interface_declaration', 'type_parameters', 'object_type', 'lookup_type', 'generic_type']);
+const TYPE_CONTEXTS = new Set([
+  'type_annotation',
+  'type_alias_declaration',
+  'type_query',
+  'type_arguments',
+  'interface_declaration',
+  'type_parameters',
+  'object_type',
+  'lookup_type',
+  'generic_type',
+]);
 /** Where the search for a type context stops: no type context encloses these. */
 const VALUE_SCOPES = new Set(['program', 'statement_block', 'class_body', 'expression_statement', 'arguments']);
 
@@ -482,13 +532,25 @@ function pythonImports(matches: readonly Match[]): ImportFact[] {
     const node = role.at.node;
     const at = line(node);
     const start = role.at.startIndex;
-    const where = guards.some(([s, e]) => start >= s && start < e) ? { guarded: true as const } : insideFunction(node, PYTHON_FUNCTIONS) ? { lazy: true as const } : {};
+    const where = guards.some(([s, e]) => start >= s && start < e)
+      ? { guarded: true as const }
+      : insideFunction(node, PYTHON_FUNCTIONS)
+        ? { lazy: true as const }
+        : {};
     if (role.kind === 'python-import') {
       for (const n of node.childrenForFieldName('name')) {
         if (n.type === 'aliased_import') {
           const name = oneLine(n.childForFieldName('name')?.text ?? '');
           const alias = n.childForFieldName('alias')?.text;
-          if (name) out.push({ specifier: name, kind: 'python-import', names: [], ...(alias ? { namespaceBinding: alias } : {}), ...where, line: at });
+          if (name)
+            out.push({
+              specifier: name,
+              kind: 'python-import',
+              names: [],
+              ...(alias ? { namespaceBinding: alias } : {}),
+              ...where,
+              line: at,
+            });
         } else {
           const name = oneLine(n.text);
           out.push({ specifier: name, kind: 'python-import', names: [], namespaceBinding: name.split('.')[0]!, ...where, line: at });
@@ -548,7 +610,9 @@ function scopeName(node: SyntaxNode): string | undefined {
     case 'public_field_definition':
     case 'field_definition': {
       const n = parent.childForFieldName('name') ?? parent.childForFieldName('property');
-      return n?.type === 'identifier' || n?.type === 'property_identifier' || n?.type === 'private_property_identifier' ? n.text : undefined;
+      return n?.type === 'identifier' || n?.type === 'property_identifier' || n?.type === 'private_property_identifier'
+        ? n.text
+        : undefined;
     }
     case 'pair':
       return parent.childForFieldName('key')?.text;
@@ -617,7 +681,13 @@ function wrapsFunction(call: SyntaxNode): boolean {
   return false;
 }
 
-function collectDefinitions(matches: readonly Match[], python: boolean, exports: readonly ExportFact[], scopeMemo: ScopeMemo, source: string | undefined): DefinitionFact[] {
+function collectDefinitions(
+  matches: readonly Match[],
+  python: boolean,
+  exports: readonly ExportFact[],
+  scopeMemo: ScopeMemo,
+  source: string | undefined,
+): DefinitionFact[] {
   const exportedLocals = new Set<string>();
   for (const e of exports) if (e.local) exportedLocals.add(e.local);
   const out: DefinitionFact[] = [];
@@ -652,7 +722,7 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
     else if (!topLevel) exported = false;
     else {
       const node = p.at.node;
-      const declParent = node.type === 'variable_declarator' ? node.parent?.parent ?? null : node.parent;
+      const declParent = node.type === 'variable_declarator' ? (node.parent?.parent ?? null) : node.parent;
       exported = isExportStatement(declParent) || exportedLocals.has(n);
     }
     if (exported && p.kind === 'class') exportedClasses.add(n);
@@ -669,7 +739,9 @@ function collectDefinitions(matches: readonly Match[], python: boolean, exports:
   }
   // Members of an exported class are reachable from outside.
   return out.map((d) =>
-    !d.exported && (d.kind === 'method' || d.kind === 'field') && exportedClasses.has(d.qualifiedName.split('.')[0]!) ? { ...d, exported: true } : d,
+    !d.exported && (d.kind === 'method' || d.kind === 'field') && exportedClasses.has(d.qualifiedName.split('.')[0]!)
+      ? { ...d, exported: true }
+      : d,
   );
 }
 
@@ -680,7 +752,13 @@ const siteKey = (row: number, column: number): number => row * 0x1000000 + colum
  * References are most of the captures: their names and receivers are read from `source` by
  * their starts (see `matches.ts`) when it is given, and from the nodes otherwise.
  */
-function collectReferences(matches: readonly Match[], python: boolean, defSites: ReadonlySet<number>, importLines: ReadonlySet<number>, source: string | undefined): ReferenceFact[] {
+function collectReferences(
+  matches: readonly Match[],
+  python: boolean,
+  defSites: ReadonlySet<number>,
+  importLines: ReadonlySet<number>,
+  source: string | undefined,
+): ReferenceFact[] {
   const out: ReferenceFact[] = [];
   const plain: Capture[] = [];
   const memberSites = new Set<number>();
@@ -723,7 +801,8 @@ function identifierText(c: Capture, source: string | undefined): string {
   for (;;) {
     const ch = source.charCodeAt(end);
     if ((ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57) || ch === 95 || ch === 36) end++;
-    else if (ch >= 128 || ch === 92) return c.node.text; // non-ASCII or an escape: let the tree say
+    else if (ch >= 128 || ch === 92)
+      return c.node.text; // non-ASCII or an escape: let the tree say
     else break;
   }
   return end > start ? source.slice(start, end) : c.node.text;
@@ -787,9 +866,22 @@ function collectCalls(matches: readonly Match[], python: boolean, scopeMemo: Sco
  * The called expression (`f`, `a.b.c`): every call pattern's callee runs from the receiver (or
  * the name) to the end of the name, so with the source at hand it is that slice.
  */
-function calleeText(at: Capture, name: Capture, nameText: string, receiver: Capture | undefined, kind: CallFact['kind'], python: boolean, source: string | undefined): string {
+function calleeText(
+  at: Capture,
+  name: Capture,
+  nameText: string,
+  receiver: Capture | undefined,
+  kind: CallFact['kind'],
+  python: boolean,
+  source: string | undefined,
+): string {
   if (source !== undefined) return source.slice((receiver ?? name).startIndex, name.startIndex + nameText.length);
-  const node = kind === 'jsx' ? (receiver?.node.parent ?? name.node) : python ? at.node.childForFieldName('function') : at.node.childForFieldName(kind === 'new' ? 'constructor' : 'function');
+  const node =
+    kind === 'jsx'
+      ? (receiver?.node.parent ?? name.node)
+      : python
+        ? at.node.childForFieldName('function')
+        : at.node.childForFieldName(kind === 'new' ? 'constructor' : 'function');
   return node?.text ?? nameText;
 }
 

@@ -174,7 +174,18 @@ export function bufferMatches(query: Query, tree: Tree, root: SyntaxNode, limits
         const o = value as Record<number, number>;
         captures.push(new BufferCapture(name, tree, o[0]!, o[1]!, o[2]!, o[3]!, o[4]!, o[5]!));
       } else {
-        captures.push(new BufferCapture(name, tree, buf[offset]!, buf[offset + 1]!, buf[offset + 2]!, buf[offset + 3]!, buf[offset + 4]!, buf[offset + 5]!));
+        captures.push(
+          new BufferCapture(
+            name,
+            tree,
+            buf[offset]!,
+            buf[offset + 1]!,
+            buf[offset + 2]!,
+            buf[offset + 3]!,
+            buf[offset + 4]!,
+            buf[offset + 5]!,
+          ),
+        );
         offset += NODE_FIELDS;
       }
     }

@@ -181,7 +181,9 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       collector?.parsed(job.content.length);
       try {
         // Same form as from a worker: packed, references and calls decoded on use.
-        settle(job.id, { facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {}))) });
+        settle(job.id, {
+          facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
+        });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
       }

@@ -22,7 +22,12 @@ export function queryText(language: string, kind: QueryKind): string {
   if (hit !== undefined) return hit;
   const own = readFileSync(`${QUERIES_DIR}${language}/${kind}.scm`, 'utf8');
   const inherits = /^; inherits: ([a-z,]+)/.exec(own);
-  const text = inherits ? `${inherits[1]!.split(',').map((l) => queryText(l, kind)).join('\n')}\n${own}` : own;
+  const text = inherits
+    ? `${inherits[1]!
+        .split(',')
+        .map((l) => queryText(l, kind))
+        .join('\n')}\n${own}`
+    : own;
   cache.set(key, text);
   return text;
 }

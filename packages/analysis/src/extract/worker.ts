@@ -21,7 +21,10 @@ parentPort!.on('message', (jobs: WorkerJob[]) => {
   const results: WorkerResult[] = [];
   for (const job of jobs) {
     try {
-      results.push({ id: job.id, packed: packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {})) });
+      results.push({
+        id: job.id,
+        packed: packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {})),
+      });
     } catch (e) {
       results.push({ id: job.id, error: e instanceof Error ? e.message : String(e) });
     }

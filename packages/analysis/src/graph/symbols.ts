@@ -81,7 +81,8 @@ export function createNameResolver(view: IndexView): NameResolver {
       if (imp.defaultBinding) b!.set(imp.defaultBinding, { module, name: 'default' });
       if (imp.namespaceBinding) {
         // `import a.b.c` binds `a` but is used as `a.b.c.f`: the dotted name stands for the module.
-        const dottedWithoutAlias = imp.kind === 'python-import' && imp.specifier.includes('.') && imp.namespaceBinding === imp.specifier.split('.')[0];
+        const dottedWithoutAlias =
+          imp.kind === 'python-import' && imp.specifier.includes('.') && imp.namespaceBinding === imp.specifier.split('.')[0];
         b!.set(dottedWithoutAlias ? imp.specifier : imp.namespaceBinding, { module, namespace: true });
       }
       for (const n of imp.names) {
@@ -114,10 +115,11 @@ export function createNameResolver(view: IndexView): NameResolver {
     if (facts.language === 'python') {
       for (const d of facts.definitions) if (d.exported && !d.qualifiedName.includes('.')) out.set(d.name, symbolId(path, d.name));
       // Names imported into a module (typically `__init__.py`) are reachable from it.
-      for (const [alias, bound] of bindingsOf(path)) if (!out.has(alias) && 'name' in bound) {
-        const s = exportsOf(bound.module, seen).get(bound.name);
-        if (s) out.set(alias, s);
-      }
+      for (const [alias, bound] of bindingsOf(path))
+        if (!out.has(alias) && 'name' in bound) {
+          const s = exportsOf(bound.module, seen).get(bound.name);
+          if (s) out.set(alias, s);
+        }
     } else {
       for (const d of facts.definitions) if (d.exported && !d.qualifiedName.includes('.')) out.set(d.name, symbolId(path, d.name));
       for (const e of facts.exports) {
@@ -174,9 +176,23 @@ export function createNameResolver(view: IndexView): NameResolver {
 function addNodes(graph: SymbolGraph, view: IndexView, path: string): void {
   const facts = view.facts(path);
   if (!facts) return;
-  graph.mergeNode(symbolId(path, MODULE_SCOPE), { path, qualifiedName: MODULE_SCOPE, kind: 'module', exported: false, startLine: 1, endLine: facts.lineCount });
+  graph.mergeNode(symbolId(path, MODULE_SCOPE), {
+    path,
+    qualifiedName: MODULE_SCOPE,
+    kind: 'module',
+    exported: false,
+    startLine: 1,
+    endLine: facts.lineCount,
+  });
   for (const d of facts.definitions) {
-    graph.mergeNode(symbolId(path, d.qualifiedName), { path, qualifiedName: d.qualifiedName, kind: d.kind, exported: d.exported, startLine: d.startLine, endLine: d.endLine });
+    graph.mergeNode(symbolId(path, d.qualifiedName), {
+      path,
+      qualifiedName: d.qualifiedName,
+      kind: d.kind,
+      exported: d.exported,
+      startLine: d.startLine,
+      endLine: d.endLine,
+    });
   }
 }
 

@@ -9,8 +9,23 @@ import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
 import { createParsePool, type ParseOutcome } from '../extract/pool.js';
-import { importEdgeKind, languageOf, type FileFacts, type ImportEdgeKind, type ImportFact, type ImportKind, type Language } from '../facts.js';
-import { createResolver, isConfigFile, RESOLVER_VERSION, type ResolvedImport, type Resolution, type Resolver } from '../resolve/resolver.js';
+import {
+  importEdgeKind,
+  languageOf,
+  type FileFacts,
+  type ImportEdgeKind,
+  type ImportFact,
+  type ImportKind,
+  type Language,
+} from '../facts.js';
+import {
+  createResolver,
+  isConfigFile,
+  RESOLVER_VERSION,
+  type ResolvedImport,
+  type Resolution,
+  type Resolver,
+} from '../resolve/resolver.js';
 
 export type { ResolvedImport } from '../resolve/resolver.js';
 import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
@@ -201,7 +216,11 @@ export async function loadFacts(
   const lookUp = (job: FactsJob) => {
     const prev = options.previous?.files.get(job.file.path);
     const facts =
-      prev && prev.blobId === job.blobId && prev.language === job.language && !isDamaged(prev.facts) && (importsOnly || !isImportsOnly(prev.facts))
+      prev &&
+      prev.blobId === job.blobId &&
+      prev.language === job.language &&
+      !isDamaged(prev.facts) &&
+      (importsOnly || !isImportsOnly(prev.facts))
         ? prev.facts
         : (store.get(job.blobId!, job.language, options.bodies ? { body: true } : undefined) ?? partStore?.get(job.blobId!, job.language));
     if (facts) {
@@ -273,7 +292,10 @@ export async function loadFacts(
  * Text and blob id of the configuration files among `files`. A file whose blob id is the one
  * `previous` read is not read again.
  */
-async function readConfigs(files: readonly SnapshotFile[], previous: IndexState | undefined): Promise<{ configs: Map<string, string>; blobs: Map<string, string> }> {
+async function readConfigs(
+  files: readonly SnapshotFile[],
+  previous: IndexState | undefined,
+): Promise<{ configs: Map<string, string>; blobs: Map<string, string> }> {
   const configs = new Map<string, string>();
   const blobs = new Map<string, string>();
   await mapLimit(
@@ -386,7 +408,10 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     sources.push({ file, language });
   }
 
-  const [loaded, { configs, blobs: configBlobs }] = await Promise.all([loadFacts(sources, store, options), readConfigs(all, previousState)]);
+  const [loaded, { configs, blobs: configBlobs }] = await Promise.all([
+    loadFacts(sources, store, options),
+    readConfigs(all, previousState),
+  ]);
   const tFacts = performance.now();
 
   // Resolution: reuse the previous index's, or the persisted one, when the file set and
@@ -395,12 +420,15 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
   const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
   // Files added or deleted, configuration unchanged: the previous resolver carries over every
   // resolution that probed none of those paths, so files resolve again mostly from its memo.
-  const shifted = !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
+  const shifted =
+    !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
   const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
   // A previous index whose resolutions came from disk has a resolver that resolved little
   // itself: the memo saved with those resolutions stands in for it.
-  const shiftedMemo = shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
-  const shiftedResolver = shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
+  const shiftedMemo =
+    shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
+  const shiftedResolver =
+    shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
   const pathSet = new Set(paths);
   const resolver =
     previous?.resolver ??
@@ -442,7 +470,8 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
     options.onProgress?.({ phase: 'resolve', done: ++resolvedCount, total: loaded.jobs.length });
   }
-  if (freshlyResolved > 0 && store.dir) await saveResolutions(store.dir, resolverKey, files.values(), fromDisk ? undefined : resolver.memoEntries());
+  if (freshlyResolved > 0 && store.dir)
+    await saveResolutions(store.dir, resolverKey, files.values(), fromDisk ? undefined : resolver.memoEntries());
   const tResolve = performance.now();
 
   const { imports, importers, external, unresolved } = adjacency(files);
@@ -499,7 +528,13 @@ function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
  * changed files get facts and resolutions, and the adjacency is patched rather than rebuilt.
  * Undefined when it does not apply (the full path then runs, still reusing `previous`).
  */
-async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexState, options: IndexOptions, t0: number): Promise<AnalysisIndex | undefined> {
+async function reindex(
+  snapshot: Snapshot,
+  prev: AnalysisIndex,
+  state: IndexState,
+  options: IndexOptions,
+  t0: number,
+): Promise<AnalysisIndex | undefined> {
   const store = options.store ?? prev.store;
   const factsScope: FactsScope = options.facts ?? 'all';
   if (snapshot.files.length !== prev.paths.size) return undefined;
@@ -514,7 +549,8 @@ async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexStat
         if (facts && isDamaged(facts)) candidates.push({ file: f, language: languageOf(f.path)! });
       }
     } else if (!prev.paths.has(f.path)) return undefined;
-    else if (state.configPaths.has(f.path) && (f.blobId === undefined || f.blobId !== state.configBlobs.get(f.path))) configCandidates.push(f);
+    else if (state.configPaths.has(f.path) && (f.blobId === undefined || f.blobId !== state.configBlobs.get(f.path)))
+      configCandidates.push(f);
   }
   for (const f of configCandidates) {
     let blob: string | undefined;
@@ -547,7 +583,13 @@ async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexStat
     if (before && before.blobId === job.blobId && before.language === job.language && before.facts === job.facts) continue; // hashed: unchanged
     blobs.set(path, job.blobId);
     if (!before) reordered = true;
-    files.set(path, { path, blobId: job.blobId!, language: job.language, facts: job.facts!, imports: resolveImports(path, job.facts!, prev.resolver) });
+    files.set(path, {
+      path,
+      blobId: job.blobId!,
+      language: job.language,
+      facts: job.facts!,
+      imports: resolveImports(path, job.facts!, prev.resolver),
+    });
     changed.push(path);
   }
   const sortedFiles = reordered ? new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) : files;
@@ -588,7 +630,10 @@ async function reindex(snapshot: Snapshot, prev: AnalysisIndex, state: IndexStat
     unresolved = replaceRun(unresolved, path, unres);
     partial = replaceRun(partial, path, f?.facts.partial ? [{ path, errorCount: f.facts.errorCount, errorLines: f.facts.errorLines }] : []);
   }
-  const skipped = [...prev.skipped.filter((s) => !newSkips.has(s.path) && !(changed.includes(s.path) && sortedFiles.has(s.path))), ...newSkips.values()];
+  const skipped = [
+    ...prev.skipped.filter((s) => !newSkips.has(s.path) && !(changed.includes(s.path) && sortedFiles.has(s.path))),
+    ...newSkips.values(),
+  ];
   skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
   const tGraph = performance.now();
   options.onProgress?.({ phase: 'done', done: sortedFiles.size, total: sortedFiles.size });
@@ -628,7 +673,11 @@ function targetsOf(f: IndexedFile): string[] {
 }
 
 /** `list` (sorted by path, grouped) with the entries of `path` replaced by `entries`. */
-function replaceRun<T extends { readonly from: string } | { readonly path: string }>(list: readonly T[], path: string, entries: readonly T[]): readonly T[] {
+function replaceRun<T extends { readonly from: string } | { readonly path: string }>(
+  list: readonly T[],
+  path: string,
+  entries: readonly T[],
+): readonly T[] {
   const key = (x: T) => ('from' in x ? x.from : x.path);
   let lo = 0;
   let hi = list.length;
@@ -649,7 +698,8 @@ function importOutcomes(files: Iterable<IndexedFile>): { external: ExternalImpor
   for (const f of files)
     for (const imp of f.imports) {
       if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
-      else if (imp.unresolved !== undefined) unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
+      else if (imp.unresolved !== undefined)
+        unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
     }
   return { external, unresolved };
 }
@@ -678,11 +728,14 @@ export function adjacency(files: ReadonlyMap<string, IndexedFile>): {
 }
 
 /** The import graph of indexed files; also lists external and unresolved imports. */
-export function buildImportGraph(
-  files: ReadonlyMap<string, IndexedFile>,
-): { graph: ImportGraph; external: ExternalImport[]; unresolved: UnresolvedImport[] } {
+export function buildImportGraph(files: ReadonlyMap<string, IndexedFile>): {
+  graph: ImportGraph;
+  external: ExternalImport[];
+  unresolved: UnresolvedImport[];
+} {
   const graph: ImportGraph = new DirectedGraph<FileNodeAttributes, ImportEdgeAttributes>({ multi: false, allowSelfLoops: true });
-  for (const f of files.values()) graph.addNode(f.path, f.facts.partial ? { language: f.language, partial: true } : { language: f.language });
+  for (const f of files.values())
+    graph.addNode(f.path, f.facts.partial ? { language: f.language, partial: true } : { language: f.language });
   for (const f of files.values()) {
     for (const imp of f.imports) {
       for (const t of imp.targets) {

@@ -82,7 +82,11 @@ export interface OverlayOptions {
  * id, or parsed), imports resolved against its own file set; everything else is the base index,
  * not re-indexed. Configuration files changed by the agent are not re-read (the base's apply).
  */
-export async function overlay(index: AnalysisIndex, changes: readonly OverlayChange[], options: OverlayOptions = {}): Promise<AgentOverlay> {
+export async function overlay(
+  index: AnalysisIndex,
+  changes: readonly OverlayChange[],
+  options: OverlayOptions = {},
+): Promise<AgentOverlay> {
   const added = changes.filter((c) => !c.deleted && !index.paths.has(c.path)).map((c) => c.path);
   const removed = changes.filter((c) => c.deleted && index.paths.has(c.path)).map((c) => c.path);
   const resolver = index.resolver.withFiles(added, removed);
@@ -103,7 +107,13 @@ export async function overlay(index: AnalysisIndex, changes: readonly OverlayCha
       continue;
     }
     const path = job.file.path;
-    own.set(path, { path, blobId: job.blobId!, language: job.language, facts: job.facts!, imports: resolveImports(path, job.facts!, resolver) });
+    own.set(path, {
+      path,
+      blobId: job.blobId!,
+      language: job.language,
+      facts: job.facts!,
+      imports: resolveImports(path, job.facts!, resolver),
+    });
   }
   // Changed non-source files (or unparseable ones) keep their base analysis.
   return overlayView(index, own, skipped);
@@ -114,11 +124,12 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
   const importersAdded = new Map<string, string[]>();
   for (const [path, f] of own) {
     if (!f) continue;
-    for (const imp of f.imports) for (const t of imp.targets) {
-      const list = importersAdded.get(t) ?? [];
-      if (!list.includes(path)) list.push(path);
-      importersAdded.set(t, list);
-    }
+    for (const imp of f.imports)
+      for (const t of imp.targets) {
+        const list = importersAdded.get(t) ?? [];
+        if (!list.includes(path)) list.push(path);
+        importersAdded.set(t, list);
+      }
   }
   let materialized: ImportGraph | undefined;
   const view: AgentOverlay = {
@@ -140,7 +151,7 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
       return added ? [...new Set([...fromBase, ...added])] : fromBase;
     },
     importKinds: (from, to) => (own.get(to) === null ? [] : edgeKindsTo(view.file(from), to)),
-    file: (p) => (own.has(p) ? own.get(p) ?? undefined : base.file(p)),
+    file: (p) => (own.has(p) ? (own.get(p) ?? undefined) : base.file(p)),
     facts: (p) => (own.has(p) ? own.get(p)?.facts : base.facts(p)),
     *filePaths() {
       for (const p of index.files.keys()) if (!own.has(p)) yield p;
@@ -152,11 +163,12 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
       for (const p of view.filePaths()) {
         const f = view.file(p)!;
         g.mergeNode(p, f.facts.partial ? { language: f.language, partial: true } : { language: f.language });
-        for (const imp of f.imports) for (const t of imp.targets) {
-          if (own.get(t) === null) continue;
-          g.mergeNode(t);
-          addImportEdge(g, p, t, imp);
-        }
+        for (const imp of f.imports)
+          for (const t of imp.targets) {
+            if (own.get(t) === null) continue;
+            g.mergeNode(t);
+            addImportEdge(g, p, t, imp);
+          }
       }
       materialized = g;
       return g;

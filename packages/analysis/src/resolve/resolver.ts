@@ -74,13 +74,20 @@ const BUILD_DIRS = ['dist', 'lib', 'build', 'out', 'esm', 'cjs'];
 const EXPORT_CONDITIONS = ['types', 'import', 'module', 'node', 'require', 'default'];
 
 const NODE_BUILTINS = new Set(
-  'assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain events fs http http2 https inspector module net os path perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls trace_events tty url util v8 vm wasi worker_threads zlib test'.split(' '),
+  'assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain events fs http http2 https inspector module net os path perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls trace_events tty url util v8 vm wasi worker_threads zlib test'.split(
+    ' ',
+  ),
 );
 
 interface TsConfig {
   readonly dir: string;
   readonly baseUrl?: string;
-  readonly paths?: readonly { readonly prefix: string; readonly suffix: string; readonly wildcard: boolean; readonly targets: readonly string[] }[];
+  readonly paths?: readonly {
+    readonly prefix: string;
+    readonly suffix: string;
+    readonly wildcard: boolean;
+    readonly targets: readonly string[];
+  }[];
   readonly pathsBase?: string;
 }
 
@@ -192,7 +199,13 @@ function buildResolver(
       if (typeof e !== 'string') continue;
       const target = e.startsWith('.') ? normalizeInside(join(dir, e)) : resolveConfigPackage(e);
       if (target === undefined) continue;
-      const file = configs.has(target) ? target : configs.has(`${target}.json`) ? `${target}.json` : configs.has(`${target}/tsconfig.json`) ? `${target}/tsconfig.json` : undefined;
+      const file = configs.has(target)
+        ? target
+        : configs.has(`${target}.json`)
+          ? `${target}.json`
+          : configs.has(`${target}/tsconfig.json`)
+            ? `${target}/tsconfig.json`
+            : undefined;
       if (file) inherited = { ...inherited, ...loadTsConfig(file, seen) };
     }
     const co = (cfg.compilerOptions ?? {}) as Record<string, unknown>;
@@ -214,7 +227,11 @@ function buildResolver(
     for (const dir of ancestors(importer)) {
       if (tsconfigs.has(dir)) return tsconfigs.get(dir)!;
       const prefix = dir === '' ? '' : `${dir}/`;
-      const path = configs.has(`${prefix}tsconfig.json`) ? `${prefix}tsconfig.json` : configs.has(`${prefix}jsconfig.json`) ? `${prefix}jsconfig.json` : undefined;
+      const path = configs.has(`${prefix}tsconfig.json`)
+        ? `${prefix}tsconfig.json`
+        : configs.has(`${prefix}jsconfig.json`)
+          ? `${prefix}jsconfig.json`
+          : undefined;
       if (!path) continue;
       const raw = loadTsConfig(path, new Set());
       const paths = raw.paths
@@ -222,11 +239,20 @@ function buildResolver(
             .filter((e): e is [string, string[]] => Array.isArray(e[1]))
             .map(([pattern, targets]) => {
               const star = pattern.indexOf('*');
-              return { prefix: star < 0 ? pattern : pattern.slice(0, star), suffix: star < 0 ? '' : pattern.slice(star + 1), wildcard: star >= 0, targets: targets.filter((t) => typeof t === 'string') };
+              return {
+                prefix: star < 0 ? pattern : pattern.slice(0, star),
+                suffix: star < 0 ? '' : pattern.slice(star + 1),
+                wildcard: star >= 0,
+                targets: targets.filter((t) => typeof t === 'string'),
+              };
             })
             .sort((a, b) => b.prefix.length - a.prefix.length)
         : undefined;
-      const cfg: TsConfig = { dir, ...(raw.baseUrl !== undefined ? { baseUrl: raw.baseUrl } : {}), ...(paths ? { paths, pathsBase: raw.pathsBase ?? dir } : {}) };
+      const cfg: TsConfig = {
+        dir,
+        ...(raw.baseUrl !== undefined ? { baseUrl: raw.baseUrl } : {}),
+        ...(paths ? { paths, pathsBase: raw.pathsBase ?? dir } : {}),
+      };
       tsconfigs.set(dir, cfg);
       return cfg;
     }
@@ -240,7 +266,10 @@ function buildResolver(
     const first = rel.split('/')[0]!;
     // Prefer the source of a build output: dist/x.js, dist/x.d.ts → src/x.ts (documented heuristic).
     if (BUILD_DIRS.includes(first)) {
-      const stripped = rel.slice(first.length + 1).replace(/\.d\.(m|c)?ts$/, '').replace(/\.(m|c)?js$/, '');
+      const stripped = rel
+        .slice(first.length + 1)
+        .replace(/\.d\.(m|c)?ts$/, '')
+        .replace(/\.(m|c)?js$/, '');
       const src = probe(join(pkg.dir, 'src', stripped));
       if (src) return src;
     }
@@ -257,10 +286,11 @@ function buildResolver(
     }
     if (value && typeof value === 'object') {
       const obj = value as Record<string, unknown>;
-      for (const c of EXPORT_CONDITIONS) if (c in obj) {
-        const t = exportTarget(obj[c]);
-        if (t) return t;
-      }
+      for (const c of EXPORT_CONDITIONS)
+        if (c in obj) {
+          const t = exportTarget(obj[c]);
+          if (t) return t;
+        }
       for (const v of Object.values(obj)) {
         const t = exportTarget(v);
         if (t) return t;
@@ -271,7 +301,10 @@ function buildResolver(
   const resolvePackage = (pkg: WorkspacePackage, subpath: string): string | undefined => {
     const exp = pkg.json.exports;
     if (exp !== undefined && exp !== null) {
-      const map = typeof exp === 'string' || Array.isArray(exp) || !Object.keys(exp as object).some((k) => k.startsWith('.')) ? { '.': exp } : (exp as Record<string, unknown>);
+      const map =
+        typeof exp === 'string' || Array.isArray(exp) || !Object.keys(exp as object).some((k) => k.startsWith('.'))
+          ? { '.': exp }
+          : (exp as Record<string, unknown>);
       let target: string | undefined;
       if (subpath in map) target = exportTarget(map[subpath]);
       else {
@@ -352,7 +385,8 @@ function buildResolver(
         const mod = probePython(base);
         if (mod) targets.push(mod);
       }
-      if (targets.length) return { status: 'resolved', targets: [...new Set(targets)], via: dots > 0 ? 'python-relative' : 'python-absolute' };
+      if (targets.length)
+        return { status: 'resolved', targets: [...new Set(targets)], via: dots > 0 ? 'python-relative' : 'python-absolute' };
     }
     if (dots > 0) return { status: 'unresolved', reason: `no module ${spec} relative to ${importer}` };
     return { status: 'external', package: spec.split('.')[0]! };
@@ -365,14 +399,18 @@ function buildResolver(
       const base = normalizeInside(join(dirname(importer), spec));
       if (base === undefined) return { status: 'unresolved', reason: `${spec} leaves the repository` };
       const hit = probe(base);
-      return hit ? { status: 'resolved', targets: [hit], via: 'relative' } : { status: 'unresolved', reason: `no file for ${spec} (tried extensions and index files)` };
+      return hit
+        ? { status: 'resolved', targets: [hit], via: 'relative' }
+        : { status: 'unresolved', reason: `no file for ${spec} (tried extensions and index files)` };
     }
     if (spec.startsWith('/')) return { status: 'unresolved', reason: `absolute path ${spec}` };
     if (spec.startsWith('node:')) return { status: 'external', package: spec };
     const cfg = tsconfigFor(importer);
     if (cfg?.paths) {
       for (const p of cfg.paths) {
-        const matches = p.wildcard ? spec.startsWith(p.prefix) && spec.endsWith(p.suffix) && spec.length >= p.prefix.length + p.suffix.length : spec === p.prefix;
+        const matches = p.wildcard
+          ? spec.startsWith(p.prefix) && spec.endsWith(p.suffix) && spec.length >= p.prefix.length + p.suffix.length
+          : spec === p.prefix;
         if (!matches) continue;
         const star = p.wildcard ? spec.slice(p.prefix.length, spec.length - p.suffix.length) : '';
         for (const t of p.targets) {
@@ -390,7 +428,9 @@ function buildResolver(
     const pkg = packageByName.get(name);
     if (pkg) {
       const hit = resolvePackage(pkg, subpath);
-      return hit ? { status: 'resolved', targets: [hit], via: 'workspace' } : { status: 'unresolved', reason: `workspace package ${name} (${pkg.dir || '.'}) has no file for ${subpath}` };
+      return hit
+        ? { status: 'resolved', targets: [hit], via: 'workspace' }
+        : { status: 'unresolved', reason: `workspace package ${name} (${pkg.dir || '.'}) has no file for ${subpath}` };
     }
     if (NODE_BUILTINS.has(name)) return { status: 'external', package: `node:${name}` };
     return { status: 'external', package: name };
@@ -447,12 +487,16 @@ export function splitPackage(spec: string): { name: string; subpath: string } {
   return { name, subpath: rest ? `./${rest}` : '.' };
 }
 
-function discoverWorkspaces(configs: ReadonlyMap<string, string>, readJson: (p: string) => Record<string, unknown> | undefined): WorkspacePackage[] {
+function discoverWorkspaces(
+  configs: ReadonlyMap<string, string>,
+  readJson: (p: string) => Record<string, unknown> | undefined,
+): WorkspacePackage[] {
   const patterns: string[] = [];
   const root = readJson('package.json');
   const ws = root?.workspaces;
   if (Array.isArray(ws)) patterns.push(...ws.filter((w): w is string => typeof w === 'string'));
-  else if (ws && typeof ws === 'object' && Array.isArray((ws as { packages?: unknown }).packages)) patterns.push(...((ws as { packages: unknown[] }).packages.filter((w) => typeof w === 'string') as string[]));
+  else if (ws && typeof ws === 'object' && Array.isArray((ws as { packages?: unknown }).packages))
+    patterns.push(...((ws as { packages: unknown[] }).packages.filter((w) => typeof w === 'string') as string[]));
   const pnpm = configs.get('pnpm-workspace.yaml');
   if (pnpm !== undefined) {
     let inPackages = false;

@@ -61,7 +61,15 @@ export function symbolId(path: string, qualifiedName: string): string {
 }
 
 export function toSymbolDef(path: string, d: DefinitionFact): SymbolDef {
-  return { id: symbolId(path, d.qualifiedName), path, qualifiedName: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine, line: d.line };
+  return {
+    id: symbolId(path, d.qualifiedName),
+    path,
+    qualifiedName: d.qualifiedName,
+    kind: d.kind,
+    startLine: d.startLine,
+    endLine: d.endLine,
+    line: d.line,
+  };
 }
 
 type NamedDefinition = { readonly path: string; readonly def: DefinitionFact };
@@ -150,15 +158,20 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
 
   /** Is `name` bound by one of the file's imports (resolved or external)? Then it is not ours to guess. */
   const importedName = (path: string, name: string): boolean =>
-    (view.facts(path)?.imports ?? []).some((i) => i.namespaceBinding === name || i.defaultBinding === name || i.names.some((n) => n.alias === name));
+    (view.facts(path)?.imports ?? []).some(
+      (i) => i.namespaceBinding === name || i.defaultBinding === name || i.names.some((n) => n.alias === name),
+    );
 
   const nameOnly = (name: string, memberOnly: boolean): Resolved[] => {
-    const candidates = definitionsNamed(view, name).filter((c) => (memberOnly ? c.def.qualifiedName !== c.def.name : c.def.qualifiedName === c.def.name));
+    const candidates = definitionsNamed(view, name).filter((c) =>
+      memberOnly ? c.def.qualifiedName !== c.def.name : c.def.qualifiedName === c.def.name,
+    );
     if (candidates.length === 0 || candidates.length > maxCandidates) return [];
     return candidates.map((c) => ({ symbol: toSymbolDef(c.path, c.def), confidence: 'low' as const, via: 'name-only' as const }));
   };
 
-  const high = (symbol: SymbolDef | undefined, via: SymbolVia): Resolved[] | undefined => (symbol ? [{ symbol, confidence: 'high', via }] : undefined);
+  const high = (symbol: SymbolDef | undefined, via: SymbolVia): Resolved[] | undefined =>
+    symbol ? [{ symbol, confidence: 'high', via }] : undefined;
 
   const resolve = (path: string, use: UseSite): readonly Resolved[] => {
     if (!view.facts(path)) return [];

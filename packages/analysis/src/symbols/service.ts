@@ -43,14 +43,20 @@ function addEdge(adj: Adjacency, from: string, to: string, path: string, line: n
 }
 
 /** Call edges out of the given files, resolved with high confidence only. */
-function callEdges(view: IndexView, resolver: SymbolResolver, paths: Iterable<string>, adj: Adjacency = { out: new Map(), in: new Map() }): Adjacency {
+function callEdges(
+  view: IndexView,
+  resolver: SymbolResolver,
+  paths: Iterable<string>,
+  adj: Adjacency = { out: new Map(), in: new Map() },
+): Adjacency {
   for (const path of paths) {
     const facts = view.facts(path);
     if (!facts) continue;
     for (const call of facts.calls) {
       const targets = resolver.resolve(path, call).filter((r) => r.confidence === 'high');
       for (const t of targets) {
-        if (t.symbol.kind !== 'function' && t.symbol.kind !== 'method' && t.symbol.kind !== 'class' && t.symbol.kind !== 'variable') continue;
+        if (t.symbol.kind !== 'function' && t.symbol.kind !== 'method' && t.symbol.kind !== 'class' && t.symbol.kind !== 'variable')
+          continue;
         const caller = call.caller === '<module>' ? moduleSymbol(path) : symbolId(path, call.caller);
         addEdge(adj, caller, t.symbol.id, path, call.line);
       }
@@ -72,7 +78,10 @@ function baseGraph(base: IndexView): { resolver: SymbolResolver; adjacency: Adja
 }
 
 export function createSymbolService(input: SymbolServiceInput): SymbolService {
-  const perAgent = new Map<string, { writes?: SymbolWrite[]; reads?: SymbolRead[]; resolver?: SymbolResolver; own?: Adjacency; changed?: Set<string> }>();
+  const perAgent = new Map<
+    string,
+    { writes?: SymbolWrite[]; reads?: SymbolRead[]; resolver?: SymbolResolver; own?: Adjacency; changed?: Set<string> }
+  >();
   const state = (agent: Agent) => {
     let s = perAgent.get(agent.id);
     if (!s) perAgent.set(agent.id, (s = {}));
@@ -101,7 +110,11 @@ export function createSymbolService(input: SymbolServiceInput): SymbolService {
       const base = baseGraph(input.base).adjacency;
       if (!s.changed) {
         s.changed = new Set(agent.files.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path])));
-        s.own = callEdges(input.forAgent(agent.id), resolverOf(agent), agent.files.filter((f) => f.status !== 'deleted').map((f) => f.path));
+        s.own = callEdges(
+          input.forAgent(agent.id),
+          resolverOf(agent),
+          agent.files.filter((f) => f.status !== 'deleted').map((f) => f.path),
+        );
       }
       const changed = s.changed;
       const own = s.own!;

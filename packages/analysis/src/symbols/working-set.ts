@@ -29,7 +29,13 @@ function meets(r: Range, from: number, to: number): boolean {
 /** A definition's own lines: its span minus the spans of definitions nested in it. */
 function ownSpans(def: DefinitionFact, all: readonly DefinitionFact[]): [number, number][] {
   const children = all
-    .filter((d) => d !== def && d.startLine >= def.startLine && d.endLine <= def.endLine && !(d.startLine === def.startLine && d.endLine === def.endLine))
+    .filter(
+      (d) =>
+        d !== def &&
+        d.startLine >= def.startLine &&
+        d.endLine <= def.endLine &&
+        !(d.startLine === def.startLine && d.endLine === def.endLine),
+    )
     .sort((x, y) => x.startLine - y.startLine);
   const spans: [number, number][] = [];
   let cursor = def.startLine;
@@ -83,11 +89,26 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
     for (const { def } of touchedDefinitions(baseDefs, file.status === 'deleted' ? 'whole' : file.baseRanges)) {
       if (ownByName.has(def.qualifiedName)) continue;
       const id = symbolId(file.path, def.qualifiedName);
-      if (!writes.has(id)) writes.set(id, { symbol: id, path: file.path, qualifiedName: def.qualifiedName, kind: def.kind, change: 'deleted', baseRange: [def.startLine, def.endLine] });
+      if (!writes.has(id))
+        writes.set(id, {
+          symbol: id,
+          path: file.path,
+          qualifiedName: def.qualifiedName,
+          kind: def.kind,
+          change: 'deleted',
+          baseRange: [def.startLine, def.endLine],
+        });
       // A deleted definition under its base path, so readers that still import the old path match.
       if (basePath !== file.path) {
         const oldId = symbolId(basePath, def.qualifiedName);
-        writes.set(oldId, { symbol: oldId, path: basePath, qualifiedName: def.qualifiedName, kind: def.kind, change: 'deleted', baseRange: [def.startLine, def.endLine] });
+        writes.set(oldId, {
+          symbol: oldId,
+          path: basePath,
+          qualifiedName: def.qualifiedName,
+          kind: def.kind,
+          change: 'deleted',
+          baseRange: [def.startLine, def.endLine],
+        });
       }
     }
   }

@@ -27,15 +27,17 @@ export function channelsCommand(io: Io): Command {
     }
     const style = createStyle(colorWanted(io.stdout, io.env));
     // Plugin ids, sources and messages are shown escaped, never obeyed.
-    const rows = listing.map((c) => printableDeep([
-      c.id,
-      c.enabled ? 'on' : 'off',
-      `${c.weight.toFixed(2)} (${c.weightFrom})`,
-      c.precision,
-      c.requires.length > 0 ? c.requires.join(', ') : '—',
-      c.budget ? `${c.isolation}, ${c.budget.channelMs} ms/scan` : c.isolation,
-      c.source,
-    ]));
+    const rows = listing.map((c) =>
+      printableDeep([
+        c.id,
+        c.enabled ? 'on' : 'off',
+        `${c.weight.toFixed(2)} (${c.weightFrom})`,
+        c.precision,
+        c.requires.length > 0 ? c.requires.join(', ') : '—',
+        c.budget ? `${c.isolation}, ${c.budget.channelMs} ms/scan` : c.isolation,
+        c.source,
+      ]),
+    );
     const header = ['CHANNEL', 'STATE', 'WEIGHT', 'PRECISION', 'REQUIRES', 'RUNS', 'SOURCE'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');

@@ -58,7 +58,12 @@ export function toolCallTarget(text: string, cwd: string): { cwd: string; target
   const file = typeof input?.file_path === 'string' ? input.file_path : typeof input?.path === 'string' ? input.path : undefined;
   if (!file) return undefined;
   const dir = typeof call.cwd === 'string' && isAbsolute(call.cwd) ? call.cwd : cwd;
-  const olds = typeof input?.old_string === 'string' ? [input.old_string] : Array.isArray(input?.edits) ? (input.edits as { old_string?: unknown }[]).map((e) => e?.old_string).filter((o): o is string => typeof o === 'string') : [];
+  const olds =
+    typeof input?.old_string === 'string'
+      ? [input.old_string]
+      : Array.isArray(input?.edits)
+        ? (input.edits as { old_string?: unknown }[]).map((e) => e?.old_string).filter((o): o is string => typeof o === 'string')
+        : [];
   let content: string | undefined;
   try {
     content = readFileSync(resolve(dir, file), 'utf8');
@@ -89,7 +94,9 @@ async function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolea
     if (verbose) io.stderr.write(`airspace: checking in-process: ${why}.\n`);
     return undefined;
   };
-  const found = await ensureEngine({ cwd: nearestDirectory(resolve(request.cwd, request.target)) }).catch((e: Error) => ({ reason: e.message }));
+  const found = await ensureEngine({ cwd: nearestDirectory(resolve(request.cwd, request.target)) }).catch((e: Error) => ({
+    reason: e.message,
+  }));
   if ('reason' in found) return note(found.reason);
   if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
   try {
@@ -122,7 +129,10 @@ export async function runCheck(io: Io, target: string, flags: CheckFlags, cwd = 
   if (flags.engine !== false && !engineDisabled(io.env) && !custom && target.trim() !== '') {
     const answer = await checkThroughEngine(io, request, verbose);
     if (answer) return answer;
-  } else if (verbose) io.stderr.write(`airspace: checking in-process (${flags.engine === false || engineDisabled(io.env) ? 'engine off' : 'explicit scanner flags'}).\n`);
+  } else if (verbose)
+    io.stderr.write(
+      `airspace: checking in-process (${flags.engine === false || engineDisabled(io.env) ? 'engine off' : 'explicit scanner flags'}).\n`,
+    );
   const { checkInProcess, InputError } = await import('@airspace/engine');
   const bar = createProgressBar(io.stderr);
   try {
@@ -159,21 +169,35 @@ export function checkCommand(io: Io): Command {
     .argument('[path]', 'file about to be edited (relative to the current directory)')
     .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file)')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
-    .option('--json', 'print the answer as JSON, with the other side\'s diff hunks')
-    .option('--no-engine', 'scan in-process instead of asking the repository\'s resident engine (also AIRSPACE_ENGINE=off)')
+    .option('--json', "print the answer as JSON, with the other side's diff hunks")
+    .option('--no-engine', "scan in-process instead of asking the repository's resident engine (also AIRSPACE_ENGINE=off)")
     .option('--verbose', 'say on stderr whether the engine answered, and why not')
-    .option('--tool-call', 'a pre-edit hook: read the file (and, for an edit, its lines) from the harness\'s tool call as JSON on standard input (tool_input.file_path); advice for the model on stderr')
-    .addOption(new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices(['traffic', 'resolution']));
+    .option(
+      '--tool-call',
+      "a pre-edit hook: read the file (and, for an edit, its lines) from the harness's tool call as JSON on standard input (tool_input.file_path); advice for the model on stderr",
+    )
+    .addOption(
+      new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices([
+        'traffic',
+        'resolution',
+      ]),
+    );
   addRepoOptions(command).action(async (given: string | undefined, flags: CheckFlags) => {
     if (flags.toolCall) {
       if (given !== undefined) throw new CliError('--tool-call reads the file from the tool call on standard input; leave out PATH.');
       const call = toolCallTarget(await readStdin(), io.cwd);
       if (!call) return; // A tool call without a file: nothing to check.
-      const answer = await runCheck(io, call.target, { ...flags, ...(call.lines && flags.lines === undefined ? { lines: call.lines } : {}) }, call.cwd);
+      const answer = await runCheck(
+        io,
+        call.target,
+        { ...flags, ...(call.lines && flags.lines === undefined ? { lines: call.lines } : {}) },
+        call.cwd,
+      );
       const failOn = flags.failOn ?? 'resolution';
       io.exitCode(RANK[answer.level] >= RANK[failOn] ? ExitCode.ADVISORY : ExitCode.OK);
       // For the model (a blocking hook's stderr reaches it) and the user; JSON on stdout if asked.
-      if (answer.level === 'traffic' || answer.level === 'resolution') io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
+      if (answer.level === 'traffic' || answer.level === 'resolution')
+        io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
       if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
       return;
     }
@@ -190,10 +214,18 @@ export function checkCommand(io: Io): Command {
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
       if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
       for (const c of result.conflicts) {
-        io.stdout.write(`${style.level(c.level, c.level.toUpperCase())}  ${what} × ${c.with}  risk ${c.risk.toFixed(2)}  ${formatChannels(c)}\n`);
+        io.stdout.write(
+          `${style.level(c.level, c.level.toUpperCase())}  ${what} × ${c.with}  risk ${c.risk.toFixed(2)}  ${formatChannels(c)}\n`,
+        );
         for (const e of c.evidence.slice(0, 3)) io.stdout.write(`  ${style.dim('·')} ${formatEvidence(e)}\n`);
         if (c.steer && c.hold) io.stdout.write(`  ${style.dim('→')} ${c.steer} steers away, ${c.hold} holds course\n`);
-        for (const h of c.hunks.slice(0, 3)) io.stdout.write(`  ${style.dim(`${c.with}'s change to ${h.path}:`)}\n${h.text.split('\n').map((l) => `    ${l}`).join('\n')}\n`);
+        for (const h of c.hunks.slice(0, 3))
+          io.stdout.write(
+            `  ${style.dim(`${c.with}'s change to ${h.path}:`)}\n${h.text
+              .split('\n')
+              .map((l) => `    ${l}`)
+              .join('\n')}\n`,
+          );
       }
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);

@@ -5,7 +5,16 @@
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { DEFAULT_IDLE_MS, enginePaths, ensureEngine, findCommonDir, findEngine, pidAlive, readLock, type EngineStatus } from '@airspace/engine/client';
+import {
+  DEFAULT_IDLE_MS,
+  enginePaths,
+  ensureEngine,
+  findCommonDir,
+  findEngine,
+  pidAlive,
+  readLock,
+  type EngineStatus,
+} from '@airspace/engine/client';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 
@@ -34,24 +43,28 @@ function describe(status: EngineStatus): string {
 }
 
 export function engineCommand(io: Io): Command {
-  const command = new Command('engine').description('the repository\'s resident engine that answers check (and the MCP server) from a warm scanner');
+  const command = new Command('engine').description(
+    "the repository's resident engine that answers check (and the MCP server) from a warm scanner",
+  );
   const repo = (c: Command): Command => c.option('--repo <dir>', 'any directory inside the repository', '.').option('--json', 'print JSON');
   const print = (flags: EngineFlags, value: object, text: string): void => {
     io.stdout.write(flags.json ? JSON.stringify(value, null, 2) + '\n' : text + '\n');
   };
 
   command.addCommand(
-    repo(new Command('status').description('is an engine running for this repository: pid, uptime, agents, last scan, socket')).action(async (flags: EngineFlags) => {
-      const paths = pathsOf(io, flags);
-      const engine = await findEngine(paths);
-      if (!engine) return print(flags, { running: false, commonDir: paths.commonDir }, `no engine is running for ${paths.commonDir}`);
-      try {
-        const status = await engine.request<EngineStatus>('status', undefined, 5000);
-        print(flags, { running: true, ...status }, describe(status));
-      } finally {
-        engine.close();
-      }
-    }),
+    repo(new Command('status').description('is an engine running for this repository: pid, uptime, agents, last scan, socket')).action(
+      async (flags: EngineFlags) => {
+        const paths = pathsOf(io, flags);
+        const engine = await findEngine(paths);
+        if (!engine) return print(flags, { running: false, commonDir: paths.commonDir }, `no engine is running for ${paths.commonDir}`);
+        try {
+          const status = await engine.request<EngineStatus>('status', undefined, 5000);
+          print(flags, { running: true, ...status }, describe(status));
+        } finally {
+          engine.close();
+        }
+      },
+    ),
   );
 
   command.addCommand(
@@ -59,13 +72,18 @@ export function engineCommand(io: Io): Command {
       .option('--idle <ms>', 'exit after this long without requests', String(DEFAULT_IDLE_MS))
       .action(async (flags: EngineFlags) => {
         const idleMs = Number(flags.idle);
-        if (!Number.isInteger(idleMs) || idleMs <= 0) throw new CliError(`--idle must be a positive number of milliseconds, got "${flags.idle}".`);
+        if (!Number.isInteger(idleMs) || idleMs <= 0)
+          throw new CliError(`--idle must be a positive number of milliseconds, got "${flags.idle}".`);
         const dir = resolve(io.cwd, flags.repo);
         const found = await ensureEngine({ cwd: dir, idleMs });
         if ('reason' in found) throw new CliError(`Could not start the engine: ${found.reason}.`);
         try {
           const status = await found.connection.request<EngineStatus>('status', undefined, 5000);
-          print(flags, { running: true, started: found.started, ...status }, `${found.started ? 'started' : 'already running'}: ${describe(status)}`);
+          print(
+            flags,
+            { running: true, started: found.started, ...status },
+            `${found.started ? 'started' : 'already running'}: ${describe(status)}`,
+          );
         } finally {
           found.connection.close();
         }

@@ -55,11 +55,13 @@ const fixedWeight = (value: string, previous: Record<string, number> = {}): Reco
   if (!m || !(w >= 0 && w <= 1)) throw new Error(`--fix-weight takes CHANNEL=WEIGHT with a weight in [0, 1], got "${value}"`);
   return { ...previous, [m[1]!]: w };
 };
-const share = (flag: string) => (value: string): number => {
-  const v = Number(value);
-  if (!(v >= 0 && v <= 1)) throw new Error(`${flag} takes a number in [0, 1], got "${value}"`);
-  return v;
-};
+const share =
+  (flag: string) =>
+  (value: string): number => {
+    const v = Number(value);
+    if (!(v >= 0 && v <= 1)) throw new Error(`${flag} takes a number in [0, 1], got "${value}"`);
+    return v;
+  };
 const count = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got "${value}"`);
@@ -74,22 +76,50 @@ const fraction = (value: string, previous: number[] = []): number[] => {
 /** `airspace eval`: replay merge commits as agent pairs and measure how well Airspace foresaw their collisions. */
 export function evalCommand(io: Io): Command {
   return new Command('eval')
-    .description('replay two-parent merges as pairs of agents and measure how well the channels foresee conflicts (ROC-AUC, PR-AUC, F1, Brier, calibration); fit weights')
-    .option('--repo <dir>', 'any directory inside the repository (default "."); repeat it to evaluate a corpus: each repository alone, and weights fitted on the others', collect)
+    .description(
+      'replay two-parent merges as pairs of agents and measure how well the channels foresee conflicts (ROC-AUC, PR-AUC, F1, Brier, calibration); fit weights',
+    )
+    .option(
+      '--repo <dir>',
+      'any directory inside the repository (default "."); repeat it to evaluate a corpus: each repository alone, and weights fitted on the others',
+      collect,
+    )
     .option('--config <file>', 'config file (default: airspace.config.json at the repository root)')
     .option('--calibration <file>', 'scanner weights from a calibration file, as scan uses them')
     .option('--max-merges <n>', 'examine at most N merge commits, newest first', count)
     .option('--since <date>', 'only merges committed since this date (as git log --since)')
     .option('--rev <ref>', 'walk merges reachable from this revision (default HEAD)')
     .option('--early <fraction>', 'also observe each side after this fraction of its commits (repeatable)', fraction)
-    .addOption(new Option('--label <kind>', 'what counts as a collision (every figure is also reported under "collided": collided at any point)').choices([...LABEL_KINDS]).default('textual'))
-    .addOption(new Option('--intent <mode>', 'also observe each early fraction with each side declaring the files (or directories) it eventually touched').choices(['files', 'dirs']))
+    .addOption(
+      new Option('--label <kind>', 'what counts as a collision (every figure is also reported under "collided": collided at any point)')
+        .choices([...LABEL_KINDS])
+        .default('textual'),
+    )
+    .addOption(
+      new Option(
+        '--intent <mode>',
+        'also observe each early fraction with each side declaring the files (or directories) it eventually touched',
+      ).choices(['files', 'dirs']),
+    )
     .option('--fit', 'fit noisy-OR weights (with a leak) by maximum likelihood, cross-validated, and write a calibration file')
     .option('--folds <k>', 'folds of the cross-validation', count, 5)
-    .option('--fit-on <fraction>', `fit the calibration on the states observed after this fraction (replayed if not an --early one), or 1 for the full diffs (default: ${DEFAULT_CALIBRATE_ON}; a corpus pools 1 and ${DEFAULT_CALIBRATE_ON}); repeatable on a corpus`, (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!])
-    .option('--prior-share <share>', 'pull fitted weights toward the shipped ones with this many pseudo-scenarios, as a share of the training scenarios (0: none)', share('--prior-share'), DEFAULT_PRIOR_SHARE)
+    .option(
+      '--fit-on <fraction>',
+      `fit the calibration on the states observed after this fraction (replayed if not an --early one), or 1 for the full diffs (default: ${DEFAULT_CALIBRATE_ON}; a corpus pools 1 and ${DEFAULT_CALIBRATE_ON}); repeatable on a corpus`,
+      (v: string, previous: number[] = []) => [...previous, v === '1' ? 1 : fraction(v)[0]!],
+    )
+    .option(
+      '--prior-share <share>',
+      'pull fitted weights toward the shipped ones with this many pseudo-scenarios, as a share of the training scenarios (0: none)',
+      share('--prior-share'),
+      DEFAULT_PRIOR_SHARE,
+    )
     .option('--min-weight <w>', 'no fitted weight below this', share('--min-weight'), 0)
-    .option('--fix-weight <channel=weight>', 'hold a channel\'s weight at a value while fitting the others (e.g. merge=1: the merge channel is exact about the states it sees); repeatable', fixedWeight)
+    .option(
+      '--fix-weight <channel=weight>',
+      "hold a channel's weight at a value while fitting the others (e.g. merge=1: the merge channel is exact about the states it sees); repeatable",
+      fixedWeight,
+    )
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -100,7 +130,8 @@ export function evalCommand(io: Io): Command {
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action(async (flags: EvalFlags) => {
       const repos = flags.repo ?? ['.'];
-      if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1) throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
+      if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1)
+        throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
       const fitOn = flags.fitOn ?? (repos.length === 1 ? [DEFAULT_CALIBRATE_ON] : [1, DEFAULT_CALIBRATE_ON]);
       // The fitted fractions are replayed too.
       const early = [...new Set([...(flags.early ?? []), ...(flags.fit ? fitOn.filter((f) => f < 1) : [])])];
@@ -123,9 +154,18 @@ export function evalCommand(io: Io): Command {
             for (const p of replay.set.problems) io.stderr.write(`airspace: ${p.message}\n`);
             const halfLife = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
             if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
-            const recency = halfLife === undefined ? replay.recency : halfLife === Infinity ? { halfLifeMs: Infinity, floor: 1 } : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
+            const recency =
+              halfLife === undefined
+                ? replay.recency
+                : halfLife === Infinity
+                  ? { halfLifeMs: Infinity, floor: 1 }
+                  : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
             const single = repos.length === 1;
-            const regularisation: Regularisation = { prior: Object.fromEntries(replay.scorer.channels.map((c) => [c.id, c.weight])), share: flags.priorShare, minWeight: flags.minWeight };
+            const regularisation: Regularisation = {
+              prior: Object.fromEntries(replay.scorer.channels.map((c) => [c.id, c.weight])),
+              share: flags.priorShare,
+              minWeight: flags.minWeight,
+            };
             const run = await runEval({
               repo: resolve(repo),
               scorer: replay.scorer,
@@ -138,7 +178,15 @@ export function evalCommand(io: Io): Command {
               label: flags.label,
               recency,
               ...(flags.intent ? { intent: flags.intent } : {}),
-              ...(single && flags.fit ? { fit: true, folds: flags.folds, calibrationOut: resolve(flags.calibrationOut), regularisation, ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } : {}),
+              ...(single && flags.fit
+                ? {
+                    fit: true,
+                    folds: flags.folds,
+                    calibrationOut: resolve(flags.calibrationOut),
+                    regularisation,
+                    ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}),
+                  }
+                : {}),
               ...(single ? { calibrateOn: fitOn[0]! } : {}),
               weightings,
               // A corpus shares one --cache-dir: each repository gets its own folder in it.
@@ -150,7 +198,12 @@ export function evalCommand(io: Io): Command {
               ...(single && flags.out ? { outDir: resolve(flags.out) } : {}),
               ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
               onProgress: (p) =>
-                bar.update({ phase: 'scan', done: p.done, total: p.total, message: `${single ? '' : `${basename(resolve(repo))}: `}merges (${p.fromCache} cached, ${p.skipped} skipped)` }),
+                bar.update({
+                  phase: 'scan',
+                  done: p.done,
+                  total: p.total,
+                  message: `${single ? '' : `${basename(resolve(repo))}: `}merges (${p.fromCache} cached, ${p.skipped} skipped)`,
+                }),
             });
             bar.done();
             runs.push({ repo, replay, run });
@@ -164,7 +217,13 @@ export function evalCommand(io: Io): Command {
           if (flags.json) {
             const { evaluation, earlyWarnings, earlyEvaluations, foresight, context, skipped, calibration, cacheFile, written } = run;
             const { foresight: _inContext, ...contextOut } = context;
-            io.stdout.write(JSON.stringify({ evaluation, earlyWarnings, earlyEvaluations, foresight, context: contextOut, skipped, calibration, cacheFile, written }, null, 2) + '\n');
+            io.stdout.write(
+              JSON.stringify(
+                { evaluation, earlyWarnings, earlyEvaluations, foresight, context: contextOut, skipped, calibration, cacheFile, written },
+                null,
+                2,
+              ) + '\n',
+            );
           } else {
             io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
             for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
@@ -173,19 +232,43 @@ export function evalCommand(io: Io): Command {
         }
         const first = runs[0]!.replay;
         const corpus = evaluateCorpus(
-          runs.map(({ repo, run }) => ({ name: basename(resolve(repo)).replace(/\.git$/, ''), head: run.context.head, scored: run.scored, declared: run.declared })),
+          runs.map(({ repo, run }) => ({
+            name: basename(resolve(repo)).replace(/\.git$/, ''),
+            head: run.context.head,
+            scored: run.scored,
+            declared: run.declared,
+          })),
           {
             channels: first.scorer.channels,
             thresholds: first.thresholds,
             label: flags.label,
-            weightings: [{ name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) }, ...weightings],
+            weightings: [
+              { name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) },
+              ...weightings,
+            ],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
-            ...(flags.fit ? { fit: { fitOn, regularisation: { prior: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])), share: flags.priorShare, minWeight: flags.minWeight }, ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } } : {}),
+            ...(flags.fit
+              ? {
+                  fit: {
+                    fitOn,
+                    regularisation: {
+                      prior: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
+                      share: flags.priorShare,
+                      minWeight: flags.minWeight,
+                    },
+                    ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}),
+                  },
+                }
+              : {}),
             foresightLabels: foresightLabels(flags.label),
             ...(flags.intent ? { intent: flags.intent } : {}),
           },
         );
-        const calibration = corpusCalibration(corpus, { merges: runs.reduce((n, r) => n + r.run.context.merges, 0), channelSetVersion: first.scorer.version, regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight } });
+        const calibration = corpusCalibration(corpus, {
+          merges: runs.reduce((n, r) => n + r.run.context.merges, 0),
+          channelSetVersion: first.scorer.version,
+          regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
+        });
         const written: string[] = [];
         if (calibration) {
           writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');

@@ -20,14 +20,16 @@ interface GraphFlags {
 
 export function graphCommand(io: Io): Command {
   return new Command('graph')
-    .description("print the import graph of a worktree (the graph the dependency channel walks)")
+    .description('print the import graph of a worktree (the graph the dependency channel walks)')
     .option('--repo <dir>', 'any directory inside the worktree', '.')
     .option('--json', 'print the graph as JSON: files, edges, edgeKinds, external, unresolved, skipped, partial')
     .action(async (flags: GraphFlags) => {
       refuseEmpty(flags);
       const repository = await openRepository(resolve(io.cwd, flags.repo));
       const bar = createProgressBar(io.stderr);
-      const index = await indexWorktree(repository.root, (p) => bar.update({ phase: 'index', done: p.done, total: p.total, message: p.phase })).finally(() => bar.done());
+      const index = await indexWorktree(repository.root, (p) =>
+        bar.update({ phase: 'index', done: p.done, total: p.total, message: p.phase }),
+      ).finally(() => bar.done());
       const raw = graphJson(index);
       if (flags.json) {
         io.stdout.write(JSON.stringify(raw, null, 2) + '\n');

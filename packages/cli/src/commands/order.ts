@@ -18,7 +18,9 @@ interface OrderFlags extends RepoFlags {
 
 export function renderOrder(order: MergeOrder): string {
   if (order.steps.length === 0) return 'No agents with work to merge.\n';
-  const lines = [`Merge into ${order.base.ref} (${order.base.commit.slice(0, 12)}) in this order${order.exact ? '' : ' (greedy where the search was too large, or predicted where a state could not be merged)'}:`];
+  const lines = [
+    `Merge into ${order.base.ref} (${order.base.commit.slice(0, 12)}) in this order${order.exact ? '' : ' (greedy where the search was too large, or predicted where a state could not be merged)'}:`,
+  ];
   order.steps.forEach((step, i) => {
     lines.push(`${String(i + 1).padStart(3)}. ${step.agent}${step.exact ? '' : ' (predicted)'}`);
     for (const c of step.conflicts) lines.push(`       conflicts with ${c.with}: ${c.paths.join(', ')}`);
@@ -34,7 +36,8 @@ export function orderCommand(io: Io): Command {
     .option('--exact-limit <n>', 'search every order of up to this many agents that can conflict; greedy beyond', '10');
   addRepoOptions(command).action(async (flags: OrderFlags) => {
     const exactLimit = Number(flags.exactLimit);
-    if (!Number.isInteger(exactLimit) || exactLimit < 1) throw new CliError(`--exact-limit must be a positive whole number, got "${flags.exactLimit}".`);
+    if (!Number.isInteger(exactLimit) || exactLimit < 1)
+      throw new CliError(`--exact-limit must be a positive whole number, got "${flags.exactLimit}".`);
     const bar = createProgressBar(io.stderr);
     let found;
     try {
@@ -49,7 +52,13 @@ export function orderCommand(io: Io): Command {
     }
     const { order, result } = found;
     if (flags.json) {
-      io.stdout.write(JSON.stringify({ order: order.order, steps: order.steps, exact: order.exact, base: order.base, problems: result.problems }, null, 2) + '\n');
+      io.stdout.write(
+        JSON.stringify(
+          { order: order.order, steps: order.steps, exact: order.exact, base: order.base, problems: result.problems },
+          null,
+          2,
+        ) + '\n',
+      );
       return;
     }
     io.stdout.write(renderOrder(order));

@@ -42,7 +42,9 @@ function describe(r: PublishResult): string {
 
 export function publishCommand(io: Io): Command {
   return new Command('publish')
-    .description("push this worktree's state (uncommitted work included) and its observation to refs/airspace/agents/<id> on the team's remote")
+    .description(
+      "push this worktree's state (uncommitted work included) and its observation to refs/airspace/agents/<id> on the team's remote",
+    )
     .option('--repo <dir>', 'any directory inside the worktree to publish', '.')
     .option('--remote <name>', 'remote name or URL to publish to', 'origin')
     .option('--agent <id>', 'agent id (default: as a local scan names this worktree: its branch, else its folder)')
@@ -55,19 +57,34 @@ export function publishCommand(io: Io): Command {
     .option('--json', 'print each publish as one JSON line')
     .option('--withdraw', "delete this agent's published state from the remote (only if it is still what this clone published)")
     .action(async (flags: PublishFlags) => {
-      for (const [flag, value] of [['--repo', flags.repo], ['--remote', flags.remote], ['--agent', flags.agent], ['--base', flags.base]] as const) {
-        if (value !== undefined && value.trim() === '') throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
+      for (const [flag, value] of [
+        ['--repo', flags.repo],
+        ['--remote', flags.remote],
+        ['--agent', flags.agent],
+        ['--base', flags.base],
+      ] as const) {
+        if (value !== undefined && value.trim() === '')
+          throw new CliError(`${flag} was given an empty value; leave the flag out to use the default.`);
       }
       const ttlMs = positive(flags.ttl, '--ttl', 'hours') * 3600_000;
       const intervalMs = positive(flags.interval, '--interval', 'milliseconds');
       const repo = resolve(io.cwd, flags.repo);
       if (flags.withdraw) {
         if (flags.watch) throw new CliError('--withdraw and --watch cannot be used together.');
-        const done = await withdrawAgent({ repo, remote: flags.remote, ...(flags.agent ? { agent: flags.agent } : {}) }).catch((error: unknown) => {
-          throw error instanceof TeamError ? new CliError(error.message) : error;
-        });
+        const done = await withdrawAgent({ repo, remote: flags.remote, ...(flags.agent ? { agent: flags.agent } : {}) }).catch(
+          (error: unknown) => {
+            throw error instanceof TeamError ? new CliError(error.message) : error;
+          },
+        );
         if (flags.json) io.stdout.write(JSON.stringify({ id: done.id, ref: done.ref, withdrawn: done.withdrawn ?? null }) + '\n');
-        else io.stdout.write(printable(done.withdrawn ? `withdrew ${done.id}: deleted ${done.ref} (${done.withdrawn.slice(0, 12)}) from ${flags.remote}` : `${done.id}: this clone has published nothing to ${flags.remote}; nothing to withdraw`) + '\n');
+        else
+          io.stdout.write(
+            printable(
+              done.withdrawn
+                ? `withdrew ${done.id}: deleted ${done.ref} (${done.withdrawn.slice(0, 12)}) from ${flags.remote}`
+                : `${done.id}: this clone has published nothing to ${flags.remote}; nothing to withdraw`,
+            ) + '\n',
+          );
         return;
       }
       // The base a scan of this repository uses: --base, else the config's, else the default.
@@ -86,9 +103,21 @@ export function publishCommand(io: Io): Command {
           throw error instanceof TeamError ? new CliError(error.message) : error;
         });
       const report = (r: PublishResult): void => {
-        if (flags.json) io.stdout.write(JSON.stringify({ id: r.id, remote: r.remote, ref: r.ref, commit: r.commit, previous: r.previous ?? null, unchanged: r.unchanged, observation: r.observation }) + '\n');
+        if (flags.json)
+          io.stdout.write(
+            JSON.stringify({
+              id: r.id,
+              remote: r.remote,
+              ref: r.ref,
+              commit: r.commit,
+              previous: r.previous ?? null,
+              unchanged: r.unchanged,
+              observation: r.observation,
+            }) + '\n',
+          );
         else io.stdout.write(printable(describe(r)) + '\n');
-        for (const path of r.oversized) io.stderr.write(printable(`airspace publish: ${path} is over the size limit and was left out`) + '\n');
+        for (const path of r.oversized)
+          io.stderr.write(printable(`airspace publish: ${path} is over the size limit and was left out`) + '\n');
       };
 
       if (!flags.watch) {
@@ -130,7 +159,13 @@ export function publishCommand(io: Io): Command {
       };
       // Watching starts before the first publish, so an edit made while it runs is not missed.
       const targets = await watchTargets(repo);
-      const source = createChangeSource({ dirs: [repo], gitDirs: targets.gitDirs, pollMs: Math.max(2000, intervalMs), onChange: schedule, onWarning: (m) => io.stderr.write(`airspace publish: ${printable(m)}\n`) });
+      const source = createChangeSource({
+        dirs: [repo],
+        gitDirs: targets.gitDirs,
+        pollMs: Math.max(2000, intervalMs),
+        onChange: schedule,
+        onWarning: (m) => io.stderr.write(`airspace publish: ${printable(m)}\n`),
+      });
       try {
         running = true;
         report(await once(false));

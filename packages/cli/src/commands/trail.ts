@@ -9,9 +9,20 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import {
-  appendReobservation, appendScopeRevision, acknowledgeAdvisory, createShadowTrail, firstDuplicateKey, summarizeShadowTrail, TrailError,
-  updateTrailFile, verifyShadowTrailText, withTrailLock, writeTrailFileAtomic,
-  type DependencyGraphInput, type ShadowTrail, type ShadowTrailSummary,
+  appendReobservation,
+  appendScopeRevision,
+  acknowledgeAdvisory,
+  createShadowTrail,
+  firstDuplicateKey,
+  summarizeShadowTrail,
+  TrailError,
+  updateTrailFile,
+  verifyShadowTrailText,
+  withTrailLock,
+  writeTrailFileAtomic,
+  type DependencyGraphInput,
+  type ShadowTrail,
+  type ShadowTrailSummary,
 } from '@airspace/trail';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
@@ -71,8 +82,14 @@ export function renderSummary(unsafe: ShadowTrailSummary): string {
   for (const e of a.evidence.slice(0, 5)) lines.push(`  - ${e.message}`);
   lines.push(`Acknowledged by: ${s.acknowledgements.map((k) => `${k.agentId} (${k.time})`).join(', ') || 'nobody'}`);
   if (s.awaitingAcknowledgement.length > 0) lines.push(`Awaiting acknowledgement: ${s.awaitingAcknowledgement.join(', ')}`);
-  if (s.historicalAcknowledgers.length > 0) lines.push(`Historical acknowledgers (earlier advisories): ${s.historicalAcknowledgers.map((k) => `${k.agentId} of ${k.advisoryEventId}`).join(', ')}`);
-  for (const r of s.scopeRevisions) lines.push(`Scope revision by ${r.agentId} at ${r.time}: authorizationRef ${JSON.stringify(r.authorizationRef.ref)} (${r.authorizationRef.label})`);
+  if (s.historicalAcknowledgers.length > 0)
+    lines.push(
+      `Historical acknowledgers (earlier advisories): ${s.historicalAcknowledgers.map((k) => `${k.agentId} of ${k.advisoryEventId}`).join(', ')}`,
+    );
+  for (const r of s.scopeRevisions)
+    lines.push(
+      `Scope revision by ${r.agentId} at ${r.time}: authorizationRef ${JSON.stringify(r.authorizationRef.ref)} (${r.authorizationRef.label})`,
+    );
   lines.push(`Outcome: ${s.outcome} — the trail issues no grants and sends no messages.`);
   return `${lines.join('\n')}\n`;
 }
@@ -96,7 +113,9 @@ async function readGraph(io: Io, file: string | undefined): Promise<DependencyGr
 }
 
 export function trailCommand(io: Io): Command {
-  const trail = new Command('trail').description('the passive shadow receipt trail of one two-agent change: verifiable receipts of advisories, acknowledgements and declared scope revisions');
+  const trail = new Command('trail').description(
+    'the passive shadow receipt trail of one two-agent change: verifiable receipts of advisories, acknowledgements and declared scope revisions',
+  );
 
   withEventOptions(
     trail
@@ -108,10 +127,19 @@ export function trailCommand(io: Io): Command {
       .option('--trail-id <id>', 'the trail id (default: a random UUID)'),
   ).action(async (file: string, flags: EventFlags & { a: string; b: string; graph?: string; trailId?: string }) => {
     const path = resolve(io.cwd, file);
-    const [a, b, graph] = await Promise.all([readJson(io, flags.a, 'observation'), readJson(io, flags.b, 'observation'), readGraph(io, flags.graph)]);
+    const [a, b, graph] = await Promise.all([
+      readJson(io, flags.a, 'observation'),
+      readJson(io, flags.b, 'observation'),
+      readGraph(io, flags.graph),
+    ]);
     const created = await withTrailLock(path, async () => {
-      if (existsSync(path)) throw new CliError(`${file} already exists; a new trail never replaces a file. Choose another name or remove it yourself.`);
-      const next = await createShadowTrail(a as never, b as never, { ...eventOptions(flags), ...(graph ? { graph } : {}), ...(flags.trailId ? { trailId: flags.trailId } : {}) }).catch(refused);
+      if (existsSync(path))
+        throw new CliError(`${file} already exists; a new trail never replaces a file. Choose another name or remove it yourself.`);
+      const next = await createShadowTrail(a as never, b as never, {
+        ...eventOptions(flags),
+        ...(graph ? { graph } : {}),
+        ...(flags.trailId ? { trailId: flags.trailId } : {}),
+      }).catch(refused);
       await writeTrailFileAtomic(path, next);
       return next;
     });
@@ -128,7 +156,11 @@ export function trailCommand(io: Io): Command {
   ).action(async (file: string, flags: EventFlags & { agent: string; advisory?: string; note?: string }) => {
     const { trail: next } = await acknowledgeAdvisory(
       resolve(io.cwd, file),
-      { agentId: flags.agent, ...(flags.advisory ? { advisoryEventId: flags.advisory } : {}), ...(flags.note !== undefined ? { note: flags.note } : {}) },
+      {
+        agentId: flags.agent,
+        ...(flags.advisory ? { advisoryEventId: flags.advisory } : {}),
+        ...(flags.note !== undefined ? { note: flags.note } : {}),
+      },
       eventOptions(flags),
     ).catch(refused);
     report(io, file, next, flags, `acknowledgement by ${flags.agent} recorded`);
@@ -144,7 +176,11 @@ export function trailCommand(io: Io): Command {
       .option('--read <path>', 'a path of the revised read set (repeatable)', collect, []),
   ).action(async (file: string, flags: EventFlags & { agent: string; authorizationRef: string; write: string[]; read: string[] }) => {
     const next = await updateTrailFile(resolve(io.cwd, file), (current) =>
-      appendScopeRevision(current, { agentId: flags.agent, authorizationRef: flags.authorizationRef, footprint: { readPaths: flags.read, writePaths: flags.write } }, eventOptions(flags)),
+      appendScopeRevision(
+        current,
+        { agentId: flags.agent, authorizationRef: flags.authorizationRef, footprint: { readPaths: flags.read, writePaths: flags.write } },
+        eventOptions(flags),
+      ),
     ).catch(refused);
     report(io, file, next, flags, `scope revision by ${flags.agent} recorded`);
   });
@@ -157,8 +193,14 @@ export function trailCommand(io: Io): Command {
       .requiredOption('--b <observation>', 'a fresh observation of the other agent (JSON file)')
       .option('--graph <graph>', 'a new dependency graph JSON (default: the previous one)'),
   ).action(async (file: string, flags: EventFlags & { a: string; b: string; graph?: string }) => {
-    const [a, b, graph] = await Promise.all([readJson(io, flags.a, 'observation'), readJson(io, flags.b, 'observation'), readGraph(io, flags.graph)]);
-    const next = await updateTrailFile(resolve(io.cwd, file), (current) => appendReobservation(current, a as never, b as never, { ...eventOptions(flags), ...(graph ? { graph } : {}) })).catch(refused);
+    const [a, b, graph] = await Promise.all([
+      readJson(io, flags.a, 'observation'),
+      readJson(io, flags.b, 'observation'),
+      readGraph(io, flags.graph),
+    ]);
+    const next = await updateTrailFile(resolve(io.cwd, file), (current) =>
+      appendReobservation(current, a as never, b as never, { ...eventOptions(flags), ...(graph ? { graph } : {}) }),
+    ).catch(refused);
     report(io, file, next, flags, 're-observation recorded');
   });
 
@@ -188,7 +230,8 @@ export function trailCommand(io: Io): Command {
       const result = verifyShadowTrailText(text, flags.head ? { expectedHeadHash: flags.head } : {});
       if (flags.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (result.ok) {
-        if (!flags.json) io.stdout.write(`${file}: verified — ${result.receipts} receipt${result.receipts === 1 ? '' : 's'}, head ${result.headHash}.\n`);
+        if (!flags.json)
+          io.stdout.write(`${file}: verified — ${result.receipts} receipt${result.receipts === 1 ? '' : 's'}, head ${result.headHash}.\n`);
         return;
       }
       io.stderr.write(`airspace: ${file} does not verify (${result.reason}): ${result.message}\n`);

@@ -28,7 +28,8 @@ interface ViewFlags extends RepoFlags {
 function outputFile(cwd: string, given: string): string {
   if (given.trim() === '') throw new CliError('--out needs a file name, got an empty one.');
   const out = resolve(cwd, given);
-  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--out ${given} is a folder; give a file name, e.g. ${given.replace(/\/$/, '')}/airspace.html.`);
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory())
+    throw new CliError(`--out ${given} is a folder; give a file name, e.g. ${given.replace(/\/$/, '')}/airspace.html.`);
   const parent = statSync(dirname(out), { throwIfNoEntry: false });
   if (!parent) throw new CliError(`--out ${given}: the folder ${dirname(out)} does not exist.`);
   if (!parent.isDirectory()) throw new CliError(`--out ${given}: ${dirname(out)} is a file, not a folder.`);
@@ -48,7 +49,8 @@ export function viewCommand(io: Io): Command {
     const port = Number(flags.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${flags.port}".`);
     const pollMs = Number(flags.interval);
-    if (!Number.isInteger(pollMs) || pollMs <= 0) throw new CliError(`--interval must be a positive number of milliseconds, got "${flags.interval}".`);
+    if (!Number.isInteger(pollMs) || pollMs <= 0)
+      throw new CliError(`--interval must be a positive number of milliseconds, got "${flags.interval}".`);
 
     // Before the scan: a file name that cannot be written fails fast.
     const out = flags.out === undefined ? undefined : outputFile(io.cwd, flags.out);
@@ -63,7 +65,9 @@ export function viewCommand(io: Io): Command {
       } catch (error) {
         throw new CliError(`Cannot write ${out}: ${(error as Error).message}.`);
       }
-      io.stdout.write(`Wrote ${out} (${result.counts.agents} agents, ${result.counts.resolution} resolution, ${result.counts.traffic} traffic).\n`);
+      io.stdout.write(
+        `Wrote ${out} (${result.counts.agents} agents, ${result.counts.resolution} resolution, ${result.counts.traffic} traffic).\n`,
+      );
       return;
     }
 

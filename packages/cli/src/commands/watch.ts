@@ -5,7 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { AdvisoryTracker, TriggerDispatcher, triggersFor, type AdvisoryEvent, type Agent, type Problem, type ScanResult, type Trigger } from '@airspace/core';
+import {
+  AdvisoryTracker,
+  TriggerDispatcher,
+  triggersFor,
+  type AdvisoryEvent,
+  type Agent,
+  type Problem,
+  type ScanResult,
+  type Trigger,
+} from '@airspace/core';
 import { createScanner, watchConfigFiles } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -43,9 +52,18 @@ function positiveInt(value: string, flag: string): number {
 /** Runs `command` in a shell with the trigger as JSON on stdin; resolves when it exits. */
 export function execTrigger(command: string, trigger: Trigger, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, { shell: true, cwd, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, AIRSPACE_TRIGGER_TO: trigger.to, AIRSPACE_TRIGGER_TYPE: trigger.type } });
+    const child = spawn(command, {
+      shell: true,
+      cwd,
+      stdio: ['pipe', 'inherit', 'inherit'],
+      env: { ...process.env, AIRSPACE_TRIGGER_TO: trigger.to, AIRSPACE_TRIGGER_TYPE: trigger.type },
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`--exec command exited with ${code ?? 'a signal'} for the ${trigger.type} trigger to ${trigger.to}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`--exec command exited with ${code ?? 'a signal'} for the ${trigger.type} trigger to ${trigger.to}`)),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(trigger) + '\n');
   });
@@ -60,7 +78,9 @@ function humanEvent(unsafe: AdvisoryEvent, style: Style): string {
   const pair = `${event.a} ↔ ${event.b}`;
   if (event.type === 'cleared') return `${clock(event.time)} ${style.level('clear', 'CLEARED')}  ${pair} (was ${event.previous})`;
   const verb = event.type === 'raised' ? 'RAISED ' : 'CHANGED';
-  const lines = [`${clock(event.time)} ${verb}  ${style.level(event.level, event.level.toUpperCase())} ${pair} risk ${event.risk.toFixed(2)}${event.type === 'changed' ? ` (was ${event.previous})` : ''}`];
+  const lines = [
+    `${clock(event.time)} ${verb}  ${style.level(event.level, event.level.toUpperCase())} ${pair} risk ${event.risk.toFixed(2)}${event.type === 'changed' ? ` (was ${event.previous})` : ''}`,
+  ];
   if (event.levelReason) lines.push(`           ${style.dim(`(${event.levelReason})`)}`);
   for (const e of event.evidence.slice(0, 2)) lines.push(`           ${style.dim('·')} ${formatEvidence(e)}`);
   return lines.join('\n');
@@ -75,7 +95,7 @@ export function watchCommand(io: Io): Command {
     .option('--poll', 'poll instead of using file events')
     .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
     .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
-    .option('--fetch-interval <ms>', 'with --source published:REMOTE: fetch teammates\' states and rescan this often', '30000');
+    .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000');
   addRepoOptions(command).action(async (flags: WatchFlags) => {
     const pollMs = positiveInt(flags.interval, '--interval');
     const debounceMs = positiveInt(flags.debounce, '--debounce');
@@ -101,7 +121,8 @@ export function watchCommand(io: Io): Command {
       cooldownMs,
       sink: async (trigger) => {
         emit({ type: 'trigger', time: new Date().toISOString(), trigger });
-        if (!flags.jsonl) io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
+        if (!flags.jsonl)
+          io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
         if (flags.exec) await execTrigger(flags.exec, trigger, options.repo ?? io.cwd);
       },
     });
@@ -220,7 +241,10 @@ export function watchCommand(io: Io): Command {
         }, fetchIntervalMs)
       : undefined;
     emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: changes.mode() });
-    if (!flags.jsonl) io.stderr.write(`airspace watch: ${first.agents.length} agents, ${changes.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`);
+    if (!flags.jsonl)
+      io.stderr.write(
+        `airspace watch: ${first.agents.length} agents, ${changes.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`,
+      );
 
     await new Promise<void>((resolve) => {
       const stop = (): void => {

@@ -43,7 +43,11 @@ export const DEMO_BASE: Record<string, string> = {
   'README.md': lines('# demo-shop', '', 'A tiny shop used by `airspace demo`.'),
   'docs/guide.md': lines('# Guide', '', 'Run the server with `node src/api/server.js`.'),
   'src/billing/invoice.ts': INVOICE,
-  'src/billing/tax.ts': lines('export function taxFor(net: number, region: string): number {', "  return region === 'EU' ? net * 0.2 : 0;", '}'),
+  'src/billing/tax.ts': lines(
+    'export function taxFor(net: number, region: string): number {',
+    "  return region === 'EU' ? net * 0.2 : 0;",
+    '}',
+  ),
   'src/util/format.ts': lines('export function formatMoney(cents: number): string {', '  return `$${(cents / 100).toFixed(2)}`;', '}'),
   'src/api/routes.ts': lines(
     "import { formatMoney } from '../util/format.js';",
@@ -56,7 +60,7 @@ export const DEMO_BASE: Record<string, string> = {
     "import { routes } from './routes.js';",
     '',
     'export function start(port: number): void {',
-    "  console.log(`listening on ${port}`, Object.keys(routes));",
+    '  console.log(`listening on ${port}`, Object.keys(routes));',
     '}',
   ),
   'src/auth/session.ts': lines(
@@ -96,48 +100,95 @@ export function createDemoRepository(parent?: string): DemoRepository {
   // alice and bob rewrite the same loop in subtotal(): same base lines → resolution.
   fixture
     .worktree('alice')
-    .write('src/billing/invoice.ts', INVOICE.replace('  let sum = 0;\n  for (const line of lines) {\n    sum += line.quantity * line.unitPrice;\n  }\n  return sum;', '  return lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);'))
+    .write(
+      'src/billing/invoice.ts',
+      INVOICE.replace(
+        '  let sum = 0;\n  for (const line of lines) {\n    sum += line.quantity * line.unitPrice;\n  }\n  return sum;',
+        '  return lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);',
+      ),
+    )
     .commit('billing: subtotal with reduce');
   fixture
     .worktree('bob')
-    .write('src/billing/invoice.ts', INVOICE.replace('  for (const line of lines) {\n    sum += line.quantity * line.unitPrice;\n  }', '  for (const line of lines) {\n    if (line.quantity <= 0) continue;\n    sum += Math.round(line.quantity * line.unitPrice);\n  }'));
+    .write(
+      'src/billing/invoice.ts',
+      INVOICE.replace(
+        '  for (const line of lines) {\n    sum += line.quantity * line.unitPrice;\n  }',
+        '  for (const line of lines) {\n    if (line.quantity <= 0) continue;\n    sum += Math.round(line.quantity * line.unitPrice);\n  }',
+      ),
+    );
 
   // carol changes formatMoney; dave edits the server, which reaches it through routes.ts.
-  fixture.worktree('carol').write('src/util/format.ts', lines('export function formatMoney(cents: number, currency = "USD"): string {', '  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100);', '}'));
-  fixture.worktree('dave').write('src/api/server.ts', lines(
-    "import { routes } from './routes.js';",
-    '',
-    'export function start(port: number, host = "127.0.0.1"): void {',
-    "  console.log(`listening on ${host}:${port}`, Object.keys(routes));",
-    '}',
-  ));
+  fixture
+    .worktree('carol')
+    .write(
+      'src/util/format.ts',
+      lines(
+        'export function formatMoney(cents: number, currency = "USD"): string {',
+        '  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100);',
+        '}',
+      ),
+    );
+  fixture
+    .worktree('dave')
+    .write(
+      'src/api/server.ts',
+      lines(
+        "import { routes } from './routes.js';",
+        '',
+        'export function start(port: number, host = "127.0.0.1"): void {',
+        '  console.log(`listening on ${host}:${port}`, Object.keys(routes));',
+        '}',
+      ),
+    );
 
   // erin changes createSession's signature; frank's new lines call it.
   fixture
     .worktree('erin')
-    .write('src/auth/session.ts', lines(
-      'export interface Session {',
-      '  readonly user: string;',
-      '  readonly expiresAt: number;',
-      '}',
-      '',
-      'export function createSession(user: string, ttlMs: number): Session {',
-      '  return { user, expiresAt: Date.now() + ttlMs };',
-      '}',
-    ))
+    .write(
+      'src/auth/session.ts',
+      lines(
+        'export interface Session {',
+        '  readonly user: string;',
+        '  readonly expiresAt: number;',
+        '}',
+        '',
+        'export function createSession(user: string, ttlMs: number): Session {',
+        '  return { user, expiresAt: Date.now() + ttlMs };',
+        '}',
+      ),
+    )
     .commit('auth: sessions expire');
-  fixture.worktree('frank').write('src/auth/login.ts', lines(
-    "import { createSession } from './session.js';",
-    '',
-    'export function login(user: string, password: string, remember = false) {',
-    '  if (!password) throw new Error("password required");',
-    '  const session = createSession(user);',
-    '  return remember ? { ...session, remember } : session;',
-    '}',
-  ));
+  fixture
+    .worktree('frank')
+    .write(
+      'src/auth/login.ts',
+      lines(
+        "import { createSession } from './session.js';",
+        '',
+        'export function login(user: string, password: string, remember = false) {',
+        '  if (!password) throw new Error("password required");',
+        '  const session = createSession(user);',
+        '  return remember ? { ...session, remember } : session;',
+        '}',
+      ),
+    );
 
   // grace works far away from everyone.
-  fixture.worktree('grace').write('docs/guide.md', lines('# Guide', '', 'Run the server with `node src/api/server.js --port 8080`.', '', '## Deploying', '', 'Copy `dist/` to the host.'));
+  fixture
+    .worktree('grace')
+    .write(
+      'docs/guide.md',
+      lines(
+        '# Guide',
+        '',
+        'Run the server with `node src/api/server.js --port 8080`.',
+        '',
+        '## Deploying',
+        '',
+        'Copy `dist/` to the host.',
+      ),
+    );
 
   return {
     fixture,

@@ -35,12 +35,17 @@ export function formatEvidence(evidence: Evidence): string {
 }
 
 export function formatChannels(link: Pick<Link, 'channels'>): string {
-  return link.channels
-    .filter((c) => c.risk > 0)
-    .sort((x, y) => y.weighted - x.weighted)
-    // A line or symbol channel's whole-file part cannot escalate: say how much of it is precise.
-    .map((c) => `${c.channel} ${c.risk.toFixed(2)}${c.preciseRisk !== undefined ? ` (${c.preciseRisk.toFixed(2)} ${c.precision}-precise)` : ''}`)
-    .join(' · ') || '—';
+  return (
+    link.channels
+      .filter((c) => c.risk > 0)
+      .sort((x, y) => y.weighted - x.weighted)
+      // A line or symbol channel's whole-file part cannot escalate: say how much of it is precise.
+      .map(
+        (c) =>
+          `${c.channel} ${c.risk.toFixed(2)}${c.preciseRisk !== undefined ? ` (${c.preciseRisk.toFixed(2)} ${c.precision}-precise)` : ''}`,
+      )
+      .join(' · ') || '—'
+  );
 }
 
 const LEVEL_ORDER = { resolution: 0, traffic: 1, unknown: 2, clear: 3 } as const;
@@ -59,7 +64,13 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
   const lines: string[] = [];
 
   if (shown.length > 0) {
-    const rows = shown.map((l) => ({ link: l, level: l.level.toUpperCase(), risk: l.risk.toFixed(2), pair: `${l.a} ↔ ${l.b}`, channels: formatChannels(l) }));
+    const rows = shown.map((l) => ({
+      link: l,
+      level: l.level.toUpperCase(),
+      risk: l.risk.toFixed(2),
+      pair: `${l.a} ↔ ${l.b}`,
+      channels: formatChannels(l),
+    }));
     const w = {
       level: Math.max(5, ...rows.map((r) => r.level.length)),
       risk: 4,
@@ -67,7 +78,9 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
     };
     lines.push(style.bold(`${padEnd('LEVEL', w.level)}  ${padEnd('RISK', w.risk)}  ${padEnd('PAIR', w.pair)}  CHANNELS`));
     for (const r of rows) {
-      lines.push(`${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`);
+      lines.push(
+        `${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`,
+      );
       for (const e of r.link.evidence.slice(0, perPair)) lines.push(`  ${style.dim('·')} ${formatEvidence(e)}`);
       const advisory = advisories.get(`${r.link.a}\u0000${r.link.b}`);
       if (advisory?.steer && advisory.hold) lines.push(`  ${style.dim('→')} ${advisory.steer} steers away, ${advisory.hold} holds course`);
@@ -85,7 +98,10 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
     style.level('clear', `${c.clear} clear`),
   ].join(' ');
   lines.push(summary);
-  if (c.agents < 2) lines.push(style.dim('Fewer than two agents with work in progress: nothing to compare. Agents are git worktrees (or branches, with --source).'));
+  if (c.agents < 2)
+    lines.push(
+      style.dim('Fewer than two agents with work in progress: nothing to compare. Agents are git worktrees (or branches, with --source).'),
+    );
   for (const p of result.problems) lines.push(style.dim(`! ${p.message}`));
   return lines.join('\n') + '\n';
 }

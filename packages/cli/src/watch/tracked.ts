@@ -14,7 +14,8 @@ export function mergeChanges(a: TrackedChange | undefined, b: TrackedChange): Tr
   if (a.all) return a;
   if (b.all) return b;
   const paths: Record<string, string[]> = {};
-  for (const change of [a, b]) for (const [dir, list] of Object.entries(change.paths)) paths[dir] = [...new Set([...(paths[dir] ?? []), ...list])].sort();
+  for (const change of [a, b])
+    for (const [dir, list] of Object.entries(change.paths)) paths[dir] = [...new Set([...(paths[dir] ?? []), ...list])].sort();
   return { all: false, reason: a.reason, paths };
 }
 
@@ -27,7 +28,10 @@ export function scanExtraFor(change: TrackedChange | undefined): ScanExtra {
 
 /** The worktrees to watch after a scan: git's list now, plus agents' own (observations may name others). */
 export async function worktreesToWatch(repo: string, result: ScanResult | undefined, fallback: readonly string[]): Promise<string[]> {
-  const listed = await watchTargets(repo).then((t) => t.worktrees, () => [...fallback]);
+  const listed = await watchTargets(repo).then(
+    (t) => t.worktrees,
+    () => [...fallback],
+  );
   return [...new Set([...listed, ...(result?.agents ?? []).map((a) => a.worktree).filter((d): d is string => typeof d === 'string')])];
 }
 

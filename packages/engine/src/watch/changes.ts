@@ -93,7 +93,8 @@ export function createChangeSource(options: ChangeSourceOptions): ChangeSource {
         w.close();
         watchers.delete(dir);
         // A deleted worktree is normal; anything else means events are unreliable: poll.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') startPolling((error as Error).message);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM')
+          startPolling((error as Error).message);
         else fire(dir);
       });
       watchers.set(dir, w);

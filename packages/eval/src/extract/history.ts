@@ -32,7 +32,10 @@ export interface ChainCommit {
 
 /** First-parent commits from just after `base` to `head`, oldest first. */
 export async function firstParentCommits(cwd: string, base: string, head: string): Promise<ChainCommit[]> {
-  const out = await runGit(['log', '--first-parent', '--no-show-signature', '--format=%H%x00%ct%x00%P%x00%s%x00', `${base}..${head}`, '--'], { cwd });
+  const out = await runGit(
+    ['log', '--first-parent', '--no-show-signature', '--format=%H%x00%ct%x00%P%x00%s%x00', `${base}..${head}`, '--'],
+    { cwd },
+  );
   const fields = out.split('\0');
   const commits: ChainCommit[] = [];
   for (let i = 0; i + 3 < fields.length; i += 4) {
@@ -52,7 +55,12 @@ const REVERT = /^Revert\b/;
  */
 export async function conflictsOf(cwd: string, scratch: ScratchStore, pairs: readonly (readonly [string, string])[]): Promise<boolean[]> {
   if (pairs.length === 0) return [];
-  const r = await runGitRaw(['merge-tree', '--stdin', '--name-only', '-z'], { cwd, env: scratch.env(), input: pairs.map(([a, b]) => `${a} ${b}\n`).join(''), okCodes: [1, 128] });
+  const r = await runGitRaw(['merge-tree', '--stdin', '--name-only', '-z'], {
+    cwd,
+    env: scratch.env(),
+    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(''),
+    okCodes: [1, 128],
+  });
   const outcomes = parseMergeTreeStdin(r.stdout.toString('utf8'));
   const result: boolean[] = [];
   for (const [i, [a, b]] of pairs.entries()) {
@@ -61,16 +69,32 @@ export async function conflictsOf(cwd: string, scratch: ScratchStore, pairs: rea
       result.push(!outcome.clean);
       continue;
     }
-    const alone = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', a, b], { cwd, env: scratch.env(), okCodes: [1, 128] });
+    const alone = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', a, b], {
+      cwd,
+      env: scratch.env(),
+      okCodes: [1, 128],
+    });
     result.push(alone.code === 1);
   }
   return result;
 }
 
 /** The merges and reverts of one side's chain, each merge re-merged (`conflicted`). */
-export async function sideHistories(cwd: string, scratch: ScratchStore, chains: readonly [readonly ChainCommit[], readonly ChainCommit[]]): Promise<[SideHistory, SideHistory]> {
-  const merges = chains.map((chain) => chain.flatMap((c, i) => (c.parents.length >= 2 ? [{ index: i + 1, commit: c.id, parents: [c.parents[0]!, c.parents[1]!] as const }] : [])));
-  const conflicted = await conflictsOf(cwd, scratch, merges.flat().map((m) => m.parents));
+export async function sideHistories(
+  cwd: string,
+  scratch: ScratchStore,
+  chains: readonly [readonly ChainCommit[], readonly ChainCommit[]],
+): Promise<[SideHistory, SideHistory]> {
+  const merges = chains.map((chain) =>
+    chain.flatMap((c, i) =>
+      c.parents.length >= 2 ? [{ index: i + 1, commit: c.id, parents: [c.parents[0]!, c.parents[1]!] as const }] : [],
+    ),
+  );
+  const conflicted = await conflictsOf(
+    cwd,
+    scratch,
+    merges.flat().map((m) => m.parents),
+  );
   let k = 0;
   return chains.map((chain, side) => ({
     merges: merges[side]!.map((m) => ({ index: m.index, commit: m.commit, conflicted: conflicted[k++]! })),
@@ -85,7 +109,10 @@ export type DissolveReason = 'sync-merge' | 'revert' | 'unexplained';
  * A merge commit on either side after its observed commit (a sync, or another branch merged into
  * it) comes first; then a revert after the observed commit; else unexplained (later edits undid it).
  */
-export function dissolveReason(history: readonly [SideHistory, SideHistory] | undefined, observed: readonly [number, number]): DissolveReason {
+export function dissolveReason(
+  history: readonly [SideHistory, SideHistory] | undefined,
+  observed: readonly [number, number],
+): DissolveReason {
   if (!history) return 'unexplained';
   if (history.some((h, i) => h.merges.some((m) => m.index > observed[i]!))) return 'sync-merge';
   if (history.some((h, i) => h.reverts.some((r) => r > observed[i]!))) return 'revert';
@@ -93,7 +120,10 @@ export function dissolveReason(history: readonly [SideHistory, SideHistory] | un
 }
 
 /** A merge on either side between the observed commit and the final parent conflicted when re-merged. */
-export function laterMergeConflicted(history: readonly [SideHistory, SideHistory] | undefined, observed: readonly [number, number]): boolean {
+export function laterMergeConflicted(
+  history: readonly [SideHistory, SideHistory] | undefined,
+  observed: readonly [number, number],
+): boolean {
   return !!history?.some((h, i) => h.merges.some((m) => m.conflicted && m.index > observed[i]!));
 }
 
@@ -113,14 +143,20 @@ export interface ObservedRecord {
  * (for the full diffs that is the textual label itself). Records already complete are returned
  * as they are; `changed` says whether any was not.
  */
-export async function completeLabels<T extends ObservedRecord>(cwd: string, scratch: ScratchStore, records: readonly T[]): Promise<{ records: T[]; changed: boolean }> {
+export async function completeLabels<T extends ObservedRecord>(
+  cwd: string,
+  scratch: ScratchStore,
+  records: readonly T[],
+): Promise<{ records: T[]; changed: boolean }> {
   const todo = records.filter((r) => !r.labels.history || r.observedConflict === undefined);
   const first = records[0];
   if (!first || todo.length === 0) return { records: [...records], changed: false };
   // Chains count from the parents' merge base (an early record's `base` is its observed commits').
-  const mergeBase = records.find((r) => r.early >= 1)?.base ?? (await runGit(['merge-base', first.parents[0], first.parents[1]], { cwd })).trim();
+  const mergeBase =
+    records.find((r) => r.early >= 1)?.base ?? (await runGit(['merge-base', first.parents[0], first.parents[1]], { cwd })).trim();
   const chains = (await Promise.all(first.parents.map((p) => firstParentCommits(cwd, mergeBase, p)))) as [ChainCommit[], ChainCommit[]];
-  const history = first.labels.history ?? records.find((r) => r.labels.history)?.labels.history ?? (await sideHistories(cwd, scratch, chains));
+  const history =
+    first.labels.history ?? records.find((r) => r.labels.history)?.labels.history ?? (await sideHistories(cwd, scratch, chains));
   const pairs: [string, string][] = [];
   const pairOf = new Map<T, number>();
   for (const r of todo) {

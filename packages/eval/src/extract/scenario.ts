@@ -57,7 +57,9 @@ export function labelOf(s: Labelled, kind: LabelKind): boolean {
     case 'any':
       return labels.textual || labels.manual;
     case 'collided':
-      return labels.textual || s.observedConflict === true || (s.observed !== undefined && laterMergeConflicted(labels.history, s.observed));
+      return (
+        labels.textual || s.observedConflict === true || (s.observed !== undefined && laterMergeConflicted(labels.history, s.observed))
+      );
   }
 }
 
@@ -141,15 +143,27 @@ export async function declaredPaths(cwd: string, base: string, head: string, mod
 export const DEFAULT_MAX_FILES = 3000;
 
 /** Labels of a two-parent merge: git's own merge of the parents, compared with what was committed. */
-export async function labelMerge(cwd: string, scratch: ScratchStore, merge: string, parents: readonly [string, string]): Promise<ScenarioLabels> {
+export async function labelMerge(
+  cwd: string,
+  scratch: ScratchStore,
+  merge: string,
+  parents: readonly [string, string],
+): Promise<ScenarioLabels> {
   // The same merge (flags and parser) as the merge channel's, objects in the scratch store.
-  const r = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', '--messages', parents[0], parents[1]], { cwd, env: scratch.env(), okCodes: [1] });
+  const r = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', '--messages', parents[0], parents[1]], {
+    cwd,
+    env: scratch.env(),
+    okCodes: [1],
+  });
   const parsed = parseMergeTree(r.stdout.toString('utf8'), r.code === 0);
   const tree = parsed.tree ?? '';
   if (!/^[0-9a-f]{40,64}$/.test(tree)) throw new Error(`git merge-tree printed no tree for ${parents.join(' ')}`);
   const conflictedPaths = [...new Set(parsed.conflicts.map((c) => c.path))].sort();
   const conflicted = new Set(conflictedPaths);
-  const differ = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', tree, `${merge}^{tree}`], { cwd, env: scratch.env() });
+  const differ = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', tree, `${merge}^{tree}`], {
+    cwd,
+    env: scratch.env(),
+  });
   const manualPaths = differ
     .split('\0')
     .filter((p) => p && !conflicted.has(p))
@@ -202,7 +216,8 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
     if (bases.length === 0) return skip('no-merge-base', 'unrelated histories or a shallow clone');
     if (bases.length > 1) return skip('several-merge-bases', `${bases.length} merge bases`);
     const base = bases[0]!;
-    if (base === parents[0] || base === parents[1]) return skip('parent-is-ancestor', `${base === parents[0] ? 'first' : 'second'} parent is the merge base`);
+    if (base === parents[0] || base === parents[1])
+      return skip('parent-is-ancestor', `${base === parents[0] ? 'first' : 'second'} parent is the merge base`);
 
     const early = options.early ?? 1;
     const chains = await Promise.all(parents.map((p) => firstParentChain(cwd, base, p)));
@@ -269,7 +284,12 @@ export async function extractScenario(cwd: string, m: MergeCommit, options: Extr
       },
     };
   } catch (error) {
-    const why = error instanceof GitError ? error.stderr.trim().split('\n')[0] || error.message : error instanceof Error ? error.message : String(error);
+    const why =
+      error instanceof GitError
+        ? error.stderr.trim().split('\n')[0] || error.message
+        : error instanceof Error
+          ? error.message
+          : String(error);
     return skip('failed', why);
   }
 }

@@ -115,7 +115,9 @@ export function fitNoisyOr(rows: readonly (readonly number[])[], labels: readonl
         }
       }
     }
-    const next = sumC.map((s, i) => fixed.get(i) ?? Math.min(1, Math.max(minWeight, (s + priorStrength * (prior[i] ?? 0)) / (N + priorStrength))));
+    const next = sumC.map(
+      (s, i) => fixed.get(i) ?? Math.min(1, Math.max(minWeight, (s + priorStrength * (prior[i] ?? 0)) / (N + priorStrength))),
+    );
     const nextLeak = options.fixedLeak ?? Math.min(MAX_LEAK, Math.max(0, sumLeak / N));
     const change = Math.max(Math.abs(nextLeak - leak), ...next.map((w, i) => Math.abs(w - weights[i]!)));
     weights = next;
@@ -151,7 +153,12 @@ export interface CrossValidation {
 }
 
 /** k-fold cross-validation of `fitNoisyOr`; rows in a fold are predicted by the model fitted on the others. */
-export function crossValidateNoisyOr(rows: readonly (readonly number[])[], labels: readonly boolean[], folds: number, options: FitOptions = {}): CrossValidation {
+export function crossValidateNoisyOr(
+  rows: readonly (readonly number[])[],
+  labels: readonly boolean[],
+  folds: number,
+  options: FitOptions = {},
+): CrossValidation {
   if (!Number.isInteger(folds) || folds < 2) throw new RangeError(`folds must be an integer ≥ 2, got ${folds}`);
   const outOfFold = new Array<number>(rows.length).fill(0);
   const fits: FitResult[] = [];
@@ -186,7 +193,11 @@ export const DEFAULT_PRIOR_SHARE = 0.1;
 export const ZERO_WEIGHT = 0.01;
 
 /** The fit options of a regularisation, for these channel columns and this many training rows. */
-export function regularised(channelIds: readonly string[], rows: number, reg: Regularisation | undefined): Pick<FitOptions, 'prior' | 'minWeight'> {
+export function regularised(
+  channelIds: readonly string[],
+  rows: number,
+  reg: Regularisation | undefined,
+): Pick<FitOptions, 'prior' | 'minWeight'> {
   if (!reg) return {};
   return {
     ...(reg.share > 0 ? { prior: { weights: channelIds.map((id) => reg.prior[id] ?? 0), strength: reg.share * rows } } : {}),

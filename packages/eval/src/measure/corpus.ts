@@ -11,7 +11,16 @@ import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { confusionAt, DEFAULT_CALIBRATION_BINS } from './metrics.js';
 import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
-import { foresightOf, foresightScorers, LEAD_BUCKETS, pooledUnseen, weightingScorer, type ForesightObservation, type ForesightScorer, type UnseenFigures } from './foresight.js';
+import {
+  foresightOf,
+  foresightScorers,
+  LEAD_BUCKETS,
+  pooledUnseen,
+  weightingScorer,
+  type ForesightObservation,
+  type ForesightScorer,
+  type UnseenFigures,
+} from './foresight.js';
 import type { IntentMode } from '../extract/scenario.js';
 
 export interface CorpusMember {
@@ -64,7 +73,10 @@ export interface CorpusMemberReport {
   /** Each fraction's evaluation of this repository alone (the given weightings, no fit). */
   readonly byFraction: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
   /** With `fit`: the weighting fitted on the other repositories, and its figures here per fraction. */
-  readonly heldOut?: { readonly weighting: ScannerWeighting; readonly byFraction: readonly { readonly fraction: number; readonly metrics: Metrics }[] };
+  readonly heldOut?: {
+    readonly weighting: ScannerWeighting;
+    readonly byFraction: readonly { readonly fraction: number; readonly metrics: Metrics }[];
+  };
   /** Foresight per observation: every channel, every weighting and (with `fit`) the held-out fit. */
   readonly foresight: readonly ForesightObservation[];
 }
@@ -78,7 +90,12 @@ export interface CorpusForesight {
   readonly dissolved: number;
   /** Collisions per lead-time bucket (all scenarios), summed over the repositories. */
   readonly leadCurve: readonly number[];
-  readonly scorers: readonly (UnseenFigures & { readonly leadCurve: readonly number[] } & { readonly name: string; readonly scenarios: number; readonly positives: number; readonly baseRate: number | null })[];
+  readonly scorers: readonly (UnseenFigures & { readonly leadCurve: readonly number[] } & {
+    readonly name: string;
+    readonly scenarios: number;
+    readonly positives: number;
+    readonly baseRate: number | null;
+  })[];
 }
 
 export interface CorpusEvaluation {
@@ -86,7 +103,12 @@ export interface CorpusEvaluation {
   readonly fractions: readonly number[];
   readonly members: readonly CorpusMemberReport[];
   /** With `fit`: the weighting fitted on every repository (what a calibration file ships). */
-  readonly fitted?: ScannerWeighting & { readonly fitOn: readonly number[]; readonly bandsOn: number; readonly scenarios: number; readonly zeroWeights: readonly string[] };
+  readonly fitted?: ScannerWeighting & {
+    readonly fitOn: readonly number[];
+    readonly bandsOn: number;
+    readonly scenarios: number;
+    readonly zeroWeights: readonly string[];
+  };
   /** Foresight pooled over the repositories, per observation and label. */
   readonly foresight: readonly CorpusForesight[];
 }
@@ -113,7 +135,19 @@ export function fitScannerWeighting(
 ): ScannerWeighting {
   const rows = (set: readonly ScoredScenario[]) => set.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
   const fixed = new Map(channels.flatMap((c, i) => (fixedWeights[c.id] === undefined ? [] : [[i, fixedWeights[c.id]!] as const])));
-  const model = fitNoisyOr(rows(fitOn), fitOn.map((s) => labelOf(s, label)), { fixedLeak: 0, fixedWeights: fixed, ...regularised(channels.map((c) => c.id), fitOn.length, regularisation) });
+  const model = fitNoisyOr(
+    rows(fitOn),
+    fitOn.map((s) => labelOf(s, label)),
+    {
+      fixedLeak: 0,
+      fixedWeights: fixed,
+      ...regularised(
+        channels.map((c) => c.id),
+        fitOn.length,
+        regularisation,
+      ),
+    },
+  );
   const weights = Object.fromEntries(channels.map((c, i) => [c.id, round3(model.weights[i]!)]));
   const groups = bandsOn.map((set) => ({
     probabilities: rows(set).map((r) => 1 - r.reduce((keep, risk, i) => keep * (1 - (weights[channels[i]!.id] ?? 0) * risk), 1)),
@@ -130,12 +164,17 @@ export function fitScannerWeighting(
  * scores the same and leaves them a margin: a case that sits exactly on a threshold flips with
  * the smallest change.
  */
-export function bandsFor(groups: readonly { readonly probabilities: readonly number[]; readonly labels: readonly boolean[] }[], fallback: Thresholds, trafficPrecision = DEFAULT_TRAFFIC_PRECISION): Thresholds {
+export function bandsFor(
+  groups: readonly { readonly probabilities: readonly number[]; readonly labels: readonly boolean[] }[],
+  fallback: Thresholds,
+  trafficPrecision = DEFAULT_TRAFFIC_PRECISION,
+): Thresholds {
   const all = groups.flatMap((g) => g.probabilities);
   const labels = groups.flatMap((g) => g.labels);
   const scores = [...new Set(all)].sort((a, b) => a - b);
   const candidates = scores.filter((t) => t > 0);
-  const preciseEverywhere = (t: number) => groups.every((g) => (confusionAt(g.probabilities, g.labels, t).precision ?? 1) >= trafficPrecision);
+  const preciseEverywhere = (t: number) =>
+    groups.every((g) => (confusionAt(g.probabilities, g.labels, t).precision ?? 1) >= trafficPrecision);
   const traffic = candidates.find(preciseEverywhere);
   if (traffic === undefined) return fallback;
   let resolution = traffic;
@@ -155,7 +194,8 @@ export function bandsFor(groups: readonly { readonly probabilities: readonly num
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-const sumCurves = (curves: readonly (readonly number[])[]): number[] => LEAD_BUCKETS.map((_, i) => curves.reduce((n, c) => n + (c[i] ?? 0), 0));
+const sumCurves = (curves: readonly (readonly number[])[]): number[] =>
+  LEAD_BUCKETS.map((_, i) => curves.reduce((n, c) => n + (c[i] ?? 0), 0));
 
 function pooled(members: readonly CorpusMember[], fractions: readonly number[]): ScoredScenario[] {
   return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
@@ -181,11 +221,26 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     }));
     if (!fit) return { name: member.name, head: member.head, byFraction, foresight: [] };
     const others = members.filter((_, i) => i !== index);
-    const weighting = fitScannerWeighting(pooled(others, fit.fitOn), others.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights, fit.regularisation);
+    const weighting = fitScannerWeighting(
+      pooled(others, fit.fitOn),
+      others.map((m) => m.scored.get(bandsOn) ?? []),
+      options.channels,
+      options.label,
+      options.thresholds,
+      fit.trafficPrecision,
+      fit.fixedWeights,
+      fit.regularisation,
+    );
     const heldOut = fractions.map((fraction) => {
       const scenarios = member.scored.get(fraction) ?? [];
       const labels = scenarios.map((s) => labelOf(s, options.label));
-      const { scores, resolution } = combine(scenarios, options.channels, { name: 'held out', weights: weighting.weights }, weighting.thresholds, precisions);
+      const { scores, resolution } = combine(
+        scenarios,
+        options.channels,
+        { name: 'held out', weights: weighting.weights },
+        weighting.thresholds,
+        precisions,
+      );
       return { fraction, metrics: metricsOf(scores, labels, weighting.thresholds, bins, resolution) };
     });
     return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut }, foresight: [] };
@@ -200,8 +255,23 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     observationsOf(m).map(({ fraction, intent, scenarios }) => {
       const scorers: ForesightScorer[] = foresightScorers(scenarios, options.channels, options.weightings, options.thresholds, precisions);
       const held = reports[i]!.heldOut?.weighting;
-      if (held) scorers.push(weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'));
-      return { fraction, intent, scenarios, scorers, observation: foresightOf(scenarios, scorers, { fraction, ...(intent ? { intent } : {}), labels, thresholds: options.thresholds, bins }) };
+      if (held)
+        scorers.push(
+          weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'),
+        );
+      return {
+        fraction,
+        intent,
+        scenarios,
+        scorers,
+        observation: foresightOf(scenarios, scorers, {
+          fraction,
+          ...(intent ? { intent } : {}),
+          labels,
+          thresholds: options.thresholds,
+          bins,
+        }),
+      };
     }),
   );
   const withForesight = reports.map((r, i) => ({ ...r, foresight: perMember[i]!.map((o) => o.observation) }));
@@ -218,7 +288,10 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
         leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.leadCurve ?? [])),
         scorers: first.scorers.map((scorer, j) => ({
           name: scorer.name,
-          ...pooledUnseen(parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })), label),
+          ...pooledUnseen(
+            parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })),
+            label,
+          ),
           leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.scorers[j]?.leadCurve ?? [])),
         })),
       });
@@ -227,7 +300,16 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   let fitted: CorpusEvaluation['fitted'];
   if (fit) {
     const scenarios = pooled(members, fit.fitOn);
-    const weighting = fitScannerWeighting(scenarios, members.map((m) => m.scored.get(bandsOn) ?? []), options.channels, options.label, options.thresholds, fit.trafficPrecision, fit.fixedWeights, fit.regularisation);
+    const weighting = fitScannerWeighting(
+      scenarios,
+      members.map((m) => m.scored.get(bandsOn) ?? []),
+      options.channels,
+      options.label,
+      options.thresholds,
+      fit.trafficPrecision,
+      fit.fixedWeights,
+      fit.regularisation,
+    );
     const zeroWeights = zeroWeightsOf(weighting.weights, fit.fixedWeights);
     fitted = { ...weighting, fitOn: fit.fitOn, bandsOn, scenarios: scenarios.length, zeroWeights };
   }

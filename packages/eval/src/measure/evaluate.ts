@@ -111,7 +111,13 @@ export interface Evaluation {
   readonly curves: Readonly<Record<string, Curves>>;
 }
 
-export function metricsOf(scores: readonly number[], labels: readonly boolean[], thresholds: Thresholds, bins: number, resolutionPredicted?: readonly boolean[]): Metrics {
+export function metricsOf(
+  scores: readonly number[],
+  labels: readonly boolean[],
+  thresholds: Thresholds,
+  bins: number,
+  resolutionPredicted?: readonly boolean[],
+): Metrics {
   return {
     n: labels.length,
     positives: labels.filter(Boolean).length,
@@ -139,7 +145,12 @@ export function combine(
     const parts = channels.map((c) => {
       const weight = weighting.weights[c.id] ?? 0;
       const precise = s.preciseRisks?.[c.id];
-      return { channel: c.id, precision: c.precision, weighted: weight * (s.risks[c.id] ?? 0), ...(precise !== undefined ? { weightedPrecise: weight * precise } : {}) };
+      return {
+        channel: c.id,
+        precision: c.precision,
+        weighted: weight * (s.risks[c.id] ?? 0),
+        ...(precise !== undefined ? { weightedPrecise: weight * precise } : {}),
+      };
     });
     const risk = 1 - (1 - leak) * (1 - noisyOr(parts.map((p) => p.weighted)));
     scores.push(risk);
@@ -196,19 +207,37 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
     const withoutMerge = hasMerge ? run(options.channels.filter((c) => c.id !== MERGE_CHANNEL)) : null;
     if (index === 0) {
       curves[w.name] = { roc: rocCurve(all.scores, labels), reliability: reliabilityBins(all.scores, labels, bins) };
-      if (withoutMerge) curves[`${w.name} without merge`] = { roc: rocCurve(withoutMerge.scores, labels), reliability: reliabilityBins(withoutMerge.scores, labels, bins) };
+      if (withoutMerge)
+        curves[`${w.name} without merge`] = {
+          roc: rocCurve(withoutMerge.scores, labels),
+          reliability: reliabilityBins(withoutMerge.scores, labels, bins),
+        };
     }
     const ablations: Record<string, Metrics> = {};
-    if (options.channels.length > 1) for (const c of options.channels) ablations[c.id] = run(options.channels.filter((x) => x.id !== c.id)).metrics;
-    return { name: w.name, weights: w.weights, leak: w.leak ?? 0, combined: all.metrics, withoutMerge: withoutMerge?.metrics ?? null, ablations };
+    if (options.channels.length > 1)
+      for (const c of options.channels) ablations[c.id] = run(options.channels.filter((x) => x.id !== c.id)).metrics;
+    return {
+      name: w.name,
+      weights: w.weights,
+      leak: w.leak ?? 0,
+      combined: all.metrics,
+      withoutMerge: withoutMerge?.metrics ?? null,
+      ablations,
+    };
   });
 
   let fit: FitReport | undefined;
   if (options.fitFolds !== undefined && scenarios.length >= options.fitFolds) {
     const fitOn = (subset: readonly ChannelInfo[]) => {
       const rows = scenarios.map((s) => subset.map((c) => s.risks[c.id] ?? 0));
-      const fixedWeights = new Map(subset.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])));
-      const reg = regularised(subset.map((c) => c.id), rows.length, options.regularisation);
+      const fixedWeights = new Map(
+        subset.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])),
+      );
+      const reg = regularised(
+        subset.map((c) => c.id),
+        rows.length,
+        options.regularisation,
+      );
       const cv = crossValidateNoisyOr(rows, labels, options.fitFolds!, { fixedWeights, ...reg });
       const model = fitNoisyOr(rows, labels, { fixedWeights, ...reg });
       const weights = Object.fromEntries(subset.map((c, i) => [c.id, model.weights[i]!]));
@@ -260,7 +289,6 @@ export interface EarlyWarning {
   /** Median share of each side's commits still to come at the early observation, over positives foreseen early. */
   readonly medianCommitsAhead: number | null;
 }
-
 
 /** How much earlier collisions are foreseen when each side is observed part-way. */
 export function earlyWarning(

@@ -117,12 +117,16 @@ export function bucketOf(hours: number): number {
   return i < 0 ? LEAD_BUCKETS.length - 1 : i;
 }
 
-
 const mean = (values: readonly number[]): number | null => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const ratio = (x: number | null, base: number | null): number | null => (x === null || !base ? null : x / base);
 
 /** Unseen figures of one scorer over a set of scenario indices. */
-export function unseenFigures(scenarios: readonly ScoredScenario[], labels: readonly boolean[], scorer: ForesightScorer, indices: readonly number[]): UnseenFigures {
+export function unseenFigures(
+  scenarios: readonly ScoredScenario[],
+  labels: readonly boolean[],
+  scorer: ForesightScorer,
+  indices: readonly number[],
+): UnseenFigures {
   const y = indices.map((i) => labels[i]!);
   const c = confusion(
     indices.map((i) => scorer.flagged[i]!),
@@ -149,7 +153,11 @@ export function unseenFigures(scenarios: readonly ScoredScenario[], labels: read
 }
 
 /** Foresight figures of one observed fraction (each scorer's arrays parallel to `scenarios`). */
-export function foresightOf(scenarios: readonly ScoredScenario[], scorers: readonly ForesightScorer[], options: ForesightOptions): ForesightObservation {
+export function foresightOf(
+  scenarios: readonly ScoredScenario[],
+  scorers: readonly ForesightScorer[],
+  options: ForesightOptions,
+): ForesightObservation {
   const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
   const visible = scenarios.map(isVisible);
   const unseenIdx = scenarios.flatMap((_, i) => (visible[i] ? [] : [i]));
@@ -181,7 +189,12 @@ export function foresightOf(scenarios: readonly ScoredScenario[], scorers: reado
       scenarios: scenarios.length,
       positives: labels.filter(Boolean).length,
       visible: { scenarios: visibleIdx.length, positives: visibleIdx.filter((i) => labels[i]).length, dissolved, dissolvedBy },
-      unseen: { scenarios: unseenIdx.length, positives: unseenPositives, baseRate: unseenIdx.length ? unseenPositives / unseenIdx.length : null, gitConflicts: unseenIdx.filter((i) => scenarios[i]!.observedConflict === true).length },
+      unseen: {
+        scenarios: unseenIdx.length,
+        positives: unseenPositives,
+        baseRate: unseenIdx.length ? unseenPositives / unseenIdx.length : null,
+        gitConflicts: unseenIdx.filter((i) => scenarios[i]!.observedConflict === true).length,
+      },
       leadCurve: curve(() => true),
       scorers: scorers.map((s) => {
         const metrics = all(s);
@@ -200,13 +213,26 @@ export function foresightOf(scenarios: readonly ScoredScenario[], scorers: reado
 }
 
 /** Pooled unseen figures of one scorer over several repositories' observations of one fraction (the corpus line). */
-export function pooledUnseen(parts: readonly { readonly scenarios: readonly ScoredScenario[]; readonly scorer: ForesightScorer }[], label: LabelKind): UnseenFigures & { readonly scenarios: number; readonly positives: number; readonly baseRate: number | null } {
+export function pooledUnseen(
+  parts: readonly { readonly scenarios: readonly ScoredScenario[]; readonly scorer: ForesightScorer }[],
+  label: LabelKind,
+): UnseenFigures & { readonly scenarios: number; readonly positives: number; readonly baseRate: number | null } {
   const scenarios = parts.flatMap((p) => p.scenarios);
-  const scorer: ForesightScorer = { name: parts[0]?.scorer.name ?? '', kind: parts[0]?.scorer.kind ?? 'weighting', scores: parts.flatMap((p) => p.scorer.scores), flagged: parts.flatMap((p) => p.scorer.flagged) };
+  const scorer: ForesightScorer = {
+    name: parts[0]?.scorer.name ?? '',
+    kind: parts[0]?.scorer.kind ?? 'weighting',
+    scores: parts.flatMap((p) => p.scorer.scores),
+    flagged: parts.flatMap((p) => p.scorer.flagged),
+  };
   const labels = scenarios.map((s) => labelOf(s, label));
   const unseen = scenarios.flatMap((s, i) => (isVisible(s) ? [] : [i]));
   const positives = unseen.filter((i) => labels[i]).length;
-  return { scenarios: unseen.length, positives, baseRate: unseen.length ? positives / unseen.length : null, ...unseenFigures(scenarios, labels, scorer, unseen) };
+  return {
+    scenarios: unseen.length,
+    positives,
+    baseRate: unseen.length ? positives / unseen.length : null,
+    ...unseenFigures(scenarios, labels, scorer, unseen),
+  };
 }
 
 /** Each channel alone and each weighting (the scanner's first), flagged at τ_TA as the report's rows are. */
@@ -242,12 +268,33 @@ export function weightingScorer(
 export function outOfFoldScorer(
   scenarios: readonly ScoredScenario[],
   channels: readonly ChannelInfo[],
-  options: { label: LabelKind; folds: number; thresholds: Thresholds; fixedWeights?: Readonly<Record<string, number>>; regularisation?: Regularisation; name?: string },
+  options: {
+    label: LabelKind;
+    folds: number;
+    thresholds: Thresholds;
+    fixedWeights?: Readonly<Record<string, number>>;
+    regularisation?: Regularisation;
+    name?: string;
+  },
 ): ForesightScorer | undefined {
   if (scenarios.length < options.folds || options.folds < 2) return undefined;
   const rows = scenarios.map((s) => channels.map((c) => s.risks[c.id] ?? 0));
   const labels = scenarios.map((s) => labelOf(s, options.label));
-  const fixedWeights = new Map(channels.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])));
-  const cv = crossValidateNoisyOr(rows, labels, options.folds, { fixedWeights, ...regularised(channels.map((c) => c.id), rows.length, options.regularisation) });
-  return { name: options.name ?? 'fitted (out-of-fold)', kind: 'fitted', scores: cv.outOfFold, flagged: cv.outOfFold.map((p) => p >= options.thresholds.traffic) };
+  const fixedWeights = new Map(
+    channels.flatMap((c, i) => (options.fixedWeights?.[c.id] === undefined ? [] : [[i, options.fixedWeights[c.id]!] as const])),
+  );
+  const cv = crossValidateNoisyOr(rows, labels, options.folds, {
+    fixedWeights,
+    ...regularised(
+      channels.map((c) => c.id),
+      rows.length,
+      options.regularisation,
+    ),
+  });
+  return {
+    name: options.name ?? 'fitted (out-of-fold)',
+    kind: 'fitted',
+    scores: cv.outOfFold,
+    flagged: cv.outOfFold.map((p) => p >= options.thresholds.traffic),
+  };
 }

@@ -129,7 +129,8 @@ export interface Confusion {
 }
 
 export function confusion(predicted: readonly boolean[], labels: Labels): Confusion {
-  if (predicted.length !== labels.length) throw new RangeError(`predictions (${predicted.length}) and labels (${labels.length}) differ in length`);
+  if (predicted.length !== labels.length)
+    throw new RangeError(`predictions (${predicted.length}) and labels (${labels.length}) differ in length`);
   let tp = 0;
   let fp = 0;
   let tn = 0;

@@ -5,7 +5,13 @@
  * pooled.
  */
 import type { CorpusEvaluation, CorpusForesight } from '../measure/corpus.js';
-import { LEAD_BUCKETS, type ForesightObservation, type LabelForesight, type ScorerForesight, type UnseenFigures } from '../measure/foresight.js';
+import {
+  LEAD_BUCKETS,
+  type ForesightObservation,
+  type LabelForesight,
+  type ScorerForesight,
+  type UnseenFigures,
+} from '../measure/foresight.js';
 import { alignedTable, fmt, LABEL_NAMES } from './format.js';
 
 const pct = (f: number) => `${Math.round(f * 100)}%`;
@@ -48,8 +54,16 @@ function unseenRow(s: ScorerForesight): string[] {
 }
 
 function leadTable(b: LabelForesight): string {
-  const headers = ['hours before merge', ...LEAD_BUCKETS.map((x) => (x.toHours === null ? `≥${x.fromHours}` : `${x.fromHours}–${x.toHours}`))];
-  const rows = [['collisions', ...b.leadCurve.map(String)], ...b.scorers.filter((s) => s.kind !== 'channel' || s.name === 'merge').map((s) => [`flagged: ${s.kind === 'channel' ? `channel ${s.name}` : s.name}`, ...s.leadCurve.map(String)])];
+  const headers = [
+    'hours before merge',
+    ...LEAD_BUCKETS.map((x) => (x.toHours === null ? `≥${x.fromHours}` : `${x.fromHours}–${x.toHours}`)),
+  ];
+  const rows = [
+    ['collisions', ...b.leadCurve.map(String)],
+    ...b.scorers
+      .filter((s) => s.kind !== 'channel' || s.name === 'merge')
+      .map((s) => [`flagged: ${s.kind === 'channel' ? `channel ${s.name}` : s.name}`, ...s.leadCurve.map(String)]),
+  ];
   return alignedTable(headers, rows, 1);
 }
 
@@ -62,7 +76,8 @@ export function belowMerge(observations: readonly ForesightObservation[], name?:
   for (const o of observations) {
     for (const b of o.byLabel) {
       const s = b.scorers.find((x) => (name ? x.name === name : x.kind === 'weighting'));
-      if (s?.foresightGain !== null && s?.foresightGain !== undefined && s.foresightGain < -1e-9) out.push(`${observationTitle(o)} (${LABEL_NAMES[b.label]}): ${s.foresightGain.toFixed(3)}`);
+      if (s?.foresightGain !== null && s?.foresightGain !== undefined && s.foresightGain < -1e-9)
+        out.push(`${observationTitle(o)} (${LABEL_NAMES[b.label]}): ${s.foresightGain.toFixed(3)}`);
     }
   }
   return out;
@@ -85,7 +100,12 @@ export function foresightText(observations: readonly ForesightObservation[]): st
   }
   const below = belowMerge(observations);
   const first = observations[0]!.byLabel[0]!.scorers.find((s) => s.kind === 'weighting')?.name;
-  if (first) out.push(below.length ? `${first}: F1 at traffic below the merge channel's alone at ${below.join('; ')}` : `${first}: F1 at traffic never below the merge channel's alone`);
+  if (first)
+    out.push(
+      below.length
+        ? `${first}: F1 at traffic below the merge channel's alone at ${below.join('; ')}`
+        : `${first}: F1 at traffic never below the merge channel's alone`,
+    );
   for (const o of observations) {
     for (const b of o.byLabel) {
       out.push(
@@ -96,24 +116,78 @@ export function foresightText(observations: readonly ForesightObservation[]): st
       );
     }
   }
-  out.push('', 'Unseen columns: flagged at traffic or above among the scenarios git does not see as conflicting yet; lift = precision ÷ their base rate; ×base = PR-AUC ÷ base rate; lead h = median hours from observation to merge of the collisions flagged. F1@TA all: over all scenarios; gain = minus the merge channel\'s alone.');
+  out.push(
+    '',
+    "Unseen columns: flagged at traffic or above among the scenarios git does not see as conflicting yet; lift = precision ÷ their base rate; ×base = PR-AUC ÷ base rate; lead h = median hours from observation to merge of the collisions flagged. F1@TA all: over all scenarios; gain = minus the merge channel's alone.",
+  );
   return out;
 }
 
-const CORPUS_HEADERS = ['repository', 'unseen', 'coll.', 'flagged', 'TP', 'recall', 'precision', 'lift', 'PR-AUC', '×base', 'lead h', 'F1@TA', 'merge F1', 'gain', 'visible', 'dissolved'];
+const CORPUS_HEADERS = [
+  'repository',
+  'unseen',
+  'coll.',
+  'flagged',
+  'TP',
+  'recall',
+  'precision',
+  'lift',
+  'PR-AUC',
+  '×base',
+  'lead h',
+  'F1@TA',
+  'merge F1',
+  'gain',
+  'visible',
+  'dissolved',
+];
 
 function corpusRow(name: string, b: LabelForesight, scorer: string): string[] | undefined {
   const s = b.scorers.find((x) => x.name === scorer);
   const merge = b.scorers.find((x) => x.kind === 'channel' && x.name === 'merge');
   if (!s) return undefined;
   const u = s.unseen;
-  return [name, String(b.unseen.scenarios), String(b.unseen.positives), String(u.flagged), String(u.tp), fmt(u.recall, 2), fmt(u.precision, 2), times(u.lift), fmt(u.prAuc), times(u.prAucLift), hours(u.medianLeadHours), fmt(s.all.traffic.f1, 2), fmt(merge?.all.traffic.f1, 2), s.foresightGain === null ? '–' : s.foresightGain.toFixed(2), String(b.visible.scenarios), String(b.visible.dissolved)];
+  return [
+    name,
+    String(b.unseen.scenarios),
+    String(b.unseen.positives),
+    String(u.flagged),
+    String(u.tp),
+    fmt(u.recall, 2),
+    fmt(u.precision, 2),
+    times(u.lift),
+    fmt(u.prAuc),
+    times(u.prAucLift),
+    hours(u.medianLeadHours),
+    fmt(s.all.traffic.f1, 2),
+    fmt(merge?.all.traffic.f1, 2),
+    s.foresightGain === null ? '–' : s.foresightGain.toFixed(2),
+    String(b.visible.scenarios),
+    String(b.visible.dissolved),
+  ];
 }
 
 function pooledRow(p: CorpusForesight, scorer: string): string[] | undefined {
   const s = p.scorers.find((x) => x.name === scorer);
   if (!s) return undefined;
-  return ['corpus (pooled)', String(s.scenarios), String(s.positives), String(s.flagged), String(s.tp), fmt(s.recall, 2), fmt(s.precision, 2), times(s.lift), fmt(s.prAuc), times(s.prAucLift), hours(s.medianLeadHours), '', '', '', String(p.visible), String(p.dissolved)];
+  return [
+    'corpus (pooled)',
+    String(s.scenarios),
+    String(s.positives),
+    String(s.flagged),
+    String(s.tp),
+    fmt(s.recall, 2),
+    fmt(s.precision, 2),
+    times(s.lift),
+    fmt(s.prAuc),
+    times(s.prAucLift),
+    hours(s.medianLeadHours),
+    '',
+    '',
+    '',
+    String(p.visible),
+    String(p.dissolved),
+  ];
 }
 
 /** The corpus's foresight: per observation and label, one line per repository and the pooled line, then tables. */
@@ -135,8 +209,17 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
     }
     const pooled = p.scorers.find((s) => s.name === headlineScorer);
     if (pooled) out.push(`  corpus: ${headline(pooled.positives, pooled)}`);
-    const below = corpus.members.flatMap((m) => belowMerge(m.foresight.filter((o) => o.fraction === p.fraction && o.intent === p.intent), headlineScorer).filter((x) => x.includes(LABEL_NAMES[p.label])).map((x) => `${m.name} ${x.slice(x.lastIndexOf(':') + 2)}`));
-    out.push(`  ${headlineScorer}: F1 at traffic ${below.length ? `below the merge channel's alone in ${below.join(', ')}` : "never below the merge channel's alone"}`);
+    const below = corpus.members.flatMap((m) =>
+      belowMerge(
+        m.foresight.filter((o) => o.fraction === p.fraction && o.intent === p.intent),
+        headlineScorer,
+      )
+        .filter((x) => x.includes(LABEL_NAMES[p.label]))
+        .map((x) => `${m.name} ${x.slice(x.lastIndexOf(':') + 2)}`),
+    );
+    out.push(
+      `  ${headlineScorer}: F1 at traffic ${below.length ? `below the merge channel's alone in ${below.join(', ')}` : "never below the merge channel's alone"}`,
+    );
     for (const name of scorerNames) {
       const body = corpus.members.flatMap((m) => {
         const b = m.foresight.find((o) => o.fraction === p.fraction && o.intent === p.intent)?.byLabel.find((x) => x.label === p.label);
@@ -151,7 +234,12 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
       `collisions flagged by hours before the merge, pooled, ${title}`,
       alignedTable(
         ['hours before merge', ...LEAD_BUCKETS.map((x) => (x.toHours === null ? `≥${x.fromHours}` : `${x.fromHours}–${x.toHours}`))],
-        [['collisions', ...p.leadCurve.map(String)], ...p.scorers.filter((s) => s.name === 'merge' || scorerNames.includes(s.name)).map((s) => [`flagged: ${scorerNames.includes(s.name) ? s.name : `channel ${s.name}`}`, ...s.leadCurve.map(String)])],
+        [
+          ['collisions', ...p.leadCurve.map(String)],
+          ...p.scorers
+            .filter((s) => s.name === 'merge' || scorerNames.includes(s.name))
+            .map((s) => [`flagged: ${scorerNames.includes(s.name) ? s.name : `channel ${s.name}`}`, ...s.leadCurve.map(String)]),
+        ],
         1,
       ),
     );
@@ -161,7 +249,21 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
       `every scorer on the unseen, pooled, ${title}`,
       alignedTable(
         ['scorer', 'unseen', 'coll.', 'flagged', 'TP', 'recall', 'precision', 'lift', 'PR-AUC', '×base', 'lead h'],
-        [...channels.map((s) => ({ ...s, name: `channel ${s.name}` })), ...p.scorers.filter((s) => scorerNames.includes(s.name))].map((s) => [s.name, String(s.scenarios), String(s.positives), String(s.flagged), String(s.tp), fmt(s.recall, 2), fmt(s.precision, 2), times(s.lift), fmt(s.prAuc), times(s.prAucLift), hours(s.medianLeadHours)]),
+        [...channels.map((s) => ({ ...s, name: `channel ${s.name}` })), ...p.scorers.filter((s) => scorerNames.includes(s.name))].map(
+          (s) => [
+            s.name,
+            String(s.scenarios),
+            String(s.positives),
+            String(s.flagged),
+            String(s.tp),
+            fmt(s.recall, 2),
+            fmt(s.precision, 2),
+            times(s.lift),
+            fmt(s.prAuc),
+            times(s.prAucLift),
+            hours(s.medianLeadHours),
+          ],
+        ),
         1,
       ),
     );

@@ -20,4 +20,5 @@ export function alignedTable(headers: readonly string[], body: readonly (readonl
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-export const fractionTitle = (f: number): string => (f === 1 ? 'full diffs' : `after the first ${Math.round(f * 100)}% of each side's commits`);
+export const fractionTitle = (f: number): string =>
+  f === 1 ? 'full diffs' : `after the first ${Math.round(f * 100)}% of each side's commits`;

@@ -19,8 +19,12 @@ const y = (v: number) => (MARGIN + (1 - v) * PLOT).toFixed(1);
 function frame(title: string, xLabel: string, yLabel: string, body: string[], legend: readonly { name: string; colour: string }[]): string {
   const ticks: string[] = [];
   for (let t = 0; t <= 1.0001; t += 0.25) {
-    ticks.push(`<line x1="${x(t)}" y1="${y(0)}" x2="${x(t)}" y2="${(MARGIN + PLOT + 4).toFixed(1)}" stroke="#333"/><text x="${x(t)}" y="${MARGIN + PLOT + 16}" text-anchor="middle">${t.toFixed(2)}</text>`);
-    ticks.push(`<line x1="${(MARGIN - 4).toFixed(1)}" y1="${y(t)}" x2="${x(0)}" y2="${y(t)}" stroke="#333"/><text x="${MARGIN - 6}" y="${(Number(y(t)) + 4).toFixed(1)}" text-anchor="end">${t.toFixed(2)}</text>`);
+    ticks.push(
+      `<line x1="${x(t)}" y1="${y(0)}" x2="${x(t)}" y2="${(MARGIN + PLOT + 4).toFixed(1)}" stroke="#333"/><text x="${x(t)}" y="${MARGIN + PLOT + 16}" text-anchor="middle">${t.toFixed(2)}</text>`,
+    );
+    ticks.push(
+      `<line x1="${(MARGIN - 4).toFixed(1)}" y1="${y(t)}" x2="${x(0)}" y2="${y(t)}" stroke="#333"/><text x="${MARGIN - 6}" y="${(Number(y(t)) + 4).toFixed(1)}" text-anchor="end">${t.toFixed(2)}</text>`,
+    );
   }
   const legendHeight = 16 * legend.length;
   const height = SIZE + legendHeight;
@@ -79,7 +83,9 @@ export function reliabilitySvg(series: readonly ReliabilitySeries[], title = 'Re
     for (const b of filled) {
       // Marker area grows with the bin's share of scenarios.
       const r = 2 + 6 * Math.sqrt(b.count / total);
-      body.push(`<circle cx="${x(b.meanPredicted!)}" cy="${y(b.observedRate!)}" r="${r.toFixed(1)}" fill="${colour}" fill-opacity="0.6"><title>${b.count} in [${b.lower.toFixed(2)}, ${b.upper.toFixed(2)})</title></circle>`);
+      body.push(
+        `<circle cx="${x(b.meanPredicted!)}" cy="${y(b.observedRate!)}" r="${r.toFixed(1)}" fill="${colour}" fill-opacity="0.6"><title>${b.count} in [${b.lower.toFixed(2)}, ${b.upper.toFixed(2)})</title></circle>`,
+      );
     }
     legend.push({ name: s.ece === undefined || s.ece === null ? s.name : `${s.name} (ECE ${s.ece.toFixed(3)})`, colour });
   });

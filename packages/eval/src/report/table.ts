@@ -31,7 +31,6 @@ export interface Row {
   readonly metrics: Metrics;
 }
 
-
 export function rowsOf(e: Evaluation): Row[] {
   const rows: Row[] = [];
   for (const [id, m] of Object.entries(e.channels)) rows.push({ name: `channel ${id}`, metrics: m });
@@ -52,12 +51,23 @@ export function ablationRows(e: Evaluation): Row[] {
   return Object.entries(w.ablations).map(([id, m]) => ({ name: `${w.name} − ${id}`, metrics: m }));
 }
 
-
 const HEADERS = ['scorer', 'ROC-AUC', 'PR-AUC', 'Brier', 'ECE', 'P@TA', 'R@TA', 'F1@TA', 'P@RA', 'R@RA', 'F1@RA'];
 
 function cells(r: Row): string[] {
   const m = r.metrics;
-  return [r.name, fmt(m.rocAuc), fmt(m.prAuc), fmt(m.brier), fmt(m.ece), fmt(m.traffic.precision, 2), fmt(m.traffic.recall, 2), fmt(m.traffic.f1, 2), fmt(m.resolution.precision, 2), fmt(m.resolution.recall, 2), fmt(m.resolution.f1, 2)];
+  return [
+    r.name,
+    fmt(m.rocAuc),
+    fmt(m.prAuc),
+    fmt(m.brier),
+    fmt(m.ece),
+    fmt(m.traffic.precision, 2),
+    fmt(m.traffic.recall, 2),
+    fmt(m.traffic.f1, 2),
+    fmt(m.resolution.precision, 2),
+    fmt(m.resolution.recall, 2),
+    fmt(m.resolution.f1, 2),
+  ];
 }
 
 function textTable(rows: readonly Row[]): string {
@@ -68,7 +78,11 @@ function textTable(rows: readonly Row[]): string {
 }
 
 function markdownTable(rows: readonly Row[]): string {
-  return [`| ${HEADERS.join(' | ')} |`, `|${HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${cells(r).join(' | ')} |`)].join('\n');
+  return [
+    `| ${HEADERS.join(' | ')} |`,
+    `|${HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${cells(r).join(' | ')} |`),
+  ].join('\n');
 }
 
 function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
@@ -81,10 +95,18 @@ function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
     `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
     `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}`,
     `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins · recency ${
-      ctx.recency ? (ctx.recency.halfLifeHours === null ? 'none' : `${ctx.recency.graceHours ? `current for ${ctx.recency.graceHours} h, then ` : ''}half-life ${ctx.recency.halfLifeHours} h, floor ${ctx.recency.floor}`) : 'default'
+      ctx.recency
+        ? ctx.recency.halfLifeHours === null
+          ? 'none'
+          : `${ctx.recency.graceHours ? `current for ${ctx.recency.graceHours} h, then ` : ''}half-life ${ctx.recency.halfLifeHours} h, floor ${ctx.recency.floor}`
+        : 'default'
     }`,
     ...(ctx.problemCounts && Object.keys(ctx.problemCounts).length
-      ? [`problems while scoring (scenarios): ${Object.entries(ctx.problemCounts).map(([code, n]) => `${code} ${n}`).join(', ')}`]
+      ? [
+          `problems while scoring (scenarios): ${Object.entries(ctx.problemCounts)
+            .map(([code, n]) => `${code} ${n}`)
+            .join(', ')}`,
+        ]
       : []),
   ];
 }
@@ -109,15 +131,21 @@ function earlyLines(ctx: ReportContext): string[] {
 
 /** "weight 0" lines of the fits (full diffs and each early fraction). */
 function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
-  const fits = [{ title: 'full diffs', fit: e.fit }, ...(ctx.earlyEvaluations ?? []).map((x) => ({ title: fractionTitle(x.fraction), fit: x.evaluation.fit }))];
-  return fits.flatMap(({ title, fit }) => (fit?.zeroWeights.length ? [`fitted weight 0 on the ${title} (the fit found no use for them): ${fit.zeroWeights.join(', ')}`] : []));
+  const fits = [
+    { title: 'full diffs', fit: e.fit },
+    ...(ctx.earlyEvaluations ?? []).map((x) => ({ title: fractionTitle(x.fraction), fit: x.evaluation.fit })),
+  ];
+  return fits.flatMap(({ title, fit }) =>
+    fit?.zeroWeights.length ? [`fitted weight 0 on the ${title} (the fit found no use for them): ${fit.zeroWeights.join(', ')}`] : [],
+  );
 }
 
 export function formatTable(e: Evaluation, ctx: ReportContext): string {
   const out = [...summaryLines(e, ctx), '', textTable(rowsOf(e))];
   const ablations = ablationRows(e);
   if (ablations.length) out.push('', 'leave-one-channel-out', textTable(ablations));
-  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `observed after the first ${Math.round(fraction * 100)}% of each side's commits`, textTable(rowsOf(evaluation)));
+  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? [])
+    out.push('', `observed after the first ${Math.round(fraction * 100)}% of each side's commits`, textTable(rowsOf(evaluation)));
   const early = earlyLines(ctx);
   if (early.length) out.push('', ...early);
   const foresight = foresightText(ctx.foresight ?? []);
@@ -127,7 +155,9 @@ export function formatTable(e: Evaluation, ctx: ReportContext): string {
     out.push(weightLine('fitted', e.fit.weights, e.fit.leak));
     out.push(...zeroWeightLines(e, ctx));
     if (e.fit.withoutMerge) out.push(weightLine('fitted without merge', e.fit.withoutMerge.weights, e.fit.withoutMerge.leak));
-    out.push(`suggested thresholds for the fitted probabilities: τ_TA ${e.fit.suggestedThresholds.traffic} · τ_RA ${e.fit.suggestedThresholds.resolution}`);
+    out.push(
+      `suggested thresholds for the fitted probabilities: τ_TA ${e.fit.suggestedThresholds.traffic} · τ_RA ${e.fit.suggestedThresholds.resolution}`,
+    );
   }
   return out.join('\n');
 }
@@ -136,7 +166,13 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
   const out = ['# Airspace evaluation', '', ...summaryLines(e, ctx).map((l) => `- ${l}`), '', '## Scorers', '', markdownTable(rowsOf(e))];
   const ablations = ablationRows(e);
   if (ablations.length) out.push('', '## Leave-one-channel-out', '', markdownTable(ablations));
-  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? []) out.push('', `## Observed after the first ${Math.round(fraction * 100)}% of each side's commits`, '', markdownTable(rowsOf(evaluation)));
+  for (const { fraction, evaluation } of ctx.earlyEvaluations ?? [])
+    out.push(
+      '',
+      `## Observed after the first ${Math.round(fraction * 100)}% of each side's commits`,
+      '',
+      markdownTable(rowsOf(evaluation)),
+    );
   const early = earlyLines(ctx);
   if (early.length) out.push('', '## Early warning', '', ...early.map((l) => `- ${l}`));
   const foresight = foresightText(ctx.foresight ?? []);
@@ -160,9 +196,19 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
 const CORPUS_HEADERS = ['repository', 'head', 'n', 'pos', 'P@TA', 'R@TA', 'F1@TA', 'F1@RA', 'PR-AUC', 'ECE'];
 
 function corpusCells(name: string, head: string, m: Metrics): string[] {
-  return [name, head.slice(0, 12), String(m.n), String(m.positives), fmt(m.traffic.precision, 2), fmt(m.traffic.recall, 2), fmt(m.traffic.f1, 2), fmt(m.resolution.f1, 2), fmt(m.prAuc), fmt(m.ece)];
+  return [
+    name,
+    head.slice(0, 12),
+    String(m.n),
+    String(m.positives),
+    fmt(m.traffic.precision, 2),
+    fmt(m.traffic.recall, 2),
+    fmt(m.traffic.f1, 2),
+    fmt(m.resolution.f1, 2),
+    fmt(m.prAuc),
+    fmt(m.ece),
+  ];
 }
-
 
 /** The corpus report: per fraction, each repository with the given weighting and, with a fit, the weighting fitted on the other repositories. */
 export function formatCorpusTable(corpus: CorpusEvaluation): string {
@@ -177,7 +223,9 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
       out.push('', `${weighting}, ${fractionTitle(fraction)}`, alignedTable(CORPUS_HEADERS, body));
     }
     if (corpus.fitted) {
-      const body = corpus.members.map((m) => corpusCells(m.name, m.head, m.heldOut!.byFraction.find((x) => x.fraction === fraction)!.metrics));
+      const body = corpus.members.map((m) =>
+        corpusCells(m.name, m.head, m.heldOut!.byFraction.find((x) => x.fraction === fraction)!.metrics),
+      );
       out.push('', `fitted on the other repositories (held out), ${fractionTitle(fraction)}`, alignedTable(CORPUS_HEADERS, body));
     }
   }

@@ -44,7 +44,11 @@ export interface ChannelScorerOptions {
 }
 
 /** A stable digest of the channel set: what makes cached scores reusable. */
-export function channelSetVersion(channels: readonly AnyChannel[], channelOptions: Readonly<Record<string, unknown>> = {}, salt = ''): string {
+export function channelSetVersion(
+  channels: readonly AnyChannel[],
+  channelOptions: Readonly<Record<string, unknown>> = {},
+  salt = '',
+): string {
   const described = channels.map((c) => ({
     id: c.id,
     precision: c.meta?.precision ?? 'file',
@@ -56,7 +60,11 @@ export function channelSetVersion(channels: readonly AnyChannel[], channelOption
 }
 
 export function createChannelScorer(options: ChannelScorerOptions): ScenarioScorer {
-  const channels = options.channels.map((c) => ({ id: c.id, precision: c.meta?.precision ?? 'file', weight: options.weights?.[c.id] ?? c.defaultWeight }));
+  const channels = options.channels.map((c) => ({
+    id: c.id,
+    precision: c.meta?.precision ?? 'file',
+    weight: options.weights?.[c.id] ?? c.defaultWeight,
+  }));
   return {
     channels,
     version: channelSetVersion(options.channels, options.channelOptions, options.versionSalt),

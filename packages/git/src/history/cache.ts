@@ -82,7 +82,13 @@ export async function loadSegments(dir: string, graph: HistoryGraph): Promise<Lo
     const local = body.paths.map((p) => graph.pathId(p));
     const commits: number[] = [];
     for (const [id, time, parents, size, files] of body.commits) {
-      graph.addNumbered(id, time, parents, size, files.map((f) => local[f]!));
+      graph.addNumbered(
+        id,
+        time,
+        parents,
+        size,
+        files.map((f) => local[f]!),
+      );
       commits.push(graph.indexOf(id)!);
     }
     segments.push({ name: read[i]!, commits });
@@ -92,7 +98,12 @@ export async function loadSegments(dir: string, graph: HistoryGraph): Promise<Lo
 }
 
 /** Writes these commits of `graph` (indices) as a new segment. */
-export async function writeSegment(dir: string, graph: HistoryGraph, indices: readonly number[], tips: readonly string[]): Promise<Segment> {
+export async function writeSegment(
+  dir: string,
+  graph: HistoryGraph,
+  indices: readonly number[],
+  tips: readonly string[],
+): Promise<Segment> {
   const local = new Map<number, number>();
   const paths: string[] = [];
   const commits: StoredCommit[] = [];
@@ -120,7 +131,12 @@ export async function writeSegment(dir: string, graph: HistoryGraph, indices: re
  * When more than MAX_SEGMENTS are known, merges all but the largest into one (so frequent small
  * updates never rewrite a whole history) and deletes the merged ones. Returns the live segments.
  */
-export async function compactSegments(dir: string, graph: HistoryGraph, known: readonly Segment[], tips: readonly string[]): Promise<Segment[]> {
+export async function compactSegments(
+  dir: string,
+  graph: HistoryGraph,
+  known: readonly Segment[],
+  tips: readonly string[],
+): Promise<Segment[]> {
   if (known.length <= MAX_SEGMENTS) return [...known];
   const largest = known.reduce((x, y) => (y.commits.length > x.commits.length ? y : x));
   const rest = known.filter((seg) => seg !== largest);

@@ -176,7 +176,9 @@ export class HistoryView implements CoChangeView {
   /** In the window, a change (not a merge), and not over the size limit. */
   private counts(c: number): boolean {
     const size = this.graph.sizes[c]!;
-    return c < this.members.length && this.members[c] === 1 && size > 0 && size <= this.maxFilesPerCommit && this.graph.files[c]!.length > 0;
+    return (
+      c < this.members.length && this.members[c] === 1 && size > 0 && size <= this.maxFilesPerCommit && this.graph.files[c]!.length > 0
+    );
   }
 
   count(path: string): number {

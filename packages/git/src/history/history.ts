@@ -27,7 +27,8 @@ const MAX_TIPS = 64;
 
 /** A tip as stored: `id` (its whole history mined) or `id~` (one window of it). */
 const formatTip = (t: { id: string; complete: boolean }): string => (t.complete ? t.id : `${t.id}~`);
-const parseTip = (s: string): { id: string; complete: boolean } => (s.endsWith('~') ? { id: s.slice(0, -1), complete: false } : { id: s, complete: true });
+const parseTip = (s: string): { id: string; complete: boolean } =>
+  s.endsWith('~') ? { id: s.slice(0, -1), complete: false } : { id: s, complete: true };
 
 const isCommitId = (s: string): boolean => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(s);
 
@@ -50,7 +51,14 @@ export class CommitHistory {
   static async open(cwd: string, options: CommitHistoryOptions = {}): Promise<CommitHistory> {
     let dir: string | undefined;
     if (options.cacheDir !== false) {
-      dir = options.cacheDir ?? join((await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd })).trim(), 'airspace', 'cache', HISTORY_CACHE_DIR);
+      dir =
+        options.cacheDir ??
+        join(
+          (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd })).trim(),
+          'airspace',
+          'cache',
+          HISTORY_CACHE_DIR,
+        );
     }
     const history = new CommitHistory(cwd, dir);
     if (dir) {
@@ -98,7 +106,9 @@ export class CommitHistory {
     });
     const added = this.graph.size - from;
     // Whole history: not cut by --max-count, and stopped only at tips whose history is whole.
-    const complete = (spec.maxCount === undefined || walked < spec.maxCount) && spec.exclude.every((id) => this.tips.some((t) => t.id === id && t.complete));
+    const complete =
+      (spec.maxCount === undefined || walked < spec.maxCount) &&
+      spec.exclude.every((id) => this.tips.some((t) => t.id === id && t.complete));
     const previous = this.tips.find((t) => t.id === tip);
     this.tips = [...this.tips.filter((t) => t.id !== tip), { id: tip, complete: complete || previous?.complete === true }].slice(-MAX_TIPS);
     if (this.dir && added > 0) {
@@ -107,7 +117,9 @@ export class CommitHistory {
         this.segments.push(await writeSegment(this.dir, this.graph, fresh, [formatTip(this.tips[this.tips.length - 1]!)]));
         this.segments = await compactSegments(this.dir, this.graph, this.segments, this.tips.map(formatTip));
       } catch (error) {
-        this.problems.push(`The co-change history cache could not be written (${error instanceof Error ? error.message : String(error)}); the history stays in memory.`);
+        this.problems.push(
+          `The co-change history cache could not be written (${error instanceof Error ? error.message : String(error)}); the history stays in memory.`,
+        );
       }
     }
     return added;
@@ -116,7 +128,10 @@ export class CommitHistory {
   /** The commit id a revision names (ids pass through). */
   private async resolve(rev: string): Promise<string | undefined> {
     if (isCommitId(rev)) return rev;
-    return runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: this.cwd }).then((s) => s.trim() || undefined, () => undefined);
+    return runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: this.cwd }).then(
+      (s) => s.trim() || undefined,
+      () => undefined,
+    );
   }
 
   /**

@@ -33,7 +33,18 @@ const HEADER = 0x01;
  * excluded tips are fine; a tip that no longer exists is ignored (`--ignore-missing`).
  */
 export function mineCommits(cwd: string, options: MineOptions, onCommit: (commit: MinedCommit) => void): Promise<void> {
-  const args = ['-c', 'core.quotepath=off', 'log', '--no-show-signature', '--name-only', '-z', '--no-renames', '--diff-merges=off', '--format=%x01%H %ct %P', '--ignore-missing'];
+  const args = [
+    '-c',
+    'core.quotepath=off',
+    'log',
+    '--no-show-signature',
+    '--name-only',
+    '-z',
+    '--no-renames',
+    '--diff-merges=off',
+    '--format=%x01%H %ct %P',
+    '--ignore-missing',
+  ];
   if (options.maxCount !== undefined) args.push(`--max-count=${Math.max(0, Math.floor(options.maxCount))}`);
   args.push('--stdin', '--');
   const revs = [...options.tips, ...(options.exclude ?? []).map((id) => `^${id}`)].join('\n') + '\n';

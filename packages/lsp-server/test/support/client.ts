@@ -101,11 +101,16 @@ export class ProtocolClient {
   }
 
   open(path: string, text: string, version = 0): Promise<void> {
-    return this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uriOf(path), languageId: 'typescript', version, text } });
+    return this.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: uriOf(path), languageId: 'typescript', version, text },
+    });
   }
 
   change(path: string, text: string, version: number): Promise<void> {
-    return this.connection.sendNotification('textDocument/didChange', { textDocument: { uri: uriOf(path), version }, contentChanges: [{ text }] });
+    return this.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri: uriOf(path), version },
+      contentChanges: [{ text }],
+    });
   }
 
   save(path: string): Promise<void> {

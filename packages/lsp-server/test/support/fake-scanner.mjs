@@ -75,10 +75,28 @@ export function createScanner(options) {
         for (const path of paths) {
           const hunks = fileHunks(wt, base, path, own[path]);
           if (hunks.length === 0) continue;
-          files.push({ path, status: 'modified', weight: 1, baseRanges: hunks.map((h) => h.base), newRanges: hunks.map((h) => h.current), hunks });
+          files.push({
+            path,
+            status: 'modified',
+            weight: 1,
+            baseRanges: hunks.map((h) => h.base),
+            newRanges: hunks.map((h) => h.current),
+            hunks,
+          });
         }
         const text = (path) => own[path] ?? readFileSync(join(wt.dir, path), 'utf8');
-        if (files.length) agents.push({ id: wt.branch, label: wt.branch, startedAt: 0, committedWork: 0, files, worktree: wt.dir, base, intent: input.intent?.[wt.branch], text });
+        if (files.length)
+          agents.push({
+            id: wt.branch,
+            label: wt.branch,
+            startedAt: 0,
+            committedWork: 0,
+            files,
+            worktree: wt.dir,
+            base,
+            intent: input.intent?.[wt.branch],
+            text,
+          });
       }
       const links = [];
       const advisories = [];
@@ -96,17 +114,49 @@ export function createScanner(options) {
                       message: `${a.id} and ${b.id} both change ${fa.path} around base lines ${Math.max(ha.base[0], hb.base[0])}–${Math.min(ha.base[1], hb.base[1])}.`,
                       kind: 'write-write',
                       risk: 1,
-                      a: { agent: a.id, path: fa.path, baseRange: ha.base, range: ha.current, symbol: symbolAt(a.text(fa.path), ha.current[0]) },
-                      b: { agent: b.id, path: fb.path, baseRange: hb.base, range: hb.current, symbol: symbolAt(b.text(fb.path), hb.current[0]) },
+                      a: {
+                        agent: a.id,
+                        path: fa.path,
+                        baseRange: ha.base,
+                        range: ha.current,
+                        symbol: symbolAt(a.text(fa.path), ha.current[0]),
+                      },
+                      b: {
+                        agent: b.id,
+                        path: fb.path,
+                        baseRange: hb.base,
+                        range: hb.current,
+                        symbol: symbolAt(b.text(fb.path), hb.current[0]),
+                      },
                     });
             }
           const risk = evidence.length ? 1 : 0;
           const level = risk ? 'resolution' : 'clear';
-          links.push({ a: a.id, b: b.id, risk, distance: 1 - risk, level, channels: [{ channel: 'overlap', weight: 1, risk, weighted: risk, precision: 'line', evidence }], evidence });
-          if (risk) advisories.push({ a: a.id, b: b.id, level, risk, steer: b.id, hold: a.id, evidence, message: `${b.id} steers away from ${a.id}` });
+          links.push({
+            a: a.id,
+            b: b.id,
+            risk,
+            distance: 1 - risk,
+            level,
+            channels: [{ channel: 'overlap', weight: 1, risk, weighted: risk, precision: 'line', evidence }],
+            evidence,
+          });
+          if (risk)
+            advisories.push({
+              a: a.id,
+              b: b.id,
+              level,
+              risk,
+              steer: b.id,
+              hold: a.id,
+              evidence,
+              message: `${b.id} steers away from ${a.id}`,
+            });
         }
       // FAKE_SCANNER_NO_WORKTREE=id: that agent comes from a source without a worktree (a branch, JSON).
-      const clean = agents.map(({ text, ...rest }) => (rest.id === process.env.FAKE_SCANNER_NO_WORKTREE ? { ...rest, worktree: undefined } : rest));
+      const clean = agents.map(({ text, ...rest }) =>
+        rest.id === process.env.FAKE_SCANNER_NO_WORKTREE ? { ...rest, worktree: undefined } : rest,
+      );
       return {
         version: 1,
         generatedAt: new Date(0).toISOString(),
@@ -117,7 +167,14 @@ export function createScanner(options) {
         links,
         positions: {},
         fileCoordinates: {},
-        counts: { agents: clean.length, pairs: links.length, clear: links.length - advisories.length, traffic: 0, resolution: advisories.length, unknown: 0 },
+        counts: {
+          agents: clean.length,
+          pairs: links.length,
+          clear: links.length - advisories.length,
+          traffic: 0,
+          resolution: advisories.length,
+          unknown: 0,
+        },
         problems: [],
         // Lets tests see the engine's own view: how many scans ran and which intents arrived.
         meta: { scans, intent: input.intent ?? {}, changed: input.changed ?? null },

@@ -16,21 +16,24 @@ export class InProcessClient extends ProtocolClient {
     const exited = new Promise<number>((resolve) => (exit = resolve));
     super(toServer, fromServer);
     this.exited = exited;
-    startServer(createStreamConnection({
-      input: toServer,
-      output: fromServer,
-      log: (line) => {
-        this.stderr += `${line}\n`;
-        this.poke();
-      },
-      onExit: (code) => {
-        // The real server's process ends here; in a test the server has disposed its scanners
-        // and watchers (its exit handler ran) and is left unreferenced.
-        this.exitCode = code;
-        exit(code);
-        this.poke();
-      },
-    }), options);
+    startServer(
+      createStreamConnection({
+        input: toServer,
+        output: fromServer,
+        log: (line) => {
+          this.stderr += `${line}\n`;
+          this.poke();
+        },
+        onExit: (code) => {
+          // The real server's process ends here; in a test the server has disposed its scanners
+          // and watchers (its exit handler ran) and is left unreferenced.
+          this.exitCode = code;
+          exit(code);
+          this.poke();
+        },
+      }),
+      options,
+    );
   }
 
   override async close(): Promise<void> {

@@ -4,7 +4,15 @@
  * text (`textContent`), never as markup.
  */
 import type { ScanResult } from '@airspace/core';
-import { LEVEL_COLORS, SHARED_FILE_COLOR, UNTOUCHED_FILE_COLOR, buildSceneModel, type SceneAdvisory, type SceneAgent, type SceneModel } from '../scene-model.js';
+import {
+  LEVEL_COLORS,
+  SHARED_FILE_COLOR,
+  UNTOUCHED_FILE_COLOR,
+  buildSceneModel,
+  type SceneAdvisory,
+  type SceneAgent,
+  type SceneModel,
+} from '../scene-model.js';
 import { createViewer, webglAvailable, type Viewer } from './viewer.js';
 
 /** What the page exposes for scripting and tests. */
@@ -24,7 +32,9 @@ interface AirspaceViewApi {
 }
 
 declare global {
-  interface Window { airspaceView: AirspaceViewApi }
+  interface Window {
+    airspaceView: AirspaceViewApi;
+  }
 }
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -57,8 +67,12 @@ const api: AirspaceViewApi = {
   select: (id) => select(id),
   screenPositionOf: (id) => viewer?.screenPositionOf(id) ?? null,
   screenPositionOfFile: (path) => viewer?.screenPositionOfFile(path) ?? null,
-  get frames() { return frames; },
-  get renderMs() { return viewer?.renderMs ?? 0; },
+  get frames() {
+    return frames;
+  },
+  get renderMs() {
+    return viewer?.renderMs ?? 0;
+  },
 };
 window.airspaceView = api;
 
@@ -67,7 +81,9 @@ function readInitialScan(): ScanResult {
   try {
     return JSON.parse(node?.textContent ?? '{}') as ScanResult;
   } catch (error) {
-    return { problems: [{ code: 'VIEW_BAD_JSON', message: `The scan embedded in this page is not valid JSON: ${String(error)}` }] } as unknown as ScanResult;
+    return {
+      problems: [{ code: 'VIEW_BAD_JSON', message: `The scan embedded in this page is not valid JSON: ${String(error)}` }],
+    } as unknown as ScanResult;
   }
 }
 
@@ -148,7 +164,10 @@ function renderLabels(): void {
     node.dataset.agent = a.id;
     node.append(el('div', 'name', a.title), el('div', 'meta', a.subtitle));
     if (compact) node.classList.add('compact');
-    node.addEventListener('click', (e) => { e.stopPropagation(); select(selected === a.id ? null : a.id); });
+    node.addEventListener('click', (e) => {
+      e.stopPropagation();
+      select(selected === a.id ? null : a.id);
+    });
     labelsLayer.append(node);
     labelNodes.set(a.id, node);
   }
@@ -170,15 +189,21 @@ function placeLabels(): void {
   const rect = stage.getBoundingClientRect();
   const focus = new Set<string>(selected ? [selected] : []);
   const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
-  if (pair) { focus.add(pair.a); focus.add(pair.b); }
+  if (pair) {
+    focus.add(pair.a);
+    focus.add(pair.b);
+  }
   const boxes: Array<{ node: HTMLElement; x: number; y: number; w: number; h: number; rank: number }> = [];
   for (const a of model.agents) {
     const node = labelNodes.get(a.id);
     if (!node) continue;
     const p = viewer.screenPositionOf(a.id);
-    if (!p) { node.style.display = 'none'; continue; }
+    if (!p) {
+      node.style.display = 'none';
+      continue;
+    }
     if (node.style.display) node.style.display = '';
-    const rank = focus.has(a.id) ? -1 : LABEL_PRIORITY[a.level] ?? 3;
+    const rank = focus.has(a.id) ? -1 : (LABEL_PRIORITY[a.level] ?? 3);
     let size = labelSizes.get(node);
     if (!size) {
       // Measured once per label and state (reading layout every frame would force a reflow per label).
@@ -190,14 +215,18 @@ function placeLabels(): void {
   // Labels hang above their point (translate -100%): a box spans [x − w/2, x + w/2] × [y − h, y].
   boxes.sort((p, q) => p.rank - q.rank || q.y - p.y);
   const placed: typeof boxes = [];
-  const overlapping = (b: (typeof boxes)[number]) => placed.find((o) => Math.abs(o.x - b.x) * 2 < o.w + b.w && b.y > o.y - o.h && b.y - b.h < o.y);
+  const overlapping = (b: (typeof boxes)[number]) =>
+    placed.find((o) => Math.abs(o.x - b.x) * 2 < o.w + b.w && b.y > o.y - o.h && b.y - b.h < o.y);
   for (const b of boxes) {
     let hit = overlapping(b);
     for (let tries = 0; hit && tries < 3; tries++) {
       b.y = hit.y - hit.h;
       hit = overlapping(b);
     }
-    if (hit && b.rank >= 0) { b.node.style.display = 'none'; continue; }
+    if (hit && b.rank >= 0) {
+      b.node.style.display = 'none';
+      continue;
+    }
     placed.push(b);
     b.node.style.left = `${b.x}px`;
     b.node.style.top = `${b.y}px`;
@@ -307,10 +336,15 @@ function select(agentId: string | null, quiet = false): void {
     if (model.agents.length > 24) node.classList.toggle('compact', !focus.has(id));
     node.classList.toggle('dim', focus.size > 0 && !focus.has(id));
   }
-  for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]')) li.classList.toggle('selected', li.dataset.agent === selected);
-  for (const li of $('advisories').querySelectorAll<HTMLElement>('li[data-pair]')) li.classList.toggle('selected', li.dataset.pair === selectedPair);
-  renderSelection(selected ? model.agents.find((a) => a.id === selected) ?? null : null);
-  if (!quiet && selected) $('agents').querySelector<HTMLElement>(`li[data-agent="${CSS.escape(selected)}"]`)?.scrollIntoView({ block: 'nearest' });
+  for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]'))
+    li.classList.toggle('selected', li.dataset.agent === selected);
+  for (const li of $('advisories').querySelectorAll<HTMLElement>('li[data-pair]'))
+    li.classList.toggle('selected', li.dataset.pair === selectedPair);
+  renderSelection(selected ? (model.agents.find((a) => a.id === selected) ?? null) : null);
+  if (!quiet && selected)
+    $('agents')
+      .querySelector<HTMLElement>(`li[data-agent="${CSS.escape(selected)}"]`)
+      ?.scrollIntoView({ block: 'nearest' });
 }
 
 function selectPair(adv: SceneAdvisory | null): void {
@@ -321,18 +355,26 @@ function selectPair(adv: SceneAdvisory | null): void {
 // Click (not drag) on the canvas picks an agent.
 if (viewer) {
   let down: { x: number; y: number } | null = null;
-  viewer.canvas.addEventListener('pointerdown', (e) => { down = { x: e.clientX, y: e.clientY }; });
+  viewer.canvas.addEventListener('pointerdown', (e) => {
+    down = { x: e.clientX, y: e.clientY };
+  });
   viewer.canvas.addEventListener('pointerup', (e) => {
     if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 5) return;
     down = null;
     const id = viewer.pick(e.clientX, e.clientY);
     if (id) select(selected === id ? null : id);
-    else if (selected || selectedPair) { selectedPair = null; select(null); }
+    else if (selected || selectedPair) {
+      selectedPair = null;
+      select(null);
+    }
   });
   const tooltip = $('tooltip');
   let hoverQueued = false;
   viewer.canvas.addEventListener('pointermove', (e) => {
-    if (e.buttons !== 0) { tooltip.hidden = true; return; }
+    if (e.buttons !== 0) {
+      tooltip.hidden = true;
+      return;
+    }
     if (hoverQueued) return;
     hoverQueued = true;
     requestAnimationFrame(() => {
@@ -341,9 +383,15 @@ if (viewer) {
       viewer.canvas.style.cursor = agentId ? 'pointer' : '';
       const fi = agentId ? null : viewer.pickFile(e.clientX, e.clientY);
       const f = fi === null ? undefined : model.files[fi];
-      if (!f) { tooltip.hidden = true; return; }
+      if (!f) {
+        tooltip.hidden = true;
+        return;
+      }
       const names = f.agents.map((id) => model.agents.find((a) => a.id === id)?.title ?? id);
-      tooltip.replaceChildren(el('div', 'path', f.path), el('div', 'muted', names.length > 0 ? `changed by ${names.join(', ')}` : 'not changed by any agent'));
+      tooltip.replaceChildren(
+        el('div', 'path', f.path),
+        el('div', 'muted', names.length > 0 ? `changed by ${names.join(', ')}` : 'not changed by any agent'),
+      );
       if (f.citedLevel) tooltip.append(el('div', `cited level-${f.citedLevel}`, `cited by a ${f.citedLevel} advisory`));
       const rect = stage.getBoundingClientRect();
       tooltip.style.left = `${e.clientX - rect.left + 14}px`;
@@ -351,12 +399,20 @@ if (viewer) {
       tooltip.hidden = false;
     });
   });
-  viewer.canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
-  viewer.onFrame(() => { frames += 1; placeLabels(); });
+  viewer.canvas.addEventListener('pointerleave', () => {
+    tooltip.hidden = true;
+  });
+  viewer.onFrame(() => {
+    frames += 1;
+    placeLabels();
+  });
 }
 
 document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && (selected || selectedPair)) { selectedPair = null; select(null); }
+  if (e.key === 'Escape' && (selected || selectedPair)) {
+    selectedPair = null;
+    select(null);
+  }
 });
 
 function setStatus(state: 'static' | 'live' | 'lost', text: string): void {
@@ -394,7 +450,11 @@ if (eventsPath && typeof EventSource !== 'undefined') {
   source.addEventListener('problem', (event) => {
     const data = (event as MessageEvent<string>).data;
     let text = data;
-    try { text = String(JSON.parse(data)); } catch { /* plain text */ }
+    try {
+      text = String(JSON.parse(data));
+    } catch {
+      /* plain text */
+    }
     setStatus('lost', text);
   });
   source.addEventListener('error', () => setStatus('lost', 'reconnecting…'));

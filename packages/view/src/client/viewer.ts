@@ -131,7 +131,9 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
   new ResizeObserver(resize).observe(container);
   resize();
 
-  controls.addEventListener('change', () => { dirty = true; });
+  controls.addEventListener('change', () => {
+    dirty = true;
+  });
   function loop(): void {
     controls.update();
     if (dirty) {
@@ -154,7 +156,8 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       // Shared geometries (sphere, tube) are reused across models.
       if (g && g !== sphere && g !== tube) g.dispose();
       const mat = (child as THREE.Mesh).material;
-      if (mat && mat !== pointMaterial && mat !== agentMaterial && mat !== tubeMaterial) (Array.isArray(mat) ? mat : [mat]).forEach((m) => m.dispose());
+      if (mat && mat !== pointMaterial && mat !== agentMaterial && mat !== tubeMaterial)
+        (Array.isArray(mat) ? mat : [mat]).forEach((m) => m.dispose());
       if (child instanceof THREE.InstancedMesh) child.dispose();
     }
     points = agents = tubes = null;
@@ -232,7 +235,10 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       const g = new THREE.BufferGeometry();
       g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
       g.setAttribute('color', new THREE.BufferAttribute(col, 3));
-      hairlines = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.6, depthWrite: false }));
+      hairlines = new THREE.LineSegments(
+        g,
+        new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.6, depthWrite: false }),
+      );
       hairlines.userData.links = thin;
       dynamic.add(hairlines);
     }
@@ -315,7 +321,10 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
         const g = new THREE.BufferGeometry();
         g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
         g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
-        spokes = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: any ? 0.5 : 0.22, depthWrite: false }));
+        spokes = new THREE.LineSegments(
+          g,
+          new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: any ? 0.5 : 0.22, depthWrite: false }),
+        );
         dynamic.add(spokes);
       }
     }
@@ -338,7 +347,10 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       const p = project(a.position);
       if (!p) continue;
       const d = Math.hypot(p.x - clientX, p.y - clientY);
-      if (d < bestD) { bestD = d; best = a.id; }
+      if (d < bestD) {
+        bestD = d;
+        best = a.id;
+      }
     }
     return best;
   }
@@ -380,9 +392,15 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     pickFile,
     screenPositionOf,
     screenPositionOfFile,
-    onFrame: (f) => { frameListeners.push(f); },
-    requestRender: () => { dirty = true; },
+    onFrame: (f) => {
+      frameListeners.push(f);
+    },
+    requestRender: () => {
+      dirty = true;
+    },
     canvas,
-    get renderMs() { return lastRenderMs; },
+    get renderMs() {
+      return lastRenderMs;
+    },
   };
 }
