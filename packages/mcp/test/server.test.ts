@@ -26,7 +26,7 @@ async function connect(answers: Partial<Record<Method, (params: Record<string, u
     via: () => 'engine',
     dispose: async () => undefined,
   };
-  const server = createAirspaceMcpServer({ cwd: '/work/agent', ...(agent ? { agent } : {}) }, backend);
+  const server = createAirspaceMcpServer({ cwd: '/home/alice/agent', ...(agent ? { agent } : {}) }, backend);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });
