@@ -4,13 +4,12 @@
  * ever leaves the machine, and only when asked. `--watch` republishes on change, rate-limited.
  */
 import { Command } from 'commander';
-import { publishAgent, TeamError, withdrawAgent, type PublishResult } from '@airspace/git';
+import { createChangeTracker, publishAgent, TeamError, watchTargets, withdrawAgent, type PublishResult } from '@airspace/git';
 import { configuredBase } from '@airspace/scanner';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable } from '../report/printable.js';
-import { createChangeSource, watchTargets } from '@airspace/engine';
 
 interface PublishFlags {
   readonly repo: string;
@@ -158,10 +157,11 @@ export function publishCommand(io: Io): Command {
         }, wait);
       };
       // Watching starts before the first publish, so an edit made while it runs is not missed.
+      // The change tracking `watch` and `view` use: this worktree's files and git's state.
       const targets = await watchTargets(repo);
-      const source = createChangeSource({
-        dirs: [repo],
-        gitDirs: targets.gitDirs,
+      const source = createChangeTracker({
+        worktrees: [repo],
+        commonDir: targets.commonDir,
         pollMs: Math.max(2000, intervalMs),
         onChange: schedule,
         onWarning: (m) => io.stderr.write(`airspace publish: ${printable(m)}\n`),
