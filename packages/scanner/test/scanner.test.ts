@@ -337,7 +337,7 @@ describe('scanRepository', () => {
     repo.write('README.md', '# readme\n').commit('docs');
     repo.worktree('alice').write('src/api.ts', 'export const api = 10;\n');
     repo.worktree('bob').write('src/client.ts', 'export const client = 10;\n');
-    // At its shipped weight (0.1) co-change alone stays clear; a team that wants the heads-up raises it.
+    // At its shipped weight (0.03) co-change alone stays clear; a team that wants the heads-up raises it.
     const only = { ...builtinsOff, 'co-change': { enabled: true, weight: 0.7 } };
     const result = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: only } });
     const link = result.links[0]!;

@@ -190,13 +190,14 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
   const defaults: CoChangeOptions = { ...DEFAULT_CO_CHANGE_OPTIONS, ...options };
   return defineChannel<CoChangeOptions, CoChangePrepared>({
     id: ID,
-    // Measured on six public histories (docs/evaluation.md, "Co-change look-ahead"): 0.1 is the
-    // largest weight that keeps the shipped defaults' traffic precision on full diffs (1.00 on all
-    // six) and their half-way F1; the corpus fit gives 0.003. Its evidence is shown on the pairs
-    // scored; a team that wants co-change alone to raise traffic sets 0.7 (flagged 4 of 7
-    // collisions git could not see yet, at 3.8× their base rate, but traffic precision on full
+    // Measured on six public histories (docs/evaluation.md, "Co-change look-ahead"): with the
+    // other shipped weights, every flag co-change adds at 0.05–0.1 on that corpus is a false one
+    // (a pytest pair half-way, which then puts the combination's F1 below git's merge alone under
+    // the "collided at any point" label); 0.03 changes no flag there. Its evidence is shown on
+    // the pairs scored; a team that wants co-change alone to raise traffic sets 0.7 (flagged 4 of
+    // 7 collisions git could not see yet, at 3.8× their base rate, but traffic precision on full
     // diffs fell to 0.06–0.26 on four of six).
-    defaultWeight: 0.1,
+    defaultWeight: 0.03,
     meta: {
       description:
         'Files the history changes together (support, confidence over recent commits before the observation) extend each agent’s footprint; footprints that meet are close.',
