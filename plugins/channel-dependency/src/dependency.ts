@@ -421,9 +421,9 @@ function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOption
   let risk = 0;
   for (const log of [runs.forward, runs.backward]) {
     if (!log) continue;
-    const { slot, value } = log;
+    const { value } = log;
     for (const f of toReach.numbered) {
-      const k = f.id < slot.length ? slot[f.id]! : -1;
+      const k = slotOf(log, f.id);
       if (k < 0) continue;
       if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
       const r = value[k]! * weightOf(f.edit);
@@ -458,7 +458,7 @@ function eachHit(
       if (slot < 0) continue;
       const risk = log.value[slot]! * weightOf(f.edit);
       if (risk <= 0) continue;
-      visit({ risk, swap, path: f.path, backward, entry: log.best[slot]!, log, from, to, fromReach });
+      visit({ risk, swap, path: f.path, backward, entry: slot, log, from, to, fromReach });
     }
   }
 }
