@@ -187,10 +187,25 @@ class Frontier {
   }
 }
 
+const renumbering = [new Int32Array(0), new Int32Array(0)];
+
+/** Shared scratch array `which`, at least `size` long. */
+function grownScratch(which: 0 | 1, size: number): Int32Array {
+  if (renumbering[which]!.length < size) renumbering[which] = new Int32Array(Math.max(size, renumbering[which]!.length * 2));
+  return renumbering[which]!;
+}
+
 /** The two frontiers every run uses (a run is synchronous), grown once. */
 const sharedFrontiers = [new Frontier(), new Frontier()] as const;
 
-export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours): ReachLog {
+/**
+ * With `floor` > 0 a run keeps only values ≥ floor. Every factor is at most 1, so a value never
+ * grows along a path: the entries ≥ floor (values, paths, the order they were made in) are then
+ * exactly a full run's, and everything it leaves out is below the floor.
+ */
+export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours, floor = 0): ReachLog {
+  // `v < least` is `v <= 0` without a floor (every value is ≥ 0).
+  const least = floor > 0 ? floor : Number.MIN_VALUE;
   ensureScratch(g.num.paths.length);
   // One growing log for every run (a run is synchronous): only what is kept is copied out.
   const log = sharedLog;
@@ -210,7 +225,7 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
       // an agent's view are no hubs: hubs are counted in the base).
       const through = depth > 1 && node < baseCount ? g.through[node]! : 1;
       const value = frontier.value[k]! * gamma * through;
-      if (value <= 0) continue;
+      if (value < least) continue;
       const entry = frontier.entry[k]!;
       // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
       if (own) {
@@ -219,7 +234,7 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
         for (let e = 0; e < ownTo.length; e++) {
           const n = ownTo[e]!;
           const v = value * ownFactor[e]!;
-          if (v <= 0) continue;
+          if (v < least) continue;
           if (n >= scratch.length) ensureScratch(n + 1);
           const old = scratch[n]!;
           if (old >= 0 && log.value[old]! >= v) continue;
@@ -233,7 +248,7 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
         for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
           const n = to[e]!;
           const v = value * factor[e]!;
-          if (v <= 0) continue;
+          if (v < least) continue;
           const old = bestOf[n]!;
           if (old >= 0 && log.value[old]! >= v) continue;
           if (old < 0) touched++;
@@ -250,8 +265,10 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
   // a best path runs through follow in the order they were made; the rest are dropped.
   const reached = new Int32Array(touched);
   const value = new Float64Array(touched);
-  const bestRaw = new Int32Array(touched);
-  const keep = new Int32Array(log.length).fill(-1);
+  // Scratch for the renumbering, grown once (a run's temporaries would otherwise be tens of KB
+  // of array buffers per run, freed only when the collector runs).
+  const bestRaw = grownScratch(0, touched);
+  const keep = grownScratch(1, log.length).fill(-1, 0, log.length);
   let k = 0;
   const size = Math.min(scratch.length, g.num.paths.length);
   for (let id = 0; id < size && k < touched; id++) {
