@@ -216,49 +216,55 @@ export function reach(sources: readonly { id: number; weight: number }[], g: Gra
   // Depth 1: direct neighbours of a source get its full weight (γ^0 = 1).
   for (const s of sources) frontier.push(s.id, s.weight / gamma, -1);
   const { start, to, factor, baseCount } = g;
-  for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
-    next.length = 0;
-    for (let k = 0; k < frontier.length; k++) {
-      const node = frontier.node[k]!;
-      const own = special?.(node);
-      // Beyond depth 1 the frontier's files are passed through on the way further (files new in
-      // an agent's view are no hubs: hubs are counted in the base).
-      const through = depth > 1 && node < baseCount ? g.through[node]! : 1;
-      const value = frontier.value[k]! * gamma * through;
-      if (value < least) continue;
-      const entry = frontier.entry[k]!;
-      // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
-      if (own) {
-        const ownTo = own.to;
-        const ownFactor = own.factor;
-        for (let e = 0; e < ownTo.length; e++) {
-          const n = ownTo[e]!;
-          const v = value * ownFactor[e]!;
-          if (v < least) continue;
-          if (n >= scratch.length) ensureScratch(n + 1);
-          const old = scratch[n]!;
-          if (old >= 0 && log.value[old]! >= v) continue;
-          if (old < 0) touched++;
-          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
-          scratch[n] = made;
-          next.push(n, v, made);
-        }
-      } else if (node < baseCount) {
-        const bestOf = scratch;
-        for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
-          const n = to[e]!;
-          const v = value * factor[e]!;
-          if (v < least) continue;
-          const old = bestOf[n]!;
-          if (old >= 0 && log.value[old]! >= v) continue;
-          if (old < 0) touched++;
-          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
-          bestOf[n] = made;
-          next.push(n, v, made);
+  try {
+    for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+      next.length = 0;
+      for (let k = 0; k < frontier.length; k++) {
+        const node = frontier.node[k]!;
+        const own = special?.(node);
+        // Beyond depth 1 the frontier's files are passed through on the way further (files new in
+        // an agent's view are no hubs: hubs are counted in the base).
+        const through = depth > 1 && node < baseCount ? g.through[node]! : 1;
+        const value = frontier.value[k]! * gamma * through;
+        if (value < least) continue;
+        const entry = frontier.entry[k]!;
+        // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
+        if (own) {
+          const ownTo = own.to;
+          const ownFactor = own.factor;
+          for (let e = 0; e < ownTo.length; e++) {
+            const n = ownTo[e]!;
+            const v = value * ownFactor[e]!;
+            if (v < least) continue;
+            if (n >= scratch.length) ensureScratch(n + 1);
+            const old = scratch[n]!;
+            if (old >= 0 && log.value[old]! >= v) continue;
+            if (old < 0) touched++;
+            const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+            scratch[n] = made;
+            next.push(n, v, made);
+          }
+        } else if (node < baseCount) {
+          const bestOf = scratch;
+          for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
+            const n = to[e]!;
+            const v = value * factor[e]!;
+            if (v < least) continue;
+            const old = bestOf[n]!;
+            if (old >= 0 && log.value[old]! >= v) continue;
+            if (old < 0) touched++;
+            const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+            bestOf[n] = made;
+            next.push(n, v, made);
+          }
         }
       }
+      [frontier, next] = [next, frontier];
     }
-    [frontier, next] = [next, frontier];
+  } catch (e) {
+    // A view that throws mid-walk: the shared best-entry scratch is cleared for the next run.
+    for (let i = 0; i < log.length; i++) scratch[log.node[i]!] = -1;
+    throw e;
   }
   // Sorted by id without a comparison sort: one pass over the ids (cheaper than sorting ~R log R).
   // Entries are renumbered: the best entry of reached file i becomes entry i, the other entries

@@ -97,3 +97,30 @@ describe('a pair below the first floor', () => {
     ]);
   });
 });
+
+describe('a walk that fails', () => {
+  test('leaves nothing behind for the next agent’s walk', async () => {
+    // a.ts → t1 → t2 → b.ts. Agent bad's view throws when its walk reaches t2.ts (after t1.ts).
+    const edges = [['a.ts', 't1.ts', 'value'], ['t1.ts', 't2.ts', 'value'], ['t2.ts', 'b.ts', 'value'], ['x.ts', 't1.ts', 'value']] as const;
+    const plain = service(edges);
+    const broken = {
+      ...plain.base,
+      importsOf: (p: string) => {
+        if (p === 't2.ts') throw new Error('unreadable t2.ts');
+        return plain.base.importsOf(p);
+      },
+    };
+    const importGraph = { base: plain.base, forAgent: (id: string) => (id === 'bad' ? broken : plain.base) };
+    const channel = dependencyChannel();
+    const c: ChannelContext<DependencyOptions> = { options: channel.defaultOptions!, now: 0, logger: { debug() {}, info() {}, warn() {} }, services: { importGraph } };
+    const bad = agent('bad', [edit('x.ts')]);
+    const a = agent('a', [edit('a.ts')]);
+    const b = agent('b', [edit('b.ts')]);
+    const prepared = await channel.prepare!([bad, a, b], c);
+    const failed = await channel.score(bad, b, { ...c, prepared });
+    expect(failed.problems?.map((p) => p.code)).toContain('GRAPH_FAILED');
+    const after = await channel.score(a, b, { ...c, prepared });
+    expect(after.risk).toBeCloseTo(0.7 ** 2, 12);
+    expect(after.evidence[0]!.chain).toEqual(['a.ts', 't1.ts', 't2.ts', 'b.ts']);
+  });
+});
