@@ -452,24 +452,59 @@ function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOption
   return risk;
 }
 
+/** A pair's hits, gathered without objects (a pair may have hundreds; `maxEvidence` are kept). */
+class HitBuffer {
+  risk = new Float64Array(256);
+  entry = new Int32Array(256);
+  /** Index of the file in the other agent's `numbered`. */
+  file = new Int32Array(256);
+  /** Which run: 0, 1 (a's forward, backward), 2, 3 (b's). */
+  run = new Int32Array(256);
+  /** Imports on the hit's path, −1 until needed (only ties in risk need it). */
+  depth = new Int32Array(256);
+  taken = new Uint8Array(256);
+  length = 0;
+  push(risk: number, entry: number, file: number, run: number): void {
+    if (this.length === this.risk.length) {
+      const n = this.length * 2;
+      const grow = <T extends Float64Array | Int32Array | Uint8Array>(old: T, made: T): T => (made.set(old), made);
+      this.risk = grow(this.risk, new Float64Array(n));
+      this.entry = grow(this.entry, new Int32Array(n));
+      this.file = grow(this.file, new Int32Array(n));
+      this.run = grow(this.run, new Int32Array(n));
+      this.depth = grow(this.depth, new Int32Array(n));
+      this.taken = grow(this.taken, new Uint8Array(n));
+    }
+    const i = this.length++;
+    this.risk[i] = risk;
+    this.entry[i] = entry;
+    this.file[i] = file;
+    this.run[i] = run;
+    this.depth[i] = -1;
+    this.taken[i] = 0;
+  }
+}
+
+/** One buffer for every pair (scoring a pair is synchronous). */
+const hits = new HitBuffer();
+
 /**
  * Every file of `to` in `from`'s reach (forward, then backward), in the order evidence was always
- * ranked; `visit` returns false to stop early.
+ * ranked, into `hits` (runs numbered from `base`).
  */
-function eachHit(from: Agent, fromReach: AgentReach, to: Agent, toReach: AgentReach, swap: boolean, o: ResolvedOptions, floor: number, visit: (h: Hit) => void): void {
-  const runs = runsOf(fromReach, o, floor);
-  for (const f of toReach.numbered) {
+function gatherHits(fromReach: AgentReach, toReach: AgentReach, forward: ReachLog | undefined, backward: ReachLog | undefined, base: number, o: ResolvedOptions): void {
+  const numbered = toReach.numbered;
+  for (let fi = 0; fi < numbered.length; fi++) {
+    const f = numbered[fi]!;
     if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
-    for (const [backward, log] of [
-      [false, runs.forward],
-      [true, runs.backward],
-    ] as const) {
+    for (let d = 0; d < 2; d++) {
+      const log = d === 0 ? forward : backward;
       if (!log) continue;
       const slot = slotOf(log, f.id);
       if (slot < 0) continue;
       const risk = log.value[slot]! * weightOf(f.edit);
       if (risk <= 0) continue;
-      visit({ risk, swap, path: f.path, backward, entry: slot, log, from, to, fromReach });
+      hits.push(risk, slot, fi, base + d);
     }
   }
 }
@@ -613,26 +648,46 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       const o = prepared?.options ?? resolveDependencyOptions(ctx.options, defaults).options;
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
+      /**
+       * The kept hits: strongest first, shorter chains first (a chain of d imports has d + 1
+       * files), then in gathering order; one item per pair of files; at most maxEvidence items,
+       * chains at most maxDepth imports long. Picked one by one (as a stable sort by that order
+       * would give them) without sorting every hit.
+       */
       const pick = (floor: number) => {
-        const found: Hit[] = [];
-        if (!ra || !rb) return { found, kept: found };
-        eachHit(a, ra, b, rb, false, o, floor, (h) => found.push(h));
-        eachHit(b, rb, a, ra, true, o, floor, (h) => found.push(h));
-        // Strongest first, shorter chains first (a chain of d imports has d + 1 files); one item
-        // per pair of files; at most maxEvidence items, chains at most maxDepth imports long.
-        found.sort((x, y) => y.risk - x.risk || depthOf(x.log, x.entry) - depthOf(y.log, y.entry));
-        const seen = new Set<string>();
         const kept: Hit[] = [];
+        if (!ra || !rb) return { count: 0, kept };
+        const runsA = runsOf(ra, o, floor);
+        const runsB = runsOf(rb, o, floor);
+        const logs = [runsA.forward, runsA.backward, runsB.forward, runsB.backward] as const;
+        hits.length = 0;
+        gatherHits(ra, rb, logs[0], logs[1], 0, o);
+        gatherHits(rb, ra, logs[2], logs[3], 2, o);
+        const n = hits.length;
+        const depth = (i: number) => (hits.depth[i]! >= 0 ? hits.depth[i]! : (hits.depth[i] = depthOf(logs[hits.run[i]!]!, hits.entry[i]!)));
+        const seen = new Set<string>();
         const limit = Math.max(1, o.maxEvidence);
-        for (const h of found) {
-          const fromFile = ra.graph.num.paths[sourceOf(h.log, h.entry)]!;
-          const key = h.swap ? `${h.path}|${fromFile}` : `${fromFile}|${h.path}`;
+        while (kept.length < limit) {
+          let best = -1;
+          for (let i = 0; i < n; i++) {
+            if (hits.taken[i]) continue;
+            if (best < 0 || hits.risk[i]! > hits.risk[best]! || (hits.risk[i] === hits.risk[best] && depth(i) < depth(best))) best = i;
+          }
+          if (best < 0) break;
+          hits.taken[best] = 1;
+          const run = hits.run[best]!;
+          const swap = run >= 2;
+          const [from, to, fromReach, toReach] = swap ? [b, a, rb, ra] : [a, b, ra, rb];
+          const log = logs[run]!;
+          const entry = hits.entry[best]!;
+          const path = toReach.numbered[hits.file[best]!]!.path;
+          const fromFile = ra.graph.num.paths[sourceOf(log, entry)]!;
+          const key = swap ? `${path}|${fromFile}` : `${fromFile}|${path}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          kept.push(h);
-          if (kept.length >= limit) break;
+          kept.push({ risk: hits.risk[best]!, swap, path, backward: run % 2 === 1, entry, log, from, to, fromReach });
         }
-        return { found, kept };
+        return { count: n, kept };
       };
       // Exact on cut runs when every kept item is at or above the floor and none is missing
       // (a hit the cut runs lack is below the floor, so it sorts after all of them).
@@ -698,10 +753,10 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
         };
       };
 
-      const { found, kept } = picked;
-      if (found.length === 0) return problems.length ? { risk: 0, evidence: [], problems } : { risk: 0, evidence: [] };
+      const { count, kept } = picked;
+      if (count === 0) return problems.length ? { risk: 0, evidence: [], problems } : { risk: 0, evidence: [] };
       const evidence = kept.map(evidenceOf);
-      const risk = Math.min(1, found[0]!.risk);
+      const risk = Math.min(1, kept[0]!.risk);
       return { risk, evidence, ...(problems.length ? { problems } : {}) };
     },
   });
