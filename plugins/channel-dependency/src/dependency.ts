@@ -492,7 +492,14 @@ const hits = new HitBuffer();
  * Every file of `to` in `from`'s reach (forward, then backward), in the order evidence was always
  * ranked, into `hits` (runs numbered from `base`).
  */
-function gatherHits(fromReach: AgentReach, toReach: AgentReach, forward: ReachLog | undefined, backward: ReachLog | undefined, base: number, o: ResolvedOptions): void {
+function gatherHits(
+  fromReach: AgentReach,
+  toReach: AgentReach,
+  forward: ReachLog | undefined,
+  backward: ReachLog | undefined,
+  base: number,
+  o: ResolvedOptions,
+): void {
   const numbered = toReach.numbered;
   for (let fi = 0; fi < numbered.length; fi++) {
     const f = numbered[fi]!;
@@ -664,7 +671,8 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
         gatherHits(ra, rb, logs[0], logs[1], 0, o);
         gatherHits(rb, ra, logs[2], logs[3], 2, o);
         const n = hits.length;
-        const depth = (i: number) => (hits.depth[i]! >= 0 ? hits.depth[i]! : (hits.depth[i] = depthOf(logs[hits.run[i]!]!, hits.entry[i]!)));
+        const depth = (i: number) =>
+          hits.depth[i]! >= 0 ? hits.depth[i]! : (hits.depth[i] = depthOf(logs[hits.run[i]!]!, hits.entry[i]!));
         const seen = new Set<string>();
         const limit = Math.max(1, o.maxEvidence);
         while (kept.length < limit) {
@@ -693,7 +701,8 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       // (a hit the cut runs lack is below the floor, so it sorts after all of them).
       const first = firstFloor(o);
       let picked = pick(first);
-      if (first > 0 && (picked.kept.length < Math.max(1, o.maxEvidence) || picked.kept[picked.kept.length - 1]!.risk < first)) picked = pick(0);
+      if (first > 0 && (picked.kept.length < Math.max(1, o.maxEvidence) || picked.kept[picked.kept.length - 1]!.risk < first))
+        picked = pick(0);
       const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
       if (!ra || !rb)
         return {

@@ -203,7 +203,14 @@ const sharedFrontiers = [new Frontier(), new Frontier()] as const;
  * grows along a path: the entries ≥ floor (values, paths, the order they were made in) are then
  * exactly a full run's, and everything it leaves out is below the floor.
  */
-export function reach(sources: readonly { id: number; weight: number }[], g: GraphIndex, gamma: number, maxDepth: number, special?: SpecialNeighbours, floor = 0): ReachLog {
+export function reach(
+  sources: readonly { id: number; weight: number }[],
+  g: GraphIndex,
+  gamma: number,
+  maxDepth: number,
+  special?: SpecialNeighbours,
+  floor = 0,
+): ReachLog {
   // `v < least` is `v <= 0` without a floor (every value is ≥ 0).
   const least = floor > 0 ? floor : Number.MIN_VALUE;
   ensureScratch(g.num.paths.length);

@@ -23,10 +23,17 @@ describe('reach with a floor', () => {
     const files = Array.from({ length: 400 }, (_, i) => `f${i}.ts`);
     const factors = [1, 1, 0.6, 0.25];
     const out = new Map(files.map((f) => [f, [] as { to: string; factor: number }[]]));
-    for (const f of files) for (let k = 0; k < 3; k++) out.get(f)!.push({ to: files[Math.floor(rand() * files.length)]!, factor: factors[Math.floor(rand() * factors.length)]! });
+    for (const f of files)
+      for (let k = 0; k < 3; k++)
+        out.get(f)!.push({ to: files[Math.floor(rand() * files.length)]!, factor: factors[Math.floor(rand() * factors.length)]! });
     const { num, baseCount } = numbering(files);
     const hubs = new Set(files.filter(() => rand() < 0.05));
-    const g = buildGraphIndex(num, baseCount, (p) => ({ paths: out.get(p)!.map((s) => s.to), factor: out.get(p)!.map((s) => s.factor) }), (p) => (hubs.has(p) ? 0.3 : 1));
+    const g = buildGraphIndex(
+      num,
+      baseCount,
+      (p) => ({ paths: out.get(p)!.map((s) => s.to), factor: out.get(p)!.map((s) => s.factor) }),
+      (p) => (hubs.has(p) ? 0.3 : 1),
+    );
     for (let trial = 0; trial < 10; trial++) {
       const sources = Array.from({ length: 6 }, () => ({ id: Math.floor(rand() * files.length), weight: 0.5 + rand() / 2 }));
       const full = reach(sources, g, 0.7, 6);
@@ -62,7 +69,12 @@ function service(edges: readonly (readonly [string, string, string])[]) {
 
 async function both(a: Agent, b: Agent, importGraph: unknown) {
   const channel = dependencyChannel();
-  const c: ChannelContext<DependencyOptions> = { options: channel.defaultOptions!, now: 0, logger: { debug() {}, info() {}, warn() {} }, services: { importGraph } };
+  const c: ChannelContext<DependencyOptions> = {
+    options: channel.defaultOptions!,
+    now: 0,
+    logger: { debug() {}, info() {}, warn() {} },
+    services: { importGraph },
+  };
   const prepared = await channel.prepare!([a, b], c);
   const risk = channel.risk!(a, b, { ...c, prepared });
   const score = channel.score(a, b, { ...c, prepared });
@@ -88,7 +100,11 @@ describe('a pair below the first floor', () => {
   test('a third evidence item below the floor is still kept', async () => {
     // Two strong couplings (a direct import; one file between) and the weak chain.
     const edges = [...weak, ['a1.ts', 'b.ts', 'value'], ['a2.ts', 'm.ts', 'value'], ['m.ts', 'b.ts', 'value']] as const;
-    const { risk, score } = await both(agent('a', [edit('a.ts'), edit('a1.ts'), edit('a2.ts')]), agent('b', [edit('b.ts')]), service(edges));
+    const { risk, score } = await both(
+      agent('a', [edit('a.ts'), edit('a1.ts'), edit('a2.ts')]),
+      agent('b', [edit('b.ts')]),
+      service(edges),
+    );
     expect(risk).toBe(1);
     expect(score.evidence.map((e) => [e.chain, e.risk])).toEqual([
       [['a1.ts', 'b.ts'], 1],
@@ -101,7 +117,12 @@ describe('a pair below the first floor', () => {
 describe('a walk that fails', () => {
   test('leaves nothing behind for the next agent’s walk', async () => {
     // a.ts → t1 → t2 → b.ts. Agent bad's view throws when its walk reaches t2.ts (after t1.ts).
-    const edges = [['a.ts', 't1.ts', 'value'], ['t1.ts', 't2.ts', 'value'], ['t2.ts', 'b.ts', 'value'], ['x.ts', 't1.ts', 'value']] as const;
+    const edges = [
+      ['a.ts', 't1.ts', 'value'],
+      ['t1.ts', 't2.ts', 'value'],
+      ['t2.ts', 'b.ts', 'value'],
+      ['x.ts', 't1.ts', 'value'],
+    ] as const;
     const plain = service(edges);
     const broken = {
       ...plain.base,
@@ -112,7 +133,12 @@ describe('a walk that fails', () => {
     };
     const importGraph = { base: plain.base, forAgent: (id: string) => (id === 'bad' ? broken : plain.base) };
     const channel = dependencyChannel();
-    const c: ChannelContext<DependencyOptions> = { options: channel.defaultOptions!, now: 0, logger: { debug() {}, info() {}, warn() {} }, services: { importGraph } };
+    const c: ChannelContext<DependencyOptions> = {
+      options: channel.defaultOptions!,
+      now: 0,
+      logger: { debug() {}, info() {}, warn() {} },
+      services: { importGraph },
+    };
     const bad = agent('bad', [edit('x.ts')]);
     const a = agent('a', [edit('a.ts')]);
     const b = agent('b', [edit('b.ts')]);
