@@ -136,10 +136,11 @@ export interface Channel<Options = unknown, Prepared = unknown> {
   ): Iterable<AgentPair> | Promise<Iterable<AgentPair>>;
   /**
    * Optional: the risk (and `preciseRisk`, `problems`) that `score` would return for the pair,
-   * without building evidence. The scan calls it for every candidate pair and calls `score` only
-   * for the pairs it reports (an advisory, or a link whose risk reaches `evidenceMinRisk`); a pair
-   * below that keeps its risk with its evidence deferred (`Link.deferredEvidence`). `score`'s
-   * result is the one that counts where both are called.
+   * without building evidence. With an `evidenceMinRisk` above 0 the scan calls it for every
+   * candidate pair and calls `score` only for the pairs it reports (an advisory, or a link whose
+   * risk reaches `evidenceMinRisk`); a pair below that keeps its risk with its evidence deferred
+   * (`Link.deferredEvidence`). `score`'s result is the one that counts where both are called. With
+   * none (the default: every link gets its evidence) the scan calls `score` alone.
    */
   risk?(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): RiskScore | Promise<RiskScore>;
 }

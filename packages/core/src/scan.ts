@@ -697,7 +697,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
             });
             continue;
           }
-          parts.push(await callChannel(entry, a, b, exhaustive));
+          // With no evidence floor every pair with a risk gets its evidence: `score` at once, not
+          // `risk` and then `score` (a channel's `risk` is its `score`'s, without evidence).
+          parts.push(await callChannel(entry, a, b, exhaustive || evidenceMinRisk <= 0));
         }
       }
       for (const s of skipped) {

@@ -98,8 +98,13 @@ describe('scanAirspace with candidate pairs', () => {
     expect(result.links[0]).toMatchObject({ level: 'clear', evidence: [], deferredEvidence: true });
     expect(result.links[0]!.risk).toBeCloseTo(0.2);
     calls.length = 0;
-    const reported = await scanAirspace(agents, { channels: [sharing(calls, { risk: 0.9 })] });
+    const reported = await scanAirspace(agents, { channels: [sharing(calls, { risk: 0.9 })] }, { evidenceMinRisk: 0.5 });
     expect(calls).toEqual(['risk a-b', 'score a-b']);
+    // Without an evidence floor (the default) every link gets its evidence: score alone.
+    calls.length = 0;
+    const plain = await scanAirspace(agents, { channels: [sharing(calls, { risk: 0.9 })] });
+    expect(calls).toEqual(['score a-b']);
+    expect(plain.links).toEqual(reported.links);
     expect(reported.advisories[0]!.evidence[0]!.message).toBe('both edit x.ts');
     // A risk hook that promises what score cannot show: score's answer counts (MISSING_EVIDENCE, 0).
     const liar = { ...sharing([]), score: () => ({ risk: 0.9, evidence: [] }) };

@@ -104,22 +104,23 @@ export function numbered(num: Numbering, s: Steps | StepPaths): Steps {
 export type SpecialNeighbours = (id: number) => Steps | undefined;
 
 /**
- * One run's result. For each reached file (sorted by id): its best value and its best entry. The
- * entries, kept only where a best path runs through them: a file and a `link` — the
- * predecessor's entry as it was when this path was found (a later, better path to the predecessor
- * does not change this entry's path), or `−source − 1` for a step from a source (depth 1).
- * 16 bytes per reached file and 8 per kept entry; depth, predecessor and source are read back
- * along the links.
+ * One run's result. For each reached file (sorted by id): its best value; entry i is the best
+ * entry of reached file i. Entries are kept only where a best path runs through them: a file and
+ * a `link` — the predecessor's entry as it was when this path was found (a later, better path to
+ * the predecessor does not change this entry's path), or `−source − 1` for a step from a source
+ * (depth 1). Entries past the reached files (a superseded entry a best path still runs through)
+ * name their file in `extra`. 16 bytes per reached file and 8 per extra entry, nothing per file
+ * of the graph (a lookup is a binary search: a dense slot per file cost 40 KB per run on 10,000
+ * files); depth, predecessor and source are read back along the links.
  */
 export interface ReachLog {
-  /** Reached files' ids, ascending (for inverted-index walks). */
+  /** Reached files' ids, ascending (for inverted-index walks and lookups). */
   readonly reached: Int32Array;
-  /** Per file id (below its length), the file's index in `reached`, or −1: one read per lookup. */
-  readonly slot: Int32Array;
   readonly value: Float64Array;
-  readonly best: Int32Array;
-  readonly node: Int32Array;
+  /** Per entry (the reached files' best entries first). */
   readonly link: Int32Array;
+  /** Files of the entries from `reached.length` on. */
+  readonly extra: Int32Array;
 }
 
 class Grow {
@@ -160,14 +161,13 @@ function ensureScratch(size: number): void {
   scratch = next;
 }
 
-/** A growable list of frontier items: node, value, source, entry. */
+/** A growable list of frontier items: node, value, entry. */
 class Frontier {
-  node = new Int32Array(64);
-  value = new Float64Array(64);
-  source = new Int32Array(64);
-  entry = new Int32Array(64);
+  node = new Int32Array(1024);
+  value = new Float64Array(1024);
+  entry = new Int32Array(1024);
   length = 0;
-  push(node: number, value: number, source: number, entry: number): void {
+  push(node: number, value: number, entry: number): void {
     if (this.length === this.node.length) {
       const n = this.length * 2;
       const node2 = new Int32Array(n);
@@ -176,9 +176,6 @@ class Frontier {
       const value2 = new Float64Array(n);
       value2.set(this.value);
       this.value = value2;
-      const source2 = new Int32Array(n);
-      source2.set(this.source);
-      this.source = source2;
       const entry2 = new Int32Array(n);
       entry2.set(this.entry);
       this.entry = entry2;
@@ -186,77 +183,105 @@ class Frontier {
     const i = this.length++;
     this.node[i] = node;
     this.value[i] = value;
-    this.source[i] = source;
     this.entry[i] = entry;
   }
 }
 
+const renumbering = [new Int32Array(0), new Int32Array(0)];
+
+/** Shared scratch array `which`, at least `size` long. */
+function grownScratch(which: 0 | 1, size: number): Int32Array {
+  if (renumbering[which]!.length < size) renumbering[which] = new Int32Array(Math.max(size, renumbering[which]!.length * 2));
+  return renumbering[which]!;
+}
+
+/** The two frontiers every run uses (a run is synchronous), grown once. */
+const sharedFrontiers = [new Frontier(), new Frontier()] as const;
+
+/**
+ * With `floor` > 0 a run keeps only values ≥ floor. Every factor is at most 1, so a value never
+ * grows along a path: the entries ≥ floor (values, paths, the order they were made in) are then
+ * exactly a full run's, and everything it leaves out is below the floor.
+ */
 export function reach(
   sources: readonly { id: number; weight: number }[],
   g: GraphIndex,
   gamma: number,
   maxDepth: number,
   special?: SpecialNeighbours,
+  floor = 0,
 ): ReachLog {
+  // `v < least` is `v <= 0` without a floor (every value is ≥ 0).
+  const least = floor > 0 ? floor : Number.MIN_VALUE;
   ensureScratch(g.num.paths.length);
   // One growing log for every run (a run is synchronous): only what is kept is copied out.
   const log = sharedLog;
   log.length = 0;
   let touched = 0;
-  let frontier = new Frontier();
-  let next = new Frontier();
+  let [frontier, next] = sharedFrontiers;
+  frontier.length = 0;
   // Depth 1: direct neighbours of a source get its full weight (γ^0 = 1).
-  for (const s of sources) frontier.push(s.id, s.weight / gamma, s.id, -1);
+  for (const s of sources) frontier.push(s.id, s.weight / gamma, -1);
   const { start, to, factor, baseCount } = g;
-  for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
-    next.length = 0;
-    for (let k = 0; k < frontier.length; k++) {
-      const node = frontier.node[k]!;
-      const own = special?.(node);
-      // Beyond depth 1 the frontier's files are passed through on the way further (files new in
-      // an agent's view are no hubs: hubs are counted in the base).
-      const through = depth > 1 && node < baseCount ? g.through[node]! : 1;
-      const value = frontier.value[k]! * gamma * through;
-      if (value <= 0) continue;
-      const source = frontier.source[k]!;
-      const entry = frontier.entry[k]!;
-      // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
-      if (own) {
-        const ownTo = own.to;
-        const ownFactor = own.factor;
-        for (let e = 0; e < ownTo.length; e++) {
-          const n = ownTo[e]!;
-          const v = value * ownFactor[e]!;
-          if (v <= 0) continue;
-          if (n >= scratch.length) ensureScratch(n + 1);
-          const old = scratch[n]!;
-          if (old >= 0 && log.value[old]! >= v) continue;
-          if (old < 0) touched++;
-          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
-          scratch[n] = made;
-          next.push(n, v, source, made);
-        }
-      } else if (node < baseCount) {
-        const bestOf = scratch;
-        for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
-          const n = to[e]!;
-          const v = value * factor[e]!;
-          if (v <= 0) continue;
-          const old = bestOf[n]!;
-          if (old >= 0 && log.value[old]! >= v) continue;
-          if (old < 0) touched++;
-          const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
-          bestOf[n] = made;
-          next.push(n, v, source, made);
+  try {
+    for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+      next.length = 0;
+      for (let k = 0; k < frontier.length; k++) {
+        const node = frontier.node[k]!;
+        const own = special?.(node);
+        // Beyond depth 1 the frontier's files are passed through on the way further (files new in
+        // an agent's view are no hubs: hubs are counted in the base).
+        const through = depth > 1 && node < baseCount ? g.through[node]! : 1;
+        const value = frontier.value[k]! * gamma * through;
+        if (value < least) continue;
+        const entry = frontier.entry[k]!;
+        // Two loops (the agent's own steps, or the index's) so each stays monomorphic.
+        if (own) {
+          const ownTo = own.to;
+          const ownFactor = own.factor;
+          for (let e = 0; e < ownTo.length; e++) {
+            const n = ownTo[e]!;
+            const v = value * ownFactor[e]!;
+            if (v < least) continue;
+            if (n >= scratch.length) ensureScratch(n + 1);
+            const old = scratch[n]!;
+            if (old >= 0 && log.value[old]! >= v) continue;
+            if (old < 0) touched++;
+            const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+            scratch[n] = made;
+            next.push(n, v, made);
+          }
+        } else if (node < baseCount) {
+          const bestOf = scratch;
+          for (let e = start[node]!, end = start[node + 1]!; e < end; e++) {
+            const n = to[e]!;
+            const v = value * factor[e]!;
+            if (v < least) continue;
+            const old = bestOf[n]!;
+            if (old >= 0 && log.value[old]! >= v) continue;
+            if (old < 0) touched++;
+            const made = log.push(n, v, entry >= 0 ? entry : -node - 1);
+            bestOf[n] = made;
+            next.push(n, v, made);
+          }
         }
       }
+      [frontier, next] = [next, frontier];
     }
-    [frontier, next] = [next, frontier];
+  } catch (e) {
+    // A view that throws mid-walk: the shared best-entry scratch is cleared for the next run.
+    for (let i = 0; i < log.length; i++) scratch[log.node[i]!] = -1;
+    throw e;
   }
   // Sorted by id without a comparison sort: one pass over the ids (cheaper than sorting ~R log R).
+  // Entries are renumbered: the best entry of reached file i becomes entry i, the other entries
+  // a best path runs through follow in the order they were made; the rest are dropped.
   const reached = new Int32Array(touched);
   const value = new Float64Array(touched);
-  const bestRaw = new Int32Array(touched);
+  // Scratch for the renumbering, grown once (a run's temporaries would otherwise be tens of KB
+  // of array buffers per run, freed only when the collector runs).
+  const bestRaw = grownScratch(0, touched);
+  const keep = grownScratch(1, log.length).fill(-1, 0, log.length);
   let k = 0;
   const size = Math.min(scratch.length, g.num.paths.length);
   for (let id = 0; id < size && k < touched; id++) {
@@ -264,42 +289,54 @@ export function reach(
     if (e < 0) continue;
     reached[k] = id;
     value[k] = log.value[e]!;
-    bestRaw[k++] = e;
+    bestRaw[k] = e;
+    keep[e] = k++;
     scratch[id] = -1;
   }
-  // Keep only the entries on best paths (superseded relaxations are dropped), renumbered.
-  const keep = new Int32Array(log.length).fill(-1);
-  let kept = 0;
+  // Entries a best path runs through that are no file's best (−2 until numbered).
   for (let i = 0; i < touched; i++) {
-    for (let e = bestRaw[i]!; e >= 0 && keep[e] === -1; e = log.link[e]!) keep[e] = -2;
+    for (let e = log.link[bestRaw[i]!]!; e >= 0 && keep[e] === -1; e = log.link[e]!) keep[e] = -2;
   }
+  let kept = touched;
   for (let e = 0; e < log.length; e++) if (keep[e] === -2) keep[e] = kept++;
-  const node = new Int32Array(kept);
+  const extra = new Int32Array(kept - touched);
   const link = new Int32Array(kept);
   for (let e = 0; e < log.length; e++) {
-    const to = keep[e]!;
-    if (to < 0) continue;
-    node[to] = log.node[e]!;
+    const at = keep[e]!;
+    if (at < 0) continue;
+    if (at >= touched) extra[at - touched] = log.node[e]!;
     const l = log.link[e]!;
-    link[to] = l >= 0 ? keep[l]! : l;
+    link[at] = l >= 0 ? keep[l]! : l;
   }
-  const best = new Int32Array(touched);
-  for (let i = 0; i < touched; i++) best[i] = keep[bestRaw[i]!]!;
-  const slot = new Int32Array(touched > 0 ? reached[touched - 1]! + 1 : 0).fill(-1);
-  for (let i = 0; i < touched; i++) slot[reached[i]!] = i;
-  return { reached, slot, value, best, node, link };
+  return { reached, value, link, extra };
 }
 
-/** The index of file `id` among a run's reached files (its `value` and `best` entry), or −1. */
+/** The index of file `id` among a run's reached files (its `value`, and its best entry), or −1. */
 export function slotOf(r: ReachLog, id: number): number {
-  return id < r.slot.length ? r.slot[id]! : -1;
+  const ids = r.reached;
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = ids[mid]!;
+    if (at < id) lo = mid + 1;
+    else if (at > id) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** The file (id) of an entry. */
+function nodeOf(r: ReachLog, entry: number): number {
+  const n = r.reached.length;
+  return entry < n ? r.reached[entry]! : r.extra[entry - n]!;
 }
 
 /** Files of the best path from the source to the entry's file (inclusive). */
 export function chainTo(r: ReachLog, entry: number, paths: readonly string[]): string[] {
-  const chain = [paths[r.node[entry]!]!];
+  const chain = [paths[nodeOf(r, entry)]!];
   let at = entry;
-  for (; r.link[at]! >= 0; at = r.link[at]!) chain.push(paths[r.node[r.link[at]!]!]!);
+  for (; r.link[at]! >= 0; at = r.link[at]!) chain.push(paths[nodeOf(r, r.link[at]!)]!);
   chain.push(paths[-r.link[at]! - 1]!);
   return chain.reverse();
 }
