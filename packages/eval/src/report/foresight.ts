@@ -40,14 +40,7 @@ function unseenRow(s: ScorerForesight): string[] {
   const u = s.unseen;
   return [
     s.kind === 'channel' ? `channel ${s.name}` : s.name,
-    String(u.flagged),
-    String(u.tp),
-    fmt(u.recall, 2),
-    fmt(u.precision, 2),
-    times(u.lift),
-    fmt(u.prAuc),
-    times(u.prAucLift),
-    hours(u.medianLeadHours),
+    ...figureCells(u),
     fmt(s.all.traffic.f1, 2),
     s.foresightGain === null ? '–' : `${s.foresightGain >= 0 ? '+' : ''}${s.foresightGain.toFixed(2)}`,
   ];
@@ -142,15 +135,9 @@ const CORPUS_HEADERS = [
   'dissolved',
 ];
 
-function corpusRow(name: string, b: LabelForesight, scorer: string): string[] | undefined {
-  const s = b.scorers.find((x) => x.name === scorer);
-  const merge = b.scorers.find((x) => x.kind === 'channel' && x.name === 'merge');
-  if (!s) return undefined;
-  const u = s.unseen;
+/** The columns every unseen table shares: flags, hits, and how good they are. */
+function figureCells(u: UnseenFigures): string[] {
   return [
-    name,
-    String(b.unseen.scenarios),
-    String(b.unseen.positives),
     String(u.flagged),
     String(u.tp),
     fmt(u.recall, 2),
@@ -159,6 +146,22 @@ function corpusRow(name: string, b: LabelForesight, scorer: string): string[] | 
     fmt(u.prAuc),
     times(u.prAucLift),
     hours(u.medianLeadHours),
+  ];
+}
+
+/** `figureCells` after the pairs and the collisions among them. */
+function unseenCells(scenarios: number, positives: number, u: UnseenFigures): string[] {
+  return [String(scenarios), String(positives), ...figureCells(u)];
+}
+
+function corpusRow(name: string, b: LabelForesight, scorer: string): string[] | undefined {
+  const s = b.scorers.find((x) => x.name === scorer);
+  const merge = b.scorers.find((x) => x.kind === 'channel' && x.name === 'merge');
+  if (!s) return undefined;
+  const u = s.unseen;
+  return [
+    name,
+    ...unseenCells(b.unseen.scenarios, b.unseen.positives, u),
     fmt(s.all.traffic.f1, 2),
     fmt(merge?.all.traffic.f1, 2),
     s.foresightGain === null ? '–' : s.foresightGain.toFixed(2),
@@ -170,24 +173,7 @@ function corpusRow(name: string, b: LabelForesight, scorer: string): string[] | 
 function pooledRow(p: CorpusForesight, scorer: string): string[] | undefined {
   const s = p.scorers.find((x) => x.name === scorer);
   if (!s) return undefined;
-  return [
-    'corpus (pooled)',
-    String(s.scenarios),
-    String(s.positives),
-    String(s.flagged),
-    String(s.tp),
-    fmt(s.recall, 2),
-    fmt(s.precision, 2),
-    times(s.lift),
-    fmt(s.prAuc),
-    times(s.prAucLift),
-    hours(s.medianLeadHours),
-    '',
-    '',
-    '',
-    String(p.visible),
-    String(p.dissolved),
-  ];
+  return ['corpus (pooled)', ...unseenCells(s.scenarios, s.positives, s), '', '', '', String(p.visible), String(p.dissolved)];
 }
 
 /** The corpus's foresight: per observation and label, one line per repository and the pooled line, then tables. */
@@ -250,19 +236,7 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
       alignedTable(
         ['scorer', 'unseen', 'coll.', 'flagged', 'TP', 'recall', 'precision', 'lift', 'PR-AUC', '×base', 'lead h'],
         [...channels.map((s) => ({ ...s, name: `channel ${s.name}` })), ...p.scorers.filter((s) => scorerNames.includes(s.name))].map(
-          (s) => [
-            s.name,
-            String(s.scenarios),
-            String(s.positives),
-            String(s.flagged),
-            String(s.tp),
-            fmt(s.recall, 2),
-            fmt(s.precision, 2),
-            times(s.lift),
-            fmt(s.prAuc),
-            times(s.prAucLift),
-            hours(s.medianLeadHours),
-          ],
+          (s) => [s.name, ...unseenCells(s.scenarios, s.positives, s)],
         ),
         1,
       ),
