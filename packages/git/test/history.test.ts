@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,25 @@ describe('CommitHistory', () => {
     expect(main.partners('a.ts', 1).map((p) => p.path)).toEqual(['b.ts', 'd.ts']);
     const onSide = (await history.viewAt('side', opts))!;
     expect(onSide.partners('a.ts', 1).map((p) => p.path)).toEqual(['b.ts', 'c.ts']);
+  });
+
+  it('deletes other versions of the history cache once unused for two weeks, and keeps the rest', async () => {
+    const r = repo();
+    change(r, 'a.ts', 'b.ts');
+    const root = join(r.dir, '.git', 'airspace', 'cache');
+    const old = join(root, 'history-v0');
+    const recent = join(root, 'history-v9');
+    const other = join(root, 'facts-abc-b3');
+    for (const d of [old, recent, other]) mkdirSync(d, { recursive: true });
+    const longAgo = new Date(Date.now() - 15 * 24 * 60 * 60 * 1000);
+    for (const d of [old, other]) utimesSync(d, longAgo, longAgo);
+    const history = await CommitHistory.open(r.dir);
+    await history.viewAt('HEAD', opts);
+    const left = readdirSync(root);
+    expect(left).not.toContain('history-v0');
+    expect(left).toContain('history-v9');
+    expect(left).toContain('facts-abc-b3');
+    expect(left).toContain('history-v1');
   });
 
   it('adds commits incrementally: a cached history extended by new commits equals a cold one', async () => {

@@ -9,11 +9,33 @@
  * the whole cache is dropped and the history mined again (cheap: one `git log`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { HistoryGraph } from './graph.js';
 
 export const HISTORY_CACHE_DIR = 'history-v1';
+
+/** A history cache of another version unused for this long is deleted (as the facts cache's are). */
+export const HISTORY_STALE_MS = 14 * 24 * 60 * 60 * 1000;
+
+/**
+ * Marks the cache directory `dir` used (its modification time) and deletes the other versions'
+ * `history-v*` directories beside it that have gone unused for `HISTORY_STALE_MS`, so that two
+ * Airspace versions in use side by side keep theirs and an old one's is not kept forever.
+ */
+export async function sweepOtherVersions(dir: string, now = Date.now()): Promise<void> {
+  const root = dirname(dir);
+  const own = basename(dir);
+  const at = new Date(now);
+  await utimes(dir, at, at).catch(() => undefined);
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names) {
+    if (name === own || !/^history-v\d+$/.test(name)) continue;
+    const full = join(root, name);
+    const st = await stat(full).catch(() => undefined);
+    if (st?.isDirectory() && now - st.mtimeMs > HISTORY_STALE_MS) await rm(full, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
 const FORMAT = 'airspace-history-segment-1';
 /** Merge segments when more than this many are on disk. */
 const MAX_SEGMENTS = 8;

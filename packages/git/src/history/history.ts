@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { Agent, CoChangeService, CoChangeView, CoChangeViewOptions } from '@airspace/core';
 import { runGit } from '../exec.js';
-import { compactSegments, HISTORY_CACHE_DIR, loadSegments, writeSegment, type Segment } from './cache.js';
+import { compactSegments, HISTORY_CACHE_DIR, loadSegments, sweepOtherVersions, writeSegment, type Segment } from './cache.js';
 import { HistoryGraph, type HistoryView } from './graph.js';
 import { mineCommits } from './mine.js';
 
@@ -62,6 +62,7 @@ export class CommitHistory {
     }
     const history = new CommitHistory(cwd, dir);
     if (dir) {
+      await sweepOtherVersions(dir);
       const loaded = await loadSegments(dir, history.graph);
       if (loaded.damaged) history.problems.push(`The co-change history cache was damaged (${loaded.damaged}); it is mined again.`);
       history.segments = loaded.segments;
