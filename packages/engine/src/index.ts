@@ -33,6 +33,4 @@ export { InputError } from './errors.js';
 export { intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 export { parseStatusV2, repositoryStamp, stampDelta, type RepositoryStamp, type StampDelta } from './freshness.js';
 export { runEngineServer, acquireLock, type EngineServerOptions } from './server.js';
-export { createChangeSource, ignoredPath, type ChangeSource, type ChangeSourceOptions } from './watch/changes.js';
-export { watchTargets, type WatchTargets } from './watch/targets.js';
 export * from './client.js';

@@ -1,19 +1,18 @@
 /**
  * The resident engine process of one repository: holds the lock, listens on the socket
  * (owner-only, in an owner-only directory), answers newline-delimited JSON requests through one
- * `EngineCore`, follows file and git events (watch/changes.ts) to keep its scanners warm, and exits
+ * `EngineCore`, follows file and git events (`@airspace/git`'s change tracker, as `watch` and `view`) to keep its scanners warm, and exits
  * after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process holds the lock.
  */
 import { chmodSync, existsSync, mkdirSync, openSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
+import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
 import { connect, pidAlive, readLock, type LockInfo } from './client.js';
 import { EngineCore } from './core.js';
 import { InputError } from './errors.js';
 import { enginePaths, type EnginePaths } from './paths.js';
 import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineRequest, type EngineStatus } from './protocol.js';
-import { createChangeSource, type ChangeSource } from './watch/changes.js';
-import { watchTargets } from './watch/targets.js';
 
 export interface EngineServerOptions {
   readonly commonDir: string;
@@ -102,7 +101,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   log(`engine ${process.pid}: started for ${options.commonDir} (idle timeout ${options.idleMs} ms).`);
   if (existsSync(paths.socket)) unlinkSync(paths.socket);
 
-  let source: ChangeSource | undefined;
+  let source: ChangeTracker | undefined;
   const core = new EngineCore({
     commonDir: options.commonDir,
     resident: true,
@@ -166,7 +165,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
         refreshAgain = false;
         await core.refresh();
         const targets = await watchTargets(options.repo).catch(() => undefined);
-        if (targets) source?.setDirs(targets.dirs);
+        if (targets) source?.setWorktrees(targets.worktrees);
       } while (refreshAgain && !stopping);
     } finally {
       refreshing = false;
@@ -291,9 +290,10 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       .catch(() => undefined)
       .then((targets) => {
         if (stopping) return;
-        source = createChangeSource({
-          dirs: targets?.dirs ?? [],
-          gitDirs: targets?.gitDirs ?? [],
+        if (!targets) return;
+        source = createChangeTracker({
+          worktrees: targets.worktrees,
+          commonDir: targets.commonDir,
           pollMs: 2000,
           debounceMs: 150,
           onChange: () => void refresh(),

@@ -41,6 +41,13 @@ export interface ChangeTracker {
   /** Watch exactly these work trees from now on. */
   setWorktrees(worktrees: readonly string[]): void;
   readonly mode: () => 'watch' | 'poll';
+  /**
+   * How many changes were seen so far (before debouncing), and the directories watched by file
+   * events now (none while polling): with both unchanged since a moment, nothing in those
+   * directories changed since then (the engine answers without asking git).
+   */
+  readonly events: () => number;
+  readonly watching: () => readonly string[];
   close(): void;
 }
 
@@ -127,6 +134,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   let all: string | undefined;
   let paths = new Map<string, Set<string>>();
   let firstReason: string | undefined;
+  let events = 0;
 
   const flush = (): void => {
     timer = undefined;
@@ -147,10 +155,12 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     timer = setTimeout(flush, debounceMs);
   };
   const changedAll = (reason: string): void => {
+    events++;
     all ??= reason;
     schedule();
   };
   const changedPath = (worktree: string, path: string): void => {
+    events++;
     let set = paths.get(worktree);
     if (!set) paths.set(worktree, (set = new Set()));
     set.add(path);
@@ -247,6 +257,8 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
       for (const dir of worktrees) watchDir(dir, false);
     },
     mode: () => (polling ? 'poll' : 'watch'),
+    events: () => events,
+    watching: () => (polling ? [] : [...watchers.keys()]),
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

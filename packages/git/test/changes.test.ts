@@ -73,7 +73,11 @@ describe('createChangeTracker', () => {
     const bob = repo.worktree('bob');
     const changes = await start(repo);
     expect(tracker!.mode()).toBe('watch');
+    // What the engine relies on to trust a stamp: every worktree watched, and an event count.
+    const watched = tracker!.watching().map((d) => realpathSync(d));
+    for (const d of [repo.dir, alice.dir, bob.dir]) expect(watched).toContain(realpathSync(d));
     await sleep(100);
+    const before = tracker!.events();
     alice.write('src/a.ts', 'a2\n').write('src/new.ts', 'n\n');
     bob.write('src/b.ts', 'b2\n');
     await until('a change', () => changes.length > 0);
@@ -85,6 +89,7 @@ describe('createChangeTracker', () => {
     const byDir = Object.fromEntries(Object.entries(change.paths).map(([dir, paths]) => [realpathSync(dir), paths]));
     expect(byDir[realpathSync(alice.dir)]).toEqual(['src/a.ts', 'src/new.ts']);
     expect(byDir[realpathSync(bob.dir)]).toEqual(['src/b.ts']);
+    expect(tracker!.events()).toBeGreaterThan(before);
 
     changes.length = 0;
     alice.commit('alice');
@@ -109,6 +114,7 @@ describe('createChangeTracker', () => {
     const alice = repo.worktree('alice');
     const changes = await start(repo, { forcePoll: true, pollMs: 100 });
     expect(tracker!.mode()).toBe('poll');
+    expect(tracker!.watching()).toEqual([]);
     await sleep(400);
     expect(changes).toEqual([]);
     alice.write('src/a.ts', 'a2\n');

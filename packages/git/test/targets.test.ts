@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRepoFixture } from '@airspace/git/fixture';
-import { watchTargets } from '../src/watch/targets.js';
+import { watchTargets } from '../src/changes.js';
+import { createRepoFixture } from '../src/fixture.js';
 
 const repo = createRepoFixture({ 'a.ts': 'export const a = 1;\n' });
 afterAll(() => repo.dispose());
@@ -11,7 +11,9 @@ describe('watchTargets', () => {
     const alice = repo.worktree('alice');
     const targets = await watchTargets(alice.dir);
     const real = (d: string) => realpathSync(d);
-    expect(targets.dirs.map(real).sort()).toEqual([real(`${repo.dir}/.git`), real(repo.dir), real(alice.dir)].sort());
-    expect(targets.gitDirs.map(real)).toEqual([real(`${repo.dir}/.git`)]);
+    expect([targets.commonDir, ...targets.worktrees].map(real).sort()).toEqual(
+      [real(`${repo.dir}/.git`), real(repo.dir), real(alice.dir)].sort(),
+    );
+    expect(real(targets.commonDir)).toEqual(real(`${repo.dir}/.git`));
   });
 });
