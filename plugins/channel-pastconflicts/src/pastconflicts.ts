@@ -152,6 +152,28 @@ export function pastConflictsChannel(options: Partial<PastConflictsOptions> = {}
       for (const message of service.takeProblems?.() ?? []) problems.push({ code: 'HISTORY_PROBLEM', channel: ID, message });
       return { agents: out, options: o, problems };
     },
+    candidates(agents, ctx, only) {
+      // Only agents that change one path can score above 0: an inverted index path → agents
+      // names those pairs, so a scan of many agents scores no other pair for this channel.
+      const prepared = ctx.prepared?.agents;
+      const pathsOfAgent = (agent: Agent): ReadonlySet<string> => prepared?.get(agent.id)?.paths ?? pathsOf(agent);
+      const byPath = new Map<string, string[]>();
+      for (const agent of agents) for (const p of pathsOfAgent(agent)) (byPath.get(p) ?? byPath.set(p, []).get(p)!).push(agent.id);
+      const out: [string, string][] = [];
+      const seen = new Set<string>();
+      for (const agent of only ? agents.filter((x) => only.has(x.id)) : agents) {
+        for (const p of pathsOfAgent(agent)) {
+          for (const other of byPath.get(p)!) {
+            if (other === agent.id) continue;
+            const pair = agent.id < other ? `${agent.id}\u0000${other}` : `${other}\u0000${agent.id}`;
+            if (seen.has(pair)) continue;
+            seen.add(pair);
+            out.push([agent.id, other]);
+          }
+        }
+      }
+      return out;
+    },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
       const o = prepared?.options ?? defaults;

@@ -137,3 +137,22 @@ describe('past-conflicts scoring', () => {
     expect(problems.map((p) => p.code)).toEqual(['INVALID_OPTION', 'INVALID_OPTION']);
   });
 });
+
+describe('past-conflicts candidates', () => {
+  it('names only the pairs that change one path (old paths of renames included)', async () => {
+    const channel = pastConflictsChannel();
+    const agents = [
+      alice('CHANGELOG.md', 'src/x.ts'),
+      bob('CHANGELOG.md'),
+      agent('carol', [edit('src/y.ts')]),
+      agent('dave', [{ ...edit('src/z.ts'), oldPath: 'src/x.ts' }]),
+    ];
+    const services = { pastConflicts: service(hot) };
+    const ctx = { options: channel.defaultOptions, now: 0, logger: console, services } as never;
+    const prepared = await channel.prepare!(agents, ctx);
+    const pairs = [...(await channel.candidates!(agents, { ...(ctx as object), prepared } as never))].map((p) => [...p].sort().join('+'));
+    expect(pairs.sort()).toEqual(['alice+bob', 'alice+dave']);
+    const onlyCarol = [...(await channel.candidates!(agents, { ...(ctx as object), prepared } as never, new Set(['carol'])))];
+    expect(onlyCarol).toEqual([]);
+  });
+});
