@@ -387,6 +387,15 @@ describe('scanRepository', () => {
     expect(part.risk).toBeCloseTo(2 / 3); // conflicted in 2 of the 2 merges that touched it, prior 1
     expect(part.evidence[0]!.message).toContain('CHANGELOG.md conflicted in 2 of the 2 past merges that touched it');
     expect(result.problems.filter((p) => p.channel === 'past-conflicts')).toEqual([]);
+    expect(result.links[0]!.level).toBe('traffic');
+    // At its shipped weight (0.5) a rate of 2/3 alone stays below traffic: 2 merges are little history.
+    const shipped = await scanRepository({
+      repo: repo.dir,
+      base: 'main',
+      config: { channels: { ...builtinsOff, 'past-conflicts': { enabled: true } } },
+    });
+    expect(shipped.links[0]!.level).toBe('clear');
+    expect(shipped.links[0]!.risk).toBeCloseTo(1 / 3);
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {
