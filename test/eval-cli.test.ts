@@ -60,6 +60,7 @@ describe('airspace eval', () => {
       'symbols',
       'call-graph',
       'co-change',
+      'past-conflicts',
     ]);
     expect(result.evaluation.channels.merge.rocAuc).toBe(1);
     expect(result.calibration.kind).toBe('airspace-calibration');

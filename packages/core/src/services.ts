@@ -84,3 +84,37 @@ export interface CoChangeService {
   /** Problems met reading the history (a damaged cache rebuilt, git failing). */
   takeProblems?(): readonly string[];
 }
+
+/**
+ * The repository's past merges as of one commit: the merge commits among the `window` most recent
+ * ancestors of it (at most `maxMerges`, newest first), each re-merged (its first two parents) to
+ * see which paths conflicted. Never a later merge.
+ */
+export interface PastConflictsView {
+  /** The commit the view is as of. */
+  readonly asOf: string;
+  /** Merges of the view whose re-merge is known. */
+  readonly merges: number;
+  /** Merges of the view that brought changes to `path` (against their first parent) or conflicted in it. */
+  touched(path: string): number;
+  /** Of those, the merges whose re-merge conflicted in `path`. */
+  conflicted(path: string): number;
+}
+
+export interface PastConflictsViewOptions {
+  /** How many commits back from the view's commit (merges included). */
+  readonly window: number;
+  /** At most this many merges of the window, newest first (each costs a re-merge once). */
+  readonly maxMerges: number;
+}
+
+/**
+ * `ctx.services.pastConflicts` (past-conflicts channel): the merges each agent's work is read
+ * against — in a live scan as of the agent's merge base, in a replay as of the side's observed
+ * commit. No view (undefined) when the history cannot be read.
+ */
+export interface PastConflictsService {
+  viewFor(agent: Agent, options: PastConflictsViewOptions): Promise<PastConflictsView | undefined>;
+  /** Problems met reading the history (a damaged cache line, git failing). */
+  takeProblems?(): readonly string[];
+}

@@ -57,7 +57,10 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
   const git = new ReplayGitService(repository);
   const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
   const analysis = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? serializedAnalysis(repository.root) : undefined;
-  const history = needs.has('coChange') ? new ReplayHistory(repository.root) : undefined;
+  const history =
+    needs.has('coChange') || needs.has('pastConflicts')
+      ? new ReplayHistory(repository.root, { coChange: needs.has('coChange'), pastConflicts: needs.has('pastConflicts') })
+      : undefined;
   const scorer = createChannelScorer({
     channels: set.channels,
     weights: set.weights,
@@ -83,6 +86,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     set,
     dispose: () => {
       git.dispose();
+      history?.dispose();
       void set.dispose();
     },
   };

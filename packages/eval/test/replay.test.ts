@@ -316,4 +316,51 @@ describe('the scanner composition', () => {
       repo.dispose();
     }
   });
+  it('gives the past-conflicts channel only the merges before each side’s observed commit', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const { createRepoFixture } = await import('@airspace/git/fixture');
+    const log = 'a\nb\nc\nd\ne\nf\ng\n';
+    const repo = createRepoFixture({ 'CHANGELOG.md': log, 'a.ts': 'export const a = 0;\n' });
+    try {
+      const y = repo.worktree('y');
+      const x = repo.worktree('x');
+      x.write('a.ts', 'export const a = 1;\n').commit('x1');
+      x.write('CHANGELOG.md', log.replace('a\n', 'a x\n')).commit('x2');
+      // Two merges into x conflict in CHANGELOG.md's first line (kept as x had it).
+      for (const name of ['p', 'q']) {
+        repo
+          .worktree(name, { from: 'main' })
+          .write('CHANGELOG.md', log.replace('a\n', `a ${name}\n`))
+          .commit(name);
+        try {
+          x.git('merge', '--no-ff', '--no-commit', name);
+        } catch {
+          // conflicted: resolved below
+        }
+        x.write('CHANGELOG.md', log.replace('a\n', 'a x\n')).commit(`merge ${name}`);
+      }
+      x.write('a.ts', 'export const a = 2;\n').commit('x3');
+      y.write('CHANGELOG.md', log.replace('g\n', 'g y\n')).commit('y1');
+      x.git('merge', '--no-ff', '-q', '-m', 'merge y', 'y');
+      const [m] = await listMerges(repo.dir, { rev: 'x' });
+      const store = new ScratchStore(join(repo.dir, '.git', 'objects'));
+      const replayScorer = await createReplayScorer({ repo: repo.dir });
+      try {
+        const risk = async (early: number) => {
+          const r = await extractScenario(repo.dir, m!, { scratch: store, early });
+          if (!('scenario' in r)) throw new Error('skipped');
+          return (await replayScorer.scorer.score(r.scenario)).risks['past-conflicts'];
+        };
+        // After 2 of x's 6 commits both sides change CHANGELOG.md, but no merge has happened yet.
+        expect(await risk(0.25)).toBe(0);
+        // The full side has merged p and q: CHANGELOG.md conflicted in 2 of the 2 merges that touched it.
+        expect(await risk(1)).toBeCloseTo(2 / 3);
+      } finally {
+        replayScorer.dispose();
+        store.dispose();
+      }
+    } finally {
+      repo.dispose();
+    }
+  });
 });

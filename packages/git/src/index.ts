@@ -19,3 +19,11 @@ export { HistoryGraph, HistoryView, STORED_FILES_LIMIT } from './history/graph.j
 export { CommitHistory, coChangeService, DEFAULT_CO_CHANGE_VIEW, type CommitHistoryOptions } from './history/history.js';
 export { HISTORY_CACHE_DIR } from './history/cache.js';
 export * from './changes.js';
+export {
+  PastConflictHistory,
+  pastConflictsService,
+  CONFLICTS_CACHE_DIR,
+  DEFAULT_PAST_CONFLICTS_VIEW,
+  type MergeRecord,
+  type PastConflictHistoryOptions,
+} from './history/conflicts.js';

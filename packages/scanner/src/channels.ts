@@ -9,6 +9,7 @@ import { coChangeChannel } from '@airspace/channel-cochange';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { mergeChannel } from '@airspace/channel-merge';
 import { overlapChannel } from '@airspace/channel-overlap';
+import { pastConflictsChannel } from '@airspace/channel-pastconflicts';
 import { symbolsChannel } from '@airspace/channel-symbols';
 import { treeChannel } from '@airspace/channel-tree';
 
@@ -20,4 +21,5 @@ export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => symbolsChannel(),
   () => callGraphChannel(),
   () => coChangeChannel(),
+  () => pastConflictsChannel(),
 ];

@@ -41,6 +41,8 @@ import {
   worktreeOverrides,
   coChangeService,
   CommitHistory,
+  PastConflictHistory,
+  pastConflictsService,
   type AgentSource,
   type GitService,
   type LoadAgentsOptions,
@@ -293,6 +295,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   const pairCache = createPairCache();
   /** The repository's mined history (co-change), opened on the first scan that needs it. */
   let history: Promise<CommitHistory> | undefined;
+  /** The repository's past merges, re-merged (past conflicts), opened on the first scan that needs them. */
+  let pastMerges: Promise<PastConflictHistory> | undefined;
   let disposed = false;
   /** The last result, and the intent and probe it was asked with. */
   let last: { result: ScanResult; asked: string } | undefined;
@@ -442,19 +446,38 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       }
     }
 
+    const openHistory = (): Promise<CommitHistory> =>
+      (history ??= CommitHistory.open(repository.root).catch((error: unknown) => {
+        history = undefined;
+        throw error;
+      }));
     if (needs.has('coChange')) {
       try {
-        history ??= CommitHistory.open(repository.root).catch((error: unknown) => {
-          history = undefined;
-          throw error;
-        });
+        const opened = await openHistory();
         // Each agent's history as of its merge base: what it started from, never later work.
         const baseCommit = loaded.base.commit;
-        services.coChange = coChangeService(await history, (agent) => agent.base ?? baseCommit);
+        services.coChange = coChangeService(opened, (agent) => agent.base ?? baseCommit);
       } catch (error) {
         problems.push({
           code: 'HISTORY_FAILED',
           message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.`,
+        });
+      }
+    }
+    if (needs.has('pastConflicts')) {
+      try {
+        const opened = await openHistory();
+        pastMerges ??= PastConflictHistory.open(opened, repository.root).catch((error: unknown) => {
+          pastMerges = undefined;
+          throw error;
+        });
+        // Each agent's past merges as of its merge base, as for co-change.
+        const baseCommit = loaded.base.commit;
+        services.pastConflicts = pastConflictsService(await pastMerges, (agent) => agent.base ?? baseCommit);
+      } catch (error) {
+        problems.push({
+          code: 'HISTORY_FAILED',
+          message: `The past merges could not be read: ${error instanceof Error ? error.message : String(error)}; the past-conflicts channel scored 0.`,
         });
       }
     }
@@ -495,6 +518,10 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     async dispose() {
       disposed = true;
       git?.dispose();
+      void pastMerges?.then(
+        (p) => p.dispose(),
+        () => undefined,
+      );
       git = undefined;
       // Plugins' worker threads end with the scanner.
       const done = setup;

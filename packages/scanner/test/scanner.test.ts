@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineChannel, type Agent } from '@airspace/core';
@@ -356,6 +356,46 @@ describe('scanRepository', () => {
     });
     expect(shipped.links[0]!.level).toBe('clear');
     expect(shipped.links[0]!.channels.find((c) => c.channel === 'co-change')!.evidence).toHaveLength(1);
+  });
+
+  it('reads past merges: a file that conflicted before, changed by both, is named with its counts', async () => {
+    repo = createRepoFixture(
+      { 'CHANGELOG.md': '# changes\n', 'src/a.ts': 'export const a = 0;\n' },
+      { epoch: Math.floor(Date.now() / 1000) - 3600 },
+    );
+    // Two past merges conflicted in CHANGELOG.md (both sides appended a line), then were resolved.
+    for (const name of ['one', 'two']) {
+      const side = repo.worktree(name);
+      side.write('CHANGELOG.md', `${readFileSync(join(side.dir, 'CHANGELOG.md'), 'utf8')}${name} feature\n`).commit(name);
+      repo.write('CHANGELOG.md', `${readFileSync(join(repo.dir, 'CHANGELOG.md'), 'utf8')}${name} fix\n`).commit(`${name} fix`);
+      try {
+        repo.git('merge', '--no-ff', '--no-commit', name);
+      } catch {
+        // conflicted, resolved below
+      }
+      repo
+        .write('CHANGELOG.md', `${readFileSync(join(repo.dir, 'CHANGELOG.md'), 'utf8').replace(/^[<=>].*\n/gm, '')}`)
+        .commit(`merge ${name}`);
+    }
+    const head = readFileSync(join(repo.dir, 'CHANGELOG.md'), 'utf8');
+    // Alice edits the top line, bob appends: git merges them cleanly today.
+    repo.worktree('alice').write('CHANGELOG.md', head.replace('# changes', '# Changes'));
+    repo.worktree('bob').write('CHANGELOG.md', `${head}bob feature\n`);
+    const only = { ...builtinsOff, 'past-conflicts': { enabled: true, weight: 1 } };
+    const result = await scanRepository({ repo: repo.dir, base: 'main', config: { channels: only } });
+    const part = result.links[0]!.channels.find((c) => c.channel === 'past-conflicts')!;
+    expect(part.risk).toBeCloseTo(2 / 3); // conflicted in 2 of the 2 merges that touched it, prior 1
+    expect(part.evidence[0]!.message).toContain('CHANGELOG.md conflicted in 2 of the 2 past merges that touched it');
+    expect(result.problems.filter((p) => p.channel === 'past-conflicts')).toEqual([]);
+    expect(result.links[0]!.level).toBe('traffic');
+    // At its shipped weight (0.5) a rate of 2/3 alone stays below traffic: 2 merges are little history.
+    const shipped = await scanRepository({
+      repo: repo.dir,
+      base: 'main',
+      config: { channels: { ...builtinsOff, 'past-conflicts': { enabled: true } } },
+    });
+    expect(shipped.links[0]!.level).toBe('clear');
+    expect(shipped.links[0]!.risk).toBeCloseTo(1 / 3);
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {

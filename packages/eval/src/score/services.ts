@@ -5,8 +5,8 @@
  * Recreated every `recycleEvery` scenarios so its caches stay bounded on long replays. The
  * `coChange` service (`ReplayHistory`) reads each side as of its observed commit.
  */
-import type { CoChangeService } from '@airspace/core';
-import { coChangeService, CommitHistory, GitService, type RepositoryInfo } from '@airspace/git';
+import type { CoChangeService, PastConflictsService } from '@airspace/core';
+import { coChangeService, CommitHistory, GitService, PastConflictHistory, pastConflictsService, type RepositoryInfo } from '@airspace/git';
 import type { Scenario } from '../extract/scenario.js';
 
 export class ReplayGitService {
@@ -41,18 +41,23 @@ export class ReplayGitService {
 }
 
 /**
- * The `coChange` service of a replay: one mined history per repository (the whole history of the
+ * The history services of a replay: one mined history per repository (the whole history of the
  * merges replayed, mined once and cached under the git directory), each side read as of its
  * observed commit — its ancestors only, the window counted back from it — so a replay never
- * looks past the moment it observes.
+ * looks past the moment it observes. `coChange` reads which files commits changed together;
+ * `pastConflicts` (when asked) the merges among those ancestors, re-merged once and cached.
  */
 export class ReplayHistory {
   private history: Promise<CommitHistory> | undefined;
+  private past: Promise<PastConflictHistory> | undefined;
   private first = true;
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly provide: { readonly coChange: boolean; readonly pastConflicts: boolean } = { coChange: true, pastConflicts: false },
+  ) {}
 
-  async servicesFor(scenario: Scenario): Promise<{ coChange: CoChangeService }> {
+  async servicesFor(scenario: Scenario): Promise<{ coChange?: CoChangeService; pastConflicts?: PastConflictsService }> {
     this.history ??= CommitHistory.open(this.root);
     const history = await this.history;
     // The whole history of the first (newest) merge, then of any merge not in it yet: mined once,
@@ -62,6 +67,20 @@ export class ReplayHistory {
       await history.ensure(scenario.merge);
     }
     const commits = new Map(scenario.agents.map((agent, i) => [agent.id, scenario.sides[i]!.commit]));
-    return { coChange: coChangeService(history, (agent) => commits.get(agent.id)) };
+    const commitOf = (agent: { id: string }): string | undefined => commits.get(agent.id);
+    const services: { coChange?: CoChangeService; pastConflicts?: PastConflictsService } = {};
+    if (this.provide.coChange) services.coChange = coChangeService(history, commitOf);
+    if (this.provide.pastConflicts) {
+      this.past ??= PastConflictHistory.open(history, this.root);
+      services.pastConflicts = pastConflictsService(await this.past, commitOf);
+    }
+    return services;
+  }
+
+  dispose(): void {
+    void this.past?.then(
+      (p) => p.dispose(),
+      () => undefined,
+    );
   }
 }

@@ -23,6 +23,11 @@ export interface MineOptions {
   readonly exclude?: readonly string[];
   /** At most this many commits, newest first (git's `--max-count`, merges included). */
   readonly maxCount?: number;
+  /**
+   * Only the commits named in `tips`, not their history (`--no-walk`), each merge with the files
+   * it changed against its first parent (what it brought in): the past-conflicts history.
+   */
+  readonly mergesAgainstFirstParent?: boolean;
 }
 
 const HEADER = 0x01;
@@ -41,10 +46,11 @@ export function mineCommits(cwd: string, options: MineOptions, onCommit: (commit
     '--name-only',
     '-z',
     '--no-renames',
-    '--diff-merges=off',
+    options.mergesAgainstFirstParent ? '--diff-merges=first-parent' : '--diff-merges=off',
     '--format=%x01%H %ct %P',
     '--ignore-missing',
   ];
+  if (options.mergesAgainstFirstParent) args.push('--no-walk=unsorted');
   if (options.maxCount !== undefined) args.push(`--max-count=${Math.max(0, Math.floor(options.maxCount))}`);
   args.push('--stdin', '--');
   const revs = [...options.tips, ...(options.exclude ?? []).map((id) => `^${id}`)].join('\n') + '\n';

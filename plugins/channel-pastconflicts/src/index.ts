@@ -1,0 +1,2 @@
+export * from './pastconflicts.js';
+export { default } from './pastconflicts.js';
