@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
 
@@ -91,5 +94,34 @@ describe('parseAll', () => {
       new Promise((_, reject) => setTimeout(() => reject(new Error('the pool hung on a lost worker')), 5000).unref()),
     ]);
     (await Promise.all(outcomes)).forEach((o, i) => expect(o).toEqual({ error: `seen file ${i}` }));
+  });
+
+  test('a job naming a file on disk is read by its parsing thread: same facts as its bytes, skips with their reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-pool-'));
+    try {
+      const texts = Array.from(
+        { length: 40 },
+        (_, i) => `import { x } from './m${i}';\nexport const v${i} = x;\n${'// pad\n'.repeat(300)}`,
+      );
+      texts.forEach((t, i) => writeFileSync(join(dir, `f${i}.ts`), t));
+      writeFileSync(join(dir, 'binary.ts'), Buffer.from([0x69, 0, 0x6d]));
+      writeFileSync(join(dir, 'big.ts'), 'x'.repeat(5000));
+      const onDisk = [
+        ...texts.map((_, i): ParseJob => ({ language: 'typescript', diskPath: join(dir, `f${i}.ts`), maxBytes: 4096 })),
+        { language: 'typescript', diskPath: join(dir, 'binary.ts'), maxBytes: 4096 },
+        { language: 'typescript', diskPath: join(dir, 'big.ts'), maxBytes: 4096 },
+        { language: 'typescript', diskPath: join(dir, 'gone.ts'), maxBytes: 4096 },
+      ] satisfies ParseJob[];
+      const expected = await parseAll(texts.map(job), { workers: 0 });
+      for (const workers of [0, 2]) {
+        const out = await parseAll(onDisk, { workers, chunkBytes: 16 * 1024 });
+        expect(out.slice(0, 40)).toEqual(expected);
+        expect(out[40]).toEqual({ skip: 'binary' });
+        expect(out[41]).toEqual({ skip: 'too-large', detail: '5000 bytes > 4096' });
+        expect(out[42]).toMatchObject({ skip: 'unreadable', detail: expect.stringContaining('ENOENT') });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

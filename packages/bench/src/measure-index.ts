@@ -55,7 +55,14 @@ async function parseOnly(): Promise<Record<string, unknown>> {
     // Back to the loop now and then: native trees are freed by finalizers that run there.
     if (i % 64 === 63) await new Promise((r) => setImmediate(r));
   }
-  return { mode, files: sources.length, totalMs: performance.now() - t0, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+  const usage = process.resourceUsage();
+  return {
+    mode,
+    files: sources.length,
+    totalMs: performance.now() - t0,
+    maxRssMB: usage.maxRSS / 1024,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+  };
 }
 
 async function run(): Promise<Record<string, unknown>> {
@@ -134,7 +141,10 @@ async function run(): Promise<Record<string, unknown>> {
       writeFileSync(full, before);
     }
   }
-  result.maxRssMB = process.resourceUsage().maxRSS / 1024;
+  const usage = process.resourceUsage();
+  result.maxRssMB = usage.maxRSS / 1024;
+  // CPU time of every thread of the process (user + system), to tell idle cores from busy ones.
+  result.cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
   return result;
 }
 

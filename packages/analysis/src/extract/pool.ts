@@ -14,11 +14,19 @@ import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
+import { readSource, type SourceSkip } from './source-file.js';
 import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 export interface ParseJob {
   readonly language: Language;
-  readonly content: Buffer;
+  /**
+   * The file's bytes; or none, and `diskPath`: the parsing thread reads the file itself (so
+   * that reading costs the calling thread nothing), skipping it when larger than `maxBytes` or
+   * binary (outcome `skip`).
+   */
+  readonly content?: Buffer;
+  readonly diskPath?: string;
+  readonly maxBytes?: number;
   /** Extract what the import graph needs only (`ExtractOptions.importsOnly`). */
   readonly importsOnly?: boolean;
 }
@@ -33,7 +41,7 @@ export interface ParseOptions {
   readonly onParsed?: (done: number) => void;
 }
 
-export type ParseOutcome = { readonly facts: FileFacts } | { readonly error: string };
+export type ParseOutcome = { readonly facts: FileFacts } | { readonly error: string } | SourceSkip;
 
 export function defaultWorkers(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
@@ -49,6 +57,8 @@ function workerUrl(): URL | undefined {
 
 const MIN_CHUNK_BYTES = 16 * 1024;
 const DEFAULT_CHUNK_BYTES = 256 * 1024;
+/** What a job read by its parsing thread counts for in a chunk (its size is not known here): a typical source file. */
+const DISK_JOB_BYTES = 8 * 1024;
 
 /**
  * Jobs are queued as they come (while the caller still reads files) and sent to the workers in
@@ -119,7 +129,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     };
     const onMessage = (message: WorkerResult[] | typeof WORKER_READY) => {
       if (message === WORKER_READY) return;
-      for (const r of message) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
+      for (const r of message) settle(r.id, outcomeOf(r));
       finish();
     };
     const onError = (e: Error) => finish(`parse worker failed: ${e.message}`);
@@ -177,12 +187,17 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         sinceTurn = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      sinceTurn += job.content.length;
-      collector?.parsed(job.content.length);
       try {
+        const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+        if (!('content' in read)) {
+          settle(job.id, read);
+          continue;
+        }
+        sinceTurn += read.content.length;
+        collector?.parsed(read.content.length);
         // Same form as from a worker: packed, references and calls decoded on use.
         settle(job.id, {
-          facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
+          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
         });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
@@ -200,8 +215,15 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         return outcome;
       }
       // Held only until its chunk is answered (or, in this thread, parsed).
-      current.push({ id, language: job.language, content: job.content, ...(job.importsOnly ? { importsOnly: true } : {}) });
-      currentBytes += job.content.length;
+      current.push({
+        id,
+        language: job.language,
+        ...(job.content
+          ? { content: job.content }
+          : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
+        ...(job.importsOnly ? { importsOnly: true } : {}),
+      });
+      currentBytes += job.content?.length ?? DISK_JOB_BYTES;
       if (url && currentBytes >= chunkBytes) {
         threadsStarted = true;
         cut();
@@ -229,6 +251,12 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       }
     },
   };
+}
+
+function outcomeOf(r: WorkerResult): ParseOutcome {
+  if ('packed' in r) return { facts: unpackFacts(r.packed) };
+  if ('skip' in r) return r.detail !== undefined ? { skip: r.skip, detail: r.detail } : { skip: r.skip };
+  return { error: r.error };
 }
 
 /** Parses `jobs` (see `createParsePool`); outcomes in the order of the jobs. */
