@@ -1,9 +1,10 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
- *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse> [workers] [subdir] [all|imports]
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract> [workers] [subdir] [all|imports]
  * Prints one JSON line. `imports` extracts what the import graph needs only, as `airspace graph`
  * does (`IndexOptions.facts`). `parse` is the baseline: every source file parsed by tree-sitter in
- * this thread, nothing extracted. `change` edits one file of <repo> (appending lines, restored at the end):
+ * this thread, nothing extracted; `extract` the same with the import graph's facts extracted too.
+ * `change` edits one file of <repo> (appending lines, restored at the end):
  * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
  * times through the editor path (`patchSnapshot` with the saved file, no listing).
  */
@@ -11,6 +12,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEFAULT_MAX_FILE_BYTES,
+  extractFacts,
   index,
   languageOf,
   parseTree,
@@ -39,7 +41,10 @@ const edgeCount = (ix: AnalysisIndex) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-/** Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline). */
+/**
+ * Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline); in
+ * mode `extract`, the parse and the import graph's extraction (`importsOnly`), as a worker does it.
+ */
 async function parseOnly(): Promise<Record<string, unknown>> {
   const snap = within(await worktreeSnapshot(repo!));
   const sources: { language: Language; text: string }[] = [];
@@ -51,7 +56,8 @@ async function parseOnly(): Promise<Record<string, unknown>> {
   }
   const t0 = performance.now();
   for (const [i, s] of sources.entries()) {
-    parseTree(s.text, s.language);
+    if (mode === 'extract') extractFacts(s.text, s.language, { importsOnly: true });
+    else parseTree(s.text, s.language);
     // Back to the loop now and then: native trees are freed by finalizers that run there.
     if (i % 64 === 63) await new Promise((r) => setImmediate(r));
   }
@@ -66,7 +72,7 @@ async function parseOnly(): Promise<Record<string, unknown>> {
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  if (mode === 'parse') return parseOnly();
+  if (mode === 'parse' || mode === 'extract') return parseOnly();
   const t0 = performance.now();
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
