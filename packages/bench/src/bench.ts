@@ -157,7 +157,7 @@ async function main() {
           continue;
         }
         peerRows.push(
-          `| ${tool === 'depcruise' ? 'dependency-cruiser 17.4.3' : 'madge 8.0.0'}${best} | ${fmtMs(p.ms)} | ${fmtMB(p.maxRssMB)} | ${p.modules} modules, ${p.edges} ${tool === 'depcruise' ? 'relative-import ' : ''}edges | airspace ${(p.ms / tsCold!.totalMs).toFixed(1)}× faster |`,
+          `| ${tool === 'depcruise' ? 'dependency-cruiser 17.4.3' : 'madge 8.0.0'}${best} | ${fmtMs(p.ms)} | ${fmtMB(p.maxRssMB)} | ${p.modules} modules, ${p.edges} ${tool === 'depcruise' ? 'relative-import ' : ''}edges; CPU ${fmtMs(p.cpuMs)} | airspace ${(p.ms / tsCold!.totalMs).toFixed(1)}× faster (CPU: ${(p.cpuMs / tsCold!.callCpuMs).toFixed(1)}× less) |`,
         );
       }
       if (peers.depcruise) {
