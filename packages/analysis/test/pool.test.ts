@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
+import { createParsePool, parseAll, prestartParseWorkers, type ParseJob } from '../src/index.js';
 
 const job = (text: string): ParseJob => ({ language: 'typescript', content: Buffer.from(text) });
 const crashing = new URL('./workers/crashing-worker.mjs', import.meta.url);
 const broken = new URL('./workers/broken-worker.mjs', import.meta.url);
 const oneChunk = new URL('./workers/one-chunk-worker.mjs', import.meta.url);
+const threadIds = new URL('./workers/thread-id-worker.mjs', import.meta.url);
 
 describe('parseAll', () => {
   test('parses in this thread with workers: 0, in order, chunk by chunk', async () => {
@@ -123,5 +124,19 @@ describe('parseAll', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('workers started ahead of the pool are the ones it parses in, and only once', async () => {
+    const started = prestartParseWorkers({ workers: 2, workerUrl: threadIds });
+    expect(started).toHaveLength(2);
+    expect(prestartParseWorkers({ workers: 2, workerUrl: threadIds })).toEqual(started); // already waiting
+    const jobs = Array.from({ length: 40 }, (_, i) => job(`file ${i} ${'x'.repeat(4000)}`));
+    const threadsOf = (out: Awaited<ReturnType<typeof parseAll>>) =>
+      new Set(out.map((o) => ('error' in o ? Number(o.error.split(' ')[1]) : -1)));
+    const first = threadsOf(await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: threadIds }));
+    expect([...first].every((t) => started.includes(t))).toBe(true);
+    // Taken: the next pool starts threads of its own.
+    const second = threadsOf(await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: threadIds }));
+    expect([...second].some((t) => started.includes(t))).toBe(false);
   });
 });

@@ -12,7 +12,9 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEFAULT_MAX_FILE_BYTES,
+  createFactsStore,
   extractFacts,
+  prestartParseWorkers,
   index,
   languageOf,
   parseTree,
@@ -78,9 +80,15 @@ async function run(): Promise<Record<string, unknown>> {
   if (mode === 'parse' || mode === 'extract') return parseOnly();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache, the parse
+  // workers start while the worktree is listed.
+  const store = createFactsStore({ cacheDir: cacheDir! });
+  const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
+  await Promise.all(stores.map((s) => s.refresh()));
+  if (workers !== 0 && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers(workers !== undefined ? { workers } : {});
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
-  const ix = await index(snap, { cacheDir: cacheDir!, facts, ...(workers !== undefined ? { workers } : {}) });
+  const ix = await index(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });
   const t1 = performance.now();
   const cpu1 = process.cpuUsage(cpu0);
   const result: Record<string, unknown> = {

@@ -143,9 +143,10 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${why}`;
   };
   const startWorker = (lane: Lane) => {
-    const w = new Worker(url!);
+    const spare = takeSpare(url!);
+    const w = spare?.worker ?? new Worker(url!);
     lane.worker = w;
-    lane.ready = false;
+    lane.ready = spare?.ready ?? false;
     let failure: string | undefined;
     // What happens while the worker has no chunk (between chunks: a worker that died there
     // must not be sent the next one); during a chunk, `send`'s own listeners decide.
@@ -257,6 +258,73 @@ function outcomeOf(r: WorkerResult): ParseOutcome {
   if ('packed' in r) return { facts: unpackFacts(r.packed) };
   if ('skip' in r) return r.detail !== undefined ? { skip: r.skip, detail: r.detail } : { skip: r.skip };
   return { error: r.error };
+}
+
+/** Workers started ahead of any pool (`prestartParseWorkers`), until a pool takes them. */
+interface Spare {
+  readonly worker: Worker;
+  readonly url: string;
+  ready: boolean;
+  readonly onMessage: (message: unknown) => void;
+  readonly onGone: () => void;
+}
+const spares: Spare[] = [];
+
+/** How long a prestarted worker waits for a pool before it is ended. */
+export const SPARE_WORKER_MS = 10_000;
+
+/**
+ * Starts parse workers before a pool needs them, so their start (Node, the modules, the grammars:
+ * about 0.1 s of CPU each) overlaps what the caller does first, e.g. listing the worktree. The
+ * next pool with the same worker script takes them; any not taken within `SPARE_WORKER_MS` are
+ * ended. Call it only when parsing is likely (a cold cache): a worker nobody takes costs its
+ * start on the other cores. Returns the thread ids of the workers waiting.
+ */
+export function prestartParseWorkers(options: Pick<ParseOptions, 'workers' | 'workerUrl'> = {}): number[] {
+  const url = options.workerUrl ?? workerUrl();
+  const count = Math.max(0, options.workers ?? defaultWorkers());
+  if (!url) return [];
+  while (spares.filter((s) => s.url === url.href).length < count) {
+    const worker = new Worker(url);
+    // Waiting alone, a spare keeps no process alive.
+    worker.unref();
+    const spare: Spare = {
+      worker,
+      url: url.href,
+      ready: false,
+      onMessage: (message) => {
+        if (message === WORKER_READY) spare.ready = true;
+      },
+      onGone: () => {
+        const at = spares.indexOf(spare);
+        if (at >= 0) spares.splice(at, 1);
+      },
+    };
+    worker.on('message', spare.onMessage);
+    worker.on('error', spare.onGone);
+    worker.on('exit', spare.onGone);
+    spares.push(spare);
+    setTimeout(() => {
+      if (spares.includes(spare)) {
+        spare.onGone();
+        void worker.terminate();
+      }
+    }, SPARE_WORKER_MS).unref();
+  }
+  return spares.filter((s) => s.url === url.href).map((s) => s.worker.threadId);
+}
+
+/** A waiting worker of this script, handed over to a pool (its listeners are the pool's from now on). */
+function takeSpare(url: URL): Spare | undefined {
+  const at = spares.findIndex((s) => s.url === url.href);
+  if (at < 0) return undefined;
+  const [spare] = spares.splice(at, 1);
+  const w = spare!.worker;
+  w.off('message', spare!.onMessage);
+  w.off('error', spare!.onGone);
+  w.off('exit', spare!.onGone);
+  w.ref();
+  return spare;
 }
 
 /** Parses `jobs` (see `createParsePool`); outcomes in the order of the jobs. */
