@@ -459,6 +459,8 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
         : createResolver({ files: pathSet, configs }));
     return { configs, configBlobs, resolverKey, previous, persisted, resolver };
   });
+  // Handled here so that a failure while facts load is not an unhandled rejection; awaited below.
+  resolution.catch(() => undefined);
   type Resolving = Awaited<typeof resolution>;
   let freshlyResolved = 0;
   let fromDisk = false;
