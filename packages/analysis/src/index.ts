@@ -6,6 +6,8 @@ export {
   parseAll,
   createParsePool,
   defaultWorkers,
+  prestartParseWorkers,
+  SPARE_WORKER_MS,
   type ParseJob,
   type ParseOptions,
   type ParseOutcome,

@@ -14,6 +14,11 @@ export interface SnapshotFile {
   /** Git blob id of the content, when known (otherwise the index hashes the content as git does). */
   readonly blobId?: string;
   read(): Promise<Buffer> | Buffer;
+  /**
+   * Where the content is a plain file on disk (a worktree's file), absolute: parse workers then
+   * read it themselves instead of being handed its bytes.
+   */
+  readonly diskPath?: string;
 }
 
 export interface Snapshot {
@@ -82,7 +87,8 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
   const files: SnapshotFile[] = [];
   for (const [path, blobId] of blobs) {
     const full = join(root, path);
-    files.push(blobId ? { path, blobId, read: () => readFile(full) } : { path, read: () => readFile(full) });
+    const read = () => readFile(full);
+    files.push(blobId ? { path, blobId, read, diskPath: full } : { path, read, diskPath: full });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, root };
@@ -102,7 +108,7 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
     [...new Set(changedPaths)].map(async (path) => {
       const full = join(root, path);
       const st = await stat(full).catch(() => undefined);
-      now.set(path, st?.isFile() ? { path, read: () => readFile(full) } : null);
+      now.set(path, st?.isFile() ? { path, read: () => readFile(full), diskPath: full } : null);
     }),
   );
   const files: SnapshotFile[] = [];

@@ -170,6 +170,33 @@ describe('cache on disk under the git common directory', () => {
     expect(third.stats.parsed).toBe(0);
   });
 
+  test('a worktree read by the parse workers: same index as from bytes, skips with their reason', async () => {
+    const many: Record<string, string | Buffer> = {
+      ...files,
+      'src/binary.ts': Buffer.from([0x69, 0, 0x6d]),
+      'src/big.ts': `// ${'x'.repeat(3000)}\n`,
+    };
+    for (let i = 0; i < 60; i++) many[`src/gen/f${i}.ts`] = `import { a } from '../a';\nexport const f${i} = a;\n${'// pad\n'.repeat(200)}`;
+    many['src/gone.ts'] = 'export const gone = 1;\n';
+    repo = createRepoFixture(many);
+    const snap = await worktreeSnapshot(repo.dir);
+    rmSync(join(repo.dir, 'src/gone.ts')); // listed, then deleted: unreadable
+    const options = { maxFileBytes: 2048, facts: 'imports' } as const;
+    const fromDisk = await index(snap, { ...options, workers: 2 });
+    const fromBytes = await index(
+      { files: snap.files.map(({ path, blobId, read }) => ({ path, ...(blobId ? { blobId } : {}), read })) },
+      { ...options, workers: 0 },
+    );
+    expect(edges(fromDisk)).toEqual(edges(fromBytes));
+    expect(fromDisk.stats.parsed).toBe(fromBytes.stats.parsed);
+    expect(fromDisk.skipped).toEqual(fromBytes.skipped);
+    expect(fromDisk.skipped.map((s) => `${s.path} ${s.reason}`)).toEqual([
+      'src/big.ts too-large',
+      'src/binary.ts binary',
+      'src/gone.ts unreadable',
+    ]);
+  });
+
   test('an imports-only index: same graph, its own cache, never read as whole facts', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);

@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { createParsePool, parseAll, type ParseJob } from '../src/index.js';
+import { createParsePool, parseAll, prestartParseWorkers, type ParseJob } from '../src/index.js';
 
 const job = (text: string): ParseJob => ({ language: 'typescript', content: Buffer.from(text) });
 const crashing = new URL('./workers/crashing-worker.mjs', import.meta.url);
 const broken = new URL('./workers/broken-worker.mjs', import.meta.url);
 const oneChunk = new URL('./workers/one-chunk-worker.mjs', import.meta.url);
+const threadIds = new URL('./workers/thread-id-worker.mjs', import.meta.url);
 
 describe('parseAll', () => {
   test('parses in this thread with workers: 0, in order, chunk by chunk', async () => {
@@ -57,7 +61,7 @@ describe('parseAll', () => {
     const few = [small.parse(job('export const a = 1;\n')), small.parse(job('export const b = 2;\n'))];
     await small.close();
     // The stand-in worker would have answered with errors: these were parsed in this thread.
-    expect((await Promise.all(few)).map((o) => ('facts' in o ? o.facts.definitions[0]!.name : o.error))).toEqual(['a', 'b']);
+    expect((await Promise.all(few)).map((o) => ('facts' in o ? o.facts.definitions[0]!.name : o))).toEqual(['a', 'b']);
 
     const streaming = createParsePool({ workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing });
     const outcomes = [];
@@ -91,5 +95,48 @@ describe('parseAll', () => {
       new Promise((_, reject) => setTimeout(() => reject(new Error('the pool hung on a lost worker')), 5000).unref()),
     ]);
     (await Promise.all(outcomes)).forEach((o, i) => expect(o).toEqual({ error: `seen file ${i}` }));
+  });
+
+  test('a job naming a file on disk is read by its parsing thread: same facts as its bytes, skips with their reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-pool-'));
+    try {
+      const texts = Array.from(
+        { length: 40 },
+        (_, i) => `import { x } from './m${i}';\nexport const v${i} = x;\n${'// pad\n'.repeat(300)}`,
+      );
+      texts.forEach((t, i) => writeFileSync(join(dir, `f${i}.ts`), t));
+      writeFileSync(join(dir, 'binary.ts'), Buffer.from([0x69, 0, 0x6d]));
+      writeFileSync(join(dir, 'big.ts'), 'x'.repeat(5000));
+      const onDisk = [
+        ...texts.map((_, i): ParseJob => ({ language: 'typescript', diskPath: join(dir, `f${i}.ts`), maxBytes: 4096 })),
+        { language: 'typescript', diskPath: join(dir, 'binary.ts'), maxBytes: 4096 },
+        { language: 'typescript', diskPath: join(dir, 'big.ts'), maxBytes: 4096 },
+        { language: 'typescript', diskPath: join(dir, 'gone.ts'), maxBytes: 4096 },
+      ] satisfies ParseJob[];
+      const expected = await parseAll(texts.map(job), { workers: 0 });
+      for (const workers of [0, 2]) {
+        const out = await parseAll(onDisk, { workers, chunkBytes: 16 * 1024 });
+        expect(out.slice(0, 40)).toEqual(expected);
+        expect(out[40]).toEqual({ skip: 'binary' });
+        expect(out[41]).toEqual({ skip: 'too-large', detail: '5000 bytes > 4096' });
+        expect(out[42]).toMatchObject({ skip: 'unreadable', detail: expect.stringContaining('ENOENT') });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('workers started ahead of the pool are the ones it parses in, and only once', async () => {
+    const started = prestartParseWorkers({ workers: 2, workerUrl: threadIds });
+    expect(started).toHaveLength(2);
+    expect(prestartParseWorkers({ workers: 2, workerUrl: threadIds })).toEqual(started); // already waiting
+    const jobs = Array.from({ length: 40 }, (_, i) => job(`file ${i} ${'x'.repeat(4000)}`));
+    const threadsOf = (out: Awaited<ReturnType<typeof parseAll>>) =>
+      new Set(out.map((o) => ('error' in o ? Number(o.error.split(' ')[1]) : -1)));
+    const first = threadsOf(await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: threadIds }));
+    expect([...first].every((t) => started.includes(t))).toBe(true);
+    // Taken: the next pool starts threads of its own.
+    const second = threadsOf(await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: threadIds }));
+    expect([...second].some((t) => started.includes(t))).toBe(false);
   });
 });

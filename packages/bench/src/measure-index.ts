@@ -1,9 +1,10 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
- *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse> [workers] [subdir] [all|imports]
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract> [workers] [subdir] [all|imports]
  * Prints one JSON line. `imports` extracts what the import graph needs only, as `airspace graph`
  * does (`IndexOptions.facts`). `parse` is the baseline: every source file parsed by tree-sitter in
- * this thread, nothing extracted. `change` edits one file of <repo> (appending lines, restored at the end):
+ * this thread, nothing extracted; `extract` the same with the import graph's facts extracted too.
+ * `change` edits one file of <repo> (appending lines, restored at the end):
  * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
  * times through the editor path (`patchSnapshot` with the saved file, no listing).
  */
@@ -11,6 +12,9 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEFAULT_MAX_FILE_BYTES,
+  createFactsStore,
+  extractFacts,
+  prestartParseWorkers,
   index,
   languageOf,
   parseTree,
@@ -39,7 +43,10 @@ const edgeCount = (ix: AnalysisIndex) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-/** Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline). */
+/**
+ * Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline); in
+ * mode `extract`, the parse and the import graph's extraction (`importsOnly`), as a worker does it.
+ */
 async function parseOnly(): Promise<Record<string, unknown>> {
   const snap = within(await worktreeSnapshot(repo!));
   const sources: { language: Language; text: string }[] = [];
@@ -50,21 +57,40 @@ async function parseOnly(): Promise<Record<string, unknown>> {
     if (buf.length <= DEFAULT_MAX_FILE_BYTES && !buf.subarray(0, 8000).includes(0)) sources.push({ language, text: sourceText(buf) });
   }
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for (const [i, s] of sources.entries()) {
-    parseTree(s.text, s.language);
+    if (mode === 'extract') extractFacts(s.text, s.language, { importsOnly: true });
+    else parseTree(s.text, s.language);
     // Back to the loop now and then: native trees are freed by finalizers that run there.
     if (i % 64 === 63) await new Promise((r) => setImmediate(r));
   }
-  return { mode, files: sources.length, totalMs: performance.now() - t0, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+  const usage = process.resourceUsage();
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    mode,
+    files: sources.length,
+    totalMs: performance.now() - t0,
+    callCpuMs: (cpu.user + cpu.system) / 1000,
+    maxRssMB: usage.maxRSS / 1024,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+  };
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  if (mode === 'parse') return parseOnly();
+  if (mode === 'parse' || mode === 'extract') return parseOnly();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache, the parse
+  // workers start while the worktree is listed.
+  const store = createFactsStore({ cacheDir: cacheDir! });
+  const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
+  await Promise.all(stores.map((s) => s.refresh()));
+  if (workers !== 0 && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers(workers !== undefined ? { workers } : {});
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
-  const ix = await index(snap, { cacheDir: cacheDir!, facts, ...(workers !== undefined ? { workers } : {}) });
+  const ix = await index(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });
   const t1 = performance.now();
+  const cpu1 = process.cpuUsage(cpu0);
   const result: Record<string, unknown> = {
     mode,
     files: ix.files.size,
@@ -78,6 +104,8 @@ async function run(): Promise<Record<string, unknown>> {
     listMs: tList - t0,
     indexMs: t1 - tList,
     totalMs: t1 - t0,
+    // CPU time of every thread of the process (user + system) during listing and index.
+    callCpuMs: (cpu1.user + cpu1.system) / 1000,
     phases: ix.stats.ms,
   };
   if (mode === 'warm') {
@@ -134,7 +162,10 @@ async function run(): Promise<Record<string, unknown>> {
       writeFileSync(full, before);
     }
   }
-  result.maxRssMB = process.resourceUsage().maxRSS / 1024;
+  const usage = process.resourceUsage();
+  result.maxRssMB = usage.maxRSS / 1024;
+  // CPU time of every thread of the process (user + system), to tell idle cores from busy ones.
+  result.cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
   return result;
 }
 

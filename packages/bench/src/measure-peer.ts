@@ -1,7 +1,7 @@
 /**
  * One run of a peer tool in its own process, through its API:
  *   node dist/measure-peer.js <depcruise|madge> <repo> <subdir> <out.json>
- * Prints one JSON line `{ ms, maxRssMB, modules, edges }`; writes the relative-import edge list to out.json.
+ * Prints one JSON line `{ ms, cpuMs, maxRssMB, modules, edges }`; writes the relative-import edge list to out.json.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -17,6 +17,7 @@ async function run(): Promise<void> {
   const edges: [string, string][] = [];
   let modules = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   if (tool === 'depcruise') {
     const { cruise } = (await import('dependency-cruiser')) as unknown as {
       cruise: (files: string[], options: Record<string, unknown>) => Promise<{ output: unknown }>;
@@ -59,8 +60,11 @@ async function run(): Promise<void> {
     finish(ms);
   }
   function finish(ms: number) {
+    // CPU time of the call, every thread (comparable under load, unlike wall time).
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
     writeFileSync(out!, JSON.stringify(edges));
-    console.log(JSON.stringify({ tool, ms, maxRssMB: process.resourceUsage().maxRSS / 1024, modules, edges: edges.length }));
+    console.log(JSON.stringify({ tool, ms, cpuMs, maxRssMB: process.resourceUsage().maxRSS / 1024, modules, edges: edges.length }));
   }
 }
 

@@ -15,6 +15,7 @@ import {
   importGraphService,
   index,
   overlay,
+  prestartParseWorkers,
   treeSnapshot,
   worktreeSnapshot,
   type AgentOverlay,
@@ -151,5 +152,10 @@ export async function indexWorktree(
   options: { readonly facts?: FactsScope } = {},
 ): Promise<AnalysisIndex> {
   const store = createFactsStore({ cacheDir: await defaultCacheDir(dir) });
-  return index(await worktreeSnapshot(dir), { store, facts: options.facts ?? 'imports', ...(onProgress ? { onProgress } : {}) });
+  const facts = options.facts ?? 'imports';
+  // A cold cache (not one segment yet): the parse workers start while the worktree is listed.
+  const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
+  await Promise.all(stores.map((s) => s.refresh()));
+  if (stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers();
+  return index(await worktreeSnapshot(dir), { store, facts, ...(onProgress ? { onProgress } : {}) });
 }

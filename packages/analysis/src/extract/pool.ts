@@ -14,11 +14,19 @@ import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
+import { readSource, type SourceSkip } from './source-file.js';
 import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 export interface ParseJob {
   readonly language: Language;
-  readonly content: Buffer;
+  /**
+   * The file's bytes; or none, and `diskPath`: the parsing thread reads the file itself (so
+   * that reading costs the calling thread nothing), skipping it when larger than `maxBytes` or
+   * binary (outcome `skip`).
+   */
+  readonly content?: Buffer;
+  readonly diskPath?: string;
+  readonly maxBytes?: number;
   /** Extract what the import graph needs only (`ExtractOptions.importsOnly`). */
   readonly importsOnly?: boolean;
 }
@@ -33,7 +41,7 @@ export interface ParseOptions {
   readonly onParsed?: (done: number) => void;
 }
 
-export type ParseOutcome = { readonly facts: FileFacts } | { readonly error: string };
+export type ParseOutcome = { readonly facts: FileFacts } | { readonly error: string } | SourceSkip;
 
 export function defaultWorkers(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
@@ -49,6 +57,8 @@ function workerUrl(): URL | undefined {
 
 const MIN_CHUNK_BYTES = 16 * 1024;
 const DEFAULT_CHUNK_BYTES = 256 * 1024;
+/** What a job read by its parsing thread counts for in a chunk (its size is not known here): a typical source file. */
+const DISK_JOB_BYTES = 8 * 1024;
 
 /**
  * Jobs are queued as they come (while the caller still reads files) and sent to the workers in
@@ -119,7 +129,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     };
     const onMessage = (message: WorkerResult[] | typeof WORKER_READY) => {
       if (message === WORKER_READY) return;
-      for (const r of message) settle(r.id, 'packed' in r ? { facts: unpackFacts(r.packed) } : { error: r.error });
+      for (const r of message) settle(r.id, outcomeOf(r));
       finish();
     };
     const onError = (e: Error) => finish(`parse worker failed: ${e.message}`);
@@ -133,9 +143,10 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${why}`;
   };
   const startWorker = (lane: Lane) => {
-    const w = new Worker(url!);
+    const spare = takeSpare(url!);
+    const w = spare?.worker ?? new Worker(url!);
     lane.worker = w;
-    lane.ready = false;
+    lane.ready = spare?.ready ?? false;
     let failure: string | undefined;
     // What happens while the worker has no chunk (between chunks: a worker that died there
     // must not be sent the next one); during a chunk, `send`'s own listeners decide.
@@ -177,12 +188,17 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         sinceTurn = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      sinceTurn += job.content.length;
-      collector?.parsed(job.content.length);
       try {
+        const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+        if (!('content' in read)) {
+          settle(job.id, read);
+          continue;
+        }
+        sinceTurn += read.content.length;
+        collector?.parsed(read.content.length);
         // Same form as from a worker: packed, references and calls decoded on use.
         settle(job.id, {
-          facts: unpackFacts(packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
+          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
         });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
@@ -200,8 +216,15 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         return outcome;
       }
       // Held only until its chunk is answered (or, in this thread, parsed).
-      current.push({ id, language: job.language, content: job.content, ...(job.importsOnly ? { importsOnly: true } : {}) });
-      currentBytes += job.content.length;
+      current.push({
+        id,
+        language: job.language,
+        ...(job.content
+          ? { content: job.content }
+          : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
+        ...(job.importsOnly ? { importsOnly: true } : {}),
+      });
+      currentBytes += job.content?.length ?? DISK_JOB_BYTES;
       if (url && currentBytes >= chunkBytes) {
         threadsStarted = true;
         cut();
@@ -229,6 +252,79 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       }
     },
   };
+}
+
+function outcomeOf(r: WorkerResult): ParseOutcome {
+  if ('packed' in r) return { facts: unpackFacts(r.packed) };
+  if ('skip' in r) return r.detail !== undefined ? { skip: r.skip, detail: r.detail } : { skip: r.skip };
+  return { error: r.error };
+}
+
+/** Workers started ahead of any pool (`prestartParseWorkers`), until a pool takes them. */
+interface Spare {
+  readonly worker: Worker;
+  readonly url: string;
+  ready: boolean;
+  readonly onMessage: (message: unknown) => void;
+  readonly onGone: () => void;
+}
+const spares: Spare[] = [];
+
+/** How long a prestarted worker waits for a pool before it is ended. */
+export const SPARE_WORKER_MS = 10_000;
+
+/**
+ * Starts parse workers before a pool needs them, so their start (Node, the modules, the grammars:
+ * about 0.1 s of CPU each) overlaps what the caller does first, e.g. listing the worktree. The
+ * next pool with the same worker script takes them; any not taken within `SPARE_WORKER_MS` are
+ * ended. Call it only when parsing is likely (a cold cache): a worker nobody takes costs its
+ * start on the other cores. Returns the thread ids of the workers waiting.
+ */
+export function prestartParseWorkers(options: Pick<ParseOptions, 'workers' | 'workerUrl'> = {}): number[] {
+  const url = options.workerUrl ?? workerUrl();
+  const count = Math.max(0, options.workers ?? defaultWorkers());
+  if (!url) return [];
+  while (spares.filter((s) => s.url === url.href).length < count) {
+    const worker = new Worker(url);
+    // Waiting alone, a spare keeps no process alive.
+    worker.unref();
+    const spare: Spare = {
+      worker,
+      url: url.href,
+      ready: false,
+      onMessage: (message) => {
+        if (message === WORKER_READY) spare.ready = true;
+      },
+      onGone: () => {
+        const at = spares.indexOf(spare);
+        if (at >= 0) spares.splice(at, 1);
+      },
+    };
+    worker.on('message', spare.onMessage);
+    worker.on('error', spare.onGone);
+    worker.on('exit', spare.onGone);
+    spares.push(spare);
+    setTimeout(() => {
+      if (spares.includes(spare)) {
+        spare.onGone();
+        void worker.terminate();
+      }
+    }, SPARE_WORKER_MS).unref();
+  }
+  return spares.filter((s) => s.url === url.href).map((s) => s.worker.threadId);
+}
+
+/** A waiting worker of this script, handed over to a pool (its listeners are the pool's from now on). */
+function takeSpare(url: URL): Spare | undefined {
+  const at = spares.findIndex((s) => s.url === url.href);
+  if (at < 0) return undefined;
+  const [spare] = spares.splice(at, 1);
+  const w = spare!.worker;
+  w.off('message', spare!.onMessage);
+  w.off('error', spare!.onGone);
+  w.off('exit', spare!.onGone);
+  w.ref();
+  return spare;
 }
 
 /** Parses `jobs` (see `createParsePool`); outcomes in the order of the jobs. */

@@ -1,6 +1,6 @@
 /**
  * A parse worker: parses the chunks of files its pool sends, one message each, and posts their
- * facts back.
+ * facts back. A job without content names a file on disk, which the worker reads itself.
  *
  * Each chunk is handled in one turn of the event loop and the worker then returns to the loop.
  * That return is what frees memory: the native trees are released by finalizers that Node runs
@@ -12,6 +12,7 @@ import { packFacts } from '../cache/pack.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { dropNodeCache } from './matches.js';
+import { readSource } from './source-file.js';
 import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 const collector = treeCollector();
@@ -19,17 +20,24 @@ dropNodeCache();
 
 parentPort!.on('message', (jobs: WorkerJob[]) => {
   const results: WorkerResult[] = [];
+  let bytes = 0;
   for (const job of jobs) {
     try {
+      const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+      if (!('content' in read)) {
+        results.push({ id: job.id, ...read });
+        continue;
+      }
+      bytes += read.content.length;
       results.push({
         id: job.id,
-        packed: packFacts(extractFacts(sourceText(job.content), job.language, job.importsOnly ? { importsOnly: true } : {})),
+        packed: packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {})),
       });
     } catch (e) {
       results.push({ id: job.id, error: e instanceof Error ? e.message : String(e) });
     }
   }
   parentPort!.postMessage(results);
-  for (const job of jobs) collector.parsed(job.content.length);
+  collector.parsed(bytes);
 });
 parentPort!.postMessage(WORKER_READY);

@@ -8,7 +8,8 @@ import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
-import { createParsePool, type ParseOutcome } from '../extract/pool.js';
+import { createParsePool, type ParseJob, type ParseOutcome } from '../extract/pool.js';
+import { sourceSkip } from '../extract/source-file.js';
 import {
   importEdgeKind,
   languageOf,
@@ -171,12 +172,6 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   return out;
 }
 
-function isBinary(buf: Buffer): boolean {
-  const n = Math.min(buf.length, 8000);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
-  return false;
-}
-
 interface FactsJob {
   readonly file: SnapshotFile;
   readonly language: Language;
@@ -194,7 +189,10 @@ interface FactsJob {
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
   store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'facts' | 'onProgress'>,
+  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'facts' | 'onProgress'> & {
+    /** Called with each parsed file's facts as they arrive (before the last file is parsed). */
+    readonly onParsed?: (job: FactsJob, facts: FileFacts) => void;
+  },
 ): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
@@ -244,8 +242,9 @@ export async function loadFacts(
     lookUp(job);
   });
 
-  // The misses are read and handed to the parse pool as they come in, so the workers start on
-  // the first chunk while the rest is still being read.
+  // The misses are handed to the parse pool as they come: a file on disk whose blob id is known
+  // is read by its parsing thread; the others were read here (to hash them) or are read now.
+  // Threads start on the first full chunk, while the rest is still being queued or read.
   const misses = jobs.filter((j) => !j.facts && !j.skip);
   const t0 = performance.now();
   const pool = createParsePool({
@@ -254,19 +253,38 @@ export async function loadFacts(
   });
   const toParse: FactsJob[] = [];
   const outcomes: Promise<ParseOutcome>[] = [];
+  const extract = importsOnly ? { importsOnly } : {};
+  const parse = (job: FactsJob, parseJob: ParseJob): Promise<ParseOutcome> => {
+    const outcome = pool.parse(parseJob);
+    const onParsed = options.onParsed;
+    if (!onParsed) return outcome;
+    return outcome.then((o) => {
+      if ('facts' in o) onParsed(job, o.facts);
+      return o;
+    });
+  };
   try {
-    await mapLimit(misses, 32, async (job) => {
+    const inMemory: FactsJob[] = [];
+    for (const job of misses) {
+      const diskPath = job.file.diskPath;
+      if (job.content || !diskPath) {
+        inMemory.push(job);
+        continue;
+      }
+      toParse.push(job);
+      outcomes.push(parse(job, { language: job.language, diskPath, maxBytes, ...extract }));
+    }
+    await mapLimit(inMemory, 32, async (job) => {
       if (!job.content && !(await readContent(job))) return;
       const c = job.content!;
-      if (c.length > maxBytes) job.skip = { path: job.file.path, reason: 'too-large', detail: `${c.length} bytes > ${maxBytes}` };
-      else if (isBinary(c)) job.skip = { path: job.file.path, reason: 'binary' };
-      if (job.skip) {
-        job.content = undefined;
+      job.content = undefined; // the pool holds it until parsed
+      const skip = sourceSkip(c, maxBytes);
+      if (skip) {
+        job.skip = { path: job.file.path, reason: skip.skip, ...(skip.detail !== undefined ? { detail: skip.detail } : {}) };
         return;
       }
       toParse.push(job);
-      outcomes.push(pool.parse({ language: job.language, content: c, ...(importsOnly ? { importsOnly } : {}) }));
-      job.content = undefined; // the pool holds it until parsed
+      outcomes.push(parse(job, { language: job.language, content: c, ...extract }));
     });
   } finally {
     await pool.close();
@@ -274,18 +292,22 @@ export async function loadFacts(
   const settled = await Promise.all(outcomes);
   const parseMs = performance.now() - t0;
   let parseErrors = 0;
+  let skippedByReader = 0;
   toParse.forEach((job, i) => {
     const o = settled[i]!;
     if ('facts' in o) {
       job.facts = o.facts;
       (partStore ?? store).put(job.blobId!, job.language, o.facts);
+    } else if ('skip' in o) {
+      skippedByReader++;
+      job.skip = { path: job.file.path, reason: o.skip, ...(o.detail !== undefined ? { detail: o.detail } : {}) };
     } else {
       parseErrors++;
       job.skip = { path: job.file.path, reason: 'parse-failed', detail: o.error };
     }
   });
   await Promise.all([store.flush(), partStore?.flush()]);
-  return { jobs, parsed: toParse.length - parseErrors, hashed, fromCache, parseErrors, parseMs };
+  return { jobs, parsed: toParse.length - parseErrors - skippedByReader, hashed, fromCache, parseErrors, parseMs };
 }
 
 /**
@@ -408,42 +430,74 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     sources.push({ file, language });
   }
 
-  const [loaded, { configs, blobs: configBlobs }] = await Promise.all([
-    loadFacts(sources, store, options),
-    readConfigs(all, previousState),
-  ]);
-  const tFacts = performance.now();
-
-  // Resolution: reuse the previous index's, or the persisted one, when the file set and
-  // configuration are unchanged.
-  const resolverKey = resolverKeyOf(paths, configBlobs);
-  const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
-  // Files added or deleted, configuration unchanged: the previous resolver carries over every
-  // resolution that probed none of those paths, so files resolve again mostly from its memo.
-  const shifted =
-    !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
-  const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
-  // A previous index whose resolutions came from disk has a resolver that resolved little
-  // itself: the memo saved with those resolutions stands in for it.
-  const shiftedMemo =
-    shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
-  const shiftedResolver =
-    shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
+  // Resolution needs the file set and the configuration only: it is set up while facts load,
+  // so that each parsed file's imports are resolved as its facts arrive, while the workers parse.
   const pathSet = new Set(paths);
-  const resolver =
-    previous?.resolver ??
-    (shiftedResolver
-      ? shiftedResolver.withFiles(
-          paths.filter((p) => !shifted.paths.has(p)),
-          [...shifted.paths].filter((p) => !pathSet.has(p)),
-        )
-      : createResolver({ files: pathSet, configs }));
+  const resolution = readConfigs(all, previousState).then(async ({ configs, blobs: configBlobs }) => {
+    // Reuse the previous index's resolutions, or the persisted ones, when the file set and
+    // configuration are unchanged.
+    const resolverKey = resolverKeyOf(paths, configBlobs);
+    const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
+    // Files added or deleted, configuration unchanged: the previous resolver carries over every
+    // resolution that probed none of those paths, so files resolve again mostly from its memo.
+    const shifted =
+      !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
+    const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
+    // A previous index whose resolutions came from disk has a resolver that resolved little
+    // itself: the memo saved with those resolutions stands in for it.
+    const shiftedMemo =
+      shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
+    const shiftedResolver =
+      shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
+    const resolver =
+      previous?.resolver ??
+      (shiftedResolver
+        ? shiftedResolver.withFiles(
+            paths.filter((p) => !shifted.paths.has(p)),
+            [...shifted.paths].filter((p) => !pathSet.has(p)),
+          )
+        : createResolver({ files: pathSet, configs }));
+    return { configs, configBlobs, resolverKey, previous, persisted, resolver };
+  });
+  // Handled here so that a failure while facts load is not an unhandled rejection; awaited below.
+  resolution.catch(() => undefined);
+  type Resolving = Awaited<typeof resolution>;
+  let freshlyResolved = 0;
+  let fromDisk = false;
+  const resolved = new Map<string, readonly ResolvedImport[]>();
+  /** A file's resolved imports: the previous index's, the persisted ones, or resolved now (once). */
+  const importsOf = (r: Resolving, path: string, blobId: string, language: Language, facts: FileFacts): readonly ResolvedImport[] => {
+    let imports = resolved.get(path);
+    if (imports) return imports;
+    const prev = r.previous?.files.get(path);
+    if (prev && prev.blobId === blobId && prev.language === language) imports = prev.imports;
+    else {
+      const stored = r.persisted?.get(path, blobId, importCount(facts));
+      if (stored) {
+        imports = stored;
+        fromDisk = true;
+      } else {
+        imports = resolveImports(path, facts, r.resolver);
+        freshlyResolved++;
+      }
+    }
+    resolved.set(path, imports);
+    return imports;
+  };
+  const loaded = await loadFacts(sources, store, {
+    ...options,
+    onParsed: (job, facts) => {
+      resolution.then((r) => importsOf(r, job.file.path, job.blobId!, job.language, facts)).catch(() => undefined);
+    },
+  });
+  const tFacts = performance.now();
+  const r = await resolution;
+  const { configBlobs, resolverKey, previous, resolver } = r;
   const files = new Map<string, IndexedFile>();
   const partial: AnalysisIndex['partial'][number][] = [];
   const blobs = new Map<string, string | undefined>();
   let resolvedCount = 0;
-  let freshlyResolved = 0;
-  let fromDisk = previous ? previousState!.resolvedFromDisk : false;
+  if (previous) fromDisk ||= previousState!.resolvedFromDisk;
   for (const job of loaded.jobs) {
     const path = job.file.path;
     blobs.set(path, job.blobId);
@@ -453,19 +507,7 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     }
     const facts = job.facts!;
     const blobId = job.blobId!;
-    const prev = previous?.files.get(path);
-    let imports: readonly ResolvedImport[];
-    if (prev && prev.blobId === blobId && prev.language === job.language) imports = prev.imports;
-    else {
-      const stored = persisted?.get(path, blobId, importCount(facts));
-      if (stored) {
-        imports = stored;
-        fromDisk = true;
-      } else {
-        imports = resolveImports(path, facts, resolver);
-        freshlyResolved++;
-      }
-    }
+    const imports = importsOf(r, path, blobId, job.language, facts);
     files.set(path, { path, blobId, language: job.language, facts, imports });
     if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
     options.onProgress?.({ phase: 'resolve', done: ++resolvedCount, total: loaded.jobs.length });
@@ -502,7 +544,13 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
       ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },
     },
   });
-  states.set(result, { blobs, configPaths: new Set(paths.filter(isConfigFile)), configBlobs, configs, resolvedFromDisk: fromDisk });
+  states.set(result, {
+    blobs,
+    configPaths: new Set(paths.filter(isConfigFile)),
+    configBlobs,
+    configs: r.configs,
+    resolvedFromDisk: fromDisk,
+  });
   return result;
 }
 
