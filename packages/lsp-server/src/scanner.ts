@@ -1,7 +1,8 @@
 /**
  * The scanner the server drives, behind a small interface of its own so that the server can be
- * tested with a fake and embedded with any engine. The default engine is `@airspace/scanner`
- * (`createScanner(options)` → `{ scan(overrides?, extra?), dispose() }`) in a worker thread.
+ * tested with a fake and embedded with any engine. The default is the repository's resident
+ * engine (engine-scanner.ts), else `@airspace/scanner` (`createScanner(options)` →
+ * `{ scan(overrides?, extra?), dispose() }`) in a worker thread of this process.
  */
 import { Worker } from 'node:worker_threads';
 import type { ScanResult, Thresholds } from '@airspace/core';
@@ -38,15 +39,22 @@ export interface ScannerOptions {
   readonly config?: string;
 }
 
+/** Where a scanner's scans run: the repository's resident engine, or this process. */
+export type ScannerMode = { readonly kind: 'engine'; readonly pid: number } | { readonly kind: 'in-process'; readonly reason: string };
+
 export interface LspScanner {
   scan(input?: ScanInput): Promise<ScanResult>;
   dispose(): void | Promise<void>;
+  /** Where its scans run now (`airspace/engine`); unknown before the first scan. */
+  mode?(): ScannerMode | undefined;
 }
 
-export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise<LspScanner>;
+/** What the server gives a scanner it creates. */
+export interface ScannerContext {
+  readonly log: (message: string) => void;
+}
 
-/** Runs `@airspace/scanner` in a worker thread (engine-worker.ts) and talks to it by messages. */
-export const createDefaultScanner: CreateLspScanner = (options) => createWorkerScanner(options);
+export type CreateLspScanner = (options: ScannerOptions, context?: ScannerContext) => LspScanner | Promise<LspScanner>;
 
 /**
  * The worker-thread scanner. Every call is settled whatever happens to its worker: answered,

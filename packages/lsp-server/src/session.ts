@@ -14,7 +14,7 @@ import type { Finding } from './findings.js';
 import type { ScanLoop } from './scan-loop.js';
 import type { CreateLspScanner, LspScanner } from './scanner.js';
 import type { AirspaceSettings } from './settings.js';
-import type { WorktreeWatcher } from './watch.js';
+import type { ChangeTracker } from '@airspace/git';
 import { real, relativeTo, type FolderInfo } from './workspace.js';
 
 /** One repository (common git directory) and everything the server runs for it. */
@@ -38,7 +38,8 @@ export interface Repo {
   fullScan: boolean;
   /** The last `git worktree list`, and the agents' worktrees when it was taken. */
   worktreeList?: { readonly agentsKey: string; readonly dirs: readonly string[] };
-  readonly watcher: WorktreeWatcher;
+  /** Follows every worktree and the git directory (created with the first scan's worktrees). */
+  tracker?: ChangeTracker | undefined;
 }
 
 /** Findings of one document: its self folder, its repository-relative path and what is on it. */

@@ -1,5 +1,5 @@
 /** Which worktree and repository a workspace folder belongs to (git, read-only). */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { runGit } from '@airspace/git';
 
@@ -44,18 +44,6 @@ export function relativeTo(worktree: string, file: string): string | undefined {
   const rel = relative(worktree, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
   return rel.split(sep).join('/');
-}
-
-/** A worktree's own git directory: `.git` itself, or where a linked worktree's `.git` file points. */
-export function gitDirOf(worktree: string): string | undefined {
-  const dotGit = resolve(worktree, '.git');
-  try {
-    if (statSync(dotGit).isDirectory()) return real(dotGit);
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-    return m ? real(resolve(worktree, m[1]!.trim())) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The work trees `git worktree list --porcelain` names: a bare repository's own entry is none. */
