@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor } from '@airspace/config';
-import { runGit } from '@airspace/git';
+import { worktreeAgentId } from '@airspace/git';
 import {
   createScanner,
   scanRepository,
@@ -224,11 +224,8 @@ export class EngineCore {
     if (ref.agent) return { worktree, agent: ref.agent };
     const found = result?.agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(worktree));
     if (found) return { worktree, agent: found.id };
-    const branch = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: worktree }).then(
-      (b) => b.trim(),
-      () => '',
-    );
-    return { worktree, agent: branch || basename(worktree) };
+    const id = await worktreeAgentId(worktree, worktree).catch(() => undefined);
+    return { worktree, agent: id ?? basename(worktree) };
   }
 
   /** The whole airspace now (declared intent counted). */

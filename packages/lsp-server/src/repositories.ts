@@ -3,10 +3,10 @@
  * the engine), publishing a result (findings per self, `airspace/advisories`, diagnostics), and
  * watching every worktree of the repository for the next change.
  */
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScanResult } from '@airspace/core';
-import { createChangeTracker, runGit, type TrackedChange } from '@airspace/git';
+import { createChangeTracker, runGit, worktreeAgentId, type TrackedChange } from '@airspace/git';
 import type { Advisory } from '@airspace/core';
 import { ChangeSet } from './changes.js';
 import { configFiles, configSignature } from './config-files.js';
@@ -120,13 +120,18 @@ function overridesFor(s: Session, repo: Repo): Overrides {
   return out;
 }
 
-function intentFor(s: Session, repo: Repo): Intents | undefined {
+async function intentFor(s: Session, repo: Repo): Promise<Intents | undefined> {
   const out: Record<string, string[]> = {};
   for (const self of repo.selves) {
     const paths = s.intents.get(self.worktree);
     if (!paths?.size) continue;
-    // Keyed by agent id; before self has changed anything, by the id git will give it (its branch).
-    out[repo.selfIds.get(self.worktree) ?? self.branch ?? basename(self.worktree)] = [...paths].sort();
+    // Keyed by agent id; before self has changed anything, by the id git's worktree source gives it.
+    const id = repo.selfIds.get(self.worktree) ?? (await worktreeAgentId(self.worktree, self.worktree).catch(() => undefined));
+    if (id === undefined) {
+      s.log.error(`Declared intent of ${self.worktree} is left out: git lists no such worktree.`);
+      continue;
+    }
+    out[id] = [...paths].sort();
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -147,7 +152,7 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
     if (repo.scanner === starting) repo.scanner = undefined;
     throw error;
   }
-  const intent = intentFor(s, repo);
+  const intent = await intentFor(s, repo);
   const { full, ...changes } = repo.changes.take();
   repo.fullScan = full;
   try {

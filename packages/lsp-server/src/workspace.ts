@@ -12,8 +12,6 @@ export interface FolderInfo {
   readonly commonDir: string;
   /** This worktree's own git directory (HEAD, index). */
   readonly gitDir: string;
-  /** Its branch (the agent id git sources give it), when not detached. */
-  readonly branch?: string;
 }
 
 export function real(path: string): string {
@@ -29,13 +27,11 @@ export async function describeFolder(folder: string): Promise<FolderInfo> {
   const out = await runGit(['rev-parse', '--show-toplevel', '--git-common-dir', '--absolute-git-dir'], { cwd: dir });
   const [top, common, gitDir] = out.split('\n').map((l) => l.trim());
   if (!top || !common || !gitDir) throw new Error(`${dir} is not inside a git work tree`);
-  const branch = (await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir, okCodes: [1, 128] })).trim();
   return {
     folder: dir,
     worktree: real(top),
     commonDir: real(isAbsolute(common) ? common : resolve(dir, common)),
     gitDir: real(gitDir),
-    ...(branch ? { branch } : {}),
   };
 }
 

@@ -38,6 +38,7 @@ import {
   parseWorktreeList,
   patchAgent,
   runGit,
+  worktreeAgentId,
   worktreeOverrides,
   coChangeService,
   CommitHistory,
@@ -394,15 +395,11 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         'agent' in probe
           ? agents.find((a) => a.id === probe.agent)
           : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
-      // A worktree with no work yet is named as loadAgents names worktrees: its branch, else its folder.
-      const branch =
-        existing || 'agent' in probe
-          ? undefined
-          : await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: probe.worktree }).then(
-              (b) => b.trim(),
-              () => '',
-            );
-      const id = existing?.id ?? ('agent' in probe ? probe.agent : branch || basename(probe.worktree));
+      // A worktree with no work yet is named as loadAgents names worktrees (its branch, else its
+      // folder, with git's `@n` for a clash).
+      const listed =
+        existing || 'agent' in probe ? undefined : await worktreeAgentId(probe.worktree, probe.worktree).catch(() => undefined);
+      const id = existing?.id ?? ('agent' in probe ? probe.agent : (listed ?? basename(probe.worktree)));
       const who: Agent = existing ?? {
         id,
         label: id,
