@@ -13,7 +13,7 @@ import { configFiles, configSignature } from './config-files.js';
 import { publishDiagnostics } from './diagnostics.js';
 import { advisoriesKey, findingsFor, pairKey } from './findings.js';
 import { ScanLoop } from './scan-loop.js';
-import type { Intents, LspScanner, Overrides } from './scanner.js';
+import type { Intents, IntentSpec, LspScanner, Overrides } from './scanner.js';
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
 import { pairAcknowledged } from '@airspace/trail';
@@ -121,17 +121,17 @@ function overridesFor(s: Session, repo: Repo): Overrides {
 }
 
 async function intentFor(s: Session, repo: Repo): Promise<Intents | undefined> {
-  const out: Record<string, string[]> = {};
+  const out: Record<string, IntentSpec[]> = {};
   for (const self of repo.selves) {
-    const paths = s.intents.get(self.worktree);
-    if (!paths?.size) continue;
+    const declared = s.intents.get(self.worktree);
+    if (!declared?.size) continue;
     // Keyed by agent id; before self has changed anything, by the id git's worktree source gives it.
     const id = repo.selfIds.get(self.worktree) ?? (await worktreeAgentId(self.worktree, self.worktree).catch(() => undefined));
     if (id === undefined) {
       s.log.error(`Declared intent of ${self.worktree} is left out: git lists no such worktree.`);
       continue;
     }
-    out[id] = [...paths].sort();
+    out[id] = [...declared.keys()].sort().map((key) => declared.get(key)!);
   }
   return Object.keys(out).length ? out : undefined;
 }

@@ -10,8 +10,11 @@ import type { ScanResult, Thresholds } from '@airspace/core';
 /** Unsaved buffer texts: worktree directory → repository-relative path → text. */
 export type Overrides = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
-/** Declared intent: agent id → repository-relative paths it is about to touch. */
-export type Intents = Readonly<Record<string, readonly string[]>>;
+/** One declared item: a repository-relative path (the whole file), or a definition of a file. */
+export type IntentSpec = string | { readonly path: string; readonly symbol: string };
+
+/** Declared intent: agent id → the paths (and symbols) it is about to touch. */
+export type Intents = Readonly<Record<string, readonly IntentSpec[]>>;
 
 export interface ScanInput {
   readonly overrides?: Overrides;

@@ -64,7 +64,7 @@ describe('declared intent before the first edit', () => {
     const second = join(outside, 'two', 'wt');
     repo.git('worktree', 'add', '--detach', first);
     repo.git('worktree', 'add', '--detach', second);
-    const asked: (Readonly<Record<string, readonly string[]>> | undefined)[] = [];
+    const asked: (Readonly<Record<string, readonly unknown[]>> | undefined)[] = [];
     const capturing: CreateLspScanner = async (options, context) => {
       const inner = await createScanner(options, context);
       return { scan: (input) => (asked.push(input?.intent), inner.scan(input)), dispose: () => inner.dispose() };
@@ -83,6 +83,33 @@ describe('declared intent before the first edit', () => {
       await client.close();
       repo.dispose();
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('airspace.declareIntent with symbols', () => {
+  it('hands the scanner each symbol with its path, and refuses one without its file', async () => {
+    const repo = createRepoFixture({ 'a.ts': 'a\n' });
+    const asked: (Readonly<Record<string, readonly unknown[]>> | undefined)[] = [];
+    const capturing: CreateLspScanner = async (options, context) => {
+      const inner = await createScanner(options, context);
+      return { scan: (input) => (asked.push(input?.intent), inner.scan(input)), dispose: () => inner.dispose() };
+    };
+    const client = new InProcessClient({ createScanner: capturing });
+    try {
+      await client.initialize([repo.dir]);
+      await client.connection.sendRequest('airspace/scan', {});
+      const out = (await client.connection.sendRequest('workspace/executeCommand', {
+        command: 'airspace.declareIntent',
+        arguments: [{ files: ['b.ts'], symbols: ['src/a.ts#Parser.parse', 'nofile'] }],
+      })) as { intent: string[]; problems?: { message: string }[] };
+      expect(out.intent).toEqual(['b.ts', 'src/a.ts#Parser.parse']);
+      expect(out.problems?.map((p) => p.message)).toEqual([expect.stringContaining('"nofile" is not a symbol written as path#name')]);
+      await client.connection.sendRequest('airspace/scan', {});
+      expect(Object.values(asked.find((i) => i !== undefined) ?? {})).toEqual([['b.ts', { path: 'src/a.ts', symbol: 'Parser.parse' }]]);
+    } finally {
+      await client.close();
+      repo.dispose();
     }
   });
 });
