@@ -75,6 +75,7 @@ interface Status {
   pid: number;
   holders: number;
   requests: number;
+  scanners: number;
 }
 const status = async (): Promise<Status> =>
   JSON.parse((await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV })).stdout) as Status;
@@ -156,6 +157,8 @@ describe('the language server and agents share one engine', () => {
       await sameCheck(carol.dir, [shared]);
       await sameCheck(bob.dir, [other, '--lines', '1-1']);
       expect(enginesOf(commonDir)).toEqual([pid]);
+      // One warm scanner serves the editor and every agent (no worktree has a config of its own).
+      expect(await status()).toMatchObject({ pid, scanners: 1 });
 
       // Bob types over alice's lines without saving: his editor warns him; alice's check does not see it.
       const file = join(bob.dir, shared);

@@ -9,7 +9,7 @@ import { basename, dirname, join, relative, resolve, sep, posix, isAbsolute } fr
 import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
-import { configRootFor } from '@airspace/config';
+import { configRootFor, findConfig } from '@airspace/config';
 import { worktreeAgentId } from '@airspace/git';
 import {
   createScanner,
@@ -121,9 +121,15 @@ export class EngineCore {
         extra,
       );
     const repo = resolve(options.repo ?? '.');
-    // One warm scanner per configuration: the config that applies to the asking worktree, and flags.
+    // One warm scanner per configuration: the config that applies to the asking worktree, and
+    // flags. Worktrees without a config of their own share the main worktree's scanner (whether
+    // it has a config or none): an editor's scans and every agent's checks keep one scanner warm.
+    const main = this.mainWorktree();
+    let root = configRootFor(repo, main);
+    if (main !== undefined && findConfig(root) === undefined) root = main;
+    const scannerOptions = options.config === undefined ? { ...options, repo: root } : options;
     const key = JSON.stringify({
-      root: configRootFor(repo, this.mainWorktree()),
+      root,
       base: options.base,
       sources: options.sources,
       config: options.config,
@@ -134,9 +140,9 @@ export class EngineCore {
     let warm = this.scanners.get(key);
     if (!warm) {
       warm = {
-        scanner: createScanner(options),
-        options,
-        config: watchConfigFiles(options).catch(() => undefined),
+        scanner: createScanner(scannerOptions),
+        options: scannerOptions,
+        config: watchConfigFiles(scannerOptions).catch(() => undefined),
         buffers: new Map(),
         answers: new Map(),
         queue: Promise.resolve(),
@@ -150,7 +156,7 @@ export class EngineCore {
       // A config file the scanner read changed: a new scanner, which reads everything.
       if ((await entry.config)?.changed()) {
         const old = entry.scanner;
-        entry.scanner = createScanner(options);
+        entry.scanner = createScanner(entry.options);
         entry.stamp = undefined;
         entry.answers.clear();
         void old.dispose().catch(() => undefined);
@@ -320,14 +326,14 @@ export class EngineCore {
   }
 
   /** For `airspace engine status`. */
-  state(): { agents: string[]; lastScan?: WarmScanner['lastScan'] } {
+  state(): { agents: string[]; scanners: number; lastScan?: WarmScanner['lastScan'] } {
     const agents = new Set<string>();
     let lastScan: WarmScanner['lastScan'];
     for (const warm of this.scanners.values()) {
       for (const a of warm.agents) agents.add(a);
       if (warm.lastScan && (!lastScan || warm.lastScan.at > lastScan.at)) lastScan = warm.lastScan;
     }
-    return { agents: [...agents].sort(), ...(lastScan ? { lastScan } : {}) };
+    return { agents: [...agents].sort(), scanners: this.scanners.size, ...(lastScan ? { lastScan } : {}) };
   }
 
   async dispose(): Promise<void> {

@@ -39,6 +39,8 @@ export interface EngineStatus {
   readonly uptimeMs: number;
   readonly idleTimeoutMs: number;
   readonly agents: readonly string[];
+  /** Warm scanners: one per configuration (worktrees without a config of their own share one). */
+  readonly scanners: number;
   readonly lastScan?: { readonly at: string; readonly ms: number; readonly kind: 'full' | 'patch' | 'fresh' };
   readonly requests: number;
   /** Open connections that hold the engine (editors' language servers). */

@@ -186,6 +186,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       uptimeMs: Date.now() - startedAt.getTime(),
       idleTimeoutMs: options.idleMs,
       agents: state.agents,
+      scanners: state.scanners,
       ...(state.lastScan
         ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } }
         : {}),

@@ -52,6 +52,8 @@ describe('editor buffers in the engine', () => {
       // The buffer again, then closed unsaved: back to the file on disk.
       expect(level(await core.editorScan({ cwd: bob.dir, overrides: typed }))).toBe('resolution');
       expect(level(await core.editorScan({ cwd: bob.dir }))).toBe(level(onDisk));
+      // The editor's scans and alice's checks kept one scanner warm (no worktree has a config).
+      expect(core.state().scanners).toBe(1);
     } finally {
       await core.dispose();
       repo.dispose();
