@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor, findConfig } from '@airspace/config';
-import { worktreeAgentId } from '@airspace/git';
+import { worktreeAgentId, worktreeCandidates } from '@airspace/git';
 import {
   createScanner,
   scanRepository,
@@ -81,6 +81,8 @@ interface WarmScanner {
   queue: Promise<unknown>;
   lastScan?: { at: number; ms: number; kind: 'full' | 'patch' | 'fresh' };
   agents: readonly string[];
+  /** The ids that declared intent in the scanner's last scan. */
+  declaring?: ReadonlySet<string>;
 }
 
 export class EngineCore {
@@ -180,6 +182,21 @@ export class EngineCore {
         update = { only: [...delta.changed.keys()], changedPaths };
         kind = 'patch';
       }
+      // An agent that starts or stops declaring intent joins or leaves the scan before (after) any
+      // change of its own: its worktree is read again (a worktree without changes is an agent only
+      // while it declares).
+      const declaring = new Set(Object.keys(extra.intent ?? {}));
+      const flipped = entry.declaring
+        ? [...declaring, ...entry.declaring].filter((id) => declaring.has(id) !== entry.declaring!.has(id))
+        : [];
+      if (!custom && kind !== 'full' && flipped.length > 0) {
+        const { candidates } = await worktreeCandidates(repo);
+        const dirs = candidates.filter((c) => flipped.includes(c.id) && c.worktree !== undefined).map((c) => c.worktree!);
+        if (dirs.length > 0) {
+          update = { ...update, only: [...new Set([...(update.only ?? []), ...dirs])] };
+          kind = 'patch';
+        }
+      }
       if (kind !== 'fresh' || custom) entry.answers.clear();
       // Nothing changed since the stamp: the event count of now vouches for it from here on.
       else entry.stampEvents = events;
@@ -195,6 +212,7 @@ export class EngineCore {
         if (!custom) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
         entry.agents = result.agents.map((a) => a.id);
+        entry.declaring = declaring;
         return result;
       } catch (error) {
         entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.

@@ -60,6 +60,30 @@ describe('editor buffers in the engine', () => {
     }
   });
 
+  it(
+    'makes a worktree that declares intent before any change an agent, as itself, and drops it when it stops',
+    { timeout: 120_000 },
+    async () => {
+      const repo = createRepoFixture({ 'src/a.ts': text() });
+      const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+      try {
+        repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+        const bob = repo.worktree('bob');
+        const ids = (r: { agents: readonly { id: string; worktree?: string }[] }) => r.agents.map((a) => a.id).sort();
+        expect(ids(await core.editorScan({ cwd: bob.dir }))).toEqual(['alice']);
+        // The warm scanner read bob's worktree before (no changes: no agent); now bob declares.
+        const declared = await core.editorScan({ cwd: bob.dir, intent: { bob: ['src/a.ts'] } });
+        expect(ids(declared)).toEqual(['alice', 'bob']);
+        expect(declared.agents.find((a) => a.id === 'bob')?.worktree).toBeDefined();
+        expect(declared.links.find((l) => [l.a, l.b].sort().join() === 'alice,bob')?.level).toBe('traffic');
+        expect(ids(await core.editorScan({ cwd: bob.dir }))).toEqual(['alice']);
+      } finally {
+        await core.dispose();
+        repo.dispose();
+      }
+    },
+  );
+
   it('applies an edited config file from the next answer', { timeout: 120_000 }, async () => {
     const repo = createRepoFixture({ 'src/a.ts': text() });
     const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
