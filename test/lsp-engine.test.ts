@@ -7,6 +7,7 @@
  * to be had the editor scans in-process with the same advisories; nothing is written to any
  * worktree. Every engine started here is stopped (and killed by pid if it does not stop).
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from '@airspace/bench';
 import { TestClient, uriOf } from '../packages/lsp-server/test/support/client.js';
-import { airspace, ENV, type Run } from './run-cli.js';
+import { airspace, BIN, ENV, type Run } from './run-cli.js';
 import { repoFingerprint } from './fingerprint.js';
 
 const LSP = fileURLToPath(new URL('../packages/lsp-server/dist/bin.js', import.meta.url));
@@ -224,5 +225,54 @@ describe('the language server and agents share one engine', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('is the engine `watch` scans with too, and lets it go when watch stops', { timeout: 300_000 }, async () => {
+    const commonDir = join(repo.dir, '.git');
+    await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 });
+    // The lock of the previous test (a live process that does not answer) is left: take it away.
+    const { rmSync } = await import('node:fs');
+    rmSync(join(commonDir, 'airspace', 'engine.json'), { force: true });
+    const watch = spawn(process.execPath, [BIN, 'watch', '--repo', alice.dir, '--jsonl', '--debounce', '100'], {
+      env: ENGINE_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    watch.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const events = () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { type: string; a?: string; b?: string; level?: string });
+      await waitFor('watch to be ready', () => (events().some((e) => e.type === 'ready') ? true : undefined), 120_000);
+      const pid = await waitFor(
+        'the engine watch started',
+        async () => {
+          const s = await status();
+          return s.running && s.holders === 1 ? s.pid : undefined;
+        },
+        30_000,
+      );
+      started.add(pid);
+      expect(enginesOf(commonDir)).toEqual([pid]);
+      // Its advisories are the cold scan's.
+      const cold = json(await airspace(['scan', '--json'], { cwd: alice.dir, timeoutMs: 120_000 })) as Scan;
+      const raised = new Set(
+        events()
+          .filter((e) => e.type === 'raised')
+          .map((e) => `${[e.a, e.b].sort().join('+')}:${e.level}`),
+      );
+      expect(raised).toEqual(
+        new Set(cold.links.filter((l) => l.level !== 'clear').map((l) => `${[l.a, l.b].sort().join('+')}:${l.level}`)),
+      );
+      // An agent's check is answered by the same engine.
+      await sameCheck(carol.dir, [shared, '--lines', '3-3']);
+      expect(enginesOf(commonDir)).toEqual([pid]);
+    } finally {
+      watch.kill('SIGTERM');
+      await new Promise((r) => watch.once('close', r));
+    }
+    expect(await waitFor('watch to let go', async () => ((await status()).holders === 0 ? true : undefined), 20_000)).toBe(true);
   });
 });
