@@ -6,13 +6,19 @@
  * from a client that stays connected (as the MCP server does), and Node's own start.
  *
  *   node dist/measure-engine.js [--files 3000] [--agents 4] [--runs 15] [--repo DIR --worktree DIR
- *                               --paths a.ts,b.ts] [--write ../../docs/benchmarks.md]
+ *                               --paths a.ts,b.ts] [--editor DIR] [--write ../../docs/benchmarks.md
+ *                               [--marker NAME]]
+ *
+ * `--editor DIR`: the built language server is started first on the worktree DIR (another agent's,
+ * as an editor open there) and its first scan awaited: it starts and holds the engine, so every
+ * check is answered by the engine the editor keeps warm (what a check costs with an editor open).
  *
  * Needs the built CLI (`npm run build`; not a dependency of this package, which the language
  * server depends on). Medians of `--runs` runs, alternating the commands so that the machine's
  * drift hits all alike. The engine is stopped at the end (killed by pid if it does not stop).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +33,7 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const BIN = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
+const LSP = fileURLToPath(new URL('../../lsp-server/dist/bin.js', import.meta.url));
 const RUNS = Number(opt('runs') ?? 15);
 const ENV = { ...process.env, NO_COLOR: '1', AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '600000' };
 
@@ -96,11 +103,61 @@ function given(repo: string): Setup {
   return { label: `${opt('name') ?? repo} at ${head}: ${count} files, ${agents} worktrees`, worktree, paths };
 }
 
+/** The built language server on `dir` over stdio, spoken to by hand (no client library here). */
+interface Editor {
+  readonly child: ChildProcess;
+  request(method: string, params: unknown): Promise<unknown>;
+  notify(method: string, params: unknown): void;
+}
+
+function startEditor(dir: string): Editor {
+  const child = spawn(process.execPath, [LSP, '--stdio'], { cwd: dir, env: ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+  const pending = new Map<number, (result: unknown) => void>();
+  let next = 1;
+  let buffer = Buffer.alloc(0);
+  const send = (message: object): void => {
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
+    child.stdin!.write(`Content-Length: ${body.length}\r\n\r\n`);
+    child.stdin!.write(body);
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    for (;;) {
+      const head = buffer.indexOf('\r\n\r\n');
+      if (head < 0) return;
+      const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, head).toString())?.[1]);
+      if (buffer.length < head + 4 + length) return;
+      const message = JSON.parse(buffer.subarray(head + 4, head + 4 + length).toString()) as {
+        id?: number;
+        method?: string;
+        result?: unknown;
+      };
+      buffer = buffer.subarray(head + 4 + length);
+      if (message.method !== undefined && message.id !== undefined)
+        send({ id: message.id, result: null }); // the server's requests
+      else if (message.id !== undefined) pending.get(message.id)?.(message.result);
+    }
+  });
+  return {
+    child,
+    request: (method, params) =>
+      new Promise((resolve) => {
+        const id = next++;
+        pending.set(id, resolve);
+        send({ id, method, params });
+      }),
+    notify: (method, params) => send({ method, params }),
+  };
+}
+
 /** The command line as shown in the docs: a repository given by path is named, not located. */
 function shownArgs(): string {
   const repo = opt('repo');
   const worktree = opt('worktree');
-  return args.map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : /\s/.test(a) ? JSON.stringify(a) : a)).join(' ');
+  const editor = opt('editor');
+  return args
+    .map((a) => (a === repo ? 'REPO' : a === worktree ? 'WORKTREE' : a === editor ? 'EDITOR' : /\s/.test(a) ? JSON.stringify(a) : a))
+    .join(' ');
 }
 
 async function main(): Promise<void> {
@@ -110,7 +167,24 @@ async function main(): Promise<void> {
   const paths = enginePaths(common);
   const loadStart = loadavg()[0]!;
   const rows: string[] = [];
+  const editorDir = opt('editor');
+  let editor: Editor | undefined;
+  let editorFirst: number | undefined;
   try {
+    if (editorDir) {
+      // An editor open on another worktree: it starts the engine and holds it.
+      const t = performance.now();
+      editor = startEditor(editorDir);
+      await editor.request('initialize', {
+        processId: process.pid,
+        rootUri: null,
+        capabilities: {},
+        workspaceFolders: [{ uri: pathToFileURL(editorDir).href, name: 'editor' }],
+      });
+      editor.notify('initialized', {});
+      await editor.request('airspace/scan', {});
+      editorFirst = performance.now() - t;
+    }
     const check = (path: string, extra: string[] = []): number =>
       timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
     // The engine starts on the first check (a cold scan); then every answer is from the warm engine.
@@ -183,9 +257,17 @@ async function main(): Promise<void> {
           ]
         : []),
       row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
-      `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,
+      editorFirst !== undefined
+        ? `| first \`airspace check\` (the engine the editor started: its scanner warm, a probe scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once; the editor's own first scan (starting the engine, cold) took ${fmt(editorFirst)} |`
+        : `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,
     );
   } finally {
+    if (editor) {
+      await Promise.race([editor.request('shutdown', null), new Promise((r) => setTimeout(r, 5000))]);
+      editor.notify('exit', null);
+      await Promise.race([new Promise((r) => editor!.child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
+      editor.child.kill();
+    }
     const info = readLock(paths);
     const engine = await findEngine(paths);
     if (engine) {
@@ -197,7 +279,7 @@ async function main(): Promise<void> {
     setup.dispose?.();
   }
   const md = [
-    `### Pre-edit check: ${setup.label}`,
+    `### Pre-edit check: ${setup.label}${editorDir ? ', an editor open on another worktree' : ''}`,
     '',
     `Command: \`node dist/measure-engine.js ${shownArgs()}\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Wall time of each command as a harness runs it (a new process each time), median; ratio to \`git status\` in the same run.`,
     '',
@@ -209,7 +291,7 @@ async function main(): Promise<void> {
   console.log(md);
   const write = opt('write');
   if (write) {
-    const marker = repo ? 'bench:engine-repo' : 'bench:engine';
+    const marker = opt('marker') ?? (repo ? 'bench:engine-repo' : 'bench:engine');
     const begin = `<!-- ${marker} -->`;
     const end = `<!-- /${marker} -->`;
     const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';

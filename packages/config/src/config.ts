@@ -171,10 +171,13 @@ async function readConfigFile(path: string): Promise<unknown> {
   if (path.endsWith('.ts') || path.endsWith('.mts') || path.endsWith('.cts')) {
     // TypeScript configs go through jiti, the loader ESLint uses for the same purpose.
     const { createJiti } = await import('jiti');
-    const jiti = createJiti(import.meta.url, { interopDefault: true });
+    // Not from the module cache: a long-running process (the engine, watch) reads an edited config anew.
+    const jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
     return jiti.import(path, { default: true });
   }
-  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  // The file's stamp in the URL: an edited config is a new module, not the one imported before.
+  const st = statSync(path);
+  const module = (await import(`${pathToFileURL(path).href}?stamp=${st.mtimeMs}-${st.size}`)) as { default?: unknown };
   return module.default;
 }
 

@@ -96,7 +96,8 @@ export function declaredText(result: DeclareIntentResult): { text: string; actio
   const d = result.declared;
   const what = [...d.paths, ...d.symbols].join(', ');
   const action = overallAction(result.advisories.map((a) => a.action));
-  const head = `Declared for ${d.agent}: ${what} (counts now, until ${d.expiresAt}).${d.symbols.length ? ' Symbols count as their whole file.' : ''}`;
+  const missing = result.problems.filter((p) => p.code === 'INTENT_SYMBOL_NOT_FOUND' && p.agent === d.agent).map((p) => p.message);
+  const head = [`Declared for ${d.agent}: ${what} (counts now, until ${d.expiresAt}).`, ...missing].join(' ');
   if (result.advisories.length === 0) return { text: `${head} Nobody else is working close to it. ${NEXT['go-on']('')}`, action };
   const body = result.advisories.flatMap((a) => ['', ...conflictText(a, a.action, 1)]);
   return { text: [head, ...body].join('\n'), action };

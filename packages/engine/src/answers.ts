@@ -2,7 +2,8 @@
  * The shapes of the engine's answers (advisories, declared intent, acknowledgements), apart from
  * the engine that computes them (core.ts) and the text written from them for a model (advice.ts).
  */
-import type { ScanResult } from '@airspace/core';
+import type { ScanResult, Thresholds } from '@airspace/core';
+import type { IntentMap, Overrides } from '@airspace/scanner';
 import type { CheckConflict } from './check.js';
 import type { DeclaredIntent } from './intents.js';
 
@@ -54,4 +55,22 @@ export interface AcknowledgeResult {
   readonly with: string;
   readonly trail: string;
   readonly receipt: { readonly eventId: string; readonly hash: string };
+}
+
+/** An editor's scan (the language server using the engine): its buffers, intent and settings. */
+export interface EditorScanRequest {
+  /** A directory of the editor's worktree. */
+  readonly cwd: string;
+  /** Unsaved buffers: worktree directory → repository-relative path → text. */
+  readonly overrides?: Overrides;
+  /** Declared intent in the editor: agent id → paths (or `path#symbol`). */
+  readonly intent?: IntentMap;
+  readonly settings?: {
+    readonly base?: string;
+    readonly sources?: readonly string[];
+    readonly weights?: Readonly<Record<string, number>>;
+    readonly thresholds?: Partial<Thresholds>;
+    /** An absolute path. */
+    readonly config?: string;
+  };
 }

@@ -77,8 +77,11 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Connects to an engine's socket and shakes hands; rejects on any failure or after `timeoutMs`. */
-export function connect(socket: string, timeoutMs = 1000): Promise<EngineConnection> {
+/**
+ * Connects to an engine's socket and shakes hands; rejects on any failure or after `timeoutMs`.
+ * `hold`: this connection keeps the engine from its idle exit while it is open (an editor).
+ */
+export function connect(socket: string, timeoutMs = 1000, hold = false): Promise<EngineConnection> {
   return new Promise((resolve, reject) => {
     const conn = createConnection(socket);
     const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
@@ -129,7 +132,7 @@ export function connect(socket: string, timeoutMs = 1000): Promise<EngineConnect
       reject(new Error(`The engine at ${socket} did not answer within ${timeoutMs} ms.`));
     }, timeoutMs);
     conn.once('connect', () => {
-      request<HelloResult>('hello', { version: PROTOCOL_VERSION }).then(
+      request<HelloResult>('hello', { version: PROTOCOL_VERSION, ...(hold ? { hold } : {}) }).then(
         (hello) => {
           clearTimeout(timer);
           if (hello.version !== PROTOCOL_VERSION) {
@@ -153,10 +156,10 @@ export function connect(socket: string, timeoutMs = 1000): Promise<EngineConnect
 }
 
 /** The running engine of this repository, if one answers. */
-export async function findEngine(paths: EnginePaths, timeoutMs = 1000): Promise<EngineConnection | undefined> {
+export async function findEngine(paths: EnginePaths, timeoutMs = 1000, hold = false): Promise<EngineConnection | undefined> {
   const info = readLock(paths);
   if (!info || !pidAlive(info.pid)) return undefined;
-  return connect(info.socket, timeoutMs).catch(() => undefined);
+  return connect(info.socket, timeoutMs, hold).catch(() => undefined);
 }
 
 export interface StartOptions {
@@ -194,6 +197,8 @@ export interface EnsureOptions {
   readonly idleMs?: number;
   /** How long to wait for a started engine to answer (ms). */
   readonly waitMs?: number;
+  /** Keep the engine from its idle exit while the connection is open (an editor's language server). */
+  readonly hold?: boolean;
 }
 
 /** The repository's engine: found, or started and waited for; a reason when there is none. */
@@ -201,7 +206,8 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
   const commonDir = findCommonDir(options.cwd);
   if (!commonDir || !existsSync(commonDir)) return { reason: 'not inside a git repository' };
   const paths = enginePaths(commonDir);
-  const found = await findEngine(paths);
+  const hold = options.hold === true;
+  const found = await findEngine(paths, 1000, hold);
   if (found) return { connection: found, started: false };
   if (options.autostart === false) return { reason: 'no engine is running for this repository' };
   const repo = options.cwd;
@@ -217,7 +223,7 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
     await new Promise((r) => setTimeout(r, 50));
     const info = readLock(paths);
     if (info) {
-      const connection = await connect(info.socket, 1000).catch(() => undefined);
+      const connection = await connect(info.socket, 1000, hold).catch(() => undefined);
       if (connection) return { connection, started: true };
     }
     // Ours exited: it failed, or another process holds the lock without answering (yet).

@@ -9,9 +9,17 @@ import { basename, dirname, join, relative, resolve, sep, posix, isAbsolute } fr
 import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
-import { configRootFor } from '@airspace/config';
-import { runGit } from '@airspace/git';
-import { createScanner, scanRepository, type ScanExtra, type Scanner, type ScannerOptions } from '@airspace/scanner';
+import { configRootFor, findConfig } from '@airspace/config';
+import { worktreeAgentId, worktreeCandidates } from '@airspace/git';
+import {
+  createScanner,
+  scanRepository,
+  watchConfigFiles,
+  type Overrides,
+  type ScanExtra,
+  type Scanner,
+  type ScannerOptions,
+} from '@airspace/scanner';
 import { acknowledgePair } from '@airspace/trail';
 import { conflictsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
@@ -24,6 +32,7 @@ import type {
   AgentRef,
   DeclareIntentRequest,
   DeclareIntentResult,
+  EditorScanRequest,
 } from './answers.js';
 
 export type {
@@ -34,8 +43,9 @@ export type {
   AgentRef,
   DeclareIntentRequest,
   DeclareIntentResult,
+  EditorScanRequest,
 } from './answers.js';
-import { repositoryStamp, stampDelta, type RepositoryStamp } from './freshness.js';
+import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -56,8 +66,12 @@ export interface EngineCoreOptions {
 }
 
 interface WarmScanner {
-  readonly scanner: Scanner;
+  scanner: Scanner;
   readonly options: ScannerOptions;
+  /** The config files this scanner read: one created, edited or removed starts a new scanner. */
+  readonly config: Promise<{ changed(): boolean } | undefined>;
+  /** The editor buffers the scanner's agents were last read with: worktree → path → digest. */
+  buffers: Map<string, Map<string, string>>;
   /** File events counted when `stamp` was taken. */
   stampEvents?: number | undefined;
   /** Answers for the current stamp, by request (a repeated question with nothing changed). */
@@ -67,6 +81,8 @@ interface WarmScanner {
   queue: Promise<unknown>;
   lastScan?: { at: number; ms: number; kind: 'full' | 'patch' | 'fresh' };
   agents: readonly string[];
+  /** The ids that declared intent in the scanner's last scan. */
+  declaring?: ReadonlySet<string>;
 }
 
 export class EngineCore {
@@ -90,32 +106,69 @@ export class EngineCore {
     return intentMap(readIntents(this.options.commonDir, this.now()));
   }
 
-  /** One scan with these options: cold, or through the warm scanner for them, brought up to date first. */
-  async scan(options: ScannerOptions, extra: ScanExtra = {}): Promise<ScanResult> {
+  /**
+   * One scan with these options: cold, or through the warm scanner for them, brought up to date
+   * first. `overrides` are an editor's unsaved buffers (worktree → repository-relative path →
+   * text): the paths whose buffer came, changed or went since the scanner's last read are read
+   * again, so a scan without them (a check) reads those files from disk as a cold scan does.
+   */
+  async scan(options: ScannerOptions, extra: ScanExtra = {}, overrides?: Overrides): Promise<ScanResult> {
     if (!this.options.resident)
-      return scanRepository({ ...options, ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}) }, extra);
+      return scanRepository(
+        {
+          ...options,
+          ...(overrides ? { overrides } : {}),
+          ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
+        },
+        extra,
+      );
     const repo = resolve(options.repo ?? '.');
-    // One warm scanner per configuration: the config that applies to the asking worktree, and flags.
+    // One warm scanner per configuration: the config that applies to the asking worktree, and
+    // flags. Worktrees without a config of their own share the main worktree's scanner (whether
+    // it has a config or none): an editor's scans and every agent's checks keep one scanner warm.
+    const main = this.mainWorktree();
+    let root = configRootFor(repo, main);
+    if (main !== undefined && findConfig(root) === undefined) root = main;
+    const scannerOptions = options.config === undefined ? { ...options, repo: root } : options;
     const key = JSON.stringify({
-      root: configRootFor(repo, this.mainWorktree()),
+      root,
       base: options.base,
       sources: options.sources,
       config: options.config,
       calibration: options.calibration,
+      weights: options.weights,
+      thresholds: options.thresholds,
     });
     let warm = this.scanners.get(key);
     if (!warm) {
-      warm = { scanner: createScanner(options), options, answers: new Map(), queue: Promise.resolve(), agents: [] };
+      warm = {
+        scanner: createScanner(scannerOptions),
+        options: scannerOptions,
+        config: watchConfigFiles(scannerOptions).catch(() => undefined),
+        buffers: new Map(),
+        answers: new Map(),
+        queue: Promise.resolve(),
+        agents: [],
+      };
       this.scanners.set(key, warm);
     }
     const entry = warm;
     const run = entry.queue.then(async () => {
       const started = this.now();
+      // A config file the scanner read changed: a new scanner, which reads everything.
+      if ((await entry.config)?.changed()) {
+        const old = entry.scanner;
+        entry.scanner = createScanner(entry.options);
+        entry.stamp = undefined;
+        entry.answers.clear();
+        void old.dispose().catch(() => undefined);
+      }
       const events = this.options.changes?.events();
       const unchanged = this.unchanged(entry, events);
       this.stamps[unchanged ? 'events' : 'git']++;
       const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
-      const delta = stampDelta(entry.stamp, stamp);
+      const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
+      const delta = withBuffers(stampDelta(entry.stamp, stamp), buffersDelta(entry.buffers, buffers));
       // Sources other than worktrees (branches, observations) are read in full every time.
       const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
       let update: ScanExtra = {};
@@ -129,20 +182,37 @@ export class EngineCore {
         update = { only: [...delta.changed.keys()], changedPaths };
         kind = 'patch';
       }
+      // An agent that starts or stops declaring intent joins or leaves the scan before (after) any
+      // change of its own: its worktree is read again (a worktree without changes is an agent only
+      // while it declares).
+      const declaring = new Set(Object.keys(extra.intent ?? {}));
+      const flipped = entry.declaring
+        ? [...declaring, ...entry.declaring].filter((id) => declaring.has(id) !== entry.declaring!.has(id))
+        : [];
+      if (!custom && kind !== 'full' && flipped.length > 0) {
+        const { candidates } = await worktreeCandidates(repo);
+        const dirs = candidates.filter((c) => flipped.includes(c.id) && c.worktree !== undefined).map((c) => c.worktree!);
+        if (dirs.length > 0) {
+          update = { ...update, only: [...new Set([...(update.only ?? []), ...dirs])] };
+          kind = 'patch';
+        }
+      }
       if (kind !== 'fresh' || custom) entry.answers.clear();
       // Nothing changed since the stamp: the event count of now vouches for it from here on.
       else entry.stampEvents = events;
-      const key = JSON.stringify(extra);
+      const key = JSON.stringify([extra, [...buffers].map(([w, m]) => [w, [...m]])]);
       const known = entry.answers.get(key);
       if (known) return known;
       try {
-        const answer = entry.scanner.scan(undefined, { ...extra, ...update });
+        const answer = entry.scanner.scan(overrides ?? {}, { ...extra, ...update });
         const result = await answer;
         entry.stamp = stamp;
+        entry.buffers = buffers;
         entry.stampEvents = events;
         if (!custom) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
         entry.agents = result.agents.map((a) => a.id);
+        entry.declaring = declaring;
         return result;
       } catch (error) {
         entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.
@@ -178,11 +248,8 @@ export class EngineCore {
     if (ref.agent) return { worktree, agent: ref.agent };
     const found = result?.agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(worktree));
     if (found) return { worktree, agent: found.id };
-    const branch = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: worktree }).then(
-      (b) => b.trim(),
-      () => '',
-    );
-    return { worktree, agent: branch || basename(worktree) };
+    const id = await worktreeAgentId(worktree, worktree).catch(() => undefined);
+    return { worktree, agent: id ?? basename(worktree) };
   }
 
   /** The whole airspace now (declared intent counted). */
@@ -190,6 +257,16 @@ export class EngineCore {
     const { worktree } = await worktreeOf(resolve(cwd));
     const intent = this.intent();
     return this.scan({ repo: worktree }, intent ? { intent } : {});
+  }
+
+  /**
+   * The whole airspace as an editor sees it (the language server's scan): its unsaved buffers,
+   * its declared intent on top of the declared intents of `intents.json`, its settings.
+   */
+  async editorScan(request: EditorScanRequest): Promise<ScanResult> {
+    const { worktree } = await worktreeOf(resolve(request.cwd));
+    const intent = mergeIntentMaps(this.intent(), request.intent);
+    return this.scan({ repo: worktree, ...editorSettings(request.settings) }, intent ? { intent } : {}, request.overrides);
   }
 
   async advisories(ref: AgentRef): Promise<AdvisoriesResult> {
@@ -267,14 +344,14 @@ export class EngineCore {
   }
 
   /** For `airspace engine status`. */
-  state(): { agents: string[]; lastScan?: WarmScanner['lastScan'] } {
+  state(): { agents: string[]; scanners: number; lastScan?: WarmScanner['lastScan'] } {
     const agents = new Set<string>();
     let lastScan: WarmScanner['lastScan'];
     for (const warm of this.scanners.values()) {
       for (const a of warm.agents) agents.add(a);
       if (warm.lastScan && (!lastScan || warm.lastScan.at > lastScan.at)) lastScan = warm.lastScan;
     }
-    return { agents: [...agents].sort(), ...(lastScan ? { lastScan } : {}) };
+    return { agents: [...agents].sort(), scanners: this.scanners.size, ...(lastScan ? { lastScan } : {}) };
   }
 
   async dispose(): Promise<void> {
@@ -309,6 +386,36 @@ export function repositoryPath(worktree: string, cwd: string, given: string): st
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new InputError(`${given} is outside the worktree ${worktree}.`);
   if (rel.split('/').includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
   return rel;
+}
+
+/** The settings an editor may give its scans, checked (they come over the socket). */
+function editorSettings(settings: EditorScanRequest['settings']): Partial<ScannerOptions> {
+  if (settings === undefined) return {};
+  const bad = (what: string): never => {
+    throw new InputError(`The editor's ${what} setting is not valid.`);
+  };
+  const { base, sources, weights, thresholds, config } = settings;
+  const numbers = (x: unknown): x is Record<string, number> =>
+    typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'number');
+  if (base !== undefined && typeof base !== 'string') bad('base');
+  if (sources !== undefined && !(Array.isArray(sources) && sources.every((x) => typeof x === 'string'))) bad('sources');
+  if (weights !== undefined && !numbers(weights)) bad('weights');
+  if (thresholds !== undefined && !numbers(thresholds)) bad('thresholds');
+  if (config !== undefined && !(typeof config === 'string' && isAbsolute(config))) bad('config (an absolute path)');
+  return {
+    ...(base !== undefined ? { base } : {}),
+    ...(sources !== undefined ? { sources } : {}),
+    ...(weights !== undefined ? { weights } : {}),
+    ...(thresholds !== undefined ? { thresholds } : {}),
+    ...(config !== undefined ? { config } : {}),
+  };
+}
+
+function mergeIntentMaps(a: ScanExtra['intent'], b: ScanExtra['intent']): ScanExtra['intent'] {
+  if (!a || !b) return a ?? b;
+  const out: Record<string, NonNullable<ScanExtra['intent']>[string]> = { ...a };
+  for (const [id, specs] of Object.entries(b)) out[id] = [...(out[id] ?? []), ...specs];
+  return out;
 }
 
 /** One check in this process, cold: the fallback of every front end, and `--no-engine`. */

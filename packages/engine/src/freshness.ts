@@ -9,8 +9,9 @@
  * makes it correct (a save just before the question counts). Read-only: git runs without
  * optional locks.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseWorktreeList, runGit } from '@airspace/git';
 
 export interface WorktreeStamp {
@@ -110,4 +111,62 @@ export function stampDelta(before: RepositoryStamp | undefined, after: Repositor
     if (paths.size > 0) changed.set(dir, [...paths].sort());
   }
   return changed.size === 0 ? { kind: 'same' } : { kind: 'worktrees', changed };
+}
+
+/** An editor's unsaved buffers: worktree directory → path (repository-relative or absolute) → text. */
+export type Buffers = Readonly<Record<string, Readonly<Record<string, string | Buffer>>>>;
+
+const realOr = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+};
+
+/**
+ * Buffers as digests per worktree, keyed as the stamp names worktrees (matched by real path),
+ * paths repository-relative: what the scanner read them as, compared at the next scan.
+ */
+export function bufferDigests(buffers: Buffers | undefined, worktrees: readonly string[]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  if (!buffers) return out;
+  const byReal = new Map(worktrees.map((w) => [realOr(w), w]));
+  for (const [dir, files] of Object.entries(buffers)) {
+    const worktree = byReal.get(realOr(dir)) ?? resolve(dir);
+    const digests = out.get(worktree) ?? new Map<string, string>();
+    for (const [path, text] of Object.entries(files)) {
+      const rel = (isAbsolute(path) ? relative(realOr(dir), realOr(path)) : path).split(sep).join('/').replace(/^\.\//, '');
+      digests.set(rel, createHash('sha1').update(text).digest('hex'));
+    }
+    if (digests.size > 0) out.set(worktree, digests);
+  }
+  return out;
+}
+
+/** The paths, per worktree, whose buffer came, changed or went between two scans. */
+export function buffersDelta(
+  before: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  after: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const worktree of new Set([...before.keys(), ...after.keys()])) {
+    const then = before.get(worktree) ?? new Map<string, string>();
+    const now = after.get(worktree) ?? new Map<string, string>();
+    const paths = [...new Set([...then.keys(), ...now.keys()])].filter((p) => then.get(p) !== now.get(p)).sort();
+    if (paths.length > 0) out.set(worktree, paths);
+  }
+  return out;
+}
+
+/** A stamp's delta with the paths whose buffers changed read again too. */
+export function withBuffers(delta: StampDelta, buffers: ReadonlyMap<string, readonly string[]>): StampDelta {
+  if (buffers.size === 0 || delta.kind === 'repository') return delta;
+  const changed = new Map<string, readonly string[] | 'all'>(delta.kind === 'worktrees' ? delta.changed : []);
+  for (const [worktree, paths] of buffers) {
+    const known = changed.get(worktree);
+    if (known === 'all') continue;
+    changed.set(worktree, [...new Set([...(known ?? []), ...paths])].sort());
+  }
+  return { kind: 'worktrees', changed };
 }

@@ -9,6 +9,7 @@ export {
   type AcknowledgeResult,
   type DeclareIntentRequest,
   type DeclareIntentResult,
+  type EditorScanRequest,
   type EngineCoreOptions,
 } from './core.js';
 export { advisoriesText, checkText, declaredText, nextAction, overallAction, type NextAction } from './advice.js';

@@ -6,13 +6,13 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { IntentMap } from '@airspace/scanner';
+import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
 export interface DeclaredIntent {
   readonly agent: string;
   /** Repository-relative paths, forward slashes. */
   readonly paths: readonly string[];
-  /** Symbols as `path#name` (their files count whole). */
+  /** Symbols as `path#name`: the scanner resolves each to its definition's lines at the merge base (else its whole file). */
   readonly symbols: readonly string[];
   readonly note?: string;
   readonly declaredAt: string;
@@ -57,13 +57,27 @@ export function writeIntent(commonDir: string, declaration: DeclaredIntent, now 
   return next;
 }
 
-/** Declarations as the scanner's intent: each path (and each symbol's file) a whole-file edit. */
+/** `path#name` → the scanner's symbol intent (`#` splits at its last occurrence). */
+export function symbolSpec(declared: string): IntentEntry | undefined {
+  const at = declared.lastIndexOf('#');
+  return at > 0 && at < declared.length - 1 ? { path: declared.slice(0, at), symbol: declared.slice(at + 1) } : undefined;
+}
+
+/**
+ * Declarations as the scanner's intent: each path a whole-file edit, each symbol its definition
+ * (resolved by the scanner at the merge base; its whole file when it is not found there).
+ */
 export function intentMap(declarations: readonly DeclaredIntent[]): IntentMap | undefined {
   if (declarations.length === 0) return undefined;
-  const out: Record<string, string[]> = {};
+  const out: Record<string, IntentSpec[]> = {};
   for (const d of declarations) {
-    const files = [...d.paths, ...d.symbols.map((s) => s.split('#')[0]!).filter((p) => p !== '')];
-    out[d.agent] = [...new Set([...(out[d.agent] ?? []), ...files])].sort();
+    const paths = [...new Set(d.paths)].sort();
+    // A symbol of a file declared whole adds nothing.
+    const symbols = d.symbols
+      .map(symbolSpec)
+      .filter((s): s is IntentEntry => s !== undefined && !paths.includes(s.path))
+      .sort((x, y) => `${x.path}#${x.symbol}`.localeCompare(`${y.path}#${y.symbol}`));
+    out[d.agent] = [...(out[d.agent] ?? []), ...paths, ...symbols];
   }
   return out;
 }

@@ -1,11 +1,13 @@
 /**
  * The engine's wire protocol: newline-delimited JSON over a Unix socket, one request per line,
  * one response per line with the request's id. The first request of a connection is `hello` with
- * the client's protocol version; a mismatch is refused (the client then scans in-process).
+ * the client's protocol version; a mismatch is refused (the client then scans in-process). A
+ * client that says `hold: true` (an editor's language server) keeps the engine from its idle
+ * exit while its connection is open; the idle time counts from when the last one closes.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
-export type EngineMethod = 'hello' | 'check' | 'scan' | 'advisories' | 'declareIntent' | 'acknowledge' | 'status' | 'stop';
+export type EngineMethod = 'hello' | 'check' | 'scan' | 'editorScan' | 'advisories' | 'declareIntent' | 'acknowledge' | 'status' | 'stop';
 
 export interface EngineRequest {
   readonly id: number;
@@ -37,8 +39,12 @@ export interface EngineStatus {
   readonly uptimeMs: number;
   readonly idleTimeoutMs: number;
   readonly agents: readonly string[];
+  /** Warm scanners: one per configuration (worktrees without a config of their own share one). */
+  readonly scanners: number;
   readonly lastScan?: { readonly at: string; readonly ms: number; readonly kind: 'full' | 'patch' | 'fresh' };
   readonly requests: number;
+  /** Open connections that hold the engine (editors' language servers). */
+  readonly holders: number;
   readonly mode: 'watch' | 'poll';
   /** File events seen; freshness checks answered from git, and from file events alone. */
   readonly events: number;

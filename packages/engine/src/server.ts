@@ -112,6 +112,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   let lastActivity = Date.now();
   let stopping: Promise<void> | undefined;
   const sockets = new Set<Socket>();
+  /** Connections that keep the engine from its idle exit (an editor's language server). */
+  const holders = new Set<Socket>();
   let startWatching: () => Promise<void> = async () => undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -145,7 +147,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     () => {
       if (!existsSync(options.commonDir)) void stop('the repository is gone');
       else if (!ownsLock()) void stop('the lock file no longer names this process');
-      else if (Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
+      else if (holders.size === 0 && Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
     },
     Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))),
   );
@@ -184,10 +186,12 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       uptimeMs: Date.now() - startedAt.getTime(),
       idleTimeoutMs: options.idleMs,
       agents: state.agents,
+      scanners: state.scanners,
       ...(state.lastScan
         ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } }
         : {}),
       requests: core.requests,
+      holders: holders.size,
       mode: source?.mode() ?? 'poll',
       events: source?.events() ?? 0,
       stamps: { ...core.stamps },
@@ -206,6 +210,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
         return core.check(params);
       case 'scan':
         return core.fullScan(params.cwd);
+      case 'editorScan':
+        return core.editorScan(params);
       case 'advisories':
         return core.advisories(params);
       case 'declareIntent':
@@ -220,7 +226,11 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   server = createServer((socket) => {
     sockets.add(socket);
     let greeted = false;
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      // The idle time of an engine an editor held counts from the editor's leaving.
+      if (holders.delete(socket)) lastActivity = Date.now();
+    });
     socket.on('error', () => undefined);
     const reply = (body: object): void => {
       if (!socket.destroyed) socket.write(JSON.stringify(body) + '\n');
@@ -237,8 +247,9 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
           return;
         }
         if (request.method === 'hello') {
-          const version = (request.params as { version?: unknown } | undefined)?.version;
-          greeted = version === PROTOCOL_VERSION;
+          const hello = request.params as { version?: unknown; hold?: unknown } | undefined;
+          greeted = hello?.version === PROTOCOL_VERSION;
+          if (greeted && hello?.hold === true) holders.add(socket);
           reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
           if (!greeted) socket.end();
           return;

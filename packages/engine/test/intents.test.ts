@@ -35,8 +35,10 @@ describe('declared intent', () => {
     expect(readIntents(dir, 3000)).toEqual([]);
   });
 
-  it("becomes the scanner's intent, symbols counting as their files", () => {
-    expect(intentMap([declaration('alice', ['a.ts'], 0, 1, ['src/b.ts#total', 'a.ts#x'])])).toEqual({ alice: ['a.ts', 'src/b.ts'] });
+  it("becomes the scanner's intent: paths whole, symbols to resolve (none of a file declared whole)", () => {
+    expect(intentMap([declaration('alice', ['a.ts'], 0, 1, ['src/b.ts#Parser.parse', 'a.ts#x', 'src/b.ts#total'])])).toEqual({
+      alice: ['a.ts', { path: 'src/b.ts', symbol: 'Parser.parse' }, { path: 'src/b.ts', symbol: 'total' }],
+    });
     expect(intentMap([])).toBeUndefined();
   });
 

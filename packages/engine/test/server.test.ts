@@ -12,7 +12,7 @@ import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { connect, findEngine, readLock } from '../src/client.js';
 import { enginePaths, findCommonDir } from '../src/paths.js';
 import { acquireLock, runEngineServer } from '../src/server.js';
-import type { EngineStatus } from '../src/protocol.js';
+import { PROTOCOL_VERSION, type EngineStatus } from '../src/protocol.js';
 
 let repo: RepoFixture;
 beforeAll(() => {
@@ -50,7 +50,7 @@ describe('the engine process', () => {
       raw.on('close', () => resolve(text));
       raw.write(JSON.stringify({ id: 1, method: 'hello', params: { version: 999 } }) + '\n');
     });
-    expect(JSON.parse(answer)).toMatchObject({ id: 1, result: { version: 1 } });
+    expect(JSON.parse(answer)).toMatchObject({ id: 1, result: { version: PROTOCOL_VERSION } });
 
     await engine!.request('stop');
     await running;
@@ -65,6 +65,27 @@ describe('the engine process', () => {
     await runEngineServer({ commonDir, repo: repo.dir, idleMs: 300, log: () => undefined });
     expect(Date.now() - t).toBeLessThan(10_000);
     expect(readLock(enginePaths(commonDir))).toBeUndefined();
+  });
+
+  it('stays while an editor holds it, and exits idle once the editor left', { timeout: 30_000 }, async () => {
+    const commonDir = join(repo.dir, '.git');
+    const paths = enginePaths(commonDir);
+    let exited = 0;
+    const running = runEngineServer({ commonDir, repo: repo.dir, idleMs: 300, log: () => undefined }).then(() => (exited = Date.now()));
+    let editor = await findEngine(paths, 1000, true);
+    for (let i = 0; !editor && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      editor = await findEngine(paths, 1000, true);
+    }
+    // Held for four idle periods: still there.
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(exited).toBe(0);
+    expect(await editor!.request<EngineStatus>('status')).toMatchObject({ holders: 1 });
+    const left = Date.now();
+    editor!.close();
+    await running;
+    expect(exited - left).toBeGreaterThanOrEqual(250);
+    expect(readLock(paths)).toBeUndefined();
   });
 
   it('takes over the lock of a dead process, never that of a live one', async () => {

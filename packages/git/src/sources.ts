@@ -3,7 +3,7 @@
  * branches matching a pattern, or an orchestrator's JSON observations. Each source yields
  * candidates; `loadAgents` turns a candidate with changes into an Agent.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { runGit, runGitRaw } from './exec.js';
 import { invalidObservations, invalidSource } from './problems.js';
@@ -170,6 +170,24 @@ export async function worktreeCandidates(cwd: string): Promise<{ candidates: Age
     });
   }
   return { candidates: uniqueIds(candidates), skipped };
+}
+
+/**
+ * The id the worktree source gives the worktree at `dir` (its branch, else its folder's name, with
+ * git's `@n` for a clash), or undefined when it is no worktree of the repository: the one way an
+ * agent id is derived for a worktree that has no agent yet (declared intent, a check's probe).
+ */
+export async function worktreeAgentId(repo: string, dir: string): Promise<string | undefined> {
+  const { candidates } = await worktreeCandidates(repo);
+  const same = (a: string, b: string): boolean => {
+    if (resolve(a) === resolve(b)) return true;
+    try {
+      return realpathSync(a) === realpathSync(b);
+    } catch {
+      return false;
+    }
+  };
+  return candidates.find((c) => c.worktree !== undefined && same(c.worktree, dir))?.id;
 }
 
 async function refCandidates(cwd: string, patterns: string[], source: AgentSourceKind): Promise<AgentCandidate[]> {

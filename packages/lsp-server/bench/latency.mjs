@@ -6,7 +6,8 @@
 //   AIRSPACE_BENCH_FILES=2000 AIRSPACE_BENCH_SAVES=10 npm run bench -w @airspace/lsp-server
 //   AIRSPACE_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' …   (profiles the server and its engine)
 //
-// The server is the built bin with its default engine (@airspace/scanner in a worker thread).
+// The server is the built bin with its default engine: the repository's resident engine (started
+// by the server), or @airspace/scanner in a worker thread with AIRSPACE_ENGINE=off.
 import { spawn } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,7 +124,8 @@ repo.dispose();
 
 const report = {
   repository: `${FILES} generated files (@airspace/bench generateRepo), two agents colliding in ${target} line ${LINE}`,
-  engine: '@airspace/scanner (worker thread)',
+  engine:
+    process.env.AIRSPACE_ENGINE === 'off' ? '@airspace/scanner (worker thread)' : 'the resident engine (started and held by the server)',
   firstDiagnosticsMs: Math.round(coldMs),
   saveToDiagnostics: { runs: saves.length, medianMs: Math.round(median(saves)), p95Ms: Math.round(p95(saves)) },
   hoverDuringScan: { runs: hovers.length, medianMs: Math.round(median(hovers)), p95Ms: Math.round(p95(hovers)) },

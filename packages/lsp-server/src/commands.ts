@@ -25,6 +25,8 @@ export interface IntentArgs {
   readonly folder?: string;
   /** Items as the client sent them; those that are not paths are refused one by one. */
   readonly files: readonly unknown[];
+  /** Symbols as `path#name` (a definition of the file), as the client sent them. */
+  readonly symbols?: readonly unknown[];
 }
 
 /** The arguments of each command, as `Command.arguments`. */
@@ -62,13 +64,14 @@ export function parseLocation(arg: unknown): Location | { problem: string } {
 }
 
 /**
- * Reads `declareIntent`'s arguments: `{ files, folder? }`, an array of paths as the first argument,
- * or the paths as the arguments themselves.
+ * Reads `declareIntent`'s arguments: `{ files, symbols?, folder? }` (symbols as `path#name`), an
+ * array of paths as the first argument, or the paths as the arguments themselves.
  */
 export function parseIntentArgs(args: readonly unknown[] | undefined): IntentArgs {
   const first = args?.[0];
   if (Array.isArray(first)) return { files: first };
   const o = (typeof first === 'object' && first !== null ? first : {}) as Record<string, unknown>;
-  const files = Array.isArray(o.files) ? (o.files as unknown[]) : (args ?? []);
-  return { files, ...(typeof o.folder === 'string' ? { folder: o.folder } : {}) };
+  const symbols = Array.isArray(o.symbols) ? (o.symbols as unknown[]) : [];
+  const files = Array.isArray(o.files) ? (o.files as unknown[]) : Array.isArray(o.symbols) ? [] : (args ?? []);
+  return { files, ...(symbols.length ? { symbols } : {}), ...(typeof o.folder === 'string' ? { folder: o.folder } : {}) };
 }

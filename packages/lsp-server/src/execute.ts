@@ -16,6 +16,7 @@ import { trailDirOf } from './repositories.js';
 import { message, type Session } from './session.js';
 import { acknowledgePair } from '@airspace/trail';
 import type { FolderInfo } from './workspace.js';
+import type { IntentSpec } from './scanner.js';
 
 /** An advisory a command is about: the pair, and self's side of it when a workspace folder is one. */
 interface PairTarget {
@@ -120,17 +121,32 @@ export function registerCommands(s: Session): void {
 }
 
 function declareIntent(s: Session, args: readonly unknown[] | undefined) {
-  const { files, folder } = parseIntentArgs(args);
+  const { files, symbols, folder } = parseIntentArgs(args);
   const self = folder ? s.folderOf(folder) : [...s.folders.values()][0];
   if (!self) throw new Error('no workspace folder to declare intent for');
-  const set = s.intents.get(self.worktree) ?? new Set<string>();
+  // Keyed by what was declared: `path`, or `path#name` for a symbol.
+  const declared = s.intents.get(self.worktree) ?? new Map<string, IntentSpec>();
   const problems: Problem[] = [];
+  const notPath = (item: unknown): { problem: Problem } => ({
+    problem: { code: 'INTENT_PATH_REFUSED', message: `declareIntent: ${JSON.stringify(item)} is not a path; not declared.` },
+  });
   for (const item of files) {
-    const got =
-      typeof item === 'string'
-        ? intentPath(self.worktree, item)
-        : { problem: { code: 'INTENT_PATH_REFUSED', message: `declareIntent: ${JSON.stringify(item)} is not a path; not declared.` } };
-    if ('path' in got) set.add(got.path);
+    const got = typeof item === 'string' ? intentPath(self.worktree, item) : notPath(item);
+    if ('path' in got) declared.set(got.path, got.path);
+    else problems.push(got.problem);
+  }
+  for (const item of symbols ?? []) {
+    const at = typeof item === 'string' ? item.lastIndexOf('#') : -1;
+    if (typeof item !== 'string' || at <= 0 || at === item.length - 1) {
+      problems.push({
+        code: 'INTENT_PATH_REFUSED',
+        message: `declareIntent: ${JSON.stringify(item)} is not a symbol written as path#name; not declared.`,
+      });
+      continue;
+    }
+    const got = intentPath(self.worktree, item.slice(0, at));
+    const symbol = item.slice(at + 1);
+    if ('path' in got) declared.set(`${got.path}#${symbol}`, { path: got.path, symbol });
     else problems.push(got.problem);
   }
   for (const p of problems) {
@@ -138,11 +154,11 @@ function declareIntent(s: Session, args: readonly unknown[] | undefined) {
     // A notification, not showMessageRequest: that one blocks clients without message actions.
     void s.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: p.message });
   }
-  s.intents.set(self.worktree, set);
+  s.intents.set(self.worktree, declared);
   const repo = s.repoOf(self);
   if (repo) {
     repo.changes.buffer(self.worktree);
     repo.loop.request(0);
   }
-  return { intent: [...set].sort(), ...(problems.length ? { problems } : {}) };
+  return { intent: [...declared.keys()].sort(), ...(problems.length ? { problems } : {}) };
 }

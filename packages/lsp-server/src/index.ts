@@ -1,6 +1,7 @@
 export {
   startServer,
   ScanRequestMethod,
+  EngineRequestMethod,
   AdvisoriesNotificationMethod,
   type AirspaceSettings,
   type ServerOptions,
@@ -9,5 +10,6 @@ export {
 export { SOURCE, type DiagnosticData } from './present.js';
 export { Commands, type PairArgs } from './commands.js';
 export { findingsFor, pairKey, type Finding } from './findings.js';
-export type { LspScanner, CreateLspScanner, ScannerOptions, ScanInput, Overrides, Intents } from './scanner.js';
+export type { LspScanner, CreateLspScanner, ScannerOptions, ScanInput, Overrides, Intents, IntentSpec, ScannerMode } from './scanner.js';
+export { createEngineScanner, createDefaultScanner } from './engine-scanner.js';
 export { runLanguageServer } from './run.js';

@@ -3,22 +3,21 @@
  * the engine), publishing a result (findings per self, `airspace/advisories`, diagnostics), and
  * watching every worktree of the repository for the next change.
  */
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScanResult } from '@airspace/core';
-import { runGit } from '@airspace/git';
+import { createChangeTracker, runGit, worktreeAgentId, type TrackedChange } from '@airspace/git';
 import type { Advisory } from '@airspace/core';
 import { ChangeSet } from './changes.js';
-import { configFiles, configSignature, mainWorktreeOf } from './config-files.js';
+import { configFiles, configSignature } from './config-files.js';
 import { publishDiagnostics } from './diagnostics.js';
 import { advisoriesKey, findingsFor, pairKey } from './findings.js';
 import { ScanLoop } from './scan-loop.js';
-import type { Intents, LspScanner, Overrides } from './scanner.js';
+import type { Intents, IntentSpec, LspScanner, Overrides } from './scanner.js';
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
 import { pairAcknowledged } from '@airspace/trail';
-import { WorktreeWatcher, type WatchEvent } from './watch.js';
-import { gitDirOf, listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
+import { listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
 
 export const AdvisoriesNotificationMethod = 'airspace/advisories';
 
@@ -41,11 +40,6 @@ export function openRepo(s: Session, info: FolderInfo): Repo {
     watched: new Set(),
     changes: new ChangeSet(),
     fullScan: true,
-    watcher: new WorktreeWatcher({
-      onChange: (event) => onWatchEvent(s, event),
-      onError: (m) => s.log.info(m),
-      ...watchOptionsOf(s.settings),
-    }),
     loop: new ScanLoop<ScanResult>({
       run: () => runScan(s, repo),
       publish: (result) => publishScan(s, repo, result),
@@ -59,7 +53,8 @@ export function openRepo(s: Session, info: FolderInfo): Repo {
 /** Stops a repository's scans, watcher and scanner. */
 export function closeRepo(s: Session, repo: Repo): void {
   repo.loop.dispose();
-  repo.watcher.dispose();
+  repo.tracker?.close();
+  repo.tracker = undefined;
   void repo.scanner?.then((x) => x.dispose()).catch(() => undefined);
   s.repos.delete(repo.commonDir);
 }
@@ -86,24 +81,24 @@ export function trailDirOf(s: Session, repo: Repo): string {
   return s.settings.trailDir ?? join(repo.commonDir, 'airspace', 'trails');
 }
 
-/** A watched worktree changed: a config file the scanner reads restarts it; anything else asks for a scan. */
-function onWatchEvent(s: Session, event: WatchEvent): void {
-  const { worktree } = event;
-  for (const repo of s.repos.values()) {
-    if (!repo.watched.has(worktree)) continue;
-    // Any config the scanner reads (.json, .mjs, .js, .ts; self's or the main worktree's) changed.
-    const mayHoldConfig = repo.selves.some((x) => x.worktree === worktree) || worktree === mainWorktreeOf(repo.commonDir);
-    const signature = mayHoldConfig ? configSignature(configFilesOf(s, repo)) : undefined;
-    if (signature !== undefined && signature !== repo.configSignature) {
-      s.log.info('An Airspace config file changed: the scanner starts again with it.');
-      repo.configSignature = signature;
-      resetScanner(repo);
-      continue;
-    }
-    // A file event names the path (relative to the worktree); git events and polling do not.
-    repo.changes.path(worktree, event.kind === 'file' ? event.path : undefined);
-    repo.loop.request(debounceOf(s.settings));
+/**
+ * The repository changed (a burst of file or git events, already debounced by the tracker): a
+ * config file the scanner reads restarts it; anything else asks for a scan of what changed.
+ */
+function onTrackedChange(s: Session, repo: Repo, change: TrackedChange): void {
+  if (s.repos.get(repo.commonDir) !== repo) return;
+  // Any config the scanner reads (.json, .mjs, .js, .ts; self's or the main worktree's) changed.
+  const signature = configSignature(configFilesOf(s, repo));
+  if (signature !== repo.configSignature) {
+    s.log.info('An Airspace config file changed: the scanner starts again with it.');
+    repo.configSignature = signature;
+    resetScanner(repo);
+    return;
   }
+  // Git's state (refs, HEAD, an index, the worktree list) changed: every agent is read again.
+  if (change.all) repo.changes.all();
+  else for (const [worktree, paths] of Object.entries(change.paths)) for (const path of paths) repo.changes.path(worktree, path);
+  repo.loop.request(0);
 }
 
 /** Unsaved buffers of the repository's worktrees (selves' and other agents'). */
@@ -125,13 +120,18 @@ function overridesFor(s: Session, repo: Repo): Overrides {
   return out;
 }
 
-function intentFor(s: Session, repo: Repo): Intents | undefined {
-  const out: Record<string, string[]> = {};
+async function intentFor(s: Session, repo: Repo): Promise<Intents | undefined> {
+  const out: Record<string, IntentSpec[]> = {};
   for (const self of repo.selves) {
-    const paths = s.intents.get(self.worktree);
-    if (!paths?.size) continue;
-    // Keyed by agent id; before self has changed anything, by the id git will give it (its branch).
-    out[repo.selfIds.get(self.worktree) ?? self.branch ?? basename(self.worktree)] = [...paths].sort();
+    const declared = s.intents.get(self.worktree);
+    if (!declared?.size) continue;
+    // Keyed by agent id; before self has changed anything, by the id git's worktree source gives it.
+    const id = repo.selfIds.get(self.worktree) ?? (await worktreeAgentId(self.worktree, self.worktree).catch(() => undefined));
+    if (id === undefined) {
+      s.log.error(`Declared intent of ${self.worktree} is left out: git lists no such worktree.`);
+      continue;
+    }
+    out[id] = [...declared.keys()].sort().map((key) => declared.get(key)!);
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -142,7 +142,9 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
   // runs is then new to the listing after it, and is read at once (watchRepository).
   if (!repo.worktreeList) await listWorktrees(s, repo, '');
   if (!repo.scanner) repo.configSignature = configSignature(configFilesOf(s, repo));
-  const starting = (repo.scanner ??= Promise.resolve().then(() => s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree))));
+  const starting = (repo.scanner ??= Promise.resolve().then(() =>
+    s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree), { log: (m) => s.log.info(m) }),
+  ));
   let scanner: LspScanner;
   try {
     scanner = await starting;
@@ -150,7 +152,7 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
     if (repo.scanner === starting) repo.scanner = undefined;
     throw error;
   }
-  const intent = intentFor(s, repo);
+  const intent = await intentFor(s, repo);
   const { full, ...changes } = repo.changes.take();
   repo.fullScan = full;
   try {
@@ -233,11 +235,16 @@ async function watchRepository(s: Session, repo: Repo, result: ScanResult): Prom
   for (const dir of list) dirs.add(dir);
   for (const x of repo.selves) dirs.delete(x.worktree);
   repo.watched = new Set([...dirs, ...repo.selves.map((x) => x.worktree)]);
-  repo.watcher.set([
-    ...repo.selves.map((x) => ({ worktree: x.worktree, gitDir: x.gitDir, commonDir: x.commonDir })),
-    ...[...dirs].map((worktree) => {
-      const gitDir = gitDirOf(worktree);
-      return { worktree, ...(gitDir ? { gitDir } : {}) };
-    }),
-  ]);
+  if (s.stopped || s.repos.get(repo.commonDir) !== repo) return;
+  // One change tracker for the repository (`@airspace/git`'s, as watch, view and the engine use):
+  // every worktree and the git directory; debounced as the editor's settings say.
+  repo.tracker ??= createChangeTracker({
+    worktrees: [],
+    commonDir: repo.commonDir,
+    debounceMs: debounceOf(s.settings),
+    ...watchOptionsOf(s.settings),
+    onChange: (change) => onTrackedChange(s, repo, change),
+    onWarning: (m) => s.log.info(m),
+  });
+  repo.tracker.setWorktrees([...repo.watched].sort());
 }

@@ -1,7 +1,8 @@
 /**
  * The scanner the server drives, behind a small interface of its own so that the server can be
- * tested with a fake and embedded with any engine. The default engine is `@airspace/scanner`
- * (`createScanner(options)` → `{ scan(overrides?, extra?), dispose() }`) in a worker thread.
+ * tested with a fake and embedded with any engine. The default is the repository's resident
+ * engine (engine-scanner.ts), else `@airspace/scanner` (`createScanner(options)` →
+ * `{ scan(overrides?, extra?), dispose() }`) in a worker thread of this process.
  */
 import { Worker } from 'node:worker_threads';
 import type { ScanResult, Thresholds } from '@airspace/core';
@@ -9,8 +10,11 @@ import type { ScanResult, Thresholds } from '@airspace/core';
 /** Unsaved buffer texts: worktree directory → repository-relative path → text. */
 export type Overrides = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
-/** Declared intent: agent id → repository-relative paths it is about to touch. */
-export type Intents = Readonly<Record<string, readonly string[]>>;
+/** One declared item: a repository-relative path (the whole file), or a definition of a file. */
+export type IntentSpec = string | { readonly path: string; readonly symbol: string };
+
+/** Declared intent: agent id → the paths (and symbols) it is about to touch. */
+export type Intents = Readonly<Record<string, readonly IntentSpec[]>>;
 
 export interface ScanInput {
   readonly overrides?: Overrides;
@@ -38,15 +42,22 @@ export interface ScannerOptions {
   readonly config?: string;
 }
 
+/** Where a scanner's scans run: the repository's resident engine, or this process. */
+export type ScannerMode = { readonly kind: 'engine'; readonly pid: number } | { readonly kind: 'in-process'; readonly reason: string };
+
 export interface LspScanner {
   scan(input?: ScanInput): Promise<ScanResult>;
   dispose(): void | Promise<void>;
+  /** Where its scans run now (`airspace/engine`); unknown before the first scan. */
+  mode?(): ScannerMode | undefined;
 }
 
-export type CreateLspScanner = (options: ScannerOptions) => LspScanner | Promise<LspScanner>;
+/** What the server gives a scanner it creates. */
+export interface ScannerContext {
+  readonly log: (message: string) => void;
+}
 
-/** Runs `@airspace/scanner` in a worker thread (engine-worker.ts) and talks to it by messages. */
-export const createDefaultScanner: CreateLspScanner = (options) => createWorkerScanner(options);
+export type CreateLspScanner = (options: ScannerOptions, context?: ScannerContext) => LspScanner | Promise<LspScanner>;
 
 /**
  * The worker-thread scanner. Every call is settled whatever happens to its worker: answered,

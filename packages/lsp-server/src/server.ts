@@ -23,7 +23,8 @@ import { addFolder, registerWorkspace, whenInitialized } from './folders.js';
 import { registerHover } from './hover.js';
 import { SOURCE } from './present.js';
 import { closeRepo } from './repositories.js';
-import { createDefaultScanner, type CreateLspScanner } from './scanner.js';
+import { createDefaultScanner } from './engine-scanner.js';
+import type { CreateLspScanner, ScannerMode } from './scanner.js';
 import { CLIENT_ANSWER_MS, Session, type Repo } from './session.js';
 import { mergeSettings, type AirspaceSettings } from './settings.js';
 
@@ -31,6 +32,8 @@ export { AdvisoriesNotificationMethod, type AdvisoriesParams } from './repositor
 export type { AirspaceSettings } from './settings.js';
 
 export const ScanRequestMethod = 'airspace/scan';
+/** `airspace/engine`: where each repository's scans run (its resident engine, or this process). */
+export const EngineRequestMethod = 'airspace/engine';
 
 export interface ServerOptions {
   /** The scanning engine (default: `@airspace/scanner`). Tests and embedders pass their own. */
@@ -93,6 +96,17 @@ export function startServer(connection: Connection = createConnection(ProposedFe
       if (!repo) throw new Error('no repository: open a workspace folder inside a git repository');
       return (await repo.loop.next()) ?? null;
     }),
+  );
+
+  connection.onRequest(EngineRequestMethod, () =>
+    s.guard(EngineRequestMethod, { repositories: [] as { commonDir: string; mode: ScannerMode | null }[] }, async () => ({
+      repositories: await Promise.all(
+        [...s.repos.values()].map(async (r) => ({
+          commonDir: r.commonDir,
+          mode: (await r.scanner?.catch(() => undefined))?.mode?.() ?? null,
+        })),
+      ),
+    })),
   );
 
   const disposeAll = (): void => {

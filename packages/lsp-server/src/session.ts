@@ -12,9 +12,9 @@ import type { ChangeSet } from './changes.js';
 import { DiagnosticsLedger, clientFeatures, type ClientFeatures } from './delivery.js';
 import type { Finding } from './findings.js';
 import type { ScanLoop } from './scan-loop.js';
-import type { CreateLspScanner, LspScanner } from './scanner.js';
+import type { CreateLspScanner, IntentSpec, LspScanner } from './scanner.js';
 import type { AirspaceSettings } from './settings.js';
-import type { WorktreeWatcher } from './watch.js';
+import type { ChangeTracker } from '@airspace/git';
 import { real, relativeTo, type FolderInfo } from './workspace.js';
 
 /** One repository (common git directory) and everything the server runs for it. */
@@ -38,7 +38,8 @@ export interface Repo {
   fullScan: boolean;
   /** The last `git worktree list`, and the agents' worktrees when it was taken. */
   worktreeList?: { readonly agentsKey: string; readonly dirs: readonly string[] };
-  readonly watcher: WorktreeWatcher;
+  /** Follows every worktree and the git directory (created with the first scan's worktrees). */
+  tracker?: ChangeTracker | undefined;
 }
 
 /** Findings of one document: its self folder, its repository-relative path and what is on it. */
@@ -70,8 +71,8 @@ export class Session {
   readonly dirty = new Set<string>();
   /** Pairs (`pairKey`) acknowledged in this session or found acknowledged in their trail. */
   readonly acknowledged = new Set<string>();
-  /** Declared intent per self worktree: repository-relative paths. */
-  readonly intents = new Map<string, Set<string>>();
+  /** Declared intent per self worktree: by `path` (the whole file) or `path#name` (a symbol). */
+  readonly intents = new Map<string, Map<string, IntentSpec>>();
   /** The other side's diff per finding's location and state (hover.ts). */
   readonly diffCache = new Map<string, Promise<string>>();
   /** Pairs whose trail was read for an earlier acknowledgement (once per pair and server). */

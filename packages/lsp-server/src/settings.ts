@@ -3,7 +3,6 @@
  * and the one place they become scanner and watcher options.
  */
 import type { ScannerOptions } from './scanner.js';
-import type { WatcherOptions } from './watch.js';
 
 /** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
 export interface AirspaceSettings {
@@ -42,12 +41,9 @@ export function scannerOptionsOf(settings: AirspaceSettings, worktree: string): 
   };
 }
 
-/** How a repository's worktrees are watched. */
-export function watchOptionsOf(settings: AirspaceSettings): Pick<WatcherOptions, 'poll' | 'pollMs'> {
-  return {
-    ...(settings.poll !== undefined ? { poll: settings.poll } : {}),
-    ...(settings.pollMs !== undefined ? { pollMs: settings.pollMs } : {}),
-  };
+/** How a repository's worktrees are watched (`@airspace/git`'s change tracker). */
+export function watchOptionsOf(settings: AirspaceSettings): { readonly pollMs: number; readonly forcePoll?: boolean } {
+  return { pollMs: settings.pollMs ?? 2000, ...(settings.poll !== undefined ? { forcePoll: settings.poll } : {}) };
 }
 
 export const debounceOf = (settings: AirspaceSettings): number => settings.debounceMs ?? DEBOUNCE_MS;

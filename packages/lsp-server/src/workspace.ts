@@ -1,5 +1,5 @@
 /** Which worktree and repository a workspace folder belongs to (git, read-only). */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { runGit } from '@airspace/git';
 
@@ -12,8 +12,6 @@ export interface FolderInfo {
   readonly commonDir: string;
   /** This worktree's own git directory (HEAD, index). */
   readonly gitDir: string;
-  /** Its branch (the agent id git sources give it), when not detached. */
-  readonly branch?: string;
 }
 
 export function real(path: string): string {
@@ -29,13 +27,11 @@ export async function describeFolder(folder: string): Promise<FolderInfo> {
   const out = await runGit(['rev-parse', '--show-toplevel', '--git-common-dir', '--absolute-git-dir'], { cwd: dir });
   const [top, common, gitDir] = out.split('\n').map((l) => l.trim());
   if (!top || !common || !gitDir) throw new Error(`${dir} is not inside a git work tree`);
-  const branch = (await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir, okCodes: [1, 128] })).trim();
   return {
     folder: dir,
     worktree: real(top),
     commonDir: real(isAbsolute(common) ? common : resolve(dir, common)),
     gitDir: real(gitDir),
-    ...(branch ? { branch } : {}),
   };
 }
 
@@ -44,18 +40,6 @@ export function relativeTo(worktree: string, file: string): string | undefined {
   const rel = relative(worktree, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
   return rel.split(sep).join('/');
-}
-
-/** A worktree's own git directory: `.git` itself, or where a linked worktree's `.git` file points. */
-export function gitDirOf(worktree: string): string | undefined {
-  const dotGit = resolve(worktree, '.git');
-  try {
-    if (statSync(dotGit).isDirectory()) return real(dotGit);
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-    return m ? real(resolve(worktree, m[1]!.trim())) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The work trees `git worktree list --porcelain` names: a bare repository's own entry is none. */

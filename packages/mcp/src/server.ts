@@ -127,7 +127,9 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         symbols: z
           .array(z.string())
           .default([])
-          .describe('Functions or classes you will change, as path#name (e.g. src/billing.ts#total); each counts as its whole file.'),
+          .describe(
+            'Functions or classes you will change, as path#name (e.g. src/billing.ts#total or src/a.ts#Parser.parse); each counts as that definition, or its whole file if the file does not define it.',
+          ),
         note: z.string().max(500).optional().describe('One sentence for the others: what and why.'),
         minutes: z
           .number()

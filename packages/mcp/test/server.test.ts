@@ -52,7 +52,13 @@ describe('airspace mcp tools', () => {
     const declared = {
       declared: { agent: 'alice', paths: ['a.ts'], symbols: ['b.ts#f'], declaredAt: 'now', expiresAt: 'later' },
       advisories: [],
-      problems: [],
+      problems: [
+        {
+          code: 'INTENT_SYMBOL_NOT_FOUND',
+          agent: 'alice',
+          message: 'alice declared b.ts#f, but the merge base defines no f in b.ts; the whole file counts.',
+        },
+      ],
     };
     const { client, calls } = await connect({ declareIntent: () => declared });
     const answer = (await client.callTool({
@@ -61,7 +67,7 @@ describe('airspace mcp tools', () => {
     })) as Answer;
     expect(calls).toEqual([['declareIntent', { paths: ['a.ts'], symbols: ['b.ts#f'], note: 'why', ttlMs: 300_000 }]]);
     expect(answer.content[0]!.text).toMatch(
-      /^Declared for alice: a\.ts, b\.ts#f \(counts now, until later\)\. Symbols count as their whole file\. Nobody else/,
+      /^Declared for alice: a\.ts, b\.ts#f \(counts now, until later\)\. alice declared b\.ts#f, but the merge base defines no f in b\.ts; the whole file counts\. Nobody else/,
     );
   });
 

@@ -19,6 +19,7 @@ import {
   treeSnapshot,
   worktreeSnapshot,
   type AgentOverlay,
+  type DefinitionFact,
   type AnalysisIndex,
   type FactsScope,
   type FactsStore,
@@ -36,6 +37,8 @@ export interface AnalysisServices {
   readonly importGraph: ReturnType<typeof importGraphService>;
   /** Per-agent symbol writes/reads and call graphs (symbols and call-graph channels). */
   readonly symbols: ReturnType<typeof createSymbolService>;
+  /** The definitions of a file at the merge base (declared symbols are resolved with them). */
+  readonly baseDefinitions: (path: string) => readonly DefinitionFact[] | undefined;
   readonly problems: readonly string[];
 }
 
@@ -135,6 +138,7 @@ export function createAnalysisState(): AnalysisState {
       return {
         importGraph: importGraphService(base.index, live),
         symbols: createSymbolService({ base: view, forAgent: (id) => live.get(id) ?? view }),
+        baseDefinitions: (path) => view.facts(path)?.definitions,
         // The base index's problems, and those met since (overlays' cache look-ups).
         problems: [...base.index.problems, ...store.takeProblems(), ...(bodies ? [] : store.importsOnly().takeProblems())],
       };

@@ -15,7 +15,17 @@ export {
   type ScannerOptions,
 } from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
-export { applyIntent, applyIntentMap, normalizeIntent, type IntentEntry, type IntentMap, type IntentSpec } from './intent.js';
+export {
+  applyIntent,
+  applyIntentMap,
+  hasIntentSymbols,
+  normalizeIntent,
+  resolveIntentSymbols,
+  type IntentDefinition,
+  type IntentEntry,
+  type IntentMap,
+  type IntentSpec,
+} from './intent.js';
 export { indexWorktree, createAnalysisState, ANALYSIS_SERVICES, type AnalysisState, type AnalysisServices } from './analysis.js';
 export {
   conflictGroups,

@@ -15,14 +15,22 @@
  * declared intent is an agent from the start, before any edit: `loadAgents` keeps it (its
  * `declaring` option) although its working set is empty.
  */
-import { unionRanges, type Agent, type FileEdit, type Range } from '@airspace/core';
-import { currentToBase } from '@airspace/git';
+import { unionRanges, type Agent, type FileEdit, type Problem, type Range } from '@airspace/core';
+import { baseToCurrent, currentToBase } from '@airspace/git';
 
 export interface IntentEntry {
   /** Repository-relative path, forward slashes. */
   readonly path: string;
   /** Lines about to change, in the agent's current coordinates; absent = the whole file. */
   readonly lines?: Range;
+  /**
+   * A definition of the file about to change (`Parser.parse`, or a name defined once in the
+   * file): the scanner resolves it to its lines at the merge base (`resolveIntentSymbols`), so
+   * the symbol channels score that definition, not the whole file. Unresolved, the whole file.
+   */
+  readonly symbol?: string;
+  /** Lines about to change in merge-base coordinates (a resolved symbol's definition). */
+  readonly baseLines?: Range;
 }
 
 export type IntentSpec = string | IntentEntry;
@@ -41,7 +49,7 @@ export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
   const files = new Map<string, FileEdit>(agent.files.map((f) => [f.path, f]));
   for (const entry of specs.map(normalizeIntent)) {
     const existing = files.get(entry.path);
-    if (!entry.lines) {
+    if (!entry.lines && !entry.baseLines) {
       files.set(entry.path, {
         ...(existing ?? { path: entry.path, status: 'modified' as const }),
         weight: 1,
@@ -51,9 +59,10 @@ export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
       });
       continue;
     }
-    const base = existing?.hunks ? currentToBase(existing.hunks, entry.lines) : entry.lines;
+    const base = entry.baseLines ?? (existing?.hunks ? currentToBase(existing.hunks, entry.lines!) : entry.lines!);
+    const current = entry.lines ?? (existing?.hunks ? baseToCurrent(existing.hunks, base) : base);
     const baseRanges = existing?.baseRanges === 'whole' ? 'whole' : unionRanges(existing?.baseRanges ?? [], [base]);
-    const newRanges = existing?.newRanges === 'whole' ? 'whole' : unionRanges(existing?.newRanges ?? [], [entry.lines]);
+    const newRanges = existing?.newRanges === 'whole' ? 'whole' : unionRanges(existing?.newRanges ?? [], [current]);
     files.set(entry.path, {
       ...(existing ?? { path: entry.path, status: 'modified' as const }),
       weight: 1,
@@ -107,4 +116,56 @@ export function probeAgent(agent: Agent, specs: readonly IntentSpec[]): Agent {
   }
   const intent = [...new Set(specs.map((s) => normalizeIntent(s).path))];
   return { ...agent, files: [...files.values()], intent, meta: { ...agent.meta, probe: true } };
+}
+
+/** A definition as the analysis facts give it (the fields symbol resolution reads). */
+export interface IntentDefinition {
+  readonly name: string;
+  readonly qualifiedName: string;
+  readonly startLine: number;
+  readonly endLine: number;
+}
+
+/** Whether any agent's intent names a symbol still to resolve. */
+export function hasIntentSymbols(intent: IntentMap | undefined): boolean {
+  return Object.values(intent ?? {}).some((specs) => specs.some((s) => typeof s !== 'string' && s.symbol && !s.lines && !s.baseLines));
+}
+
+/**
+ * Declared symbols → their definitions' lines at the merge base (`definitions(path)`: the base's
+ * facts of a file, undefined when it has none). A symbol is a qualified name (`Parser.parse`) or
+ * a name defined once in the file. One that is not found counts as its whole file, with a problem
+ * saying so. Pure.
+ */
+export function resolveIntentSymbols(
+  intent: IntentMap,
+  definitions: (path: string) => readonly IntentDefinition[] | undefined,
+): { intent: IntentMap; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const out: Record<string, IntentSpec[]> = {};
+  for (const [agent, specs] of Object.entries(intent)) {
+    out[agent] = specs.map((spec) => {
+      if (typeof spec === 'string' || !spec.symbol || spec.lines || spec.baseLines) return spec;
+      const entry = normalizeIntent(spec);
+      const symbol = spec.symbol;
+      const defs = definitions(entry.path) ?? [];
+      const exact = defs.filter((d) => d.qualifiedName === symbol);
+      const named = exact.length > 0 ? exact : defs.filter((d) => d.name === symbol);
+      const found = named.length > 0 ? named : undefined;
+      if (!found) {
+        problems.push({
+          code: 'INTENT_SYMBOL_NOT_FOUND',
+          agent,
+          path: entry.path,
+          message: `${agent} declared ${entry.path}#${symbol}, but the merge base defines no ${symbol} in ${entry.path}; the whole file counts.`,
+        });
+        return { path: entry.path };
+      }
+      // A name defined more than once (overloads, a redeclaration): from the first to the last.
+      const start = Math.min(...found.map((d) => d.startLine));
+      const end = Math.max(...found.map((d) => d.endLine));
+      return { path: entry.path, symbol, baseLines: [start, end] as Range };
+    });
+  }
+  return { intent: out, problems };
 }

@@ -38,6 +38,7 @@ import {
   parseWorktreeList,
   patchAgent,
   runGit,
+  worktreeAgentId,
   worktreeOverrides,
   coChangeService,
   CommitHistory,
@@ -51,7 +52,7 @@ import {
 } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState, type AnalysisProgress } from './analysis.js';
 import { BUILTIN_CHANNELS } from './channels.js';
-import { applyIntentMap, probeAgent, type IntentMap } from './intent.js';
+import { applyIntentMap, hasIntentSymbols, probeAgent, resolveIntentSymbols, type IntentMap } from './intent.js';
 
 export interface ScanProgress {
   /** `agents`: reading working sets; `index`: parsing files; `scan`: scoring pairs. */
@@ -387,33 +388,35 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     progress({ phase: 'agents', done: 1, total: 1, message: `${loaded.agents.length} agents` });
 
     const template = { base: loaded.base.commit, repository: loaded.repository.id };
-    let agents: Agent[] = applyIntentMap(loaded.agents, intent, template);
-    if (extra.probe) {
-      const probe = extra.probe;
-      const existing =
-        'agent' in probe
-          ? agents.find((a) => a.id === probe.agent)
-          : agents.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
-      // A worktree with no work yet is named as loadAgents names worktrees: its branch, else its folder.
-      const branch =
-        existing || 'agent' in probe
-          ? undefined
-          : await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: probe.worktree }).then(
-              (b) => b.trim(),
-              () => '',
-            );
-      const id = existing?.id ?? ('agent' in probe ? probe.agent : branch || basename(probe.worktree));
-      const who: Agent = existing ?? {
-        id,
-        label: id,
-        startedAt: time,
-        committedWork: 0,
-        files: [],
-        ...template,
-        ...('worktree' in probe ? { worktree: probe.worktree } : {}),
-      };
-      agents = [...agents.filter((a) => a.id !== id), probeAgent(who, probe.intent)];
-    }
+    /** The agents with declared intent applied, and the probe (a check's edit) in place of its agent. */
+    const place = async (declared: IntentMap | undefined): Promise<Agent[]> => {
+      let placed: Agent[] = applyIntentMap(loaded.agents, declared, template);
+      if (extra.probe) {
+        const probe = extra.probe;
+        const existing =
+          'agent' in probe
+            ? placed.find((a) => a.id === probe.agent)
+            : placed.find((a) => a.worktree !== undefined && resolve(a.worktree) === resolve(probe.worktree));
+        // A worktree with no work yet is named as loadAgents names worktrees (its branch, else its
+        // folder, with git's `@n` for a clash).
+        const listed =
+          existing || 'agent' in probe ? undefined : await worktreeAgentId(probe.worktree, probe.worktree).catch(() => undefined);
+        const id = existing?.id ?? ('agent' in probe ? probe.agent : (listed ?? basename(probe.worktree)));
+        const who: Agent = existing ?? {
+          id,
+          label: id,
+          startedAt: time,
+          committedWork: 0,
+          files: [],
+          ...template,
+          ...('worktree' in probe ? { worktree: probe.worktree } : {}),
+        };
+        placed = [...placed.filter((a) => a.id !== id), probeAgent(who, probe.intent)];
+      }
+      return placed;
+    };
+    // Declared symbols count as their whole files until the analysis resolves them (below).
+    let agents = await place(intent);
     // A probe is an edit not yet made: channels that merge agents' real states cannot score it.
     const channels = extra.probe ? set.channels.filter((c) => !c.meta?.scoresGitState) : set.channels;
     const probeNotes: Problem[] = set.channels
@@ -436,6 +439,14 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         });
         services.importGraph = provided.importGraph;
         services.symbols = provided.symbols;
+        // Declared symbols → their definitions' lines at the merge base, so that the symbol
+        // channels score that definition rather than the whole file (the overlays do not change:
+        // they depend on the agents' files and contents, not on the lines declared in them).
+        if (needs.has('symbols') && hasIntentSymbols(intent)) {
+          const resolved = resolveIntentSymbols(intent!, (path) => provided.baseDefinitions(path));
+          agents = await place(resolved.intent);
+          problems.push(...resolved.problems);
+        }
         for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
       } catch (error) {
         // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.

@@ -34,10 +34,12 @@ function pathsOf(io: Io, flags: EngineFlags): ReturnType<typeof enginePaths> {
 function describe(status: EngineStatus): string {
   const last = status.lastScan ? `${status.lastScan.at} (${status.lastScan.kind}, ${status.lastScan.ms} ms)` : 'none yet';
   return [
-    `engine pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s, exits after ${Math.round(status.idleTimeoutMs / 1000)} s idle`,
+    `engine pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s, exits after ${Math.round(status.idleTimeoutMs / 1000)} s idle${
+      status.holders > 0 ? ` once the ${status.holders === 1 ? 'editor' : `${status.holders} editors`} holding it leave` : ''
+    }`,
     `socket   ${status.socket}`,
     `log      ${status.log}`,
-    `agents   ${status.agents.length > 0 ? status.agents.join(', ') : 'none yet'}`,
+    `agents   ${status.agents.length > 0 ? status.agents.join(', ') : 'none yet'} (${status.scanners} warm ${status.scanners === 1 ? 'scanner' : 'scanners'})`,
     `last scan ${last}; ${status.requests} requests; following changes by ${status.mode === 'watch' ? 'file events' : 'polling'}`,
   ].join('\n');
 }

@@ -15,7 +15,9 @@ import {
   type ScanResult,
   type Trigger,
 } from '@airspace/core';
-import { createScanner, watchConfigFiles } from '@airspace/scanner';
+import { createScanner, watchConfigFiles, type ScanExtra, type ScannerOptions } from '@airspace/scanner';
+import { engineDisabled } from '@airspace/engine/client';
+import { createEngineScans, type EngineScanInput } from '@airspace/engine/remote';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable, printableDeep } from '../report/printable.js';
@@ -33,6 +35,43 @@ interface WatchFlags extends RepoFlags {
   readonly debounce: string;
   readonly cooldown: string;
   readonly fetchInterval: string;
+  /** `--no-engine`: scan in this process. */
+  readonly engine?: boolean;
+}
+
+/** What watch scans with: the repository's resident engine (held while watching), or a scanner of its own. */
+interface WatchScanner {
+  scan(extra?: ScanExtra): Promise<ScanResult>;
+  dispose(): Promise<void>;
+}
+
+function inProcessScanner(options: ScannerOptions): WatchScanner {
+  const scanner = createScanner(options);
+  return { scan: (extra) => scanner.scan(undefined, extra), dispose: () => scanner.dispose() };
+}
+
+/**
+ * Through the engine, which works out what changed itself (the change hints are for the scanner
+ * of this process, used when there is no engine). Sources other than worktrees and a calibration
+ * file are scanned in this process, as `check` does.
+ */
+function watchScanner(options: ScannerOptions, flags: WatchFlags, io: Io, say: (message: string) => void): WatchScanner {
+  if (flags.engine === false || engineDisabled(io.env) || options.sources !== undefined || options.calibration !== undefined)
+    return inProcessScanner(options);
+  const scans = createEngineScans<EngineScanInput & { extra?: ScanExtra }>({
+    cwd: options.repo ?? io.cwd,
+    settings: {
+      ...(options.base ? { base: options.base } : {}),
+      ...(typeof options.config === 'string' ? { config: options.config } : {}),
+    },
+    inProcess: () => {
+      const own = inProcessScanner(options);
+      return { scan: (input) => own.scan(input.extra), dispose: () => own.dispose() };
+    },
+    log: say,
+    disabled: false,
+  });
+  return { scan: (extra) => scans.scan(extra ? { extra } : {}), dispose: () => scans.dispose() };
 }
 
 /** One line of `--jsonl`. */
@@ -95,7 +134,8 @@ export function watchCommand(io: Io): Command {
     .option('--poll', 'poll instead of using file events')
     .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
     .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
-    .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000');
+    .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000')
+    .option('--no-engine', "scan in this process, not through the repository's resident engine");
   addRepoOptions(command).action(async (flags: WatchFlags) => {
     const pollMs = positiveInt(flags.interval, '--interval');
     const debounceMs = positiveInt(flags.debounce, '--debounce');
@@ -114,7 +154,11 @@ export function watchCommand(io: Io): Command {
 
     // Before the first scan, so that a config edited during it is not missed.
     const config = await watchConfigFiles(options);
-    let scanner = createScanner(options);
+    // Only where a person reads it: a log line about the engine is no JSON event.
+    const say = (message: string): void => {
+      if (!flags.jsonl) io.stderr.write(`airspace watch: ${printable(message)}\n`);
+    };
+    let scanner = watchScanner(options, flags, io, say);
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
@@ -182,11 +226,11 @@ export function watchCommand(io: Io): Command {
             if (config.changed()) {
               // A config created, edited or removed: a new scanner reads it, and every agent again.
               await scanner.dispose();
-              scanner = createScanner(options);
+              scanner = watchScanner(options, flags, io, say);
               change = { all: true, reason: 'configuration changed' };
               if (!flags.jsonl) io.stderr.write('airspace watch: the configuration changed; scanning with it\n');
             }
-            const result = await scanner.scan(undefined, scanExtraFor(change));
+            const result = await scanner.scan(scanExtraFor(change));
             if (stopped) return;
             await handle(result);
             // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.

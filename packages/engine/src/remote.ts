@@ -1,0 +1,128 @@
+/**
+ * Whole scans through the repository's resident engine, for long-running front ends (the
+ * language server, `watch`): find or start the engine and hold it (no idle exit while connected),
+ * ask it for each scan (`editorScan`: buffers, intent, settings), find the next one once when it
+ * goes away, and scan in-process (`inProcess`, created on first need) when there is no engine to
+ * be had. The engine works out what changed itself, so callers' change hints are not needed.
+ */
+import type { ScanResult } from '@airspace/core';
+import { EngineRequestError, engineDisabled, ensureEngine, type EngineConnection, type EngineLookup } from './client.js';
+import type { EditorScanRequest } from './answers.js';
+
+/** What one scan sends besides the asking directory. */
+export type EngineScanInput = Pick<EditorScanRequest, 'overrides' | 'intent'>;
+
+/** Where the scans run now. */
+export type EngineScanMode = { readonly kind: 'engine'; readonly pid: number } | { readonly kind: 'in-process'; readonly reason: string };
+
+/** The scanner of this process; it gets the whole input (a caller's change hints too). */
+export interface InProcessScans<I extends EngineScanInput = EngineScanInput> {
+  scan(input: I): Promise<ScanResult>;
+  dispose(): void | Promise<void>;
+}
+
+export interface EngineScansOptions<I extends EngineScanInput = EngineScanInput> {
+  /** A directory of the asking worktree. */
+  readonly cwd: string;
+  readonly settings?: EditorScanRequest['settings'];
+  /** The scanner of this process, used when there is no engine. */
+  readonly inProcess: () => InProcessScans<I>;
+  /** Finds or starts the engine (default: `ensureEngine` holding it; tests pass their own). */
+  readonly ensure?: (cwd: string) => Promise<EngineLookup>;
+  readonly log?: (message: string) => void;
+  /** How long one scan may take in the engine (a first scan indexes the repository). */
+  readonly scanTimeoutMs?: number;
+  /** Scan in this process only (default: `AIRSPACE_ENGINE=off`). */
+  readonly disabled?: boolean;
+}
+
+export interface EngineScans<I extends EngineScanInput = EngineScanInput> {
+  scan(input: I): Promise<ScanResult>;
+  mode(): EngineScanMode | undefined;
+  dispose(): Promise<void>;
+}
+
+export function createEngineScans<I extends EngineScanInput>(options: EngineScansOptions<I>): EngineScans<I> {
+  const ensure = options.ensure ?? ((cwd: string) => ensureEngine({ cwd, hold: true }));
+  const log = options.log ?? (() => undefined);
+  const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
+  const disabled = options.disabled ?? engineDisabled();
+  let connection: Promise<EngineConnection | undefined> | undefined;
+  let fallback: InProcessScans<I> | undefined;
+  let current: EngineScanMode | undefined;
+  let disposed = false;
+
+  const inProcess = (reason: string): InProcessScans<I> => {
+    if (!fallback) {
+      log(`Scanning in this process: ${reason}.`);
+      current = { kind: 'in-process', reason };
+      fallback = options.inProcess();
+    }
+    return fallback;
+  };
+  const connect = (): Promise<EngineConnection | undefined> =>
+    (connection ??= ensure(options.cwd).then(
+      (found) => {
+        if (!('connection' in found)) {
+          inProcess(found.reason);
+          return undefined;
+        }
+        if (disposed) {
+          found.connection.close();
+          return undefined;
+        }
+        current = { kind: 'engine', pid: found.connection.hello.pid };
+        log(`Scanning through the repository's engine (pid ${found.connection.hello.pid}${found.started ? ', started now' : ''}).`);
+        return found.connection;
+      },
+      (error: unknown) => {
+        inProcess(error instanceof Error ? error.message : String(error));
+        return undefined;
+      },
+    ));
+
+  const viaEngine = async (input: I, attempt: number): Promise<ScanResult> => {
+    const engine = await connect();
+    if (!engine) return inProcess('no engine').scan(input);
+    try {
+      return await engine.request<ScanResult>(
+        'editorScan',
+        {
+          cwd: options.cwd,
+          ...(input.overrides && Object.keys(input.overrides).length ? { overrides: input.overrides } : {}),
+          ...(input.intent ? { intent: input.intent } : {}),
+          ...(options.settings && Object.keys(options.settings).length ? { settings: options.settings } : {}),
+        },
+        timeoutMs,
+      );
+    } catch (error) {
+      // The engine's answer about the request (a bad config, not a repository): a cold scan gives it too.
+      if (error instanceof EngineRequestError) throw error;
+      // The engine went away (stopped, killed, replaced): find or start the next one once.
+      engine.close();
+      connection = undefined;
+      if (disposed) throw error;
+      const why = error instanceof Error ? error.message : String(error);
+      if (attempt > 0) return inProcess(`the engine failed twice (${why})`).scan(input);
+      log(`The engine stopped answering (${why}); finding the next one.`);
+      return viaEngine(input, attempt + 1);
+    }
+  };
+
+  return {
+    scan(input) {
+      if (disposed) return Promise.reject(new Error('the scanner was disposed'));
+      if (fallback) return fallback.scan(input);
+      if (disabled) return inProcess('the engine is turned off (AIRSPACE_ENGINE)').scan(input);
+      return viaEngine(input, 0);
+    },
+    mode: () => current,
+    async dispose() {
+      disposed = true;
+      const engine = await connection?.catch(() => undefined);
+      // Closing the connection lets the engine's idle time start (if nobody else holds it).
+      engine?.close();
+      await fallback?.dispose();
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The resident `EngineCore` serving an editor and agents at once: an editor's unsaved buffers
+ * count in its scans and never in an agent's check (which answers as a cold check does), and an
+ * edited config file applies from the next answer.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { EngineCore, checkInProcess } from '../src/core.js';
+import { buffersDelta, bufferDigests, withBuffers } from '../src/freshness.js';
+
+const lines = Array.from({ length: 30 }, (_, i) => `export const a${i + 1} = ${i + 1};`);
+const text = (edit: Record<number, string> = {}) => lines.map((l, i) => edit[i + 1] ?? l).join('\n') + '\n';
+
+describe('editor buffers in the engine', () => {
+  it('matches buffers to worktrees and names the paths whose buffer came, changed or went', () => {
+    const before = bufferDigests({ '/r/bob': { 'a.ts': 'x', 'b.ts': 'y' } }, ['/r/bob']);
+    const after = bufferDigests({ '/r/bob': { '/r/bob/a.ts': 'x', 'c.ts': 'z' } }, ['/r/bob']);
+    expect([...after.get('/r/bob')!.keys()]).toEqual(['a.ts', 'c.ts']);
+    const delta = buffersDelta(before, after);
+    expect(Object.fromEntries(delta)).toEqual({ '/r/bob': ['b.ts', 'c.ts'] });
+    expect(withBuffers({ kind: 'same' }, delta)).toEqual({ kind: 'worktrees', changed: new Map([['/r/bob', ['b.ts', 'c.ts']]]) });
+    expect(withBuffers({ kind: 'worktrees', changed: new Map([['/r/bob', 'all']]) }, delta)).toEqual({
+      kind: 'worktrees',
+      changed: new Map([['/r/bob', 'all']]),
+    });
+    expect(withBuffers({ kind: 'repository' }, delta)).toEqual({ kind: 'repository' });
+  });
+
+  it("counts an editor's buffer in its scans only; a check right after answers as a cold check", { timeout: 120_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() });
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+    try {
+      const alice = repo
+        .worktree('alice')
+        .write('src/a.ts', text({ 5: 'export const a5 = "alice";' }))
+        .commit('alice');
+      const bob = repo.worktree('bob').write('src/a.ts', text({ 25: 'export const a25 = "bob";' }));
+      const level = (result: { links: readonly { a: string; b: string; level: string }[] }) =>
+        result.links.find((l) => [l.a, l.b].sort().join() === 'alice,bob')?.level ?? 'clear';
+      const onDisk = await core.editorScan({ cwd: bob.dir });
+      expect(level(onDisk)).not.toBe('resolution');
+      // Bob types over alice's line without saving: his editor sees the conflict.
+      const typed = { [bob.dir]: { 'src/a.ts': text({ 5: 'export const a5 = "bob";', 25: 'export const a25 = "bob";' }) } };
+      expect(level(await core.editorScan({ cwd: bob.dir, overrides: typed }))).toBe('resolution');
+      // Alice's check does not see bob's unsaved buffer: the same answer as a cold check.
+      const request = { cwd: alice.dir, target: 'src/a.ts', lines: '5-5' };
+      const warm = await core.check(request);
+      expect(warm).toEqual(await checkInProcess(request));
+      expect(warm.conflicts.find((c) => c.with === 'bob')?.level).not.toBe('resolution');
+      // The buffer again, then closed unsaved: back to the file on disk.
+      expect(level(await core.editorScan({ cwd: bob.dir, overrides: typed }))).toBe('resolution');
+      expect(level(await core.editorScan({ cwd: bob.dir }))).toBe(level(onDisk));
+      // The editor's scans and alice's checks kept one scanner warm (no worktree has a config).
+      expect(core.state().scanners).toBe(1);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+
+  it(
+    'makes a worktree that declares intent before any change an agent, as itself, and drops it when it stops',
+    { timeout: 120_000 },
+    async () => {
+      const repo = createRepoFixture({ 'src/a.ts': text() });
+      const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+      try {
+        repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+        const bob = repo.worktree('bob');
+        const ids = (r: { agents: readonly { id: string; worktree?: string }[] }) => r.agents.map((a) => a.id).sort();
+        expect(ids(await core.editorScan({ cwd: bob.dir }))).toEqual(['alice']);
+        // The warm scanner read bob's worktree before (no changes: no agent); now bob declares.
+        const declared = await core.editorScan({ cwd: bob.dir, intent: { bob: ['src/a.ts'] } });
+        expect(ids(declared)).toEqual(['alice', 'bob']);
+        expect(declared.agents.find((a) => a.id === 'bob')?.worktree).toBeDefined();
+        expect(declared.links.find((l) => [l.a, l.b].sort().join() === 'alice,bob')?.level).toBe('traffic');
+        expect(ids(await core.editorScan({ cwd: bob.dir }))).toEqual(['alice']);
+      } finally {
+        await core.dispose();
+        repo.dispose();
+      }
+    },
+  );
+
+  it('applies an edited config file from the next answer', { timeout: 120_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() });
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+    try {
+      repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+      const config = (traffic: number) => `export default { thresholds: { traffic: ${traffic} } };\n`;
+      writeFileSync(join(repo.dir, 'airspace.config.mjs'), config(0.11));
+      expect((await core.fullScan(repo.dir)).thresholds.traffic).toBe(0.11);
+      // Same size, maybe the same modification time to the millisecond: the import must not be the cached module.
+      writeFileSync(join(repo.dir, 'airspace.config.mjs'), config(0.12));
+      const { utimesSync } = await import('node:fs');
+      const later = new Date(Date.now() + 2000);
+      utimesSync(join(repo.dir, 'airspace.config.mjs'), later, later);
+      expect((await core.fullScan(repo.dir)).thresholds.traffic).toBe(0.12);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
