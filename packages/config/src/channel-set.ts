@@ -113,7 +113,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   const settings = config.channels ?? {};
   const problems: Problem[] = [...options.loaded.problems];
 
-  const plugins = await loadPlugins(config.plugins ?? [], dir, settings, options.plugins);
+  const plugins = await loadPlugins(config.plugins ?? [], dir, options.plugins);
   problems.push(...plugins.problems);
 
   const calibrationPath =

@@ -24,11 +24,13 @@ import {
   riskOutOfRange,
 } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
+import { resolveOptions } from './options.js';
 import { isValidRange } from './ranges.js';
 import type { ChannelEntry } from './registry.js';
 import { ChannelRegistry } from './registry.js';
 import type { Advisory, ChannelBreakdown, Level, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
+import { serviceDefect, type ServiceName, type Services, type ServicesOf } from './services.js';
 import type { EscalationOptions, WeightedChannel } from './tcas.js';
 import { DEFAULT_ESCALATION, bandOf, classifyRisk, comparability, levelRank, rightOfWay } from './tcas.js';
 
@@ -36,7 +38,7 @@ export interface ScanContext {
   /** Channels (objects or factories) or a registry. */
   readonly channels: readonly ChannelEntry[] | ChannelRegistry;
   /** Facts and graphs that channels `require` (e.g. `importGraph`, `git`). */
-  readonly services?: Readonly<Record<string, unknown>>;
+  readonly services?: Readonly<Partial<Services>>;
   readonly logger?: Logger;
   /** Milliseconds since the epoch; default `Date.now()`. */
   readonly now?: number;
@@ -359,7 +361,7 @@ function resolveChannels(entries: ScanContext['channels'], problems: ProblemLog)
 export async function scanAirspace(agents: readonly Agent[], context: ScanContext, options: ScanOptions = {}): Promise<ScanResult> {
   const now = context.now ?? Date.now();
   const logger = context.logger ?? SILENT;
-  const services = context.services ?? {};
+  const services: Readonly<Record<string, unknown>> = context.services ?? {};
   const problems = new ProblemLog();
   let thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
   if (!(thresholds.traffic >= 0 && thresholds.resolution <= 1 && thresholds.traffic <= thresholds.resolution)) {
@@ -398,27 +400,31 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     if (weight !== raw) problems.add(invalidWeight(channel.id, raw, weight));
     weights[channel.id] = weight;
     const precision: Precision = channel.meta?.precision ?? 'file';
-    const missing = (channel.requires ?? []).find((s) => services[s] === undefined || services[s] === null);
-    if (missing !== undefined) {
-      const problem = missingService(channel.id, missing);
-      problems.add(problem);
-      skipped.push({ channel, weight, precision, problem });
+    // The services it requires, checked against their contracts here so no channel needs a guard.
+    let unserved: Problem | undefined;
+    for (const name of channel.requires ?? []) {
+      const defect = serviceDefect(name, services[name]);
+      if (defect !== undefined) {
+        unserved = missingService(channel.id, name, defect);
+        break;
+      }
+    }
+    if (unserved !== undefined) {
+      problems.add(unserved);
+      skipped.push({ channel, weight, precision, problem: unserved });
       continue;
     }
-    const userOptions = options.channelOptions?.[channel.id];
-    const merged =
-      channel.defaultOptions !== undefined &&
-      typeof channel.defaultOptions === 'object' &&
-      (userOptions === undefined || typeof userOptions === 'object')
-        ? { ...(channel.defaultOptions as object), ...((userOptions as object | undefined) ?? {}) }
-        : (userOptions ?? channel.defaultOptions);
+    const resolved = resolveOptions(channel.id, channel.defaultOptions, channel.optionsSchema, options.channelOptions?.[channel.id]);
+    for (const p of resolved.problems) problems.add(p);
+    const merged = resolved.options;
     const budget = options.budgets?.[channel.id];
     const clock = budget ? new Timekeeper(channel.id, budget) : undefined;
-    const base: ChannelContext<unknown> = {
+    const base: ChannelContext<unknown, ServiceName> = {
       options: deepFreeze(merged),
       now,
       logger,
-      services,
+      // Each required service was checked above; the others are the front end's, as supplied.
+      services: services as ServicesOf<ServiceName>,
       ...(context.repository ? { repository: context.repository } : {}),
       ...(clock ? { signal: clock.controller.signal } : {}),
     };

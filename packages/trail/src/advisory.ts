@@ -5,7 +5,7 @@
  * precedence over a low score.
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
-import { scanAirspace } from '@airspace/core';
+import { importGraphOfEdges, scanAirspace } from '@airspace/core';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
@@ -169,7 +169,7 @@ async function scanFootprints(
   }
   const result = await scanAirspace(
     agents,
-    { channels: options.channels ?? shippedChannels(), services: graphServices(graph), now: Date.parse(time) },
+    { channels: options.channels ?? shippedChannels(), services: { importGraph: importGraphOfEdges(graph.edges) }, now: Date.parse(time) },
     // Every pair of sides is recorded, with every channel's risk (a few agents: nothing to prune).
     {
       ...(options.weights ? { weights: options.weights } : {}),
@@ -189,22 +189,6 @@ async function scanFootprints(
   }
   scored.sort((p, q) => q.link.risk - p.link.risk || LEVEL_RANK[q.link.level] - LEVEL_RANK[p.link.level] || (p.sides < q.sides ? -1 : 1));
   return { links: scored.map(({ link, sides }) => ({ sides, risk: link.risk, level: link.level })), strongest: scored[0]?.link };
-}
-
-/**
- * The supplied graph as the `importGraph` service the dependency channel reads (the structural
- * `importsOf` / `importersOf` view; one view for every agent, since observations carry no overlay).
- */
-function graphServices(graph: TrailGraph): Record<string, unknown> {
-  const imports = new Map<string, string[]>();
-  const importers = new Map<string, string[]>();
-  for (const [from, to] of graph.edges) {
-    (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
-    (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
-  }
-  return {
-    importGraph: { importsOf: (path: string) => imports.get(path) ?? [], importersOf: (path: string) => importers.get(path) ?? [] },
-  };
 }
 
 const LEVEL_RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
