@@ -260,6 +260,15 @@ describe('the scanner composition', () => {
     }
   });
 
+  it('an explicit config it cannot read is an error, as for a scan (it used to be ignored)', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const missing = join(fx.repo.dir, 'no-such.config.json');
+    await expect(createReplayScorer({ repo: fx.repo.dir, configPath: missing })).rejects.toMatchObject({
+      name: 'ScannerError',
+      code: 'UNREADABLE_CONFIG',
+    });
+  });
+
   it('scores every built-in channel (analysis services included) on a replayed scenario', async () => {
     const { createReplayScorer } = await import('../src/compose.js');
     const { BUILTIN_CHANNELS } = await import('@airspace/scanner');

@@ -6,9 +6,7 @@
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
 import { importGraphOfEdges, scanAirspace } from '@airspace/core';
-import { dependencyChannel } from '@airspace/channel-dependency';
-import { overlapChannel } from '@airspace/channel-overlap';
-import { treeChannel } from '@airspace/channel-tree';
+import { builtinChannels } from '@airspace/scanner';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
 import type { ShadowObservation } from './observation.js';
 import { comparabilityProblems } from './observation.js';
@@ -92,11 +90,12 @@ const READS_SUFFIX = ' (reads)';
 const EVIDENCE_KEPT = 10;
 
 /**
- * The channels a trail scores with by default: the shipped ones that work from observations
- * alone (paths and a supplied graph, no repository access).
+ * The channels a trail scores with by default: the scanner's built-ins that work from observations
+ * alone (paths and a supplied graph, no repository access), in the order receipts have always
+ * listed them.
  */
 export function shippedChannels(): ChannelEntry[] {
-  return [overlapChannel(), dependencyChannel(), treeChannel()];
+  return builtinChannels(['overlap', 'dependency', 'tree']).map((c) => c.channel);
 }
 
 /** Graph edges as the trail stores them (validated by the caller). */
