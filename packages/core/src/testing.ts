@@ -18,7 +18,7 @@ import type { AnyChannel, ChannelContext, ChannelScore, Logger, Problem } from '
 import { missingService } from './errors.js';
 import type { Agent } from './model.js';
 import { resolveOptions } from './options.js';
-import { deepFreeze } from './scan.js';
+import { deepFreeze } from './scan-input.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import { validateChannel } from './registry.js';
 import { serviceDefect, type ServiceName, type Services, type ServicesOf } from './services.js';
