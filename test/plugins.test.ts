@@ -16,18 +16,19 @@ const write = (path: string, text: string) => {
   writeFileSync(join(repo.dir, path), text);
 };
 
-/** A plugin package as a team would publish it: ESM, a factory with options, no import of ours. */
+/** A plugin package as a team would publish it: ESM, a factory, options from ctx.options, no import of ours. */
 const TEAM_PLUGIN = `
-export default function ticketChannel(options = {}) {
-  const prefix = options.prefix ?? 'TICKET';
+export default function ticketChannel() {
   return {
     id: 'same-ticket',
     defaultWeight: 0.5,
     meta: { description: 'Both agents work on the same ticket (branch name).', precision: 'file' },
-    score(a, b) {
+    defaultOptions: { prefix: 'TICKET' },
+    optionsSchema: { prefix: { type: 'string' } },
+    score(a, b, ctx) {
       const ticket = (x) => (x.id.match(/-(\\d+)$/) ?? [])[1];
       if (!ticket(a) || ticket(a) !== ticket(b)) return { risk: 0, evidence: [] };
-      return { risk: 0.6, evidence: [{ kind: 'same-ticket', message: \`\${a.label} and \${b.label} both work on \${prefix}-\${ticket(a)}.\` }] };
+      return { risk: 0.6, evidence: [{ kind: 'same-ticket', message: \`\${a.label} and \${b.label} both work on \${ctx.options.prefix}-\${ticket(a)}.\` }] };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineChannel, type Agent, type Evidence } from '@airspace/core';
+import { defineChannel, type Agent, type Evidence, type OptionsSchema } from '@airspace/core';
 import { CODEOWNERS_LOCATIONS, ownerRule, parseCodeowners, type OwnerRule } from './codeowners.js';
 
 export { parseCodeowners, ownerRule, CODEOWNERS_LOCATIONS } from './codeowners.js';
@@ -27,6 +27,13 @@ interface Prepared {
 
 const DEFAULTS: CodeownersOptions = { sharedOwnerRisk: 0.5, ignoreOwners: [] };
 
+/** What `channels.codeowners.options` may hold; a bad value is a problem and keeps its default. */
+const SCHEMA: OptionsSchema<CodeownersOptions> = {
+  sharedOwnerRisk: { type: 'number', min: 0, max: 1 },
+  ignoreOwners: { type: 'strings' },
+  text: { type: 'string' },
+};
+
 function readRules(root: string | undefined, text: string | undefined): { rules: OwnerRule[]; source: string; errors: string[] } {
   if (text !== undefined) return { ...parseCodeowners(text), source: 'options.text' };
   if (root === undefined) return { rules: [], source: 'none', errors: [] };
@@ -40,17 +47,18 @@ function readRules(root: string | undefined, text: string | undefined): { rules:
   return { rules: [], source: 'none', errors: [] };
 }
 
-export function codeownersChannel(options: Partial<CodeownersOptions> = {}) {
-  const settings: CodeownersOptions = { ...DEFAULTS, ...options };
-  return defineChannel<Partial<CodeownersOptions>, Prepared>({
+/** One call, the way the built-ins are written: options arrive as `ctx.options`, checked against `optionsSchema`. */
+export function codeownersChannel() {
+  return defineChannel({
     id: 'codeowners',
     defaultWeight: 0.3,
     meta: { description: 'Two agents edit files owned by the same CODEOWNERS team.', precision: 'file' },
     defaultOptions: DEFAULTS,
-    prepare(agents: readonly Agent[], ctx) {
-      const { rules, source, errors } = readRules(ctx.repository?.root, settings.text);
+    optionsSchema: SCHEMA,
+    prepare(agents: readonly Agent[], ctx): Prepared {
+      const { rules, source, errors } = readRules(ctx.repository?.root, ctx.options.text);
       for (const e of errors) ctx.logger.warn(`codeowners: ${source} ${e}`);
-      const ignored = new Set(settings.ignoreOwners);
+      const ignored = new Set(ctx.options.ignoreOwners);
       const owned = new Map<string, Map<string, { path: string; weight: number; rule: OwnerRule }>>();
       for (const agent of agents) {
         const byOwner = new Map<string, { path: string; weight: number; rule: OwnerRule }>();
@@ -76,7 +84,7 @@ export function codeownersChannel(options: Partial<CodeownersOptions> = {}) {
       for (const [owner, fa] of ownedA) {
         const fb = ownedB.get(owner);
         if (!fb) continue;
-        const r = settings.sharedOwnerRisk * fa.weight * fb.weight;
+        const r = ctx.options.sharedOwnerRisk * fa.weight * fb.weight;
         risk = Math.max(risk, r);
         evidence.push({
           kind: 'shared-owner',

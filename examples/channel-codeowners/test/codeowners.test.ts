@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '@airspace/core';
-import { agent, channelTester, edit } from '@airspace/core/testing';
+import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
 import { createRepoFixture } from '@airspace/git/fixture';
 import codeownersChannel, { ownerRule, parseCodeowners } from '../src/index.js';
 
@@ -13,22 +12,7 @@ const RULES = `
 `;
 
 const file = (path: string, weight = 1) => edit(path, [[1, 2]], { weight });
-type Channel = ReturnType<typeof codeownersChannel>;
-/** The context a scan hands the channel: its own options type, from the channel itself. */
-type Context = Parameters<NonNullable<Channel['prepare']>>[1];
-const ctx = (root?: string): Context => ({
-  options: {},
-  now: 0,
-  services: {},
-  logger: { debug() {}, info() {}, warn() {} },
-  ...(root ? { repository: { id: 'r', root } } : {}),
-});
-
-async function score(channel: Channel, a: Agent, b: Agent, root?: string) {
-  const c = ctx(root);
-  const prepared = await channel.prepare!([a, b], c);
-  return channel.score(a, b, { ...c, prepared });
-}
+const channel = codeownersChannel();
 
 describe('parseCodeowners', () => {
   const { rules, errors } = parseCodeowners(RULES + '!negated @x\n');
@@ -43,22 +27,47 @@ describe('parseCodeowners', () => {
   });
 });
 
-channelTester.run('codeowners', codeownersChannel({ text: RULES, ignoreOwners: ['@org/everyone'] }), {
+// Options as a config's `channels.codeowners.options` gives them: the channel reads them as ctx.options.
+const options = { text: RULES, ignoreOwners: ['@org/everyone'] };
+
+channelTester.run('codeowners', channel, {
   low: [
-    { name: 'different teams', a: agent('alice', [file('packages/api/src/a.ts')]), b: agent('bob', [file('docs/guide.md')]), max: 0 },
-    { name: 'only the ignored catch-all owner', a: agent('alice', [file('src/x.ts')]), b: agent('bob', [file('src/y.ts')]), max: 0 },
+    {
+      name: 'different teams',
+      a: agent('alice', [file('packages/api/src/a.ts')]),
+      b: agent('bob', [file('docs/guide.md')]),
+      options,
+      max: 0,
+    },
+    {
+      name: 'only the ignored catch-all owner',
+      a: agent('alice', [file('src/x.ts')]),
+      b: agent('bob', [file('src/y.ts')]),
+      options,
+      max: 0,
+    },
     {
       name: 'un-assigned paths',
       a: agent('alice', [file('packages/api/generated/a.ts')]),
       b: agent('bob', [file('packages/api/generated/b.ts')]),
+      options,
       max: 0,
     },
   ],
   high: [
     {
+      name: 'the catch-all owner counts unless ignored',
+      a: agent('alice', [file('src/x.ts')]),
+      b: agent('bob', [file('src/y.ts')]),
+      options: { text: RULES },
+      min: 0.5,
+      kind: 'shared-owner',
+    },
+    {
       name: 'same team, weighted by recency',
       a: agent('alice', [file('packages/api/src/a.ts')]),
       b: agent('bob', [file('packages/api/src/b.ts', 0.5)]),
+      options,
       min: 0.25,
       kind: 'shared-owner',
       check: (result) => {
@@ -77,7 +86,9 @@ describe('codeowners channel in a repository', () => {
   it('reads .github/CODEOWNERS from the repository root', async () => {
     const repo = createRepoFixture({ '.github/CODEOWNERS': '/web/ @org/web\n', 'web/a.ts': 'a\n' });
     try {
-      const result = await score(codeownersChannel(), agent('alice', [file('web/a.ts')]), agent('bob', [file('web/b.ts')]), repo.dir);
+      const result = await scoreOnce(channel, agent('alice', [file('web/a.ts')]), agent('bob', [file('web/b.ts')]), {
+        repository: { id: 'r', root: repo.dir },
+      });
       expect(result.risk).toBe(0.5);
       expect(result.evidence[0]?.message).toContain('.github/CODEOWNERS');
     } finally {
@@ -86,7 +97,17 @@ describe('codeowners channel in a repository', () => {
   });
 
   it('scores nothing (and does not throw) when the repository has no CODEOWNERS', async () => {
-    const result = await score(codeownersChannel(), agent('alice', [file('a.ts')]), agent('bob', [file('a.ts')]), '/nonexistent-root');
+    const result = await scoreOnce(channel, agent('alice', [file('a.ts')]), agent('bob', [file('a.ts')]), {
+      repository: { id: 'r', root: '/nonexistent-root' },
+    });
     expect(result).toEqual({ risk: 0, evidence: [] });
+  });
+
+  it('reports a bad option and keeps its default', async () => {
+    const result = await scoreOnce(channel, agent('alice', [file('api/a.ts')]), agent('bob', [file('api/b.ts')]), {
+      options: { text: '/api/ @org/api\n', sharedOwnerRisk: 'high' },
+    });
+    expect(result.risk).toBe(0.5);
+    expect(result.problems?.map((p) => [p.code, p.channel])).toEqual([['INVALID_OPTION', 'codeowners']]);
   });
 });

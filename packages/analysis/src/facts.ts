@@ -4,6 +4,7 @@
  *
  * Lines are 1-based; columns are 0-based offsets into the line as tree-sitter reports them.
  */
+import { IMPORT_EDGE_KINDS, type ImportEdgeKind } from '@airspace/core';
 
 export type Language = 'typescript' | 'tsx' | 'javascript' | 'python';
 
@@ -66,9 +67,7 @@ export interface ImportFact {
  * (Python `if TYPE_CHECKING:`), `dynamic` (`import()`, a lazy `require` or Python import inside a
  * function: loaded when called), `re-export` (`export … from`: passes the module's names on).
  */
-export type ImportEdgeKind = 'value' | 'type-only' | 'guarded' | 'dynamic' | 're-export';
-
-export const IMPORT_EDGE_KINDS: readonly ImportEdgeKind[] = ['value', 'type-only', 'guarded', 'dynamic', 're-export'];
+export { IMPORT_EDGE_KINDS, type ImportEdgeKind }; // part of the import graph's contract, in core
 
 /**
  * The edge kind of one import. Type-only: `import type`, `export type … from`, and an import

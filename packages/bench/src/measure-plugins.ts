@@ -97,7 +97,7 @@ async function pluginsAlone(
   isolation: Isolation,
   services: Record<string, unknown>,
 ): Promise<{ load: number; scan: number }> {
-  const [load, loaded] = await timed(() => loadPlugins(plugins, dir, {}, { isolation }));
+  const [load, loaded] = await timed(() => loadPlugins(plugins, dir, { isolation }));
   try {
     const channels = loaded.channels.map((c) => c.channel);
     const times: number[] = [];

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { edgeKindsTo, index, memorySnapshot } from '@airspace/analysis';
-import type { Agent, FileEdit } from '@airspace/core';
+import { importGraphOfEdges, type Agent, type FileEdit, type ImportGraphService } from '@airspace/core';
 import { generateRepo, prng } from './generate.js';
 
 export interface GraphEdges {
@@ -31,23 +31,8 @@ export async function generatedGraph(files: number, seed: number, cacheDir = joi
 }
 
 /** The `importGraph` service over plain edges (every agent sees the base graph). */
-export function graphService(g: GraphEdges) {
-  const imports = new Map<string, string[]>();
-  const importers = new Map<string, string[]>();
-  const kinds = new Map<string, readonly string[]>();
-  for (const [from, to, k] of g.edges) {
-    (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
-    (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
-    kinds.set(`${from}\u0000${to}`, k);
-  }
-  const none: readonly string[] = [];
-  const view = {
-    importsOf: (p: string) => imports.get(p) ?? none,
-    importersOf: (p: string) => importers.get(p) ?? none,
-    importKinds: (from: string, to: string) => kinds.get(`${from}\u0000${to}`) ?? none,
-    filePaths: () => g.files,
-  };
-  return { base: view, forAgent: () => view };
+export function graphService(g: GraphEdges): ImportGraphService {
+  return importGraphOfEdges(g.edges, g.files);
 }
 
 /**

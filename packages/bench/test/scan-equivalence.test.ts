@@ -3,7 +3,7 @@
 // over a generated import graph: same risks and levels for every pair it reports, evidence for
 // every advisory, and pairs left out only when they are clear and below the light channels' bound.
 import { describe, expect, it } from 'vitest';
-import { createPairCache, scanAirspace, type Agent, type AnyChannel, type ScanResult } from '@airspace/core';
+import { createPairCache, scanAirspace, type Agent, type AnyChannel, type ImportGraphService, type ScanResult } from '@airspace/core';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
@@ -32,7 +32,9 @@ function graph(seed: number): GraphEdges {
   return { files, edges };
 }
 
-const channels = (): AnyChannel[] => [overlapChannel(), treeChannel(), dependencyChannel({ hubMinDegree: 4 })];
+const channels = (): AnyChannel[] => [overlapChannel(), treeChannel(), dependencyChannel()];
+/** The generated graph is small: hubs from 4 importers. Options reach channels only through the scan. */
+const hubs4 = { dependency: { hubMinDegree: 4 } };
 const pairOf = (l: { a: string; b: string }) => `${l.a}|${l.b}`;
 
 /** What a front end reads of a reported pair (evidence only for advisories: clear links may defer it). */
@@ -52,8 +54,12 @@ describe('the optimised scan agrees with the straightforward one', () => {
   const agents = generateAgents(g.files, 40, 8, 11);
 
   it('same risks, levels and advisories; pairs left out only when clear and below the light bound', async () => {
-    const every = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 }, { exhaustive: true });
-    const fast = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 });
+    const every = await scanAirspace(
+      agents,
+      { channels: channels(), services: { importGraph }, now: 0 },
+      { exhaustive: true, channelOptions: hubs4 },
+    );
+    const fast = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 }, { channelOptions: hubs4 });
     expect(every.links).toHaveLength((40 * 39) / 2);
     expect(fast.links.length).toBeLessThan(every.links.length);
     expect(fast.counts).toEqual(every.counts);
@@ -72,7 +78,11 @@ describe('the optimised scan agrees with the straightforward one', () => {
       expect(link.deferredEvidence).toBeUndefined();
     }
     // Evidence deferred below a floor: clear links keep their risk, advisories their evidence.
-    const deferred = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 }, { evidenceMinRisk: 0.5 });
+    const deferred = await scanAirspace(
+      agents,
+      { channels: channels(), services: { importGraph }, now: 0 },
+      { evidenceMinRisk: 0.5, channelOptions: hubs4 },
+    );
     expect(deferred.advisories).toEqual(every.advisories);
     expect(deferred.links.map((l) => [l.risk, l.level])).toEqual(fast.links.map((l) => [l.risk, l.level]));
     const later = deferred.links.filter((l) => l.deferredEvidence);
@@ -92,8 +102,16 @@ describe('the optimised scan agrees with the straightforward one', () => {
 
   it('with heavier weights the dependency channel names its own candidates (shared reach), and still agrees', async () => {
     const weights = { dependency: 0.6 };
-    const every = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 }, { exhaustive: true, weights });
-    const fast = await scanAirspace(agents, { channels: channels(), services: { importGraph }, now: 0 }, { weights });
+    const every = await scanAirspace(
+      agents,
+      { channels: channels(), services: { importGraph }, now: 0 },
+      { exhaustive: true, weights, channelOptions: hubs4 },
+    );
+    const fast = await scanAirspace(
+      agents,
+      { channels: channels(), services: { importGraph }, now: 0 },
+      { weights, channelOptions: hubs4 },
+    );
     expect(fast.counts).toEqual(every.counts);
     expect(fast.advisories).toEqual(every.advisories);
     const byPair = new Map(every.links.map((l) => [pairOf(l), l]));
@@ -115,7 +133,11 @@ describe('the optimised scan agrees with the straightforward one', () => {
       }));
     const set = counted();
     const cache = createPairCache();
-    const first = await scanAirspace(agents, { channels: set, services: { importGraph }, now: 0 }, { reuse: cache, reuseKey: 'graph-3' });
+    const first = await scanAirspace(
+      agents,
+      { channels: set, services: { importGraph }, now: 0 },
+      { reuse: cache, reuseKey: 'graph-3', channelOptions: hubs4 },
+    );
     expect(cache.size).toBe(first.links.length);
     const moved = agents[7]!;
     const changed = agents.map((a) =>
@@ -124,16 +146,24 @@ describe('the optimised scan agrees with the straightforward one', () => {
         : a,
     );
     calls.length = 0;
-    const again = await scanAirspace(changed, { channels: set, services: { importGraph }, now: 0 }, { reuse: cache, reuseKey: 'graph-3' });
+    const again = await scanAirspace(
+      changed,
+      { channels: set, services: { importGraph }, now: 0 },
+      { reuse: cache, reuseKey: 'graph-3', channelOptions: hubs4 },
+    );
     expect(calls.length).toBeGreaterThan(0);
     for (const pair of calls) expect(pair.split('|')).toContain(moved.id);
-    const fresh = await scanAirspace(changed, { channels: channels(), services: { importGraph }, now: 0 });
+    const fresh = await scanAirspace(changed, { channels: channels(), services: { importGraph }, now: 0 }, { channelOptions: hubs4 });
     expect(reported(again)).toEqual(reported(fresh));
     expect(again.advisories).toEqual(fresh.advisories);
     expect(again.counts).toEqual(fresh.counts);
     // A new graph (reuseKey) scores every pair again.
     calls.length = 0;
-    await scanAirspace(changed, { channels: set, services: { importGraph }, now: 0 }, { reuse: cache, reuseKey: 'graph-4' });
+    await scanAirspace(
+      changed,
+      { channels: set, services: { importGraph }, now: 0 },
+      { reuse: cache, reuseKey: 'graph-4', channelOptions: hubs4 },
+    );
     expect(calls.some((p) => !p.split('|').includes(moved.id))).toBe(true);
   });
 
@@ -147,14 +177,18 @@ describe('the optimised scan agrees with the straightforward one', () => {
       const view = {
         importsOf: (p: string) => (p === mine ? [...base.importsOf(p), target] : base.importsOf(p)),
         importersOf: (p: string) => (p === target ? [...base.importersOf(p), mine] : base.importersOf(p)),
-        importKinds: (from: string, to: string) => (from === mine && to === target ? ['value'] : base.importKinds(from, to)),
-        filePaths: base.filePaths,
+        importKinds: (from: string, to: string) => (from === mine && to === target ? ['value'] : base.importKinds!(from, to)),
+        filePaths: base.filePaths!,
         ...(withChanged ? { changed: new Set([mine]) } : {}),
       };
       return { base, forAgent: (id: string) => (id === agents[0]!.id ? view : base) };
     };
-    const scan = (service: unknown) =>
-      scanAirspace(agents.slice(0, 10), { channels: channels(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
+    const scan = (service: ImportGraphService) =>
+      scanAirspace(
+        agents.slice(0, 10),
+        { channels: channels(), services: { importGraph: service }, now: 0 },
+        { exhaustive: true, channelOptions: hubs4 },
+      );
     const around = await scan(overlay(true));
     const everywhere = await scan(overlay(false));
     const plain = await scan(importGraph);
@@ -164,12 +198,15 @@ describe('the optimised scan agrees with the straightforward one', () => {
   });
 
   it('a graph without a file list (nothing numbered up front) couples the same files', async () => {
-    const noHubs = (): AnyChannel[] => [overlapChannel(), treeChannel(), dependencyChannel({ hubFactor: 1 })];
     const { filePaths: _filePaths, ...structural } = importGraph.base;
-    const scan = (service: unknown) =>
-      scanAirspace(agents.slice(0, 12), { channels: noHubs(), services: { importGraph: service }, now: 0 }, { exhaustive: true });
+    const scan = (service: ImportGraphService) =>
+      scanAirspace(
+        agents.slice(0, 12),
+        { channels: channels(), services: { importGraph: service }, now: 0 },
+        { exhaustive: true, channelOptions: { dependency: { hubFactor: 1 } } },
+      );
     const listed = await scan(importGraph);
-    const unlisted = await scan(structural);
+    const unlisted = await scan({ base: structural, forAgent: () => structural });
     const dep = (r: ScanResult) => r.links.map((l) => l.channels.find((c) => c.channel === 'dependency')!);
     expect(dep(unlisted)).toEqual(dep(listed));
     expect(dep(listed).some((c) => c.risk > 0)).toBe(true);

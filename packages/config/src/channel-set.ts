@@ -2,7 +2,6 @@
  * The resolved channel set of a scan: built-ins plus plugins, minus disabled ones, with each
  * channel's weight and where that weight came from (config > calibration > the channel's default).
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import {
   DEFAULT_THRESHOLDS,
@@ -14,6 +13,7 @@ import {
   type Thresholds,
 } from '@airspace/core';
 import type { LoadedConfig } from './config.js';
+import { readCalibration } from './calibration.js';
 import { loadPlugins, type Isolation, type LoadedChannel, type LoadPluginsOptions } from './plugins.js';
 
 /**
@@ -22,13 +22,6 @@ import { loadPlugins, type Isolation, type LoadedChannel, type LoadPluginsOption
  * is far above what scoring one pair should take, and cuts a call that will never answer.
  */
 export const DEFAULT_BUDGET: ChannelBudget = { channelMs: 5000, callMs: 2000 };
-
-/** The part of a calibration file (`airspace eval --fit`) that scanning uses. */
-export interface CalibrationWeights {
-  readonly weights: Readonly<Record<string, number>>;
-  readonly thresholds?: Partial<Thresholds>;
-  readonly path: string;
-}
 
 export interface ChannelListing {
   readonly id: string;
@@ -63,43 +56,6 @@ export interface ChannelSet {
   dispose(): Promise<void>;
 }
 
-/** Reads the weights and thresholds of a calibration file; a bad file is a problem, not a crash. */
-export function readCalibration(path: string): { calibration?: CalibrationWeights; problems: Problem[] } {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    return {
-      problems: [
-        {
-          code: 'CALIBRATION_UNREADABLE',
-          message: `Could not read calibration file ${path}: ${error instanceof Error ? error.message : String(error)}; using configured weights.`,
-        },
-      ],
-    };
-  }
-  const weights = (data as { weights?: unknown } | null)?.weights;
-  if (typeof weights !== 'object' || weights === null || Array.isArray(weights)) {
-    return {
-      problems: [{ code: 'CALIBRATION_INVALID', message: `Calibration file ${path} has no "weights" object; using configured weights.` }],
-    };
-  }
-  const problems: Problem[] = [];
-  const clean: Record<string, number> = {};
-  for (const [id, w] of Object.entries(weights)) {
-    if (typeof w === 'number' && w >= 0 && w <= 1) clean[id] = w;
-    else
-      problems.push({
-        code: 'CALIBRATION_INVALID',
-        channel: id,
-        message: `Calibration file ${path}: weight of "${id}" must be a number in [0, 1], got ${JSON.stringify(w)}.`,
-      });
-  }
-  const t = (data as { thresholds?: Partial<Thresholds> }).thresholds;
-  const thresholds = t && typeof t === 'object' ? t : undefined;
-  return { calibration: { weights: clean, path, ...(thresholds ? { thresholds } : {}) }, problems };
-}
-
 export interface ResolveChannelSetOptions {
   readonly builtins: readonly LoadedChannel[];
   readonly loaded: LoadedConfig;
@@ -113,7 +69,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   const settings = config.channels ?? {};
   const problems: Problem[] = [...options.loaded.problems];
 
-  const plugins = await loadPlugins(config.plugins ?? [], dir, settings, options.plugins);
+  const plugins = await loadPlugins(config.plugins ?? [], dir, options.plugins);
   problems.push(...plugins.problems);
 
   const calibrationPath =

@@ -17,10 +17,10 @@ import {
   type ChannelContext,
   type ChannelScore,
   type Logger,
+  type OptionsSchema,
   type Precision,
   type Problem,
 } from '@airspace/core';
-import type { ChannelSettings } from './config.js';
 import { serveServices, ServiceTable } from './service-bridge.js';
 
 /** What the worker says about each channel it loaded (everything but the functions). */
@@ -29,6 +29,8 @@ export interface ChannelDescriptor {
   readonly defaultWeight: number;
   readonly meta?: { readonly description?: string; readonly precision?: Precision; readonly docs?: string };
   readonly defaultOptions?: unknown;
+  /** Plain data: the scan checks options against it in this thread and sends the result. */
+  readonly optionsSchema?: OptionsSchema<unknown>;
   readonly requires?: readonly string[];
 }
 
@@ -81,7 +83,6 @@ export interface PluginHostOptions {
   readonly specifier: string;
   /** The resolved module file. */
   readonly path: string;
-  readonly settings?: Readonly<Record<string, ChannelSettings>>;
   /** Where the plugin's stdout and stderr go; default the process's stderr. */
   readonly output?: NodeJS.WritableStream;
   /** Longest the module may take to import and build its channels; default 10 s. */
@@ -156,6 +157,7 @@ export class PluginHost {
       defaultWeight: d.defaultWeight,
       ...(d.meta ? { meta: d.meta } : {}),
       ...(d.defaultOptions !== undefined ? { defaultOptions: d.defaultOptions } : {}),
+      ...(d.optionsSchema !== undefined ? { optionsSchema: d.optionsSchema } : {}),
       ...(d.requires ? { requires: d.requires } : {}),
       // Always defined: it is how the thread receives this scan's agents.
       prepare: (agents: readonly Agent[], ctx: ChannelContext<unknown>) => this.prepare(d.id, agents, ctx),
@@ -200,10 +202,9 @@ export class PluginHost {
     if (this.services?.of !== ctx.services)
       this.services = { of: ctx.services, table: new ServiceTable(new Map(agents.map((a) => [a.id, a]))) };
     const table = this.services.table;
+    const supplied: Readonly<Record<string, unknown>> = ctx.services;
     const services = Object.fromEntries(
-      (this.requires.get(channel) ?? [])
-        .filter((name) => ctx.services[name] != null)
-        .map((name) => [name, table.encode(ctx.services[name])]),
+      (this.requires.get(channel) ?? []).filter((name) => supplied[name] != null).map((name) => [name, table.encode(supplied[name])]),
     );
     const order = agents.map((a) => a.id);
     this.scans.set(channel, { order, index: new Map(order.map((id, i) => [id, i])), answers: new Map() });
@@ -294,7 +295,6 @@ export class PluginHost {
     const {
       specifier,
       path,
-      settings = {},
       output = process.stderr,
       loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS,
       maxHeapMb = DEFAULT_MAX_HEAP_MB,
@@ -303,7 +303,7 @@ export class PluginHost {
     const flag = new Int32Array(new SharedArrayBuffer(4));
     serveServices(bridge.port1, flag, () => this.services?.table);
     const worker = new Worker(workerUrl(), {
-      workerData: { specifier, path, settings, servicePort: bridge.port2, serviceFlag: flag },
+      workerData: { specifier, path, servicePort: bridge.port2, serviceFlag: flag },
       transferList: [bridge.port2],
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
       stdout: true,

@@ -7,7 +7,6 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { deepFreeze, type Agent, type AnyChannel, type ChannelContext, type Logger, type Problem } from '@airspace/core';
-import type { ChannelSettings } from './config.js';
 import { instantiate } from './plugins.js';
 import { ServiceClient } from './service-bridge.js';
 import type { ChannelDescriptor, HostReply, HostRequest, PairAnswer } from './plugin-host.js';
@@ -15,13 +14,12 @@ import type { ChannelDescriptor, HostReply, HostRequest, PairAnswer } from './pl
 interface Start {
   readonly specifier: string;
   readonly path: string;
-  readonly settings: Readonly<Record<string, ChannelSettings>>;
   readonly servicePort: MessagePort;
   readonly serviceFlag: Int32Array;
 }
 
 const port = parentPort!;
-const { specifier, path, settings, servicePort, serviceFlag } = workerData as Start;
+const { specifier, path, servicePort, serviceFlag } = workerData as Start;
 /** The agents of this thread (copies), so that a service call can name them by id. */
 const agentIds = new WeakMap<object, string>();
 // A service call that does not answer in this time throws in the plugin (the scan's own time
@@ -100,7 +98,7 @@ async function load(): Promise<void> {
     });
     return;
   }
-  const result = instantiate(exported, specifier, settings);
+  const result = instantiate(exported, specifier);
   const descriptors: ChannelDescriptor[] = [];
   for (const { channel } of result.channels) {
     channels.set(channel.id, { channel, agents: new Map() });
@@ -109,6 +107,7 @@ async function load(): Promise<void> {
       defaultWeight: channel.defaultWeight,
       ...(channel.meta ? { meta: channel.meta } : {}),
       ...(channel.defaultOptions !== undefined ? { defaultOptions: channel.defaultOptions } : {}),
+      ...(channel.optionsSchema !== undefined ? { optionsSchema: channel.optionsSchema } : {}),
       ...(channel.requires ? { requires: channel.requires } : {}),
     });
   }
@@ -126,7 +125,8 @@ async function answer(request: HostRequest): Promise<unknown> {
       options: deepFreeze(request.options),
       now: request.now,
       logger,
-      services: services.decode(request.services) as Record<string, unknown>,
+      // Stand-ins of the services the channel requires (checked against their contracts by the scan).
+      services: services.decode(request.services) as ChannelContext['services'],
       ...(request.repository ? { repository: request.repository } : {}),
     };
     state.agents = new Map(agents.map((a) => [a.id, a]));

@@ -1,6 +1,6 @@
 /**
  * Loading channel plugins named in the config. A plugin module default-exports a channel object,
- * a factory `(options) => channel`, or an array of either. A plugin that is missing, throws on
+ * a factory `() => channel` (called once), or an array of either. A plugin that is missing, throws on
  * import or exports something else is a problem naming the plugin; the other channels go on.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,7 +8,6 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validateChannel, type AnyChannel, type Problem } from '@airspace/core';
-import type { ChannelSettings } from './config.js';
 import { PluginHost } from './plugin-host.js';
 
 /**
@@ -102,14 +101,11 @@ function pluginProblem(code: string, source: string, message: string): Problem {
 }
 
 /**
- * Turns a module's default export into channels. Factories are called once without options to
- * learn their id, then again with that id's `options` from the config when there are any.
+ * Turns a module's default export into channels. A factory is called once, with no arguments:
+ * options reach a channel only as `ctx.options` (the config's `channels.<id>.options`, checked
+ * against its `optionsSchema` by the scan), so plugins and built-ins take them the same way.
  */
-export function instantiate(
-  exported: unknown,
-  source: string,
-  settings: Readonly<Record<string, ChannelSettings>> = {},
-): Omit<PluginLoadResult, 'dispose' | 'ready'> {
+export function instantiate(exported: unknown, source: string): Omit<PluginLoadResult, 'dispose' | 'ready'> {
   const channels: LoadedChannel[] = [];
   const problems: Problem[] = [];
   const items = Array.isArray(exported) ? exported : [exported];
@@ -117,12 +113,7 @@ export function instantiate(
   for (const item of items) {
     let value: unknown = item;
     try {
-      if (typeof item === 'function') {
-        const probe = (item as (o?: unknown) => unknown)();
-        const id = typeof probe === 'object' && probe !== null ? (probe as { id?: unknown }).id : undefined;
-        const options = typeof id === 'string' ? settings[id]?.options : undefined;
-        value = options !== undefined ? (item as (o?: unknown) => unknown)(options) : probe;
-      }
+      if (typeof item === 'function') value = (item as () => unknown)();
     } catch (error) {
       problems.push(pluginProblem('PLUGIN_THREW', source, `its factory threw: ${error instanceof Error ? error.message : String(error)}`));
       continue;
@@ -135,11 +126,7 @@ export function instantiate(
 }
 
 /** Imports one plugin into this thread. */
-async function loadInProcess(
-  specifier: string,
-  path: string,
-  settings: Readonly<Record<string, ChannelSettings>>,
-): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
+async function loadInProcess(specifier: string, path: string): Promise<Omit<PluginLoadResult, 'dispose' | 'ready'>> {
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
@@ -157,7 +144,7 @@ async function loadInProcess(
       problems: [pluginProblem('INVALID_CHANNEL', specifier, 'has no default export (export a channel, a factory, or an array of them)')],
     };
   }
-  const result = instantiate(module.default, specifier, settings);
+  const result = instantiate(module.default, specifier);
   return { channels: result.channels.map((c) => ({ ...c, isolation: 'in-process' as const })), problems: result.problems };
 }
 
@@ -165,7 +152,6 @@ async function loadInProcess(
 export async function loadPlugins(
   specifiers: readonly string[],
   fromDir: string,
-  settings: Readonly<Record<string, ChannelSettings>> = {},
   options: LoadPluginsOptions = {},
 ): Promise<PluginLoadResult> {
   const channels: LoadedChannel[] = [];
@@ -182,7 +168,7 @@ export async function loadPlugins(
       continue;
     }
     if (options.isolation === 'in-process') {
-      const result = await loadInProcess(specifier, path, settings);
+      const result = await loadInProcess(specifier, path);
       channels.push(...result.channels);
       problems.push(...result.problems);
       continue;
@@ -190,7 +176,6 @@ export async function loadPlugins(
     const host = new PluginHost({
       specifier,
       path,
-      settings,
       ...(options.output ? { output: options.output } : {}),
       ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
       ...(options.maxHeapMb ? { maxHeapMb: options.maxHeapMb } : {}),

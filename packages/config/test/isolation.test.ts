@@ -47,7 +47,7 @@ const agents = (): Agent[] => ['a', 'b', 'c'].map((id) => agent(id, [edit('src/x
 
 async function scanWith(id: string, body: string, budget: ChannelBudget = { channelMs: 2000, callMs: 300 }): Promise<ScanResult> {
   writeFileSync(join(dir, `${id}.mjs`), plugin(id, body));
-  loaded = await loadPlugins([`./${id}.mjs`], dir, {}, { output: sink() });
+  loaded = await loadPlugins([`./${id}.mjs`], dir, { output: sink() });
   expect(loaded.problems).toEqual([]);
   expect(loaded.channels.map((c) => c.isolation)).toEqual(['worker']);
   return scanAirspace(agents(), { channels: [same, ...loaded.channels.map((c) => c.channel)] }, { budgets: { [id]: budget } });
@@ -70,8 +70,8 @@ describe('a plugin in a worker thread', () => {
         return { risk: (n % 7) / 7, evidence: n % 7 ? [{ message: a.id + '×' + b.id + ' of ' + ctx.prepared }] : [] }; } };`;
     writeFileSync(join(dir, 'pairwise.mjs'), body);
     const many = Array.from({ length: 40 }, (_, i) => agent(`a${String(i).padStart(2, '0')}`, [edit('x.ts')]));
-    const inProcess = await loadPlugins(['./pairwise.mjs'], dir, {}, { isolation: 'in-process' });
-    loaded = await loadPlugins(['./pairwise.mjs'], dir, {}, { output: sink() });
+    const inProcess = await loadPlugins(['./pairwise.mjs'], dir, { isolation: 'in-process' });
+    loaded = await loadPlugins(['./pairwise.mjs'], dir, { output: sink() });
     const scan = (r: PluginLoadResult) =>
       scanAirspace(many, { channels: r.channels.map((c) => c.channel) }, { budgets: { pairwise: { channelMs: 60_000, callMs: 10_000 } } });
     const [expected, actual] = [await scan(inProcess), await scan(loaded)];
@@ -150,7 +150,7 @@ describe('a plugin in a worker thread', () => {
 
   it('a plugin that exhausts its heap loses its thread, not the process', async () => {
     writeFileSync(join(dir, 'hog.mjs'), plugin('hog', 'const keep = []; for (;;) keep.push(new Array(1e5).fill(a.id))'));
-    loaded = await loadPlugins(['./hog.mjs'], dir, {}, { output: sink(), maxHeapMb: 32 });
+    loaded = await loadPlugins(['./hog.mjs'], dir, { output: sink(), maxHeapMb: 32 });
     const result = await scanAirspace(
       agents(),
       { channels: [same, loaded.channels[0]!.channel] },
@@ -165,7 +165,7 @@ describe('a plugin in a worker thread', () => {
   it('a module that never finishes loading is a problem, not a hang', async () => {
     writeFileSync(join(dir, 'stuck.mjs'), 'await new Promise(() => {}); export default {};');
     writeFileSync(join(dir, 'ok.mjs'), plugin('ok', ''));
-    loaded = await loadPlugins(['./stuck.mjs', './ok.mjs'], dir, {}, { output: sink(), loadTimeoutMs: 3000 });
+    loaded = await loadPlugins(['./stuck.mjs', './ok.mjs'], dir, { output: sink(), loadTimeoutMs: 3000 });
     expect(loaded.channels.map((c) => c.channel.id)).toEqual(['ok']);
     expect(loaded.problems).toMatchObject([{ code: 'PLUGIN_NOT_LOADED' }]);
     expect(loaded.problems[0]!.message).toContain('./stuck.mjs');
@@ -174,15 +174,15 @@ describe('a plugin in a worker thread', () => {
   it('a plugin that requires services reaches them from its thread: methods, handles, agents, promises', async () => {
     writeFileSync(
       join(dir, 'needs.mjs'),
-      `export default { id: 'needs', defaultWeight: 1, requires: ['git', 'graph'],
-        prepare: (agents, ctx) => ctx.services.graph.forAgent(agents[0].id).importsOf('src/x.ts'),
+      `export default { id: 'needs', defaultWeight: 1, requires: ['git', 'importGraph'],
+        prepare: (agents, ctx) => ctx.services.importGraph.forAgent(agents[0].id).importsOf('src/x.ts'),
         async score(a, b, ctx) {
           const paired = await ctx.services.git.pairEdits(a, b, 'src/x.ts');
-          const view = ctx.services.graph.forAgent(b.id);
+          const view = ctx.services.importGraph.forAgent(b.id);
           return { risk: ctx.services.git.risk, evidence: [{ message: [paired.same, paired.base, view.importsOf('src/x.ts').join('+'), ctx.prepared.join('+'), view.name].join(' ') }] };
         } };`,
     );
-    loaded = await loadPlugins(['./needs.mjs'], dir, {}, { output: sink() });
+    loaded = await loadPlugins(['./needs.mjs'], dir, { output: sink() });
     expect(loaded.channels.map((c) => c.isolation)).toEqual(['worker']);
     const scanned = agents();
     class View {
@@ -191,14 +191,16 @@ describe('a plugin in a worker thread', () => {
         return [`${this.name}:${path}`];
       }
     }
+    // Stand-ins carry any value across, not only the contract's (here a `risk` field, odd pairEdits answers).
     const git = {
       risk: 0.25,
       pairEdits: async (a: Agent, b: Agent, path: string) => ({ same: scanned.includes(a) && scanned.includes(b), base: path }),
+      merge: async () => ({ clean: true, conflicts: [] }),
     };
-    const graph = { forAgent: (id: string) => new View(`view-${id}`) };
+    const importGraph = { base: new View('base'), forAgent: (id: string) => new View(`view-${id}`) };
     const result = await scanAirspace(
       scanned,
-      { channels: [loaded.channels[0]!.channel], services: { git, graph } },
+      { channels: [loaded.channels[0]!.channel], services: { git, importGraph } as never },
       { budgets: { needs: { channelMs: 5000, callMs: 2000 } } },
     );
     expect(result.problems).toEqual([]);

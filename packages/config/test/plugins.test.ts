@@ -29,15 +29,27 @@ describe('loadPlugins', () => {
     expect(channels.map((c) => [c.channel.id, c.source])).toEqual([['always-half', './channels/half.mjs']]);
   });
 
-  it('calls a factory with the options configured for its id', async () => {
+  it('calls a factory once; options reach the channel as ctx.options, checked against its schema', async () => {
+    // The factory counts its calls: it used to be called twice (once to learn the id, once with options).
     write(
       'f.mjs',
-      'export default (o = {}) => ({ id: "scaled", defaultWeight: 1, score: () => ({ risk: o.risk ?? 0.1, evidence: [{ message: "x" }] }) });',
+      `let calls = 0;
+      export default (factoryOptions) => {
+        calls++;
+        return { id: 'scaled', defaultWeight: 1, defaultOptions: { risk: 0.1 }, optionsSchema: { risk: { type: 'number', min: 0, max: 1 } },
+          score: (a, b, ctx) => ({ risk: ctx.options.risk, evidence: [{ message: 'calls ' + calls + ', factory options ' + JSON.stringify(factoryOptions) }] }) };
+      };`,
     );
-    const { channels, dispose } = await loadPlugins(['./f.mjs'], dir, { scaled: { options: { risk: 0.9 } } });
+    const { channels, dispose } = await loadPlugins(['./f.mjs'], dir);
     const [a, b] = ['a', 'b'].map((id) => ({ id, label: id, startedAt: 0, committedWork: 0, files: [] }));
-    const result = await scanAirspace([a!, b!], { channels: channels.map((c) => c.channel) });
+    const scan = (options: unknown) =>
+      scanAirspace([a!, b!], { channels: channels.map((c) => c.channel) }, { channelOptions: { scaled: options } });
+    const result = await scan({ risk: 0.9 });
     expect(result.links[0]!.risk).toBe(0.9);
+    expect(result.links[0]!.evidence[0]!.message).toBe('calls 1, factory options undefined');
+    const bad = await scan({ risk: 9 });
+    expect(bad.links[0]!.risk).toBeCloseTo(0.1);
+    expect(bad.problems.map((p) => [p.code, p.channel])).toEqual([['INVALID_OPTION', 'scaled']]);
     await dispose();
   });
 

@@ -2,7 +2,8 @@
  * The channel API. A channel is a plain object; `defineChannel` exists only for types
  * (as Vitest's `defineConfig`), so a plugin module needs no import of ours to work.
  */
-import type { Agent, FileEdit, Range } from './model.js';
+import type { Agent, Range } from './model.js';
+import type { ServiceName, ServicesOf } from './services.js';
 
 /** What one side of a piece of evidence points at. */
 export interface EvidenceSide {
@@ -80,14 +81,16 @@ export interface Logger {
 }
 
 /**
- * What a channel receives. `services` holds the facts and graphs the channel declared in
- * `requires` (e.g. `importGraph`, `symbols`, `callGraph`, `git`), supplied by the front end.
+ * What a channel receives. `options` are its `defaultOptions` with the config's (or a test's)
+ * checked against its `optionsSchema` and merged over them; `services` holds the services it
+ * declared in `requires`, typed by core's `Services` (checked present before it runs), and any
+ * other service the front end supplied, which it may use when present.
  */
-export interface ChannelContext<Options = unknown> {
+export interface ChannelContext<Options = unknown, Needs extends ServiceName = never> {
   readonly options: Options;
   readonly now: number;
   readonly logger: Logger;
-  readonly services: Readonly<Record<string, unknown>>;
+  readonly services: ServicesOf<Needs>;
   /** Repository identity and location, when scanning a real repository. */
   readonly repository?: { readonly id: string; readonly root?: string };
   /**
@@ -97,12 +100,38 @@ export interface ChannelContext<Options = unknown> {
   readonly signal?: AbortSignal;
 }
 
-export interface ScoreContext<Options = unknown, Prepared = unknown> extends ChannelContext<Options> {
+export interface ScoreContext<Options = unknown, Prepared = unknown, Needs extends ServiceName = never> extends ChannelContext<
+  Options,
+  Needs
+> {
   /** What `prepare` returned for this scan. */
   readonly prepared: Prepared;
 }
 
-export interface Channel<Options = unknown, Prepared = unknown> {
+/** What one option may be. */
+export type OptionSchema =
+  | {
+      readonly type: 'number';
+      /** Inclusive bounds. */
+      readonly min?: number;
+      readonly max?: number;
+      /** Exclusive bounds. */
+      readonly above?: number;
+      readonly below?: number;
+      readonly integer?: boolean;
+    }
+  | { readonly type: 'boolean' }
+  /** A string; with `values`, one of them. */
+  | { readonly type: 'string'; readonly values?: readonly string[] }
+  /** An array of strings. */
+  | { readonly type: 'strings' }
+  /** An object whose values each match `value`; with `keys`, only those keys. Merged key by key over the default. */
+  | { readonly type: 'record'; readonly keys?: readonly string[]; readonly value: OptionSchema };
+
+/** One rule per option of `Options`. */
+export type OptionsSchema<Options> = { readonly [K in keyof Options]-?: OptionSchema };
+
+export interface Channel<Options = unknown, Prepared = unknown, Needs extends ServiceName = never> {
   /** One kebab-case id everywhere; it shows up in logs, errors, config and evidence. */
   readonly id: string;
   readonly defaultWeight: number;
@@ -116,12 +145,18 @@ export interface Channel<Options = unknown, Prepared = unknown> {
      */
     readonly scoresGitState?: boolean;
   };
+  /** The options when the config says nothing; `ctx.options` is these with the config's merged over them. */
   readonly defaultOptions?: Options;
-  /** Services this channel needs in `ctx.services` (e.g. `importGraph`). */
-  readonly requires?: readonly string[];
+  /**
+   * One rule per option (plain data): given options are checked against it, a bad one is an
+   * `INVALID_OPTION` problem and keeps its default. Without it options are merged unchecked.
+   */
+  readonly optionsSchema?: OptionsSchema<Options>;
+  /** Services this channel needs in `ctx.services` (names of core's `Services`, e.g. `importGraph`). */
+  readonly requires?: readonly Needs[];
   /** Per-scan work over all agents (an index, one BFS per agent) so that scoring a pair is cheap. */
-  prepare?(agents: readonly Agent[], ctx: ChannelContext<Options>): Prepared | Promise<Prepared>;
-  score(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): ChannelScore | Promise<ChannelScore>;
+  prepare?(agents: readonly Agent[], ctx: ChannelContext<Options, Needs>): Prepared | Promise<Prepared>;
+  score(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared, Needs>): ChannelScore | Promise<ChannelScore>;
   /**
    * Optional, for scans of many agents: the only pairs this channel may score above 0 (every
    * other pair scores exactly 0, and `score` is not called for it). Found from what `prepare`
@@ -131,7 +166,7 @@ export interface Channel<Options = unknown, Prepared = unknown> {
    */
   candidates?(
     agents: readonly Agent[],
-    ctx: ScoreContext<Options, Prepared>,
+    ctx: ScoreContext<Options, Prepared, Needs>,
     only?: ReadonlySet<string>,
   ): Iterable<AgentPair> | Promise<Iterable<AgentPair>>;
   /**
@@ -142,30 +177,24 @@ export interface Channel<Options = unknown, Prepared = unknown> {
    * (`Link.deferredEvidence`). `score`'s result is the one that counts where both are called. With
    * none (the default: every link gets its evidence) the scan calls `score` alone.
    */
-  risk?(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared>): RiskScore | Promise<RiskScore>;
+  risk?(a: Agent, b: Agent, ctx: ScoreContext<Options, Prepared, Needs>): RiskScore | Promise<RiskScore>;
 }
 
-/** Identity function that exists for types. */
-export function defineChannel<Options = unknown, Prepared = unknown>(channel: Channel<Options, Prepared>): Channel<Options, Prepared> {
+/**
+ * Identity function that exists for types: `Options` is inferred from `defaultOptions`,
+ * `Prepared` from what `prepare` returns, and the services from `requires`, so that
+ * `requires: ['importGraph']` gives a typed `ctx.services.importGraph`.
+ */
+export function defineChannel<Options = unknown, Prepared = unknown, const Needs extends ServiceName = never>(
+  channel: Channel<Options, Prepared, Needs>,
+): Channel<Options, Prepared, Needs> {
   return channel;
 }
 
-/** A plugin module may default-export a channel or a factory `(options) => channel`. */
-export type ChannelFactory<Options = unknown> = (options?: Partial<Options>) => Channel<Options, any>;
-
-export type AnyChannel = Channel<any, any>;
-
 /**
- * Optional service `git` (supplied by @airspace/git): re-bases two agents' edits of one file onto
- * the **pair's** merge base, for agents whose `base` differs. Channels must tolerate its absence.
+ * A plugin module may default-export a channel or a factory `() => channel`, called once with no
+ * arguments: options reach the channel only as `ctx.options`.
  */
-export interface PairedEdits {
-  readonly a: FileEdit;
-  readonly b: FileEdit;
-  /** The pair's merge base (commit id), when known. */
-  readonly base?: string;
-}
+export type ChannelFactory = () => AnyChannel;
 
-export interface PairEditsService {
-  pairEdits(a: Agent, b: Agent, path: string): PairedEdits | undefined | Promise<PairedEdits | undefined>;
-}
+export type AnyChannel = Channel<any, any, any>;

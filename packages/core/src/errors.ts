@@ -11,6 +11,7 @@ export const ErrorCodes = {
   RISK_OUT_OF_RANGE: 'RISK_OUT_OF_RANGE',
   MISSING_EVIDENCE: 'MISSING_EVIDENCE',
   MISSING_SERVICE: 'MISSING_SERVICE',
+  INVALID_OPTION: 'INVALID_OPTION',
   INCOMPARABLE_AGENTS: 'INCOMPARABLE_AGENTS',
   INCOMPLETE_AGENT: 'INCOMPLETE_AGENT',
   INVALID_RANGE: 'INVALID_RANGE',
@@ -98,11 +99,27 @@ export function riskOutOfRange(id: string, risk: unknown, agents?: [string, stri
   };
 }
 
-export function missingService(id: string, service: string): Problem {
+export function missingService(id: string, service: string, why = 'which this front end did not supply'): Problem {
   return {
     code: ErrorCodes.MISSING_SERVICE,
     channel: id,
-    message: `Channel "${id}" requires "${service}", which this front end did not supply; it scored 0.`,
+    message: `Channel "${id}" requires "${service}", ${why}; it scored 0.`,
+  };
+}
+
+export function unknownOption(id: string, key: string, known: readonly string[]): Problem {
+  return {
+    code: ErrorCodes.INVALID_OPTION,
+    channel: id,
+    message: `Option ${key} of the ${id} channel is not one it has (${known.join(', ') || 'none'}); ignored.`,
+  };
+}
+
+export function invalidOption(id: string, key: string, value: unknown, expected: string): Problem {
+  return {
+    code: ErrorCodes.INVALID_OPTION,
+    channel: id,
+    message: `Option ${key} of the ${id} channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
   };
 }
 

@@ -9,4 +9,4 @@ export * from './embedding.js';
 export * from './registry.js';
 export * from './scan.js';
 export * from './services.js';
-export * from './merge-outcome.js';
+export * from './options.js';

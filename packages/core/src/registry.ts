@@ -4,6 +4,7 @@
  */
 import type { AnyChannel, Problem } from './channel.js';
 import { AirspaceError, duplicateChannelId, invalidChannel } from './errors.js';
+import { schemaDefect } from './options.js';
 
 const ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PRECISIONS = ['line', 'symbol', 'file'];
@@ -24,6 +25,10 @@ export function validateChannel(value: unknown, source = 'channel'): Problem[] {
   if (c.prepare !== undefined && typeof c.prepare !== 'function') fail('"prepare" must be a function when present');
   if (c.requires !== undefined && !(Array.isArray(c.requires) && c.requires.every((r) => typeof r === 'string')))
     fail('"requires" must be an array of service names');
+  if (c.optionsSchema !== undefined) {
+    const defect = schemaDefect(c.optionsSchema, c.defaultOptions);
+    if (defect !== undefined) fail(defect);
+  }
   if (c.meta !== undefined) {
     if (typeof c.meta !== 'object' || c.meta === null) fail('"meta" must be an object');
     else {

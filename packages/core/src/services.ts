@@ -1,8 +1,110 @@
 /**
- * Shapes of the services that front ends put into `ctx.services` for the built-in channels, so
- * that a plugin needs only @airspace/core to read them. @airspace/analysis implements them.
+ * The services a channel may `require`, in one place: `Services` maps each name to its contract,
+ * so `requires: ['importGraph']` gives a typed `ctx.services.importGraph` and a plugin needs only
+ * @airspace/core to read them. @airspace/git implements `git` and `coChange`, @airspace/analysis
+ * `importGraph` and `symbols`; the scan checks a required service against `SERVICE_METHODS`
+ * before the channel runs (a missing or malformed one is a `MISSING_SERVICE` problem), so a
+ * channel writes no guard of its own.
  */
-import type { Agent, Range } from './model.js';
+import type { Agent, FileEdit, Range } from './model.js';
+
+/**
+ * `ctx.services.git`: two agents' edits of one file re-based onto the **pair's** merge base (for
+ * agents whose `base` differs), and scratch merges of agents' recorded states.
+ */
+export interface GitChannelService {
+  pairEdits(a: Agent, b: Agent, path: string): PairedEdits | undefined | Promise<PairedEdits | undefined>;
+  /** Merges the two agents' states as `git merge` would, in scratch objects. */
+  merge(a: Agent, b: Agent): Promise<MergeOutcome>;
+  /** Optional: merges many pairs at once (one process); `merge` then answers from its cache. */
+  mergeMany?(pairs: readonly (readonly [Agent, Agent])[]): Promise<void>;
+}
+
+export interface PairedEdits {
+  readonly a: FileEdit;
+  readonly b: FileEdit;
+  /** The pair's merge base (commit id), when known. */
+  readonly base?: string;
+}
+
+/** The part of the `git` service the overlap channel uses (tests may supply only it). */
+export type PairEditsService = Pick<GitChannelService, 'pairEdits'>;
+
+export interface MergeConflict {
+  readonly path: string;
+  /** git's short conflict type, e.g. `CONFLICT (contents)`, when it said. */
+  readonly type?: string;
+  readonly message?: string;
+}
+
+/** What the `git` service's scratch merge of two agents' states gives. */
+export interface MergeOutcome {
+  readonly clean: boolean;
+  /** The merged tree (in the scratch object directory). */
+  readonly tree?: string;
+  readonly conflicts: readonly MergeConflict[];
+  /** Why the merge could not be run (no common history, missing state …). */
+  readonly error?: string;
+}
+
+/** What an import means for coupling, as @airspace/analysis derives it from the import's syntax. */
+export type ImportEdgeKind = 'value' | 'type-only' | 'guarded' | 'dynamic' | 're-export';
+
+export const IMPORT_EDGE_KINDS: readonly ImportEdgeKind[] = ['value', 'type-only', 'guarded', 'dynamic', 're-export'];
+
+/** One version of the repository's import graph (the base, or an agent's overlay). */
+export interface ImportGraphView {
+  /** Files that `path` imports. */
+  importsOf(path: string): readonly string[];
+  /** Files that import `path`. */
+  importersOf(path: string): readonly string[];
+  /** Kinds of the imports from `importer` to `imported`; without it (or empty) an import counts as `value`. */
+  importKinds?(importer: string, imported: string): readonly string[];
+  /** Every file of the graph; without it no file counts as a hub. */
+  filePaths?(): Iterable<string>;
+  /**
+   * An agent's overlay: the files it answers differently from the base view (changed, added or
+   * deleted). With it a walk reads this view only around them; without it, everywhere.
+   */
+  readonly changed?: ReadonlySet<string>;
+}
+
+/** `ctx.services.importGraph` (dependency channel): per-agent views; agents without an overlay see `base`. */
+export interface ImportGraphService {
+  readonly base: ImportGraphView;
+  forAgent(agentId: string): ImportGraphView;
+}
+
+/**
+ * An import graph from plain edges `[importer, imported, kinds?]`, one view for every agent (no
+ * overlays): for callers that hold a graph as data (a trail's supplied graph, benchmarks). With
+ * `files`, the view lists them (`filePaths`, so hubs can be found); without, it lists none.
+ */
+export function importGraphOfEdges(
+  edges: Iterable<readonly [string, string, (readonly string[])?]>,
+  files?: readonly string[],
+): ImportGraphService {
+  const imports = new Map<string, string[]>();
+  const importers = new Map<string, string[]>();
+  const kinds = new Map<string, readonly string[]>();
+  let withKinds = false;
+  for (const [from, to, k] of edges) {
+    (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
+    (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
+    if (k) {
+      withKinds = true;
+      kinds.set(`${from}\u0000${to}`, k);
+    }
+  }
+  const none: readonly string[] = [];
+  const view: ImportGraphView = {
+    importsOf: (path) => imports.get(path) ?? none,
+    importersOf: (path) => importers.get(path) ?? none,
+    ...(withKinds ? { importKinds: (from: string, to: string) => kinds.get(`${from}\u0000${to}`) ?? none } : {}),
+    ...(files ? { filePaths: () => files } : {}),
+  };
+  return { base: view, forAgent: () => view };
+}
 
 export interface SymbolWrite {
   readonly symbol: string;
@@ -117,4 +219,41 @@ export interface PastConflictsService {
   viewFor(agent: Agent, options: PastConflictsViewOptions): Promise<PastConflictsView | undefined>;
   /** Problems met reading the history (a damaged cache line, git failing). */
   takeProblems?(): readonly string[];
+}
+
+/** Every service a channel may `require`, by name: what `ctx.services.<name>` is. */
+export interface Services {
+  readonly git: GitChannelService;
+  readonly importGraph: ImportGraphService;
+  readonly symbols: SymbolService;
+  readonly coChange: CoChangeService;
+  readonly pastConflicts: PastConflictsService;
+}
+
+export type ServiceName = keyof Services;
+
+/**
+ * The methods each service must have: what the scan checks before a channel that requires it
+ * runs (optional methods are left out). A service without one of them is as good as missing.
+ */
+export const SERVICE_METHODS: { readonly [N in ServiceName]: readonly string[] } = {
+  git: ['pairEdits', 'merge'],
+  importGraph: ['forAgent'],
+  symbols: ['writes', 'reads', 'callNeighbors'],
+  coChange: ['viewFor'],
+  pastConflicts: ['viewFor'],
+};
+
+/** What `ctx.services` holds for a channel that requires `Needs`: those, and any other the front end supplied. */
+export type ServicesOf<Needs extends ServiceName = never> = Readonly<Pick<Services, Needs>> & Readonly<Partial<Omit<Services, Needs>>>;
+
+/** Why `value` cannot serve as service `name` (undefined when it can). */
+export function serviceDefect(name: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return 'which this front end did not supply';
+  const methods = (SERVICE_METHODS as Readonly<Record<string, readonly string[]>>)[name];
+  if (!methods) return undefined;
+  const missing = methods.filter((m) => typeof (value as Record<string, unknown>)[m] !== 'function');
+  if (typeof value !== 'object' || missing.length > 0)
+    return `whose value does not offer ${missing.length ? missing.map((m) => `${m}()`).join(', ') : 'its methods'}`;
+  return undefined;
 }

@@ -15,9 +15,13 @@
  */
 import { describe as vitestDescribe, expect as vitestExpect, it as vitestIt } from 'vitest';
 import type { AnyChannel, ChannelContext, ChannelScore, Logger, Problem } from './channel.js';
+import { missingService } from './errors.js';
 import type { Agent } from './model.js';
+import { resolveOptions } from './options.js';
+import { deepFreeze } from './scan-input.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import { validateChannel } from './registry.js';
+import { serviceDefect, type ServiceName, type Services, type ServicesOf } from './services.js';
 
 export { agent, edit, type AgentInit, type EditOptions } from './builders.js';
 
@@ -32,9 +36,11 @@ export interface ChannelCase {
   readonly min?: number;
   /** An evidence item of this `kind` must be present. */
   readonly kind?: string;
-  /** Options merged over the channel's `defaultOptions`. */
+  /** Options as a config gives them: checked against the channel's `optionsSchema`, merged over its `defaultOptions`. */
   readonly options?: unknown;
-  readonly services?: Readonly<Record<string, unknown>>;
+  readonly services?: Readonly<Partial<Services>>;
+  /** The scanned repository (e.g. a `createRepoFixture`'s `{ id, root: repo.dir }`), as `ctx.repository`. */
+  readonly repository?: { readonly id: string; readonly root?: string };
   /** Other agents in the scan (they reach `prepare`, not `score`). */
   readonly others?: readonly Agent[];
   /** Check that score(b, a) gives the same risk; default the run's `symmetric` (true). */
@@ -52,21 +58,41 @@ export interface ChannelCases {
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 
-/** Runs `prepare` (over a, b and `others`) and `score(a, b)` once, as scanAirspace would. */
-export async function scoreOnce(
-  channel: AnyChannel,
-  a: Agent,
-  b: Agent,
-  init: { options?: unknown; services?: Readonly<Record<string, unknown>>; others?: readonly Agent[]; now?: number } = {},
-): Promise<ChannelScore> {
-  const defaults = channel.defaultOptions;
-  const options =
-    defaults !== undefined && typeof defaults === 'object' && (init.options === undefined || typeof init.options === 'object')
-      ? { ...(defaults as object), ...((init.options as object | undefined) ?? {}) }
-      : (init.options ?? defaults);
-  const ctx: ChannelContext<unknown> = { options, now: init.now ?? 0, logger: SILENT, services: init.services ?? {} };
+/** What one scoring needs besides the pair: the scan's options, services, repository and clock. */
+export interface ScoreInit {
+  /** Options as a config gives them: checked against the channel's schema, merged over its `defaultOptions`. */
+  readonly options?: unknown;
+  readonly services?: Readonly<Partial<Services>>;
+  /** The scanned repository (a fixture's `{ id, root }`), as `ctx.repository`. */
+  readonly repository?: { readonly id: string; readonly root?: string };
+  /** Other agents in the scan (they reach `prepare`, not `score`). */
+  readonly others?: readonly Agent[];
+  readonly now?: number;
+}
+
+/**
+ * Runs `prepare` (over a, b and `others`) and `score(a, b)` once, as scanAirspace would: options
+ * through the same check (their problems come back in the result's `problems`), required services
+ * checked against their contracts (a missing one is a `MISSING_SERVICE` problem and risk 0).
+ */
+export async function scoreOnce(channel: AnyChannel, a: Agent, b: Agent, init: ScoreInit = {}): Promise<ChannelScore> {
+  const services: Readonly<Record<string, unknown>> = init.services ?? {};
+  for (const name of channel.requires ?? []) {
+    const defect = serviceDefect(name, services[name]);
+    if (defect !== undefined) return { risk: 0, evidence: [], problems: [missingService(channel.id, name, defect)] };
+  }
+  const resolved = resolveOptions(channel.id, channel.defaultOptions, channel.optionsSchema, init.options);
+  const ctx: ChannelContext<unknown, ServiceName> = {
+    options: deepFreeze(resolved.options),
+    now: init.now ?? 0,
+    logger: SILENT,
+    services: services as ServicesOf<ServiceName>,
+    ...(init.repository ? { repository: init.repository } : {}),
+  };
   const prepared = channel.prepare ? await channel.prepare([a, b, ...(init.others ?? [])], ctx) : undefined;
-  return await channel.score(a, b, { ...ctx, prepared });
+  const result = await channel.score(a, b, { ...ctx, prepared });
+  if (resolved.problems.length === 0) return result;
+  return { ...result, problems: [...resolved.problems, ...(result.problems ?? [])] };
 }
 
 interface Runner {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelStopped, defineChannel, type Agent, type FileEdit } from '../src/index.js';
+import { ChannelStopped, defineChannel, importGraphOfEdges, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 
@@ -147,7 +147,12 @@ describe('scanAirspace', () => {
     expect(result.links[0]!.risk).toBe(0);
     expect(result.links[0]!.channels[0]!.problems![0]!.code).toBe('MISSING_SERVICE');
     expect(result.problems.map((p) => p.code)).toEqual(['MISSING_SERVICE']);
-    const supplied = await scanAirspace(agents, { channels: [needs], services: { importGraph: {} } });
+    // A value that is not the service (no forAgent) is as good as missing: the channel is not called.
+    const malformed = await scanAirspace(agents, { channels: [needs], services: { importGraph: {} as never } });
+    expect(malformed.links[0]!.risk).toBe(0);
+    expect(malformed.problems[0]).toMatchObject({ code: 'MISSING_SERVICE', channel: 'needs-graph' });
+    expect(malformed.problems[0]!.message).toContain('forAgent()');
+    const supplied = await scanAirspace(agents, { channels: [needs], services: { importGraph: importGraphOfEdges([]) } });
     expect(supplied.links[0]!.risk).toBe(1);
   });
 

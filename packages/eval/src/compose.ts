@@ -1,14 +1,14 @@
 /**
- * The scorer `airspace eval` uses: the scanner's channel set (built-ins + config plugins, weights
- * from config or calibration, thresholds, escalation) resolved by @airspace/config, and the
- * scanner's `git` service with each scenario's sides registered as agent states. Every loaded
- * channel is scored; a channel whose service this replay cannot supply scores 0 and the problem
- * is counted in the report.
+ * The scorer `airspace eval` uses: the scanner's setup (`loadScanSetup`: the config a scan here
+ * would find, built-ins + config plugins, weights from config or calibration, thresholds,
+ * escalation, recency), the scanner's analysis services, and a `git` service with each scenario's
+ * sides registered as agent states. Every loaded channel is scored; a channel whose service this
+ * replay cannot supply scores 0 and the problem is counted in the report.
  */
-import { loadConfig, recencyOptions, resolveChannelSet, type AirspaceConfig, type ChannelSet, type LoadedChannel } from '@airspace/config';
+import type { AirspaceConfig, ChannelSet, LoadedChannel } from '@airspace/config';
 import { type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
-import { ANALYSIS_SERVICES, BUILTIN_CHANNELS, configLocation, createAnalysisState } from '@airspace/scanner';
+import { ANALYSIS_SERVICES, createAnalysisState, loadScanSetup, scanOptionsOf } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
 import { ReplayGitService, ReplayHistory } from './score/services.js';
@@ -39,20 +39,12 @@ export interface ReplayScorer {
 
 export async function createReplayScorer(options: ReplayScorerOptions): Promise<ReplayScorer> {
   const repository = await openRepository(options.repo);
-  // The config as the scanner finds it: this worktree's, else the main worktree's (with a note
-  // when one hides the other), so eval scores with the channel set a scan here would use.
-  const located = options.config || options.configPath ? undefined : await configLocation(repository);
-  const loaded = options.config
-    ? { config: options.config, dir: repository.root, problems: [] }
-    : await loadConfig({
-        repoRoot: located?.root ?? repository.root,
-        ...(options.configPath ? { configPath: options.configPath } : {}),
-      }).then((l) => ({ ...l, problems: [...(located?.problems ?? []), ...l.problems] }));
-  const builtins = options.builtins ?? BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' }));
-  const set = await resolveChannelSet({
-    builtins,
-    loaded,
-    ...(options.calibrationPath ? { calibrationPath: options.calibrationPath } : {}),
+  // The setup a scan here would use: this worktree's config, else the main worktree's (with a note
+  // when one hides the other); an explicit config or calibration that cannot be read is an error.
+  const { set, recency } = await loadScanSetup(repository, {
+    ...(options.config ? { config: options.config } : options.configPath ? { config: options.configPath } : {}),
+    ...(options.calibrationPath ? { calibration: options.calibrationPath } : {}),
+    ...(options.builtins ? { builtins: options.builtins } : {}),
   });
   const git = new ReplayGitService(repository);
   const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));
@@ -63,9 +55,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
       : undefined;
   const scorer = createChannelScorer({
     channels: set.channels,
-    weights: set.weights,
-    channelOptions: set.channelOptions,
-    budgets: set.budgets,
+    options: scanOptionsOf(set),
     repository: { id: repository.id, root: repository.root },
     ...(options.versionSalt ? { versionSalt: options.versionSalt } : {}),
     servicesFor: async (scenario) => {
@@ -82,7 +72,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     channels: set.channels,
     thresholds: set.thresholds,
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
-    recency: recencyOptions(loaded.config),
+    recency,
     set,
     dispose: () => {
       git.dispose();

@@ -2,7 +2,7 @@
  * `airspace eval` as a function: replay (cached) → evaluate → outputs (calibration file, Markdown
  * report with SVG plots). The CLI parses flags and prints; everything else is here.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DEFAULT_RECENCY, DEFAULT_THRESHOLDS, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { readCalibration } from '@airspace/config';
@@ -92,18 +92,11 @@ export function recencyKey(recency: RecencyOptions): string {
   return `h${recency.halfLifeMs / 3_600_000}f${recency.floor}${grace}`;
 }
 
-/** A weighting from a calibration file or any JSON with a `weights` object (named after the file). */
+/** A weighting from a calibration file or any JSON with a `weights` object (named after the file), read by the one codec. */
 export function readWeighting(path: string): { weighting?: Weighting; problems: { code: string; message: string }[] } {
   const { calibration, problems } = readCalibration(path);
   if (!calibration) return { problems };
-  let leak = 0;
-  try {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as { leak?: unknown };
-    if (typeof raw.leak === 'number' && raw.leak >= 0 && raw.leak < 1) leak = raw.leak;
-  } catch {
-    // readCalibration has read it already; a leak is optional.
-  }
-  return { weighting: { name: basename(path).replace(/\.json$/, ''), weights: calibration.weights, leak }, problems };
+  return { weighting: { name: basename(path).replace(/\.json$/, ''), weights: calibration.weights, leak: calibration.leak }, problems };
 }
 
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {

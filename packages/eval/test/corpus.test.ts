@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { corpusCalibration, validateCalibrationFile } from '../src/calibration.js';
+import { validateCalibration } from '@airspace/config';
+import { corpusCalibration } from '../src/calibration.js';
 import { bandsFor, evaluateCorpus, fitScannerWeighting, type CorpusMember } from '../src/measure/corpus.js';
 import { formatCorpusTable } from '../src/report/table.js';
 import type { ScoredScenario } from '../src/score/cache.js';
@@ -109,7 +110,7 @@ describe('evaluateCorpus', () => {
   it('names the channels the fit gave no weight, and writes a valid calibration file', () => {
     expect(corpus.fitted!.zeroWeights).toEqual(['noisy']);
     const file = corpusCalibration(corpus, { merges: 120, channelSetVersion: 'v' })!;
-    expect(validateCalibrationFile(file)).toEqual([]);
+    expect(validateCalibration(file, 'corpus calibration', { complete: true })).toEqual([]);
     expect(file.leak).toBe(0);
     expect(file.provenance.corpus?.map((m) => [m.repository, m.scenarios])).toEqual([
       ['a', 40],

@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCalibration } from '@airspace/config';
-import { readCalibrationFile, validateCalibrationFile } from '../src/calibration.js';
+import { readCalibration, validateCalibration, type CalibrationFile } from '@airspace/config';
 import { formatTable } from '../src/report/table.js';
 import { readWeighting, runEval } from '../src/run.js';
 import { ScratchStore } from '@airspace/git';
@@ -171,10 +170,10 @@ describe('runEval end to end', () => {
     expect(run.context.skippedByReason).toEqual({ 'parent-is-ancestor': 1 });
     expect(run.earlyWarnings[0]).toMatchObject({ fraction: 0.5, scenarios: 4, positives: 1 });
 
-    // The calibration file: valid in full, and its weights are what scanning reads.
-    const file = readCalibrationFile(calibrationOut);
-    expect(file.problems).toEqual([]);
-    expect(file.calibration!.provenance).toMatchObject({ head: fx.repo.head(), merges: 5, scenarios: 4, folds: 2 });
+    // The calibration file: complete by the codec's schema, and its weights are what scanning reads.
+    const file = JSON.parse(readFileSync(calibrationOut, 'utf8')) as CalibrationFile;
+    expect(validateCalibration(file, calibrationOut, { complete: true })).toEqual([]);
+    expect(file.provenance).toMatchObject({ head: fx.repo.head(), merges: 5, scenarios: 4, folds: 2 });
     const forScan = readCalibration(calibrationOut);
     expect(forScan.problems).toEqual([]);
     expect(Object.keys(forScan.calibration!.weights).sort()).toEqual(['a-txt', 'shared-file']);
@@ -216,7 +215,7 @@ describe('runEval end to end', () => {
 
 describe('calibration files and weightings', () => {
   it('rejects a calibration with a weight out of range, naming it', () => {
-    const problems = validateCalibrationFile({
+    const problems = validateCalibration({
       kind: 'airspace-calibration',
       version: 1,
       weights: { overlap: 1.5 },
@@ -229,7 +228,7 @@ describe('calibration files and weightings', () => {
   });
 
   it('a missing file is a problem, not a throw', () => {
-    expect(readCalibrationFile(join(out, 'nope.json')).problems[0]!.code).toBe('CALIBRATION_UNREADABLE');
+    expect(readCalibration(join(out, 'nope.json')).problems[0]!.code).toBe('CALIBRATION_UNREADABLE');
   });
 
   it('--weights reads any JSON with a weights object, named after its file, with its leak', () => {
@@ -258,6 +257,15 @@ describe('the scanner composition', () => {
     } finally {
       repo.dispose();
     }
+  });
+
+  it('an explicit config it cannot read is an error, as for a scan (it used to be ignored)', async () => {
+    const { createReplayScorer } = await import('../src/compose.js');
+    const missing = join(fx.repo.dir, 'no-such.config.json');
+    await expect(createReplayScorer({ repo: fx.repo.dir, configPath: missing })).rejects.toMatchObject({
+      name: 'ScannerError',
+      code: 'UNREADABLE_CONFIG',
+    });
   });
 
   it('scores every built-in channel (analysis services included) on a replayed scenario', async () => {

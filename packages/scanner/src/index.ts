@@ -1,11 +1,6 @@
 export {
-  configLocation,
-  configuredBase,
   createScanner,
-  watchConfigFiles,
-  describeChannels,
   scanRepository,
-  ScannerError,
   type ScannedState,
   type Overrides,
   type Probe,
@@ -15,6 +10,19 @@ export {
   type ScannerOptions,
 } from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
+export {
+  builtinChannels,
+  configLocation,
+  configuredBase,
+  describeChannels,
+  loadScanSetup,
+  scanOptionsOf,
+  scanRecency,
+  ScannerError,
+  watchConfigFiles,
+  type ScanSetup,
+  type ScanSetupOptions,
+} from './scan-setup.js';
 export {
   applyIntent,
   applyIntentMap,

@@ -1,15 +1,16 @@
 /**
  * The one composition of the pipeline: agents (`@airspace/git`) → analysis services
  * (`@airspace/analysis`, see analysis.ts) → channels
- * (built-ins + config plugins, `@airspace/config`) → `scanAirspace` (`@airspace/core`). The CLI,
- * the LSP server and eval all scan through here, so they agree on what a scan is.
+ * (built-ins + config plugins, `@airspace/config`, set up in scan-setup.ts) → `scanAirspace`
+ * (`@airspace/core`). The CLI, the LSP server and the view scan through here; eval and the trail
+ * take their channel set and settings from scan-setup.ts, so they agree on what a scan is.
  *
  *   const scanner = createScanner({ repo: '.', onProgress });
  *   const result = await scanner.scan();                    // ScanResult, the JSON contract
  *   const again = await scanner.scan(overrides);            // warm: git objects and caches reused
  *   await scanner.dispose();
  */
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   createPairCache,
   scanAirspace,
@@ -20,24 +21,12 @@ import {
   type ScanResult,
   type Thresholds,
 } from '@airspace/core';
-import {
-  configCandidates,
-  filesSignature,
-  loadConfig,
-  locateConfig,
-  recencyOptions,
-  resolveChannelSet,
-  type AirspaceConfig,
-  type ChannelSet,
-  type Isolation,
-} from '@airspace/config';
+import type { AirspaceConfig, ChannelSet, Isolation } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
   parseSourceSpec,
-  parseWorktreeList,
   patchAgent,
-  runGit,
   worktreeAgentId,
   worktreeOverrides,
   coChangeService,
@@ -51,7 +40,7 @@ import {
   type RepositoryInfo,
 } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState, type AnalysisProgress } from './analysis.js';
-import { BUILTIN_CHANNELS } from './channels.js';
+import { loadScanSetup, scanOptionsOf } from './scan-setup.js';
 import { applyIntentMap, hasIntentSymbols, probeAgent, resolveIntentSymbols, type IntentMap } from './intent.js';
 
 export interface ScanProgress {
@@ -144,111 +133,6 @@ export interface Scanner {
   dispose(): Promise<void>;
 }
 
-export class ScannerError extends Error {
-  constructor(
-    readonly code: 'UNREADABLE_CONFIG' | 'UNREADABLE_CALIBRATION',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ScannerError';
-  }
-}
-
-/** Config + calibration + built-ins → the channels, weights and thresholds of every scan. */
-async function channelSet(where: ConfigLocation, options: ScannerOptions): Promise<{ set: ChannelSet; config: AirspaceConfig }> {
-  const root = where.root;
-  const builtins = [
-    ...BUILTIN_CHANNELS.map((make) => ({ channel: make(), source: 'builtin' })),
-    ...(options.channels ?? []).map((channel) => ({ channel, source: 'scanner option' })),
-  ];
-  const configPath = typeof options.config === 'string' ? resolve(options.config) : undefined;
-  const found =
-    typeof options.config === 'object'
-      ? { config: options.config, dir: root, problems: [] }
-      : await loadConfig({ repoRoot: root, ...(configPath ? { configPath } : {}) });
-  // Which of two different configs applies is said, never silent (only when none was named).
-  const loaded =
-    options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
-  if (configPath) {
-    const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
-    if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
-  }
-  const set = await resolveChannelSet({
-    builtins,
-    loaded,
-    ...(options.calibration ? { calibrationPath: resolve(options.calibration) } : {}),
-    ...(options.pluginIsolation ? { plugins: { isolation: options.pluginIsolation } } : {}),
-  });
-  if (options.calibration) {
-    const fatal = set.problems.find(
-      (p) => p.code === 'CALIBRATION_UNREADABLE' || (p.code === 'CALIBRATION_INVALID' && p.channel === undefined),
-    );
-    if (fatal) await set.dispose();
-    if (fatal) throw new ScannerError('UNREADABLE_CALIBRATION', fatal.message.replace(/; using configured weights\.$/, '.'));
-  }
-  // A front end's own weights and thresholds win over config and calibration.
-  const weights = { ...set.weights };
-  for (const [id, w] of Object.entries(options.weights ?? {})) if (id in weights) weights[id] = w;
-  return { set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } }, config: loaded.config };
-}
-
-type ConfigLocation = ReturnType<typeof locateConfig>;
-
-/**
- * Where the config is looked for: this worktree's root, else the repository's main worktree (the
- * first of git's worktree list, whatever its git directory is called), with a note when the
- * worktree's own config hides a different one there.
- */
-export async function configLocation(repository: RepositoryInfo): Promise<ConfigLocation> {
-  return locateConfig(repository.root, await mainWorktree(repository));
-}
-
-async function mainWorktree(repository: RepositoryInfo): Promise<string | undefined> {
-  if (repository.bare) return undefined;
-  const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repository.root }).then(parseWorktreeList, () => []);
-  const first = listed[0];
-  return first && !first.bare ? first.dir : basename(repository.commonDir) === '.git' ? dirname(repository.commonDir) : undefined;
-}
-
-/**
- * Watches the config files a scanner with these options reads, or would read once created:
- * `changed()` says whether one was created, edited or removed since the last call, and a
- * long-running front end (`watch`, `view`) then starts a new scanner, so the new config applies
- * without a restart.
- */
-export async function watchConfigFiles(options: ScannerOptions = {}): Promise<{ readonly files: readonly string[]; changed(): boolean }> {
-  let files: string[] = [];
-  if (typeof options.config === 'string') files = [resolve(options.config)];
-  else if (options.config === undefined) {
-    const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-    files = configCandidates(repository.root, await mainWorktree(repository));
-  }
-  let last = filesSignature(files);
-  return {
-    files,
-    changed() {
-      const now = filesSignature(files);
-      if (now === last) return false;
-      last = now;
-      return true;
-    },
-  };
-}
-
-/** The channels a scan of this repository would use, loaded or not (for `airspace channels`). */
-export async function describeChannels(options: ScannerOptions = {}): Promise<Pick<ChannelSet, 'listing' | 'thresholds' | 'problems'>> {
-  const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set } = await channelSet(await configLocation(repository), options);
-  await set.dispose();
-  return { listing: set.listing, thresholds: set.thresholds, problems: set.problems };
-}
-
-/** The base ref `airspace.config.*` names for this repository, if any (publish records it). */
-export async function configuredBase(repo: string): Promise<string | undefined> {
-  const repository = await openRepository(resolve(repo));
-  return (await loadConfig({ repoRoot: (await configLocation(repository)).root })).config.base;
-}
-
 function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
   if (!a) return b;
   if (!b) return a;
@@ -257,27 +141,22 @@ function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
   return out;
 }
 
-function recencyOf(config: AirspaceConfig): RecencyOptions | undefined {
-  return config.recency ? recencyOptions(config) : undefined;
-}
-
 interface Setup {
   readonly repository: RepositoryInfo;
   readonly set: ChannelSet;
   readonly base?: string;
   readonly sources?: AgentSource[];
-  readonly recency?: RecencyOptions;
+  readonly recency: RecencyOptions;
 }
 
 async function setUp(options: ScannerOptions): Promise<Setup> {
   // Not a repository → GitSourceError NOT_A_REPOSITORY, before anything else.
   const repository = await openRepository(resolve(options.repo ?? process.cwd()));
-  const { set, config } = await channelSet(await configLocation(repository), options);
+  const { set, config, recency } = await loadScanSetup(repository, options);
   const base = options.base ?? config.base;
   const specs = options.sources ?? config.sources;
   const sources = specs?.map((s) => (typeof s === 'string' ? parseSourceSpec(s, process.cwd()) : s));
-  const recency = recencyOf(config);
-  return { repository, set, ...(base !== undefined ? { base } : {}), ...(sources ? { sources } : {}), ...(recency ? { recency } : {}) };
+  return { repository, set, recency, ...(base !== undefined ? { base } : {}), ...(sources ? { sources } : {}) };
 }
 
 /**
@@ -327,7 +206,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         paths,
         ...(own ? { overrides: own } : {}),
         now: time,
-        ...(recency ? { recency } : {}),
+        recency,
       });
       if (!('agent' in result)) return undefined;
       agents.push(result.agent);
@@ -364,7 +243,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
         ...(base !== undefined ? { base } : {}),
         ...(sources ? { sources } : {}),
         ...(overrides ? { overrides } : {}),
-        ...(recency ? { recency } : {}),
+        recency,
         ...(git ? { git } : {}),
         fetchIntervalMs: options.fetchIntervalMs ?? DEFAULT_FETCH_INTERVAL_MS,
         ...(extra.only && previous ? { only: extra.only } : {}),
@@ -500,11 +379,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       agents,
       { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
       {
-        weights: set.weights,
-        thresholds: set.thresholds,
-        channelOptions: set.channelOptions,
-        budgets: set.budgets,
-        ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),
+        ...scanOptionsOf(set),
         // Pairs of agents whose working sets did not change keep their scores while the base
         // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
         reuse: pairCache,

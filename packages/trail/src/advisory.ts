@@ -5,10 +5,8 @@
  * precedence over a low score.
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
-import { scanAirspace } from '@airspace/core';
-import { dependencyChannel } from '@airspace/channel-dependency';
-import { overlapChannel } from '@airspace/channel-overlap';
-import { treeChannel } from '@airspace/channel-tree';
+import { importGraphOfEdges, scanAirspace } from '@airspace/core';
+import { builtinChannels } from '@airspace/scanner';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
 import type { ShadowObservation } from './observation.js';
 import { comparabilityProblems } from './observation.js';
@@ -92,11 +90,12 @@ const READS_SUFFIX = ' (reads)';
 const EVIDENCE_KEPT = 10;
 
 /**
- * The channels a trail scores with by default: the shipped ones that work from observations
- * alone (paths and a supplied graph, no repository access).
+ * The channels a trail scores with by default: the scanner's built-ins that work from observations
+ * alone (paths and a supplied graph, no repository access), in the order receipts have always
+ * listed them.
  */
 export function shippedChannels(): ChannelEntry[] {
-  return [overlapChannel(), dependencyChannel(), treeChannel()];
+  return builtinChannels(['overlap', 'dependency', 'tree']).map((c) => c.channel);
 }
 
 /** Graph edges as the trail stores them (validated by the caller). */
@@ -169,7 +168,7 @@ async function scanFootprints(
   }
   const result = await scanAirspace(
     agents,
-    { channels: options.channels ?? shippedChannels(), services: graphServices(graph), now: Date.parse(time) },
+    { channels: options.channels ?? shippedChannels(), services: { importGraph: importGraphOfEdges(graph.edges) }, now: Date.parse(time) },
     // Every pair of sides is recorded, with every channel's risk (a few agents: nothing to prune).
     {
       ...(options.weights ? { weights: options.weights } : {}),
@@ -189,22 +188,6 @@ async function scanFootprints(
   }
   scored.sort((p, q) => q.link.risk - p.link.risk || LEVEL_RANK[q.link.level] - LEVEL_RANK[p.link.level] || (p.sides < q.sides ? -1 : 1));
   return { links: scored.map(({ link, sides }) => ({ sides, risk: link.risk, level: link.level })), strongest: scored[0]?.link };
-}
-
-/**
- * The supplied graph as the `importGraph` service the dependency channel reads (the structural
- * `importsOf` / `importersOf` view; one view for every agent, since observations carry no overlay).
- */
-function graphServices(graph: TrailGraph): Record<string, unknown> {
-  const imports = new Map<string, string[]>();
-  const importers = new Map<string, string[]>();
-  for (const [from, to] of graph.edges) {
-    (imports.get(from) ?? imports.set(from, []).get(from)!).push(to);
-    (importers.get(to) ?? importers.set(to, []).get(to)!).push(from);
-  }
-  return {
-    importGraph: { importsOf: (path: string) => imports.get(path) ?? [], importersOf: (path: string) => importers.get(path) ?? [] },
-  };
 }
 
 const LEVEL_RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };

@@ -52,8 +52,9 @@ export const edgeChannel = defineChannel({
   id: 'edge',
   defaultWeight: 1,
   meta: { precision: 'file' },
+  requires: ['importGraph'],
   score(a, b, ctx) {
-    const graph = ctx.services.importGraph as { importsOf(path: string): readonly string[] };
+    const graph = ctx.services.importGraph.base;
     const pa = new Set(a.files.map((f) => f.path));
     const pb = new Set(b.files.map((f) => f.path));
     const edges = [...pa, ...pb].flatMap((from) => graph.importsOf(from).map((to) => [from, to] as [string, string]));

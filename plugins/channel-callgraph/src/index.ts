@@ -8,7 +8,15 @@
  * view of the call graph (its own new calls included), so scoring a pair is a lookup.
  * File-level precision: a call chain alone raises at most a traffic advisory.
  */
-import { defineChannel, type Agent, type CallStep, type Evidence, type SymbolService, type SymbolWrite } from '@airspace/core';
+import {
+  defineChannel,
+  type Agent,
+  type CallStep,
+  type Evidence,
+  type OptionsSchema,
+  type SymbolService,
+  type SymbolWrite,
+} from '@airspace/core';
 
 export interface CallGraphOptions {
   /** γ ∈ (0, 1): coupling lost per extra call. */
@@ -18,6 +26,11 @@ export interface CallGraphOptions {
 }
 
 export const DEFAULT_CALLGRAPH_OPTIONS: CallGraphOptions = { gamma: 0.5, maxDepth: 4 };
+
+export const CALLGRAPH_OPTIONS_SCHEMA: OptionsSchema<CallGraphOptions> = {
+  gamma: { type: 'number', above: 0, below: 1 },
+  maxDepth: { type: 'number', integer: true, min: 1 },
+};
 
 interface Reached {
   readonly depth: number;
@@ -79,9 +92,8 @@ function chainTo(reached: ReadonlyMap<string, Reached>, target: string): { symbo
   return { symbols, steps };
 }
 
-export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
-  const base: CallGraphOptions = { ...DEFAULT_CALLGRAPH_OPTIONS, ...options };
-  return defineChannel<Partial<CallGraphOptions>, ReadonlyMap<string, AgentGraph>>({
+export function callGraphChannel() {
+  return defineChannel({
     id: 'call-graph',
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): call chains between
     // changed functions foretold no textual conflict there; evidence is shown, it does not weigh.
@@ -90,11 +102,12 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
       description: 'γ^(d−1) in the call-graph distance between functions the two agents edit; evidence is the call chain.',
       precision: 'file',
     },
-    defaultOptions: base,
+    defaultOptions: DEFAULT_CALLGRAPH_OPTIONS,
+    optionsSchema: CALLGRAPH_OPTIONS_SCHEMA,
     requires: ['symbols'],
-    prepare(agents: readonly Agent[], ctx) {
-      const o: CallGraphOptions = { ...base, ...(ctx.options as Partial<CallGraphOptions>) };
-      const service = ctx.services['symbols'] as SymbolService;
+    prepare(agents: readonly Agent[], ctx): ReadonlyMap<string, AgentGraph> {
+      const o = ctx.options;
+      const service = ctx.services.symbols;
       const graphs = new Map<string, AgentGraph>();
       for (const agent of agents) {
         try {
@@ -115,7 +128,7 @@ export function callGraphChannel(options: Partial<CallGraphOptions> = {}) {
       return graphs;
     },
     score(a, b, ctx) {
-      const o: CallGraphOptions = { ...base, ...(ctx.options as Partial<CallGraphOptions>) };
+      const o = ctx.options;
       const ga = ctx.prepared.get(a.id);
       const gb = ctx.prepared.get(b.id);
       if (!ga || !gb) return { risk: 0, evidence: [] };

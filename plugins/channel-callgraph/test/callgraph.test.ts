@@ -137,7 +137,7 @@ describe('call-graph channel', () => {
     expect(result.risk).toBeCloseTo(0.25); // d = 3
     expect(result.evidence[0]!.chain).toEqual(['main', 'load', 'parse', 'lex']);
     expect(result.evidence[0]!.message).toContain('3 calls apart');
-    const gamma = await scoreOnce(callGraphChannel({ gamma: 0.8 }), alice, bob('lex.ts'), { services: { symbols } });
+    const gamma = await scoreOnce(callGraphChannel(), alice, bob('lex.ts'), { services: { symbols }, options: { gamma: 0.8 } });
     expect(gamma.risk).toBeCloseTo(0.64);
   });
 

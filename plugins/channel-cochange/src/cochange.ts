@@ -20,12 +20,11 @@
  */
 import {
   defineChannel,
-  missingService,
   type Agent,
-  type CoChangeService,
   type CoChangeView,
   type Evidence,
   type FileEdit,
+  type OptionsSchema,
   type Problem,
 } from '@airspace/core';
 
@@ -89,43 +88,17 @@ export interface CoChangePrepared {
   readonly problems: readonly Problem[];
 }
 
-function invalidOption(key: string, value: unknown, expected: string): Problem {
-  return {
-    code: 'INVALID_OPTION',
-    channel: ID,
-    message: `Option ${key} of the co-change channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
-  };
-}
-
-/** Checks options (from a config file: anything may come in); a bad value is a problem and its default is used. */
-export function resolveCoChangeOptions(
-  raw: unknown,
-  defaults: CoChangeOptions = DEFAULT_CO_CHANGE_OPTIONS,
-): { options: CoChangeOptions; problems: Problem[] } {
-  const problems: Problem[] = [];
-  const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  if (raw !== undefined && raw !== null && typeof raw !== 'object') problems.push(invalidOption('options', raw, 'an object'));
-  const pick = <K extends keyof CoChangeOptions>(key: K, ok: (v: unknown) => boolean, expected: string): CoChangeOptions[K] => {
-    const v = given[key];
-    if (v === undefined) return defaults[key];
-    if (ok(v)) return v as CoChangeOptions[K];
-    problems.push(invalidOption(key, v, expected));
-    return defaults[key];
-  };
-  const intAtLeast = (n: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= n;
-  const unit = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
-  const options: CoChangeOptions = {
-    window: pick('window', intAtLeast(1), 'an integer ≥ 1'),
-    maxFilesPerCommit: pick('maxFilesPerCommit', intAtLeast(2), 'an integer ≥ 2'),
-    minSupport: pick('minSupport', intAtLeast(1), 'an integer ≥ 1'),
-    minConfidence: pick('minConfidence', unit, 'a number in [0, 1]'),
-    recency: pick('recency', (v) => typeof v === 'boolean', 'true or false'),
-    indirect: pick('indirect', (v) => typeof v === 'boolean', 'true or false'),
-    maxRisk: pick('maxRisk', unit, 'a number in [0, 1]'),
-    maxEvidence: pick('maxEvidence', intAtLeast(1), 'an integer ≥ 1'),
-  };
-  return { options, problems };
-}
+/** The rules `ctx.options` are checked against (core's `resolveOptions`): a bad value keeps its default, with a problem. */
+export const CO_CHANGE_OPTIONS_SCHEMA: OptionsSchema<CoChangeOptions> = {
+  window: { type: 'number', integer: true, min: 1 },
+  maxFilesPerCommit: { type: 'number', integer: true, min: 2 },
+  minSupport: { type: 'number', integer: true, min: 1 },
+  minConfidence: { type: 'number', min: 0, max: 1 },
+  recency: { type: 'boolean' },
+  indirect: { type: 'boolean' },
+  maxRisk: { type: 'number', min: 0, max: 1 },
+  maxEvidence: { type: 'number', integer: true, min: 1 },
+};
 
 function weightOf(f: FileEdit): number {
   return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
@@ -186,9 +159,8 @@ function ruleText(r: Rule): string {
   return `${r.from} and ${r.to} changed together in ${r.support} of the ${r.count} commits that changed ${r.of} (${pct(r.confidence)})`;
 }
 
-export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
-  const defaults: CoChangeOptions = { ...DEFAULT_CO_CHANGE_OPTIONS, ...options };
-  return defineChannel<CoChangeOptions, CoChangePrepared>({
+export function coChangeChannel() {
+  return defineChannel({
     id: ID,
     // Measured on six public histories (docs/evaluation.md, "Co-change look-ahead"): with the
     // other shipped weights, every flag co-change adds at 0.05–0.1 on that corpus is a false one
@@ -203,16 +175,14 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
         'Files the history changes together (support, confidence over recent commits before the observation) extend each agent’s footprint; footprints that meet are close.',
       precision: 'file',
     },
-    defaultOptions: defaults,
+    defaultOptions: DEFAULT_CO_CHANGE_OPTIONS,
+    optionsSchema: CO_CHANGE_OPTIONS_SCHEMA,
     requires: ['coChange'],
-    async prepare(agents, ctx) {
-      const { options: o, problems } = resolveCoChangeOptions(ctx.options, defaults);
+    async prepare(agents, ctx): Promise<CoChangePrepared> {
+      const o = ctx.options;
+      const problems: Problem[] = [];
       const out = new Map<string, PreparedAgent>();
-      const service = ctx.services.coChange as CoChangeService | undefined;
-      if (!service || typeof service.viewFor !== 'function') {
-        problems.push(missingService(ID, 'coChange'));
-        return { agents: out, options: o, problems };
-      }
+      const service = ctx.services.coChange;
       for (const agent of agents) {
         if (agent.files.length === 0) continue;
         try {
@@ -232,7 +202,7 @@ export function coChangeChannel(options: Partial<CoChangeOptions> = {}) {
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
-      const o = prepared?.options ?? defaults;
+      const o = prepared?.options ?? ctx.options;
       const problems = prepared?.problems ?? [];
       const pa = prepared?.agents.get(a.id);
       const pb = prepared?.agents.get(b.id);

@@ -13,7 +13,18 @@
  * needs it and kept while its working set and view stay; a pair is scored by looking b's files up
  * in a's reach and a's files up in b's (`risk`), evidence built only for the items kept (`score`).
  */
-import { defineChannel, missingService, workingSetKey, type Agent, type Evidence, type FileEdit, type Problem } from '@airspace/core';
+import {
+  defineChannel,
+  IMPORT_EDGE_KINDS,
+  workingSetKey,
+  type Agent,
+  type Evidence,
+  type FileEdit,
+  type ImportEdgeKind,
+  type ImportGraphView,
+  type OptionsSchema,
+  type Problem,
+} from '@airspace/core';
 import {
   buildGraphIndex,
   chainTo,
@@ -32,36 +43,8 @@ import {
   type Steps,
 } from './reach.js';
 
-/** What an import means for coupling, as `@airspace/analysis` derives it from the import's syntax. */
-export type ImportEdgeKind = 'value' | 'type-only' | 'guarded' | 'dynamic' | 're-export';
-
-export const IMPORT_EDGE_KINDS: readonly ImportEdgeKind[] = ['value', 'type-only', 'guarded', 'dynamic', 're-export'];
-
-/** What the channel reads from `ctx.services.importGraph` (structural; `@airspace/analysis` provides it). */
-export interface ImportGraphView {
-  importsOf(path: string): readonly string[];
-  importersOf(path: string): readonly string[];
-  /** Kinds of the imports from `importer` to `imported`; without it (or empty) an import counts as `value`. */
-  importKinds?(importer: string, imported: string): readonly string[];
-  /** Every file of the graph; without it no file counts as a hub. */
-  filePaths?(): Iterable<string>;
-}
-
-/** Per-agent views; agents without an overlay see `base`. */
-export interface ImportGraphService {
-  readonly base: ImportGraphView;
-  forAgent(agentId: string): ImportGraphView;
-}
-
-/** A graphology directed graph is accepted as is (edge attribute `edgeKinds`, when present, gives the kinds). */
-interface GraphologyLike {
-  hasNode(node: string): boolean;
-  outNeighbors(node: string): string[];
-  inNeighbors(node: string): string[];
-  nodes?(): string[];
-  hasEdge?(source: string, target: string): boolean;
-  getEdgeAttributes?(source: string, target: string): { edgeKinds?: unknown };
-}
+// The import graph's contract (`ctx.services.importGraph`) is core's, as every service's.
+export { IMPORT_EDGE_KINDS, type ImportEdgeKind, type ImportGraphService, type ImportGraphView } from '@airspace/core';
 
 export interface DependencyOptions {
   /** γ ∈ (0, 1): coupling decay per extra import. */
@@ -115,58 +98,22 @@ interface ResolvedOptions extends DependencyOptions {
   readonly kindWeights: Readonly<Record<ImportEdgeKind, number>>;
 }
 
-/**
- * Checks options (from a config file: anything may come in). Each bad value is a problem naming
- * it and falls back to its default; the channel goes on.
- */
-export function resolveDependencyOptions(
-  raw: unknown,
-  defaults: DependencyOptions = DEFAULT_DEPENDENCY_OPTIONS,
-): { options: ResolvedOptions; problems: Problem[] } {
-  const problems: Problem[] = [];
-  const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  if (raw !== undefined && raw !== null && typeof raw !== 'object') problems.push(invalidOption('options', raw, 'an object'));
-  const pick = <T>(key: keyof DependencyOptions, ok: (v: unknown) => boolean, expected: string): T => {
-    const v = given[key];
-    if (v === undefined) return defaults[key] as T;
-    if (ok(v)) return v as T;
-    problems.push(invalidOption(key, v, expected));
-    return defaults[key] as T;
-  };
-  const unit = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
-  const kindWeights: Record<ImportEdgeKind, number> = { ...DEFAULT_KIND_WEIGHTS, ...defaults.kindWeights };
-  const kw = given['kindWeights'];
-  if (kw !== undefined) {
-    if (!kw || typeof kw !== 'object' || Array.isArray(kw))
-      problems.push(invalidOption('kindWeights', kw, `an object of ${IMPORT_EDGE_KINDS.join(', ')} → number in [0, 1]`));
-    else
-      for (const [k, v] of Object.entries(kw as Record<string, unknown>)) {
-        if (!(IMPORT_EDGE_KINDS as readonly string[]).includes(k))
-          problems.push(invalidOption(`kindWeights.${k}`, v, `one of the kinds ${IMPORT_EDGE_KINDS.join(', ')}`));
-        else if (!unit(v)) problems.push(invalidOption(`kindWeights.${k}`, v, 'a number in [0, 1]'));
-        else kindWeights[k as ImportEdgeKind] = v as number;
-      }
-  }
-  const options: ResolvedOptions = {
-    gamma: pick('gamma', (v) => typeof v === 'number' && v > 0 && v < 1, 'a number in (0, 1)'),
-    maxDepth: pick('maxDepth', (v) => Number.isInteger(v) && (v as number) >= 1, 'an integer ≥ 1'),
-    direction: pick('direction', (v) => v === 'directed' || v === 'undirected', '"directed" or "undirected"'),
-    includeSharedFiles: pick('includeSharedFiles', (v) => typeof v === 'boolean', 'true or false'),
-    maxEvidence: pick('maxEvidence', (v) => Number.isInteger(v) && (v as number) >= 1, 'an integer ≥ 1'),
-    kindWeights,
-    hubPercentile: pick('hubPercentile', (v) => typeof v === 'number' && v > 0 && v <= 1, 'a number in (0, 1]'),
-    hubMinDegree: pick('hubMinDegree', (v) => Number.isInteger(v) && (v as number) >= 1, 'an integer ≥ 1'),
-    hubFactor: pick('hubFactor', unit, 'a number in [0, 1]'),
-  };
-  return { options, problems };
-}
+/** The rules `ctx.options` are checked against (core's `resolveOptions`): a bad value keeps its default, with a problem. */
+export const DEPENDENCY_OPTIONS_SCHEMA: OptionsSchema<DependencyOptions> = {
+  gamma: { type: 'number', above: 0, below: 1 },
+  maxDepth: { type: 'number', integer: true, min: 1 },
+  direction: { type: 'string', values: ['directed', 'undirected'] },
+  includeSharedFiles: { type: 'boolean' },
+  maxEvidence: { type: 'number', integer: true, min: 1 },
+  kindWeights: { type: 'record', keys: IMPORT_EDGE_KINDS, value: { type: 'number', min: 0, max: 1 } },
+  hubPercentile: { type: 'number', above: 0, max: 1 },
+  hubMinDegree: { type: 'number', integer: true, min: 1 },
+  hubFactor: { type: 'number', min: 0, max: 1 },
+};
 
-function invalidOption(key: string, value: unknown, expected: string): Problem {
-  return {
-    code: 'INVALID_OPTION',
-    channel: ID,
-    message: `Option ${key} of the dependency channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
-  };
+/** Options as the channel uses them: every kind weighted (the defaults weigh each, and options merge key by key). */
+function resolved(options: DependencyOptions): ResolvedOptions {
+  return { ...options, kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...options.kindWeights } };
 }
 
 /** One agent's reach: built on first use (a pair that needs it), kept while its working set and view stay. */
@@ -214,31 +161,6 @@ export interface DependencyPrepared {
 }
 
 const ID = 'dependency';
-
-export function toImportGraphService(value: unknown): ImportGraphService | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const v = value as Partial<ImportGraphService & ImportGraphView & GraphologyLike>;
-  if (typeof v.forAgent === 'function' && v.base) return v as ImportGraphService;
-  if (typeof v.importsOf === 'function' && typeof v.importersOf === 'function') {
-    const view = v as ImportGraphView;
-    return { base: view, forAgent: () => view };
-  }
-  if (typeof v.outNeighbors === 'function' && typeof v.inNeighbors === 'function' && typeof v.hasNode === 'function') {
-    const g = v as GraphologyLike;
-    const view: ImportGraphView = {
-      importsOf: (p) => (g.hasNode(p) ? g.outNeighbors(p) : []),
-      importersOf: (p) => (g.hasNode(p) ? g.inNeighbors(p) : []),
-      importKinds(from, to) {
-        if (!g.hasEdge?.(from, to) || !g.getEdgeAttributes) return [];
-        const kinds = g.getEdgeAttributes(from, to).edgeKinds;
-        return Array.isArray(kinds) ? kinds.filter((k): k is string => typeof k === 'string') : [];
-      },
-      ...(typeof g.nodes === 'function' ? { filePaths: () => g.nodes!() } : {}),
-    };
-    return { base: view, forAgent: () => view };
-  }
-  return undefined;
-}
 
 /** The factor of an edge made of imports of these kinds: its strongest kind's (unknown kinds and none count as value). */
 function kindFactor(kinds: readonly string[], weights: Readonly<Record<ImportEdgeKind, number>>): number {
@@ -516,15 +438,10 @@ function gatherHits(
   }
 }
 
-export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
-  const defaults: DependencyOptions = {
-    ...DEFAULT_DEPENDENCY_OPTIONS,
-    ...options,
-    kindWeights: { ...DEFAULT_KIND_WEIGHTS, ...(options.kindWeights ?? {}) },
-  };
+export function dependencyChannel() {
   /** Each agent's runs, kept between scans by this channel object (see `prepare`). */
   const reaches = new Map<string, AgentReach>();
-  return defineChannel<DependencyOptions, DependencyPrepared>({
+  return defineChannel({
     id: ID,
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): import reach alone
     // foretold almost no textual conflict, so its evidence is shown but hardly weighs.
@@ -535,16 +452,14 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
       precision: 'file',
       docs: 'plugins/channel-dependency/README.md',
     },
-    defaultOptions: defaults,
+    defaultOptions: DEFAULT_DEPENDENCY_OPTIONS,
+    optionsSchema: DEPENDENCY_OPTIONS_SCHEMA,
     requires: ['importGraph'],
-    prepare(agents, ctx) {
-      const { options: o, problems } = resolveDependencyOptions(ctx.options, defaults);
-      const service = toImportGraphService(ctx.services.importGraph);
+    prepare(agents, ctx): DependencyPrepared {
+      const o = resolved(ctx.options);
+      const problems: Problem[] = [];
+      const service = ctx.services.importGraph;
       const out = new Map<string, AgentReach>();
-      if (!service) {
-        problems.push(missingService(ID, 'importGraph'));
-        return { agents: out, hubs: new Map(), options: o, problems };
-      }
       let graph: PreparedGraph;
       try {
         graph = prepareGraph(service.base, o);
@@ -652,7 +567,7 @@ export function dependencyChannel(options: Partial<DependencyOptions> = {}) {
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
-      const o = prepared?.options ?? resolveDependencyOptions(ctx.options, defaults).options;
+      const o = prepared?.options ?? resolved(ctx.options);
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
       /**

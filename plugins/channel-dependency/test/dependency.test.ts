@@ -1,19 +1,23 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { DEFAULT_THRESHOLDS, type Agent, type ChannelContext, type FileEdit } from '@airspace/core';
+import { scoreOnce } from '@airspace/core/testing';
 import { index, importGraphService, memorySnapshot, overlay, worktreeSnapshot } from '@airspace/analysis';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { dependencyChannel, type DependencyOptions, type ImportGraphService } from '../src/dependency.js';
 
 const edit = (path: string, weight = 1): FileEdit => ({ path, weight, status: 'modified', baseRanges: [[1, 1]], newRanges: [[1, 1]] });
 const agent = (id: string, files: FileEdit[]): Agent => ({ id, label: id, startedAt: 0, committedWork: 0, files });
-const ctx = (importGraph: unknown, options: Partial<DependencyOptions> = {}): ChannelContext<DependencyOptions> => ({
+const ctx = (
+  importGraph: ImportGraphService,
+  options: Partial<DependencyOptions> = {},
+): ChannelContext<DependencyOptions, 'importGraph'> => ({
   options: { ...dependencyChannel().defaultOptions!, ...options },
   now: 0,
   logger: { debug() {}, info() {}, warn() {} },
-  services: importGraph === undefined ? {} : { importGraph },
+  services: { importGraph },
 });
 
-async function pairScore(a: Agent, b: Agent, service: unknown, options: Partial<DependencyOptions> = {}) {
+async function pairScore(a: Agent, b: Agent, service: ImportGraphService, options: Partial<DependencyOptions> = {}) {
   const channel = dependencyChannel();
   const c = ctx(service, options);
   const prepared = await channel.prepare!([a, b], c);
@@ -94,11 +98,14 @@ describe('dependency channel', () => {
     expect((await pairScore(agent('alice', [edit('c.ts')]), agent('bob', [edit('b.ts')]), importGraphService(ix))).risk).toBe(0);
   });
 
-  test('a graphology graph is accepted; a missing service is a problem, not a throw', async () => {
+  test('a missing or malformed service is a problem, not a throw', async () => {
     const ix = await index(memorySnapshot(chain), { workers: 0 });
-    const r = await pairScore(agent('a', [edit('src/x.ts')]), agent('b', [edit('src/y.ts')]), ix.graph);
-    expect(r.risk).toBe(1);
-    const missing = await pairScore(agent('a', [edit('src/x.ts')]), agent('b', [edit('src/y.ts')]), undefined);
+    // A graph that is not core's ImportGraphService (here graphology's) is as good as missing.
+    const graphology = await scoreOnce(dependencyChannel(), agent('a', [edit('src/x.ts')]), agent('b', [edit('src/y.ts')]), {
+      services: { importGraph: ix.graph as never },
+    });
+    expect(graphology.problems?.[0]?.code).toBe('MISSING_SERVICE');
+    const missing = await scoreOnce(dependencyChannel(), agent('a', [edit('src/x.ts')]), agent('b', [edit('src/y.ts')]));
     expect(missing.risk).toBe(0);
     expect(missing.problems?.[0]?.code).toBe('MISSING_SERVICE');
   });

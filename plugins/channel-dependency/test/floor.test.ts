@@ -1,7 +1,7 @@
 // Runs cut at a floor (what a pair is first scored on) hold exactly a full run's entries at or
 // above it; a pair whose risk or evidence lies below the floor is scored on full runs.
 import { describe, expect, test } from 'vitest';
-import type { Agent, ChannelContext, FileEdit } from '@airspace/core';
+import type { Agent, ChannelContext, FileEdit, ImportGraphService } from '@airspace/core';
 import { dependencyChannel, type DependencyOptions } from '../src/dependency.js';
 import { buildGraphIndex, chainTo, numbering, reach, slotOf } from '../src/reach.js';
 
@@ -67,9 +67,9 @@ function service(edges: readonly (readonly [string, string, string])[]) {
   return { base: view, forAgent: () => view };
 }
 
-async function both(a: Agent, b: Agent, importGraph: unknown) {
+async function both(a: Agent, b: Agent, importGraph: ImportGraphService) {
   const channel = dependencyChannel();
-  const c: ChannelContext<DependencyOptions> = {
+  const c: ChannelContext<DependencyOptions, 'importGraph'> = {
     options: channel.defaultOptions!,
     now: 0,
     logger: { debug() {}, info() {}, warn() {} },
@@ -133,7 +133,7 @@ describe('a walk that fails', () => {
     };
     const importGraph = { base: plain.base, forAgent: (id: string) => (id === 'bad' ? broken : plain.base) };
     const channel = dependencyChannel();
-    const c: ChannelContext<DependencyOptions> = {
+    const c: ChannelContext<DependencyOptions, 'importGraph'> = {
       options: channel.defaultOptions!,
       now: 0,
       logger: { debug() {}, info() {}, warn() {} },

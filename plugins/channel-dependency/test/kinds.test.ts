@@ -104,8 +104,9 @@ channelTester.run('dependency (import kinds and hubs)', dependencyChannel(), {
 
 describe('dependency channel: kinds and hubs', () => {
   test('evidence names the kinds along the chain and the hub it discounted', async () => {
-    const r = await scoreOnce(dependencyChannel({ hubFactor: 0.5 }), one('a', 'src/components/C1.ts'), one('b', 'src/components/C2.ts'), {
+    const r = await scoreOnce(dependencyChannel(), one('a', 'src/components/C1.ts'), one('b', 'src/components/C2.ts'), {
       services,
+      options: { hubFactor: 0.5 },
     });
     expect(r.risk).toBeCloseTo(0.7 * 0.25 * 0.5);
     const ev = r.evidence[0]!;
@@ -140,8 +141,9 @@ describe('dependency channel: kinds and hubs', () => {
       }),
       { workers: 0 },
     );
-    const r = await scoreOnce(dependencyChannel({ direction: 'undirected' }), one('a', 'q.ts'), one('b', 'r.ts'), {
+    const r = await scoreOnce(dependencyChannel(), one('a', 'q.ts'), one('b', 'r.ts'), {
       services: { importGraph: importGraphService(fork) },
+      options: { direction: 'undirected' },
     });
     expect(r.risk).toBeCloseTo(0.7 * 0.25);
     expect(r.evidence[0]!.message).toContain('(type-only)');

@@ -19,9 +19,9 @@ import {
   type Evidence,
   type EvidenceSide,
   type FileEdit,
+  type GitChannelService,
   type MergeConflict,
-  type MergeOutcome,
-  type PairedEdits,
+  type OptionsSchema,
   type Problem,
   type Range,
 } from '@airspace/core';
@@ -35,16 +35,10 @@ export interface MergeOptions {
 
 export const DEFAULT_MERGE_OPTIONS: MergeOptions = { maxEvidencePerPath: 5, maxEvidence: 25 };
 
-/** What the channel needs of `services.git` (GitService provides it). */
-export interface MergeService {
-  merge(a: Agent, b: Agent): Promise<MergeOutcome>;
-  mergeMany?(pairs: readonly (readonly [Agent, Agent])[]): Promise<void>;
-  pairEdits?(a: Agent, b: Agent, path: string): Promise<PairedEdits | undefined>;
-}
-
-function isMergeService(value: unknown): value is MergeService {
-  return typeof value === 'object' && value !== null && typeof (value as { merge?: unknown }).merge === 'function';
-}
+export const MERGE_OPTIONS_SCHEMA: OptionsSchema<MergeOptions> = {
+  maxEvidencePerPath: { type: 'number', integer: true, min: 1 },
+  maxEvidence: { type: 'number', integer: true, min: 1 },
+};
 
 /** Every path an agent touches, on both sides of renames. */
 function touched(agent: Agent): Set<string> {
@@ -90,14 +84,14 @@ async function evidenceFor(
   a: Agent,
   b: Agent,
   c: MergeConflict,
-  service: MergeService,
+  service: GitChannelService,
   opts: MergeOptions,
   problems: Problem[],
 ): Promise<Evidence[]> {
   let f = findEdit(a, c.path);
   let g = findEdit(b, c.path);
   const why = c.message ?? `${c.type ?? 'CONFLICT'} in ${c.path}`;
-  if (f && g && a.base !== b.base && service.pairEdits) {
+  if (f && g && a.base !== b.base) {
     try {
       const paired = await service.pairEdits(a, b, c.path);
       if (paired) [f, g] = [paired.a, paired.b];
@@ -141,12 +135,8 @@ async function evidenceFor(
   ];
 }
 
-interface Prepared {
-  readonly service?: MergeService;
-}
-
-export function mergeChannel(options: Partial<MergeOptions> = {}) {
-  return defineChannel<MergeOptions, Prepared>({
+export function mergeChannel() {
+  return defineChannel({
     id: 'merge',
     defaultWeight: 1,
     meta: {
@@ -155,11 +145,11 @@ export function mergeChannel(options: Partial<MergeOptions> = {}) {
       precision: 'line',
       scoresGitState: true,
     },
-    defaultOptions: { ...DEFAULT_MERGE_OPTIONS, ...options },
+    defaultOptions: DEFAULT_MERGE_OPTIONS,
+    optionsSchema: MERGE_OPTIONS_SCHEMA,
     requires: ['git'],
     async prepare(agents, ctx) {
-      const service = ctx.services['git'];
-      if (!isMergeService(service)) return {};
+      const service = ctx.services.git;
       if (service.mergeMany) {
         const pairs: [Agent, Agent][] = [];
         for (let i = 0; i < agents.length; i++) {
@@ -171,24 +161,11 @@ export function mergeChannel(options: Partial<MergeOptions> = {}) {
           ctx.logger.warn(`merge: batch merge failed, merging pair by pair: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
-      return { service };
+      return undefined;
     },
     async score(a, b, ctx) {
-      const opts: MergeOptions = { ...DEFAULT_MERGE_OPTIONS, ...(ctx.options ?? {}) };
-      const service = ctx.prepared?.service ?? ctx.services['git'];
-      if (!isMergeService(service)) {
-        return {
-          risk: 0,
-          evidence: [],
-          problems: [
-            {
-              code: 'MISSING_SERVICE',
-              channel: 'merge',
-              message: 'The merge channel needs the git service (services.git from @airspace/git); it scored 0.',
-            },
-          ],
-        };
-      }
+      const opts = ctx.options;
+      const service = ctx.services.git;
       if (!mayConflict(a, b)) return { risk: 0, evidence: [] };
       const outcome = await service.merge(a, b);
       if (outcome.error) {

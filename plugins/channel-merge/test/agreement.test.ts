@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { overlapChannel } from '@airspace/channel-overlap';
-import type { Agent, Channel, ChannelScore } from '@airspace/core';
+import type { Agent, AnyChannel, ChannelScore } from '@airspace/core';
+import { scoreOnce } from '@airspace/core/testing';
 import { loadAgents, type LoadAgentsResult } from '@airspace/git';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { mergeChannel } from '../src/index.js';
@@ -55,7 +56,7 @@ function apply(base: readonly string[], cs: readonly Change[], tag: string): str
 /** Paths the merge channel and the overlap channel (conflict kinds only) flag for a × b. */
 async function flagged(a: Agent, b: Agent): Promise<{ git: Set<string | undefined>; overlap: Set<string | undefined> }> {
   const merged = await score(mergeChannel(), a, b);
-  const overlapped = await score(overlapChannel({ proximityRisk: 0 }), a, b);
+  const overlapped = await score(overlapChannel(), a, b, { proximityRisk: 0 });
   return {
     git: new Set(merged.evidence.map((e) => e.a?.path)),
     overlap: new Set(
@@ -64,15 +65,8 @@ async function flagged(a: Agent, b: Agent): Promise<{ git: Set<string | undefine
   };
 }
 
-async function score(channel: Channel<any, any>, a: Agent, b: Agent): Promise<ChannelScore> {
-  const ctx = {
-    options: channel.defaultOptions,
-    now: Date.now(),
-    logger: { debug() {}, info() {}, warn() {} },
-    services: { git: result!.git },
-  };
-  const prepared = await channel.prepare?.([a, b], ctx);
-  return channel.score(a, b, { ...ctx, prepared });
+function score(channel: AnyChannel, a: Agent, b: Agent, options?: unknown): Promise<ChannelScore> {
+  return scoreOnce(channel, a, b, { options, services: { git: result!.git }, now: Date.now() });
 }
 
 it("the overlap channel (base coordinates, git's rule) flags exactly the files git merge-tree conflicts on", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent, ChannelScore } from '@airspace/core';
+import { scoreOnce } from '@airspace/core/testing';
 import { loadAgents, runGitRaw, type LoadAgentsResult } from '@airspace/git';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { mergeChannel } from '../src/index.js';
@@ -160,13 +161,7 @@ describe('merge channel on real worktrees', () => {
       committedWork: 0,
       files: [{ path: 'a', status: 'modified', weight: 1, baseRanges: [[1, 1]], newRanges: [[1, 1]] }],
     });
-    const score = await channel.score(agent('x'), agent('y'), {
-      options: channel.defaultOptions!,
-      now: 0,
-      logger: silent,
-      services: {},
-      prepared: {},
-    });
+    const score = await scoreOnce(channel, agent('x'), agent('y'));
     expect(score).toMatchObject({ risk: 0, problems: [{ code: 'MISSING_SERVICE' }] });
   });
 });

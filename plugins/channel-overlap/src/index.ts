@@ -46,7 +46,7 @@ import {
   type Evidence,
   type EvidenceSide,
   type FileEdit,
-  type PairEditsService,
+  type OptionsSchema,
   type PairedEdits,
   type Problem,
   type Range,
@@ -68,6 +68,16 @@ export interface OverlapOptions {
   /** Risk of a path one agent declared it is about to touch and the other changes or declared (0 disables). */
   readonly intentRisk: number;
 }
+
+export const OVERLAP_OPTIONS_SCHEMA: OptionsSchema<OverlapOptions> = {
+  conflictFloor: { type: 'number', min: 0, max: 1 },
+  identicalRisk: { type: 'number', min: 0, max: 1 },
+  proximityRisk: { type: 'number', min: 0, max: 1 },
+  proximityHalfLifeLines: { type: 'number', above: 0 },
+  proximityMaxLines: { type: 'number', min: 0 },
+  maxEvidencePerFile: { type: 'number', integer: true, min: 1 },
+  intentRisk: { type: 'number', min: 0, max: 1 },
+};
 
 export const DEFAULT_OVERLAP_OPTIONS: OverlapOptions = {
   conflictFloor: 0.9,
@@ -387,10 +397,6 @@ export function scoreIntent(
   return { risk, evidence, coarse: true };
 }
 
-function isPairEditsService(value: unknown): value is PairEditsService {
-  return typeof value === 'object' && value !== null && typeof (value as { pairEdits?: unknown }).pairEdits === 'function';
-}
-
 function toPaired(value: unknown): PairedEdits | undefined {
   if (Array.isArray(value) && value.length === 2) return { a: value[0] as FileEdit, b: value[1] as FileEdit };
   if (typeof value === 'object' && value !== null && 'a' in value && 'b' in value) return value as PairedEdits;
@@ -427,8 +433,8 @@ function combine(
 
 const isIncomplete = (agent: Agent): boolean => (agent.incomplete?.length ?? 0) > 0;
 
-export function overlapChannel(options: Partial<OverlapOptions> = {}) {
-  return defineChannel<OverlapOptions, Prepared>({
+export function overlapChannel() {
+  return defineChannel({
     id: 'overlap',
     defaultWeight: 1.0,
     meta: {
@@ -436,8 +442,9 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
         'Edits of one file that overlap, touch or insert at the same point in merge-base coordinates (what git reports as a conflict), identical changes excepted.',
       precision: 'line',
     },
-    defaultOptions: { ...DEFAULT_OVERLAP_OPTIONS, ...options },
-    prepare(agents) {
+    defaultOptions: DEFAULT_OVERLAP_OPTIONS,
+    optionsSchema: OVERLAP_OPTIONS_SCHEMA,
+    prepare(agents): Prepared {
       return new Map(agents.map((agent) => [agent.id, indexFiles(agent)]));
     },
     candidates(agents, ctx, only) {
@@ -463,15 +470,16 @@ export function overlapChannel(options: Partial<OverlapOptions> = {}) {
       return out;
     },
     score(a, b, ctx) {
-      const opts: OverlapOptions = { ...DEFAULT_OVERLAP_OPTIONS, ...(ctx.options ?? {}) };
+      const opts = ctx.options;
       const indexB = ctx.prepared?.get(b.id) ?? indexFiles(b);
       const shared = sharedFiles(a, indexB);
       const intent = a.intent || b.intent ? scoreIntent(a, b, ctx.prepared?.get(a.id) ?? indexFiles(a), indexB, opts) : undefined;
       if (shared.length === 0) return intent ? combine([intent], []) : { risk: 0, evidence: [] };
       const problems: Problem[] = [];
       const differentBases = a.base !== undefined && b.base !== undefined && a.base !== b.base;
-      const git = ctx.services['git'];
-      if (differentBases && isPairEditsService(git)) {
+      // The git service is optional here: without it each agent's own base coordinates are used.
+      const git = ctx.services.git;
+      if (differentBases && git) {
         return (async () => {
           const results: FileResult[] = [];
           for (const [f, g] of shared) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
-import type { FileEdit, PairEditsService } from '@airspace/core';
-import overlap, { overlapChannel } from '../src/index.js';
+import type { FileEdit, GitChannelService } from '@airspace/core';
+import overlap from '../src/index.js';
 
 const a = (...files: ReturnType<typeof edit>[]) => agent('alice', files);
 const b = (...files: ReturnType<typeof edit>[]) => agent('bob', files);
@@ -252,7 +252,6 @@ describe('overlap evidence and options', () => {
 
   it('honours conflictFloor, identicalRisk and proximity options', async () => {
     const big = [agent('alice', [edit('f.ts', [[1, 100]])]), agent('bob', [edit('f.ts', [[100, 300]])])] as const;
-    expect((await scoreOnce(overlapChannel({ conflictFloor: 0.5 }), ...big)).risk).toBeCloseTo(0.5);
     expect((await scoreOnce(overlap, ...big, { options: { conflictFloor: 0.6 } })).risk).toBeCloseTo(0.6);
     const gap = [agent('alice', [edit('f.ts', [[1, 3]])]), agent('bob', [edit('f.ts', [[5, 6]])])] as const;
     expect((await scoreOnce(overlap, ...gap)).risk).toBeCloseTo(0.3);
@@ -325,7 +324,9 @@ describe('overlap evidence and options', () => {
     const alice = agent('alice', [edit('src/a.ts', [[30, 32]])], { base: 'b1' });
     const bob = agent('bob', [edit('src/a.ts', [[2, 3]])], { base: 'b2' });
     const calls: string[] = [];
-    const git: PairEditsService = {
+    const unused = () => Promise.reject(new Error('the overlap channel does not merge'));
+    const git: GitChannelService = {
+      merge: unused,
       pairEdits(x, y, path) {
         calls.push(`${x.id}×${y.id}:${path}`);
         return { a: edit('src/a.ts', [[2, 4]]), b: edit('src/a.ts', [[2, 3]]), base: 'm' };
@@ -345,7 +346,7 @@ describe('overlap evidence and options', () => {
     ] as const;
     expect((await scoreOnce(overlap, ...near)).evidence[0]!.confidence).toBe('low');
 
-    const failing: PairEditsService = { pairEdits: () => Promise.reject(new Error('no merge base')) };
+    const failing: GitChannelService = { merge: unused, pairEdits: () => Promise.reject(new Error('no merge base')) };
     const degraded = await scoreOnce(overlap, ...near, { services: { git: failing } });
     expect(degraded.risk).toBeGreaterThanOrEqual(0.9);
     expect(degraded.problems![0]!.message).toContain('no merge base');

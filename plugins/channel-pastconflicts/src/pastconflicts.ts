@@ -15,15 +15,7 @@
  * agents' current lines conflict is the overlap and merge channels' business; this channel says
  * how often that file's parallel edits ended in a conflict before. Precision `file`.
  */
-import {
-  defineChannel,
-  missingService,
-  type Agent,
-  type Evidence,
-  type PastConflictsService,
-  type PastConflictsView,
-  type Problem,
-} from '@airspace/core';
+import { defineChannel, type Agent, type Evidence, type OptionsSchema, type PastConflictsView, type Problem } from '@airspace/core';
 
 export interface PastConflictsOptions {
   /** How many commits back from the agent's commit the merges are looked for (merges included). */
@@ -58,40 +50,15 @@ export interface PastConflictsPrepared {
   readonly problems: readonly Problem[];
 }
 
-function invalidOption(key: string, value: unknown, expected: string): Problem {
-  return {
-    code: 'INVALID_OPTION',
-    channel: ID,
-    message: `Option ${key} of the past-conflicts channel is ${JSON.stringify(value) ?? String(value)}, not ${expected}; its default is used.`,
-  };
-}
-
-/** Checks options (from a config file: anything may come in); a bad value is a problem and its default is used. */
-export function resolvePastConflictsOptions(
-  raw: unknown,
-  defaults: PastConflictsOptions = DEFAULT_PAST_CONFLICTS_OPTIONS,
-): { options: PastConflictsOptions; problems: Problem[] } {
-  const problems: Problem[] = [];
-  const given = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  if (raw !== undefined && raw !== null && typeof raw !== 'object') problems.push(invalidOption('options', raw, 'an object'));
-  const pick = <K extends keyof PastConflictsOptions>(key: K, ok: (v: unknown) => boolean, expected: string): PastConflictsOptions[K] => {
-    const v = given[key];
-    if (v === undefined) return defaults[key];
-    if (ok(v)) return v as PastConflictsOptions[K];
-    problems.push(invalidOption(key, v, expected));
-    return defaults[key];
-  };
-  const intAtLeast = (n: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= n;
-  const options: PastConflictsOptions = {
-    window: pick('window', intAtLeast(1), 'an integer ≥ 1'),
-    maxMerges: pick('maxMerges', intAtLeast(1), 'an integer ≥ 1'),
-    minConflicts: pick('minConflicts', intAtLeast(1), 'an integer ≥ 1'),
-    prior: pick('prior', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number ≥ 0'),
-    maxRisk: pick('maxRisk', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number in [0, 1]'),
-    maxEvidence: pick('maxEvidence', intAtLeast(1), 'an integer ≥ 1'),
-  };
-  return { options, problems };
-}
+/** The rules `ctx.options` are checked against (core's `resolveOptions`): a bad value keeps its default, with a problem. */
+export const PAST_CONFLICTS_OPTIONS_SCHEMA: OptionsSchema<PastConflictsOptions> = {
+  window: { type: 'number', integer: true, min: 1 },
+  maxMerges: { type: 'number', integer: true, min: 1 },
+  minConflicts: { type: 'number', integer: true, min: 1 },
+  prior: { type: 'number', min: 0 },
+  maxRisk: { type: 'number', min: 0, max: 1 },
+  maxEvidence: { type: 'number', integer: true, min: 1 },
+};
 
 function pathsOf(agent: Agent): Set<string> {
   const paths = new Set<string>();
@@ -111,9 +78,8 @@ interface Finding {
   readonly viewOf: Agent;
 }
 
-export function pastConflictsChannel(options: Partial<PastConflictsOptions> = {}) {
-  const defaults: PastConflictsOptions = { ...DEFAULT_PAST_CONFLICTS_OPTIONS, ...options };
-  return defineChannel<PastConflictsOptions, PastConflictsPrepared>({
+export function pastConflictsChannel() {
+  return defineChannel({
     id: ID,
     // Measured on six public histories (docs/evaluation.md, "Past conflicts"), by the co-change
     // rule: the largest weight of a grid (0 … 0.9) that adds no false traffic advisory on the full
@@ -127,16 +93,14 @@ export function pastConflictsChannel(options: Partial<PastConflictsOptions> = {}
         'Files both agents change that conflicted in many of the past merges that touched them (merges before the observation, re-merged).',
       precision: 'file',
     },
-    defaultOptions: defaults,
+    defaultOptions: DEFAULT_PAST_CONFLICTS_OPTIONS,
+    optionsSchema: PAST_CONFLICTS_OPTIONS_SCHEMA,
     requires: ['pastConflicts'],
-    async prepare(agents, ctx) {
-      const { options: o, problems } = resolvePastConflictsOptions(ctx.options, defaults);
+    async prepare(agents, ctx): Promise<PastConflictsPrepared> {
+      const o = ctx.options;
+      const problems: Problem[] = [];
       const out = new Map<string, { paths: ReadonlySet<string>; view?: PastConflictsView }>();
-      const service = ctx.services.pastConflicts as PastConflictsService | undefined;
-      if (!service || typeof service.viewFor !== 'function') {
-        problems.push(missingService(ID, 'pastConflicts'));
-        return { agents: out, options: o, problems };
-      }
+      const service = ctx.services.pastConflicts;
       for (const agent of agents) {
         if (agent.files.length === 0) continue;
         try {
@@ -179,7 +143,7 @@ export function pastConflictsChannel(options: Partial<PastConflictsOptions> = {}
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
-      const o = prepared?.options ?? defaults;
+      const o = prepared?.options ?? ctx.options;
       const problems = prepared?.problems ?? [];
       const pa = prepared?.agents.get(a.id);
       const pb = prepared?.agents.get(b.id);

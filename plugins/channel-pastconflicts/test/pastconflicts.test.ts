@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, PastConflictsService, PastConflictsView } from '@airspace/core';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
-import { pastConflictsChannel, resolvePastConflictsOptions } from '../src/index.js';
+import { resolveOptions } from '@airspace/core';
+import { pastConflictsChannel } from '../src/index.js';
 
 /** Past merges in memory: per path, [merges that touched it, merges that conflicted in it]. */
 function past(counts: Record<string, readonly [number, number]>, merges = 40): PastConflictsView {
@@ -123,14 +124,22 @@ describe('past-conflicts scoring', () => {
       services: s,
     });
     expect(capped.risk).toBe(0.9);
-    const strict = await scoreOnce(pastConflictsChannel({ minConflicts: 3 }), alice('a.txt'), bob('a.txt'), { services: s });
+    const strict = await scoreOnce(pastConflictsChannel(), alice('a.txt'), bob('a.txt'), { services: s, options: { minConflicts: 3 } });
     expect(strict.risk).toBe(0);
-    const noPrior = await scoreOnce(pastConflictsChannel({ prior: 0, maxRisk: 1 }), alice('a.txt'), bob('a.txt'), { services: s });
+    const noPrior = await scoreOnce(pastConflictsChannel(), alice('a.txt'), bob('a.txt'), {
+      services: s,
+      options: { prior: 0, maxRisk: 1 },
+    });
     expect(noPrior.risk).toBe(1);
   });
 
   it('reports a bad option and uses its default', () => {
-    const { options, problems } = resolvePastConflictsOptions({ minConflicts: 0, prior: -1, window: 50 });
+    const channel = pastConflictsChannel();
+    const { options, problems } = resolveOptions(channel.id, channel.defaultOptions, channel.optionsSchema, {
+      minConflicts: 0,
+      prior: -1,
+      window: 50,
+    });
     expect(options.minConflicts).toBe(2);
     expect(options.prior).toBe(1);
     expect(options.window).toBe(50);

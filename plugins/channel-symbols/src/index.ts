@@ -34,7 +34,7 @@ import {
   type Hunk,
   type Range,
   type SymbolRead,
-  type SymbolService,
+  type OptionsSchema,
   type SymbolWrite,
 } from '@airspace/core';
 
@@ -54,6 +54,21 @@ export interface SymbolsOptions {
   /** At most this many evidence items per pair (strongest first). */
   readonly maxEvidence: number;
 }
+
+const unit = { type: 'number', min: 0, max: 1 } as const;
+
+export const SYMBOLS_OPTIONS_SCHEMA: OptionsSchema<SymbolsOptions> = {
+  writeWrite: unit,
+  writeWriteApart: unit,
+  writeWriteHalfLifeLines: { type: 'number', above: 0 },
+  identicalRisk: unit,
+  signatureRead: unit,
+  bodyRead: unit,
+  touchedSignatureRead: unit,
+  touchedBodyRead: unit,
+  lowConfidenceFactor: unit,
+  maxEvidence: { type: 'number', integer: true, min: 1 },
+};
 
 export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
   writeWrite: 0.9,
@@ -139,9 +154,8 @@ function regionsIn(f: FileEdit, w: SymbolWrite): Hunk[] {
 
 const hunkKey = (h: Hunk): string => `${h.base[0]}:${h.base[1]}:${h.contentId}`;
 
-export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
-  const base: SymbolsOptions = { ...DEFAULT_SYMBOLS_OPTIONS, ...options };
-  return defineChannel<Partial<SymbolsOptions>, Prepared>({
+export function symbolsChannel() {
+  return defineChannel({
     id: 'symbols',
     // Held at 1 in the fit of docs/evaluation.md ("Shipped defaults"): its symbol-precise hazards
     // (a changed signature the other side calls) are semantic collisions a textual label cannot see.
@@ -151,10 +165,11 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
         'Read/write hazards: one agent changes a definition (signature, body, export) that the other reads, or both change one symbol.',
       precision: 'symbol',
     },
-    defaultOptions: base,
+    defaultOptions: DEFAULT_SYMBOLS_OPTIONS,
+    optionsSchema: SYMBOLS_OPTIONS_SCHEMA,
     requires: ['symbols'],
-    prepare(agents: readonly Agent[], ctx) {
-      const service = ctx.services['symbols'] as SymbolService;
+    prepare(agents: readonly Agent[], ctx): Prepared {
+      const service = ctx.services.symbols;
       const prepared = new Map<string, AgentSymbols>();
       for (const agent of agents) {
         try {
@@ -172,7 +187,7 @@ export function symbolsChannel(options: Partial<SymbolsOptions> = {}) {
       return prepared;
     },
     score(a, b, ctx) {
-      const o: SymbolsOptions = { ...base, ...(ctx.options as Partial<SymbolsOptions>) };
+      const o = ctx.options;
       const sa = ctx.prepared.get(a.id);
       const sb = ctx.prepared.get(b.id);
       if (!sa || !sb) return { risk: 0, evidence: [] };

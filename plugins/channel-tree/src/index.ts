@@ -19,7 +19,7 @@
  * light channels, below τ_TA; `docs/plugins.md`). That bound is the floor below which its risk is
  * treated as 0, and it cannot change any level.
  */
-import { defineChannel, workingSetKey, type Agent, type FileEdit } from '@airspace/core';
+import { defineChannel, workingSetKey, type Agent, type FileEdit, type OptionsSchema } from '@airspace/core';
 
 export interface TreeOptions {
   /** Ignore pairs whose best closeness (1 − treeDistance) is below this (noise floor). Default 0. */
@@ -27,6 +27,8 @@ export interface TreeOptions {
 }
 
 export const DEFAULT_TREE_OPTIONS: TreeOptions = { minCloseness: 0 };
+
+export const TREE_OPTIONS_SCHEMA: OptionsSchema<TreeOptions> = { minCloseness: { type: 'number', min: 0, max: 1 } };
 
 interface Best {
   readonly weight: number;
@@ -185,16 +187,17 @@ function commonDirectory(a: string, b: string): string {
   return lastSlash < 0 ? '' : a.slice(0, lastSlash);
 }
 
-export function treeChannel(options: Partial<TreeOptions> = {}) {
+export function treeChannel() {
   const kept = new Map<string, { key: string; prepared: PreparedAgent }>();
-  return defineChannel<TreeOptions, ReadonlyMap<string, PreparedAgent>>({
+  return defineChannel({
     id: 'tree',
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): nearness in the tree
     // alone foretold almost no textual conflict.
     defaultWeight: 0.007,
     meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
-    defaultOptions: { ...DEFAULT_TREE_OPTIONS, ...options },
-    prepare(agents: readonly Agent[]) {
+    defaultOptions: DEFAULT_TREE_OPTIONS,
+    optionsSchema: TREE_OPTIONS_SCHEMA,
+    prepare(agents: readonly Agent[]): ReadonlyMap<string, PreparedAgent> {
       // An agent's trie is kept while its working set stays (a rescan rebuilds only the changed agents').
       const out = new Map<string, PreparedAgent>();
       for (const agent of agents) {
@@ -207,7 +210,7 @@ export function treeChannel(options: Partial<TreeOptions> = {}) {
       return out;
     },
     score(a, b, ctx) {
-      const opts: TreeOptions = { ...DEFAULT_TREE_OPTIONS, ...(ctx.options ?? {}) };
+      const opts = ctx.options;
       // Search from the agent with fewer files into the other's trie; the result is symmetric.
       const [from, to] = a.files.length <= b.files.length ? [a, b] : [b, a];
       const source = ctx.prepared?.get(from.id) ?? prepareAgent(from);

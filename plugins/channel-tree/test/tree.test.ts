@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
-import tree, { treeChannel, treeCloseness } from '../src/index.js';
+import tree, { treeCloseness } from '../src/index.js';
 
 const a = (...paths: string[]) =>
   agent(
@@ -81,6 +81,6 @@ describe('tree channel', () => {
   it('names the closest pair of paths and honours minCloseness', async () => {
     const result = await scoreOnce(tree, a('src/a.ts', 'lib/q.ts'), b('src/b.ts'));
     expect(result.evidence[0]).toMatchObject({ a: { agent: 'alice', path: 'src/a.ts' }, b: { agent: 'bob', path: 'src/b.ts' } });
-    expect((await scoreOnce(treeChannel({ minCloseness: 0.6 }), a('src/a.ts'), b('src/b.ts'))).risk).toBe(0);
+    expect((await scoreOnce(tree, a('src/a.ts'), b('src/b.ts'), { options: { minCloseness: 0.6 } })).risk).toBe(0);
   });
 });

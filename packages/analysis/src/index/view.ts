@@ -3,6 +3,7 @@
  * an agent's overlay (its changed files analysed in its own version) answer the same questions.
  */
 import { DirectedGraph } from 'graphology';
+import type { ImportGraphService as ChannelImportGraphService, ImportGraphView as ChannelImportGraphView } from '@airspace/core';
 import type { FileFacts, ImportEdgeKind } from '../facts.js';
 import { languageOf } from '../facts.js';
 import type { SnapshotFile } from '../snapshot.js';
@@ -20,8 +21,8 @@ import {
   type SkippedFile,
 } from './build.js';
 
-/** The shape the dependency channel reads (`ctx.services.importGraph`, see its README). */
-export interface ImportGraphView {
+/** Core's `ImportGraphView` (what `ctx.services.importGraph` gives channels), with every answer this index has. */
+export interface ImportGraphView extends ChannelImportGraphView {
   hasFile(path: string): boolean;
   /** Files that `path` imports (edge path → target). */
   importsOf(path: string): readonly string[];
@@ -181,7 +182,7 @@ function overlayView(index: AnalysisIndex, own: ReadonlyMap<string, IndexedFile 
  * What the scanner puts in `ctx.services.importGraph` for the dependency channel: the base
  * view and, per agent id, that agent's overlay (agents without one see the base).
  */
-export interface ImportGraphService {
+export interface ImportGraphService extends ChannelImportGraphService {
   readonly base: ImportGraphView;
   forAgent(agentId: string): ImportGraphView;
 }

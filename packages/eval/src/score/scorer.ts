@@ -4,7 +4,7 @@
  * Weights are applied later: re-weighting needs no re-scoring.
  */
 import { createHash } from 'node:crypto';
-import { scanAirspace, type AnyChannel, type ChannelBudget, type Precision, type Problem } from '@airspace/core';
+import { scanAirspace, type AnyChannel, type Precision, type Problem, type ScanOptions } from '@airspace/core';
 import type { Scenario } from '../extract/scenario.js';
 
 export interface ChannelInfo {
@@ -32,10 +32,11 @@ export interface ScenarioScorer {
 
 export interface ChannelScorerOptions {
   readonly channels: readonly AnyChannel[];
-  readonly weights?: Readonly<Record<string, number>>;
-  readonly channelOptions?: Readonly<Record<string, unknown>>;
-  /** Time budgets of plugin channels, per scenario (see core's ScanOptions). */
-  readonly budgets?: Readonly<Record<string, ChannelBudget>>;
+  /**
+   * What a scan passes `scanAirspace` (the scanner's `scanOptionsOf(set)`: weights, options,
+   * budgets of plugin channels per scenario); a replay adds only `exhaustive`.
+   */
+  readonly options?: Pick<ScanOptions, 'weights' | 'thresholds' | 'channelOptions' | 'budgets' | 'escalation'>;
   /** Services channels `require`, for one scenario (facts of its base and sides, `git` …). */
   readonly servicesFor?: (scenario: Scenario) => Promise<Readonly<Record<string, unknown>>> | Readonly<Record<string, unknown>>;
   readonly repository?: { readonly id: string; readonly root?: string };
@@ -63,20 +64,18 @@ export function createChannelScorer(options: ChannelScorerOptions): ScenarioScor
   const channels = options.channels.map((c) => ({
     id: c.id,
     precision: c.meta?.precision ?? 'file',
-    weight: options.weights?.[c.id] ?? c.defaultWeight,
+    weight: options.options?.weights?.[c.id] ?? c.defaultWeight,
   }));
   return {
     channels,
-    version: channelSetVersion(options.channels, options.channelOptions, options.versionSalt),
+    version: channelSetVersion(options.channels, options.options?.channelOptions, options.versionSalt),
     async score(scenario) {
       const services = options.servicesFor ? await options.servicesFor(scenario) : {};
       const result = await scanAirspace(
         scenario.agents,
         { channels: options.channels, services, now: scenario.now, ...(options.repository ? { repository: options.repository } : {}) },
         {
-          ...(options.weights ? { weights: options.weights } : {}),
-          ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
-          ...(options.budgets ? { budgets: options.budgets } : {}),
+          ...options.options,
           // Every channel's risk of the pair, even below every band: eval fits weights on them.
           exhaustive: true,
         },
