@@ -98,13 +98,16 @@ function where(path: string, range: Range | undefined): string {
 }
 
 /**
- * A body change of a class is a change to its own lines only — a member changed is written as
- * itself — so what it changes is mostly documentation and declarations, not what a caller runs.
+ * A body change of a class is a change to its own lines only — a method or field changed is written
+ * as itself — so what it changes is mostly documentation and declarations, not what a caller runs.
+ * Members the analysis does not extract count as own lines: Python class attributes, and method
+ * signatures of a TypeScript `declare class` (a .d.ts overload added to a class scores this too).
  */
 const isClassBody = (w: SymbolWrite): boolean => w.kind === 'class' && w.change === 'body';
 
 function describeWrite(w: SymbolWrite): string {
-  if (isClassBody(w)) return `changes the class ${w.qualifiedName} outside its methods (docstring, comments or class-level statements)`;
+  if (isClassBody(w))
+    return `changes the class ${w.qualifiedName} outside the methods and fields found in it (docstring, comments, class-level statements or member declarations)`;
   switch (w.change) {
     case 'signature':
       return `changes the signature of ${w.qualifiedName}`;

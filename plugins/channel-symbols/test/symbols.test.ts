@@ -355,7 +355,7 @@ describe('symbols channel on Python', () => {
       a: { agent: 'alice', symbol: 'Server' },
       b: { agent: 'bob', path: 'app.py' },
     });
-    expect(doc.evidence[0]!.message).toContain('changes the class Server outside its methods');
+    expect(doc.evidence[0]!.message).toContain('changes the class Server outside the methods and fields found in it');
     const method = s.channel(s.link('carol', 'bob'), 'symbols');
     expect(method.risk).toBeCloseTo(0.45, 5);
     expect(method.evidence[0]!.message).toContain('changes the body of Server.listen');
