@@ -13,6 +13,9 @@
  *                    the other's changed lines read; or changes its body     (bodyRead)
  *   write → touched  the read is elsewhere in a file the reader changed      (touchedSignatureRead,
  *                                                                             touchedBodyRead)
+ *   class body       the writer changes a class outside its members (docstring, comments,
+ *                    class-level statements): its methods are writes of their own, so a reader of
+ *                    the class (a constructor call, a subclass) is exposed to little   (classBodyRead)
  *
  * A read resolved by name only (no import or scope says which definition it is) counts
  * `lowConfidenceFactor` as much and says so in its evidence. Each hazard is scaled by the two
@@ -50,6 +53,11 @@ export interface SymbolsOptions {
   readonly bodyRead: number;
   readonly touchedSignatureRead: number;
   readonly touchedBodyRead: number;
+  /**
+   * One changes a class's own lines (outside its methods and fields: its docstring, comments,
+   * class-level statements) that the other reads; the read's strength does not raise it.
+   */
+  readonly classBodyRead: number;
   readonly lowConfidenceFactor: number;
   /** At most this many evidence items per pair (strongest first). */
   readonly maxEvidence: number;
@@ -79,6 +87,7 @@ export const DEFAULT_SYMBOLS_OPTIONS: SymbolsOptions = {
   bodyRead: 0.45,
   touchedSignatureRead: 0.3,
   touchedBodyRead: 0.15,
+  classBodyRead: 0.15,
   lowConfidenceFactor: 0.5,
   maxEvidence: 8,
 };
@@ -103,7 +112,17 @@ function where(path: string, range: Range | undefined): string {
   return range[0] === range[1] ? `${path}:${range[0]}` : `${path}:${range[0]}–${range[1]}`;
 }
 
+/**
+ * A body change of a class is a change to its own lines only — a method or field changed is written
+ * as itself — so what it changes is mostly documentation and declarations, not what a caller runs.
+ * Members the analysis does not extract count as own lines: Python class attributes, and method
+ * signatures of a TypeScript `declare class` (a .d.ts overload added to a class scores this too).
+ */
+const isClassBody = (w: SymbolWrite): boolean => w.kind === 'class' && w.change === 'body';
+
 function describeWrite(w: SymbolWrite): string {
+  if (isClassBody(w))
+    return `changes the class ${w.qualifiedName} outside the methods and fields found in it (docstring, comments, class-level statements or member declarations)`;
   switch (w.change) {
     case 'signature':
       return `changes the signature of ${w.qualifiedName}`;
@@ -209,8 +228,9 @@ export function symbolsChannel() {
           const w = sw.writes.get(read.symbol);
           if (!w || w.change === 'added' || sr.writes.has(read.symbol)) continue;
           const structural = w.change === 'signature' || w.change === 'deleted';
-          let risk =
-            read.strength === 'changed'
+          let risk = isClassBody(w)
+            ? Math.min(o.classBodyRead, read.strength === 'changed' ? o.bodyRead : o.touchedBodyRead)
+            : read.strength === 'changed'
               ? structural
                 ? o.signatureRead
                 : o.bodyRead

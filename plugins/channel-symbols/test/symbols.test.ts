@@ -335,6 +335,31 @@ describe('symbols channel on Python', () => {
     expect(reads[0]).toMatchObject({ strength: 'changed', confidence: 'high' });
     expect(s.channel(s.link('alice', 'bob'), 'symbols').risk).toBeGreaterThanOrEqual(0.7);
   });
+  it('scores a change to a class outside its methods (its docstring) low for a caller of the class', async () => {
+    const server = ['class Server:', '    """Serves."""', '', '    def listen(self, port):', '        return port', ''].join('\n');
+    const app = 'from pkg.server import Server\n\nX = 1\n';
+    const s = await scenario(
+      { 'pkg/__init__.py': '', 'pkg/server.py': server, 'app.py': app },
+      {
+        // A note in the class docstring: a body change of the class, none of its methods.
+        alice: (wt) => wt.write('pkg/server.py', server.replace('    """Serves."""', '    """Serves.\n\n    A note.\n    """')).commit('a'),
+        bob: (wt) => wt.write('app.py', app.replace('X = 1', 'X = Server().listen(8)')).commit('b'),
+        // A change inside a method the other calls is still a body change read by new code.
+        carol: (wt) => wt.write('pkg/server.py', server.replace('return port', 'return port + 1')).commit('c'),
+      },
+    );
+    const doc = s.channel(s.link('alice', 'bob'), 'symbols');
+    expect(doc.risk).toBeCloseTo(0.15, 5);
+    expect(doc.evidence[0]).toMatchObject({
+      kind: 'write-read',
+      a: { agent: 'alice', symbol: 'Server' },
+      b: { agent: 'bob', path: 'app.py' },
+    });
+    expect(doc.evidence[0]!.message).toContain('changes the class Server outside the methods and fields found in it');
+    const method = s.channel(s.link('carol', 'bob'), 'symbols');
+    expect(method.risk).toBeCloseTo(0.45, 5);
+    expect(method.evidence[0]!.message).toContain('changes the body of Server.listen');
+  });
 });
 
 describe('symbols precision', () => {
