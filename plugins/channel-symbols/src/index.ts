@@ -72,6 +72,7 @@ export const SYMBOLS_OPTIONS_SCHEMA: OptionsSchema<SymbolsOptions> = {
   identicalRisk: unit,
   signatureRead: unit,
   bodyRead: unit,
+  classBodyRead: unit,
   touchedSignatureRead: unit,
   touchedBodyRead: unit,
   lowConfidenceFactor: unit,
