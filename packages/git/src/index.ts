@@ -27,3 +27,4 @@ export {
   type MergeRecord,
   type PastConflictHistoryOptions,
 } from './history/conflicts.js';
+export * from './map-limit.js';

@@ -11,6 +11,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY } from '@airspace/core';
 import { runGitRaw } from './exec.js';
+import { mapLimit } from './map-limit.js';
 import { agentFailed, fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
 import { openRepository, resolveBase, resolveCommit, type BaseInfo, type RepositoryInfo } from './repository.js';
 import { GitService } from './service.js';
@@ -84,19 +85,6 @@ export interface LoadAgentsResult {
   readonly problems: Problem[];
   /** The service for channels (`services.git`); dispose it when done (removes scratch objects). */
   readonly git: GitService;
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 async function candidatesOf(
