@@ -25,7 +25,7 @@ import {
   type AgentCandidate,
   type AgentSource,
 } from './sources.js';
-import { publishedCandidates, reconcilePublished } from './team.js';
+import { publishedCandidates, reconcilePublished } from './team/fetch.js';
 import {
   blobSizes,
   changedPaths,
