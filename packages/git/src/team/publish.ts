@@ -3,11 +3,11 @@
  * store as an observation commit on its real HEAD, and pushed to `refs/airspace/agents/<id>` on
  * the remote leased on what this clone last published; and withdrawing it again.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeLooseObject } from '../blob.js';
 import { runGit, runGitRaw } from '../exec.js';
-import { openRepository, resolveBase } from '../repository.js';
+import { creationTime, openRepository, resolveBase } from '../repository.js';
 import { ScratchStore } from '../scratch.js';
 import { snapshotWorktree } from '../snapshot.js';
 import { DEFAULT_MAX_FILE_BYTES, readHistory } from '../working-set.js';
@@ -80,15 +80,6 @@ async function storeRef(store: TeamStore, cwd: string, ref: string): Promise<str
   const r = await runGitRaw(gitInStore(store, ['rev-parse', '--verify', '--quiet', ref]), { cwd, okCodes: [1, 128] });
   const id = r.stdout.toString().trim();
   return r.code === 0 && id ? id : undefined;
-}
-
-function creationTime(gitDir: string): number | undefined {
-  try {
-    const st = statSync(gitDir);
-    return st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
-  } catch {
-    return undefined;
-  }
 }
 
 /** One sentence for a failed push, from git's porcelain status line and stderr. */
