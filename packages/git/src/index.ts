@@ -6,7 +6,7 @@ export * from './mapping.js';
 export * from './repository.js';
 export * from './sources.js';
 export * from './scratch.js';
-export * from './snapshot.js';
+export * from './state-tree.js';
 export * from './working-set.js';
 export * from './service.js';
 export * from './load-agents.js';

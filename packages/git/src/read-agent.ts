@@ -10,7 +10,7 @@ import { runGitRaw } from './exec.js';
 import { fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
 import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
 import type { GitService } from './service.js';
-import { normalizeRelPath, snapshotWorktree } from './snapshot.js';
+import { normalizeRelPath, snapshotWorktree } from './state-tree.js';
 import type { AgentCandidate } from './sources.js';
 import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { runGitRaw } from './exec.js';
 import type { RepositoryInfo } from './repository.js';
 import { ScratchStore } from './scratch.js';
-import { writeStateCommit } from './snapshot.js';
+import { writeStateCommit } from './state-tree.js';
 import { readLooseObject, writeLooseObject } from './blob.js';
 import { TreeModel } from './tree-model.js';
 import { createBlobReader, type BlobReader } from './blob-reader.js';

@@ -9,7 +9,7 @@ import { writeLooseObject } from '../blob.js';
 import { runGit, runGitRaw } from '../exec.js';
 import { creationTime, openRepository, resolveBase } from '../repository.js';
 import { ScratchStore } from '../scratch.js';
-import { snapshotWorktree } from '../snapshot.js';
+import { snapshotWorktree } from '../state-tree.js';
 import { DEFAULT_MAX_FILE_BYTES, readHistory } from '../working-set.js';
 import { OBSERVATION_VERSION, observationMessage, parseObservationMessage, type PublishedObservation } from './observation.js';
 import {
