@@ -82,6 +82,19 @@ async function storeRef(store: TeamStore, cwd: string, ref: string): Promise<str
   return r.code === 0 && id ? id : undefined;
 }
 
+/**
+ * The id the worktree at `cwd` publishes under: `agent` when given, else as a local scan names
+ * the worktree (its branch, else its folder), checked to be usable in a ref name; with its branch.
+ */
+async function publishedId(cwd: string, agent: string | undefined): Promise<{ id: string; branch?: string }> {
+  const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
+  const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
+  const id = agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
+  if (!(await validAgentId(id, cwd)))
+    throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  return { id, ...(branch ? { branch } : {}) };
+}
+
 /** One sentence for a failed push, from git's porcelain status line and stderr. */
 function pushFailure(remote: string, ref: string, out: string, stderr: string, previous: string | undefined): TeamError {
   const line = out.split('\n').find((l) => l.startsWith('!')) ?? '';
@@ -122,11 +135,7 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   const now = options.now ?? Date.now();
   const headRun = await runGitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const head = headRun.code === 0 ? headRun.stdout.toString().trim() || undefined : undefined;
-  const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
-  const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
-  const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
-  if (!(await validAgentId(id, cwd)))
-    throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  const { id, branch } = await publishedId(cwd, options.agent);
   const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const base = await resolveBase(cwd, options.base);
   const store = await openTeamStore(repository);
@@ -247,11 +256,7 @@ export interface WithdrawOptions {
 export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: string; ref: string; withdrawn?: string }> {
   const repository = await openRepository(options.repo);
   const cwd = repository.root;
-  const symref = await runGitRaw(['symbolic-ref', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
-  const branch = symref.code === 0 ? symref.stdout.toString().trim() || undefined : undefined;
-  const id = options.agent ?? (branch ? branch.replace(/^refs\/heads\//, '') : basename(cwd));
-  if (!(await validAgentId(id, cwd)))
-    throw new TeamError('BAD_AGENT_ID', `"${id}" cannot be part of a git ref name; give another agent id (--agent ID).`);
+  const { id } = await publishedId(cwd, options.agent);
   const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const store = await openTeamStore(repository);
   const ref = `${PUBLISHED_PREFIX}${id}`;
