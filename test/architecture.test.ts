@@ -7,21 +7,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { workspacePackages } from './workspace.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOC = 'docs/architecture.md';
-
-/** Workspace package directories (`packages/core`, `test`), from the root package.json's globs. */
-export function workspacePackages(root: string): string[] {
-  const globs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
-  return globs.flatMap((glob) => {
-    if (!glob.endsWith('/*')) return [glob];
-    const parent = glob.slice(0, -2);
-    return readdirSync(join(root, parent))
-      .filter((name) => statSync(join(root, parent, name)).isDirectory() && readdirSync(join(root, parent, name)).includes('package.json'))
-      .map((name) => `${parent}/${name}`);
-  });
-}
 
 /** First-level folders of a package's `src/`. */
 function srcFolders(root: string, pkg: string): string[] {

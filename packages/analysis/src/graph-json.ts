@@ -3,7 +3,7 @@
  * for people and for comparison with other tools. Sorted, so equal repositories give equal JSON.
  */
 import { IMPORT_EDGE_KINDS, type ImportEdgeKind } from './facts.js';
-import { edgeKindsTo, type AnalysisIndex } from './index/build.js';
+import { edgeKindsTo, type AnalysisIndex } from './indexing/build.js';
 
 export interface GraphJson {
   readonly version: 1;

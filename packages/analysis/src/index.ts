@@ -25,8 +25,8 @@ export {
 } from './resolve/resolver.js';
 export { parseJsonc } from './resolve/jsonc.js';
 export * from './snapshot.js';
-export * from './index/build.js';
-export * from './index/view.js';
+export * from './indexing/build.js';
+export * from './indexing/view.js';
 export * from './graph-json.js';
 export * from './symbols/index.js';
 export {

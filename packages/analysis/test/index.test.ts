@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { createFactsStore, STALE_CACHE_MS } from '../src/cache/cache.js';
-import { index, type AnalysisIndex } from '../src/index/build.js';
-import { overlay, baseView } from '../src/index/view.js';
+import { index, type AnalysisIndex } from '../src/indexing/build.js';
+import { overlay, baseView } from '../src/indexing/view.js';
 import { graphJson } from '../src/graph-json.js';
 import { defaultCacheDir, memorySnapshot, worktreeSnapshot, gitBlobId } from '../src/snapshot.js';
 

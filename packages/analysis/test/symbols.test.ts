@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { index } from '../src/index/build.js';
-import { baseView, overlay } from '../src/index/view.js';
+import { index } from '../src/indexing/build.js';
+import { baseView, overlay } from '../src/indexing/view.js';
 import { createSymbolResolver } from '../src/symbols/resolve.js';
 import { memorySnapshot } from '../src/snapshot.js';
 import { buildCallGraph, buildSymbolGraph, createNameResolver } from '../src/graph/symbols.js';

@@ -5,6 +5,8 @@ export * from './errors.js';
 export * from './ranges.js';
 export * from './combine.js';
 export * from './tcas.js';
+export * from './advisory-tracker.js';
+export * from './triggers.js';
 export * from './embedding.js';
 export * from './registry.js';
 export * from './scan.js';

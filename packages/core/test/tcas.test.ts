@@ -3,18 +3,9 @@ import type { Agent } from '../src/model.js';
 import { agent as build, edit } from '../src/builders.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
-import {
-  AdvisoryTracker,
-  TriggerDispatcher,
-  bandOf,
-  classifyRisk,
-  comparability,
-  rightOfWay,
-  scanTriggers,
-  triggersFor,
-  type PairSample,
-  type Trigger,
-} from '../src/tcas.js';
+import { AdvisoryTracker, type PairSample } from '../src/advisory-tracker.js';
+import { bandOf, classifyRisk, comparability, rightOfWay } from '../src/tcas.js';
+import { TriggerDispatcher, scanTriggers, triggersFor, type Trigger } from '../src/triggers.js';
 
 /** The bands these tests were written against; the shipped defaults are fitted and move. */
 const T = { traffic: 0.35, resolution: 0.7 };

@@ -6,7 +6,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import type { Agent, Evidence, Level, Link, Range, ScanResult } from '@airspace/core';
+import { levelRank, pairKey, type Agent, type Evidence, type Level, type Link, type Range, type ScanResult } from '@airspace/core';
 import { GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
 import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
 import { InputError } from './errors.js';
@@ -84,8 +84,6 @@ export function parseLines(text: string): Range {
   if (start < 1 || end < start) throw new InputError(`--lines ${text}: lines are 1-based and the end may not come before the start.`);
   return [start, end];
 }
-
-export const LEVEL_RANK: Readonly<Record<Level, number>> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
 
 /** Parses `git diff -U3` output into hunks with their text. */
 export function parseUnifiedHunks(diff: string, agent: string, path: string): DiffHunk[] {
@@ -254,7 +252,7 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
     request.agent ??
     basename(worktree);
   const conflicts = await conflictsOf(result, agentId, request.cwd);
-  const level = conflicts.reduce<Level>((worst, c) => (LEVEL_RANK[c.level] > LEVEL_RANK[worst] ? c.level : worst), 'clear');
+  const level = conflicts.reduce<Level>((worst, c) => (levelRank(c.level) > levelRank(worst) ? c.level : worst), 'clear');
   return {
     path,
     ...(exists ? {} : { new: true as const }),
@@ -268,7 +266,7 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
 
 /** Every pair of `agentId` above clear, worst first, with right of way and the other side's hunks. */
 export async function conflictsOf(result: ScanResult, agentId: string, cwd: string): Promise<CheckConflict[]> {
-  const advisories = new Map(result.advisories.map((a) => [`${a.a}\u0000${a.b}`, a]));
+  const advisories = new Map(result.advisories.map((a) => [pairKey(a.a, a.b), a]));
   const agents = new Map(result.agents.map((a) => [a.id, a]));
   const conflicts: CheckConflict[] = [];
   for (const link of result.links) {
@@ -276,7 +274,7 @@ export async function conflictsOf(result: ScanResult, agentId: string, cwd: stri
     if (link.level === 'clear') continue;
     const otherId = link.a === agentId ? link.b : link.a;
     const other = agents.get(otherId);
-    const advisory = advisories.get(`${link.a}\u0000${link.b}`);
+    const advisory = advisories.get(pairKey(link.a, link.b));
     const hunks = other ? await otherSideHunks(other, link.evidence, link.a === agentId ? 'b' : 'a', cwd) : [];
     conflicts.push({
       with: otherId,
@@ -289,7 +287,7 @@ export async function conflictsOf(result: ScanResult, agentId: string, cwd: stri
       hunks,
     });
   }
-  conflicts.sort((x, y) => LEVEL_RANK[y.level] - LEVEL_RANK[x.level] || y.risk - x.risk);
+  conflicts.sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk);
   return conflicts;
 }
 

@@ -16,7 +16,6 @@ export { advisoriesText, checkText, declaredText, nextAction, overallAction, typ
 export {
   answerCheck,
   conflictsOf,
-  LEVEL_RANK,
   otherSideHunks,
   parseLines,
   parseUnifiedHunks,

@@ -6,14 +6,17 @@ export * from './mapping.js';
 export * from './repository.js';
 export * from './sources.js';
 export * from './scratch.js';
-export * from './snapshot.js';
+export * from './state-tree.js';
 export * from './working-set.js';
 export * from './service.js';
 export * from './load-agents.js';
 export * from './tree-model.js';
 export * from './patch-agent.js';
 export * from './blob-reader.js';
-export * from './team.js';
+export * from './team/store.js';
+export * from './team/observation.js';
+export * from './team/publish.js';
+export * from './team/fetch.js';
 export * from './history/mine.js';
 export { HistoryGraph, HistoryView, STORED_FILES_LIMIT } from './history/graph.js';
 export { CommitHistory, coChangeService, DEFAULT_CO_CHANGE_VIEW, type CommitHistoryOptions } from './history/history.js';
@@ -27,3 +30,4 @@ export {
   type MergeRecord,
   type PastConflictHistoryOptions,
 } from './history/conflicts.js';
+export * from './map-limit.js';

@@ -16,7 +16,7 @@ import { writeLooseBlob } from './blob.js';
 import { runGit } from './exec.js';
 import type { GitService } from './service.js';
 import { readHeadCommit } from './repository.js';
-import { normalizeRelPath } from './snapshot.js';
+import { normalizeRelPath } from './state-tree.js';
 import { blobSizes, diffTrees, fileMtime, toFileEdit } from './working-set.js';
 
 export interface PatchAgentOptions {

@@ -140,3 +140,14 @@ export function readHeadCommit(worktree: string): string | undefined {
   }
   return undefined;
 }
+
+/** Worktree creation time: birth (or change) time of its git directory. */
+export function creationTime(gitDir: string | undefined): number | undefined {
+  if (!gitDir) return undefined;
+  try {
+    const st = statSync(gitDir);
+    return st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+  } catch {
+    return undefined;
+  }
+}

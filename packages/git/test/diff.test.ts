@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseRawPatch } from '../src/diff.js';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
 import { diffArgs } from '../src/working-set.js';
-import { parseMergeTreeStdin } from '../src/service.js';
+import { parseMergeTreeStdin } from '../src/merge-tree.js';
 
 let repo: RepoFixture | undefined;
 afterEach(() => {

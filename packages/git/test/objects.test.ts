@@ -7,7 +7,7 @@ import { hashBlob, readLooseObject, writeLooseBlob } from '../src/blob.js';
 import { runGit } from '../src/exec.js';
 import { readHeadCommit } from '../src/repository.js';
 import { ScratchStore } from '../src/scratch.js';
-import { writeStateCommit } from '../src/snapshot.js';
+import { writeStateCommit } from '../src/state-tree.js';
 import { createBlobReader } from '../src/blob-reader.js';
 import { TreeModel } from '../src/tree-model.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
 import { openRepository } from '../src/repository.js';
-import { fetchPublished, openTeamStore, resolveRemote } from '../src/team.js';
+import { fetchPublished, openTeamStore, resolveRemote } from '../src/index.js';
 
 let repo: RepoFixture | undefined;
 const saved = process.env.GIT_SSH_COMMAND;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '@airspace/core';
 import type { AgentCandidate } from '../src/sources.js';
-import { observationMessage, parseObservationMessage, reconcilePublished, type PublishedObservation } from '../src/team.js';
+import { observationMessage, parseObservationMessage, reconcilePublished, type PublishedObservation } from '../src/index.js';
 
 const observation: PublishedObservation = {
   airspace: 1,

@@ -4,7 +4,7 @@
  */
 import type { Advisory, Agent, Evidence, EvidenceSide, Level, Precision, Range, ScanResult, Thresholds } from '@airspace/core';
 import { todayRange } from './lines.js';
-import { DEFAULT_THRESHOLDS, classifyRisk, levelRank } from '@airspace/core';
+import { DEFAULT_THRESHOLDS, classifyRisk, levelRank, pairKey } from '@airspace/core';
 
 /** What self does about one finding: steer or hold (resolution), transmit (traffic), or nothing yet. */
 export type Role = 'steer' | 'hold' | 'transmit' | 'weak' | 'unknown';
@@ -49,9 +49,8 @@ export interface Finding {
   readonly precise: boolean;
 }
 
-export function pairKey(a: string, b: string): string {
-  return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
-}
+/** The pair's key is core's, re-exported for the server's modules. */
+export { pairKey };
 
 export { todayRange } from './lines.js';
 

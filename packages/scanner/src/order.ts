@@ -14,7 +14,7 @@
  * higher-priority agent (right of way) would absorb from lower-priority ones merged before it,
  * then by right of way.
  */
-import { comparePriority, type Agent, type Link, type ScanResult } from '@airspace/core';
+import { comparePriority, pairKey, type Agent, type Link, type ScanResult } from '@airspace/core';
 import { rmSync } from 'node:fs';
 import { runGit, type GitService } from '@airspace/git';
 import { createScanner, type ScannerOptions } from './scanner.js';
@@ -294,8 +294,6 @@ function gitMerger(git: GitService, commits: ReadonlyMap<string, string>, touche
   };
 }
 
-const linkKey = (a: string, b: string): string => (a < b ? `${a}\0${b}` : `${b}\0${a}`);
-
 /**
  * The merge order of a scan's agents. Agents without a git state to merge (an unreadable published
  * agent) go last, their conflicts predicted from the channels' evidence.
@@ -306,7 +304,7 @@ export async function planOrder(
   options: PlanOptions = {},
 ): Promise<MergeOrder> {
   const { git, base } = state;
-  const links = new Map<string, Link>(result.links.map((l) => [linkKey(l.a, l.b), l]));
+  const links = new Map<string, Link>(result.links.map((l) => [pairKey(l.a, l.b), l]));
   const byPriority = [...result.agents].sort(comparePriority);
   const rank = new Map(byPriority.map((a, i) => [a.id, i]));
   const commits = new Map<string, string>();
@@ -319,7 +317,7 @@ export async function planOrder(
   const mergeable = byPriority.filter((a) => commits.has(a.id));
   // Risk a higher-priority agent would absorb from a lower-priority one merged before it.
   const penalty = (earlier: string, later: string): number =>
-    (rank.get(later) ?? 0) < (rank.get(earlier) ?? 0) ? (links.get(linkKey(earlier, later))?.risk ?? 0) : 0;
+    (rank.get(later) ?? 0) < (rank.get(earlier) ?? 0) ? (links.get(pairKey(earlier, later))?.risk ?? 0) : 0;
   const groups = conflictGroups(mergeable);
   const limit = options.exactLimit ?? 10;
   const budget = options.maxMerges ?? 5000;
@@ -351,10 +349,10 @@ export async function planOrder(
     for (let i = 0; group.length <= limit && i < group.length; i++) {
       for (let j = i + 1; j < group.length; j++) {
         const outcome = await git.merge(group[i]!.id, group[j]!.id);
-        if (!outcome.clean && !outcome.error) clash.add(linkKey(group[i]!.id, group[j]!.id));
+        if (!outcome.clean && !outcome.error) clash.add(pairKey(group[i]!.id, group[j]!.id));
       }
     }
-    const conflicts = (a: string, b: string): boolean => clash.has(linkKey(a, b));
+    const conflicts = (a: string, b: string): boolean => clash.has(pairKey(a, b));
     const found = await searchOrder(
       group.map((a) => a.id),
       base.commit,
@@ -441,7 +439,7 @@ async function attribute(
 function predicted(id: string, merged: readonly string[], links: ReadonlyMap<string, Link>): OrderConflict[] {
   const out: OrderConflict[] = [];
   for (const other of merged) {
-    const link = links.get(linkKey(id, other));
+    const link = links.get(pairKey(id, other));
     if (!link || link.level === 'clear' || link.level === 'unknown') continue;
     const paths = [...new Set(link.evidence.flatMap((e) => [e.a?.path, e.b?.path]).filter((p): p is string => !!p))];
     out.push({ with: other, paths });
@@ -451,7 +449,7 @@ function predicted(id: string, merged: readonly string[], links: ReadonlyMap<str
 
 function advise(id: string, conflicts: readonly OrderConflict[], merged: readonly string[], links: ReadonlyMap<string, Link>): string {
   const close = merged
-    .map((other) => links.get(linkKey(id, other)))
+    .map((other) => links.get(pairKey(id, other)))
     .filter((l): l is Link => !!l && (l.level === 'traffic' || l.level === 'resolution'))
     .filter((l) => !conflicts.some((c) => c.with === l.a || c.with === l.b))
     .map((l) => `${l.a === id ? l.b : l.a} (${l.level}, risk ${l.risk.toFixed(2)})`);

@@ -3,7 +3,20 @@
  * share it: colours by level, sizes, label text, evidence lines, and coordinates normalised into
  * a sphere of `SCENE_RADIUS` around the origin (the core's embedding has no fixed scale).
  */
-import type { Advisory, Agent, Evidence, EvidenceSide, Level, Link, Problem, Range, ScanCounts, ScanResult, Vec3 } from '@airspace/core';
+import {
+  levelRank,
+  type Advisory,
+  type Agent,
+  type Evidence,
+  type EvidenceSide,
+  type Level,
+  type Link,
+  type Problem,
+  type Range,
+  type ScanCounts,
+  type ScanResult,
+  type Vec3,
+} from '@airspace/core';
 
 /** Radius of the sphere the whole airspace is scaled into, in scene units. */
 export const SCENE_RADIUS = 50;
@@ -36,8 +49,6 @@ export const AGENT_PALETTE: readonly string[] = [
 export const UNTOUCHED_FILE_COLOR = '#34425e';
 /** A file two or more agents touch, when no advisory cites it. */
 export const SHARED_FILE_COLOR = '#f2f5ff';
-
-const LEVEL_RANK: Readonly<Record<Level, number>> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
 
 export interface SceneFile {
   readonly path: string;
@@ -139,7 +150,7 @@ export function agentColor(index: number): string {
 }
 
 export function worseLevel(x: Level, y: Level): Level {
-  return LEVEL_RANK[y] > LEVEL_RANK[x] ? y : x;
+  return levelRank(y) > levelRank(x) ? y : x;
 }
 
 /** How much markers and tubes shrink in a crowded airspace: 1 up to 16 agents, 0.4 from 100. */
@@ -327,7 +338,7 @@ export function separateMarkers(points: readonly Vec3[], radii: readonly number[
 
 /** Sorting advisories: resolution first, then by risk, then by key for stability. */
 function advisoryOrder(x: SceneAdvisory, y: SceneAdvisory): number {
-  return LEVEL_RANK[y.level] - LEVEL_RANK[x.level] || y.risk - x.risk || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+  return levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
 }
 
 const EMPTY_COUNTS: ScanCounts = { agents: 0, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
@@ -376,7 +387,7 @@ export function buildSceneModel(result: ScanResult): SceneModel {
       for (const side of [e.a, e.b]) {
         if (!side) continue;
         const before = cited.get(side.path);
-        if (!before || LEVEL_RANK[adv.level] > LEVEL_RANK[before]) cited.set(side.path, adv.level);
+        if (!before || levelRank(adv.level) > levelRank(before)) cited.set(side.path, adv.level);
       }
     }
   }
@@ -493,7 +504,7 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     });
   }
   // Draw order: clear first, resolution last (on top).
-  sceneLinks.sort((x, y) => LEVEL_RANK[x.level] - LEVEL_RANK[y.level] || x.risk - y.risk);
+  sceneLinks.sort((x, y) => levelRank(x.level) - levelRank(y.level) || x.risk - y.risk);
 
   const advisories = advisoriesIn.map((a) => advisoryModel(a, labels)).sort(advisoryOrder);
 

@@ -42,6 +42,7 @@ import {
   mapToCurrent,
   nearestPair,
   overlapCoefficient,
+  pairKey,
   type Agent,
   type Evidence,
   type EvidenceSide,
@@ -460,7 +461,7 @@ export function overlapChannel() {
         for (const key of keysOf(agent)) {
           for (const other of byKey.get(key)!) {
             if (other === agent.id) continue;
-            const pair = agent.id < other ? `${agent.id}\u0000${other}` : `${other}\u0000${agent.id}`;
+            const pair = pairKey(agent.id, other);
             if (seen.has(pair)) continue;
             seen.add(pair);
             out.push([agent.id, other]);

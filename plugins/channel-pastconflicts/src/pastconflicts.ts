@@ -15,7 +15,15 @@
  * agents' current lines conflict is the overlap and merge channels' business; this channel says
  * how often that file's parallel edits ended in a conflict before. Precision `file`.
  */
-import { defineChannel, type Agent, type Evidence, type OptionsSchema, type PastConflictsView, type Problem } from '@airspace/core';
+import {
+  defineChannel,
+  pairKey,
+  type Agent,
+  type Evidence,
+  type OptionsSchema,
+  type PastConflictsView,
+  type Problem,
+} from '@airspace/core';
 
 export interface PastConflictsOptions {
   /** How many commits back from the agent's commit the merges are looked for (merges included). */
@@ -132,7 +140,7 @@ export function pastConflictsChannel() {
         for (const p of pathsOfAgent(agent)) {
           for (const other of byPath.get(p)!) {
             if (other === agent.id) continue;
-            const pair = agent.id < other ? `${agent.id}\u0000${other}` : `${other}\u0000${agent.id}`;
+            const pair = pairKey(agent.id, other);
             if (seen.has(pair)) continue;
             seen.add(pair);
             out.push([agent.id, other]);

@@ -1,23 +1,3 @@
-; Calls of JavaScript and JSX (grammar tree-sitter-javascript 0.23–0.25).
-;
-;   f(x)          (call_expression function: (identifier))
-;   ns.f(x)       (call_expression function: (member_expression object: property: (property_identifier)))
-;   new C()       (new_expression constructor: (identifier))
-;   <Button />    (jsx_self_closing_element name: (identifier))   a rendered component is a call
-;
-; The extractor adds the enclosing function's qualified name (`C.m`, `f`, or `<module>`).
-
-(call_expression function: (identifier) @name) @call.function
-(call_expression
-  function: (member_expression
-    object: (_) @receiver
-    property: [(property_identifier) (private_property_identifier)] @name)) @call.method
-(new_expression constructor: (identifier) @name) @call.new
-(new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @call.new
-(jsx_self_closing_element name: (identifier) @name) @call.jsx
-(jsx_opening_element name: (identifier) @name) @call.jsx
-(jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @call.jsx
-(jsx_opening_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @call.jsx
+; inherits: ecma,jsx
+; Calls of JavaScript and JSX (grammar tree-sitter-javascript 0.23–0.25): those shared with
+; TypeScript (`ecma/calls.scm`) and rendered components (`jsx/calls.scm`).

@@ -1,29 +1,14 @@
-; Definitions of JavaScript (grammar tree-sitter-javascript 0.23–0.25).
+; inherits: ecma
+; Definitions of JavaScript (grammar tree-sitter-javascript 0.23–0.25): those shared with
+; TypeScript (`ecma/definitions.scm`) and these.
 ;
-;   function f() {}         (function_declaration name: (identifier))
-;   class C { m() {} }      (class_declaration name: (identifier)
-;                             body: (class_body (method_definition name: (property_identifier))))
-;   const x = …             (program (lexical_declaration (variable_declarator name: (identifier))))
+;   class C { x = 1 }       (class_declaration name: (identifier)
+;                             body: (class_body (field_definition property: (property_identifier))))
 ;   exports.f = …; module.exports.f = …  (assignment_expression left: (member_expression …))
-;
-; Methods are qualified by their class (`C.m`) by the extractor; a variable whose value is a
-; function is reported as a function.
-
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
 
 (class_declaration name: (identifier) @name) @definition.class
 
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (field_definition property: [(property_identifier) (private_property_identifier)] @name) @definition.field
-
-(program
-  [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
-   (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])
-
-(export_statement
-  declaration: [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
-                (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])
 
 (program
   (expression_statement
@@ -32,15 +17,3 @@
         object: (_) @_target
         property: (property_identifier) @name)) @definition.commonjs)
   (#match? @_target "^(module[.])?exports$"))
-
-; Functions defined in a function body, by name: inner functions, handlers, hooks and inner
-; components (the innermost enclosing definition is the symbol an edit writes):
-;   function C() { const onClick = () => {…}; const f = useCallback(() => {…}, [a]); }
-;   (statement_block (lexical_declaration (variable_declarator name: (identifier)
-;     value: (arrow_function | function_expression | call_expression with a function argument))))
-(statement_block
-  (lexical_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression)
-              (call_expression arguments: (arguments [(arrow_function) (function_expression)]))]) @definition.variable))

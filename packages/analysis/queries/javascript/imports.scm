@@ -1,35 +1,3 @@
-; Imports and exports of JavaScript, JSX and CommonJS (grammar tree-sitter-javascript 0.23–0.25).
-;
-;   import d, { a as b } from "./m"    (import_statement (import_clause …) source: (string (string_fragment)))
-;   export { a } from "./m"            (export_statement (export_clause …) source: (string (string_fragment)))
-;   import("./m")                      (call_expression function: (import) arguments: (arguments (string)))
-;   const { a, b: c } = require("./m") (variable_declarator name: (object_pattern …)
-;                                         value: (call_expression function: (identifier) arguments: …))
-;   export const x = 1; export default f; export { a as b }
-;
-; The extractor reads names, aliases and bindings from the captured node and its parents.
-
-(import_statement
-  source: (string (string_fragment) @source)) @import.static
-
-(export_statement
-  source: (string (string_fragment) @source)) @import.reexport
-
-(call_expression
-  function: (import)
-  arguments: (arguments . (string (string_fragment) @source))) @import.dynamic
-
-(call_expression
-  function: (identifier) @_require
-  arguments: (arguments . (string (string_fragment) @source))
-  (#eq? @_require "require")) @import.require
-
-(export_statement
-  !source
-  (export_clause)) @export.clause
-
-(export_statement
-  declaration: (_)) @export.declaration
-
-(export_statement
-  "default") @export.default
+; inherits: ecma
+; Imports and exports of JavaScript, JSX and CommonJS (grammar tree-sitter-javascript 0.23–0.25):
+; all in `ecma/imports.scm`, which TypeScript shares.

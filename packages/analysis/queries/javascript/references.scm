@@ -1,13 +1,3 @@
-; Identifier uses of JavaScript (grammar tree-sitter-javascript 0.23–0.25).
-;
-;   f(x)        (identifier)
-;   ns.f        (member_expression object: (identifier) property: (property_identifier))
-;   <Button/>   (jsx_self_closing_element name: (identifier))
-;
-; A single-node pattern's role capture is its own name (one capture per identifier halves the
-; cost of this, the largest query). Definition sites are removed by the extractor.
-
-(identifier) @reference.identifier
-(member_expression
-  object: (_) @receiver
-  property: (property_identifier) @name) @reference.member
+; inherits: ecma
+; Identifier uses of JavaScript (grammar tree-sitter-javascript 0.23–0.25): all in
+; `ecma/references.scm`, which TypeScript shares.

@@ -1,18 +1,3 @@
-; Calls of TypeScript (grammar tree-sitter-typescript 0.23).
-;
-;   f(x)          (call_expression function: (identifier))
-;   ns.f(x)       (call_expression function: (member_expression object: property: (property_identifier)))
-;   new C()       (new_expression constructor: (identifier))
-;
-; The extractor adds the enclosing function's qualified name (`C.m`, `f`, or `<module>`).
-
-(call_expression function: (identifier) @name) @call.function
-(call_expression
-  function: (member_expression
-    object: (_) @receiver
-    property: [(property_identifier) (private_property_identifier)] @name)) @call.method
-(new_expression constructor: (identifier) @name) @call.new
-(new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @call.new
+; inherits: ecma
+; Calls of TypeScript (grammar tree-sitter-typescript 0.23): all in `ecma/calls.scm`, which
+; JavaScript shares (TSX adds JSX's in `tsx/calls.scm`).

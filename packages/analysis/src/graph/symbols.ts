@@ -10,7 +10,7 @@
  */
 import { DirectedGraph } from 'graphology';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
-import type { IndexView } from '../index/view.js';
+import type { IndexView } from '../indexing/view.js';
 
 type SymbolId = string;
 

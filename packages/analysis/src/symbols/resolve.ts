@@ -15,7 +15,7 @@
  */
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import { createNameResolver } from '../graph/symbols.js';
-import { baseView, type AgentOverlay, type IndexView } from '../index/view.js';
+import { baseView, type AgentOverlay, type IndexView } from '../indexing/view.js';
 
 export interface SymbolDef {
   /** `path#qualifiedName`. */

@@ -7,7 +7,7 @@
  * edges out of its changed files replaced by theirs, answered lazily (no copy per agent).
  */
 import type { Agent, CallStep, SymbolRead, SymbolService, SymbolWrite } from '@airspace/core';
-import type { IndexView } from '../index/view.js';
+import type { IndexView } from '../indexing/view.js';
 import { createSymbolResolver, symbolId, type SymbolResolver } from './resolve.js';
 import { agentReads, agentWrites } from './working-set.js';
 

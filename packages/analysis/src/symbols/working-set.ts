@@ -12,7 +12,7 @@
  */
 import type { Agent, FileEdit, Range, SymbolRead, SymbolWrite } from '@airspace/core';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
-import type { IndexView } from '../index/view.js';
+import type { IndexView } from '../indexing/view.js';
 import { createSymbolResolver, symbolId, type SymbolResolver } from './resolve.js';
 
 export type { SymbolRead, SymbolWrite } from '@airspace/core';

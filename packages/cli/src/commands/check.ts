@@ -14,7 +14,7 @@ import { Command, Option } from 'commander';
 import { EngineRequestError, engineDisabled, ensureEngine, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
-import type { Level } from '@airspace/core';
+import { levelRank } from '@airspace/core';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
@@ -82,8 +82,6 @@ export function toolCallTarget(text: string, cwd: string): { cwd: string; target
   }
   return { cwd: dir, target: file, ...(olds.length > 0 ? { lines: `${first}-${last}` } : {}) };
 }
-
-const RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
 
 /** How long a check waits for the engine's answer before scanning in-process (the first one is a cold scan). */
 const ENGINE_ANSWER_MS = 180_000;
@@ -194,7 +192,7 @@ export function checkCommand(io: Io): Command {
         call.cwd,
       );
       const failOn = flags.failOn ?? 'resolution';
-      io.exitCode(RANK[answer.level] >= RANK[failOn] ? ExitCode.ADVISORY : ExitCode.OK);
+      io.exitCode(levelRank(answer.level) >= levelRank(failOn) ? ExitCode.ADVISORY : ExitCode.OK);
       // For the model (a blocking hook's stderr reaches it) and the user; JSON on stdout if asked.
       if (answer.level === 'traffic' || answer.level === 'resolution')
         io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
@@ -205,7 +203,7 @@ export function checkCommand(io: Io): Command {
     const target = given;
     const answer = await runCheck(io, target, flags);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
-    io.exitCode(RANK[answer.level] >= RANK[flags.failOn ?? 'traffic'] ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : ExitCode.OK);
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);

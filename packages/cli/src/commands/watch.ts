@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import {
   AdvisoryTracker,
+  pairKey,
   TriggerDispatcher,
   triggersFor,
   type AdvisoryEvent,
@@ -189,7 +190,7 @@ export function watchCommand(io: Io): Command {
       reportProblems(result.problems);
       const time = Date.parse(result.generatedAt) || Date.now();
       agents = new Map(result.agents.map((a) => [a.id, a]));
-      const links = new Map(result.links.map((l) => [`${l.a}\u0000${l.b}`, l]));
+      const links = new Map(result.links.map((l) => [pairKey(l.a, l.b), l]));
       // The scan's own thresholds (config, calibration) drive hysteresis and early escalation,
       // those of a config edited while watching included.
       if (tracker) tracker.setThresholds(result.thresholds);
@@ -201,7 +202,7 @@ export function watchCommand(io: Io): Command {
       }
       // Every active pair's triggers go to the dispatcher; its cooldown decides what is re-sent.
       const triggers = tracker.active().flatMap((pair) => {
-        const link = links.get(`${pair.a}\u0000${pair.b}`);
+        const link = links.get(pairKey(pair.a, pair.b));
         return triggersFor({ a: pair.a, b: pair.b, level: pair.level, risk: pair.risk, evidence: link?.evidence ?? [] }, agents);
       });
       const outcome = await dispatcher.dispatch(triggers, time);

@@ -2,7 +2,7 @@
  * The human report of a scan: pairs by risk, with level, channel breakdown and the strongest
  * evidence naming both sides' file:lines. Pure: ScanResult in, text out.
  */
-import type { Evidence, EvidenceSide, Link, Range, ScanResult } from '@airspace/core';
+import { levelRank, pairKey, type Evidence, type EvidenceSide, type Link, type Range, type ScanResult } from '@airspace/core';
 import { createStyle, padEnd, type Style } from './color.js';
 import { printableDeep } from './printable.js';
 
@@ -48,10 +48,8 @@ export function formatChannels(link: Pick<Link, 'channels'>): string {
   );
 }
 
-const LEVEL_ORDER = { resolution: 0, traffic: 1, unknown: 2, clear: 3 } as const;
-
 export function sortLinks(links: readonly Link[]): Link[] {
-  return [...links].sort((x, y) => LEVEL_ORDER[x.level] - LEVEL_ORDER[y.level] || y.risk - x.risk || (x.a + x.b).localeCompare(y.a + y.b));
+  return [...links].sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a + x.b).localeCompare(y.a + y.b));
 }
 
 export function renderTable(unsafe: ScanResult, options: TableOptions = {}): string {
@@ -59,7 +57,7 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
   const result = printableDeep(unsafe);
   const style = options.style ?? createStyle(false);
   const perPair = options.evidence ?? 2;
-  const advisories = new Map(result.advisories.map((a) => [`${a.a}\u0000${a.b}`, a]));
+  const advisories = new Map(result.advisories.map((a) => [pairKey(a.a, a.b), a]));
   const shown = sortLinks(result.links).filter((l) => l.level !== 'clear' || (options.all && l.risk > 0));
   const lines: string[] = [];
 
@@ -82,7 +80,7 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
         `${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`,
       );
       for (const e of r.link.evidence.slice(0, perPair)) lines.push(`  ${style.dim('·')} ${formatEvidence(e)}`);
-      const advisory = advisories.get(`${r.link.a}\u0000${r.link.b}`);
+      const advisory = advisories.get(pairKey(r.link.a, r.link.b));
       if (advisory?.steer && advisory.hold) lines.push(`  ${style.dim('→')} ${advisory.steer} steers away, ${advisory.hold} holds course`);
       if (r.link.levelReason) lines.push(`  ${style.dim(`(${r.link.levelReason})`)}`);
     }

@@ -3,7 +3,7 @@
  * and (when served) follows `body[data-events]` for live updates. Data reaches the DOM only as
  * text (`textContent`), never as markup.
  */
-import type { ScanResult } from '@airspace/core';
+import { levelRank, type ScanResult } from '@airspace/core';
 import {
   LEVEL_COLORS,
   SHARED_FILE_COLOR,
@@ -177,8 +177,6 @@ function renderLabels(): void {
 /** Label sizes, cleared when labels are rebuilt or change state. */
 let labelSizes = new WeakMap<HTMLElement, { w: number; h: number }>();
 
-const LABEL_PRIORITY: Record<string, number> = { resolution: 0, traffic: 1, unknown: 2, clear: 3 };
-
 /**
  * Puts each label above its marker. Overlapping labels are nudged up a little; a label that still
  * overlaps one of higher priority (focused, then resolution, traffic, unknown, clear) is hidden,
@@ -203,7 +201,8 @@ function placeLabels(): void {
       continue;
     }
     if (node.style.display) node.style.display = '';
-    const rank = focus.has(a.id) ? -1 : (LABEL_PRIORITY[a.level] ?? 3);
+    // Lower ranks are placed first: focused labels (−1, never hidden), then resolution (0) … clear (3).
+    const rank = focus.has(a.id) ? -1 : levelRank('resolution') - levelRank(a.level);
     let size = labelSizes.get(node);
     if (!size) {
       // Measured once per label and state (reading layout every frame would force a reflow per label).

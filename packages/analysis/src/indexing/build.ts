@@ -4,6 +4,7 @@
  * resolve → graph.
  */
 import { createHash } from 'node:crypto';
+import { mapLimit } from '@airspace/git';
 import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
 import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
@@ -157,20 +158,6 @@ export interface IndexOptions {
 export type FactsScope = 'all' | 'imports';
 
 export const DEFAULT_MAX_FILE_BYTES = 1 << 20;
-
-/** Runs `fn` over `items` with at most `limit` promises in flight. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}
 
 interface FactsJob {
   readonly file: SnapshotFile;

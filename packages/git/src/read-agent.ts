@@ -1,0 +1,306 @@
+/**
+ * Reading one agent candidate into an `Agent` with its working set in merge-base coordinates:
+ * merge base, state tree, one diff, history. Whatever cannot be read degrades the agent (whole
+ * files, `incomplete`) with a problem rather than losing it.
+ */
+import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { canonical } from './candidates.js';
+import { runGitRaw } from './exec.js';
+import { fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
+import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
+import type { GitService } from './service.js';
+import { normalizeRelPath, snapshotWorktree } from './state-tree.js';
+import type { AgentCandidate } from './sources.js';
+import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
+
+/** What reading one candidate needs of `loadAgents`' options and state. */
+export interface ReadContext {
+  readonly repository: RepositoryInfo;
+  readonly git: GitService;
+  /** The scan base, unless the candidate has its own. */
+  readonly base: BaseInfo;
+  /** A ref's commit (memoized per load), undefined when it names none. */
+  readonly baseCommit: (ref: string) => Promise<string | undefined>;
+  /** Per-agent base refs, keyed by agent id or worktree directory. */
+  readonly baseOverrides: Readonly<Record<string, string>> | undefined;
+  /** Unsaved editor buffers (see `LoadAgentsOptions.overrides`). */
+  readonly overrides: Readonly<Record<string, Readonly<Record<string, string | Buffer>>>> | undefined;
+  readonly now: number;
+  readonly recency: RecencyOptions;
+  readonly maxFileBytes: number;
+  /** Whether the candidate declared intent elsewhere, so it is an agent before any change. */
+  readonly isDeclaring: (c: AgentCandidate) => boolean;
+}
+
+/**
+ * One candidate as an agent: its merge base with the scan base, its state as a tree (a worktree
+ * snapshotted with its unsaved buffers, a commit, a published state), one diff from the merge
+ * base to that state, and its history for right of way. Undefined when it is no agent (no work
+ * and no intent, an unknown base), with the problem in `own`.
+ */
+export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadContext): Promise<Agent | undefined> {
+  const { repository, git, base, baseCommit, now, recency, maxFileBytes, isDeclaring } = ctx;
+  const overrideRef = ctx.baseOverrides?.[c.id] ?? (c.worktree ? ctx.baseOverrides?.[c.worktree] : undefined) ?? c.base;
+  let scanBase = base;
+  if (overrideRef !== undefined) {
+    const commit = await baseCommit(overrideRef);
+    if (!commit) {
+      own.push({
+        code: GitProblemCodes.UNKNOWN_BASE,
+        agent: c.id,
+        message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.`,
+      });
+      return undefined;
+    }
+    scanBase = { ref: overrideRef, commit };
+  }
+  const head = c.head ?? (c.ref && !c.worktree ? await baseCommit(c.ref) : undefined);
+  if (!head && !c.worktree) {
+    own.push({
+      code: GitProblemCodes.AGENT_FAILED,
+      agent: c.id,
+      message: `${c.ref ?? c.id} does not name a commit; the agent was left out.`,
+    });
+    return undefined;
+  }
+  const cwd = c.worktree ?? repository.root;
+  const env = git.scratch.env();
+  const published = c.published;
+  if (published && !published.tree) return unreadablePublished(c, published, scanBase.ref, repository, now);
+  const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
+  const wholeFiles = head !== undefined && mergeBase === undefined;
+  if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
+
+  // The agent's current state as a tree.
+  let tree: string;
+  let overridden: readonly string[] = [];
+  let oversized: readonly { path: string; bytes: number }[] = [];
+  if (c.worktree && c.gitDir) {
+    const overrides = overridesFor(ctx.overrides, c.worktree);
+    const snap = await snapshotWorktree(
+      git.scratch,
+      { dir: c.worktree, gitDir: c.gitDir },
+      { maxFileBytes, ...(overrides ? { overrides } : {}) },
+    );
+    tree = snap.tree;
+    overridden = snap.overridden;
+    oversized = snap.oversized;
+  } else {
+    tree = published?.tree ?? head!;
+  }
+  const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
+  let entries;
+  let lineLevel = !wholeFiles;
+  try {
+    entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
+  } catch (e) {
+    // Degrade to file level rather than lose the agent.
+    entries = await diffTreesRaw(cwd, env, from, tree);
+    lineLevel = false;
+    own.push({
+      code: GitProblemCodes.DIFF_FAILED,
+      agent: c.id,
+      message: `Could not read ${c.id}'s line changes (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); its files are compared whole, file level only.`,
+    });
+  }
+  // With no commit since the merge base, every change is uncommitted: no need to ask git.
+  const hasWork = c.worktree !== undefined || published !== undefined;
+  const uncommitted = !hasWork
+    ? new Set<string>()
+    : head && head !== from
+      ? await changedPaths(cwd, env, head, tree)
+      : new Set(entries.map((e) => e.path));
+  // A published agent's right of way is what it recorded from its real branch.
+  const history = published
+    ? { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() }
+    : head && head !== mergeBase && !wholeFiles
+      ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
+      : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
+
+  // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
+  const binaryBlobs = entries
+    .filter((e) => e.binary)
+    .flatMap((e) => [e.newBlob, e.oldBlob])
+    .filter((x): x is string => !!x);
+  const sizes = Number.isFinite(maxFileBytes) ? await blobSizes(cwd, env, binaryBlobs) : new Map<string, number>();
+  const tooLarge = (blob: string | undefined) => blob !== undefined && (sizes.get(blob) ?? 0) > maxFileBytes;
+  const overriddenSet = new Set(overridden);
+
+  const files: FileEdit[] = [];
+  for (const e of entries) {
+    const edit = toFileEdit(e, {
+      lastEditedAt: (path) =>
+        overriddenSet.has(path)
+          ? now
+          : uncommitted.has(path)
+            ? c.worktree
+              ? fileMtime(c.worktree, path)
+              : published?.publishedAt
+            : history.lastCommitAt.get(path),
+      uncommitted: (path) => overriddenSet.has(path) || (hasWork && uncommitted.has(path)),
+      now,
+      recency,
+      tooLarge,
+      wholeFiles: !lineLevel,
+    });
+    if (!edit) continue;
+    files.push(edit);
+    if (e.binary && (tooLarge(e.newBlob) || tooLarge(e.oldBlob)))
+      own.push(fileTooLarge(c.id, e.path, Math.max(sizes.get(e.newBlob ?? '') ?? 0, sizes.get(e.oldBlob ?? '') ?? 0), maxFileBytes));
+  }
+  for (const o of oversized) {
+    const at = fileMtime(cwd, o.path);
+    // An untracked file (over the size limit) is uncommitted work: current.
+    files.push({
+      path: o.path,
+      status: 'added',
+      weight: 1,
+      baseRanges: 'whole',
+      newRanges: 'whole',
+      ...(at !== undefined ? { lastEditedAt: at } : {}),
+    });
+    own.push(fileTooLarge(c.id, o.path, o.bytes, maxFileBytes));
+  }
+  files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+
+  const dirty = hasWork && (uncommitted.size > 0 || oversized.length > 0);
+  git.register({
+    id: c.id,
+    ...(head ? { head } : {}),
+    tree,
+    dirty,
+    ...(mergeBase ? { mergeBase } : {}),
+    ...(c.worktree ? { worktree: c.worktree } : {}),
+  });
+  const reasons = [
+    ...(!lineLevel && !wholeFiles
+      ? ['its line changes could not be read: compared file-level only']
+      : wholeFiles
+        ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
+        : []),
+    ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env, repository))] : []),
+  ];
+  // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
+  if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || isDeclaring(c))) return undefined;
+
+  const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
+  const incomplete = reasons.length > 0 ? reasons : undefined;
+  return {
+    id: c.id,
+    label: c.label,
+    startedAt,
+    committedWork: published ? published.committedWork : history.commits + history.changedLines,
+    files,
+    ...(c.intent ? { intent: c.intent } : {}),
+    ...(mergeBase ? { base: mergeBase } : {}),
+    repository: repository.id,
+    ...(c.worktree ? { worktree: c.worktree } : {}),
+    ...(incomplete ? { incomplete } : {}),
+    meta: {
+      source: c.source,
+      head: head ?? null,
+      ...(c.ref ? { ref: c.ref } : {}),
+      detached: c.detached ?? false,
+      baseRef: scanBase.ref,
+      mergeBase: mergeBase ?? null,
+      tree,
+      dirty,
+      commits: history.commits,
+      ...(published ? publishedMeta(published) : {}),
+      ...(overridden.length ? { overridden } : {}),
+      ...(!lineLevel ? { fileLevelOnly: true } : {}),
+    },
+  };
+}
+
+/**
+ * A published agent whose recorded base is not in this clone's base branch: its diff from our
+ * merge base would carry that base's changes as its own. Unknown, with the reason.
+ */
+async function publishedBaseReason(
+  p: NonNullable<AgentCandidate['published']>,
+  scanBase: BaseInfo,
+  env: Record<string, string>,
+  repository: RepositoryInfo,
+): Promise<string[]> {
+  if (!p.mergeBase) return [];
+  const r = await runGitRaw(['merge-base', '--is-ancestor', p.mergeBase, scanBase.commit], {
+    cwd: repository.root,
+    env,
+    okCodes: [1, 128],
+  });
+  if (r.code === 0) return [];
+  return [
+    `its base (${p.baseRef ?? 'its base'} at ${p.mergeBase.slice(0, 12)} where it was published) is not in this clone's ${scanBase.ref}: fetch ${p.baseRef ?? 'that base'} to compare it exactly`,
+  ];
+}
+
+/** A published agent whose state could not be read: its recorded paths, whole files, unknown. */
+function unreadablePublished(
+  c: AgentCandidate,
+  p: NonNullable<AgentCandidate['published']>,
+  baseRef: string,
+  repository: RepositoryInfo,
+  now: number,
+): Agent {
+  return {
+    id: c.id,
+    label: c.label,
+    startedAt: c.startedAt ?? now,
+    committedWork: p.committedWork,
+    files: p.paths.map((path) => ({
+      path,
+      status: 'modified' as const,
+      weight: 1,
+      baseRanges: 'whole' as const,
+      newRanges: 'whole' as const,
+    })),
+    ...(c.intent ? { intent: c.intent } : {}),
+    repository: repository.id,
+    incomplete: p.incomplete.length > 0 ? p.incomplete : ['its published state could not be read'],
+    meta: {
+      source: 'published',
+      head: c.head ?? null,
+      ...(c.ref ? { ref: c.ref } : {}),
+      detached: c.detached ?? false,
+      baseRef,
+      mergeBase: null,
+      dirty: true,
+      commits: 0,
+      fileLevelOnly: true,
+      ...publishedMeta(p),
+    },
+  };
+}
+
+function publishedMeta(p: NonNullable<AgentCandidate['published']>): Record<string, unknown> {
+  return {
+    remote: p.remote,
+    ...(p.publishedAt !== undefined ? { publishedAt: new Date(p.publishedAt).toISOString() } : {}),
+    ...(p.expiresAt !== undefined ? { expiresAt: new Date(p.expiresAt).toISOString() } : {}),
+  };
+}
+
+function overridesFor(overrides: ReadContext['overrides'], worktree: string | undefined): Record<string, string | Buffer> | undefined {
+  return worktree && overrides ? worktreeOverrides(overrides, worktree) : undefined;
+}
+
+/** The buffers of one worktree among an editor's overrides, by repository-relative path. */
+export function worktreeOverrides(
+  overrides: NonNullable<ReadContext['overrides']>,
+  worktree: string,
+): Record<string, string | Buffer> | undefined {
+  const merged: Record<string, string | Buffer> = {};
+  let any = false;
+  for (const [dir, files] of Object.entries(overrides)) {
+    if (resolve(dir) !== resolve(worktree) && canonical(dir) !== canonical(worktree)) continue;
+    for (const [path, text] of Object.entries(files)) {
+      // Absolute paths inside the worktree are accepted too.
+      const rel = isAbsolute(path) ? relative(worktree, path) : path;
+      merged[normalizeRelPath(rel)] = text;
+      any = true;
+    }
+  }
+  return any ? merged : undefined;
+}
