@@ -61,6 +61,17 @@ function enginesOf(commonDir: string): number[] {
   return pids.sort();
 }
 
+/**
+ * The repository's engine processes settle to exactly `pid`. A rival started meanwhile (a client
+ * that found no engine at the same moment as another) finds the lock taken and exits; one that took
+ * the lock over would leave `pid` alone or stopped, and fails this.
+ */
+async function expectOneEngine(commonDir: string, pid: number): Promise<void> {
+  const only = (): true | undefined => (JSON.stringify(enginesOf(commonDir)) === JSON.stringify([pid]) ? true : undefined);
+  await waitFor(`engine ${pid} alone`, only, 40_000).catch(() => undefined);
+  expect(enginesOf(commonDir)).toEqual([pid]);
+}
+
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -144,7 +155,7 @@ describe('the language server and agents share one engine', () => {
       expect(mode).toMatchObject({ kind: 'engine' });
       const pid = mode!.pid!;
       started.add(pid);
-      expect(enginesOf(commonDir)).toEqual([pid]);
+      await expectOneEngine(commonDir, pid);
       expect(await status()).toMatchObject({ running: true, pid, holders: 1 });
 
       // The editor's scan is the whole airspace of a cold scan.
@@ -157,7 +168,7 @@ describe('the language server and agents share one engine', () => {
       expect(clash.conflicts.find((c) => c.with === 'bob')?.level).toBe('resolution');
       await sameCheck(carol.dir, [shared]);
       await sameCheck(bob.dir, [other, '--lines', '1-1']);
-      expect(enginesOf(commonDir)).toEqual([pid]);
+      await expectOneEngine(commonDir, pid);
       // One warm scanner serves the editor and every agent (no worktree has a config of its own).
       expect(await status()).toMatchObject({ pid, scanners: 1 });
 
@@ -188,7 +199,7 @@ describe('the language server and agents share one engine', () => {
         120_000,
       );
       started.add(next);
-      expect(enginesOf(commonDir)).toEqual([next]);
+      await expectOneEngine(commonDir, next);
       await sameCheck(carol.dir, [other, '--lines', '3-3']);
       expect((await status()).pid).toBe(next);
     } finally {
@@ -197,7 +208,7 @@ describe('the language server and agents share one engine', () => {
     // The editor left: the engine goes on serving agents; nobody holds it any more.
     const after = await waitFor('the editor to let go', async () => ((await status()).holders === 0 ? status() : undefined), 20_000);
     expect(after.running).toBe(true);
-    expect(enginesOf(commonDir)).toEqual([after.pid]);
+    await expectOneEngine(commonDir, after.pid);
     await sameCheck(alice.dir, [shared, '--lines', '20-21']);
     // Nothing written to any worktree by the editor, the engines or the checks (the test's own saves aside).
     const now = repoFingerprint(repo.dir);
@@ -255,7 +266,7 @@ describe('the language server and agents share one engine', () => {
         30_000,
       );
       started.add(pid);
-      expect(enginesOf(commonDir)).toEqual([pid]);
+      await expectOneEngine(commonDir, pid);
       // Its advisories are the cold scan's.
       const cold = json(await airspace(['scan', '--json'], { cwd: alice.dir, timeoutMs: 120_000 })) as Scan;
       const raised = new Set(
@@ -268,7 +279,7 @@ describe('the language server and agents share one engine', () => {
       );
       // An agent's check is answered by the same engine.
       await sameCheck(carol.dir, [shared, '--lines', '3-3']);
-      expect(enginesOf(commonDir)).toEqual([pid]);
+      await expectOneEngine(commonDir, pid);
     } finally {
       watch.kill('SIGTERM');
       await new Promise((r) => watch.once('close', r));

@@ -155,11 +155,54 @@ export function connect(socket: string, timeoutMs = 1000, hold = false): Promise
   });
 }
 
-/** The running engine of this repository, if one answers. */
-export async function findEngine(paths: EnginePaths, timeoutMs = 1000, hold = false): Promise<EngineConnection | undefined> {
+/**
+ * How long an engine whose socket accepts connections may take to answer the handshake before it
+ * counts as hung (ms). A scan keeps the engine's event loop busy for seconds on a loaded machine:
+ * that engine is busy, not gone, and starting a rival would only take its lock and its warm state.
+ */
+export const BUSY_ENGINE_MS = 30_000;
+
+/** Whether a process listens on the socket: the kernel accepts the connection even while that process is busy. */
+export function socketListens(socket: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const conn = createConnection(socket);
+    const done = (listens: boolean): void => {
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(listens);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    conn.once('connect', () => done(true));
+    conn.once('error', () => done(false));
+  });
+}
+
+/**
+ * Connects to the engine at `socket`: within `timeoutMs`, or, when it does not answer that fast but
+ * its socket accepts connections (busy), within `busyMs`.
+ */
+export async function connectPatiently(
+  socket: string,
+  timeoutMs: number,
+  busyMs: number,
+  hold = false,
+): Promise<EngineConnection | undefined> {
+  const quick = await connect(socket, timeoutMs, hold).catch(() => undefined);
+  if (quick) return quick;
+  if (!(await socketListens(socket))) return undefined;
+  return connect(socket, busyMs, hold).catch(() => undefined);
+}
+
+/** The running engine of this repository, if one answers (waiting for a busy one; see `BUSY_ENGINE_MS`). */
+export async function findEngine(
+  paths: EnginePaths,
+  timeoutMs = 1000,
+  hold = false,
+  busyMs = BUSY_ENGINE_MS,
+): Promise<EngineConnection | undefined> {
   const info = readLock(paths);
   if (!info || !pidAlive(info.pid)) return undefined;
-  return connect(info.socket, timeoutMs, hold).catch(() => undefined);
+  return connectPatiently(info.socket, timeoutMs, busyMs, hold);
 }
 
 export interface StartOptions {

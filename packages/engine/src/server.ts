@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, openSync, unlinkSync, writeSync, clos
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
-import { connect, pidAlive, readLock, type LockInfo } from './client.js';
+import { BUSY_ENGINE_MS, connectPatiently, pidAlive, readLock, type LockInfo } from './client.js';
 import { EngineCore } from './core.js';
 import { InputError } from './errors.js';
 import { enginePaths, type EnginePaths } from './paths.js';
@@ -24,11 +24,15 @@ export interface EngineServerOptions {
   readonly log?: (message: string) => void;
 }
 
-/** Takes the lock, or says who holds it. A lock of a dead process, or of one that no longer answers, is taken over. */
+/**
+ * Takes the lock, or says who holds it. A lock of a dead process, or of one that no longer answers
+ * (its socket refuses, or it accepts but no handshake comes within `busyMs`), is taken over.
+ */
 export async function acquireLock(
   paths: EnginePaths,
   info: LockInfo,
   graceMs: number,
+  busyMs = BUSY_ENGINE_MS,
 ): Promise<{ acquired: true } | { acquired: false; holder: LockInfo }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -41,12 +45,12 @@ export async function acquireLock(
     }
     const holder = readLock(paths);
     if (holder && holder.pid !== info.pid && pidAlive(holder.pid)) {
-      const answers = await connect(holder.socket, 1000).then(
-        (c) => (c.close(), true),
-        () => false,
-      );
-      const young = Date.now() - Date.parse(holder.startedAt) < graceMs;
-      if (answers || young) return { acquired: false, holder };
+      // A young lock is an engine starting; a busy holder (its socket accepts, the handshake waits
+      // for a scan) is not silent either.
+      if (Date.now() - Date.parse(holder.startedAt) < graceMs) return { acquired: false, holder };
+      const connection = await connectPatiently(holder.socket, 1000, busyMs);
+      connection?.close();
+      if (connection) return { acquired: false, holder };
     }
     // Dead, silent or unreadable: take it over.
     try {

@@ -4,7 +4,7 @@
  * from a live one.
  */
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,60 @@ describe('the engine process', () => {
       writeFileSync(paths.lock, JSON.stringify(info(process.ppid, new Date(Date.now() - 60_000).toISOString())));
       expect(await acquireLock(paths, info(4444), 10_000)).toEqual({ acquired: true });
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('waits for a busy engine (socket accepts, handshake late) instead of taking its lock', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-busy-'));
+    // An engine in the middle of a long scan: it answers the handshake only after `delayMs`.
+    let delayMs = 1_500;
+    const busy = createServer((socket) => {
+      socket.on('data', (chunk) => {
+        const { id } = JSON.parse(String(chunk).split('\n')[0]!) as { id: number };
+        if (Number.isFinite(delayMs))
+          setTimeout(() => socket.write(JSON.stringify({ id, result: { version: PROTOCOL_VERSION, pid: process.pid } }) + '\n'), delayMs);
+      });
+    });
+    try {
+      mkdirSync(join(dir, 'airspace'));
+      const paths = enginePaths(dir);
+      await new Promise<void>((r) => busy.listen(paths.socket, r));
+      const old = new Date(Date.now() - 60_000).toISOString();
+      writeFileSync(
+        paths.lock,
+        JSON.stringify({ pid: process.pid, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: old, log: paths.log }),
+      );
+      // A client reaches it rather than concluding there is none (and starting a rival).
+      const found = await findEngine(paths, 200);
+      expect(found?.hello.pid).toBe(process.pid);
+      found?.close();
+      // A starting rival leaves its lock alone.
+      expect(
+        await acquireLock(
+          paths,
+          { pid: 4545, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: new Date().toISOString(), log: paths.log },
+          10_000,
+        ),
+      ).toMatchObject({
+        acquired: false,
+        holder: { pid: process.pid },
+      });
+      // Hung (accepts, never answers): taken over once `busyMs` has passed.
+      delayMs = Infinity;
+      expect(await findEngine(paths, 200, false, 500)).toBeUndefined();
+      expect(
+        await acquireLock(
+          paths,
+          { pid: 4646, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: new Date().toISOString(), log: paths.log },
+          10_000,
+          500,
+        ),
+      ).toEqual({
+        acquired: true,
+      });
+    } finally {
+      await new Promise((r) => busy.close(r));
       rmSync(dir, { recursive: true, force: true });
     }
   });
