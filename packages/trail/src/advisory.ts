@@ -5,7 +5,7 @@
  * precedence over a low score.
  */
 import type { Agent, ChannelEntry, Level, Link, Thresholds } from '@airspace/core';
-import { importGraphOfEdges, scanAirspace } from '@airspace/core';
+import { importGraphOfEdges, levelRank, scanAirspace } from '@airspace/core';
 import { builtinChannels } from '@airspace/scanner';
 import { canonicalize, sha256Hex, sortedSet } from './canonical.js';
 import type { ShadowObservation } from './observation.js';
@@ -186,11 +186,9 @@ async function scanFootprints(
     const [first, second] = x.agent === a.agentId ? [x, y] : [y, x];
     scored.push({ link, sides: `${first.side}/${second.side}` as LinkSides });
   }
-  scored.sort((p, q) => q.link.risk - p.link.risk || LEVEL_RANK[q.link.level] - LEVEL_RANK[p.link.level] || (p.sides < q.sides ? -1 : 1));
+  scored.sort((p, q) => q.link.risk - p.link.risk || levelRank(q.link.level) - levelRank(p.link.level) || (p.sides < q.sides ? -1 : 1));
   return { links: scored.map(({ link, sides }) => ({ sides, risk: link.risk, level: link.level })), strongest: scored[0]?.link };
 }
-
-const LEVEL_RANK: Record<Level, number> = { clear: 0, unknown: 1, traffic: 2, resolution: 3 };
 
 function scopeSentence(o: ShadowObservation, graph: TrailGraph): string {
   return `repository ${JSON.stringify(o.repositoryId)}, base ${o.base}, task ${JSON.stringify(o.taskId)}, scope ${JSON.stringify(o.scopeId)}, and the supplied dependency graph (${graph.edges.length} edges)`;
