@@ -145,3 +145,32 @@ export function comparability(a: Agent, b: Agent, repositoryId?: string): Compar
 export function pairKey(a: string, b: string): string {
   return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
 }
+
+/**
+ * The pairs of agents that share at least one key (a path, say), each once, through an inverted
+ * index key → agents: what a channel's `candidates` names when only agents sharing something can
+ * score above 0. `only`: pairs with at least one of these agents.
+ */
+export function pairsSharingKeys<A extends { readonly id: string }>(
+  agents: readonly A[],
+  keysOf: (agent: A) => Iterable<string>,
+  only?: ReadonlySet<string>,
+): [string, string][] {
+  const keys = new Map(agents.map((agent) => [agent.id, [...keysOf(agent)]]));
+  const byKey = new Map<string, string[]>();
+  for (const agent of agents) for (const key of keys.get(agent.id)!) (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(agent.id);
+  const out: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const agent of only ? agents.filter((x) => only.has(x.id)) : agents) {
+    for (const key of keys.get(agent.id)!) {
+      for (const other of byKey.get(key)!) {
+        if (other === agent.id) continue;
+        const pair = pairKey(agent.id, other);
+        if (seen.has(pair)) continue;
+        seen.add(pair);
+        out.push([agent.id, other]);
+      }
+    }
+  }
+  return out;
+}

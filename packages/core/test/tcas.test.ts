@@ -4,7 +4,7 @@ import { agent as build, edit } from '../src/builders.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 import { AdvisoryTracker, type PairSample } from '../src/advisory-tracker.js';
-import { bandOf, classifyRisk, comparability, rightOfWay } from '../src/tcas.js';
+import { bandOf, classifyRisk, comparability, pairsSharingKeys, rightOfWay } from '../src/tcas.js';
 import { TriggerDispatcher, scanTriggers, triggersFor, type Trigger } from '../src/triggers.js';
 
 /** The bands these tests were written against; the shipped defaults are fitted and move. */
@@ -216,5 +216,25 @@ describe('scanTriggers', () => {
       { channels: [same] },
     );
     expect(scanTriggers(result).map((t) => `${t.type}:${t.to}`)).toEqual(['steer:y', 'hold:x']);
+  });
+});
+
+describe('pairsSharingKeys', () => {
+  const agents = [
+    { id: 'a', keys: ['x', 'y'] },
+    { id: 'b', keys: ['y', 'z'] },
+    { id: 'c', keys: ['z'] },
+    { id: 'd', keys: ['w'] },
+  ];
+  const keysOf = (agent: { keys: string[] }): string[] => agent.keys;
+
+  it('names each pair of agents sharing a key once, and no other', () => {
+    const pairs = pairsSharingKeys(agents, keysOf).map((p) => [...p].sort().join('-'));
+    expect(pairs.sort()).toEqual(['a-b', 'b-c']);
+  });
+
+  it('keeps to pairs with one of `only`', () => {
+    const pairs = pairsSharingKeys(agents, keysOf, new Set(['c'])).map((p) => [...p].sort().join('-'));
+    expect(pairs).toEqual(['b-c']);
   });
 });

@@ -42,7 +42,7 @@ import {
   mapToCurrent,
   nearestPair,
   overlapCoefficient,
-  pairKey,
+  pairsSharingKeys,
   type Agent,
   type Evidence,
   type EvidenceSide,
@@ -453,22 +453,7 @@ export function overlapChannel() {
       // inverted index path → agents names those pairs, so pairs sharing nothing cost nothing.
       const keysOf = (agent: Agent): Set<string> =>
         new Set([...(ctx.prepared?.get(agent.id) ?? indexFiles(agent)).keys(), ...(agent.intent ?? [])]);
-      const byKey = new Map<string, string[]>();
-      for (const agent of agents) for (const key of keysOf(agent)) (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(agent.id);
-      const out: [string, string][] = [];
-      const seen = new Set<string>();
-      for (const agent of only ? agents.filter((x) => only.has(x.id)) : agents) {
-        for (const key of keysOf(agent)) {
-          for (const other of byKey.get(key)!) {
-            if (other === agent.id) continue;
-            const pair = pairKey(agent.id, other);
-            if (seen.has(pair)) continue;
-            seen.add(pair);
-            out.push([agent.id, other]);
-          }
-        }
-      }
-      return out;
+      return pairsSharingKeys(agents, keysOf, only);
     },
     score(a, b, ctx) {
       const opts = ctx.options;

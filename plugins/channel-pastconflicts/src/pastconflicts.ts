@@ -17,7 +17,7 @@
  */
 import {
   defineChannel,
-  pairKey,
+  pairsSharingKeys,
   type Agent,
   type Evidence,
   type OptionsSchema,
@@ -132,22 +132,7 @@ export function pastConflictsChannel() {
       // names those pairs, so a scan of many agents scores no other pair for this channel.
       const prepared = ctx.prepared?.agents;
       const pathsOfAgent = (agent: Agent): ReadonlySet<string> => prepared?.get(agent.id)?.paths ?? pathsOf(agent);
-      const byPath = new Map<string, string[]>();
-      for (const agent of agents) for (const p of pathsOfAgent(agent)) (byPath.get(p) ?? byPath.set(p, []).get(p)!).push(agent.id);
-      const out: [string, string][] = [];
-      const seen = new Set<string>();
-      for (const agent of only ? agents.filter((x) => only.has(x.id)) : agents) {
-        for (const p of pathsOfAgent(agent)) {
-          for (const other of byPath.get(p)!) {
-            if (other === agent.id) continue;
-            const pair = pairKey(agent.id, other);
-            if (seen.has(pair)) continue;
-            seen.add(pair);
-            out.push([agent.id, other]);
-          }
-        }
-      }
-      return out;
+      return pairsSharingKeys(agents, pathsOfAgent, only);
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
