@@ -3,7 +3,7 @@
  * records events here (saves, buffers, file and git events, polling) and hands the scanner what
  * `take()` returns.
  */
-import type { ScanInput } from './scanner.js';
+import type { ScanInput } from './lsp-scanner.js';
 
 /** What a scan is told about changes: nothing known (read everything), or per worktree. */
 export type ScanChanges = Pick<ScanInput, 'changed' | 'changedPaths'> & {

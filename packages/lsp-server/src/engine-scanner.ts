@@ -16,19 +16,19 @@ import {
   type LspScanner,
   type ScanInput,
   type ScannerMode,
-  type ScannerOptions,
-} from './scanner.js';
+  type LspScannerOptions,
+} from './lsp-scanner.js';
 
 export interface EngineScannerOptions extends Pick<EngineScansOptions<ScanInput>, 'ensure' | 'log' | 'scanTimeoutMs' | 'disabled'> {
   /** The in-process scanner used when there is no engine. */
-  readonly fallback?: (options: ScannerOptions) => LspScanner;
+  readonly fallback?: (options: LspScannerOptions) => LspScanner;
 }
 
 export interface EngineLspScanner extends LspScanner {
   mode(): ScannerMode | undefined;
 }
 
-export function createEngineScanner(options: ScannerOptions, deps: EngineScannerOptions = {}): EngineLspScanner {
+export function createEngineScanner(options: LspScannerOptions, deps: EngineScannerOptions = {}): EngineLspScanner {
   const settings = {
     ...(options.base ? { base: options.base } : {}),
     ...(options.sources ? { sources: options.sources } : {}),

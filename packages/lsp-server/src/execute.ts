@@ -16,7 +16,7 @@ import { trailDirOf } from './repositories.js';
 import { message, type Session } from './session.js';
 import { acknowledgePair } from '@airspace/trail';
 import type { FolderInfo } from './workspace.js';
-import type { IntentSpec } from './scanner.js';
+import type { IntentSpec } from './lsp-scanner.js';
 
 /** An advisory a command is about: the pair, and self's side of it when a workspace folder is one. */
 interface PairTarget {

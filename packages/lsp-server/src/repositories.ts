@@ -13,7 +13,7 @@ import { configFiles, configSignature } from './config-files.js';
 import { publishDiagnostics } from './diagnostics.js';
 import { advisoriesKey, findingsFor, pairKey } from './findings.js';
 import { ScanLoop } from './scan-loop.js';
-import type { Intents, IntentSpec, LspScanner, Overrides } from './scanner.js';
+import type { Intents, IntentSpec, LspScanner, Overrides } from './lsp-scanner.js';
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
 import { pairAcknowledged } from '@airspace/trail';

@@ -24,7 +24,7 @@ import { registerHover } from './hover.js';
 import { SOURCE } from './present.js';
 import { closeRepo } from './repositories.js';
 import { createDefaultScanner } from './engine-scanner.js';
-import type { CreateLspScanner, ScannerMode } from './scanner.js';
+import type { CreateLspScanner, ScannerMode } from './lsp-scanner.js';
 import { CLIENT_ANSWER_MS, Session, type Repo } from './session.js';
 import { mergeSettings, type AirspaceSettings } from './settings.js';
 

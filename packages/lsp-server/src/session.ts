@@ -12,7 +12,7 @@ import type { ChangeSet } from './changes.js';
 import { DiagnosticsLedger, clientFeatures, type ClientFeatures } from './delivery.js';
 import type { Finding } from './findings.js';
 import type { ScanLoop } from './scan-loop.js';
-import type { CreateLspScanner, IntentSpec, LspScanner } from './scanner.js';
+import type { CreateLspScanner, IntentSpec, LspScanner } from './lsp-scanner.js';
 import type { AirspaceSettings } from './settings.js';
 import type { ChangeTracker } from '@airspace/git';
 import { real, relativeTo, type FolderInfo } from './workspace.js';

@@ -2,7 +2,7 @@
  * The editor's settings (`airspace` section of `workspace/configuration`, or initializationOptions)
  * and the one place they become scanner and watcher options.
  */
-import type { ScannerOptions } from './scanner.js';
+import type { LspScannerOptions } from './lsp-scanner.js';
 
 /** Settings under the `airspace` section of `workspace/configuration` (or initializationOptions). */
 export interface AirspaceSettings {
@@ -30,7 +30,7 @@ export function mergeSettings(held: AirspaceSettings, got: unknown): AirspaceSet
 }
 
 /** What a repository's scanner is started with (a changed result restarts it). */
-export function scannerOptionsOf(settings: AirspaceSettings, worktree: string): ScannerOptions {
+export function scannerOptionsOf(settings: AirspaceSettings, worktree: string): LspScannerOptions {
   return {
     repo: worktree,
     ...(settings.base ? { base: settings.base } : {}),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import { EngineRequestError, type EngineConnection, type EngineLookup } from '@airspace/engine/client';
 import { createEngineScanner } from '../src/engine-scanner.js';
-import type { LspScanner } from '../src/scanner.js';
+import type { LspScanner } from '../src/lsp-scanner.js';
 
 const result = (tag: string) => ({ tag }) as unknown as ScanResult;
 

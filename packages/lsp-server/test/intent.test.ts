@@ -8,7 +8,7 @@ import { createRepoFixture } from '@airspace/git/fixture';
 import { intentPath } from '../src/intent.js';
 import { createScanner } from './support/fake-scanner.mjs';
 import { InProcessClient } from './support/in-process.js';
-import type { CreateLspScanner } from '../src/scanner.js';
+import type { CreateLspScanner } from '../src/lsp-scanner.js';
 import { uriOf } from './support/client.js';
 
 describe('intentPath', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRepoFixture } from '@airspace/git/fixture';
 import type { ScanResult } from '@airspace/core';
-import { createWorkerScanner, type CreateLspScanner } from '../src/scanner.js';
+import { createWorkerScanner, type CreateLspScanner } from '../src/lsp-scanner.js';
 import { createScanner as createFakeScanner } from './support/fake-scanner.mjs';
 import { InProcessClient } from './support/in-process.js';
 import { uriOf } from './support/client.js';

@@ -31,7 +31,7 @@ export interface ScanInput {
   readonly changedPaths?: Readonly<Record<string, readonly string[]>>;
 }
 
-export interface ScannerOptions {
+export interface LspScannerOptions {
   /** Any directory inside the repository (the server passes the workspace folder's worktree). */
   readonly repo: string;
   readonly base?: string;
@@ -57,14 +57,17 @@ export interface ScannerContext {
   readonly log: (message: string) => void;
 }
 
-export type CreateLspScanner = (options: ScannerOptions, context?: ScannerContext) => LspScanner | Promise<LspScanner>;
+export type CreateLspScanner = (options: LspScannerOptions, context?: ScannerContext) => LspScanner | Promise<LspScanner>;
 
 /**
  * The worker-thread scanner. Every call is settled whatever happens to its worker: answered,
  * rejected when that worker fails, exits or is terminated, or rejected by `dispose()` — a call
  * left pending would hold the server's scan loop for good. `workerUrl` is for tests.
  */
-export function createWorkerScanner(options: ScannerOptions, workerUrl: URL = new URL('./engine-worker.js', import.meta.url)): LspScanner {
+export function createWorkerScanner(
+  options: LspScannerOptions,
+  workerUrl: URL = new URL('./engine-worker.js', import.meta.url),
+): LspScanner {
   interface Pending {
     readonly resolve: (v: unknown) => void;
     readonly reject: (e: Error) => void;
