@@ -5,21 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { mapLimit } from '@airspace/git';
-import { DirectedGraph } from 'graphology';
 import { createFactsStore, type FactsStore } from '../cache/cache.js';
-import { importCount, isDamaged, isImportsOnly } from '../cache/pack.js';
+import { importCount, isDamaged } from '../cache/pack.js';
 import { loadResolutions, loadResolverMemo, saveResolutions } from '../cache/resolutions.js';
-import { createParsePool, type ParseJob, type ParseOutcome } from '../extract/pool.js';
-import { sourceSkip } from '../extract/source-file.js';
-import {
-  importEdgeKind,
-  languageOf,
-  type FileFacts,
-  type ImportEdgeKind,
-  type ImportFact,
-  type ImportKind,
-  type Language,
-} from '../facts.js';
+import { importEdgeKind, languageOf, type FileFacts, type ImportFact, type Language } from '../facts.js';
 import {
   createResolver,
   isConfigFile,
@@ -28,274 +17,23 @@ import {
   type Resolution,
   type Resolver,
 } from '../resolve/resolver.js';
+import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  type AnalysisIndex,
+  type FactsScope,
+  type IndexOptions,
+  type IndexedFile,
+  type SkippedFile,
+  type ImportGraph,
+} from './index-types.js';
+import { loadFacts } from './load-facts.js';
+import { adjacency, buildImportGraph, importOutcomes, targetsOf } from './import-graph.js';
 
 export type { ResolvedImport } from '../resolve/resolver.js';
-import { gitBlobId, type Snapshot, type SnapshotFile } from '../snapshot.js';
-
-export interface IndexedFile {
-  readonly path: string;
-  readonly blobId: string;
-  readonly language: Language;
-  readonly facts: FileFacts;
-  readonly imports: readonly ResolvedImport[];
-}
-
-export type SkipReason = 'binary' | 'too-large' | 'unreadable' | 'parse-failed' | 'vendored';
-
-export interface SkippedFile {
-  readonly path: string;
-  readonly reason: SkipReason;
-  readonly detail?: string;
-}
-
-export interface ExternalImport {
-  readonly from: string;
-  readonly specifier: string;
-  readonly package: string;
-  readonly line: number;
-}
-
-export interface UnresolvedImport {
-  readonly from: string;
-  readonly specifier: string;
-  readonly reason: string;
-  readonly line: number;
-}
-
-export interface FileNodeAttributes {
-  readonly language?: Language;
-  /** True when the file parsed with errors (facts are partial). */
-  readonly partial?: boolean;
-}
-
-export interface ImportEdgeAttributes {
-  /** Every import kind from the importer to this file, as written (`static`, `type`, …). */
-  readonly kinds: ImportKind[];
-  /** Every edge kind of those imports (`value`, `type-only`, `guarded`, `dynamic`, `re-export`). */
-  readonly edgeKinds: ImportEdgeKind[];
-  readonly lines: number[];
-}
-
-export type ImportGraph = DirectedGraph<FileNodeAttributes, ImportEdgeAttributes>;
-
-export interface IndexStats {
-  readonly files: number;
-  readonly sourceFiles: number;
-  readonly parsed: number;
-  readonly fromCache: number;
-  readonly hashed: number;
-  readonly parseErrors: number;
-  readonly ms: { readonly total: number; readonly facts: number; readonly parse: number; readonly resolve: number; readonly graph: number };
-}
-
-export interface AnalysisIndex {
-  /** Source files (TypeScript, TSX, JavaScript, Python) that have facts, by path. */
-  readonly files: ReadonlyMap<string, IndexedFile>;
-  /** Every path of the snapshot. */
-  readonly paths: ReadonlySet<string>;
-  /**
-   * The import graph (graphology): a node per source file and per other file an import resolves
-   * to, edge importer → imported. Built on first access; `imports`/`importers` answer without it.
-   */
-  readonly graph: ImportGraph;
-  /**
-   * Adjacency of the import graph: files each file imports, and files importing each file (in
-   * path order). The order of the maps' keys is not significant.
-   */
-  readonly imports: ReadonlyMap<string, readonly string[]>;
-  readonly importers: ReadonlyMap<string, readonly string[]>;
-  readonly external: readonly ExternalImport[];
-  readonly unresolved: readonly UnresolvedImport[];
-  readonly skipped: readonly SkippedFile[];
-  /** Files with parse errors whose facts are partial (kept in the index). */
-  readonly partial: readonly { readonly path: string; readonly errorCount: number; readonly errorLines: readonly number[] }[];
-  /** Non-fatal problems (cache corruption, unwritable cache). */
-  readonly problems: readonly string[];
-  readonly resolver: Resolver;
-  /** Identity of the resolver's inputs (paths + configuration contents). */
-  readonly resolverKey: string;
-  readonly store: FactsStore;
-  /** What the facts hold (see `IndexOptions.facts`). */
-  readonly factsScope: FactsScope;
-  readonly stats: IndexStats;
-}
-
-export type IndexPhase = 'facts' | 'parse' | 'resolve' | 'graph' | 'done';
-
-export interface IndexProgress {
-  readonly phase: IndexPhase;
-  readonly done: number;
-  readonly total: number;
-}
-
-export interface IndexOptions {
-  /** Cache directory (e.g. from `defaultCacheDir(repo)`); ignored when `store` is given. */
-  readonly cacheDir?: string;
-  /** A facts store kept across calls (long-lived processes keep one). */
-  readonly store?: FactsStore;
-  /** Parse workers (0 = in this thread). Default: cores, at most 8. */
-  readonly workers?: number;
-  /** Files larger than this are skipped (default 1 MiB). */
-  readonly maxFileBytes?: number;
-  /** A previous index of the same repository: its facts and resolutions are reused where inputs are unchanged. */
-  readonly previous?: AnalysisIndex;
-  /**
-   * The facts' bodies (exports, definitions, references, calls) will be used, e.g. by the symbols
-   * service: cached bodies are checked on look-up, so a damaged one is parsed again by this index
-   * (with a problem) instead of reading as empty later. Off, a warm index reads heads only.
-   */
-  readonly bodies?: boolean;
-  /**
-   * `imports`: only what the import graph needs is extracted from files not cached (the imports
-   * query alone, about half the parse cost), kept in the store's `importsOnly()` companion; a file
-   * cached whole is used as it is. Such an index cannot serve definitions, references or calls
-   * (reading them throws). Default `all`.
-   */
-  readonly facts?: FactsScope;
-  readonly onProgress?: (progress: IndexProgress) => void;
-}
-
-export type FactsScope = 'all' | 'imports';
-
-export const DEFAULT_MAX_FILE_BYTES = 1 << 20;
-
-interface FactsJob {
-  readonly file: SnapshotFile;
-  readonly language: Language;
-  blobId?: string;
-  /** The file's bytes until parsed; cleared (set to undefined) to free them early. */
-  content?: Buffer | undefined;
-  facts?: FileFacts;
-  skip?: SkippedFile;
-}
-
-/**
- * Facts for a set of files: reused from `previous`, the store (memory, then disk), or parsed.
- * Shared by `index` and `overlay`.
- */
-export async function loadFacts(
-  files: readonly { file: SnapshotFile; language: Language }[],
-  store: FactsStore,
-  options: Pick<IndexOptions, 'workers' | 'maxFileBytes' | 'previous' | 'bodies' | 'facts' | 'onProgress'> & {
-    /** Called with each parsed file's facts as they arrive (before the last file is parsed). */
-    readonly onParsed?: (job: FactsJob, facts: FileFacts) => void;
-  },
-): Promise<{ jobs: FactsJob[]; parsed: number; hashed: number; fromCache: number; parseErrors: number; parseMs: number }> {
-  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const jobs: FactsJob[] = files.map(({ file, language }) => ({ file, language, ...(file.blobId ? { blobId: file.blobId } : {}) }));
-  let hashed = 0;
-  let fromCache = 0;
-  let done = 0;
-  const total = jobs.length;
-  const readContent = async (job: FactsJob): Promise<boolean> => {
-    try {
-      job.content = await job.file.read();
-      return true;
-    } catch (e) {
-      job.skip = { path: job.file.path, reason: 'unreadable', detail: e instanceof Error ? e.message : String(e) };
-      return false;
-    }
-  };
-  const importsOnly = options.facts === 'imports';
-  const partStore = importsOnly ? store.importsOnly() : undefined;
-  const lookUp = (job: FactsJob) => {
-    const prev = options.previous?.files.get(job.file.path);
-    const facts =
-      prev &&
-      prev.blobId === job.blobId &&
-      prev.language === job.language &&
-      !isDamaged(prev.facts) &&
-      (importsOnly || !isImportsOnly(prev.facts))
-        ? prev.facts
-        : (store.get(job.blobId!, job.language, options.bodies ? { body: true } : undefined) ?? partStore?.get(job.blobId!, job.language));
-    if (facts) {
-      job.facts = facts;
-      job.content = undefined;
-      fromCache++;
-      options.onProgress?.({ phase: 'facts', done: ++done, total });
-    }
-  };
-  await Promise.all([store.refresh(), partStore?.refresh()]);
-  // Files with a known blob id are looked up in one synchronous pass; only the others are read.
-  const unknown: FactsJob[] = [];
-  for (const job of jobs) {
-    if (job.blobId) lookUp(job);
-    else unknown.push(job);
-  }
-  await mapLimit(unknown, 64, async (job) => {
-    if (!(await readContent(job))) return;
-    job.blobId = gitBlobId(job.content!);
-    hashed++;
-    lookUp(job);
-  });
-
-  // The misses are handed to the parse pool as they come: a file on disk whose blob id is known
-  // is read by its parsing thread; the others were read here (to hash them) or are read now.
-  // Threads start on the first full chunk, while the rest is still being queued or read.
-  const misses = jobs.filter((j) => !j.facts && !j.skip);
-  const t0 = performance.now();
-  const pool = createParsePool({
-    ...(options.workers !== undefined ? { workers: options.workers } : {}),
-    onParsed: () => options.onProgress?.({ phase: 'parse', done: ++done, total }),
-  });
-  const toParse: FactsJob[] = [];
-  const outcomes: Promise<ParseOutcome>[] = [];
-  const extract = importsOnly ? { importsOnly } : {};
-  const parse = (job: FactsJob, parseJob: ParseJob): Promise<ParseOutcome> => {
-    const outcome = pool.parse(parseJob);
-    const onParsed = options.onParsed;
-    if (!onParsed) return outcome;
-    return outcome.then((o) => {
-      if ('facts' in o) onParsed(job, o.facts);
-      return o;
-    });
-  };
-  try {
-    const inMemory: FactsJob[] = [];
-    for (const job of misses) {
-      const diskPath = job.file.diskPath;
-      if (job.content || !diskPath) {
-        inMemory.push(job);
-        continue;
-      }
-      toParse.push(job);
-      outcomes.push(parse(job, { language: job.language, diskPath, maxBytes, ...extract }));
-    }
-    await mapLimit(inMemory, 32, async (job) => {
-      if (!job.content && !(await readContent(job))) return;
-      const c = job.content!;
-      job.content = undefined; // the pool holds it until parsed
-      const skip = sourceSkip(c, maxBytes);
-      if (skip) {
-        job.skip = { path: job.file.path, reason: skip.skip, ...(skip.detail !== undefined ? { detail: skip.detail } : {}) };
-        return;
-      }
-      toParse.push(job);
-      outcomes.push(parse(job, { language: job.language, content: c, ...extract }));
-    });
-  } finally {
-    await pool.close();
-  }
-  const settled = await Promise.all(outcomes);
-  const parseMs = performance.now() - t0;
-  let parseErrors = 0;
-  let skippedByReader = 0;
-  toParse.forEach((job, i) => {
-    const o = settled[i]!;
-    if ('facts' in o) {
-      job.facts = o.facts;
-      (partStore ?? store).put(job.blobId!, job.language, o.facts);
-    } else if ('skip' in o) {
-      skippedByReader++;
-      job.skip = { path: job.file.path, reason: o.skip, ...(o.detail !== undefined ? { detail: o.detail } : {}) };
-    } else {
-      parseErrors++;
-      job.skip = { path: job.file.path, reason: 'parse-failed', detail: o.error };
-    }
-  });
-  await Promise.all([store.flush(), partStore?.flush()]);
-  return { jobs, parsed: toParse.length - parseErrors - skippedByReader, hashed, fromCache, parseErrors, parseMs };
-}
+export * from './index-types.js';
+export { loadFacts } from './load-facts.js';
+export { addImportEdge, adjacency, buildImportGraph, edgeKindsTo } from './import-graph.js';
 
 /**
  * Text and blob id of the configuration files among `files`. A file whose blob id is the one
@@ -356,23 +94,6 @@ function withOutcome(imp: ImportFact, r: Resolution): ResolvedImport {
   if (r.status === 'resolved') return { specifier, kind, edge, line, targets: r.targets, via: r.via };
   if (r.status === 'external') return { specifier, kind, edge, line, targets: [], external: r.package };
   return { specifier, kind, edge, line, targets: [], unresolved: r.reason };
-}
-
-/** Adds one import to the edge importer → target of a graph being built. */
-export function addImportEdge(graph: ImportGraph, from: string, to: string, imp: ResolvedImport): void {
-  if (graph.hasEdge(from, to)) {
-    const attrs = graph.getEdgeAttributes(from, to);
-    if (!attrs.kinds.includes(imp.kind)) attrs.kinds.push(imp.kind);
-    if (!attrs.edgeKinds.includes(imp.edge)) attrs.edgeKinds.push(imp.edge);
-    attrs.lines.push(imp.line);
-  } else graph.addDirectedEdge(from, to, { kinds: [imp.kind], edgeKinds: [imp.edge], lines: [imp.line] });
-}
-
-/** Edge kinds of the imports from `importer` (its resolved imports) to `imported`, each once. */
-export function edgeKindsTo(importer: IndexedFile | undefined, imported: string): ImportEdgeKind[] {
-  const out: ImportEdgeKind[] = [];
-  for (const imp of importer?.imports ?? []) if (imp.targets.includes(imported) && !out.includes(imp.edge)) out.push(imp.edge);
-  return out;
 }
 
 /** What an index keeps for the next one (not part of its public shape). */
@@ -700,13 +421,6 @@ async function reindex(
   return result;
 }
 
-/** Distinct targets of a file's imports, in order. */
-function targetsOf(f: IndexedFile): string[] {
-  const out: string[] = [];
-  for (const imp of f.imports) for (const t of imp.targets) if (!out.includes(t)) out.push(t);
-  return out;
-}
-
 /** `list` (sorted by path, grouped) with the entries of `path` replaced by `entries`. */
 function replaceRun<T extends { readonly from: string } | { readonly path: string }>(
   list: readonly T[],
@@ -725,59 +439,4 @@ function replaceRun<T extends { readonly from: string } | { readonly path: strin
   while (end < list.length && key(list[end]!) === path) end++;
   if (end === lo && entries.length === 0) return list;
   return [...list.slice(0, lo), ...entries, ...list.slice(end)];
-}
-
-function importOutcomes(files: Iterable<IndexedFile>): { external: ExternalImport[]; unresolved: UnresolvedImport[] } {
-  const external: ExternalImport[] = [];
-  const unresolved: UnresolvedImport[] = [];
-  for (const f of files)
-    for (const imp of f.imports) {
-      if (imp.external !== undefined) external.push({ from: f.path, specifier: imp.specifier, package: imp.external, line: imp.line });
-      else if (imp.unresolved !== undefined)
-        unresolved.push({ from: f.path, specifier: imp.specifier, reason: imp.unresolved, line: imp.line });
-    }
-  return { external, unresolved };
-}
-
-/** Adjacency lists of the import graph, and the external and unresolved imports. */
-export function adjacency(files: ReadonlyMap<string, IndexedFile>): {
-  imports: Map<string, string[]>;
-  importers: Map<string, string[]>;
-  external: ExternalImport[];
-  unresolved: UnresolvedImport[];
-} {
-  const imports = new Map<string, string[]>();
-  const importers = new Map<string, string[]>();
-  for (const f of files.values()) {
-    const out = targetsOf(f);
-    if (out.length === 0) continue;
-    imports.set(f.path, out);
-    for (const t of out) {
-      const list = importers.get(t);
-      if (list) list.push(f.path);
-      else importers.set(t, [f.path]);
-    }
-  }
-  const { external, unresolved } = importOutcomes(files.values());
-  return { imports, importers, external, unresolved };
-}
-
-/** The import graph of indexed files; also lists external and unresolved imports. */
-export function buildImportGraph(files: ReadonlyMap<string, IndexedFile>): {
-  graph: ImportGraph;
-  external: ExternalImport[];
-  unresolved: UnresolvedImport[];
-} {
-  const graph: ImportGraph = new DirectedGraph<FileNodeAttributes, ImportEdgeAttributes>({ multi: false, allowSelfLoops: true });
-  for (const f of files.values())
-    graph.addNode(f.path, f.facts.partial ? { language: f.language, partial: true } : { language: f.language });
-  for (const f of files.values()) {
-    for (const imp of f.imports) {
-      for (const t of imp.targets) {
-        if (!graph.hasNode(t)) graph.addNode(t, {});
-        addImportEdge(graph, f.path, t, imp);
-      }
-    }
-  }
-  return { graph, ...importOutcomes(files.values()) };
 }
