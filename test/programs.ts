@@ -57,13 +57,17 @@ export const missingText = (p: Program): string => `${p.name} is not installed (
  * command in its title and on stderr, or — under `AIRSPACE_REQUIRE_E2E=1` — one test fails saying so.
  */
 export function describeWith(program: Program, title: string, body: () => void): void {
-  if (program.found) return describe(title, body);
+  if (program.found) {
+    describe(title, body);
+    return;
+  }
   if (requireE2E()) {
-    return describe(title, () => {
+    describe(title, () => {
       it(`needs ${program.name}`, () => {
         throw new Error(`${missingText(program)}; AIRSPACE_REQUIRE_E2E=1 makes this end-to-end test mandatory.`);
       });
     });
+    return;
   }
   console.warn(`skipped: ${title}: ${missingText(program)}`);
   describe.skip(`${title} [skipped: ${missingText(program)}]`, body);

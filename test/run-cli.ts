@@ -35,11 +35,14 @@ export function airspace(args: string[], options: RunOptions = {}): Promise<Run>
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     if (options.input !== undefined) child.stdin!.end(options.input);
-    if (options.closeStdout) child.stdout.destroy();
+    // Both are pipes (`stdio` above); the types cannot know it.
+    const out = child.stdout!;
+    const err = child.stderr!;
+    if (options.closeStdout) out.destroy();
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    out.on('data', (d: Buffer) => (stdout += d.toString()));
+    err.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`airspace ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));

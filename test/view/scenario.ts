@@ -60,33 +60,33 @@ const linesChannel = defineChannel({
   },
 });
 
-const importsChannel = defineChannel<unknown, unknown>({
-  id: 'imports',
-  defaultWeight: 0.6,
-  meta: { description: 'A file one agent changes imports a file the other changes.', precision: 'file' },
-  requires: ['imports'],
-  score(a, b, ctx) {
-    const edges = ctx.services.imports as ReadonlyArray<readonly [string, string]>;
-    const pa = new Set(a.files.map((f) => f.path));
-    const pb = new Set(b.files.map((f) => f.path));
-    const evidence: Evidence[] = [];
-    for (const [from, to] of edges) {
-      const forward = pa.has(from) && pb.has(to);
-      const backward = pb.has(from) && pa.has(to);
-      if (!forward && !backward) continue;
-      const [sa, sb] = forward ? [from, to] : [to, from];
-      evidence.push({
-        kind: 'import',
-        risk: 1,
-        chain: [from, to],
-        message: `${from} imports ${to}.`,
-        a: { agent: a.id, path: sa },
-        b: { agent: b.id, path: sb },
-      });
-    }
-    return { risk: evidence.length > 0 ? 1 : 0, evidence };
-  },
-});
+/** A direct import between files the two agents change, over `edges` (a test double, not a plugin). */
+const importsChannel = (edges: ReadonlyArray<readonly [string, string]>) =>
+  defineChannel({
+    id: 'imports',
+    defaultWeight: 0.6,
+    meta: { description: 'A file one agent changes imports a file the other changes.', precision: 'file' },
+    score(a, b) {
+      const pa = new Set(a.files.map((f) => f.path));
+      const pb = new Set(b.files.map((f) => f.path));
+      const evidence: Evidence[] = [];
+      for (const [from, to] of edges) {
+        const forward = pa.has(from) && pb.has(to);
+        const backward = pb.has(from) && pa.has(to);
+        if (!forward && !backward) continue;
+        const [sa, sb] = forward ? [from, to] : [to, from];
+        evidence.push({
+          kind: 'import',
+          risk: 1,
+          chain: [from, to],
+          message: `${from} imports ${to}.`,
+          a: { agent: a.id, path: sa },
+          b: { agent: b.id, path: sb },
+        });
+      }
+      return { risk: evidence.length > 0 ? 1 : 0, evidence };
+    },
+  });
 
 function edit(path: string, ranges: Range[] | 'whole', status: FileEdit['status'] = 'modified'): FileEdit {
   return { path, status, weight: 1, baseRanges: ranges, newRanges: ranges, lastEditedAt: NOW - 600_000 };
@@ -97,7 +97,7 @@ function agent(id: string, label: string, committedWork: number, startedMinutesA
 }
 
 export function scanAgents(agents: readonly Agent[], imports: ReadonlyArray<readonly [string, string]>, now = NOW): Promise<ScanResult> {
-  return scanAirspace(agents, { channels: [linesChannel, importsChannel], services: { imports }, now }, { edges: imports });
+  return scanAirspace(agents, { channels: [linesChannel, importsChannel(imports)], now }, { edges: imports });
 }
 
 /**
