@@ -33,6 +33,7 @@ import type {
   DeclareIntentRequest,
   DeclareIntentResult,
   EditorScanRequest,
+  ScanRequest,
 } from './answers.js';
 
 export type {
@@ -44,6 +45,7 @@ export type {
   DeclareIntentRequest,
   DeclareIntentResult,
   EditorScanRequest,
+  ScanRequest,
 } from './answers.js';
 import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
@@ -231,10 +233,19 @@ export class EngineCore {
     return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }
 
-  /** Brings every warm scanner up to date (after file events), so that the next question finds it fresh. */
-  async refresh(): Promise<void> {
+  /**
+   * Brings every warm scanner up to date (after file events), so that the next question finds it
+   * fresh. True when one of them read something again (the answer may have moved).
+   */
+  async refresh(): Promise<boolean> {
     const intent = this.intent();
-    for (const warm of [...this.scanners.values()]) await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
+    let moved = false;
+    for (const warm of [...this.scanners.values()]) {
+      const before = warm.lastScan;
+      await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
+      if (warm.lastScan !== before && warm.lastScan?.kind !== 'fresh') moved = true;
+    }
+    return moved;
   }
 
   async check(request: CheckRequest): Promise<CheckResult> {
@@ -255,8 +266,13 @@ export class EngineCore {
   /** The whole airspace now (declared intent counted). */
   async fullScan(cwd: string): Promise<ScanResult> {
     const { worktree } = await worktreeOf(resolve(cwd));
+    return this.scanFor({ cwd: worktree });
+  }
+
+  /** `airspace scan` with its flags (declared intent counted): the engine's answer and the in-process one. */
+  async scanFor(request: ScanRequest): Promise<ScanResult> {
     const intent = this.intent();
-    return this.scan({ repo: worktree }, intent ? { intent } : {});
+    return this.scan(scanRequestOptions(request), intent ? { intent } : {});
   }
 
   /**
@@ -388,6 +404,36 @@ export function repositoryPath(worktree: string, cwd: string, given: string): st
   return rel;
 }
 
+/**
+ * The scanner options of a scan request: paths relative to the asker's directory made absolute
+ * (the engine runs elsewhere), each value checked (it may come over the socket).
+ */
+export function scanRequestOptions(request: ScanRequest): ScannerOptions {
+  const bad = (what: string): never => {
+    throw new InputError(`The scan's ${what} is not valid.`);
+  };
+  const { cwd, repo, base, sources, config, calibration } = request;
+  if (typeof cwd !== 'string' || !isAbsolute(cwd)) bad('cwd (an absolute directory)');
+  for (const [name, value] of [
+    ['repo', repo],
+    ['base', base],
+    ['config', config],
+    ['calibration', calibration],
+  ] as const)
+    if (value !== undefined && typeof value !== 'string') bad(name);
+  if (sources !== undefined && !(Array.isArray(sources) && sources.every((x) => typeof x === 'string'))) bad('sources');
+  return {
+    repo: resolve(cwd, repo ?? '.'),
+    ...(base !== undefined ? { base } : {}),
+    // An observations file is read where the asker is, not where the engine runs.
+    ...(sources !== undefined && sources.length > 0
+      ? { sources: sources.map((s) => (s.startsWith('json:') && s.length > 'json:'.length ? `json:${resolve(cwd, s.slice(5))}` : s)) }
+      : {}),
+    ...(config !== undefined ? { config: resolve(cwd, config) } : {}),
+    ...(calibration !== undefined ? { calibration: resolve(cwd, calibration) } : {}),
+  };
+}
+
 /** The settings an editor may give its scans, checked (they come over the socket). */
 function editorSettings(settings: EditorScanRequest['settings']): Partial<ScannerOptions> {
   if (settings === undefined) return {};
@@ -424,6 +470,17 @@ export async function checkInProcess(request: CheckRequest, onProgress?: Scanner
   const core = new EngineCore({ commonDir, resident: false, ...(onProgress ? { onProgress } : {}) });
   try {
     return await core.check(request);
+  } finally {
+    await core.dispose();
+  }
+}
+
+/** One `airspace scan` in this process, cold: `--no-engine`, and the fallback when the engine cannot answer. */
+export async function scanInProcess(request: ScanRequest, onProgress?: ScannerOptions['onProgress']): Promise<ScanResult> {
+  const commonDir = findCommonDir(nearestDirectory(resolve(request.cwd, request.repo ?? '.'))) ?? '';
+  const core = new EngineCore({ commonDir, resident: false, ...(onProgress ? { onProgress } : {}) });
+  try {
+    return await core.scanFor(request);
   } finally {
     await core.dispose();
   }
