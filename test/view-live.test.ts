@@ -114,11 +114,7 @@ describe('airspace view (live)', () => {
       repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
       repo.worktree('alice').write('src/a.ts', withLine(5, 'alice')).commit('alice: a5');
       const bob = repo.worktree('bob').write('docs/notes.md', '# bob\n');
-      view = await startView(
-        repo.dir,
-        mode === 'polling' ? ['--poll', '--interval', '500'] : [],
-        mode === 'engine' ? ENGINE_ENV : ENV,
-      );
+      view = await startView(repo.dir, mode === 'polling' ? ['--poll', '--interval', '500'] : [], mode === 'engine' ? ENGINE_ENV : ENV);
       const first = await nextScan(view, 0, () => true, 'the first scan');
       expect(level(first.result, 'alice', 'bob')).toBe('clear');
       if (mode === 'engine') {

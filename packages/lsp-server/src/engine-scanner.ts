@@ -20,8 +20,10 @@ import {
   type LspScannerOptions,
 } from './lsp-scanner.js';
 
-export interface EngineScannerOptions
-  extends Pick<EngineScansOptions<ScanInput>, 'ensure' | 'log' | 'scanTimeoutMs' | 'disabled' | 'onChange'> {
+export interface EngineScannerOptions extends Pick<
+  EngineScansOptions<ScanInput>,
+  'ensure' | 'log' | 'scanTimeoutMs' | 'disabled' | 'onChange'
+> {
   /** The in-process scanner used when there is no engine. */
   readonly fallback?: (options: LspScannerOptions) => LspScanner;
 }
