@@ -6,6 +6,7 @@
  * written to any worktree; one engine answers them all. Every engine started here is stopped
  * (and killed by pid if it does not stop).
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,5 +160,43 @@ describe('airspace scan through the resident engine', () => {
     expect(status.running).toBe(true);
     expect([...started]).toEqual([status.pid]);
     expect(status.requests).toBeGreaterThanOrEqual(20);
+  });
+
+  it('says so when an engine of an older protocol gives way to a new one', { timeout: 120_000 }, async () => {
+    await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 });
+    // An engine of an older Airspace: it answers the handshake with protocol 2 and hangs up.
+    const dir = join(repo.dir, '.git', 'airspace');
+    const socket = join(dir, 'engine.sock');
+    const old = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const net = require('node:net'); const fs = require('node:fs'); try { fs.unlinkSync(${JSON.stringify(socket)}); } catch {}
+         net.createServer((s) => s.on('data', (d) => { const { id } = JSON.parse(String(d).split('\\n')[0]);
+           s.end(JSON.stringify({ id, result: { version: 2, pid: process.pid } }) + '\\n'); }))
+           .listen(${JSON.stringify(socket)}, () => console.log('listening'));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((ok) => old.stdout!.once('data', () => ok()));
+      writeFileSync(
+        join(dir, 'engine.json'),
+        JSON.stringify({ pid: old.pid, socket, version: 2, startedAt: new Date(Date.now() - 60_000).toISOString(), log: '' }),
+      );
+      const run = await airspace(['scan', '--json'], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 90_000 });
+      const pid = lockPid();
+      if (pid) started.add(pid);
+      expect(pid).not.toBe(old.pid);
+      expect(run.stderr).toBe(
+        `airspace: The repository's engine (pid ${old.pid}) spoke protocol 2 and this Airspace speaks 3, so a new engine (pid ${pid}) took its place and the old one exits.\n`,
+      );
+      const cold = await airspace(['scan', '--json', '--no-engine'], { cwd: repo.dir, timeoutMs: 120_000 });
+      expect(normalised(run.stdout)).toEqual(normalised(cold.stdout));
+      // The next scan finds the new engine: nothing more to say.
+      expect((await airspace(['scan', '--json'], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 90_000 })).stderr).toBe('');
+    } finally {
+      old.kill('SIGKILL');
+    }
   });
 });

@@ -268,7 +268,19 @@ export function spawnEngine(paths: EnginePaths, options: StartOptions): number |
   }
 }
 
-export type EngineLookup = { readonly connection: EngineConnection; readonly started: boolean } | { readonly reason: string };
+/** An engine of another protocol version (an older Airspace) that a started engine took the place of. */
+export interface ReplacedEngine {
+  readonly pid: number;
+  readonly version: number;
+}
+
+export type EngineLookup =
+  { readonly connection: EngineConnection; readonly started: boolean; readonly replaced?: ReplacedEngine } | { readonly reason: string };
+
+/** What a front end says, once, when the engine it started took the place of one of another version. */
+export function replacedEngineText(replaced: ReplacedEngine, pid: number): string {
+  return `The repository's engine (pid ${replaced.pid}) spoke protocol ${replaced.version} and this Airspace speaks ${PROTOCOL_VERSION}, so a new engine (pid ${pid}) took its place and the old one exits.`;
+}
 
 export interface EnsureOptions {
   readonly cwd: string;
@@ -296,6 +308,9 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
   };
   const found = await findEngine(paths, 1000, hold);
   if (found) return { connection: found, started: false };
+  // A live engine of another version refuses this client: the one started now takes its lock.
+  const before = readLock(paths);
+  const other = before && pidAlive(before.pid) && before.version !== PROTOCOL_VERSION ? before : undefined;
   if (options.autostart === false) return { reason: 'no engine is running for this repository' };
   const repo = options.cwd;
   try {
@@ -311,7 +326,12 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
     const info = readLock(paths);
     if (info) {
       const connection = await connect(info.socket, 1000, hold).catch(() => undefined);
-      if (connection) return { connection, started: true };
+      if (connection)
+        return {
+          connection,
+          started: true,
+          ...(other && connection.hello.pid !== other.pid ? { replaced: { pid: other.pid, version: other.version } } : {}),
+        };
     }
     // Ours exited: it failed, or another process holds the lock without answering (yet).
     if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };

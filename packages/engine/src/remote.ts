@@ -13,6 +13,7 @@ import {
   EngineRequestError,
   engineDisabled,
   ensureEngine,
+  replacedEngineText,
   type ConnectOptions,
   type EngineChange,
   type EngineConnection,
@@ -112,6 +113,7 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
           log(`The engine (pid ${mine.hello.pid}) went away; the next scan finds the next one.`);
           options.onChange?.({ reason: 'the engine went away', all: true });
         };
+        if (found.replaced) log(replacedEngineText(found.replaced, found.connection.hello.pid));
         log(`Scanning through the repository's engine (pid ${found.connection.hello.pid}${found.started ? ', started now' : ''}).`);
         return found.connection;
       },

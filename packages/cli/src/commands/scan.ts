@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ScanResult } from '@airspace/core';
 import type { ScanRequest } from '@airspace/engine';
-import { EngineRequestError, engineDisabled, ensureEngine } from '@airspace/engine/client';
+import { EngineRequestError, engineDisabled, ensureEngine, replacedEngineText } from '@airspace/engine/client';
 import { CliError, ExitCode } from '../errors.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
@@ -81,7 +81,8 @@ export async function scanThroughEngine(io: Io, request: ScanRequest, verbose: b
   if (cannot) return note(cannot);
   const found = await ensureEngine({ cwd: resolve(request.cwd, request.repo ?? '.') }).catch((e: Error) => ({ reason: e.message }));
   if ('reason' in found) return note(found.reason);
-  if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
+  if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
+  else if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
   try {
     return await found.connection.request<ScanResult>('scan', request, ENGINE_ANSWER_MS);
   } catch (error) {
