@@ -143,6 +143,24 @@ describe('airspace view (live)', () => {
         'an edit in a worktree added after start',
       );
       expect(seen.result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
+
+      if (mode === 'engine') {
+        // The engine is killed under the view: the view is told it went away, asks again (which
+        // starts a new engine) and goes on following edits through it.
+        const { pid } = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV })).stdout) as {
+          pid: number;
+        };
+        process.kill(pid, 'SIGKILL');
+        since = Date.now();
+        bob.write('src/a.ts', withLine(5, 'bob again'));
+        await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'resolution', "bob's edit after the engine was killed");
+        const next = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV })).stdout) as {
+          pid: number;
+          subscribers: number;
+        };
+        expect(next.pid).not.toBe(pid);
+        expect(next.subscribers).toBe(1);
+      }
     });
   }
 });
