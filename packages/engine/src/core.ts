@@ -91,6 +91,12 @@ export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();
   private readonly now: () => number;
   requests = 0;
+  /**
+   * Counts scans that read something again (not answered as fresh): whoever asks, an agent's
+   * check included, so the resident process tells its subscribers whenever the count moved since
+   * it last told them, not only when its own refresh found something.
+   */
+  generation = 0;
   /** Stamps read from git, and stamps taken from file events (nothing changed). */
   readonly stamps = { git: 0, events: 0 };
 
@@ -213,6 +219,7 @@ export class EngineCore {
         entry.stampEvents = events;
         if (!custom) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
+        if (kind !== 'fresh' || custom) this.generation++;
         entry.agents = result.agents.map((a) => a.id);
         entry.declaring = declaring;
         return result;
@@ -233,19 +240,10 @@ export class EngineCore {
     return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }
 
-  /**
-   * Brings every warm scanner up to date (after file events), so that the next question finds it
-   * fresh. True when one of them read something again (the answer may have moved).
-   */
-  async refresh(): Promise<boolean> {
+  /** Brings every warm scanner up to date (after file events), so that the next question finds it fresh. */
+  async refresh(): Promise<void> {
     const intent = this.intent();
-    let moved = false;
-    for (const warm of [...this.scanners.values()]) {
-      const before = warm.lastScan;
-      await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
-      if (warm.lastScan !== before && warm.lastScan?.kind !== 'fresh') moved = true;
-    }
-    return moved;
+    for (const warm of [...this.scanners.values()]) await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
   }
 
   async check(request: CheckRequest): Promise<CheckResult> {

@@ -178,8 +178,11 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   process.once('SIGINT', () => void stop('SIGINT'));
 
   // Changes seen while a refresh runs are taken by the next round of it; subscribers are told
-  // once the warm scanners caught up (their next question is then answered from memory).
+  // once the warm scanners caught up (their next question is then answered from memory), when
+  // anything was read again since they were last told — by this refresh, or by a question that
+  // came first (an agent's check right after the save).
   let refreshing = false;
+  let told = core.generation;
   let waiting: EngineChange | undefined;
   const refresh = async (change: EngineChange): Promise<void> => {
     waiting = waiting ? { reason: waiting.reason, all: waiting.all || change.all } : change;
@@ -189,8 +192,11 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       while (waiting && !stopping) {
         const taken = waiting;
         waiting = undefined;
-        const moved = await core.refresh();
-        if (moved) notify(taken);
+        await core.refresh();
+        if (core.generation !== told) {
+          told = core.generation;
+          notify(taken);
+        }
         const targets = await watchTargets(options.repo).catch(() => undefined);
         if (targets) source?.setWorktrees(targets.worktrees);
       }

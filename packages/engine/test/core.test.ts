@@ -13,6 +13,33 @@ import { buffersDelta, bufferDigests, withBuffers } from '../src/freshness.js';
 const lines = Array.from({ length: 30 }, (_, i) => `export const a${i + 1} = ${i + 1};`);
 const text = (edit: Record<number, string> = {}) => lines.map((l, i) => edit[i + 1] ?? l).join('\n') + '\n';
 
+describe('what subscribers are told', () => {
+  it('counts a scan that read a save, whoever asked, and not one that read nothing new', { timeout: 60_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() });
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+    try {
+      const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+      const bob = repo.worktree('bob');
+      await core.editorScan({ cwd: alice.dir });
+      const seen = core.generation;
+      // Nothing moved: a repeated question reads nothing again.
+      await core.editorScan({ cwd: alice.dir });
+      expect(core.generation).toBe(seen);
+      // bob saves, and an agent's check reads it before the engine's own refresh: the refresh
+      // that follows finds nothing new, but the count moved, so subscribers are still told.
+      bob.write('src/a.ts', text({ 6: 'export const a6 = "bob";' }));
+      await core.check({ cwd: bob.dir, target: 'src/a.ts' });
+      expect(core.generation).toBeGreaterThan(seen);
+      const afterCheck = core.generation;
+      await core.refresh();
+      expect(core.generation).toBe(afterCheck);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
+
 describe('editor buffers in the engine', () => {
   it('matches buffers to worktrees and names the paths whose buffer came, changed or went', () => {
     const before = bufferDigests({ '/r/bob': { 'a.ts': 'x', 'b.ts': 'y' } }, ['/r/bob']);
