@@ -114,9 +114,19 @@ describe('airspace view (live)', () => {
       repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
       repo.worktree('alice').write('src/a.ts', withLine(5, 'alice')).commit('alice: a5');
       const bob = repo.worktree('bob').write('docs/notes.md', '# bob\n');
-      view = await startView(repo.dir, mode === 'polling' ? ['--poll', '--interval', '500'] : [], mode === 'engine' ? ENGINE_ENV : ENV);
+      // Polling asked for (file events are not to be trusted): the view follows and scans itself,
+      // even where the engine is on.
+      view = await startView(
+        repo.dir,
+        mode === 'polling' ? ['--poll', '--interval', '500'] : [],
+        mode === 'file events' ? ENV : ENGINE_ENV,
+      );
       const first = await nextScan(view, 0, () => true, 'the first scan');
       expect(level(first.result, 'alice', 'bob')).toBe('clear');
+      if (mode === 'polling') {
+        const status = await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV });
+        expect(JSON.parse(status.stdout)).toMatchObject({ running: false });
+      }
       if (mode === 'engine') {
         // The engine scans for the view and tells it of changes: the view holds and subscribes.
         const status = await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV });

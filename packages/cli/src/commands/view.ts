@@ -44,8 +44,12 @@ export function viewCommand(io: Io): Command {
     .option('--out <file>', 'write one self-contained HTML file instead of serving')
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
-    .option('--poll', 'poll instead of using file events')
+    .option(
+      '--interval <ms>',
+      'polling interval when file events are unavailable (or with --poll); in-process only, the engine follows changes itself',
+      '2000',
+    )
+    .option('--poll', 'poll instead of using file events (scans in this process, not through the engine)')
     .option('--no-engine', "scan in this process, not through the repository's resident engine (also AIRSPACE_ENGINE=off)");
   addRepoOptions(command).action(async (flags: ViewFlags) => {
     const options = scannerOptions(flags);

@@ -102,9 +102,13 @@ export function watchCommand(io: Io): Command {
     .description('scan continuously; print advisories as they are raised, change and clear, and the triggers they imply')
     .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, problem, error')
     .option('--exec <command>', 'run this shell command for each trigger, with the trigger as JSON on its standard input')
-    .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
-    .option('--poll', 'poll instead of using file events')
-    .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
+    .option(
+      '--interval <ms>',
+      'polling interval when file events are unavailable (or with --poll); in-process only, the engine follows changes itself',
+      '2000',
+    )
+    .option('--poll', 'poll instead of using file events (scans in this process, not through the engine)')
+    .option('--debounce <ms>', 'quiet period after a change before scanning (in-process only)', '200')
     .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
     .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000')
     .option('--no-engine', "scan in this process, not through the repository's resident engine");

@@ -2,9 +2,10 @@
  * What `watch` and `view` scan with, and how they learn that something moved. Through the
  * repository's resident engine (found or started, held while they run): it follows the worktrees
  * and git's state itself and tells its subscribers when an answer moved, so this process runs no
- * change tracker. Otherwise — `--no-engine`, `AIRSPACE_ENGINE=off`, sources other than worktrees,
- * a calibration file, or no engine to be had (at start or later) — a scanner and a change tracker
- * of this process, each scan re-reading only the paths that changed (tracked.ts).
+ * change tracker. Otherwise — `--no-engine`, `AIRSPACE_ENGINE=off`, `--poll` (file events are not
+ * to be trusted here: the engine would trust them), sources other than worktrees, a calibration
+ * file, or no engine to be had (at start or later) — a scanner and a change tracker of this
+ * process, each scan re-reading only the paths that changed (tracked.ts).
  */
 import type { ScanResult } from '@airspace/core';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
@@ -107,7 +108,7 @@ export function followChanges(f: FollowOptions): Followed {
   };
 
   const engine: EngineScans<EngineScanInput & { change?: TrackedChange }> | undefined =
-    f.engine && !engineDisabled(f.io.env) && engineServes(options)
+    f.engine && !f.forcePoll && !engineDisabled(f.io.env) && engineServes(options)
       ? createEngineScans({
           cwd: repo,
           settings: {
