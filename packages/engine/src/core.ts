@@ -65,6 +65,11 @@ export interface EngineCoreOptions {
   readonly changes?: { readonly events: () => number; readonly watching: () => readonly string[] };
   /** Progress of cold scans (the CLI's progress bar). */
   readonly onProgress?: ScannerOptions['onProgress'];
+  /**
+   * Warm scanners kept at most (default 4): every other set of flags (`scan --base X`, an
+   * editor's settings) gets one, and the least recently used is let go beyond this.
+   */
+  readonly maxWarm?: number;
 }
 
 interface WarmScanner {
@@ -148,7 +153,12 @@ export class EngineCore {
       thresholds: options.thresholds,
     });
     let warm = this.scanners.get(key);
-    if (!warm) {
+    if (warm) {
+      // Most recently used last: the first is the one let go when too many are warm.
+      this.scanners.delete(key);
+      this.scanners.set(key, warm);
+      this.letGoBeyond(this.options.maxWarm ?? 4);
+    } else {
       warm = {
         scanner: createScanner(scannerOptions),
         options: scannerOptions,
@@ -159,6 +169,7 @@ export class EngineCore {
         agents: [],
       };
       this.scanners.set(key, warm);
+      this.letGoBeyond(this.options.maxWarm ?? 4);
     }
     const entry = warm;
     const run = entry.queue.then(async () => {
@@ -231,6 +242,15 @@ export class EngineCore {
     });
     entry.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Disposes the least recently used warm scanners beyond `max`, each after the scans queued on it. */
+  private letGoBeyond(max: number): void {
+    for (const [key, old] of this.scanners) {
+      if (this.scanners.size <= Math.max(1, max)) break;
+      this.scanners.delete(key);
+      void old.queue.then(() => old.scanner.dispose()).catch(() => undefined);
+    }
   }
 
   /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
