@@ -7,7 +7,8 @@
  * (and killed by pid if it does not stop).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
@@ -145,6 +146,19 @@ describe('airspace scan through the resident engine', () => {
     await same(alice.dir, ['--base', 'main']);
     await same(repo.dir, ['--source', 'branches']);
     await same(repo.dir, ['--repo', bob.dir]);
+    // `view --out` scans once as `scan` does: through the engine, with the same airspace.
+    const pageDir = mkdtempSync(join(tmpdir(), 'airspace-view-'));
+    const page = join(pageDir, 'airspace.html');
+    const viewed = await airspace(['view', '--out', page], {
+      cwd: alice.dir,
+      env: { ...ENGINE_ENV, AIRSPACE_VERBOSE: '1' },
+      timeoutMs: 120_000,
+    });
+    const coldView = await airspace(['view', '--out', page, '--no-engine'], { cwd: alice.dir, timeoutMs: 120_000 });
+    expect(viewed.stderr).not.toMatch(/in-process/);
+    expect([viewed.code, viewed.stdout]).toEqual([coldView.code, coldView.stdout]);
+    expect(viewed.stdout).toMatch(/^Wrote .* \(5 agents, /);
+    rmSync(pageDir, { recursive: true, force: true });
     // Errors: the same sentence and exit code either way.
     const error = await airspace(['scan', '--base', 'no-such-ref'], { cwd: alice.dir, env: ENGINE_ENV });
     const coldError = await airspace(['scan', '--base', 'no-such-ref', '--no-engine'], { cwd: alice.dir });

@@ -3,18 +3,17 @@
  * updates as worktrees change (uncommitted edits included), or written to one self-contained HTML
  * file with `--out`. Live, it scans as `watch` does (watch/followed.ts): through the repository's
  * resident engine, which tells it when something moved, else with a scanner and change tracker of
- * its own.
+ * its own; `--out` scans once as `airspace scan` does.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import { scanRepository } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { printable } from '../report/printable.js';
-import { createProgressBar } from '../report/progress.js';
 import { followChanges } from '../watch/followed.js';
+import { runScan } from './scan.js';
 
 interface ViewFlags extends RepoFlags {
   readonly out?: string;
@@ -65,8 +64,8 @@ export function viewCommand(io: Io): Command {
     // The view bundle (three.js inlined) is loaded only by this command.
     const { renderViewHtml, startViewServer } = await import('@airspace/view');
     if (out) {
-      const bar = createProgressBar(io.stderr);
-      const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
+      // One scan, as `airspace scan` runs it (through the engine when it can answer).
+      const result = await runScan(io, flags);
       try {
         writeFileSync(out, renderViewHtml(result));
       } catch (error) {
