@@ -82,7 +82,11 @@ export async function scanThroughEngine(io: Io, request: ScanRequest, verbose: b
   const found = await ensureEngine({ cwd: resolve(request.cwd, request.repo ?? '.') }).catch((e: Error) => ({ reason: e.message }));
   if ('reason' in found) return note(found.reason);
   if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
-  else if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
+  else if (found.started && (verbose || io.stderr.isTTY))
+    // A person at a terminal sees why the first scan takes a while (no progress bar from the engine).
+    io.stderr.write(
+      `airspace: started the repository's engine (pid ${found.connection.hello.pid}); its first scan indexes the repository.\n`,
+    );
   try {
     return await found.connection.request<ScanResult>('scan', request, ENGINE_ANSWER_MS);
   } catch (error) {
