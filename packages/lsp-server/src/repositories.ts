@@ -208,9 +208,10 @@ function publishScan(s: Session, repo: Repo, result: ScanResult): void {
 /**
  * The server learns of the next change from the engine while its scans go through one (no
  * tracker of its own), else from its own change tracker (a fallback started later gets one then).
+ * Polling asked for in the settings (file events not to be trusted here) keeps its own, polling.
  */
 async function followRepository(s: Session, repo: Repo, result: ScanResult): Promise<void> {
-  if (await engineFollows(repo)) {
+  if (s.settings.poll !== true && (await engineFollows(repo))) {
     repo.tracker?.close();
     repo.tracker = undefined;
     return;
