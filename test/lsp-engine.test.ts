@@ -193,7 +193,8 @@ describe('the language server and agents share one engine', () => {
       writeFileSync(join(carol.dir, shared), edited(shared, 3, 4, 'carol'));
       await client.until(
         "a warning naming carol's saved edit",
-        () => client.diagnostics.get(uriOf(file))?.find((d) => d.message.includes('carol')),
+        () =>
+          client.diagnostics.get(uriOf(file))?.find((d) => (typeof d.message === 'string' ? d.message : d.message.value).includes('carol')),
         60_000,
       );
       expect((await status()).notified).toBeGreaterThan(0);
