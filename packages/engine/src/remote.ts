@@ -1,6 +1,6 @@
 /**
  * Whole scans through the repository's resident engine, for long-running front ends (the
- * language server, `watch`): find or start the engine and hold it (no idle exit while connected),
+ * language server, `watch`, `view`): find or start the engine and hold it (no idle exit while connected),
  * ask it for each scan (`editorScan`: buffers, intent, settings), find the next one once when it
  * goes away, and scan in-process (`inProcess`, created on first need) when there is no engine to
  * be had. The engine works out what changed itself, so callers' change hints are not needed; a
