@@ -86,6 +86,8 @@ interface Status {
   running: boolean;
   pid: number;
   holders: number;
+  subscribers: number;
+  notified: number;
   requests: number;
   scanners: number;
 }
@@ -185,6 +187,19 @@ describe('the language server and agents share one engine', () => {
       await sameCheck(alice.dir, [shared, '--lines', '3-3']);
       expect((await status()).pid).toBe(pid);
 
+      // The server follows no worktree itself: the engine tells it (a subscriber) of a save in
+      // carol's worktree over the lines bob types, and bob's editor names carol.
+      expect(await status()).toMatchObject({ subscribers: 1 });
+      writeFileSync(join(carol.dir, shared), edited(shared, 3, 4, 'carol'));
+      await client.until(
+        "a warning naming carol's saved edit",
+        () =>
+          client.diagnostics.get(uriOf(file))?.find((d) => (typeof d.message === 'string' ? d.message : d.message.value).includes('carol')),
+        60_000,
+      );
+      expect((await status()).notified).toBeGreaterThan(0);
+      writeFileSync(join(carol.dir, shared), files[shared]!);
+
       // The engine is killed under the editor: the editor's next scan starts one new engine.
       process.kill(pid, 'SIGKILL');
       await waitFor('the engine to die', () => (alive(pid) ? undefined : true), 10_000);
@@ -280,6 +295,16 @@ describe('the language server and agents share one engine', () => {
       // An agent's check is answered by the same engine.
       await sameCheck(carol.dir, [shared, '--lines', '3-3']);
       await expectOneEngine(commonDir, pid);
+      // Watch follows nothing itself: the engine tells it (a subscriber) that a new worktree saved
+      // an edit, and the advisory is raised.
+      expect(events().find((e) => e.type === 'ready')).toMatchObject({ via: 'engine' });
+      expect(await status()).toMatchObject({ subscribers: 1 });
+      repo.worktree('frank').write(shared, edited(shared, 1, 40, 'frank'));
+      await waitFor(
+        'watch to raise an advisory with the new agent',
+        () => (events().some((e) => e.type === 'raised' && (e.a === 'frank' || e.b === 'frank')) ? true : undefined),
+        30_000,
+      );
     } finally {
       watch.kill('SIGTERM');
       await new Promise((r) => watch.once('close', r));

@@ -2,14 +2,17 @@
  * `airspace view` (live) as a user runs it: the built CLI serves the page, and a server-sent
  * events client reads `/events` as the page does. An edit saved in a worktree, never committed,
  * must reach the page (the same change tracking as `watch`), and so must an edit in a worktree
- * added after the view started.
+ * added after the view started. In-process (file events, polling), and through the repository's
+ * resident engine, which tells the view what moved (the view follows nothing itself then).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { BIN, ENV } from './run-cli.js';
+import { airspace, BIN, ENV } from './run-cli.js';
+
+const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '60000' };
 
 const BASE = {
   'src/a.ts': Array.from({ length: 20 }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n',
@@ -27,8 +30,8 @@ interface LiveView {
   close(): Promise<void>;
 }
 
-async function startView(repo: string, args: string[] = []): Promise<LiveView> {
-  const child = spawn(process.execPath, [BIN, 'view', '--repo', repo, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startView(repo: string, args: string[] = [], env: NodeJS.ProcessEnv = ENV): Promise<LiveView> {
+  const child = spawn(process.execPath, [BIN, 'view', '--repo', repo, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -100,19 +103,36 @@ let view: LiveView | undefined;
 afterEach(async () => {
   await view?.close();
   view = undefined;
+  if (repo) await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 }).catch(() => undefined);
   repo?.dispose();
   repo = undefined;
 });
 
 describe('airspace view (live)', () => {
-  for (const mode of ['file events', 'polling'] as const) {
+  for (const mode of ['file events', 'polling', 'engine'] as const) {
     it(`follows uncommitted edits and new worktrees (${mode})`, async () => {
       repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
       repo.worktree('alice').write('src/a.ts', withLine(5, 'alice')).commit('alice: a5');
       const bob = repo.worktree('bob').write('docs/notes.md', '# bob\n');
-      view = await startView(repo.dir, mode === 'polling' ? ['--poll', '--interval', '500'] : []);
+      // Polling asked for (file events are not to be trusted): the view follows and scans itself,
+      // even where the engine is on.
+      view = await startView(
+        repo.dir,
+        mode === 'polling' ? ['--poll', '--interval', '500'] : [],
+        mode === 'file events' ? ENV : ENGINE_ENV,
+      );
       const first = await nextScan(view, 0, () => true, 'the first scan');
       expect(level(first.result, 'alice', 'bob')).toBe('clear');
+      if (mode === 'polling') {
+        const status = await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV });
+        expect(JSON.parse(status.stdout)).toMatchObject({ running: false });
+      }
+      if (mode === 'engine') {
+        // The engine scans for the view and tells it of changes: the view holds and subscribes.
+        const status = await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV });
+        expect(JSON.parse(status.stdout)).toMatchObject({ running: true, holders: 1, subscribers: 1 });
+        expect(view.stderr()).toMatch(/through the repository's engine/);
+      }
 
       // bob saves an edit of alice's line, and commits nothing.
       let since = Date.now();
@@ -133,6 +153,24 @@ describe('airspace view (live)', () => {
         'an edit in a worktree added after start',
       );
       expect(seen.result.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob', 'carol']);
+
+      if (mode === 'engine') {
+        // The engine is killed under the view: the view is told it went away, asks again (which
+        // starts a new engine) and goes on following edits through it.
+        const { pid } = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV })).stdout) as {
+          pid: number;
+        };
+        process.kill(pid, 'SIGKILL');
+        since = Date.now();
+        bob.write('src/a.ts', withLine(5, 'bob again'));
+        await nextScan(view, since, (r) => level(r, 'alice', 'bob') === 'resolution', "bob's edit after the engine was killed");
+        const next = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV })).stdout) as {
+          pid: number;
+          subscribers: number;
+        };
+        expect(next.pid).not.toBe(pid);
+        expect(next.subscribers).toBe(1);
+      }
     });
   }
 });

@@ -3,7 +3,9 @@
  * worktree and against the cold in-process check (`--no-engine`), with the built CLI as an agent
  * harness runs it (a new process per check), on a generated repository with several agents or
  * on a repository given by path (its worktrees are the agents). Also the engine's answer alone,
- * from a client that stays connected (as the MCP server does), and Node's own start.
+ * from a client that stays connected (as the MCP server does), and Node's own start. And the
+ * whole scan an orchestrator asks for: `airspace scan --json` through the warm engine (nothing
+ * changed; right after a save in another worktree) against `airspace scan --json --no-engine`.
  *
  *   node dist/measure-engine.js [--files 3000] [--agents 4] [--runs 15] [--repo DIR --worktree DIR
  *                               --paths a.ts,b.ts] [--editor DIR] [--write ../../docs/benchmarks.md
@@ -210,6 +212,24 @@ async function main(): Promise<void> {
       }
       writeFileSync(file, original);
     }
+    // The whole scan (`airspace scan --json`, an orchestrator's question) through the warm engine:
+    // nothing changed, and right after a save in another worktree; then cold in-process.
+    const scan = (extra: string[] = []): number => timed(process.execPath, [BIN, 'scan', '--json', ...extra], setup.worktree);
+    const scanSame: number[] = [];
+    const scanSaved: number[] = [];
+    for (let i = 0; i < RUNS; i++) scanSame.push(scan());
+    if (setup.save) {
+      const file = join(setup.save.worktree, setup.save.path);
+      const original = readFileSync(file, 'utf8');
+      for (let i = 0; i < Math.min(RUNS, 9); i++) {
+        writeFileSync(file, `${original}// scan save ${i}\n`);
+        scanSaved.push(scan());
+      }
+      writeFileSync(file, original);
+    }
+    const scanCold: number[] = [];
+    for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) scanCold.push(scan(['--no-engine']));
+
     // The engine's answer alone, from a client that stays connected (the MCP server's case).
     const resident: number[] = [];
     const residentRotating: number[] = [];
@@ -257,6 +277,21 @@ async function main(): Promise<void> {
           ]
         : []),
       row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
+      row(
+        '`airspace scan --json` through the engine, nothing changed',
+        scanSame,
+        `${(median(scanCold) / median(scanSame)).toFixed(1)}× faster than \`--no-engine\``,
+      ),
+      ...(scanSaved.length
+        ? [
+            row(
+              '`airspace scan --json` through the engine right after a save in another worktree',
+              scanSaved,
+              `${scanSaved.length} saves; ${(median(scanCold) / median(scanSaved)).toFixed(1)}× faster than \`--no-engine\``,
+            ),
+          ]
+        : []),
+      row('`airspace scan --json --no-engine` (cold, in-process; facts cache warm on disk)', scanCold, `${scanCold.length} runs`),
       editorFirst !== undefined
         ? `| first \`airspace check\` (the engine the editor started: its scanner warm, a probe scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once; the editor's own first scan (starting the engine, cold) took ${fmt(editorFirst)} |`
         : `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,

@@ -57,6 +57,19 @@ export interface AcknowledgeResult {
   readonly receipt: { readonly eventId: string; readonly hash: string };
 }
 
+/** `airspace scan`'s question: its flags as typed, relative paths relative to `cwd`. */
+export interface ScanRequest {
+  /** The asker's directory (absolute). */
+  readonly cwd: string;
+  /** Any directory of the repository (default `cwd`). */
+  readonly repo?: string;
+  readonly base?: string;
+  /** Agent sources as the CLI spells them (`json:FILE` relative to `cwd`). */
+  readonly sources?: readonly string[];
+  readonly config?: string;
+  readonly calibration?: string;
+}
+
 /** An editor's scan (the language server using the engine): its buffers, intent and settings. */
 export interface EditorScanRequest {
   /** A directory of the editor's worktree. */

@@ -13,13 +13,26 @@ import {
   lineReader,
   PROTOCOL_VERSION,
   type EngineErrorBody,
+  type EngineChange,
   type EngineMethod,
+  type EngineNotification,
   type EngineResponse,
   type HelloResult,
 } from './protocol.js';
 
 export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
-export { PROTOCOL_VERSION, type EngineStatus } from './protocol.js';
+export { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from './protocol.js';
+
+/** How a connection takes part: `hold` keeps the engine from its idle exit; `onChange` subscribes to its change notifications. */
+export interface ConnectOptions {
+  readonly hold?: boolean;
+  readonly onChange?: (change: EngineChange) => void;
+  /** Called once when the connection closes (either side). */
+  readonly onClose?: () => void;
+}
+
+const connectOptions = (given: boolean | ConnectOptions | undefined): ConnectOptions =>
+  typeof given === 'object' ? given : { hold: given === true };
 
 /** What the lock file says about the engine holding it. */
 export interface LockInfo {
@@ -28,6 +41,17 @@ export interface LockInfo {
   readonly version: number;
   readonly startedAt: string;
   readonly log: string;
+}
+
+/** The engine answered the handshake with another protocol version (an engine of an older or newer Airspace). */
+export class EngineVersionError extends Error {
+  constructor(
+    readonly version: number,
+    readonly pid: number,
+  ) {
+    super(`The engine (pid ${pid}) speaks protocol ${version}, this client ${PROTOCOL_VERSION}.`);
+    this.name = 'EngineVersionError';
+  }
 }
 
 /** An error the engine returned for a request. */
@@ -79,9 +103,11 @@ export function pidAlive(pid: number): boolean {
 
 /**
  * Connects to an engine's socket and shakes hands; rejects on any failure or after `timeoutMs`.
- * `hold`: this connection keeps the engine from its idle exit while it is open (an editor).
+ * `hold`: this connection keeps the engine from its idle exit while it is open (an editor);
+ * `onChange`: told whenever the engine saw the repository move.
  */
-export function connect(socket: string, timeoutMs = 1000, hold = false): Promise<EngineConnection> {
+export function connect(socket: string, timeoutMs = 1000, how: boolean | ConnectOptions = false): Promise<EngineConnection> {
+  const { hold, onChange, onClose } = connectOptions(how);
   return new Promise((resolve, reject) => {
     const conn = createConnection(socket);
     const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
@@ -98,10 +124,14 @@ export function connect(socket: string, timeoutMs = 1000, hold = false): Promise
     conn.on(
       'data',
       lineReader((line) => {
-        let response: EngineResponse;
+        let response: EngineResponse | EngineNotification;
         try {
-          response = JSON.parse(line) as EngineResponse;
+          response = JSON.parse(line) as EngineResponse | EngineNotification;
         } catch {
+          return;
+        }
+        if ('notification' in response) {
+          if (response.notification === 'changed') onChange?.(response.params);
           return;
         }
         const p = pending.get(response.id);
@@ -113,7 +143,10 @@ export function connect(socket: string, timeoutMs = 1000, hold = false): Promise
       }),
     );
     conn.on('error', (error) => failAll(error));
-    conn.on('close', () => failAll(new Error('The engine closed the connection.')));
+    conn.on('close', () => {
+      failAll(new Error('The engine closed the connection.'));
+      onClose?.();
+    });
     const request = <T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> =>
       new Promise<T>((res, rej) => {
         if (closed) return rej(new Error('The engine connection is closed.'));
@@ -132,12 +165,16 @@ export function connect(socket: string, timeoutMs = 1000, hold = false): Promise
       reject(new Error(`The engine at ${socket} did not answer within ${timeoutMs} ms.`));
     }, timeoutMs);
     conn.once('connect', () => {
-      request<HelloResult>('hello', { version: PROTOCOL_VERSION, ...(hold ? { hold } : {}) }).then(
+      request<HelloResult>('hello', {
+        version: PROTOCOL_VERSION,
+        ...(hold ? { hold } : {}),
+        ...(onChange ? { subscribe: true } : {}),
+      }).then(
         (hello) => {
           clearTimeout(timer);
           if (hello.version !== PROTOCOL_VERSION) {
             conn.destroy();
-            return reject(new Error(`The engine speaks protocol ${hello.version}, this client ${PROTOCOL_VERSION}.`));
+            return reject(new EngineVersionError(hello.version, hello.pid));
           }
           resolve({ hello, request, close: () => conn.end() });
         },
@@ -185,7 +222,7 @@ export async function connectPatiently(
   socket: string,
   timeoutMs: number,
   busyMs: number,
-  hold = false,
+  hold: boolean | ConnectOptions = false,
 ): Promise<EngineConnection | undefined> {
   const quick = await connect(socket, timeoutMs, hold).catch(() => undefined);
   if (quick) return quick;
@@ -197,7 +234,7 @@ export async function connectPatiently(
 export async function findEngine(
   paths: EnginePaths,
   timeoutMs = 1000,
-  hold = false,
+  hold: boolean | ConnectOptions = false,
   busyMs = BUSY_ENGINE_MS,
 ): Promise<EngineConnection | undefined> {
   const info = readLock(paths);
@@ -231,7 +268,19 @@ export function spawnEngine(paths: EnginePaths, options: StartOptions): number |
   }
 }
 
-export type EngineLookup = { readonly connection: EngineConnection; readonly started: boolean } | { readonly reason: string };
+/** An engine of another protocol version (an older Airspace) that a started engine took the place of. */
+export interface ReplacedEngine {
+  readonly pid: number;
+  readonly version: number;
+}
+
+export type EngineLookup =
+  { readonly connection: EngineConnection; readonly started: boolean; readonly replaced?: ReplacedEngine } | { readonly reason: string };
+
+/** What a front end says, once, when the engine it started took the place of one of another version. */
+export function replacedEngineText(replaced: ReplacedEngine, pid: number): string {
+  return `The repository's engine (pid ${replaced.pid}) spoke protocol ${replaced.version} and this Airspace speaks ${PROTOCOL_VERSION}, so a new engine (pid ${pid}) took its place and the old one exits.`;
+}
 
 export interface EnsureOptions {
   readonly cwd: string;
@@ -242,6 +291,9 @@ export interface EnsureOptions {
   readonly waitMs?: number;
   /** Keep the engine from its idle exit while the connection is open (an editor's language server). */
   readonly hold?: boolean;
+  /** Subscribe: told whenever the engine saw the repository move. */
+  readonly onChange?: (change: EngineChange) => void;
+  readonly onClose?: () => void;
 }
 
 /** The repository's engine: found, or started and waited for; a reason when there is none. */
@@ -249,9 +301,16 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
   const commonDir = findCommonDir(options.cwd);
   if (!commonDir || !existsSync(commonDir)) return { reason: 'not inside a git repository' };
   const paths = enginePaths(commonDir);
-  const hold = options.hold === true;
+  const hold: ConnectOptions = {
+    hold: options.hold === true,
+    ...(options.onChange ? { onChange: options.onChange } : {}),
+    ...(options.onClose ? { onClose: options.onClose } : {}),
+  };
   const found = await findEngine(paths, 1000, hold);
   if (found) return { connection: found, started: false };
+  // A live engine of another version refuses this client: the one started now takes its lock.
+  const before = readLock(paths);
+  const other = before && pidAlive(before.pid) && before.version !== PROTOCOL_VERSION ? before : undefined;
   if (options.autostart === false) return { reason: 'no engine is running for this repository' };
   const repo = options.cwd;
   try {
@@ -267,7 +326,12 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
     const info = readLock(paths);
     if (info) {
       const connection = await connect(info.socket, 1000, hold).catch(() => undefined);
-      if (connection) return { connection, started: true };
+      if (connection)
+        return {
+          connection,
+          started: true,
+          ...(other && connection.hello.pid !== other.pid ? { replaced: { pid: other.pid, version: other.version } } : {}),
+        };
     }
     // Ours exited: it failed, or another process holds the lock without answering (yet).
     if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };

@@ -33,6 +33,7 @@ import type {
   DeclareIntentRequest,
   DeclareIntentResult,
   EditorScanRequest,
+  ScanRequest,
 } from './answers.js';
 
 export type {
@@ -44,6 +45,7 @@ export type {
   DeclareIntentRequest,
   DeclareIntentResult,
   EditorScanRequest,
+  ScanRequest,
 } from './answers.js';
 import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
@@ -63,6 +65,11 @@ export interface EngineCoreOptions {
   readonly changes?: { readonly events: () => number; readonly watching: () => readonly string[] };
   /** Progress of cold scans (the CLI's progress bar). */
   readonly onProgress?: ScannerOptions['onProgress'];
+  /**
+   * Warm scanners kept at most (default 4): every other set of flags (`scan --base X`, an
+   * editor's settings) gets one, and the least recently used is let go beyond this.
+   */
+  readonly maxWarm?: number;
 }
 
 interface WarmScanner {
@@ -89,6 +96,12 @@ export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();
   private readonly now: () => number;
   requests = 0;
+  /**
+   * Counts scans that read something again (not answered as fresh): whoever asks, an agent's
+   * check included, so the resident process tells its subscribers whenever the count moved since
+   * it last told them, not only when its own refresh found something.
+   */
+  generation = 0;
   /** Stamps read from git, and stamps taken from file events (nothing changed). */
   readonly stamps = { git: 0, events: 0 };
 
@@ -140,7 +153,12 @@ export class EngineCore {
       thresholds: options.thresholds,
     });
     let warm = this.scanners.get(key);
-    if (!warm) {
+    if (warm) {
+      // Most recently used last: the first is the one let go when too many are warm.
+      this.scanners.delete(key);
+      this.scanners.set(key, warm);
+      this.letGoBeyond(this.options.maxWarm ?? 4);
+    } else {
       warm = {
         scanner: createScanner(scannerOptions),
         options: scannerOptions,
@@ -151,6 +169,7 @@ export class EngineCore {
         agents: [],
       };
       this.scanners.set(key, warm);
+      this.letGoBeyond(this.options.maxWarm ?? 4);
     }
     const entry = warm;
     const run = entry.queue.then(async () => {
@@ -211,6 +230,7 @@ export class EngineCore {
         entry.stampEvents = events;
         if (!custom) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
+        if (kind !== 'fresh' || custom) this.generation++;
         entry.agents = result.agents.map((a) => a.id);
         entry.declaring = declaring;
         return result;
@@ -222,6 +242,15 @@ export class EngineCore {
     });
     entry.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Disposes the least recently used warm scanners beyond `max`, each after the scans queued on it. */
+  private letGoBeyond(max: number): void {
+    for (const [key, old] of this.scanners) {
+      if (this.scanners.size <= Math.max(1, max)) break;
+      this.scanners.delete(key);
+      void old.queue.then(() => old.scanner.dispose()).catch(() => undefined);
+    }
   }
 
   /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
@@ -255,8 +284,13 @@ export class EngineCore {
   /** The whole airspace now (declared intent counted). */
   async fullScan(cwd: string): Promise<ScanResult> {
     const { worktree } = await worktreeOf(resolve(cwd));
+    return this.scanFor({ cwd: worktree });
+  }
+
+  /** `airspace scan` with its flags (declared intent counted): the engine's answer and the in-process one. */
+  async scanFor(request: ScanRequest): Promise<ScanResult> {
     const intent = this.intent();
-    return this.scan({ repo: worktree }, intent ? { intent } : {});
+    return this.scan(scanRequestOptions(request), intent ? { intent } : {});
   }
 
   /**
@@ -388,6 +422,36 @@ export function repositoryPath(worktree: string, cwd: string, given: string): st
   return rel;
 }
 
+/**
+ * The scanner options of a scan request: paths relative to the asker's directory made absolute
+ * (the engine runs elsewhere), each value checked (it may come over the socket).
+ */
+export function scanRequestOptions(request: ScanRequest): ScannerOptions {
+  const bad = (what: string): never => {
+    throw new InputError(`The scan's ${what} is not valid.`);
+  };
+  const { cwd, repo, base, sources, config, calibration } = request;
+  if (typeof cwd !== 'string' || !isAbsolute(cwd)) bad('cwd (an absolute directory)');
+  for (const [name, value] of [
+    ['repo', repo],
+    ['base', base],
+    ['config', config],
+    ['calibration', calibration],
+  ] as const)
+    if (value !== undefined && typeof value !== 'string') bad(name);
+  if (sources !== undefined && !(Array.isArray(sources) && sources.every((x) => typeof x === 'string'))) bad('sources');
+  return {
+    repo: resolve(cwd, repo ?? '.'),
+    ...(base !== undefined ? { base } : {}),
+    // An observations file is read where the asker is, not where the engine runs.
+    ...(sources !== undefined && sources.length > 0
+      ? { sources: sources.map((s) => (s.startsWith('json:') && s.length > 'json:'.length ? `json:${resolve(cwd, s.slice(5))}` : s)) }
+      : {}),
+    ...(config !== undefined ? { config: resolve(cwd, config) } : {}),
+    ...(calibration !== undefined ? { calibration: resolve(cwd, calibration) } : {}),
+  };
+}
+
 /** The settings an editor may give its scans, checked (they come over the socket). */
 function editorSettings(settings: EditorScanRequest['settings']): Partial<ScannerOptions> {
   if (settings === undefined) return {};
@@ -424,6 +488,17 @@ export async function checkInProcess(request: CheckRequest, onProgress?: Scanner
   const core = new EngineCore({ commonDir, resident: false, ...(onProgress ? { onProgress } : {}) });
   try {
     return await core.check(request);
+  } finally {
+    await core.dispose();
+  }
+}
+
+/** One `airspace scan` in this process, cold: `--no-engine`, and the fallback when the engine cannot answer. */
+export async function scanInProcess(request: ScanRequest, onProgress?: ScannerOptions['onProgress']): Promise<ScanResult> {
+  const commonDir = findCommonDir(nearestDirectory(resolve(request.cwd, request.repo ?? '.'))) ?? '';
+  const core = new EngineCore({ commonDir, resident: false, ...(onProgress ? { onProgress } : {}) });
+  try {
+    return await core.scanFor(request);
   } finally {
     await core.dispose();
   }

@@ -1,6 +1,8 @@
 export {
   EngineCore,
   checkInProcess,
+  scanInProcess,
+  scanRequestOptions,
   repositoryPath,
   type AgentRef,
   type Advisory,
@@ -11,6 +13,7 @@ export {
   type DeclareIntentResult,
   type EditorScanRequest,
   type EngineCoreOptions,
+  type ScanRequest,
 } from './core.js';
 export { advisoriesText, checkText, declaredText, nextAction, overallAction, type NextAction } from './advice.js';
 export {

@@ -3,9 +3,15 @@
  * one response per line with the request's id. The first request of a connection is `hello` with
  * the client's protocol version; a mismatch is refused (the client then scans in-process). A
  * client that says `hold: true` (an editor's language server) keeps the engine from its idle
- * exit while its connection is open; the idle time counts from when the last one closes.
+ * exit while its connection is open; the idle time counts from when the last one closes. A
+ * client that says `subscribe: true` is sent a notification line (`{"notification":"changed"}`,
+ * no id) whenever the engine saw the repository move (a save, a commit, a worktree added, intent
+ * declared), so that it can ask again without following the worktrees itself.
+ *
+ * Versions: 2 added `hold` and `editorScan`; 3 added `subscribe` and the `changed` notification,
+ * and `scan` takes the flags of `airspace scan` (`ScanRequest`).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 export type EngineMethod = 'hello' | 'check' | 'scan' | 'editorScan' | 'advisories' | 'declareIntent' | 'acknowledge' | 'status' | 'stop';
 
@@ -22,6 +28,19 @@ export interface EngineErrorBody {
 }
 
 export type EngineResponse = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: EngineErrorBody };
+
+/** What a subscriber is told when the repository moved: why, and whether git's state (not only files) changed. */
+export interface EngineChange {
+  readonly reason: string;
+  /** Git's state moved (refs, HEAD, the worktree list) or the engine started following: everything may differ. */
+  readonly all: boolean;
+}
+
+/** A line the engine sends unasked, to subscribers. */
+export interface EngineNotification {
+  readonly notification: 'changed';
+  readonly params: EngineChange;
+}
 
 export interface HelloResult {
   readonly version: number;
@@ -45,6 +64,10 @@ export interface EngineStatus {
   readonly requests: number;
   /** Open connections that hold the engine (editors' language servers). */
   readonly holders: number;
+  /** Open connections told of every change (editors, `watch`, `view`). */
+  readonly subscribers: number;
+  /** Change notifications sent (to all subscribers, counted once each). */
+  readonly notified: number;
   readonly mode: 'watch' | 'poll';
   /** File events seen; freshness checks answered from git, and from file events alone. */
   readonly events: number;

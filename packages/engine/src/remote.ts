@@ -1,12 +1,24 @@
 /**
  * Whole scans through the repository's resident engine, for long-running front ends (the
- * language server, `watch`): find or start the engine and hold it (no idle exit while connected),
+ * language server, `watch`, `view`): find or start the engine and hold it (no idle exit while connected),
  * ask it for each scan (`editorScan`: buffers, intent, settings), find the next one once when it
  * goes away, and scan in-process (`inProcess`, created on first need) when there is no engine to
- * be had. The engine works out what changed itself, so callers' change hints are not needed.
+ * be had. The engine works out what changed itself, so callers' change hints are not needed; a
+ * caller that gives `onChange` is told by the engine when the repository moved (and when the
+ * engine went away), so it needs no change tracker of its own while it scans through the engine —
+ * only its in-process fallback (created on first need) follows the worktrees itself.
  */
 import type { ScanResult } from '@airspace/core';
-import { EngineRequestError, engineDisabled, ensureEngine, type EngineConnection, type EngineLookup } from './client.js';
+import {
+  EngineRequestError,
+  engineDisabled,
+  ensureEngine,
+  replacedEngineText,
+  type ConnectOptions,
+  type EngineChange,
+  type EngineConnection,
+  type EngineLookup,
+} from './client.js';
 import type { EditorScanRequest } from './answers.js';
 
 /** What one scan sends besides the asking directory. */
@@ -28,7 +40,12 @@ export interface EngineScansOptions<I extends EngineScanInput = EngineScanInput>
   /** The scanner of this process, used when there is no engine. */
   readonly inProcess: () => InProcessScans<I>;
   /** Finds or starts the engine (default: `ensureEngine` holding it; tests pass their own). */
-  readonly ensure?: (cwd: string) => Promise<EngineLookup>;
+  readonly ensure?: (cwd: string, how: ConnectOptions) => Promise<EngineLookup>;
+  /**
+   * Subscribes: called when the engine saw the repository move, or went away (then the next
+   * scan finds the next engine). Never called while scanning in-process.
+   */
+  readonly onChange?: (change: EngineChange) => void;
   readonly log?: (message: string) => void;
   /** How long one scan may take in the engine (a first scan indexes the repository). */
   readonly scanTimeoutMs?: number;
@@ -39,11 +56,13 @@ export interface EngineScansOptions<I extends EngineScanInput = EngineScanInput>
 export interface EngineScans<I extends EngineScanInput = EngineScanInput> {
   scan(input: I): Promise<ScanResult>;
   mode(): EngineScanMode | undefined;
+  /** Finds (or starts) the engine without scanning, and says where scans will run. */
+  ready(): Promise<EngineScanMode>;
   dispose(): Promise<void>;
 }
 
 export function createEngineScans<I extends EngineScanInput>(options: EngineScansOptions<I>): EngineScans<I> {
-  const ensure = options.ensure ?? ((cwd: string) => ensureEngine({ cwd, hold: true }));
+  const ensure = options.ensure ?? ((cwd: string, how: ConnectOptions) => ensureEngine({ cwd, ...how }));
   const log = options.log ?? (() => undefined);
   const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
   const disabled = options.disabled ?? engineDisabled();
@@ -60,8 +79,21 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
     }
     return fallback;
   };
+  // The connection now in use; one that closes while it is (the engine stopped, or was replaced)
+  // is told to a subscriber as a change, so that it asks again and the next engine is found.
+  let live: EngineConnection | undefined;
+  let closed: (() => void) | undefined;
+  const how: ConnectOptions = {
+    hold: true,
+    ...(options.onChange
+      ? {
+          onChange: options.onChange,
+          onClose: () => closed?.(),
+        }
+      : {}),
+  };
   const connect = (): Promise<EngineConnection | undefined> =>
-    (connection ??= ensure(options.cwd).then(
+    (connection ??= ensure(options.cwd, how).then(
       (found) => {
         if (!('connection' in found)) {
           inProcess(found.reason);
@@ -72,6 +104,16 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
           return undefined;
         }
         current = { kind: 'engine', pid: found.connection.hello.pid };
+        const mine = found.connection;
+        live = mine;
+        closed = () => {
+          if (disposed || live !== mine) return;
+          live = undefined;
+          connection = undefined;
+          log(`The engine (pid ${mine.hello.pid}) went away; the next scan finds the next one.`);
+          options.onChange?.({ reason: 'the engine went away', all: true });
+        };
+        if (found.replaced) log(replacedEngineText(found.replaced, found.connection.hello.pid));
         log(`Scanning through the repository's engine (pid ${found.connection.hello.pid}${found.started ? ', started now' : ''}).`);
         return found.connection;
       },
@@ -99,6 +141,7 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
       // The engine's answer about the request (a bad config, not a repository): a cold scan gives it too.
       if (error instanceof EngineRequestError) throw error;
       // The engine went away (stopped, killed, replaced): find or start the next one once.
+      if (live === engine) live = undefined;
       engine.close();
       connection = undefined;
       if (disposed) throw error;
@@ -117,6 +160,11 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
       return viaEngine(input, 0);
     },
     mode: () => current,
+    async ready() {
+      if (!fallback && disabled) inProcess('the engine is turned off (AIRSPACE_ENGINE)');
+      if (!fallback) await connect();
+      return current!;
+    },
     async dispose() {
       disposed = true;
       const engine = await connection?.catch(() => undefined);

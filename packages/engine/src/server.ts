@@ -1,18 +1,28 @@
 /**
  * The resident engine process of one repository: holds the lock, listens on the socket
  * (owner-only, in an owner-only directory), answers newline-delimited JSON requests through one
- * `EngineCore`, follows file and git events (`@airspace/git`'s change tracker, as `watch` and `view`) to keep its scanners warm, and exits
- * after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process holds the lock.
+ * `EngineCore`, follows file and git events (`@airspace/git`'s change tracker) to keep its
+ * scanners warm and tells its subscribers (an editor, `watch`, `view`) when an answer may have
+ * moved, and exits after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process
+ * holds the lock.
  */
 import { chmodSync, existsSync, mkdirSync, openSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
-import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
+import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
 import { BUSY_ENGINE_MS, connectPatiently, pidAlive, readLock, type LockInfo } from './client.js';
 import { EngineCore } from './core.js';
 import { InputError } from './errors.js';
 import { enginePaths, type EnginePaths } from './paths.js';
-import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineRequest, type EngineStatus } from './protocol.js';
+import {
+  lineReader,
+  PROTOCOL_VERSION,
+  type EngineChange,
+  type EngineErrorBody,
+  type EngineNotification,
+  type EngineRequest,
+  type EngineStatus,
+} from './protocol.js';
 
 export interface EngineServerOptions {
   readonly commonDir: string;
@@ -118,6 +128,15 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   const sockets = new Set<Socket>();
   /** Connections that keep the engine from its idle exit (an editor's language server). */
   const holders = new Set<Socket>();
+  /** Connections told of every change (`subscribe: true`). */
+  const subscribers = new Set<Socket>();
+  let notified = 0;
+  const notify = (change: EngineChange): void => {
+    if (subscribers.size === 0) return;
+    notified++;
+    const line = JSON.stringify({ notification: 'changed', params: change } satisfies EngineNotification) + '\n';
+    for (const socket of subscribers) if (!socket.destroyed) socket.write(line);
+  };
   let startWatching: () => Promise<void> = async () => undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -158,25 +177,34 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
+  // Changes seen while a refresh runs are taken by the next round of it; subscribers are told
+  // once the warm scanners caught up (their next question is then answered from memory), when
+  // anything was read again since they were last told — by this refresh, or by a question that
+  // came first (an agent's check right after the save).
   let refreshing = false;
-  let refreshAgain = false;
-  const refresh = async (): Promise<void> => {
-    if (refreshing) {
-      refreshAgain = true;
-      return;
-    }
+  let told = core.generation;
+  let waiting: EngineChange | undefined;
+  const refresh = async (change: EngineChange): Promise<void> => {
+    waiting = waiting ? { reason: waiting.reason, all: waiting.all || change.all } : change;
+    if (refreshing) return;
     refreshing = true;
     try {
-      do {
-        refreshAgain = false;
+      while (waiting && !stopping) {
+        const taken = waiting;
+        waiting = undefined;
         await core.refresh();
+        if (core.generation !== told) {
+          told = core.generation;
+          notify(taken);
+        }
         const targets = await watchTargets(options.repo).catch(() => undefined);
         if (targets) source?.setWorktrees(targets.worktrees);
-      } while (refreshAgain && !stopping);
+      }
     } finally {
       refreshing = false;
     }
   };
+  const changeOf = (tracked: TrackedChange): EngineChange => ({ reason: tracked.reason, all: tracked.all });
 
   const status = (): EngineStatus => {
     const state = core.state();
@@ -196,6 +224,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
         : {}),
       requests: core.requests,
       holders: holders.size,
+      subscribers: subscribers.size,
+      notified,
       mode: source?.mode() ?? 'poll',
       events: source?.events() ?? 0,
       stamps: { ...core.stamps },
@@ -213,13 +243,17 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       case 'check':
         return core.check(params);
       case 'scan':
-        return core.fullScan(params.cwd);
+        return core.scanFor(params);
       case 'editorScan':
         return core.editorScan(params);
       case 'advisories':
         return core.advisories(params);
-      case 'declareIntent':
-        return core.declareIntent(params);
+      case 'declareIntent': {
+        // Intent counts at once: whoever follows the airspace asks again.
+        const declared = await core.declareIntent(params);
+        notify({ reason: `${declared.declared.agent} declared intent`, all: false });
+        return declared;
+      }
       case 'acknowledge':
         return core.acknowledge(params);
       default:
@@ -233,6 +267,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     socket.on('close', () => {
       sockets.delete(socket);
       // The idle time of an engine an editor held counts from the editor's leaving.
+      subscribers.delete(socket);
       if (holders.delete(socket)) lastActivity = Date.now();
     });
     socket.on('error', () => undefined);
@@ -251,9 +286,10 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
           return;
         }
         if (request.method === 'hello') {
-          const hello = request.params as { version?: unknown; hold?: unknown } | undefined;
+          const hello = request.params as { version?: unknown; hold?: unknown; subscribe?: unknown } | undefined;
           greeted = hello?.version === PROTOCOL_VERSION;
           if (greeted && hello?.hold === true) holders.add(socket);
+          if (greeted && hello?.subscribe === true) subscribers.add(socket);
           reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
           if (!greeted) socket.end();
           return;
@@ -311,9 +347,12 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
           commonDir: targets.commonDir,
           pollMs: 2000,
           debounceMs: 150,
-          onChange: () => void refresh(),
+          onChange: (change) => void refresh(changeOf(change)),
           onWarning: (m) => log(`engine ${process.pid}: ${m}`),
         });
+        // What moved between the last answer and the first event followed (an edit made while the
+        // first scan ran) is found by comparing with git, and told.
+        void refresh({ reason: 'the engine started following the worktrees', all: true });
       }));
   // An engine started with no question (`airspace engine start`) watches from the start.
   setTimeout(() => void startWatching(), 2000).unref();

@@ -7,11 +7,65 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { EngineCore, checkInProcess } from '../src/core.js';
+import { EngineCore, checkInProcess, scanInProcess } from '../src/core.js';
 import { buffersDelta, bufferDigests, withBuffers } from '../src/freshness.js';
 
 const lines = Array.from({ length: 30 }, (_, i) => `export const a${i + 1} = ${i + 1};`);
 const text = (edit: Record<number, string> = {}) => lines.map((l, i) => edit[i + 1] ?? l).join('\n') + '\n';
+
+describe('what subscribers are told', () => {
+  it('counts a scan that read a save, whoever asked, and not one that read nothing new', { timeout: 60_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() });
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true });
+    try {
+      const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+      const bob = repo.worktree('bob');
+      await core.editorScan({ cwd: alice.dir });
+      const seen = core.generation;
+      // Nothing moved: a repeated question reads nothing again.
+      await core.editorScan({ cwd: alice.dir });
+      expect(core.generation).toBe(seen);
+      // bob saves, and an agent's check reads it before the engine's own refresh: the refresh
+      // that follows finds nothing new, but the count moved, so subscribers are still told.
+      bob.write('src/a.ts', text({ 6: 'export const a6 = "bob";' }));
+      await core.check({ cwd: bob.dir, target: 'src/a.ts' });
+      expect(core.generation).toBeGreaterThan(seen);
+      const afterCheck = core.generation;
+      await core.refresh();
+      expect(core.generation).toBe(afterCheck);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
+
+describe('warm scanners', () => {
+  it('keeps at most maxWarm, letting go of the least recently used; answers stay those of a cold scan', { timeout: 60_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() });
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true, maxWarm: 2 });
+    try {
+      const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+      repo.worktree('bob').write('src/a.ts', text({ 5: 'export const a5 = "bob";' }));
+      const head = repo.git('rev-parse', 'HEAD').trim();
+      const levels = (r: { links: readonly { level: string }[] }) => r.links.map((l) => l.level);
+      const plain = await core.scanFor({ cwd: alice.dir });
+      await core.scanFor({ cwd: alice.dir, base: 'main' });
+      await core.scanFor({ cwd: alice.dir }); // used again: now the most recent
+      await core.scanFor({ cwd: alice.dir, base: head });
+      expect(core.state().scanners).toBe(2);
+      // The one let go (base main) starts again when asked, with the same answer.
+      const again = await core.scanFor({ cwd: alice.dir, base: 'main' });
+      expect(core.state().scanners).toBe(2);
+      const cold = await scanInProcess({ cwd: alice.dir, base: 'main' });
+      expect({ ...again, generatedAt: '' }).toEqual({ ...cold, generatedAt: '' });
+      expect(levels(plain)).toEqual(['resolution']);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
 
 describe('editor buffers in the engine', () => {
   it('matches buffers to worktrees and names the paths whose buffer came, changed or went', () => {

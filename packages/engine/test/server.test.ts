@@ -12,7 +12,8 @@ import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { connect, findEngine, readLock } from '../src/client.js';
 import { enginePaths, findCommonDir } from '../src/paths.js';
 import { acquireLock, runEngineServer } from '../src/server.js';
-import { PROTOCOL_VERSION, type EngineStatus } from '../src/protocol.js';
+import { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from '../src/protocol.js';
+import type { ScanResult } from '@airspace/core';
 
 let repo: RepoFixture;
 beforeAll(() => {
@@ -86,6 +87,44 @@ describe('the engine process', () => {
     await running;
     expect(exited - left).toBeGreaterThanOrEqual(250);
     expect(readLock(paths)).toBeUndefined();
+  });
+
+  it('tells a subscribed client of a save in another worktree; it follows nothing itself', { timeout: 60_000 }, async () => {
+    const local = createRepoFixture({ 'src/a.ts': Array.from({ length: 12 }, (_, i) => `export const a${i} = ${i};`).join('\n') + '\n' });
+    try {
+      const alice = local.worktree('alice').write('src/a.ts', 'export const a0 = 100;\n' + 'export const a1 = 1;\n'.repeat(11));
+      const bob = local.worktree('bob');
+      const commonDir = join(local.dir, '.git');
+      const paths = enginePaths(commonDir);
+      const running = runEngineServer({ commonDir, repo: local.dir, idleMs: 60_000, log: () => undefined });
+      const changes: EngineChange[] = [];
+      const how = { hold: true, onChange: (c: EngineChange) => changes.push(c) };
+      let editor = await findEngine(paths, 1000, how);
+      for (let i = 0; !editor && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        editor = await findEngine(paths, 1000, how);
+      }
+      const scan = () => editor!.request<ScanResult>('editorScan', { cwd: alice.dir });
+      expect((await scan()).agents.map((a) => a.id)).toEqual(['alice']);
+      // The engine follows the worktrees from its first answer on (its change tracker starts then).
+      await new Promise((r) => setTimeout(r, 2500));
+      const before = changes.length;
+      // bob saves an edit in his worktree: the subscriber is told, without asking.
+      bob.write('src/a.ts', 'export const a0 = 200;\n' + 'export const a1 = 1;\n'.repeat(11));
+      const deadline = Date.now() + 20_000;
+      while (changes.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      expect(changes.length).toBeGreaterThan(before);
+      const after = await scan();
+      expect(after.agents.map((a) => a.id).sort()).toEqual(['alice', 'bob']);
+      expect(after.links[0]?.level).not.toBe('clear');
+      const status = await editor!.request<EngineStatus>('status');
+      expect(status).toMatchObject({ subscribers: 1, holders: 1 });
+      expect(status.notified).toBeGreaterThan(0);
+      await editor!.request('stop');
+      await running;
+    } finally {
+      local.dispose();
+    }
   });
 
   it('takes over the lock of a dead process, never that of a live one', async () => {

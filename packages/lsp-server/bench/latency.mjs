@@ -1,6 +1,8 @@
 // Save → updated diagnostics latency of the language server on the generated repository of the
 // analysis benchmark (@airspace/bench),
-// against a bare `loadAgents` of the same repository in the same run.
+// against a bare `loadAgents` of the same repository in the same run. Then the other agent saves
+// in its own worktree (no editor there): the time until the editor's diagnostics follow — told by
+// the engine (through it), or seen by the server's own change tracker (AIRSPACE_ENGINE=off).
 //
 //   npm run bench -w @airspace/lsp-server            (10,000 files, 20 saves)
 //   AIRSPACE_BENCH_FILES=2000 AIRSPACE_BENCH_SAVES=10 npm run bench -w @airspace/lsp-server
@@ -65,11 +67,14 @@ connection.onNotification('textDocument/publishDiagnostics', (p) => {
 });
 connection.onRequest('workspace/configuration', () => [null]);
 connection.listen();
-const nextDiagnostics = (line, limitMs = 120_000) =>
+const nextDiagnostics = (line, limitMs = 120_000, present = true) =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no diagnostic on line ${line + 1} within ${limitMs / 1000} s`)), limitMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${present ? 'no' : 'still a'} diagnostic on line ${line + 1} within ${limitMs / 1000} s`)),
+      limitMs,
+    );
     waiter = (diags) => {
-      if (diags.some((d) => d.source === 'airspace' && d.range.start.line === line)) {
+      if (diags.some((d) => d.source === 'airspace' && d.range.start.line === line) === present) {
         clearTimeout(timer);
         waiter = undefined;
         resolve();
@@ -114,6 +119,20 @@ for (let i = 1; i <= SAVES; i++) {
   saves.push(performance.now() - s);
   console.error(`save ${i}: ${Math.round(saves.at(-1))} ms`);
 }
+// The other agent saves in its worktree: its edit undone (the pair clears), then made again.
+const aliceFile = join(realpathSync(alice.dir), target);
+const others = [];
+const bobLine = LINE - 1 + SAVES;
+await new Promise((r) => setTimeout(r, 3000)); // the engine follows the worktrees from its first answers
+for (let i = 1; i <= Math.min(SAVES, 10); i++) {
+  const undone = i % 2 === 1;
+  const next = nextDiagnostics(bobLine, 120_000, !undone);
+  s = performance.now();
+  writeFileSync(aliceFile, undone ? baseLines.join('\n') : edit(baseLines, LINE, '// alice was here').join('\n'));
+  await next;
+  others.push(performance.now() - s);
+  console.error(`other worktree save ${i}: ${Math.round(others.at(-1))} ms`);
+}
 await Promise.race([connection.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 10_000))]);
 await connection.sendNotification('exit').catch(() => undefined);
 // Let the server exit by itself (a profile, when asked for, is written at exit).
@@ -129,6 +148,7 @@ const report = {
   firstDiagnosticsMs: Math.round(coldMs),
   saveToDiagnostics: { runs: saves.length, medianMs: Math.round(median(saves)), p95Ms: Math.round(p95(saves)) },
   hoverDuringScan: { runs: hovers.length, medianMs: Math.round(median(hovers)), p95Ms: Math.round(p95(hovers)) },
+  otherWorktreeSaveToDiagnostics: { runs: others.length, medianMs: Math.round(median(others)), p95Ms: Math.round(p95(others)) },
   loadAgentsWarm: { runs: loadWarm.length, medianMs: Math.round(median(loadWarm)) },
   ratioSaveMedianToLoadAgents: Number((median(saves) / median(loadWarm)).toFixed(2)),
   target: 'save → diagnostics < 200 ms median once warm',

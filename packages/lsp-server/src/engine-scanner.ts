@@ -4,7 +4,8 @@
  * MCP servers ask it, or all of them: the server finds or starts it, holds it (an open editor
  * keeps it from its idle exit; it goes on serving agents after the editor leaves), and sends each
  * scan its unsaved buffers, declared intent and settings. The engine works out what changed
- * itself, so `changed` hints are not needed. When no engine can be had — disabled
+ * itself, so `changed` hints are not needed, and tells the server when something moved
+ * (`onChange`), so the server runs no change tracker of its own meanwhile. When no engine can be had — disabled
  * (`AIRSPACE_ENGINE=off`), not startable, gone twice in a row — the scans run in this process's
  * worker thread instead (scanner.ts), with the same answers.
  */
@@ -19,7 +20,10 @@ import {
   type LspScannerOptions,
 } from './lsp-scanner.js';
 
-export interface EngineScannerOptions extends Pick<EngineScansOptions<ScanInput>, 'ensure' | 'log' | 'scanTimeoutMs' | 'disabled'> {
+export interface EngineScannerOptions extends Pick<
+  EngineScansOptions<ScanInput>,
+  'ensure' | 'log' | 'scanTimeoutMs' | 'disabled' | 'onChange'
+> {
   /** The in-process scanner used when there is no engine. */
   readonly fallback?: (options: LspScannerOptions) => LspScanner;
 }
@@ -44,6 +48,7 @@ export function createEngineScanner(options: LspScannerOptions, deps: EngineScan
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.scanTimeoutMs !== undefined ? { scanTimeoutMs: deps.scanTimeoutMs } : {}),
     ...(deps.disabled !== undefined ? { disabled: deps.disabled } : {}),
+    ...(deps.onChange ? { onChange: deps.onChange } : {}),
   });
   return {
     // The worker scanner (the fallback) also takes the change hints; the engine needs none.
@@ -55,4 +60,7 @@ export function createEngineScanner(options: LspScannerOptions, deps: EngineScan
 
 /** The server's default: the repository's engine, else `@airspace/scanner` in a worker thread. */
 export const createDefaultScanner: CreateLspScanner = (options, context) =>
-  createEngineScanner(options, context ? { log: context.log } : {});
+  createEngineScanner(options, {
+    ...(context ? { log: context.log } : {}),
+    ...(context?.onChange ? { onChange: (change) => context.onChange!(change.reason) } : {}),
+  });

@@ -55,6 +55,11 @@ export interface LspScanner {
 /** What the server gives a scanner it creates. */
 export interface ScannerContext {
   readonly log: (message: string) => void;
+  /**
+   * Called when the scanner learns that the repository moved without being asked (the engine
+   * tells its subscribers); while it does, the server follows no worktree itself.
+   */
+  readonly onChange?: (reason: string) => void;
 }
 
 export type CreateLspScanner = (options: LspScannerOptions, context?: ScannerContext) => LspScanner | Promise<LspScanner>;

@@ -1,7 +1,8 @@
 /**
  * One scanner per repository: scanning (unsaved buffers, declared intent and what changed go to
  * the engine), publishing a result (findings per self, `airspace/advisories`, diagnostics), and
- * watching every worktree of the repository for the next change.
+ * learning of the next change: told by the repository's engine while scans go through it, else
+ * by watching every worktree of the repository itself.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -101,6 +102,20 @@ function onTrackedChange(s: Session, repo: Repo, change: TrackedChange): void {
   repo.loop.request(0);
 }
 
+/** The engine saw the repository move (or went away): scan again; it works out what changed. */
+function onEngineChange(s: Session, repo: Repo, reason: string): void {
+  if (s.repos.get(repo.commonDir) !== repo) return;
+  s.log.info(`The engine says the repository moved (${reason}).`);
+  repo.changes.all();
+  repo.loop.request(0);
+}
+
+/** Whether the engine follows the repository for this server (its scans go through it). */
+async function engineFollows(repo: Repo): Promise<boolean> {
+  const scanner = await repo.scanner?.catch(() => undefined);
+  return scanner?.mode?.()?.kind === 'engine';
+}
+
 /** Unsaved buffers of the repository's worktrees (selves' and other agents'). */
 function overridesFor(s: Session, repo: Repo): Overrides {
   const worktrees = new Set<string>(repo.selves.map((x) => x.worktree));
@@ -143,7 +158,10 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
   if (!repo.worktreeList) await listWorktrees(s, repo, '');
   if (!repo.scanner) repo.configSignature = configSignature(configFilesOf(s, repo));
   const starting = (repo.scanner ??= Promise.resolve().then(() =>
-    s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree), { log: (m) => s.log.info(m) }),
+    s.createScanner(scannerOptionsOf(s.settings, repo.selves[0]!.worktree), {
+      log: (m) => s.log.info(m),
+      onChange: (reason) => onEngineChange(s, repo, reason),
+    }),
   ));
   let scanner: LspScanner;
   try {
@@ -184,7 +202,21 @@ function publishScan(s: Session, repo: Repo, result: ScanResult): void {
   }
   for (const p of result.problems) s.log.info(`${p.code}: ${p.message}`);
   publishDiagnostics(s);
-  void watchRepository(s, repo, result);
+  void followRepository(s, repo, result);
+}
+
+/**
+ * The server learns of the next change from the engine while its scans go through one (no
+ * tracker of its own), else from its own change tracker (a fallback started later gets one then).
+ * Polling asked for in the settings (file events not to be trusted here) keeps its own, polling.
+ */
+async function followRepository(s: Session, repo: Repo, result: ScanResult): Promise<void> {
+  if (s.settings.poll !== true && (await engineFollows(repo))) {
+    repo.tracker?.close();
+    repo.tracker = undefined;
+    return;
+  }
+  await watchRepository(s, repo, result);
 }
 
 /** Acknowledgements recorded in the pairs' trails before this server started count again. */

@@ -35,7 +35,7 @@ export function createBackend(options: { cwd: string; engine: boolean; env: Node
       case 'check':
         return core.check(p) as Promise<T>;
       case 'scan':
-        return core.fullScan(options.cwd) as Promise<T>;
+        return core.scanFor({ cwd: options.cwd }) as Promise<T>;
       case 'advisories':
         return core.advisories(p) as Promise<T>;
       case 'declareIntent':

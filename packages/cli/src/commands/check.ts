@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { EngineRequestError, engineDisabled, ensureEngine, nearestDirectory } from '@airspace/engine/client';
+import { EngineRequestError, engineDisabled, ensureEngine, replacedEngineText, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
 import { levelRank } from '@airspace/core';
@@ -96,7 +96,8 @@ async function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolea
     reason: e.message,
   }));
   if ('reason' in found) return note(found.reason);
-  if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
+  if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
+  else if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
   try {
     return await found.connection.request<CheckResult>('check', request, ENGINE_ANSWER_MS);
   } catch (error) {

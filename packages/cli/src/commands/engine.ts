@@ -35,18 +35,22 @@ function describe(status: EngineStatus): string {
   const last = status.lastScan ? `${status.lastScan.at} (${status.lastScan.kind}, ${status.lastScan.ms} ms)` : 'none yet';
   return [
     `engine pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s, exits after ${Math.round(status.idleTimeoutMs / 1000)} s idle${
-      status.holders > 0 ? ` once the ${status.holders === 1 ? 'editor' : `${status.holders} editors`} holding it leave` : ''
+      status.holders > 0 ? ` once the ${status.holders === 1 ? 'client' : `${status.holders} clients`} holding it leave` : ''
     }`,
     `socket   ${status.socket}`,
     `log      ${status.log}`,
     `agents   ${status.agents.length > 0 ? status.agents.join(', ') : 'none yet'} (${status.scanners} warm ${status.scanners === 1 ? 'scanner' : 'scanners'})`,
-    `last scan ${last}; ${status.requests} requests; following changes by ${status.mode === 'watch' ? 'file events' : 'polling'}`,
+    `last scan ${last}; ${status.requests} requests; following changes by ${status.mode === 'watch' ? 'file events' : 'polling'}${
+      status.subscribers > 0
+        ? `, told to ${status.subscribers} ${status.subscribers === 1 ? 'subscriber' : 'subscribers'} (${status.notified} notifications)`
+        : ''
+    }`,
   ].join('\n');
 }
 
 export function engineCommand(io: Io): Command {
   const command = new Command('engine').description(
-    "the repository's resident engine that answers check (and the MCP server) from a warm scanner",
+    "the repository's resident engine that answers check, scan, the MCP server and editors from a warm scanner",
   );
   const repo = (c: Command): Command => c.option('--repo <dir>', 'any directory inside the repository', '.').option('--json', 'print JSON');
   const print = (flags: EngineFlags, value: object, text: string): void => {

@@ -1,8 +1,20 @@
+/**
+ * `airspace scan`: one scan of the repository, as a table or as JSON.
+ *
+ * Asked through the repository's resident engine (found, or started detached) and, when it cannot
+ * start or answer, or with `--no-engine` / `AIRSPACE_ENGINE=off`, in-process: the same function
+ * (`@airspace/engine`'s `EngineCore.scanFor`), the same answer — declared intent counted, every
+ * flag honoured. This module loads only the engine's light client; the scanner is loaded when the
+ * scan runs in this process.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ScanResult } from '@airspace/core';
-import { scanRepository } from '@airspace/scanner';
-import { ExitCode } from '../errors.js';
-import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import type { ScanRequest } from '@airspace/engine';
+import { EngineRequestError, engineDisabled, ensureEngine, replacedEngineText } from '@airspace/engine/client';
+import { CliError, ExitCode } from '../errors.js';
+import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
 import { createProgressBar } from '../report/progress.js';
 import { renderTable } from '../report/table.js';
@@ -12,6 +24,9 @@ interface ScanFlags extends RepoFlags {
   readonly json?: boolean;
   readonly failOn?: 'traffic' | 'resolution';
   readonly all?: boolean;
+  /** `--no-engine`: scan in-process. */
+  readonly engine?: boolean;
+  readonly verbose?: boolean;
 }
 
 /** Exit code for `--fail-on`: ADVISORY when any advisory reaches the given level. */
@@ -27,21 +42,91 @@ export function printResult(io: Io, result: ScanResult, flags: { json?: boolean;
   else io.stdout.write(renderTable(result, { style: createStyle(colorWanted(io.stdout, io.env)), ...(flags.all ? { all: true } : {}) }));
 }
 
+/** How long a scan waits for the engine's answer before scanning in-process (a first one indexes the repository). */
+const ENGINE_ANSWER_MS = 15 * 60_000;
+
+/** The flags of scan as a request, relative paths relative to `cwd`. */
+export function scanRequest(cwd: string, flags: RepoFlags): ScanRequest {
+  refuseEmpty(flags);
+  return {
+    cwd,
+    ...(flags.repo !== undefined && flags.repo !== '.' ? { repo: flags.repo } : {}),
+    ...(flags.base ? { base: flags.base } : {}),
+    ...(flags.source?.length ? { sources: flags.source } : {}),
+    ...(flags.config ? { config: flags.config } : {}),
+    ...(flags.calibration ? { calibration: flags.calibration } : {}),
+  };
+}
+
+/**
+ * Why the engine cannot answer this request the way this process would, if it cannot: a `--repo`
+ * that is no directory (the error is this process's to give), a source spelled as a bare file
+ * name (its hint looks for the file where this process runs).
+ */
+function engineCannotServe(request: ScanRequest): string | undefined {
+  const dir = resolve(request.cwd, request.repo ?? '.');
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return `${dir} is not a directory`;
+  const known = /^(worktrees|branches|(remote|published|json):.+)$/;
+  const odd = request.sources?.find((s) => !known.test(s));
+  return odd === undefined ? undefined : `the source "${odd}" is read in this process`;
+}
+
+/** The engine's answer, or undefined (with a note in verbose mode) when it has none to give. */
+export async function scanThroughEngine(io: Io, request: ScanRequest, verbose: boolean): Promise<ScanResult | undefined> {
+  const note = (why: string): undefined => {
+    if (verbose) io.stderr.write(`airspace: scanning in-process: ${why}.\n`);
+    return undefined;
+  };
+  const cannot = engineCannotServe(request);
+  if (cannot) return note(cannot);
+  const found = await ensureEngine({ cwd: resolve(request.cwd, request.repo ?? '.') }).catch((e: Error) => ({ reason: e.message }));
+  if ('reason' in found) return note(found.reason);
+  if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
+  else if (found.started && (verbose || io.stderr.isTTY))
+    // A person at a terminal sees why the first scan takes a while (no progress bar from the engine).
+    io.stderr.write(
+      `airspace: started the repository's engine (pid ${found.connection.hello.pid}); its first scan indexes the repository.\n`,
+    );
+  try {
+    return await found.connection.request<ScanResult>('scan', request, ENGINE_ANSWER_MS);
+  } catch (error) {
+    // The user's mistake is the same sentence either way; the engine's own failure is not theirs.
+    if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new CliError(error.message);
+    return note(`the engine failed: ${(error as Error).message}`);
+  } finally {
+    found.connection.close();
+  }
+}
+
+/** One scan: through the engine when it can answer, else in this process (with a progress bar). */
+export async function runScan(io: Io, flags: ScanFlags): Promise<ScanResult> {
+  const request = scanRequest(io.cwd, flags);
+  const verbose = flags.verbose === true || Boolean(io.env.AIRSPACE_VERBOSE);
+  if (flags.engine !== false && !engineDisabled(io.env)) {
+    const answer = await scanThroughEngine(io, request, verbose);
+    if (answer) return answer;
+  } else if (verbose) io.stderr.write('airspace: scanning in-process (engine off).\n');
+  const { scanInProcess, InputError } = await import('@airspace/engine');
+  const bar = createProgressBar(io.stderr);
+  try {
+    return await scanInProcess(request, (p) => bar.update(p));
+  } catch (error) {
+    throw error instanceof InputError ? new CliError(error.message) : error;
+  } finally {
+    bar.done();
+  }
+}
+
 export function scanCommand(io: Io): Command {
   const command = new Command('scan')
     .description('scan the repository once: every pair of agents by risk, with level, channels and evidence')
     .option('--json', 'print the scan result as JSON (the stable contract)')
     .option('--all', 'also list clear pairs with a non-zero risk')
-    .addOption(new Option('--fail-on <level>', 'exit 2 when an advisory at or above this level exists').choices(['traffic', 'resolution']));
+    .addOption(new Option('--fail-on <level>', 'exit 2 when an advisory at or above this level exists').choices(['traffic', 'resolution']))
+    .option('--no-engine', "scan in-process instead of asking the repository's resident engine (also AIRSPACE_ENGINE=off)")
+    .option('--verbose', 'say on stderr whether the engine answered, and why not');
   addRepoOptions(command).action(async (flags: ScanFlags) => {
-    const options = scannerOptions(flags);
-    const bar = createProgressBar(io.stderr);
-    let result: ScanResult;
-    try {
-      result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) });
-    } finally {
-      bar.done();
-    }
+    const result = await runScan(io, flags);
     // The code first: a reader that goes away mid-output (`| head`) must not turn a failing gate into 0.
     io.exitCode(failOnExit(result, flags.failOn));
     printResult(io, result, flags);

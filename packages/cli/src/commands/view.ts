@@ -1,20 +1,19 @@
 /**
  * `airspace view`: the 3D view (`@airspace/view`) of a scan — served on localhost with live
- * updates as worktrees change (uncommitted edits included, through the change tracking `watch`
- * uses), or written to one self-contained HTML file with `--out`.
+ * updates as worktrees change (uncommitted edits included), or written to one self-contained HTML
+ * file with `--out`. Live, it scans as `watch` does (watch/followed.ts): through the repository's
+ * resident engine, which tells it when something moved, else with a scanner and change tracker of
+ * its own; `--out` scans once as `airspace scan` does.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import type { ScanResult } from '@airspace/core';
-import { createChangeTracker, watchTargets } from '@airspace/git';
-import { createScanner, scanRepository, watchConfigFiles } from '@airspace/scanner';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { printable } from '../report/printable.js';
-import { createProgressBar } from '../report/progress.js';
-import { createPendingChanges, scanExtraFor, worktreesToWatch } from '../watch/tracked.js';
+import { followChanges } from '../watch/followed.js';
+import { runScan } from './scan.js';
 
 interface ViewFlags extends RepoFlags {
   readonly out?: string;
@@ -22,6 +21,8 @@ interface ViewFlags extends RepoFlags {
   readonly host: string;
   readonly interval: string;
   readonly poll?: boolean;
+  /** `--no-engine`: scan in this process. */
+  readonly engine?: boolean;
 }
 
 /** `--out` resolved, refused when it is a folder, empty, or its folder does not exist (never created behind the user's back). */
@@ -42,8 +43,13 @@ export function viewCommand(io: Io): Command {
     .option('--out <file>', 'write one self-contained HTML file instead of serving')
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
-    .option('--poll', 'poll instead of using file events');
+    .option(
+      '--interval <ms>',
+      'polling interval when file events are unavailable (or with --poll); in-process only, the engine follows changes itself',
+      '2000',
+    )
+    .option('--poll', 'poll instead of using file events (scans in this process, not through the engine)')
+    .option('--no-engine', "scan in this process, not through the repository's resident engine (also AIRSPACE_ENGINE=off)");
   addRepoOptions(command).action(async (flags: ViewFlags) => {
     const options = scannerOptions(flags);
     const port = Number(flags.port);
@@ -58,8 +64,8 @@ export function viewCommand(io: Io): Command {
     // The view bundle (three.js inlined) is loaded only by this command.
     const { renderViewHtml, startViewServer } = await import('@airspace/view');
     if (out) {
-      const bar = createProgressBar(io.stderr);
-      const result = await scanRepository({ ...options, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
+      // One scan, as `airspace scan` runs it (through the engine when it can answer).
+      const result = await runScan(io, flags);
       try {
         writeFileSync(out, renderViewHtml(result));
       } catch (error) {
@@ -71,66 +77,36 @@ export function viewCommand(io: Io): Command {
       return;
     }
 
-    // Live: the same change tracking as `watch` (file events in every worktree, git's state),
-    // each scan re-reading only the paths that changed (see watch/tracked.ts).
-    const repo = options.repo ?? io.cwd;
-    const config = await watchConfigFiles(options);
-    let scanner = createScanner(options);
-    const pending = createPendingChanges();
-    const targets = await watchTargets(repo).catch(() => undefined);
+    // Live: as `watch` follows the repository (the engine, else a change tracker of this process).
     let server: Awaited<ReturnType<typeof startViewServer>> | undefined;
-    let watched = targets?.worktrees ?? [];
-    const tracker = targets
-      ? createChangeTracker({
-          worktrees: watched,
-          commonDir: targets.commonDir,
-          pollMs,
-          ...(flags.poll ? { forcePoll: true } : {}),
-          onChange: (change) => {
-            pending.add(change);
-            void server?.update();
-          },
-          onWarning: (message) => io.stderr.write(`airspace view: ${printable(message)}\n`),
-        })
-      : undefined;
-    const scan = async (): Promise<ScanResult> => {
-      let change = pending.take();
-      try {
-        if (config.changed()) {
-          // A config created, edited or removed: a new scanner reads it, and every agent again.
-          await scanner.dispose();
-          scanner = createScanner(options);
-          change = { all: true, reason: 'configuration changed' };
-        }
-        const result = await scanner.scan(undefined, scanExtraFor(change));
-        // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
-        if (tracker && (!change || change.all)) tracker.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
-        return result;
-      } catch (error) {
-        pending.failed();
-        throw error;
-      }
-    };
-    server = await startViewServer({
-      scan,
-      port,
-      host: flags.host,
-      onError: (error) => io.stderr.write(`airspace view: scan failed: ${(error as Error).message}\n`),
-    }).catch(async (error: unknown) => {
-      tracker?.close();
-      await scanner.dispose();
-      throw error;
+    const followed = followChanges({
+      options,
+      io,
+      engine: flags.engine !== false,
+      pollMs,
+      ...(flags.poll ? { forcePoll: true } : {}),
+      onChange: () => void server?.update(),
+      onWarning: (message) => io.stderr.write(`airspace view: ${printable(message)}\n`),
+      say: (message) => io.stderr.write(`airspace view: ${printable(message)}\n`),
+      tolerant: true,
     });
+    try {
+      await followed.start();
+      server = await startViewServer({
+        scan: () => followed.scan(),
+        port,
+        host: flags.host,
+        onError: (error) => io.stderr.write(`airspace view: scan failed: ${(error as Error).message}\n`),
+      });
+    } catch (error) {
+      await followed.dispose();
+      throw error;
+    }
     // Edits made during the first scan.
-    if (pending.has()) void server.update();
+    if (followed.pending()) void server.update();
     // Teammates' published states change without a local event: refresh every 30 s when named.
     const published = (flags.source ?? []).some((s) => s.startsWith('published:'));
-    const fetchTimer = published
-      ? setInterval(() => {
-          pending.add({ all: true, reason: 'fetch interval' });
-          void server?.update();
-        }, 30_000)
-      : undefined;
+    const fetchTimer = published ? setInterval(() => followed.touch('fetch interval'), 30_000) : undefined;
     io.stdout.write(`Airspace view at ${server.url} (live; Ctrl-C to stop)\n`);
     await new Promise<void>((done) => {
       const stop = (): void => {
@@ -141,10 +117,9 @@ export function viewCommand(io: Io): Command {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    tracker?.close();
     if (fetchTimer) clearInterval(fetchTimer);
     await server.close();
-    await scanner.dispose();
+    await followed.dispose();
   });
   return command;
 }

@@ -1,7 +1,9 @@
 /**
  * `airspace watch`: scan on every change, and report what the TCAS tracker says changed —
  * advisories raised, changed (escalated, downgraded) and cleared — and the triggers they imply,
- * through core's dispatcher with its per-pair cooldown.
+ * through core's dispatcher with its per-pair cooldown. Scans go through the repository's
+ * resident engine, which tells watch when something moved; without one, watch scans and follows
+ * the worktrees itself (watch/followed.ts).
  */
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
@@ -16,17 +18,13 @@ import {
   type ScanResult,
   type Trigger,
 } from '@airspace/core';
-import { createScanner, watchConfigFiles, type ScanExtra, type ScannerOptions } from '@airspace/scanner';
-import { engineDisabled } from '@airspace/engine/client';
-import { createEngineScans, type EngineScanInput } from '@airspace/engine/remote';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
-import { createChangeTracker, watchTargets, type ChangeTracker } from '@airspace/git';
-import { createPendingChanges, scanExtraFor, worktreesToWatch } from '../watch/tracked.js';
+import { followChanges } from '../watch/followed.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
@@ -40,44 +38,17 @@ interface WatchFlags extends RepoFlags {
   readonly engine?: boolean;
 }
 
-/** What watch scans with: the repository's resident engine (held while watching), or a scanner of its own. */
-interface WatchScanner {
-  scan(extra?: ScanExtra): Promise<ScanResult>;
-  dispose(): Promise<void>;
-}
-
-function inProcessScanner(options: ScannerOptions): WatchScanner {
-  const scanner = createScanner(options);
-  return { scan: (extra) => scanner.scan(undefined, extra), dispose: () => scanner.dispose() };
-}
-
-/**
- * Through the engine, which works out what changed itself (the change hints are for the scanner
- * of this process, used when there is no engine). Sources other than worktrees and a calibration
- * file are scanned in this process, as `check` does.
- */
-function watchScanner(options: ScannerOptions, flags: WatchFlags, io: Io, say: (message: string) => void): WatchScanner {
-  if (flags.engine === false || engineDisabled(io.env) || options.sources !== undefined || options.calibration !== undefined)
-    return inProcessScanner(options);
-  const scans = createEngineScans<EngineScanInput & { extra?: ScanExtra }>({
-    cwd: options.repo ?? io.cwd,
-    settings: {
-      ...(options.base ? { base: options.base } : {}),
-      ...(typeof options.config === 'string' ? { config: options.config } : {}),
-    },
-    inProcess: () => {
-      const own = inProcessScanner(options);
-      return { scan: (input) => own.scan(input.extra), dispose: () => own.dispose() };
-    },
-    log: say,
-    disabled: false,
-  });
-  return { scan: (extra) => scans.scan(extra ? { extra } : {}), dispose: () => scans.dispose() };
-}
-
 /** One line of `--jsonl`. */
 export type WatchEvent =
-  | { readonly type: 'ready'; readonly time: string; readonly agents: readonly string[]; readonly mode: 'watch' | 'poll' }
+  | {
+      readonly type: 'ready';
+      readonly time: string;
+      readonly agents: readonly string[];
+      /** How changes are followed: file events or polling (the engine's or this process's). */
+      readonly mode: 'watch' | 'poll';
+      /** Who scans and follows: the repository's resident engine, or this process. */
+      readonly via: 'engine' | 'in-process';
+    }
   | ({ readonly type: 'raised' | 'changed' | 'cleared' } & Omit<AdvisoryEvent, 'type' | 'time'> & { readonly time: string })
   | { readonly type: 'trigger'; readonly time: string; readonly trigger: Trigger }
   | { readonly type: 'problem'; readonly time: string; readonly problem: Problem }
@@ -131,9 +102,13 @@ export function watchCommand(io: Io): Command {
     .description('scan continuously; print advisories as they are raised, change and clear, and the triggers they imply')
     .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, problem, error')
     .option('--exec <command>', 'run this shell command for each trigger, with the trigger as JSON on its standard input')
-    .option('--interval <ms>', 'polling interval when file events are unavailable (or with --poll)', '2000')
-    .option('--poll', 'poll instead of using file events')
-    .option('--debounce <ms>', 'quiet period after a change before scanning', '200')
+    .option(
+      '--interval <ms>',
+      'polling interval when file events are unavailable (or with --poll); in-process only, the engine follows changes itself',
+      '2000',
+    )
+    .option('--poll', 'poll instead of using file events (scans in this process, not through the engine)')
+    .option('--debounce <ms>', 'quiet period after a change before scanning (in-process only)', '200')
     .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
     .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000')
     .option('--no-engine', "scan in this process, not through the repository's resident engine");
@@ -153,13 +128,10 @@ export function watchCommand(io: Io): Command {
       else io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
 
-    // Before the first scan, so that a config edited during it is not missed.
-    const config = await watchConfigFiles(options);
     // Only where a person reads it: a log line about the engine is no JSON event.
     const say = (message: string): void => {
       if (!flags.jsonl) io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
-    let scanner = watchScanner(options, flags, io, say);
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
@@ -209,35 +181,19 @@ export function watchCommand(io: Io): Command {
       for (const p of outcome.problems) warn(p.message);
     };
 
-    const repo = options.repo ?? io.cwd;
-    const targets = await watchTargets(repo);
-    // Changes not yet scanned; each scan re-reads only the paths that changed (watch/tracked.ts).
-    const pending = createPendingChanges();
-    let watched = targets.worktrees;
-    // Held during the first scan too: what changes meanwhile waits in `pending` for the loop.
+    // Held during the first scan too: what changes meanwhile waits for the loop.
     let scanning = true;
     let stopped = false;
     const rescan = async (): Promise<void> => {
       if (scanning) return; // the running scan, or loop, takes what is pending
       scanning = true;
       try {
-        while (pending.has() && !stopped) {
-          let change = pending.take();
+        while (followed.pending() && !stopped) {
           try {
-            if (config.changed()) {
-              // A config created, edited or removed: a new scanner reads it, and every agent again.
-              await scanner.dispose();
-              scanner = watchScanner(options, flags, io, say);
-              change = { all: true, reason: 'configuration changed' };
-              if (!flags.jsonl) io.stderr.write('airspace watch: the configuration changed; scanning with it\n');
-            }
-            const result = await scanner.scan(scanExtraFor(change));
+            const result = await followed.scan();
             if (stopped) return;
             await handle(result);
-            // Worktrees come and go: after a change of git's state, watch git's list (and agents') again.
-            if (change?.all) changes.setWorktrees((watched = await worktreesToWatch(repo, result, watched)));
           } catch (error) {
-            pending.failed();
             warn(`scan failed: ${(error as Error).message}`);
             break;
           }
@@ -246,31 +202,28 @@ export function watchCommand(io: Io): Command {
         scanning = false;
       }
     };
-
-    // Watching starts before the first scan, so that an edit made during it is not missed.
-    const changes: ChangeTracker = createChangeTracker({
-      worktrees: watched,
-      commonDir: targets.commonDir,
+    // Following starts before the first scan, so that an edit made during it is not missed.
+    const followed = followChanges({
+      options,
+      io,
+      engine: flags.engine !== false,
       pollMs,
       debounceMs,
       ...(flags.poll ? { forcePoll: true } : {}),
-      onChange: (change) => {
-        pending.add(change);
-        void rescan();
-      },
+      onChange: () => void rescan(),
       onWarning: warn,
+      say,
     });
     // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
     let first: ScanResult;
     try {
-      first = await scanner.scan();
+      await followed.start();
+      first = await followed.scan();
     } catch (error) {
-      changes.close();
-      await scanner.dispose();
+      await followed.dispose();
       throw error;
     }
     await handle(first);
-    changes.setWorktrees((watched = await worktreesToWatch(repo, first, watched)));
     scanning = false;
     void rescan();
     // Teammates' published states change without a local event: rescan on the fetch interval.
@@ -279,16 +232,24 @@ export function watchCommand(io: Io): Command {
       (flags.source ?? []).some((s) => s.startsWith('published:')) ||
       first.agents.some((a) => a.meta?.['source'] === 'published') ||
       first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
-    const fetchTimer = published
-      ? setInterval(() => {
-          pending.add({ all: true, reason: 'fetch interval' });
-          void rescan();
-        }, fetchIntervalMs)
-      : undefined;
-    emit({ type: 'ready', time: new Date().toISOString(), agents: first.agents.map((a) => a.id), mode: changes.mode() });
+    const fetchTimer = published ? setInterval(() => followed.touch('fetch interval'), fetchIntervalMs) : undefined;
+    const following = followed.following();
+    emit({
+      type: 'ready',
+      time: new Date().toISOString(),
+      agents: first.agents.map((a) => a.id),
+      mode: following === 'poll' ? 'poll' : 'watch',
+      via: following === 'engine' ? 'engine' : 'in-process',
+    });
     if (!flags.jsonl)
       io.stderr.write(
-        `airspace watch: ${first.agents.length} agents, ${changes.mode() === 'watch' ? 'watching for changes' : `polling every ${pollMs} ms`}; Ctrl-C to stop\n`,
+        `airspace watch: ${first.agents.length} agents, ${
+          following === 'engine'
+            ? "told of changes by the repository's engine"
+            : following === 'watch'
+              ? 'watching for changes'
+              : `polling every ${pollMs} ms`
+        } (Ctrl-C to stop).\n`,
       );
 
     await new Promise<void>((resolve) => {
@@ -296,14 +257,13 @@ export function watchCommand(io: Io): Command {
         stopped = true;
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        changes.close();
         if (fetchTimer) clearInterval(fetchTimer);
         resolve();
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    await scanner.dispose();
+    await followed.dispose();
   });
   return command;
 }
