@@ -104,6 +104,29 @@ describe('a weighting with a probability map', () => {
     expect(mapped.ece).toBeCloseTo(0, 10);
     expect(mapped.brier!).toBeLessThan(raw.brier!);
   });
+
+  it('maps only the whole weighting: an ablation or the variant without merge is a different risk', () => {
+    const both: ChannelInfo[] = [...channels, { id: 'merge', precision: 'line', weight: 1 }];
+    const scenarios = Array.from({ length: 10 }, (_, i) => scenario(`m${i}`, { c: 0.4, merge: 0 }, i === 0));
+    const map: ProbabilityMap = {
+      label: 'textual',
+      knots: [
+        [0, 0.05],
+        [0.4, 0.1],
+        [1, 1],
+      ],
+    };
+    const report = evaluate(scenarios, {
+      channels: both,
+      thresholds,
+      label: 'textual',
+      weightings: [{ name: 'w', weights: { c: 1, merge: 1 }, probability: map }],
+    }).weightings[0]!;
+    expect(report.combined.ece).toBeCloseTo(0, 10);
+    // Without merge the risk is still 0.4, read as it is: |0.1 − 0.4| = 0.3.
+    expect(report.withoutMerge!.ece).toBeCloseTo(0.3, 10);
+    expect(report.ablations['merge']!.ece).toBeCloseTo(0.3, 10);
+  });
 });
 
 describe('--fit-probability on a corpus', () => {

@@ -217,8 +217,16 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
   }
 
   const weightings: WeightingReport[] = options.weightings.map((w, index) => {
+    // The map was fitted on the whole weighting's risk: a subset's (ablations, without merge) is read as it is.
+    const { probability: _map, ...unmapped } = w;
     const run = (subset: readonly ChannelInfo[]) => {
-      const { scores, resolution, probabilities } = combine(scenarios, subset, w, thresholds, precisions);
+      const { scores, resolution, probabilities } = combine(
+        scenarios,
+        subset,
+        subset === options.channels ? w : unmapped,
+        thresholds,
+        precisions,
+      );
       return { metrics: metricsOf(scores, labels, thresholds, bins, resolution, probabilities), scores, probabilities };
     };
     const all = run(options.channels);
