@@ -62,11 +62,13 @@ export function mapOfBlocks(blocks: readonly IsotonicBlock[], label: Probability
   if (points[points.length - 1]![0] < 1) points.push([1, points[points.length - 1]![1]]);
   // Knots closer than a step in risk are one (the later one's rate is the higher).
   const knots: [number, number][] = [];
-  for (const p of points) {
+  for (const [risk, rate] of points) {
     const last = knots[knots.length - 1];
-    if (last && p[0] - last[0] < KNOT_STEP && p[0] < 1) last[1] = p[1];
-    else if (last && p[0] - last[0] < KNOT_STEP) knots[knots.length - 1] = [1, p[1]];
-    else knots.push([p[0], p[1]]);
+    if (!last || risk - last[0] >= KNOT_STEP) knots.push([risk, rate]);
+    else {
+      last[1] = rate;
+      if (risk === 1) last[0] = 1;
+    }
   }
   knots[0]![0] = 0;
   knots[knots.length - 1]![0] = 1;

@@ -11,7 +11,7 @@ import { fitProbabilityMap } from '../fit/probability.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { brierScore, confusionAt, DEFAULT_CALIBRATION_BINS, expectedCalibrationError } from './metrics.js';
-import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+import { combine, evaluate, metricsOf, riskOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
 import {
   foresightOf,
   foresightScorers,
@@ -225,17 +225,19 @@ function pooled(members: readonly CorpusMember[], fractions: readonly number[]):
   return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
 }
 
-/** The first weighting's risk on each state of `fitOn`, and the label, pooled over `members`. */
-function risksAndLabels(
+/** A weighting's map fitted on the pooled states of `fit.fitOn` of `members` (see fit/probability.ts). */
+function fitMapOn(
   members: readonly CorpusMember[],
-  fitOn: readonly number[],
+  fit: ProbabilityFitOptions,
   channels: readonly ChannelInfo[],
   weighting: Weighting,
-  label: LabelKind,
-): { risks: number[]; labels: boolean[] } {
-  const scenarios = pooled(members, fitOn);
-  const { scores } = combine(scenarios, channels, { ...weighting, leak: 0 }, { traffic: 1, resolution: 1 }, []);
-  return { risks: scores, labels: scenarios.map((s) => labelOf(s, label)) };
+): ProbabilityMap {
+  const scenarios = pooled(members, fit.fitOn);
+  return fitProbabilityMap(
+    scenarios.map((s) => riskOf(s, channels, weighting)),
+    scenarios.map((s) => labelOf(s, fit.label)),
+    fit.label,
+  );
 }
 
 /** A map's Brier and ECE on a repository's states of each fraction, under each label. */
@@ -250,8 +252,7 @@ export function probabilityFigures(
 ): ProbabilityFigures[] {
   return fractions.map((fraction) => {
     const scenarios = member.scored.get(fraction) ?? [];
-    const { scores } = combine(scenarios, channels, weighting, { traffic: 1, resolution: 1 }, []);
-    const p = scores.map((r) => probabilityOf(r, map));
+    const p = scenarios.map((s) => probabilityOf(riskOf(s, channels, weighting), map));
     return {
       fraction,
       byLabel: labels.map((label) => {
@@ -335,23 +336,25 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
       };
     }),
   );
-  const probabilityFit = options.probabilityFit;
-  const first = options.weightings[0];
-  const fitMap = (on: readonly CorpusMember[]): ProbabilityMap => {
-    const { risks, labels: y } = risksAndLabels(on, probabilityFit!.fitOn, options.channels, first!, probabilityFit!.label);
-    return fitProbabilityMap(risks, y, probabilityFit!.label);
-  };
+  // The probability the scanner reports is the first weighting's: its map is the one fitted.
+  const mapFit = options.probabilityFit;
+  const reported = options.weightings[0];
   const withForesight = reports.map((r, i) => {
     const report = { ...r, foresight: perMember[i]!.map((o) => o.observation) };
-    if (!probabilityFit || !first) return report;
+    if (!mapFit || !reported) return report;
     // Held out: the map this repository is scored with never saw it.
-    const map = fitMap(members.filter((_, j) => j !== i));
-    const byFraction = probabilityFigures(members[i]!, fractions, options.channels, first, map, labels, bins);
+    const map = fitMapOn(
+      members.filter((_, j) => j !== i),
+      mapFit,
+      options.channels,
+      reported,
+    );
+    const byFraction = probabilityFigures(members[i]!, fractions, options.channels, reported, map, labels, bins);
     return { ...report, heldOutProbability: { map, byFraction } };
   });
   const probability =
-    probabilityFit && first
-      ? { map: fitMap(members), fitOn: probabilityFit.fitOn, scenarios: pooled(members, probabilityFit.fitOn).length }
+    mapFit && reported
+      ? { map: fitMapOn(members, mapFit, options.channels, reported), fitOn: mapFit.fitOn, scenarios: pooled(members, mapFit.fitOn).length }
       : undefined;
   const corpusForesight: CorpusForesight[] = [];
   for (const [k, first] of (perMember[0] ?? []).entries()) {

@@ -144,6 +144,12 @@ export function metricsOf(
   };
 }
 
+/** A weighting's noisy-OR risk of one scenario over a channel subset, with its leak. */
+export function riskOf(s: ScoredScenario, channels: readonly ChannelInfo[], weighting: Weighting): number {
+  const weighted = channels.map((c) => (weighting.weights[c.id] ?? 0) * (s.risks[c.id] ?? 0));
+  return 1 - (1 - (weighting.leak ?? 0)) * (1 - noisyOr(weighted));
+}
+
 /**
  * Scores of a weighting over a channel subset: noisy-OR risk (plus leak), the scanner's resolution
  * call, and the probability it reports (the weighting's map of the risk; the risk without one).
