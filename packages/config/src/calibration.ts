@@ -22,8 +22,9 @@ export interface CalibrationFile {
   /** ω per channel id, each in [0, 1]. */
   readonly weights: Readonly<Record<string, number>>;
   /**
-   * P(collision) that no channel explains. The scanner's noisy-OR has no leak; a front end that
-   * wants a probability computes 1 − (1 − leak)(1 − R).
+   * P(collision) that no channel explains, in the fitted model 1 − (1 − leak)(1 − R) (`eval
+   * --weights` scores it so). The scanner's noisy-OR has no leak: the probability a scan reports
+   * is R through `probability` (or the shipped map).
    */
   readonly leak: number;
   /** Suggested bands for the fitted probabilities (τ_RA maximises out-of-fold F1). */
