@@ -798,7 +798,7 @@ const CASES: Case[] = [
     repo: R.main,
     args: (r) => ['scan', '--repo', r, '--source', 'json:' + s('obs/hostile-ids.json')],
     code: 0,
-    output: /^RESOLUTION +1\.00 +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m,
+    output: /^RESOLUTION +1\.00 +100% +b\\u202eob ↔ ev\\x1b\[31mil\\nRESOLUTION 1\.00 fake/m,
     not: CONTROL,
   },
   {
@@ -830,7 +830,7 @@ const CASES: Case[] = [
     repo: R.main,
     args: (r) => ['scan', '--repo', r],
     code: 0,
-    output: /^RESOLUTION +\d\.\d\d +alice ↔ bob/m,
+    output: /^RESOLUTION +\d\.\d\d +(\d+|<1|>99)% +alice ↔ bob/m,
     not: CONTROL,
   },
   {

@@ -97,7 +97,7 @@ describe('airspace (built CLI)', () => {
     const human = await airspace(['scan', '--repo', repo.dir]);
     expect(human.code).toBe(0);
     expect(human.stdout).not.toContain('\u001b[');
-    expect(human.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+alice ↔ bob\s+.*overlap \d/m);
+    expect(human.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+alice ↔ bob\s+.*overlap \d/m);
     expect(human.stdout).toMatch(/alice src\/a\.ts:\d+(-\d+)?.* ↔ bob src\/a\.ts:\d+(-\d+)?/);
     expect(human.stdout).toContain('3 agents, 3 pairs: 1 resolution');
     expect(human.stderr).toBe(''); // no progress bar when stderr is not a terminal
@@ -281,8 +281,8 @@ describe('airspace (built CLI)', () => {
   it('demo prints resolution advisories with evidence, keeps the import chain as evidence, and cleans up unless --keep', async () => {
     const demo = await airspace(['demo', '--dir', scratch]);
     expect(demo.code).toBe(0);
-    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+alice ↔ bob/m);
-    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+erin ↔ frank\s+symbols/m);
+    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+alice ↔ bob/m);
+    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+erin ↔ frank\s+symbols/m);
     expect(demo.stdout).toMatch(/src\/billing\/invoice\.ts:\d+/);
     // The import chain through an untouched file weighs almost nothing with the fitted defaults: no advisory.
     expect(demo.stdout).not.toMatch(/carol ↔ dave/);

@@ -30,6 +30,7 @@ const result: ScanResult = {
     link('carol', 'dave', 'traffic', 0.45),
     link('alice', 'grace', 'clear', 0.05),
     link('alice', 'bob', 'resolution', 0.92, {
+      probability: 0.674,
       evidence: [
         {
           message: 'both change the loop in subtotal()',
@@ -50,11 +51,12 @@ describe('renderTable', () => {
   it('lists advisories by level and risk with channels, evidence of both sides and right of way', () => {
     const text = renderTable(result);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^LEVEL\s+RISK\s+PAIR\s+CHANNELS$/);
-    expect(lines[1]).toMatch(/^RESOLUTION\s+0\.92\s+alice ↔ bob\s+overlap 0\.92 · tree 0\.40$/);
+    expect(lines[0]).toMatch(/^LEVEL\s+RISK\s+P\s+PAIR\s+CHANNELS$/);
+    // The calibrated probability beside the risk; a link without one (an older engine's) shows "–".
+    expect(lines[1]).toMatch(/^RESOLUTION\s+0\.92\s+67%\s+alice ↔ bob\s+overlap 0\.92 · tree 0\.40$/);
     expect(lines[2]).toBe('  · alice src/invoice.ts:10-11 ↔ bob src/invoice.ts:after 11 (base): both change the loop in subtotal()');
     expect(lines[3]).toBe('  → bob steers away, alice holds course');
-    expect(lines[4]).toMatch(/^TRAFFIC\s+0\.45\s+carol ↔ dave/);
+    expect(lines[4]).toMatch(/^TRAFFIC\s+0\.45\s+–\s+carol ↔ dave/);
     expect(text).not.toContain('grace');
     expect(text).toContain('5 agents, 3 pairs: 1 resolution 1 traffic 1 clear');
     expect(text).toContain('! one worktree was skipped');
@@ -67,7 +69,7 @@ describe('renderTable', () => {
       channels: [{ channel: 'overlap', weight: 1, risk: 1, preciseRisk: 0, weighted: 1, precision: 'line', evidence: [] }],
     });
     const text = renderTable({ ...result, links: [...result.links, unknown], counts: { ...result.counts, pairs: 4, unknown: 1 } });
-    expect(text).toMatch(/^UNKNOWN\s+1\.00\s+erin ↔ henry\s+overlap 1\.00 \(0\.00 line-precise\)$/m);
+    expect(text).toMatch(/^UNKNOWN\s+1\.00\s+–\s+erin ↔ henry\s+overlap 1\.00 \(0\.00 line-precise\)$/m);
     expect(text).toContain('  (henry is incomplete: no merge base with main; file-level evidence alone');
     expect(text).toContain('5 agents, 4 pairs: 1 resolution 1 traffic 1 unknown 1 clear');
   });

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
-import type { Problem, Thresholds } from '@airspace/core';
+import { probabilityMapProblem, type ProbabilityMap, type Problem, type Thresholds } from '@airspace/core';
 
 export const CALIBRATION_KIND = 'airspace-calibration';
 
@@ -22,12 +22,15 @@ export interface CalibrationFile {
   /** ω per channel id, each in [0, 1]. */
   readonly weights: Readonly<Record<string, number>>;
   /**
-   * P(collision) that no channel explains. The scanner's noisy-OR has no leak; a front end that
-   * wants a probability computes 1 − (1 − leak)(1 − R).
+   * P(collision) that no channel explains, in the fitted model 1 − (1 − leak)(1 − R) (`eval
+   * --weights` scores it so). The scanner's noisy-OR has no leak: the probability a scan reports
+   * is R through `probability` (or the shipped map).
    */
   readonly leak: number;
   /** Suggested bands for the fitted probabilities (τ_RA maximises out-of-fold F1). */
   readonly thresholds: Thresholds;
+  /** Risk → probability (`airspace eval --fit-probability`); scans report each link's probability through it. */
+  readonly probability?: ProbabilityMap;
   /** What was predicted. */
   readonly label: CalibrationLabel;
   readonly provenance: {
@@ -64,6 +67,8 @@ export interface Calibration {
   readonly thresholds?: Partial<Thresholds>;
   /** 0 when the file has none. */
   readonly leak: number;
+  /** Its risk → probability map, when it has a usable one. */
+  readonly probability?: ProbabilityMap;
 }
 
 const require = createRequire(import.meta.url);
@@ -151,17 +156,22 @@ export function readCalibration(path: string): { calibration?: Calibration; prob
     const why = fatal.map((e) => describe(e, value)).join(' ');
     return { problems: [invalid(path, `${why.replace(/\.$/, '')}; using configured weights.`)] };
   }
-  const file = value as { weights: Record<string, unknown>; thresholds?: Partial<Thresholds>; leak?: number };
+  const file = value as { weights: Record<string, unknown>; thresholds?: Partial<Thresholds>; leak?: number; probability?: ProbabilityMap };
   const dropped = new Set(errors.map(weightOf));
   const weights: Record<string, number> = {};
   for (const [id, w] of Object.entries(file.weights)) if (!dropped.has(id)) weights[id] = w as number;
+  const problems = errors.map((e) => invalid(path, describe(e, value), weightOf(e)));
+  // A map that could reorder pairs is left out (the shipped one applies); the weights still do.
+  const mapProblem = file.probability ? probabilityMapProblem(file.probability) : undefined;
+  if (mapProblem !== undefined) problems.push(invalid(path, `"probability" ${mapProblem}; using the shipped map.`));
   return {
     calibration: {
       path,
       weights,
       leak: file.leak ?? 0,
       ...(file.thresholds ? { thresholds: file.thresholds } : {}),
+      ...(file.probability && mapProblem === undefined ? { probability: file.probability } : {}),
     },
-    problems: errors.map((e) => invalid(path, describe(e, value), weightOf(e))),
+    problems,
   };
 }

@@ -9,6 +9,7 @@ import {
   type AnyChannel,
   type ChannelBudget,
   type Precision,
+  type ProbabilityMap,
   type Problem,
   type Thresholds,
 } from '@airspace/core';
@@ -43,6 +44,8 @@ export interface ChannelSet {
   readonly channels: readonly AnyChannel[];
   readonly weights: Readonly<Record<string, number>>;
   readonly thresholds: Thresholds;
+  /** The calibration file's risk → probability map; absent: the scan's shipped map. */
+  readonly probability?: ProbabilityMap;
   readonly channelOptions: Readonly<Record<string, unknown>>;
   readonly resolutionPrecisions?: readonly Precision[];
   /** Time budgets of the enabled channels that are not built-ins, by id. */
@@ -136,6 +139,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     channels,
     weights,
     thresholds,
+    ...(calibration.calibration?.probability ? { probability: calibration.calibration.probability } : {}),
     channelOptions,
     ...(config.escalation?.resolutionPrecisions ? { resolutionPrecisions: config.escalation.resolutionPrecisions } : {}),
     budgets,

@@ -22,6 +22,40 @@ describe('the calibration codec', () => {
     expect(readCalibration(file('bare.json', { weights: { tree: 0.1 } })).calibration).toMatchObject({ weights: { tree: 0.1 }, leak: 0 });
   });
 
+  it('reads a probability map, and drops one that could reorder pairs with a problem (the weights still apply)', () => {
+    const map = {
+      label: 'collided',
+      knots: [
+        [0, 0.01],
+        [0.5, 0.1],
+        [1, 1],
+      ],
+    };
+    const good = readCalibration(file('map.json', { weights: { overlap: 1 }, probability: map }));
+    expect(good.problems).toEqual([]);
+    expect(good.calibration!.probability).toEqual(map);
+    const flat = readCalibration(
+      file('flat.json', {
+        weights: { overlap: 1 },
+        probability: {
+          label: 'collided',
+          knots: [
+            [0, 0.1],
+            [0.5, 0.1],
+            [1, 1],
+          ],
+        },
+      }),
+    );
+    expect(flat.calibration!.weights).toEqual({ overlap: 1 });
+    expect(flat.calibration!.probability).toBeUndefined();
+    expect(flat.problems).toEqual([expect.objectContaining({ code: 'CALIBRATION_INVALID' })]);
+    expect(flat.problems[0]!.message).toContain('"probability" knots must be strictly increasing');
+    // A map of the wrong shape breaks the schema: the file is rejected as any other defect.
+    const shape = readCalibration(file('shape.json', { weights: { overlap: 1 }, probability: { label: 'collided', knots: [[0, 2]] } }));
+    expect(shape.calibration).toBeUndefined();
+  });
+
   it('drops a weight out of range, naming its channel, and keeps the others', () => {
     const read = readCalibration(file('weight.json', { weights: { overlap: 3, tree: 0.2 } }));
     expect(read.calibration!.weights).toEqual({ tree: 0.2 });

@@ -1,6 +1,7 @@
 /**
  * Noisy-OR combination (seed eq. 2): `R = 1 − Π (1 − ω_i · r_i)`, `D = 1 − R`.
- * Correlated channels and uncalibrated weights mean R is a score, not a probability.
+ * Correlated channels and uncalibrated weights mean R is a score, not a probability (a scan
+ * reports the probability through a fitted map: probability.ts).
  */
 import type { Problem } from './channel.js';
 import { invalidWeight, riskOutOfRange } from './errors.js';

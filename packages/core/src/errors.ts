@@ -20,6 +20,7 @@ export const ErrorCodes = {
   DUPLICATE_AGENT_ID: 'DUPLICATE_AGENT_ID',
   MALFORMED_AGENT: 'MALFORMED_AGENT',
   INVALID_THRESHOLDS: 'INVALID_THRESHOLDS',
+  INVALID_PROBABILITY_MAP: 'INVALID_PROBABILITY_MAP',
   CHANNEL_TIMED_OUT: 'CHANNEL_TIMED_OUT',
   CHANNEL_OVER_BUDGET: 'CHANNEL_OVER_BUDGET',
 } as const;
@@ -187,5 +188,12 @@ export function invalidThresholds(thresholds: { traffic: unknown; resolution: un
   return {
     code: ErrorCodes.INVALID_THRESHOLDS,
     message: `Thresholds τ_TA ${String(thresholds.traffic)}, τ_RA ${String(thresholds.resolution)} must satisfy 0 ≤ τ_TA ≤ τ_RA ≤ 1; the defaults were used.`,
+  };
+}
+
+export function invalidProbabilityMap(reason: string): Problem {
+  return {
+    code: ErrorCodes.INVALID_PROBABILITY_MAP,
+    message: `Probability map ${reason}; the shipped map was used.`,
   };
 }

@@ -4,6 +4,7 @@ export * from './scan-types.js';
 export * from './errors.js';
 export * from './ranges.js';
 export * from './combine.js';
+export * from './probability.js';
 export * from './tcas.js';
 export * from './advisory-tracker.js';
 export * from './triggers.js';

@@ -5,6 +5,7 @@
  */
 import type { Evidence, Precision, Problem } from './channel.js';
 import type { Agent } from './model.js';
+import type { ProbabilityLabel } from './probability.js';
 
 export type Level = 'clear' | 'traffic' | 'resolution' | 'unknown';
 
@@ -47,6 +48,11 @@ export interface Link {
   readonly risk: number;
   /** D = 1 − R. */
   readonly distance: number;
+  /**
+   * P(the pair collides), R through the scan's probability map (`probability.ts`; what it is the
+   * probability of is `ScanResult.probabilityLabel`). Set by `scanAirspace`.
+   */
+  readonly probability?: number;
   readonly level: Level;
   /** Why the level is what it is when it is not simply the band of `risk` (capped, unknown, escalated). */
   readonly levelReason?: string;
@@ -65,6 +71,8 @@ export interface Advisory {
   readonly b: string;
   readonly level: Exclude<Level, 'clear'>;
   readonly risk: number;
+  /** The link's probability (see `Link.probability`). */
+  readonly probability?: number;
   /** For a resolution advisory: who steers away and who holds course (right of way). */
   readonly steer?: string;
   readonly hold?: string;
@@ -88,6 +96,8 @@ export interface ScanResult {
   readonly generatedAt: string;
   readonly thresholds: Thresholds;
   readonly weights: Readonly<Record<string, number>>;
+  /** What each link's `probability` is the probability of (the probability map's label). */
+  readonly probabilityLabel?: ProbabilityLabel;
   readonly agents: readonly Agent[];
   readonly advisories: readonly Advisory[];
   readonly links: readonly Link[];

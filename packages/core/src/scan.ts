@@ -7,7 +7,8 @@
  */
 import type { Logger, Precision } from './channel.js';
 import { embedAgents } from './embedding.js';
-import { duplicateAgentId, incomparableAgents, incompleteAgent, invalidThresholds } from './errors.js';
+import { duplicateAgentId, incomparableAgents, incompleteAgent, invalidProbabilityMap, invalidThresholds } from './errors.js';
+import { DEFAULT_PROBABILITY_MAP, probabilityMapProblem, probabilityOf, type ProbabilityMap } from './probability.js';
 import type { Agent } from './model.js';
 import {
   changedAgents,
@@ -52,6 +53,8 @@ export interface ScanOptions {
   /** Options per channel id, merged over the channel's `defaultOptions`. */
   readonly channelOptions?: Readonly<Record<string, unknown>>;
   readonly escalation?: EscalationOptions;
+  /** Risk → probability for each link (`probability.ts`); default the shipped map. */
+  readonly probability?: ProbabilityMap;
   /** Dependency edges `[from, to]` for the 3D embedding's averaging step. */
   readonly edges?: Iterable<readonly [string, string]>;
   /** How many evidence items a link keeps (strongest first); default 10. Breakdowns keep all. */
@@ -107,6 +110,12 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     thresholds = DEFAULT_THRESHOLDS;
   }
   const escalation: EscalationOptions = { ...DEFAULT_ESCALATION, ...(options.escalation ?? {}) };
+  let probabilityMap = options.probability ?? DEFAULT_PROBABILITY_MAP;
+  const mapProblem = probabilityMapProblem(probabilityMap);
+  if (mapProblem !== undefined) {
+    problems.add(invalidProbabilityMap(mapProblem));
+    probabilityMap = DEFAULT_PROBABILITY_MAP;
+  }
   const maxEvidence = options.maxLinkEvidence ?? 10;
 
   // Agents: unique ids, sorted, sanitized for channels.
@@ -234,11 +243,13 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const { evidence, deferredEvidence } = linkEvidence(breakdown, maxEvidence);
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
+    const probability = probabilityOf(risk, probabilityMap);
     const link: Link = {
       a: a.id,
       b: b.id,
       risk,
       distance: 1 - risk,
+      probability,
       level,
       ...(levelReason !== undefined ? { levelReason } : {}),
       channels,
@@ -256,6 +267,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
         b: b.id,
         level,
         risk: link.risk,
+        probability,
         ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
         evidence: link.evidence,
         message: advisoryMessage(link, A, B, way?.steer, way?.hold),
@@ -278,6 +290,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     generatedAt: new Date(now).toISOString(),
     thresholds,
     weights,
+    probabilityLabel: probabilityMap.label,
     agents: ordered,
     advisories,
     links,

@@ -2,6 +2,7 @@
  * The calibration file of a corpus fit. The file's type, schema and the one reader every front end
  * uses (`readCalibration`, `validateCalibration`) are @airspace/config's codec (calibration.ts).
  */
+import type { Thresholds } from '@airspace/core';
 import { CALIBRATION_KIND, type CalibrationFile } from '@airspace/config';
 import type { CorpusEvaluation } from './measure/corpus.js';
 import type { Metrics } from './measure/evaluate.js';
@@ -54,6 +55,53 @@ export function corpusCalibration(
         repository: m.name,
         head: m.head,
         scenarios: m.byFraction.find((x) => x.fraction === on)?.evaluation.scenarios ?? 0,
+      })),
+    },
+  };
+}
+
+/**
+ * The calibration file of a probability fit (`--fit-probability`): the scanner's weights and bands
+ * as they are, and the risk → probability map fitted on every repository; its metrics are the
+ * worst repository's held-out ECE per fraction and label (`ece@0.5:collided`).
+ */
+export function probabilityCalibration(
+  corpus: CorpusEvaluation,
+  info: { merges: number; channelSetVersion: string; weights: Readonly<Record<string, number>>; thresholds: Thresholds; tool?: string },
+): CalibrationFile | undefined {
+  const fitted = corpus.probability;
+  if (!fitted) return undefined;
+  const metrics: Record<string, number | null> = {};
+  for (const fraction of corpus.fractions) {
+    const cells = corpus.members.flatMap((m) => m.heldOutProbability?.byFraction.find((f) => f.fraction === fraction)?.byLabel ?? []);
+    for (const label of new Set(cells.map((c) => c.label))) {
+      const values = cells.filter((c) => c.label === label && c.ece !== null).map((c) => c.ece!);
+      metrics[`worstEce@${fraction}:${label}`] = values.length ? Math.max(...values) : null;
+    }
+  }
+  return {
+    kind: CALIBRATION_KIND,
+    version: 1,
+    weights: info.weights,
+    leak: 0,
+    thresholds: info.thresholds,
+    probability: fitted.map,
+    label: fitted.map.label,
+    provenance: {
+      repository: corpus.members.map((m) => m.name).join(', '),
+      head: corpus.members.map((m) => m.head.slice(0, 12)).join(', '),
+      merges: info.merges,
+      scenarios: fitted.scenarios,
+      early: Math.min(...fitted.fitOn),
+      folds: corpus.members.length,
+      channelSetVersion: info.channelSetVersion,
+      createdAt: new Date().toISOString(),
+      tool: info.tool ?? 'airspace eval --fit-probability (corpus)',
+      metrics,
+      corpus: corpus.members.map((m) => ({
+        repository: m.name,
+        head: m.head,
+        scenarios: fitted.fitOn.reduce((n, f) => n + (m.byFraction.find((x) => x.fraction === f)?.evaluation.scenarios ?? 0), 0),
       })),
     },
   };

@@ -6,7 +6,7 @@
  * replay cannot supply scores 0 and the problem is counted in the report.
  */
 import type { AirspaceConfig, ChannelSet, LoadedChannel } from '@airspace/config';
-import { type AnyChannel, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
+import { type AnyChannel, type Precision, type ProbabilityMap, type RecencyOptions, type Thresholds } from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState, loadScanSetup, scanOptionsOf } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
@@ -30,6 +30,8 @@ export interface ReplayScorer {
   readonly scorer: ScenarioScorer;
   readonly channels: readonly AnyChannel[];
   readonly thresholds: Thresholds;
+  /** The calibration file's risk → probability map, if it has one (else the scanner's shipped map applies). */
+  readonly probability?: ProbabilityMap;
   readonly resolutionPrecisions?: readonly Precision[];
   /** The config's recency (half-life, floor), as the scanner applies it. */
   readonly recency: RecencyOptions;
@@ -71,6 +73,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     scorer,
     channels: set.channels,
     thresholds: set.thresholds,
+    ...(set.probability ? { probability: set.probability } : {}),
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
     recency,
     set,

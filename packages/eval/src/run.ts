@@ -4,7 +4,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { DEFAULT_RECENCY, DEFAULT_THRESHOLDS, type Precision, type RecencyOptions, type Thresholds } from '@airspace/core';
+import {
+  DEFAULT_PROBABILITY_MAP,
+  DEFAULT_RECENCY,
+  DEFAULT_THRESHOLDS,
+  type Precision,
+  type ProbabilityMap,
+  type RecencyOptions,
+  type Thresholds,
+} from '@airspace/core';
 import { readCalibration } from '@airspace/config';
 import { openRepository, runGit, ScratchStore } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
@@ -39,6 +47,8 @@ export interface RunEvalOptions {
   /** Weightings to compare beside the scanner's own (from `--weights FILE`). */
   readonly weightings?: readonly Weighting[];
   readonly thresholds?: Thresholds;
+  /** The scanner's risk → probability map (the calibration file's; default the shipped one). */
+  readonly probability?: ProbabilityMap;
   readonly resolutionPrecisions?: readonly Precision[];
   /** Directory of the scored-scenario cache; false disables it. Default: `<git common dir>/airspace/eval`. */
   readonly cacheDir?: string | false;
@@ -96,7 +106,15 @@ export function recencyKey(recency: RecencyOptions): string {
 export function readWeighting(path: string): { weighting?: Weighting; problems: { code: string; message: string }[] } {
   const { calibration, problems } = readCalibration(path);
   if (!calibration) return { problems };
-  return { weighting: { name: basename(path).replace(/\.json$/, ''), weights: calibration.weights, leak: calibration.leak }, problems };
+  return {
+    weighting: {
+      name: basename(path).replace(/\.json$/, ''),
+      weights: calibration.weights,
+      leak: calibration.leak,
+      ...(calibration.probability ? { probability: calibration.probability } : {}),
+    },
+    problems,
+  };
 }
 
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
@@ -136,6 +154,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     const scannerWeighting: Weighting = {
       name: 'scanner weights',
       weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])),
+      probability: options.probability ?? DEFAULT_PROBABILITY_MAP,
     };
     const weightings = [scannerWeighting, ...(options.weightings ?? [])];
     const evalOptions = {

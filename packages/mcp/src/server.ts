@@ -181,7 +181,8 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     'airspace://scan',
     {
       title: 'The airspace now',
-      description: 'Every agent, every pair with its level, risk and evidence, and the advisories: the JSON of `airspace scan --json`.',
+      description:
+        'Every agent, every pair with its level, risk, probability of colliding and evidence, and the advisories: the JSON of `airspace scan --json`.',
       mimeType: 'application/json',
     },
     async (uri) => {

@@ -75,10 +75,11 @@ export function scanRecency(config: AirspaceConfig): RecencyOptions {
 /** What `scanAirspace` takes from a channel set: weights, thresholds, options, budgets, escalation. */
 export function scanOptionsOf(
   set: ChannelSet,
-): Pick<ScanOptions, 'weights' | 'thresholds' | 'channelOptions' | 'budgets'> & Pick<ScanOptions, 'escalation'> {
+): Pick<ScanOptions, 'weights' | 'thresholds' | 'channelOptions' | 'budgets' | 'probability'> & Pick<ScanOptions, 'escalation'> {
   return {
     weights: set.weights,
     thresholds: set.thresholds,
+    ...(set.probability ? { probability: set.probability } : {}),
     channelOptions: set.channelOptions,
     budgets: set.budgets,
     ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),

@@ -91,6 +91,29 @@ describe('scanRepository', () => {
     expect(result.weights['same-path']).toBe(1);
   });
 
+  it("reports each link's probability through the calibration file's map, else the shipped one", async () => {
+    const declared = { bob: ['src/a.ts'] }; // risk 1 from same-path
+    const shipped = await scanRepository({ repo: shared.dir, channels: [samePath], intent: declared });
+    expect(shipped.probabilityLabel).toBe('collided');
+    expect(shipped.links[0]!.probability).toBe(1);
+    expect(shipped.advisories[0]!.probability).toBe(1);
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-map-'));
+    try {
+      const file = join(dir, 'calibration.json');
+      const knots = [
+        [0, 0.01],
+        [1, 0.6],
+      ];
+      writeFileSync(file, JSON.stringify({ weights: {}, probability: { label: 'textual', knots } }));
+      const mapped = await scanRepository({ repo: shared.dir, channels: [samePath], intent: declared, calibration: file });
+      expect(mapped.probabilityLabel).toBe('textual');
+      expect(mapped.links[0]!.probability).toBe(0.6);
+      expect(mapped.links[0]!.level).toBe(shipped.links[0]!.level);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('counts intent as a whole-file edit, so declaring a path another agent changes raises an advisory', async () => {
     const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: { bob: ['src/a.ts'] } });
     const link = result.links[0]!;

@@ -1,8 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { DEFAULT_PROBABILITY_MAP } from '@airspace/core';
 import {
   corpusCalibration,
+  probabilityCalibration,
   createReplayScorer,
   DEFAULT_CALIBRATE_ON,
   DEFAULT_PRIOR_SHARE,
@@ -46,6 +48,7 @@ interface EvalFlags {
   readonly intent?: IntentMode;
   readonly priorShare: number;
   readonly minWeight: number;
+  readonly fitProbability?: LabelKind;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -120,6 +123,12 @@ export function evalCommand(io: Io): Command {
       "hold a channel's weight at a value while fitting the others (e.g. merge=1: the merge channel is exact about the states it sees); repeatable",
       fixedWeight,
     )
+    .addOption(
+      new Option(
+        '--fit-probability <label>',
+        "on a corpus: fit the scanner's risk → probability map for this label (each repository held out), pooling the full diffs and every --early fraction (or the --fit-on ones), and write it with the scanner's weights to the calibration file",
+      ).choices([...LABEL_KINDS]),
+    )
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -130,6 +139,10 @@ export function evalCommand(io: Io): Command {
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action(async (flags: EvalFlags) => {
       const repos = flags.repo ?? ['.'];
+      if (flags.fitProbability && repos.length === 1)
+        throw new Error('--fit-probability fits on a corpus, each repository held out: repeat --repo');
+      if (flags.fitProbability && flags.fit)
+        throw new Error('--fit-probability maps the risk of the weights in use: fit the weights (--fit) first, in another run');
       if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1)
         throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
       const fitOn = flags.fitOn ?? (repos.length === 1 ? [DEFAULT_CALIBRATE_ON] : [1, DEFAULT_CALIBRATE_ON]);
@@ -170,6 +183,7 @@ export function evalCommand(io: Io): Command {
               repo: resolve(repo),
               scorer: replay.scorer,
               thresholds: replay.thresholds,
+              ...(replay.probability ? { probability: replay.probability } : {}),
               ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
               ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
               ...(flags.since ? { since: flags.since } : {}),
@@ -243,7 +257,11 @@ export function evalCommand(io: Io): Command {
             thresholds: first.thresholds,
             label: flags.label,
             weightings: [
-              { name: 'scanner weights', weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])) },
+              {
+                name: 'scanner weights',
+                weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
+                probability: first.probability ?? DEFAULT_PROBABILITY_MAP,
+              },
               ...weightings,
             ],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
@@ -262,13 +280,22 @@ export function evalCommand(io: Io): Command {
               : {}),
             foresightLabels: foresightLabels(flags.label),
             ...(flags.intent ? { intent: flags.intent } : {}),
+            ...(flags.fitProbability ? { probabilityFit: { label: flags.fitProbability, fitOn: flags.fitOn ?? [1, ...early] } } : {}),
           },
         );
-        const calibration = corpusCalibration(corpus, {
-          merges: runs.reduce((n, r) => n + r.run.context.merges, 0),
-          channelSetVersion: first.scorer.version,
-          regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
-        });
+        const merges = runs.reduce((n, r) => n + r.run.context.merges, 0);
+        const calibration = flags.fitProbability
+          ? probabilityCalibration(corpus, {
+              merges,
+              channelSetVersion: first.scorer.version,
+              weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
+              thresholds: first.thresholds,
+            })
+          : corpusCalibration(corpus, {
+              merges,
+              channelSetVersion: first.scorer.version,
+              regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
+            });
         const written: string[] = [];
         if (calibration) {
           writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');

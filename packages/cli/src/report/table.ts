@@ -52,6 +52,14 @@ export function sortLinks(links: readonly Link[]): Link[] {
   return [...links].sort((x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a + x.b).localeCompare(y.a + y.b));
 }
 
+/** The link's calibrated probability of colliding (`Link.probability`) as a whole percentage; "–" when the scan gave none. */
+function percent(p: number | undefined): string {
+  if (p === undefined) return '–';
+  if (p > 0 && p < 0.005) return '<1%';
+  if (p < 1 && p > 0.995) return '>99%';
+  return `${Math.round(p * 100)}%`;
+}
+
 export function renderTable(unsafe: ScanResult, options: TableOptions = {}): string {
   // Ids, paths and messages may hold escape sequences or newlines: shown escaped, never obeyed.
   const result = printableDeep(unsafe);
@@ -66,18 +74,24 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
       link: l,
       level: l.level.toUpperCase(),
       risk: l.risk.toFixed(2),
+      probability: percent(l.probability),
       pair: `${l.a} ↔ ${l.b}`,
       channels: formatChannels(l),
     }));
     const w = {
       level: Math.max(5, ...rows.map((r) => r.level.length)),
       risk: 4,
+      probability: 4,
       pair: Math.max(4, ...rows.map((r) => [...r.pair].length)),
     };
-    lines.push(style.bold(`${padEnd('LEVEL', w.level)}  ${padEnd('RISK', w.risk)}  ${padEnd('PAIR', w.pair)}  CHANNELS`));
+    lines.push(
+      style.bold(
+        `${padEnd('LEVEL', w.level)}  ${padEnd('RISK', w.risk)}  ${padEnd('P', w.probability)}  ${padEnd('PAIR', w.pair)}  CHANNELS`,
+      ),
+    );
     for (const r of rows) {
       lines.push(
-        `${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`,
+        `${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.probability, w.probability)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`,
       );
       for (const e of r.link.evidence.slice(0, perPair)) lines.push(`  ${style.dim('·')} ${formatEvidence(e)}`);
       const advisory = advisories.get(pairKey(r.link.a, r.link.b));

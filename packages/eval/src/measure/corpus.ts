@@ -4,13 +4,14 @@
  * that repository is scored with were fitted on the *other* repositories only, so a shipped
  * default is judged on histories it never saw. Pure: scored scenarios in, numbers out.
  */
-import { DEFAULT_ESCALATION, type Precision, type Thresholds } from '@airspace/core';
+import { DEFAULT_ESCALATION, probabilityOf, type Precision, type ProbabilityMap, type Thresholds } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
+import { fitProbabilityMap } from '../fit/probability.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
-import { confusionAt, DEFAULT_CALIBRATION_BINS } from './metrics.js';
-import { combine, evaluate, metricsOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+import { brierScore, confusionAt, DEFAULT_CALIBRATION_BINS, expectedCalibrationError } from './metrics.js';
+import { combine, evaluate, metricsOf, riskOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
 import {
   foresightOf,
   foresightScorers,
@@ -52,6 +53,20 @@ export interface CorpusFitOptions {
   readonly regularisation?: Regularisation;
 }
 
+/** Fitting the first weighting's risk → probability map (`--fit-probability`). */
+export interface ProbabilityFitOptions {
+  /** What the probability is the probability of. */
+  readonly label: LabelKind;
+  /** Observed fractions whose states are pooled for the fit (1: full diffs). */
+  readonly fitOn: readonly number[];
+}
+
+/** A probability map's calibration on one repository's states of one fraction, per label. */
+export interface ProbabilityFigures {
+  readonly fraction: number;
+  readonly byLabel: readonly { readonly label: LabelKind; readonly ece: number | null; readonly brier: number | null }[];
+}
+
 export interface CorpusOptions {
   readonly channels: readonly ChannelInfo[];
   readonly thresholds: Thresholds;
@@ -65,6 +80,8 @@ export interface CorpusOptions {
   readonly foresightLabels?: readonly LabelKind[];
   /** The intent mode of the members' `declared` scenarios. */
   readonly intent?: IntentMode;
+  /** Fit the first weighting's probability map, each repository held out; absent: no such fit. */
+  readonly probabilityFit?: ProbabilityFitOptions;
 }
 
 export interface CorpusMemberReport {
@@ -79,6 +96,11 @@ export interface CorpusMemberReport {
   };
   /** Foresight per observation: every channel, every weighting and (with `fit`) the held-out fit. */
   readonly foresight: readonly ForesightObservation[];
+  /**
+   * With `probabilityFit`: the first weighting's map fitted on the *other* repositories, and its
+   * calibration here per fraction and label (Brier and ECE; every other figure is the risk's).
+   */
+  readonly heldOutProbability?: { readonly map: ProbabilityMap; readonly byFraction: readonly ProbabilityFigures[] };
 }
 
 /** Pooled over the corpus: one observation and label, per scorer. */
@@ -111,6 +133,8 @@ export interface CorpusEvaluation {
   };
   /** Foresight pooled over the repositories, per observation and label. */
   readonly foresight: readonly CorpusForesight[];
+  /** With `probabilityFit`: the map fitted on every repository (what a calibration file ships). */
+  readonly probability?: { readonly map: ProbabilityMap; readonly fitOn: readonly number[]; readonly scenarios: number };
 }
 
 /** The name of the held-out fitted weighting among the foresight scorers. */
@@ -201,6 +225,44 @@ function pooled(members: readonly CorpusMember[], fractions: readonly number[]):
   return members.flatMap((m) => fractions.flatMap((f) => [...(m.scored.get(f) ?? [])]));
 }
 
+/** A weighting's map fitted on the pooled states of `fit.fitOn` of `members` (see fit/probability.ts). */
+function fitMapOn(
+  members: readonly CorpusMember[],
+  fit: ProbabilityFitOptions,
+  channels: readonly ChannelInfo[],
+  weighting: Weighting,
+): ProbabilityMap {
+  const scenarios = pooled(members, fit.fitOn);
+  return fitProbabilityMap(
+    scenarios.map((s) => riskOf(s, channels, weighting)),
+    scenarios.map((s) => labelOf(s, fit.label)),
+    fit.label,
+  );
+}
+
+/** A map's Brier and ECE on a repository's states of each fraction, under each label. */
+export function probabilityFigures(
+  member: CorpusMember,
+  fractions: readonly number[],
+  channels: readonly ChannelInfo[],
+  weighting: Weighting,
+  map: ProbabilityMap,
+  labels: readonly LabelKind[],
+  bins = DEFAULT_CALIBRATION_BINS,
+): ProbabilityFigures[] {
+  return fractions.map((fraction) => {
+    const scenarios = member.scored.get(fraction) ?? [];
+    const p = scenarios.map((s) => probabilityOf(riskOf(s, channels, weighting), map));
+    return {
+      fraction,
+      byLabel: labels.map((label) => {
+        const y = scenarios.map((s) => labelOf(s, label));
+        return { label, ece: expectedCalibrationError(p, y, bins), brier: brierScore(p, y) };
+      }),
+    };
+  });
+}
+
 export function evaluateCorpus(members: readonly CorpusMember[], options: CorpusOptions): CorpusEvaluation {
   const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
   const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
@@ -274,7 +336,26 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
       };
     }),
   );
-  const withForesight = reports.map((r, i) => ({ ...r, foresight: perMember[i]!.map((o) => o.observation) }));
+  // The probability the scanner reports is the first weighting's: its map is the one fitted.
+  const mapFit = options.probabilityFit;
+  const reported = options.weightings[0];
+  const withForesight = reports.map((r, i) => {
+    const report = { ...r, foresight: perMember[i]!.map((o) => o.observation) };
+    if (!mapFit || !reported) return report;
+    // Held out: the map this repository is scored with never saw it.
+    const map = fitMapOn(
+      members.filter((_, j) => j !== i),
+      mapFit,
+      options.channels,
+      reported,
+    );
+    const byFraction = probabilityFigures(members[i]!, fractions, options.channels, reported, map, labels, bins);
+    return { ...report, heldOutProbability: { map, byFraction } };
+  });
+  const probability =
+    mapFit && reported
+      ? { map: fitMapOn(members, mapFit, options.channels, reported), fitOn: mapFit.fitOn, scenarios: pooled(members, mapFit.fitOn).length }
+      : undefined;
   const corpusForesight: CorpusForesight[] = [];
   for (const [k, first] of (perMember[0] ?? []).entries()) {
     for (const label of labels) {
@@ -313,5 +394,12 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     const zeroWeights = zeroWeightsOf(weighting.weights, fit.fixedWeights);
     fitted = { ...weighting, fitOn: fit.fitOn, bandsOn, scenarios: scenarios.length, zeroWeights };
   }
-  return { label: options.label, fractions, members: withForesight, ...(fitted ? { fitted } : {}), foresight: corpusForesight };
+  return {
+    label: options.label,
+    fractions,
+    members: withForesight,
+    ...(fitted ? { fitted } : {}),
+    foresight: corpusForesight,
+    ...(probability ? { probability } : {}),
+  };
 }

@@ -2,7 +2,15 @@
  * From scored scenarios to every figure of the report. Pure: scenarios, weightings and
  * thresholds in; numbers out.
  */
-import { classifyRisk, DEFAULT_ESCALATION, noisyOr, type Precision, type Thresholds } from '@airspace/core';
+import {
+  classifyRisk,
+  DEFAULT_ESCALATION,
+  noisyOr,
+  probabilityOf,
+  type Precision,
+  type ProbabilityMap,
+  type Thresholds,
+} from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { crossValidateNoisyOr, fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
@@ -51,6 +59,11 @@ export interface Weighting {
   readonly weights: Readonly<Record<string, number>>;
   /** Leak of a fitted model; 0 for a scanner weighting. */
   readonly leak?: number;
+  /**
+   * Risk → probability, as the scanner reports it: Brier and ECE read the mapped probability
+   * (the map is strictly increasing, so every other figure is the risk's). Absent: the risk itself.
+   */
+  readonly probability?: ProbabilityMap;
 }
 
 export interface WeightingReport {
@@ -117,27 +130,37 @@ export function metricsOf(
   thresholds: Thresholds,
   bins: number,
   resolutionPredicted?: readonly boolean[],
+  probabilities: readonly number[] = scores,
 ): Metrics {
   return {
     n: labels.length,
     positives: labels.filter(Boolean).length,
     rocAuc: rocAuc(scores, labels),
     prAuc: averagePrecision(scores, labels),
-    brier: brierScore(scores, labels),
-    ece: expectedCalibrationError(scores, labels, bins),
+    brier: brierScore(probabilities, labels),
+    ece: expectedCalibrationError(probabilities, labels, bins),
     traffic: confusionAt(scores, labels, thresholds.traffic),
     resolution: resolutionPredicted ? confusion(resolutionPredicted, labels) : confusionAt(scores, labels, thresholds.resolution),
   };
 }
 
-/** Scores of a weighting over a channel subset: noisy-OR risk (plus leak) and the scanner's resolution call. */
+/** A weighting's noisy-OR risk of one scenario over a channel subset, with its leak. */
+export function riskOf(s: ScoredScenario, channels: readonly ChannelInfo[], weighting: Weighting): number {
+  const weighted = channels.map((c) => (weighting.weights[c.id] ?? 0) * (s.risks[c.id] ?? 0));
+  return 1 - (1 - (weighting.leak ?? 0)) * (1 - noisyOr(weighted));
+}
+
+/**
+ * Scores of a weighting over a channel subset: noisy-OR risk (plus leak), the scanner's resolution
+ * call, and the probability it reports (the weighting's map of the risk; the risk without one).
+ */
 export function combine(
   scenarios: readonly ScoredScenario[],
   channels: readonly ChannelInfo[],
   weighting: Weighting,
   thresholds: Thresholds,
   resolutionPrecisions: readonly Precision[],
-): { scores: number[]; resolution: boolean[] } {
+): { scores: number[]; resolution: boolean[]; probabilities: number[] } {
   const scores: number[] = [];
   const resolution: boolean[] = [];
   const leak = weighting.leak ?? 0;
@@ -158,7 +181,8 @@ export function combine(
     const band = classifyRisk(parts, thresholds, { resolutionPrecisions }).level;
     resolution.push(band === 'resolution');
   }
-  return { scores, resolution };
+  const map = weighting.probability;
+  return { scores, resolution, probabilities: map ? scores.map((r) => probabilityOf(r, map)) : scores };
 }
 
 /**
@@ -199,18 +223,26 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
   }
 
   const weightings: WeightingReport[] = options.weightings.map((w, index) => {
+    // The map was fitted on the whole weighting's risk: a subset's (ablations, without merge) is read as it is.
+    const { probability: _map, ...unmapped } = w;
     const run = (subset: readonly ChannelInfo[]) => {
-      const { scores, resolution } = combine(scenarios, subset, w, thresholds, precisions);
-      return { metrics: metricsOf(scores, labels, thresholds, bins, resolution), scores };
+      const { scores, resolution, probabilities } = combine(
+        scenarios,
+        subset,
+        subset === options.channels ? w : unmapped,
+        thresholds,
+        precisions,
+      );
+      return { metrics: metricsOf(scores, labels, thresholds, bins, resolution, probabilities), scores, probabilities };
     };
     const all = run(options.channels);
     const withoutMerge = hasMerge ? run(options.channels.filter((c) => c.id !== MERGE_CHANNEL)) : null;
     if (index === 0) {
-      curves[w.name] = { roc: rocCurve(all.scores, labels), reliability: reliabilityBins(all.scores, labels, bins) };
+      curves[w.name] = { roc: rocCurve(all.scores, labels), reliability: reliabilityBins(all.probabilities, labels, bins) };
       if (withoutMerge)
         curves[`${w.name} without merge`] = {
           roc: rocCurve(withoutMerge.scores, labels),
-          reliability: reliabilityBins(withoutMerge.scores, labels, bins),
+          reliability: reliabilityBins(withoutMerge.probabilities, labels, bins),
         };
     }
     const ablations: Record<string, Metrics> = {};

@@ -24,6 +24,8 @@ export interface ForesightScorer {
   readonly flagged: readonly boolean[];
   /** The scanner's resolution call (combinations); else score ≥ τ_RA. */
   readonly resolution?: readonly boolean[];
+  /** The probabilities it reports, when they are not the scores (a weighting's probability map): Brier and ECE read them. */
+  readonly probabilities?: readonly number[];
 }
 
 /** Lead-time buckets in hours before the merge: [from, to). */
@@ -166,7 +168,7 @@ export function foresightOf(
   const reference = scorers.find((s) => s.kind === 'channel' && s.name === MERGE_CHANNEL);
   const byLabel = options.labels.map((label): LabelForesight => {
     const labels = scenarios.map((s) => labelOf(s, label));
-    const all = (s: ForesightScorer) => metricsOf(s.scores, labels, options.thresholds, bins, s.resolution);
+    const all = (s: ForesightScorer) => metricsOf(s.scores, labels, options.thresholds, bins, s.resolution, s.probabilities);
     const referenceF1 = reference ? (all(reference).traffic.f1 ?? 0) : null;
     const curve = (include: (i: number) => boolean) => {
       const counts = LEAD_BUCKETS.map(() => 0);
@@ -260,8 +262,15 @@ export function weightingScorer(
   resolutionPrecisions: readonly Precision[] = DEFAULT_ESCALATION.resolutionPrecisions,
   kind: ForesightScorer['kind'] = 'weighting',
 ): ForesightScorer {
-  const { scores, resolution } = combine(scenarios, channels, weighting, thresholds, resolutionPrecisions);
-  return { name: weighting.name, kind, scores, flagged: scores.map((r) => r >= thresholds.traffic), resolution };
+  const { scores, resolution, probabilities } = combine(scenarios, channels, weighting, thresholds, resolutionPrecisions);
+  return {
+    name: weighting.name,
+    kind,
+    scores,
+    flagged: scores.map((r) => r >= thresholds.traffic),
+    resolution,
+    ...(weighting.probability ? { probabilities } : {}),
+  };
 }
 
 /** The noisy-OR with a leak fitted k-fold on these scenarios: each scored by a model that never saw it. */

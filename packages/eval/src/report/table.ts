@@ -230,6 +230,7 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
     }
   }
   out.push(...corpusForesightText(corpus));
+  out.push(...probabilityText(corpus));
   if (corpus.fitted) {
     const f = corpus.fitted;
     out.push(
@@ -243,4 +244,36 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
     }
   }
   return out.join('\n');
+}
+
+/**
+ * `--fit-probability`: per repository and observed fraction, the ECE of the probability the
+ * scanner reports (its own map) and of the map fitted on the other repositories, under each label.
+ */
+function probabilityText(corpus: CorpusEvaluation): string[] {
+  const fitted = corpus.probability;
+  if (!fitted) return [];
+  const labels = corpus.members[0]?.heldOutProbability?.byFraction[0]?.byLabel.map((b) => b.label) ?? [];
+  const headers = ['repository', 'observed', ...labels.flatMap((l) => [`ECE ${l}: reported`, 'held out'])];
+  const body = corpus.members.flatMap((m) =>
+    corpus.fractions.map((fraction) => {
+      const held = m.heldOutProbability?.byFraction.find((f) => f.fraction === fraction);
+      const observation = m.foresight.find((o) => o.fraction === fraction && o.intent === null);
+      return [
+        m.name,
+        fractionTitle(fraction),
+        ...labels.flatMap((label) => {
+          const reported = observation?.byLabel.find((b) => b.label === label)?.scorers.find((x) => x.kind === 'weighting')?.all.ece;
+          return [fmt(reported), fmt(held?.byLabel.find((b) => b.label === label)?.ece)];
+        }),
+      ];
+    }),
+  );
+  const knots = fitted.map.knots.map(([r, p]) => `${fmt(r, 4)}→${fmt(p, 4)}`).join(' ');
+  return [
+    '',
+    `probability of "${fitted.map.label}" fitted on ${fitted.scenarios} states (${fitted.fitOn.map(fractionTitle).join(' + ')}); each repository held out:`,
+    alignedTable(headers, body),
+    `map (risk→probability): ${knots}`,
+  ];
 }

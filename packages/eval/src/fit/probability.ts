@@ -1,0 +1,86 @@
+/**
+ * A risk → probability map fitted on labelled risks: isotonic regression (pool adjacent
+ * violators, PAV) of the label on R, whose blocks become the knots of a strictly increasing
+ * piecewise-linear map (`ProbabilityMap` in @airspace/core). Isotonic because the map must keep
+ * every ranking (so levels, ROC/PR-AUC and F1 stay as they are) and nothing else is assumed about
+ * its shape; linear between the blocks' mean risks, and nudged to be strictly increasing, so that
+ * no two pairs the scanner tells apart get one probability. Deterministic and pure.
+ */
+import type { ProbabilityLabel, ProbabilityMap } from '@airspace/core';
+
+/** A block of the isotonic fit: the risks it spans, their mean, the label's rate in it, and its size. */
+export interface IsotonicBlock {
+  readonly from: number;
+  readonly to: number;
+  readonly meanRisk: number;
+  readonly rate: number;
+  readonly n: number;
+}
+
+/** The smallest step between knots, in risk and in probability (well below any figure reported). */
+export const KNOT_STEP = 1e-4;
+
+/** Isotonic regression of labels on risks (PAV): the non-decreasing step function closest in squared error. */
+export function isotonicBlocks(risks: readonly number[], labels: readonly boolean[]): IsotonicBlock[] {
+  const order = risks.map((r, i) => [r, labels[i] ? 1 : 0] as const).sort((a, b) => a[0] - b[0]);
+  type Acc = { from: number; to: number; sumRisk: number; positives: number; n: number };
+  const stack: Acc[] = [];
+  for (const [r, y] of order) {
+    const top = stack[stack.length - 1];
+    // Equal risks are one block: the map cannot tell them apart.
+    if (top && top.to === r) {
+      top.sumRisk += r;
+      top.positives += y;
+      top.n++;
+    } else stack.push({ from: r, to: r, sumRisk: r, positives: y, n: 1 });
+    while (stack.length > 1) {
+      const b = stack[stack.length - 1]!;
+      const a = stack[stack.length - 2]!;
+      if (a.positives / a.n < b.positives / b.n) break;
+      stack.splice(-2, 2, { from: a.from, to: b.to, sumRisk: a.sumRisk + b.sumRisk, positives: a.positives + b.positives, n: a.n + b.n });
+    }
+  }
+  return stack.map((b) => ({ from: b.from, to: b.to, meanRisk: b.sumRisk / b.n, rate: b.positives / b.n, n: b.n }));
+}
+
+/**
+ * The map through the blocks' (mean risk, rate), extended flat-but-rising to risk 0 and risk 1,
+ * then made strictly increasing in both coordinates (each knot at least `KNOT_STEP` above the one
+ * before it, and below the one after it, within [0, 1]).
+ */
+export function mapOfBlocks(blocks: readonly IsotonicBlock[], label: ProbabilityLabel): ProbabilityMap {
+  const points: [number, number][] = blocks.map((b) => [b.meanRisk, b.rate]);
+  if (points.length === 0)
+    return {
+      label,
+      knots: [
+        [0, 0],
+        [1, 1],
+      ],
+    };
+  if (points[0]![0] > 0) points.unshift([0, points[0]![1]]);
+  if (points[points.length - 1]![0] < 1) points.push([1, points[points.length - 1]![1]]);
+  // Knots closer than a step in risk are one (the later one's rate is the higher).
+  const knots: [number, number][] = [];
+  for (const [risk, rate] of points) {
+    const last = knots[knots.length - 1];
+    if (!last || risk - last[0] >= KNOT_STEP) knots.push([risk, rate]);
+    else {
+      last[1] = rate;
+      if (risk === 1) last[0] = 1;
+    }
+  }
+  knots[0]![0] = 0;
+  knots[knots.length - 1]![0] = 1;
+  // Strictly increasing probabilities: forward from the top down-shifted, so that a rate of 1 stays 1.
+  const n = knots.length;
+  for (let i = n - 2; i >= 0; i--) knots[i]![1] = Math.min(knots[i]![1], knots[i + 1]![1] - KNOT_STEP);
+  for (let i = 0; i < n; i++) knots[i]![1] = Math.max(knots[i]![1], i === 0 ? 0 : knots[i - 1]![1] + KNOT_STEP);
+  const round = (v: number) => Math.round(v * 1e6) / 1e6;
+  return { label, knots: knots.map(([r, p]) => [round(r), round(Math.min(1, p))] as const) };
+}
+
+/** The isotonic map of `label` on R, for scanner risks and their labels. */
+export function fitProbabilityMap(risks: readonly number[], labels: readonly boolean[], label: ProbabilityLabel): ProbabilityMap {
+  return mapOfBlocks(isotonicBlocks(risks, labels), label);
+}
