@@ -45,9 +45,9 @@ interface Frame {
   kind: number;
   /** A function's parameters or body: what is inside runs when the function is called. */
   fn: boolean;
-  readonly parent: number;
+  parent: number;
   /** Token index of the opening bracket (-1 for the top and arrow bodies). */
-  readonly open: number;
+  open: number;
   /** A function or method header in this frame waits for its parameters (1) or body (2). */
   pending: number;
   /** The parameters' frame of the pending header. */
@@ -125,8 +125,12 @@ const isIdStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c
 const isIdPart = (c: number): boolean => isIdStart(c) || (c >= 48 && c <= 57);
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
-/** The tokens of one file, as parallel arrays. */
+/** The tokens of one file, as parallel arrays (reused from file to file: no garbage per token). */
 interface Tokens {
+  /** How many tokens (the arrays may be longer: left from a larger file). */
+  count: number;
+  /** How many frames. */
+  frameCount: number;
   readonly kind: number[];
   readonly start: number[];
   readonly end: number[];
@@ -146,19 +150,13 @@ interface Tokens {
 }
 
 function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
-  const t: Tokens = {
-    kind: [],
-    start: [],
-    end: [],
-    frame: [],
-    depth: [],
-    nl: [],
-    comment: [],
-    match: [],
-    escaped: [],
-    frames: [newFrame(TOP, false, -1, -1)],
-  };
-  const { kind, start, end, frame: frameOf, depth: depthOf, nl: nlOf, comment: commentOf, match, escaped, frames } = t;
+  const t = TOKENS;
+  t.count = 0;
+  t.frameCount = 0;
+  const frames = t.frames;
+  const frameOpened = FRAME_OPENED;
+  newFrameAt(t, TOP, false, -1, -1);
+  const { kind, start, end, frame: frameOf, depth: depthOf, nl: nlOf, comment: commentOf, match, escaped } = t;
   const n = src.length;
   let pos = 0;
   let cur = 0; // current frame
@@ -173,7 +171,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     if (pos < 0) pos = n;
   }
 
-  const last = () => kind.length - 1;
+  const last = () => t.count - 1;
   const text = (i: number) => src.slice(start[i]!, end[i]!);
   const isP = (i: number, p: string) =>
     i >= 0 &&
@@ -191,18 +189,19 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
   const afterDot = (i: number) => i > 0 && (isP(i - 1, '.') || isP(i - 1, '?.'));
 
   const push = (k: number, s: number, e: number): number => {
-    kind.push(k);
-    start.push(s);
-    end.push(e);
-    frameOf.push(cur);
-    depthOf.push(depth);
-    nlOf.push(sawNl);
-    commentOf.push(sawComment);
-    match.push(-1);
-    escaped.push(false);
+    const i = t.count++;
+    kind[i] = k;
+    start[i] = s;
+    end[i] = e;
+    frameOf[i] = cur;
+    depthOf[i] = depth;
+    nlOf[i] = sawNl;
+    commentOf[i] = sawComment;
+    match[i] = -1;
+    escaped[i] = false;
     sawNl = false;
     sawComment = false;
-    return kind.length - 1;
+    return i;
   };
 
   /** Whether an expression may start here (so `/` is a regular expression, `<` JSX). */
@@ -226,14 +225,11 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     const o = match[i]!;
     return o >= 0 ? frameOpened[o]! : -1;
   };
-  /** For an opening bracket token, the frame it opened. */
-  const frameOpened: number[] = [];
 
   const open = (k: number, fn: boolean, tok: number): number => {
-    const f = newFrame(k, fn, cur, tok);
-    frames.push(f);
-    frameOpened[tok] = frames.length - 1;
-    cur = frames.length - 1;
+    const id = newFrameAt(t, k, fn, cur, tok);
+    frameOpened[tok] = id;
+    cur = id;
     depth++;
     return cur;
   };
@@ -316,28 +312,31 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
   };
 
   const skipSpace = (): void => {
+    let p = pos;
     for (;;) {
-      const c = src.charCodeAt(pos);
-      if (c === 10) {
+      const c = src.charCodeAt(p);
+      if (c === 32 || c === 9 || c === 13) p++;
+      else if (c === 10) {
         sawNl = true;
-        pos++;
-      } else if (c === 32 || c === 9 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff) pos++;
+        p++;
+      } else if (c === 47 && src.charCodeAt(p + 1) === 47) {
+        const e = src.indexOf('\n', p);
+        p = e < 0 ? n : e;
+        sawComment = true;
+      } else if (c === 47 && src.charCodeAt(p + 1) === 42) {
+        const e = src.indexOf('*/', p + 2);
+        if (e < 0) bail();
+        if (src.lastIndexOf('\n', e) > p) sawNl = true;
+        p = e + 2;
+        sawComment = true;
+      } else if (c === 11 || c === 12 || c === 0xa0 || c === 0xfeff) p++;
       else if (c === 0x2028 || c === 0x2029) {
         sawNl = true;
-        pos++;
-      } else if (c === 47 && src.charCodeAt(pos + 1) === 47) {
-        const e = src.indexOf('\n', pos);
-        pos = e < 0 ? n : e;
-        sawComment = true;
-      } else if (c === 47 && src.charCodeAt(pos + 1) === 42) {
-        const e = src.indexOf('*/', pos + 2);
-        if (e < 0) bail();
-        if (src.lastIndexOf('\n', e) > pos) sawNl = true;
-        pos = e + 2;
-        sawComment = true;
-      } else if (c > 127 && /\s/.test(src[pos]!)) pos++;
-      else return;
+        p++;
+      } else if (c > 127 && /\s/.test(src[p]!)) p++;
+      else break;
     }
+    pos = p;
   };
 
   /** A JSX element from its `<` to its end, with the code in its braces scanned as code. */
@@ -393,7 +392,10 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
         jsxBraces();
         continue;
       }
+      const attr = pos;
       if (!jsxName()) bail();
+      // `class="x"`: tree-sitter-javascript reads a reserved word there as an error
+      if (RESERVED.has(src.slice(attr, pos))) bail();
       jsxSpace();
       if (src.charCodeAt(pos) !== 61) continue;
       pos++;
@@ -448,8 +450,9 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
       const c = src.charCodeAt(pos);
       const s = pos;
       if (isIdStart(c) || c === 35) {
-        pos++;
-        while (pos < n && isIdPart(src.charCodeAt(pos))) pos++;
+        let q = pos + 1; // a local: the captured `pos` is slower to step
+        while (q < n && isIdPart(src.charCodeAt(q))) q++;
+        pos = q;
         if (src.charCodeAt(pos) === 92) bail();
         const i = push(IDENT, s, pos);
         onToken(i);
@@ -469,21 +472,21 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
         continue;
       }
       if (c === 34 || c === 39) {
-        pos++;
+        let q = pos + 1;
         let esc = false;
         for (;;) {
-          if (pos >= n) bail();
-          const d = src.charCodeAt(pos);
+          if (q >= n) bail();
+          const d = src.charCodeAt(q);
           if (d === c) break;
           if (d === 92) {
             esc = true;
-            pos += 2;
+            q += 2;
             continue;
           }
           if (d === 10 || d === 13) bail();
-          pos++;
+          q++;
         }
-        pos++;
+        pos = q + 1;
         const i = push(STR, s, pos);
         escaped[i] = esc;
         onToken(i);
@@ -716,8 +719,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
         frames[params]!.fn = true;
       }
       if (nextChar() !== 123) {
-        frames.push(newFrame(ARROW, true, cur, -1));
-        cur = frames.length - 1;
+        cur = newFrameAt(t, ARROW, true, cur, -1);
       }
       return;
     }
@@ -809,6 +811,10 @@ const RESERVED = new Set(
   ),
 );
 const ENTITY = /^&(#\d+|#x[\da-fA-F]+|[a-zA-Z][a-zA-Z\d]*);/;
+/** Names that tree-sitter reads as their own nodes, not identifiers. */
+const NOT_IDENTIFIERS = new Set(['undefined', 'null', 'true', 'false', 'this', 'super', 'import']);
+/** TypeScript's contextual keywords: as a declared name they may be read as a modifier. */
+const CONTEXTUAL = new Set(['abstract', 'declare', 'type', 'namespace', 'module', 'readonly', 'async', 'get', 'set', 'static', 'as', 'from', 'of', 'global', 'override', 'accessor', 'satisfies', 'infer', 'is', 'keyof', 'unique']);
 const HEADER_WORDS = new Set(['if', 'while', 'for', 'with', 'switch', 'catch']);
 const NESTED = /^(namespace|module|global)\b\s*[\w$."'`]*\s*\{/;
 /** Before a `{` that continues a type (so is not a function body). */
@@ -816,14 +822,36 @@ const TYPE_CONTINUES = new Set([':', '|', '&', '<', ',', '=>', '?', '(', '[', 'k
 /** Before a `{` inside a class head (`extends A<{…}>`). */
 const CLASS_HEAD_CONTINUES = new Set(['<', ',', 'extends', 'implements', ':', '|', '&', '(', '=']);
 
-function newFrame(kind: number, fn: boolean, parent: number, open: number): Frame {
-  return { kind, fn, parent, open, pending: 0, pendingParams: -1, pendingBody: 0, memberClean: false, questions: 0, lastParen: -1 };
+/** A frame at the next free index of `t.frames` (its object reused); returns the index. */
+function newFrameAt(t: Tokens, kind: number, fn: boolean, parent: number, open: number): number {
+  const id = t.frameCount++;
+  let f = t.frames[id];
+  if (!f) {
+    f = { kind, fn, parent, open, pending: 0, pendingParams: -1, pendingBody: 0, memberClean: false, questions: 0, lastParen: -1 };
+    t.frames[id] = f;
+    return id;
+  }
+  f.kind = kind;
+  f.fn = fn;
+  f.parent = parent;
+  f.open = open;
+  f.pending = 0;
+  f.pendingParams = -1;
+  f.pendingBody = 0;
+  f.memberClean = false;
+  f.questions = 0;
+  f.lastParen = -1;
+  return id;
 }
+
+const TOKENS: Tokens = { count: 0, frameCount: 0, kind: [], start: [], end: [], frame: [], depth: [], nl: [], comment: [], match: [], escaped: [], frames: [] };
+/** For an opening bracket token, the frame it opened. */
+const FRAME_OPENED: number[] = [];
 
 const tokText = (src: string, t: Tokens, i: number): string => src.slice(t.start[i]!, t.end[i]!);
 const tokIs = (src: string, t: Tokens, i: number, s: string): boolean =>
   i >= 0 &&
-  i < t.kind.length &&
+  i < t.count &&
   t.end[i]! - t.start[i]! === s.length &&
   src.startsWith(s, t.start[i]!) &&
   (t.kind[i] === PUNCT || t.kind[i] === IDENT);
@@ -889,7 +917,7 @@ class Reader {
     return tokText(this.src, this.t, i);
   }
   private kind(i: number): number {
-    return i < this.t.kind.length ? this.t.kind[i]! : -1;
+    return i < this.t.count ? this.t.kind[i]! : -1;
   }
   private isName(i: number): boolean {
     return this.kind(i) === IDENT && this.src.charCodeAt(this.t.start[i]!) !== 35;
@@ -926,20 +954,20 @@ class Reader {
   }
   /** Whether the statement ends before token `i`. */
   private statementEnds(i: number): boolean {
-    if (i >= this.t.kind.length) return true;
+    if (i >= this.t.count) return true;
     if (this.is(i, ';')) return true;
     return this.t.nl[i]! && asiBreak(this.src, this.t, i - 1, i);
   }
   /** Whether the expression ends before token `i`. */
   private expressionEnds(i: number): boolean {
-    if (i >= this.t.kind.length) return true;
+    if (i >= this.t.count) return true;
     if (this.kind(i) === PUNCT && /^[;,)\]}:]$/.test(this.text(i))) return true;
     return this.t.nl[i]! && asiBreak(this.src, this.t, i - 1, i);
   }
 
   read(): void {
     const { t } = this;
-    const n = t.kind.length;
+    const n = t.count;
     for (let i = 0; i < n; i++) {
       if (t.kind[i] !== IDENT) continue;
       const afterDot = i > 0 && (this.is(i - 1, '.') || this.is(i - 1, '?.'));
@@ -966,6 +994,8 @@ class Reader {
       } else if (w === 'const' || w === 'let' || w === 'var') {
         if (this.isName(i + 1) || this.is(i + 1, '{') || this.is(i + 1, '[')) {
           if (w === 'let' && this.isName(i + 1) && /^(in|of|instanceof)$/.test(this.text(i + 1))) continue;
+          // `var x: T`: a Flow annotation, a parse error for tree-sitter-javascript
+          if (!this.typescript && this.isName(i + 1) && this.is(i + 2, ':')) bail();
           try {
             this.declaration(i + 1);
           } catch (e) {
@@ -989,6 +1019,7 @@ class Reader {
       let decl: Declarator;
       let j: number;
       if (this.isName(i)) {
+        if (this.typescript && CONTEXTUAL.has(this.text(i))) bail(); // `let\nabstract\nclass`: read otherwise
         decl = { name: this.text(i) };
         j = i + 1;
       } else if (this.is(i, '{')) {
@@ -1035,7 +1066,7 @@ class Reader {
   private skipType(j: number, d: number): number {
     const { t } = this;
     let angle = 0;
-    for (; j < t.kind.length; j++) {
+    for (; j < t.count; j++) {
       if (t.depth[j]! < d) return j;
       if (t.depth[j]! > d || (t.match[j]! >= 0 && t.match[j]! < j)) continue;
       if (this.is(j, '<')) angle++;
@@ -1054,7 +1085,7 @@ class Reader {
     const { t, src } = this;
     let angle = 0;
     let angleComma = false;
-    for (; j < t.kind.length; j++) {
+    for (; j < t.count; j++) {
       if (t.depth[j]! < d) break;
       if (t.depth[j]! > d || (t.match[j]! >= 0 && t.match[j]! < j)) continue;
       const k = t.kind[j]!;
@@ -1191,6 +1222,8 @@ class Reader {
         alias = this.text(j + 1);
         j += 2;
       }
+      // `{ do_ as do }`: tree-sitter's parse has an error there
+      if ((RESERVED.has(alias) && alias !== 'default') || (RESERVED.has(name) && name !== 'default')) bail();
       if (locals) locals.push({ name: alias, local: name, kind: 'local', line: line! });
       else out.push(typed ? { name, alias, typeOnly: true } : { name, alias });
       if (this.is(j, ',')) j++;
@@ -1233,7 +1266,7 @@ class Reader {
         return;
       }
       if (/^(interface|enum|type|namespace|module|declare)$/.test(this.isName(j) ? this.text(j) : '')) bail();
-      const local = this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') ? this.text(j) : undefined;
+      const local = this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') && !NOT_IDENTIFIERS.has(this.text(j)) ? this.text(j) : undefined;
       this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
       return;
     }
@@ -1274,7 +1307,8 @@ class Reader {
     }
     if (this.is(j, '=')) {
       if (!this.typescript) bail();
-      const local = this.isName(j + 1) && this.expressionEnds(j + 2) && !this.is(j + 2, ':') ? this.text(j + 1) : undefined;
+      const local =
+        this.isName(j + 1) && this.expressionEnds(j + 2) && !this.is(j + 2, ':') && !NOT_IDENTIFIERS.has(this.text(j + 1)) ? this.text(j + 1) : undefined;
       this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'assignment', line: at });
       return;
     }
@@ -1414,6 +1448,8 @@ const TYPE_BEFORE = new Set(['typeof', ':', '<', '|', '&', 'extends', 'keyof', '
 export function scanImportFacts(source: string, language: Language): FileFacts | undefined {
   if (language === 'python') return undefined;
   const typescript = language !== 'javascript';
+  // NUL characters (binary-like fixtures) make tree-sitter's parse fail.
+  if (source.includes('\0')) return undefined;
   try {
     const tokens = tokenize(source, language !== 'typescript', typescript);
     const reader = new Reader(source, tokens, typescript);
