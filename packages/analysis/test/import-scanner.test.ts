@@ -74,6 +74,17 @@ const answered: [string, Language, string][] = [
   ],
   ['decorated export', 'typescript', "@Component({ selector: 'x' })\nexport class A {}\n"],
   ['automatic semicolons', 'javascript', "const a = require('./a')\nconst b = () => 1\nrequire('./b')\nconst c = x\n(require('./c'))\n"],
+  [
+    'a comment before the specifier (no import, as the query reads it)',
+    'javascript',
+    "const a = import(/* webpackChunkName: 'a' */ './a');\nconst b = require('./b' /* after */);\n",
+  ],
+  [
+    'TSX type parameters and type arguments',
+    'tsx',
+    'import { T } from \'./t\';\nconst f = <R extends object = {}>(p: R) => <Table<{ a?: string }> rows={p} class="x" />;\nconst g = <S,>(s: S) => s;\n',
+  ],
+  ['`as` as a name in JavaScript', 'javascript', "const as = options.as || 'x';\nthen(function (as) { return require('./as'); });\n"],
   ['hashbang and BOM-free start', 'javascript', "#!/usr/bin/env node\nconst a = require('./a');\n"],
 ];
 
@@ -94,7 +105,8 @@ const bailed: [string, Language, string][] = [
   ['an import type in an annotation', 'typescript', "let x: import('./m').T;\n"],
   ['JSX with a bare ampersand', 'javascript', 'const a = <p>a & b</p>;\n'],
   ['import.defer', 'javascript', "const a = await import.defer('./a');\n"],
-  ['a comment before the specifier', 'javascript', "const a = require(/* why */ './a');\n"],
+  ['export * as a reserved word', 'javascript', "export * as default from './d';\n"],
+  ['a cast after a function in JavaScript', 'javascript', 'export default (function log() {} as typeof console.log);\n'],
 ];
 
 describe('the import scanner', () => {

@@ -281,7 +281,8 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     // Two operands side by side on one line (`x as T`, `type T = …`, `declare var`): not
     // JavaScript, so tree-sitter's parse has errors; the scanner leaves such files to it.
     if (!typescript && !nlOf[i] && i > 0 && operandStarts(i) && operandEnds(i - 1)) bail();
-    if (!typescript && isId(i, 'as') && f.kind !== OBJECT && !isP(i - 1, '*')) bail();
+    if (!typescript && !nlOf[i] && i > 0 && isId(i, 'as') && !afterDot(i) && (operandEnds(i - 1) || isP(i - 1, '}')) && f.kind !== OBJECT)
+      bail();
     // A line break may end an arrow body or a class member.
     if (nlOf[i] && i > 0) {
       while (frames[cur]!.kind === ARROW && breaks(i - 1, i)) cur = frames[cur]!.parent;
@@ -376,6 +377,17 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     jsxSpace();
     const fragment = src.charCodeAt(pos) === 62;
     if (!fragment && !jsxName()) bail();
+    if (typescript && src.charCodeAt(pos) === 60) {
+      // `<Table<Row> …>`: type arguments (no brackets or strings in them, or the file is left to tree-sitter)
+      let angle = 0;
+      for (; pos < n; pos++) {
+        const c = src.charCodeAt(pos);
+        if (c === 60) angle++;
+        else if (c === 62 && src.charCodeAt(pos - 1) !== 61 && --angle === 0) break;
+        else if (c === 34 || c === 39 || c === 96 || c === 47) bail();
+      }
+      pos++;
+    }
     // attributes
     for (;;) {
       jsxSpace();
@@ -395,7 +407,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
       const attr = pos;
       if (!jsxName()) bail();
       // `class="x"`: tree-sitter-javascript reads a reserved word there as an error
-      if (RESERVED.has(src.slice(attr, pos))) bail();
+      if (!typescript && RESERVED.has(src.slice(attr, pos))) bail();
       jsxSpace();
       if (src.charCodeAt(pos) !== 61) continue;
       pos++;
@@ -524,7 +536,8 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
       }
       if (c === 60 && jsx && expressionStarts()) {
         const d = src.charCodeAt(pos + 1);
-        if (isIdStart(d) || d === 62) {
+        // In TSX `<T extends U>(…) =>`, `<T,>(…) =>`, `<T = U>(…) =>` are type parameters.
+        if ((isIdStart(d) || d === 62) && !(typescript && TYPE_PARAMETERS.test(src.slice(pos, pos + 200)))) {
           scanJsx();
           onToken(last());
           continue;
@@ -814,7 +827,30 @@ const ENTITY = /^&(#\d+|#x[\da-fA-F]+|[a-zA-Z][a-zA-Z\d]*);/;
 /** Names that tree-sitter reads as their own nodes, not identifiers. */
 const NOT_IDENTIFIERS = new Set(['undefined', 'null', 'true', 'false', 'this', 'super', 'import']);
 /** TypeScript's contextual keywords: as a declared name they may be read as a modifier. */
-const CONTEXTUAL = new Set(['abstract', 'declare', 'type', 'namespace', 'module', 'readonly', 'async', 'get', 'set', 'static', 'as', 'from', 'of', 'global', 'override', 'accessor', 'satisfies', 'infer', 'is', 'keyof', 'unique']);
+const CONTEXTUAL = new Set([
+  'abstract',
+  'declare',
+  'type',
+  'namespace',
+  'module',
+  'readonly',
+  'async',
+  'get',
+  'set',
+  'static',
+  'as',
+  'from',
+  'of',
+  'global',
+  'override',
+  'accessor',
+  'satisfies',
+  'infer',
+  'is',
+  'keyof',
+  'unique',
+]);
+const TYPE_PARAMETERS = /^<\s*(const\s+)?[A-Za-z_$][\w$]*\s*(extends\b|,|=[^>])/;
 const HEADER_WORDS = new Set(['if', 'while', 'for', 'with', 'switch', 'catch']);
 const NESTED = /^(namespace|module|global)\b\s*[\w$."'`]*\s*\{/;
 /** Before a `{` that continues a type (so is not a function body). */
@@ -844,7 +880,20 @@ function newFrameAt(t: Tokens, kind: number, fn: boolean, parent: number, open: 
   return id;
 }
 
-const TOKENS: Tokens = { count: 0, frameCount: 0, kind: [], start: [], end: [], frame: [], depth: [], nl: [], comment: [], match: [], escaped: [], frames: [] };
+const TOKENS: Tokens = {
+  count: 0,
+  frameCount: 0,
+  kind: [],
+  start: [],
+  end: [],
+  frame: [],
+  depth: [],
+  nl: [],
+  comment: [],
+  match: [],
+  escaped: [],
+  frames: [],
+};
 /** For an opening bracket token, the frame it opened. */
 const FRAME_OPENED: number[] = [];
 
@@ -1266,7 +1315,10 @@ class Reader {
         return;
       }
       if (/^(interface|enum|type|namespace|module|declare)$/.test(this.isName(j) ? this.text(j) : '')) bail();
-      const local = this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') && !NOT_IDENTIFIERS.has(this.text(j)) ? this.text(j) : undefined;
+      const local =
+        this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') && !NOT_IDENTIFIERS.has(this.text(j))
+          ? this.text(j)
+          : undefined;
       this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
       return;
     }
@@ -1308,7 +1360,9 @@ class Reader {
     if (this.is(j, '=')) {
       if (!this.typescript) bail();
       const local =
-        this.isName(j + 1) && this.expressionEnds(j + 2) && !this.is(j + 2, ':') && !NOT_IDENTIFIERS.has(this.text(j + 1)) ? this.text(j + 1) : undefined;
+        this.isName(j + 1) && this.expressionEnds(j + 2) && !this.is(j + 2, ':') && !NOT_IDENTIFIERS.has(this.text(j + 1))
+          ? this.text(j + 1)
+          : undefined;
       this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'assignment', line: at });
       return;
     }
@@ -1342,10 +1396,9 @@ class Reader {
     const close = t.match[argOpen]!;
     const arg = i + 2;
     if (t.kind[arg] !== STR) return; // not a string first: no import (as the query)
-    if (t.comment[arg] || !(this.is(arg + 1, ')') || this.is(arg + 1, ','))) {
-      if (t.comment[arg]) bail();
-      return;
-    }
+    // A comment before the string (`import(/* webpackChunkName: … */ './m')`): the query's
+    // anchor then does not match, so tree-sitter reports no import either.
+    if (t.comment[arg] || !(this.is(arg + 1, ')') || this.is(arg + 1, ','))) return;
     const specifier = this.specifier(arg);
     if (specifier === undefined) return;
     let typeOnly = false;
