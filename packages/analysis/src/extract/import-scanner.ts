@@ -14,7 +14,7 @@
  * statement inside a block, a `require` whose bindings it cannot tell, …) it returns undefined
  * and the file goes to tree-sitter. It cannot see every syntax error: a file tree-sitter would
  * mark `partial` may get whole-looking facts here (same imports, `partial: false`); the checks
- * over real repositories (differential, see `scripts/`) count how often that happens.
+ * over real repositories (`packages/bench/src/check-import-scanner.ts`) count how often.
  */
 import type { ExportFact, FileFacts, ImportedName, ImportFact, Language } from '../facts.js';
 
@@ -180,11 +180,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     src.charCodeAt(start[i]!) === p.charCodeAt(0) &&
     (p.length === 1 || src.startsWith(p, start[i]!));
   /** An identifier's text when it may be a keyword (short, lower case), else '' (no string made for most names). */
-  const word = (i: number): string => {
-    const l = end[i]! - start[i]!;
-    const c = src.charCodeAt(start[i]!);
-    return l >= 2 && l <= 10 && c >= 97 && c <= 122 ? src.slice(start[i]!, end[i]!) : '';
-  };
+  const word = (i: number): string => keywordAt(src, start[i]!, end[i]!);
   const isId = (i: number, w: string) => i >= 0 && kind[i] === IDENT && end[i]! - start[i]! === w.length && src.startsWith(w, start[i]!);
   const afterDot = (i: number) => i > 0 && (isP(i - 1, '.') || isP(i - 1, '?.'));
 
@@ -289,7 +285,6 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
       frameOf[i] = cur;
       if (frames[cur]!.kind === CLASS && breaks(i - 1, i)) frames[cur]!.memberClean = true;
     }
-    void f;
   };
 
   const scanTemplate = (): void => {
@@ -358,12 +353,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
     }
     return pos > s;
   };
-  const jsxSpace = (): void => {
-    for (;;) {
-      skipSpace();
-      return;
-    }
-  };
+  const jsxSpace = skipSpace;
   const jsxBraces = (): void => {
     // at `{`
     const i = push(PUNCT, pos, pos + 1);
@@ -510,8 +500,7 @@ function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
         pos++;
         scanTemplate();
         // The template's end: what follows sees a finished operand.
-        const e = push(TPL, pos - 1, pos);
-        void e;
+        push(TPL, pos - 1, pos);
         continue;
       }
       if (c === 47 && expressionStarts()) {
@@ -947,7 +936,7 @@ interface Declarator {
 
 /** The scanner's reading of one file. */
 class Reader {
-  readonly imports: { fact: ImportFact; at: number }[] = [];
+  readonly imports: ImportFact[] = [];
   readonly localExports: ExportFact[] = [];
   /** `=` tokens of variable declarators, by token index. */
   readonly declarators = new Map<number, Declarator>();
@@ -1021,7 +1010,8 @@ class Reader {
       if (t.kind[i] !== IDENT) continue;
       const afterDot = i > 0 && (this.is(i - 1, '.') || this.is(i - 1, '?.'));
       if (afterDot) continue;
-      const w = this.text(i);
+      const w = keywordAt(this.src, t.start[i]!, t.end[i]!);
+      if (w === '') continue;
       if (w === 'import') {
         if (this.is(i + 1, '(')) this.call(i, 'dynamic');
         else if (this.is(i + 1, '.')) {
@@ -1122,9 +1112,6 @@ class Reader {
       else if (this.is(j, '>')) angle = Math.max(0, angle - 1);
       else if (angle === 0 && (this.is(j, '=') || this.is(j, ',') || this.is(j, ';'))) return j;
       else if (angle === 0 && t.nl[j] && asiBreak(this.src, t, j - 1, j) && !this.is(j, '|') && !this.is(j, '&')) return j;
-      if (this.kind(j) === PUNCT && (this.text(j) === ')' || this.text(j) === ']' || this.text(j) === '}') && t.depth[j] === d) {
-        // closers at depth d belong to brackets opened inside the type
-      }
     }
     return j;
   }
@@ -1215,7 +1202,7 @@ class Reader {
       if (typeOnly) bail();
       const specifier = this.specifier(j);
       this.end(j + 1);
-      if (specifier !== undefined) this.imports.push({ fact: { specifier, kind: 'static', names: [], line: at }, at: i });
+      if (specifier !== undefined) this.imports.push({ specifier, kind: 'static', names: [], line: at });
       return j + 1;
     }
     const fact: { names: ImportedName[]; defaultBinding?: string; namespaceBinding?: string } = { names: [] };
@@ -1226,8 +1213,7 @@ class Reader {
         if (!this.is(j + 2, 'require') || !this.is(j + 3, '(') || this.kind(j + 4) !== STR || !this.is(j + 5, ')')) bail();
         const specifier = this.specifier(j + 4);
         this.end(j + 6);
-        if (specifier !== undefined)
-          this.imports.push({ fact: { specifier, kind: 'require', names: [], namespaceBinding: this.text(j), line: at }, at: i });
+        if (specifier !== undefined) this.imports.push({ specifier, kind: 'require', names: [], namespaceBinding: this.text(j), line: at });
         return j + 6;
       }
       fact.defaultBinding = this.text(j);
@@ -1245,7 +1231,7 @@ class Reader {
     if (!this.is(j, 'from')) bail();
     const specifier = this.specifier(j + 1);
     this.end(j + 2);
-    if (specifier !== undefined) this.imports.push({ fact: { specifier, kind: typeOnly ? 'type' : 'static', ...fact, line: at }, at: i });
+    if (specifier !== undefined) this.imports.push({ specifier, kind: typeOnly ? 'type' : 'static', ...fact, line: at });
     return j + 2;
   }
 
@@ -1335,7 +1321,7 @@ class Reader {
         this.specifiers(j, typeOnly, names);
         const specifier = this.specifier(close + 2);
         this.end(close + 3);
-        if (specifier !== undefined) this.imports.push({ fact: { specifier, kind: 'reexport', names, line: at }, at: i });
+        if (specifier !== undefined) this.imports.push({ specifier, kind: 'reexport', names, line: at });
       } else {
         this.specifiers(j, typeOnly, [], this.localExports, at);
         this.end(close + 1);
@@ -1354,7 +1340,7 @@ class Reader {
       const specifier = this.specifier(j + 1);
       this.end(j + 2);
       if (specifier !== undefined)
-        this.imports.push({ fact: { specifier, kind: 'reexport', names, ...(names.length ? {} : { wildcard: true }), line: at }, at: i });
+        this.imports.push({ specifier, kind: 'reexport', names, ...(names.length ? {} : { wildcard: true }), line: at });
       return;
     }
     if (this.is(j, '=')) {
@@ -1430,7 +1416,7 @@ class Reader {
       ...(typeOnly ? { typeOnly: true as const } : {}),
       line: this.line(i),
     };
-    this.imports.push({ fact, at: i });
+    this.imports.push(fact);
   }
 
   /** Whether token `i` sits inside a function (its parameters or body). */
@@ -1507,7 +1493,7 @@ export function scanImportFacts(source: string, language: Language): FileFacts |
     const tokens = tokenize(source, language !== 'typescript', typescript);
     const reader = new Reader(source, tokens, typescript);
     reader.read();
-    const imports = reader.imports.map((x) => x.fact);
+    const imports = reader.imports;
     const exports: ExportFact[] = [...reader.localExports];
     for (const i of imports) {
       if (i.kind !== 'reexport') continue;
@@ -1532,4 +1518,44 @@ export function scanImportFacts(source: string, language: Language): FileFacts |
     if (e === BAIL) return undefined;
     throw e;
   }
+}
+
+/** The words the scanner looks at, by first character (see `keywordAt`). */
+const KEYWORDS_BY_CHAR = (() => {
+  const all = new Set([
+    ...EXPRESSION_BEFORE,
+    ...WORDS_BEFORE_OPERAND,
+    ...INFIX_WORDS,
+    ...HEADER_WORDS,
+    ...RESERVED,
+    ...CONTEXTUAL,
+    ...NOT_IDENTIFIERS,
+    'function',
+    'class',
+    'interface',
+    'namespace',
+    'module',
+    'global',
+    'import',
+    'export',
+    'require',
+    'const',
+    'let',
+    'var',
+    'this',
+  ]);
+  const by: string[][] = [];
+  for (const w of all) (by[w.charCodeAt(0)] ??= []).push(w);
+  return by;
+})();
+
+/** The word at `s`…`e` when it is one the scanner looks at (no string made), else ''. */
+function keywordAt(src: string, s: number, e: number): string {
+  const c = src.charCodeAt(s);
+  if (c < 97 || c > 122) return '';
+  const list = KEYWORDS_BY_CHAR[c];
+  if (!list) return '';
+  const l = e - s;
+  for (const w of list) if (w.length === l && src.startsWith(w, s)) return w;
+  return '';
 }

@@ -13,9 +13,10 @@ import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
-import { packFacts, unpackFacts } from '../cache/pack.js';
+import { scanImportFacts } from './import-scanner.js';
+import { markImportsOnly, packFacts, unpackFacts } from '../cache/pack.js';
 import { readSource, type SourceSkip } from './source-file.js';
-import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
+import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 export interface ParseJob {
   readonly language: Language;
@@ -198,7 +199,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         collector?.parsed(read.content.length);
         // Same form as from a worker: packed, references and calls decoded on use.
         settle(job.id, {
-          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
+          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, extractOptions(job)))),
         });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
@@ -215,16 +216,33 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         settle(id, { error: broken });
         return outcome;
       }
+      let content = job.content;
+      if (job.importsOnly && job.language !== 'python') {
+        // The import scanner answers most JavaScript and TypeScript files here, faster than a
+        // worker could be started and handed them; only the files it declines go to workers.
+        const read = content ? { content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+        if (!('content' in read)) {
+          settle(id, read);
+          return outcome;
+        }
+        const scanned = scanImportFacts(sourceText(read.content), job.language);
+        if (scanned) {
+          markImportsOnly(scanned);
+          // Same form as from a worker: packed, references and calls decoded on use.
+          settle(id, { facts: unpackFacts(packFacts(scanned)) });
+          return outcome;
+        }
+        content = read.content;
+      }
       // Held only until its chunk is answered (or, in this thread, parsed).
       current.push({
         id,
         language: job.language,
-        ...(job.content
-          ? { content: job.content }
-          : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
+        ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
         ...(job.importsOnly ? { importsOnly: true } : {}),
+        ...(job.importsOnly && content && job.language !== 'python' ? { parse: true } : {}),
       });
-      currentBytes += job.content?.length ?? DISK_JOB_BYTES;
+      currentBytes += content?.length ?? DISK_JOB_BYTES;
       if (url && currentBytes >= chunkBytes) {
         threadsStarted = true;
         cut();
