@@ -109,6 +109,29 @@ const bailed: [string, Language, string][] = [
   ['a cast after a function in JavaScript', 'javascript', 'export default (function log() {} as typeof console.log);\n'],
 ];
 
+const python: [string, string][] = [
+  [
+    'import forms',
+    'import os\nimport os.path as osp, sys\nfrom . import sibling\nfrom ..pkg.mod import (\n    a,\n    b as c,\n)\nfrom m import *\nfrom __future__ import annotations\nimport a.b.c\n',
+  ],
+  [
+    'guards, functions and classes',
+    'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from m import T\n    def f():\n        import inner\nelse:\n    import notguarded\nif typing.TYPE_CHECKING: import inline\nif not TYPE_CHECKING:\n    import negated\ndef g(x: int = 1) -> dict[str, int]:\n    import lazy1\n    class K:\n        import lazy2\nclass C:\n    import eager\n    async def m(self):\n        from x import y\nimport a; import b\n',
+  ],
+  [
+    'strings, comments and continuations',
+    "'''\nimport not_this\n'''\ns = \"from no import thing\"  # import nor_this\nf = f\"{d['import x']} {{literal}}\"\nx = [\n    1,\n]\nimport \\\n    continued\nimport after\n",
+  ],
+];
+
+const pythonBailed: [string, string][] = [
+  ['a Python 2 print statement', 'import os\nprint "hello"\n'],
+  ['Python 2 except', 'try:\n    import a\nexcept ImportError, e:\n    pass\n'],
+  ['an unterminated string', "import os\nx = 'abc\n"],
+  ['tabs and spaces mixed in indentation', 'if x:\n\timport a\n    import b\n'],
+  ['an f-string nesting its own quotes', 'x = f"{d["k"]}"\nimport a\n'],
+];
+
 describe('the import scanner', () => {
   test.each(answered)('%s: the same facts as tree-sitter', (_name, language, source) => {
     const scanned = scanImportFacts(source, language);
@@ -132,7 +155,13 @@ describe('the import scanner', () => {
     ]);
   });
 
-  test('Python is left to tree-sitter', () => {
-    expect(scanImportFacts('import os\n', 'python')).toBeUndefined();
+  test.each(python)('Python, %s: the same facts as tree-sitter', (_name, source) => {
+    const scanned = scanImportFacts(source, 'python');
+    expect(scanned).toBeDefined();
+    expect(scanned).toEqual(parsed(source, 'python'));
+  });
+
+  test.each(pythonBailed)('Python, %s: no answer', (_name, source) => {
+    expect(scanImportFacts(source, 'python')).toBeUndefined();
   });
 });

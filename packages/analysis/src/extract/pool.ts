@@ -217,9 +217,9 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         return outcome;
       }
       let content = job.content;
-      if (job.importsOnly && job.language !== 'python') {
-        // The import scanner answers most JavaScript and TypeScript files here, faster than a
-        // worker could be started and handed them; only the files it declines go to workers.
+      if (job.importsOnly) {
+        // The import scanner answers most files here, faster than a worker could be started
+        // and handed them; only the files it declines go to workers.
         const read = content ? { content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
         if (!('content' in read)) {
           settle(id, read);
@@ -240,7 +240,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         language: job.language,
         ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
         ...(job.importsOnly ? { importsOnly: true } : {}),
-        ...(job.importsOnly && content && job.language !== 'python' ? { parse: true } : {}),
+        ...(job.importsOnly && content ? { parse: true } : {}),
       });
       currentBytes += content?.length ?? DISK_JOB_BYTES;
       if (url && currentBytes >= chunkBytes) {
