@@ -88,9 +88,7 @@ async function run(): Promise<Record<string, unknown>> {
   const store = createFactsStore({ cacheDir: cacheDir! });
   const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
   await Promise.all(stores.map((s) => s.refresh()));
-  // As `airspace graph` (scanner's `indexWorktree`): no workers ahead for the import graph alone.
-  if (workers !== 0 && facts !== 'imports' && stores.every((s) => s.stats.segmentsRead === 0))
-    prestartParseWorkers(workers !== undefined ? { workers } : {});
+  if (workers !== 0 && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers(workers !== undefined ? { workers } : {});
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
   const ix = await index(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });

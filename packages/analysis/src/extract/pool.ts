@@ -13,8 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
-import { scanImportFacts } from './import-scanner.js';
-import { markImportsOnly, packFacts, unpackFacts } from '../cache/pack.js';
+import { packFacts, unpackFacts } from '../cache/pack.js';
 import { readSource, type SourceSkip } from './source-file.js';
 import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
@@ -216,8 +215,6 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       language: job.language,
       ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
       ...(job.importsOnly ? { importsOnly: true } : {}),
-      // declined by the scanner already: parsed without trying it again
-      ...(job.importsOnly && content ? { parse: true } : {}),
     });
     currentBytes += content?.length ?? DISK_JOB_BYTES;
     if (url && currentBytes >= chunkBytes) {
@@ -225,43 +222,6 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       cut();
       pump();
     }
-  };
-
-  // Imports-only jobs waiting for the scanner, from `scanAt` on.
-  const toScan: { id: number; job: ParseJob }[] = [];
-  let scanAt = 0;
-  let scanning = false;
-  let scanned: (() => void) | undefined;
-  const scanOne = (id: number, job: ParseJob) => {
-    const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
-    if (!('content' in read)) return settle(id, read);
-    const facts = scanImportFacts(sourceText(read.content), job.language);
-    if (!facts) return enqueue(id, job, read.content);
-    markImportsOnly(facts);
-    // Same form as from a worker: packed, references and calls decoded on use.
-    settle(id, { facts: unpackFacts(packFacts(facts)) });
-  };
-  /** Scans for about 10 ms, then yields to the event loop. */
-  const scanSome = () => {
-    const until = performance.now() + 10;
-    while (scanAt < toScan.length && performance.now() < until) {
-      const { id, job } = toScan[scanAt]!;
-      toScan[scanAt++] = undefined as never;
-      try {
-        scanOne(id, job);
-      } catch (e) {
-        settle(id, { error: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    if (scanAt < toScan.length) {
-      setImmediate(scanSome);
-      return;
-    }
-    toScan.length = 0;
-    scanAt = 0;
-    scanning = false;
-    scanned?.();
-    scanned = undefined;
   };
 
   return {
@@ -272,23 +232,11 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         settle(id, { error: broken });
         return outcome;
       }
-      if (job.importsOnly) {
-        // The import scanner answers most files in this thread, faster than a worker could be
-        // started and handed them; only the files it declines go to workers. Scanned in slices
-        // between turns of the event loop, so that this thread stays responsive.
-        toScan.push({ id, job });
-        if (!scanning) {
-          scanning = true;
-          setImmediate(scanSome);
-        }
-        return outcome;
-      }
       enqueue(id, job, job.content);
       return outcome;
     },
     async close() {
       try {
-        if (scanning) await new Promise<void>((resolve) => (scanned = resolve));
         // No threads, or less than a chunk in all (a thread costs more than these few files).
         if (!threadsStarted) {
           const here = current;
