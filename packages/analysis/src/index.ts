@@ -1,5 +1,6 @@
 export * from './facts.js';
 export { extractFacts, parseTree, readsTransferBuffer, sourceText, type ExtractOptions } from './extract/extract.js';
+export { scanImportFacts } from './extract/import-scanner.js';
 export { isImportsOnly } from './cache/pack.js';
 export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';
 export {

@@ -1,9 +1,10 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
- *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract> [workers] [subdir] [all|imports]
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract|extract-parse> [workers] [subdir] [all|imports]
  * Prints one JSON line. `imports` extracts what the import graph needs only, as `airspace graph`
  * does (`IndexOptions.facts`). `parse` is the baseline: every source file parsed by tree-sitter in
- * this thread, nothing extracted; `extract` the same with the import graph's facts extracted too.
+ * this thread, nothing extracted; `extract` the import graph's facts as a worker extracts them (the
+ * import scanner, tree-sitter where it declines); `extract-parse` the same by tree-sitter alone.
  * `change` edits one file of <repo> (appending lines, restored at the end):
  * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
  * times through the editor path (`patchSnapshot` with the saved file, no listing).
@@ -45,7 +46,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /**
  * Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline); in
- * mode `extract`, the parse and the import graph's extraction (`importsOnly`), as a worker does it.
+ * mode `extract`, the import graph's extraction (`importsOnly`) as a worker does it: the import
+ * scanner, tree-sitter where it declines; mode `extract-parse`, the same by tree-sitter alone.
  */
 async function parseOnly(): Promise<Record<string, unknown>> {
   const snap = within(await worktreeSnapshot(repo!));
@@ -60,6 +62,7 @@ async function parseOnly(): Promise<Record<string, unknown>> {
   const cpu0 = process.cpuUsage();
   for (const [i, s] of sources.entries()) {
     if (mode === 'extract') extractFacts(s.text, s.language, { importsOnly: true });
+    else if (mode === 'extract-parse') extractFacts(s.text, s.language, { importsOnly: true, parse: true });
     else parseTree(s.text, s.language);
     // Back to the loop now and then: native trees are freed by finalizers that run there.
     if (i % 64 === 63) await new Promise((r) => setImmediate(r));
@@ -77,7 +80,7 @@ async function parseOnly(): Promise<Record<string, unknown>> {
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  if (mode === 'parse' || mode === 'extract') return parseOnly();
+  if (mode === 'parse' || mode === 'extract' || mode === 'extract-parse') return parseOnly();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache, the parse

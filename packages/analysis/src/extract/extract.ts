@@ -13,6 +13,7 @@ import type { FileFacts, ImportKind, Language } from '../facts.js';
 import { markImportsOnly } from '../cache/pack.js';
 import { collectCalls } from './calls.js';
 import { collectDefinitions } from './definitions.js';
+import { scanImportFacts } from './import-scanner.js';
 import { jsExports, jsImports } from './js-imports.js';
 import { bufferMatches, publicMatches, rawMatchesWork, type Match, type MatchLimits } from './matches.js';
 import { pythonImports } from './python-imports.js';
@@ -106,10 +107,23 @@ export interface ExtractOptions {
    * a file without any.
    */
   readonly importsOnly?: boolean;
+  /**
+   * With `importsOnly`: parse with tree-sitter even where the import scanner (`import-scanner.ts`)
+   * could answer (tests and the differential check compare the two).
+   */
+  readonly parse?: boolean;
 }
 
 /** Parse `source` as `language` and extract its facts. Never throws on bad input. */
 export function extractFacts(source: string, language: Language, options: ExtractOptions = {}): FileFacts {
+  if (options.importsOnly && !options.parse && !options.publicMatches) {
+    // Most files need no parse at all for their imports (see `import-scanner.ts`).
+    const scanned = scanImportFacts(source, language);
+    if (scanned) {
+      markImportsOnly(scanned);
+      return scanned;
+    }
+  }
   const rt = runtime(language, options.importsOnly);
   // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
   const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });

@@ -15,7 +15,7 @@ import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { packFacts, unpackFacts } from '../cache/pack.js';
 import { readSource, type SourceSkip } from './source-file.js';
-import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
+import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 export interface ParseJob {
   readonly language: Language;
@@ -198,7 +198,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         collector?.parsed(read.content.length);
         // Same form as from a worker: packed, references and calls decoded on use.
         settle(job.id, {
-          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {}))),
+          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, extractOptions(job)))),
         });
       } catch (e) {
         settle(job.id, { error: e instanceof Error ? e.message : String(e) });
@@ -206,6 +206,23 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     }
   };
   let threadsStarted = false;
+
+  /** Queues a job for the workers (or this thread's parse at `close`). */
+  const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined) => {
+    // Held only until its chunk is answered (or, in this thread, parsed).
+    current.push({
+      id,
+      language: job.language,
+      ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
+      ...(job.importsOnly ? { importsOnly: true } : {}),
+    });
+    currentBytes += content?.length ?? DISK_JOB_BYTES;
+    if (url && currentBytes >= chunkBytes) {
+      threadsStarted = true;
+      cut();
+      pump();
+    }
+  };
 
   return {
     parse(job) {
@@ -215,21 +232,7 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         settle(id, { error: broken });
         return outcome;
       }
-      // Held only until its chunk is answered (or, in this thread, parsed).
-      current.push({
-        id,
-        language: job.language,
-        ...(job.content
-          ? { content: job.content }
-          : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
-        ...(job.importsOnly ? { importsOnly: true } : {}),
-      });
-      currentBytes += job.content?.length ?? DISK_JOB_BYTES;
-      if (url && currentBytes >= chunkBytes) {
-        threadsStarted = true;
-        cut();
-        pump();
-      }
+      enqueue(id, job, job.content);
       return outcome;
     },
     async close() {

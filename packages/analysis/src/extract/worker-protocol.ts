@@ -2,6 +2,7 @@
 import type { Language } from '../facts.js';
 import type { PackedFacts } from '../cache/pack.js';
 import type { SourceSkip } from './source-file.js';
+import type { ExtractOptions } from './extract.js';
 
 /** Pool → worker: a chunk of these. */
 export interface WorkerJob {
@@ -24,3 +25,8 @@ export type WorkerResult =
 
 /** Worker → pool, once its modules have loaded: a worker that dies before this failed to start. */
 export const WORKER_READY = 'ready';
+
+/** How a job is extracted, in a worker or in the pool's own thread. */
+export function extractOptions(job: WorkerJob): ExtractOptions {
+  return job.importsOnly ? { importsOnly: true } : {};
+}

@@ -13,7 +13,7 @@ import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { dropNodeCache } from './matches.js';
 import { readSource } from './source-file.js';
-import { WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
+import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 const collector = treeCollector();
 dropNodeCache();
@@ -31,7 +31,7 @@ parentPort!.on('message', (jobs: WorkerJob[]) => {
       bytes += read.content.length;
       results.push({
         id: job.id,
-        packed: packFacts(extractFacts(sourceText(read.content), job.language, job.importsOnly ? { importsOnly: true } : {})),
+        packed: packFacts(extractFacts(sourceText(read.content), job.language, extractOptions(job))),
       });
     } catch (e) {
       results.push({ id: job.id, error: e instanceof Error ? e.message : String(e) });
