@@ -6,7 +6,7 @@
  * moved, and exits after an idle period, on `stop`, on SIGTERM/SIGINT, or when another process
  * holds the lock.
  */
-import { chmodSync, existsSync, mkdirSync, openSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, openSync, statSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
@@ -63,14 +63,49 @@ export async function acquireLock(
       if (connection) return { acquired: false, holder };
     }
     // Dead, silent or unreadable: take it over.
-    try {
-      unlinkSync(paths.lock);
-    } catch {
-      // Someone else took it over first; try again.
-    }
+    removeJudgedLock(paths, holder);
   }
   const holder = readLock(paths);
   return holder ? { acquired: false, holder } : { acquired: false, holder: info };
+}
+
+/** A takeover mark older than this was left by a process that died taking over (ms). */
+const TAKEOVER_MARK_STALE_MS = 10_000;
+
+const sameLock = (a: LockInfo | undefined, b: LockInfo | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.pid === b.pid && a.startedAt === b.startedAt && a.socket === b.socket);
+
+/**
+ * Removes the lock file if it still names `judged`, the holder found dead, silent or unreadable.
+ * Judging and removing are not one step (judging a silent holder waits for seconds): two engines
+ * that judged the same dead lock would each remove "it", the second one the lock the first had
+ * just written, and both would run. So the removal happens under a takeover mark created
+ * exclusively, after reading the lock again; whoever finds the mark taken leaves the lock alone.
+ */
+export function removeJudgedLock(paths: EnginePaths, judged: LockInfo | undefined): void {
+  const mark = `${paths.lock}.takeover`;
+  try {
+    closeSync(openSync(mark, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    try {
+      if (Date.now() - statSync(mark).mtimeMs > TAKEOVER_MARK_STALE_MS) unlinkSync(mark);
+    } catch {
+      // Gone meanwhile: its maker finished.
+    }
+    return;
+  }
+  try {
+    if (sameLock(readLock(paths), judged)) unlinkSync(paths.lock);
+  } catch {
+    // Already gone.
+  } finally {
+    try {
+      unlinkSync(mark);
+    } catch {
+      // Cleared as stale by another process: nothing to undo.
+    }
+  }
 }
 
 const isInputError = (error: unknown): boolean =>

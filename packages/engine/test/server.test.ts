@@ -4,6 +4,7 @@
  * from a live one.
  */
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { connect, findEngine, readLock } from '../src/client.js';
 import { enginePaths, findCommonDir } from '../src/paths.js';
-import { acquireLock, runEngineServer } from '../src/server.js';
+import { acquireLock, removeJudgedLock, runEngineServer } from '../src/server.js';
 import { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from '../src/protocol.js';
 import type { ScanResult } from '@airspace/core';
 
@@ -149,6 +150,66 @@ describe('the engine process', () => {
       writeFileSync(paths.lock, JSON.stringify(info(process.ppid, new Date(Date.now() - 60_000).toISOString())));
       expect(await acquireLock(paths, info(4444), 10_000)).toEqual({ acquired: true });
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves alone a lock written after the dead one was judged', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-judged-'));
+    try {
+      mkdirSync(join(dir, 'airspace'));
+      const paths = enginePaths(dir);
+      const info = (pid: number) => ({
+        pid,
+        socket: paths.socket,
+        version: PROTOCOL_VERSION,
+        startedAt: new Date().toISOString(),
+        log: paths.log,
+      });
+      const dead = info(999_999);
+      // Judged dead, then another engine took over and wrote its own lock: that one stays.
+      writeFileSync(paths.lock, JSON.stringify(info(process.pid)));
+      removeJudgedLock(paths, dead);
+      expect(readLock(paths)?.pid).toBe(process.pid);
+      // Still the judged one: removed.
+      writeFileSync(paths.lock, JSON.stringify(dead));
+      removeJudgedLock(paths, dead);
+      expect(existsSync(paths.lock)).toBe(false);
+      // Someone else is taking over (a fresh mark): the lock is left to them.
+      writeFileSync(paths.lock, JSON.stringify(dead));
+      writeFileSync(`${paths.lock}.takeover`, '');
+      removeJudgedLock(paths, dead);
+      expect(readLock(paths)?.pid).toBe(999_999);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a silent holder’s lock to exactly one of several engines starting at once', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-race-'));
+    // Live processes to stand for the silent holder and for the engines starting at once.
+    const sleepers = Array.from({ length: 3 }, () => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }));
+    try {
+      mkdirSync(join(dir, 'airspace'));
+      const paths = enginePaths(dir);
+      const info = (pid: number, startedAt = new Date().toISOString()) => ({
+        pid,
+        socket: paths.socket,
+        version: PROTOCOL_VERSION,
+        startedAt,
+        log: paths.log,
+      });
+      // Alive, past its start-up grace, and its socket refuses: silent, so it is taken over. Each
+      // contender judges it (an await) before any removes it.
+      writeFileSync(paths.lock, JSON.stringify(info(sleepers[0]!.pid!, new Date(Date.now() - 60_000).toISOString())));
+      const contenders = [process.pid, sleepers[1]!.pid!, sleepers[2]!.pid!];
+      const outcomes = await Promise.all(contenders.map((pid) => acquireLock(paths, info(pid), 10_000, 200)));
+      expect(outcomes.filter((o) => o.acquired)).toHaveLength(1);
+      const winner = contenders[outcomes.findIndex((o) => o.acquired)];
+      expect(readLock(paths)?.pid).toBe(winner);
+      for (const o of outcomes) if (!o.acquired) expect(o.holder.pid).toBe(winner);
+    } finally {
+      for (const s of sleepers) s.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
