@@ -214,7 +214,7 @@ describe('the engine process', () => {
     }
   });
 
-  it('never takes the lock of a newer protocol\'s engine; an older one\'s gives way', { timeout: 30_000 }, async () => {
+  it("never takes the lock of a newer protocol's engine; an older one's gives way", { timeout: 30_000 }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'airspace-newer-'));
     const dir = join(root, '.git');
     // An engine of another Airspace: it answers every handshake with its own protocol and hangs up.
@@ -233,7 +233,13 @@ describe('the engine process', () => {
       const held = (v: number) =>
         writeFileSync(
           paths.lock,
-          JSON.stringify({ pid: process.pid, socket: paths.socket, version: v, startedAt: new Date(Date.now() - 60_000).toISOString(), log: paths.log }),
+          JSON.stringify({
+            pid: process.pid,
+            socket: paths.socket,
+            version: v,
+            startedAt: new Date(Date.now() - 60_000).toISOString(),
+            log: paths.log,
+          }),
         );
       const mine = { pid: 4747, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: new Date().toISOString(), log: paths.log };
       held(version);

@@ -283,12 +283,16 @@ describe("the pair's calibrated probability beside its risk", () => {
     expect(hoverMarkdown(fs, new Map())).toContain('— traffic advisory, transmit intent (overlap 0.50; 8% chance of colliding)');
     expect(summary(fs, new Map()).split('\n')[0]).toBe('Airspace traffic advisory between b and a (risk 0.50; 8% chance of colliding).');
     // The ends never read as none or as certain.
-    expect(String(toDiagnostic(groupFindings(findingsFor(withProbability(0.003), 'b'))[0]!, 10, false).message)).toMatch(/; <1% chance of colliding$/);
+    expect(String(toDiagnostic(groupFindings(findingsFor(withProbability(0.003), 'b'))[0]!, 10, false).message)).toMatch(
+      /; <1% chance of colliding$/,
+    );
   });
 
   it('says nothing of it when the scan gave none', () => {
     const fs = findingsFor(withProbability(undefined), 'b');
-    expect(toDiagnostic(groupFindings(fs)[0]!, 10, false).message).toBe('a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent');
+    expect(toDiagnostic(groupFindings(fs)[0]!, 10, false).message).toBe(
+      'a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent',
+    );
     expect(hoverMarkdown(fs, new Map())).not.toContain('chance');
   });
 });

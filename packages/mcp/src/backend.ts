@@ -4,7 +4,14 @@
  * agent's session). Same requests, same answers; a user's mistake comes back as an `InputError`.
  */
 import { EngineCore, InputError } from '@airspace/engine';
-import { EngineRequestError, engineDisabled, ensureEngine, findCommonDir, newerEngineText, type EngineConnection } from '@airspace/engine/client';
+import {
+  EngineRequestError,
+  engineDisabled,
+  ensureEngine,
+  findCommonDir,
+  newerEngineText,
+  type EngineConnection,
+} from '@airspace/engine/client';
 
 export type Method = 'check' | 'scan' | 'advisories' | 'declareIntent' | 'acknowledge';
 

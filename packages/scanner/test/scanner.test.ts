@@ -140,7 +140,19 @@ describe('scanRepository', () => {
     const dir = mkdtempSync(join(tmpdir(), 'airspace-map-'));
     try {
       const file = join(dir, 'calibration.json');
-      writeFileSync(file, JSON.stringify({ weights: { overlap: 0.5 }, probability: { label: 'collided', knots: [[0, 0.01], [1, 0.6]] } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          weights: { overlap: 0.5 },
+          probability: {
+            label: 'collided',
+            knots: [
+              [0, 0.01],
+              [1, 0.6],
+            ],
+          },
+        }),
+      );
       expect(noted(await scanRepository({ repo: shared.dir, intent: declared, calibration: file }))).toEqual([]);
       // Its weights without a map: the shipped map reads them, said once.
       writeFileSync(file, JSON.stringify({ weights: { overlap: 0.5 } }));

@@ -11,7 +11,14 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { EngineRequestError, engineDisabled, ensureEngine, newerEngineText, replacedEngineText, nearestDirectory } from '@airspace/engine/client';
+import {
+  EngineRequestError,
+  engineDisabled,
+  ensureEngine,
+  newerEngineText,
+  replacedEngineText,
+  nearestDirectory,
+} from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
 import { levelRank } from '@airspace/core';
