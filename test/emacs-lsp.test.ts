@@ -40,7 +40,7 @@ describeWith(EMACS_EGLOT, 'Emacs with eglot as the client', () => {
       expect(d.line).toBe(9);
       expect(d.type).toBe('eglot-warning');
       expect(d.text).toMatch(
-        /^airspace \[resolution\/[a-z-]+\]: alice edits src\/app\.ts line 7 \(.*\): resolution advisory, you steer away$/,
+        /^airspace \[resolution\/[a-z-]+\]: alice edits src\/app\.ts line 7 \(.*\): resolution advisory, you steer away; (\d+%|<1%|>99%) chance of colliding$/,
       );
       expect(got.hover).toContain('+const line7 = "alice";');
       expect(got.advisories).toBe(1);

@@ -213,4 +213,46 @@ describe('airspace scan through the resident engine', () => {
       old.kill('SIGKILL');
     }
   });
+
+  it('leaves an engine of a newer protocol running and scans in-process, with the same answer', { timeout: 120_000 }, async () => {
+    await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 });
+    // An engine of a newer Airspace: it answers every handshake with protocol 4 and hangs up.
+    const dir = join(repo.dir, '.git', 'airspace');
+    const socket = join(dir, 'engine.sock');
+    const lock = join(dir, 'engine.json');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const newer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const net = require('node:net'); const fs = require('node:fs'); try { fs.unlinkSync(${JSON.stringify(socket)}); } catch {}
+         net.createServer((s) => s.on('data', (d) => { const { id } = JSON.parse(String(d).split('\\n')[0]);
+           s.end(JSON.stringify({ id, result: { version: 4, pid: process.pid } }) + '\\n'); }))
+           .listen(${JSON.stringify(socket)}, () => console.log('listening'));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((ok) => newer.stdout!.once('data', () => ok()));
+      const info = JSON.stringify({ pid: newer.pid, socket, version: 4, startedAt: new Date(Date.now() - 60_000).toISOString(), log: '' });
+      writeFileSync(lock, info);
+      const said = `airspace: The repository's engine (pid ${newer.pid}) speaks protocol 4, newer than this Airspace's 3, so this Airspace leaves it running and scans in its own process.\n`;
+      const cold = await airspace(['scan', '--json', '--no-engine'], { cwd: repo.dir, timeoutMs: 120_000 });
+      for (let i = 0; i < 2; i++) {
+        const run = await airspace(['scan', '--json'], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 90_000 });
+        expect(run.stderr).toBe(said);
+        expect(normalised(run.stdout)).toEqual(normalised(cold.stdout));
+      }
+      const target = Object.keys(files)[0]!;
+      const check = await airspace(['check', target], { cwd: repo.dir, env: ENGINE_ENV, timeoutMs: 90_000 });
+      const coldCheck = await airspace(['check', target, '--no-engine'], { cwd: repo.dir, timeoutMs: 90_000 });
+      expect([check.code, check.stdout, check.stderr]).toEqual([coldCheck.code, coldCheck.stdout, said]);
+      // Not replaced: the newer engine still runs and holds its lock; no engine of ours started.
+      expect(alive(newer.pid!)).toBe(true);
+      expect(readFileSync(lock, 'utf8')).toBe(info);
+    } finally {
+      newer.kill('SIGKILL');
+      rmSync(lock, { force: true });
+    }
+  });
 });

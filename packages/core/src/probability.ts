@@ -71,3 +71,18 @@ export function probabilityOf(risk: number, map: ProbabilityMap = DEFAULT_PROBAB
   }
   return k[k.length - 1]![1];
 }
+
+/**
+ * A probability as people read it: a whole percentage, "<1%" and ">99%" at the ends (so that a
+ * small chance never reads as none, nor a large one as certain). Used wherever a scan shows it.
+ */
+export function percentText(p: number): string {
+  if (p > 0 && p < 0.005) return '<1%';
+  if (p < 1 && p > 0.995) return '>99%';
+  return `${Math.round(p * 100)}%`;
+}
+
+/** How front ends show a pair's probability beside its risk: "9% chance of colliding". */
+export function chanceText(p: number): string {
+  return `${percentText(p)} chance of colliding`;
+}

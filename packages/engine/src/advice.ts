@@ -4,6 +4,7 @@
  * and one line saying what to do next. Pure, and light: the check command loads it without the
  * scanner.
  */
+import { chanceText } from '@airspace/core';
 import type { CheckConflict, CheckResult } from './check.js';
 import type { Advisory, AdvisoriesResult, DeclareIntentResult, NextAction } from './answers.js';
 
@@ -35,7 +36,7 @@ function range(r: readonly number[] | undefined): string {
 
 function conflictText(c: CheckConflict, action: NextAction, maxHunks = 2): string[] {
   const lines = [
-    `${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}; channels ${
+    `${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}${c.probability === undefined ? '' : `, ${chanceText(c.probability)}`}; channels ${
       c.channels
         .filter((ch) => ch.risk > 0)
         .map((ch) => ch.channel)

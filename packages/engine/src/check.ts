@@ -41,6 +41,8 @@ export interface CheckConflict {
   readonly with: string;
   readonly level: Level;
   readonly risk: number;
+  /** The pair's calibrated probability of colliding (`Link.probability`), when the scan gave one. */
+  readonly probability?: number;
   readonly channels: Link['channels'];
   readonly steer?: string;
   readonly hold?: string;
@@ -280,6 +282,7 @@ export async function conflictsOf(result: ScanResult, agentId: string, cwd: stri
       with: otherId,
       level: link.level,
       risk: link.risk,
+      ...(link.probability !== undefined ? { probability: link.probability } : {}),
       channels: link.channels,
       ...(advisory?.steer ? { steer: advisory.steer } : {}),
       ...(advisory?.hold ? { hold: advisory.hold } : {}),

@@ -274,8 +274,28 @@ export interface ReplacedEngine {
   readonly version: number;
 }
 
+/** An engine of a newer protocol (a newer Airspace) that this client leaves alone, scanning in-process. */
+export interface NewerEngine {
+  readonly pid: number;
+  readonly version: number;
+}
+
 export type EngineLookup =
-  { readonly connection: EngineConnection; readonly started: boolean; readonly replaced?: ReplacedEngine } | { readonly reason: string };
+  | { readonly connection: EngineConnection; readonly started: boolean; readonly replaced?: ReplacedEngine }
+  | { readonly reason: string; readonly newer?: NewerEngine };
+
+/**
+ * What a front end says, once, when it leaves a newer Airspace's engine running and scans
+ * in-process: taking it over would have the newer Airspace take it back at its next question.
+ */
+export function newerEngineText(newer: NewerEngine): string {
+  return `The repository's engine (pid ${newer.pid}) speaks protocol ${newer.version}, newer than this Airspace's ${PROTOCOL_VERSION}, so this Airspace leaves it running and scans in its own process.`;
+}
+
+/** Whether a live engine holding the lock belongs to a newer Airspace (one to leave alone). */
+export function isNewerEngine(info: LockInfo | undefined): boolean {
+  return info !== undefined && typeof info.version === 'number' && info.version > PROTOCOL_VERSION && pidAlive(info.pid);
+}
 
 /** What a front end says, once, when the engine it started took the place of one of another version. */
 export function replacedEngineText(replaced: ReplacedEngine, pid: number): string {
@@ -308,8 +328,14 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
   };
   const found = await findEngine(paths, 1000, hold);
   if (found) return { connection: found, started: false };
-  // A live engine of another version refuses this client: the one started now takes its lock.
+  // A live engine of another version refuses this client. One of an older Airspace gives way to
+  // the one started now (it takes the lock); one of a newer Airspace is left alone, or the two
+  // Airspaces would replace each other's engine at every question.
   const before = readLock(paths);
+  if (before && isNewerEngine(before)) {
+    const newer = { pid: before.pid, version: before.version };
+    return { reason: `a newer Airspace's engine (pid ${newer.pid}, protocol ${newer.version}) serves the repository`, newer };
+  }
   const other = before && pidAlive(before.pid) && before.version !== PROTOCOL_VERSION ? before : undefined;
   if (options.autostart === false) return { reason: 'no engine is running for this repository' };
   const repo = options.cwd;

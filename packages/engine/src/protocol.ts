@@ -1,7 +1,9 @@
 /**
  * The engine's wire protocol: newline-delimited JSON over a Unix socket, one request per line,
  * one response per line with the request's id. The first request of a connection is `hello` with
- * the client's protocol version; a mismatch is refused (the client then scans in-process). A
+ * the client's protocol version; a mismatch is refused. A client then replaces an engine of an
+ * older version, and leaves one of a newer version alone and scans in-process (else two Airspaces
+ * would replace each other's engine at every question). A
  * client that says `hold: true` (an editor's language server) keeps the engine from its idle
  * exit while its connection is open; the idle time counts from when the last one closes. A
  * client that says `subscribe: true` is sent a notification line (`{"notification":"changed"}`,

@@ -13,6 +13,7 @@ import {
   EngineRequestError,
   engineDisabled,
   ensureEngine,
+  newerEngineText,
   replacedEngineText,
   type ConnectOptions,
   type EngineChange,
@@ -71,9 +72,9 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
   let current: EngineScanMode | undefined;
   let disposed = false;
 
-  const inProcess = (reason: string): InProcessScans<I> => {
+  const inProcess = (reason: string, sentence = `Scanning in this process: ${reason}.`): InProcessScans<I> => {
     if (!fallback) {
-      log(`Scanning in this process: ${reason}.`);
+      log(sentence);
       current = { kind: 'in-process', reason };
       fallback = options.inProcess();
     }
@@ -96,7 +97,10 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
     (connection ??= ensure(options.cwd, how).then(
       (found) => {
         if (!('connection' in found)) {
-          inProcess(found.reason);
+          // A newer Airspace's engine (also one that just took this one's place) is left alone:
+          // this client stays in its own process for good rather than race it for the lock.
+          if (found.newer) inProcess(found.reason, newerEngineText(found.newer));
+          else inProcess(found.reason);
           return undefined;
         }
         if (disposed) {

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, openSync, statSync, unlinkSync, write
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
-import { BUSY_ENGINE_MS, connectPatiently, pidAlive, readLock, type LockInfo } from './client.js';
+import { BUSY_ENGINE_MS, connectPatiently, pidAlive, readLock, socketListens, type LockInfo } from './client.js';
 import { EngineCore } from './core.js';
 import { InputError } from './errors.js';
 import { enginePaths, type EnginePaths } from './paths.js';
@@ -55,6 +55,10 @@ export async function acquireLock(
     }
     const holder = readLock(paths);
     if (holder && holder.pid !== info.pid && pidAlive(holder.pid)) {
+      // A newer Airspace's engine is never taken over (it would take the lock back at its next
+      // question): only one of an older protocol gives way. Unless it is hung (its socket refuses).
+      if (typeof holder.version === 'number' && holder.version > info.version && (await socketListens(holder.socket)))
+        return { acquired: false, holder };
       // A young lock is an engine starting; a busy holder (its socket accepts, the handshake waits
       // for a scan) is not silent either.
       if (Date.now() - Date.parse(holder.startedAt) < graceMs) return { acquired: false, holder };

@@ -30,12 +30,14 @@ describe('tool results for a model', () => {
       lines: [7, 8],
       agent: 'alice',
       level: 'resolution',
-      conflicts: [conflict({})],
+      conflicts: [conflict({ probability: 0.9012 })],
       problems: [],
     };
     const { text, action } = checkText(answer);
     expect(action).toBe('steer-away');
     expect(text.split('\n')[0]).toBe('RESOLUTION: editing src/a.ts:7-8 as alice would come close to bob.');
+    // The pair's calibrated probability beside its risk.
+    expect(text.split('\n')[2]).toBe('RESOLUTION with bob (risk 0.97, 90% chance of colliding; channels overlap).');
     expect(text).toContain('Right of way: bob holds, alice steers away.');
     expect(text).toContain("bob's change to src/a.ts:7-8:\n```diff\n@@ -7,2 +7,2 @@\n-a\n+b\n```");
     expect(text.split('\n').at(-1)).toMatch(/^Next: steer away\. bob has right of way here/);
@@ -53,6 +55,8 @@ describe('tool results for a model', () => {
     } as CheckResult);
     expect(traffic.action).toBe('transmit-intent');
     expect(traffic.text).toMatch(/Next: go on carefully, but first tell bob/);
+    // A scan that gave no probability: the risk alone.
+    expect(traffic.text).toContain('TRAFFIC with bob (risk 0.50; channels overlap).');
     expect(overallAction(['go-on', 'transmit-intent', 'steer-away'])).toBe('steer-away');
   });
 });

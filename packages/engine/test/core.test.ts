@@ -3,6 +3,7 @@
  * count in its scans and never in an agent's check (which answers as a cold check does), and an
  * edited config file applies from the next answer.
  */
+import { probabilityOf } from '@airspace/core';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -103,6 +104,9 @@ describe('editor buffers in the engine', () => {
       const warm = await core.check(request);
       expect(warm).toEqual(await checkInProcess(request));
       expect(warm.conflicts.find((c) => c.with === 'bob')?.level).not.toBe('resolution');
+      // Bob about to edit alice's line: the conflict carries the pair's calibrated probability.
+      const near = (await core.check({ cwd: bob.dir, target: 'src/a.ts', lines: '5-5' })).conflicts.find((c) => c.with === 'alice');
+      expect(near?.probability).toBe(probabilityOf(near!.risk));
       // The buffer again, then closed unsaved: back to the file on disk.
       expect(level(await core.editorScan({ cwd: bob.dir, overrides: typed }))).toBe('resolution');
       expect(level(await core.editorScan({ cwd: bob.dir }))).toBe(level(onDisk));

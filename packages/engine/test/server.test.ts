@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { connect, findEngine, readLock } from '../src/client.js';
+import { connect, ensureEngine, findEngine, readLock } from '../src/client.js';
 import { enginePaths, findCommonDir } from '../src/paths.js';
 import { acquireLock, removeJudgedLock, runEngineServer } from '../src/server.js';
 import { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from '../src/protocol.js';
@@ -211,6 +211,51 @@ describe('the engine process', () => {
     } finally {
       for (const s of sleepers) s.kill();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("never takes the lock of a newer protocol's engine; an older one's gives way", { timeout: 30_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'airspace-newer-'));
+    const dir = join(root, '.git');
+    // An engine of another Airspace: it answers every handshake with its own protocol and hangs up.
+    let version = PROTOCOL_VERSION + 1;
+    const other = createServer((socket) =>
+      socket.on('data', (chunk) => {
+        const { id } = JSON.parse(String(chunk).split('\n')[0]!) as { id: number };
+        socket.end(JSON.stringify({ id, result: { version, pid: process.pid } }) + '\n');
+      }),
+    );
+    try {
+      mkdirSync(join(dir, 'airspace'), { recursive: true });
+      writeFileSync(join(dir, 'HEAD'), 'ref: refs/heads/main\n');
+      const paths = enginePaths(dir);
+      await new Promise<void>((r) => other.listen(paths.socket, r));
+      const held = (v: number) =>
+        writeFileSync(
+          paths.lock,
+          JSON.stringify({
+            pid: process.pid,
+            socket: paths.socket,
+            version: v,
+            startedAt: new Date(Date.now() - 60_000).toISOString(),
+            log: paths.log,
+          }),
+        );
+      const mine = { pid: 4747, socket: paths.socket, version: PROTOCOL_VERSION, startedAt: new Date().toISOString(), log: paths.log };
+      held(version);
+      expect(await acquireLock(paths, mine, 10_000, 500)).toMatchObject({ acquired: false, holder: { pid: process.pid } });
+      // A client finds no engine it can use, and leaves this one alone without starting its own.
+      expect(await ensureEngine({ cwd: root, waitMs: 2000 })).toEqual({
+        reason: `a newer Airspace's engine (pid ${process.pid}, protocol ${version}) serves the repository`,
+        newer: { pid: process.pid, version },
+      });
+      expect(readLock(paths)?.version).toBe(version);
+      version = PROTOCOL_VERSION - 1;
+      held(version);
+      expect(await acquireLock(paths, mine, 10_000, 500)).toEqual({ acquired: true });
+    } finally {
+      await new Promise((r) => other.close(r));
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

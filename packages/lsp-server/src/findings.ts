@@ -39,6 +39,8 @@ export interface Finding {
   /** The pair's advisory level and combined risk R (for the summary; never shown beside a channel). */
   readonly pairLevel: Exclude<Level, 'clear'>;
   readonly pairRisk: number;
+  /** The pair's calibrated probability of colliding (`Advisory.probability`), when the scan gave one. */
+  readonly pairProbability?: number;
   /** This evidence's own risk r (the channel's where the item has none). */
   readonly channelRisk: number;
   /** ω · r: what this item alone contributes to the pair's noisy-OR. */
@@ -137,6 +139,7 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
         level,
         pairLevel: advisory.level,
         pairRisk: advisory.risk,
+        ...(advisory.probability !== undefined ? { pairProbability: advisory.probability } : {}),
         channelRisk,
         weighted,
         role: roleOf(advisory, level, self),

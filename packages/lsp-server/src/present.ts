@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { levelRank, type Range } from '@airspace/core';
+import { chanceText, levelRank, type Range } from '@airspace/core';
 import type { CodeAction, CodeLens, Diagnostic, DiagnosticRelatedInformation, Location } from 'vscode-languageserver';
 import { CodeActionKind, DiagnosticSeverity } from 'vscode-languageserver';
 import type { Finding } from './findings.js';
@@ -30,6 +30,9 @@ export interface DiagnosticData {
 }
 
 const pct = (r: number): string => r.toFixed(2);
+
+/** `; 9% chance of colliding`: the pair's calibrated probability, after its risk or level; empty when the scan gave none. */
+const chance = (f: Finding): string => (f.pairProbability === undefined ? '' : `; ${chanceText(f.pairProbability)}`);
 
 export function otherLocation(f: Finding): Location | undefined {
   if (!f.other.worktree || !f.other.path) return undefined;
@@ -133,13 +136,14 @@ function shortPath(path: string): string {
 
 /**
  * One line of at most MAX_MESSAGE characters for a cluster, from its strongest finding: who, what
- * they do where (repository-relative), that finding's own channel, risk and level. The evidence
+ * they do where (repository-relative), that finding's own channel, risk and level, and the pair's
+ * chance of colliding. The evidence
  * sentences, the other lines and their diff are in hover and `relatedInformation`.
  */
 export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
   const f = group[0]!;
   const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
-  const tail = ` (${f.channel} ${pct(f.channelRisk)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${acknowledged ? ' (acknowledged)' : ''}`;
+  const tail = ` (${f.channel} ${pct(f.channelRisk)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`;
   const head = (symbol: string | undefined, path: string) =>
     `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
   const symbol = f.other.symbol;
@@ -276,7 +280,7 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   if (findings.length === 0) return '';
   const f0 = findings[0]!;
   const lines = [
-    `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}).`,
+    `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}${chance(f0)}).`,
     f0.pairLevel !== 'resolution'
       ? 'Sharing what each of us is changing:'
       : f0.role === 'hold'
@@ -311,7 +315,7 @@ export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyM
     const where = loc ? `[${whereText(f)}](${loc.uri}#L${firstLine(f.other.range)})` : whereText(f);
     const what = f.other.symbol ? `\`${f.other.symbol}\`` : (f.other.path ?? 'code near here');
     parts.push(
-      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)})\n\n` +
+      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)}${chance(f)})\n\n` +
         `${f.evidence.message}\n\nYour side: ${f.path} ${linesText(f.range)}${f.selfSymbol ? ` \`${f.selfSymbol}\`` : ''} · their side: ${where}` +
         (f.evidence.chain?.length ? `\n\nChain: ${f.evidence.chain.join(' → ')}` : ''),
     );

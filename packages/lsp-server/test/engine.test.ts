@@ -50,7 +50,7 @@ describe('the server with the default engine', () => {
     // overlap and merge agree on the line: one diagnostic from the stronger, naming the other.
     expect(String(d.code)).toMatch(/^resolution\/(overlap|merge)$/);
     expect(d.message).toMatch(
-      /^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away$/,
+      /^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away; 100% chance of colliding$/,
     );
     expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
     // Startup scans (folder added, file opened) that find the same send it once.

@@ -246,6 +246,57 @@ describe('one diagnostic per cause', () => {
   });
 });
 
+describe("the pair's calibrated probability beside its risk", () => {
+  const ev = (channel: string) => ({
+    message: `${channel} says so`,
+    a: { agent: 'a', path: 'x.ts', range: [3, 4] as const },
+    b: { agent: 'b', path: 'x.ts', range: [3, 4] as const },
+  });
+  const withProbability = (probability?: number) =>
+    scan({
+      agents: [agent('a'), agent('b')],
+      advisories: [
+        { a: 'a', b: 'b', level: 'traffic', risk: 0.5, ...(probability !== undefined ? { probability } : {}), evidence: [], message: '' },
+      ],
+      links: [
+        {
+          a: 'a',
+          b: 'b',
+          risk: 0.5,
+          ...(probability !== undefined ? { probability } : {}),
+          distance: 0.5,
+          level: 'traffic',
+          evidence: [],
+          channels: [{ channel: 'overlap', weight: 1, risk: 0.5, weighted: 0.5, precision: 'line', evidence: [ev('overlap')] }],
+        },
+      ],
+      probabilityLabel: 'collided',
+    });
+
+  it('shows it in the diagnostic, the hover and the summary, in whole percent', () => {
+    const fs = findingsFor(withProbability(0.0812), 'b');
+    const d = toDiagnostic(groupFindings(fs)[0]!, 10, false);
+    expect(d.message).toBe('a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent; 8% chance of colliding');
+    expect(toDiagnostic(groupFindings(fs)[0]!, 10, true).message).toBe(
+      'a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent; 8% chance of colliding (acknowledged)',
+    );
+    expect(hoverMarkdown(fs, new Map())).toContain('— traffic advisory, transmit intent (overlap 0.50; 8% chance of colliding)');
+    expect(summary(fs, new Map()).split('\n')[0]).toBe('Airspace traffic advisory between b and a (risk 0.50; 8% chance of colliding).');
+    // The ends never read as none or as certain.
+    expect(String(toDiagnostic(groupFindings(findingsFor(withProbability(0.003), 'b'))[0]!, 10, false).message)).toMatch(
+      /; <1% chance of colliding$/,
+    );
+  });
+
+  it('says nothing of it when the scan gave none', () => {
+    const fs = findingsFor(withProbability(undefined), 'b');
+    expect(toDiagnostic(groupFindings(fs)[0]!, 10, false).message).toBe(
+      'a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent',
+    );
+    expect(hoverMarkdown(fs, new Map())).not.toContain('chance');
+  });
+});
+
 /** A resolution pair (ben, cy) as a large repository gives it: several channels on nearby lines. */
 describe("one diagnostic per pair and lines, at the strongest finding's own level", () => {
   const side = (agent: string, path: string, range: readonly [number, number], extra: object = {}) => ({ agent, path, range, ...extra });

@@ -4,7 +4,14 @@
  * agent's session). Same requests, same answers; a user's mistake comes back as an `InputError`.
  */
 import { EngineCore, InputError } from '@airspace/engine';
-import { EngineRequestError, engineDisabled, ensureEngine, findCommonDir, type EngineConnection } from '@airspace/engine/client';
+import {
+  EngineRequestError,
+  engineDisabled,
+  ensureEngine,
+  findCommonDir,
+  newerEngineText,
+  type EngineConnection,
+} from '@airspace/engine/client';
 
 export type Method = 'check' | 'scan' | 'advisories' | 'declareIntent' | 'acknowledge';
 
@@ -50,6 +57,12 @@ export function createBackend(options: { cwd: string; engine: boolean; env: Node
     if (connection) return connection;
     const found = await ensureEngine({ cwd: options.cwd }).catch((e: Error) => ({ reason: e.message }));
     if ('reason' in found) {
+      // A newer Airspace's engine is left alone for good (racing it would replace it at every call).
+      if ('newer' in found && found.newer) {
+        options.log(newerEngineText(found.newer));
+        engineDownUntil = Infinity;
+        return undefined;
+      }
       options.log(`Answering in-process: ${found.reason}.`);
       engineDownUntil = Date.now() + RETRY_ENGINE_MS;
       return undefined;

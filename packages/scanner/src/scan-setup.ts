@@ -6,7 +6,7 @@
  * channels and settings from here rather than composing their own.
  */
 import { basename, dirname, resolve } from 'node:path';
-import type { AnyChannel, RecencyOptions, ScanOptions, Thresholds } from '@airspace/core';
+import type { AnyChannel, Problem, RecencyOptions, ScanOptions, Thresholds } from '@airspace/core';
 import {
   configCandidates,
   filesSignature,
@@ -126,10 +126,45 @@ export async function loadScanSetup(repository: RepositoryInfo, options: ScanSet
   // A front end's own weights and thresholds win over config and calibration.
   const weights = { ...set.weights };
   for (const [id, w] of Object.entries(options.weights ?? {})) if (id in weights) weights[id] = w;
+  const note = set.probability ? undefined : shippedMapForOtherWeights(builtins, set.listing, weights);
   return {
-    set: { ...set, weights, thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) } },
+    set: {
+      ...set,
+      weights,
+      thresholds: { ...set.thresholds, ...(options.thresholds ?? {}) },
+      ...(note ? { problems: [...set.problems, note] } : {}),
+    },
     config: loaded.config,
     recency: scanRecency(loaded.config),
+  };
+}
+
+/**
+ * The note that the shipped probability map (`DEFAULT_PROBABILITY_MAP`, fitted on the built-ins'
+ * default weights, all enabled) reads the risk of other weights, when the weights in use differ:
+ * a built-in weighed otherwise (config, calibration without a map of its own, a front end's
+ * setting) or turned off. The map is still used; the note names the command that fits one.
+ */
+export function shippedMapForOtherWeights(
+  builtins: readonly LoadedChannel[],
+  listing: ChannelSet['listing'],
+  weights: Readonly<Record<string, number>>,
+): Problem | undefined {
+  const defaults = new Map(builtins.filter((b) => b.source === 'builtin').map((b) => [b.channel.id, b.channel.defaultWeight]));
+  const other: string[] = [];
+  for (const c of listing) {
+    const fitted = defaults.get(c.id);
+    if (fitted === undefined || c.source !== 'builtin') continue;
+    const used = c.enabled ? (weights[c.id] ?? c.weight) : 0;
+    if (used !== fitted) other.push(`${c.id} ${c.enabled ? used : 'off'}, default ${fitted}`);
+  }
+  if (other.length === 0) return undefined;
+  const shown = other.length > 4 ? [...other.slice(0, 4), `${other.length - 4} more`] : other;
+  return {
+    code: 'PROBABILITY_MAP_WEIGHTS',
+    message:
+      `Note: these channel weights differ from the default ones the shipped probability map was fitted on (${shown.join('; ')}), ` +
+      "and the probabilities of colliding still come from that map; `airspace eval --repo … --config FILE --fit-probability collided` fits a map for these weights (name the file it writes as the config's `calibration`).",
   };
 }
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineChannel, type Agent } from '@airspace/core';
+import { DEFAULT_PROBABILITY_MAP, defineChannel, probabilityOf, type Agent } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { BUILTIN_CHANNELS, createScanner, scanRepository, type ScanProgress } from '../src/index.js';
 
@@ -109,6 +109,54 @@ describe('scanRepository', () => {
       expect(mapped.probabilityLabel).toBe('textual');
       expect(mapped.links[0]!.probability).toBe(0.6);
       expect(mapped.links[0]!.level).toBe(shipped.links[0]!.level);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('notes, once, that the shipped map was fitted on other weights than those in use, and still uses it', async () => {
+    const declared = { bob: ['src/a.ts'] };
+    const noted = (result: { problems: readonly { code: string; message: string }[] }) =>
+      result.problems.filter((p) => p.code === 'PROBABILITY_MAP_WEIGHTS');
+    // The default weights: nothing to say.
+    expect(noted(await scanRepository({ repo: shared.dir, channels: [samePath], intent: declared }))).toEqual([]);
+    // A config weighing a built-in otherwise and turning one off.
+    const config = { channels: { overlap: { weight: 0.5 }, merge: { enabled: false } } };
+    const result = await scanRepository({ repo: shared.dir, channels: [samePath], intent: declared, config });
+    expect(noted(result)).toHaveLength(1);
+    const message = noted(result)[0]!.message;
+    expect(message).toMatch(/^Note: these channel weights differ from the default ones the shipped probability map was fitted on \(/);
+    expect(message).toContain('overlap 0.5, default 1');
+    expect(message).toContain('merge off, default ');
+    expect(message).toContain('airspace eval --repo … --config FILE --fit-probability collided');
+    expect(result.probabilityLabel).toBe('collided');
+    for (const link of result.links) expect(link.probability).toBe(probabilityOf(link.risk, DEFAULT_PROBABILITY_MAP));
+    // A front end's own weights count too; a config that sets a default weight again does not.
+    expect(noted(await scanRepository({ repo: shared.dir, intent: declared, weights: { overlap: 0.25 } }))).toHaveLength(1);
+    const defaultOverlap = BUILTIN_CHANNELS.map((make) => make()).find((c) => c.id === 'overlap')!.defaultWeight;
+    const same = { channels: { overlap: { weight: defaultOverlap } } };
+    expect(noted(await scanRepository({ repo: shared.dir, intent: declared, config: same }))).toEqual([]);
+    // A calibration file with a map of its own: that map is for its weights, nothing to say.
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-map-'));
+    try {
+      const file = join(dir, 'calibration.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          weights: { overlap: 0.5 },
+          probability: {
+            label: 'collided',
+            knots: [
+              [0, 0.01],
+              [1, 0.6],
+            ],
+          },
+        }),
+      );
+      expect(noted(await scanRepository({ repo: shared.dir, intent: declared, calibration: file }))).toEqual([]);
+      // Its weights without a map: the shipped map reads them, said once.
+      writeFileSync(file, JSON.stringify({ weights: { overlap: 0.5 } }));
+      expect(noted(await scanRepository({ repo: shared.dir, intent: declared, calibration: file }))).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

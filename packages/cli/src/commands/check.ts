@@ -11,7 +11,14 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { EngineRequestError, engineDisabled, ensureEngine, replacedEngineText, nearestDirectory } from '@airspace/engine/client';
+import {
+  EngineRequestError,
+  engineDisabled,
+  ensureEngine,
+  newerEngineText,
+  replacedEngineText,
+  nearestDirectory,
+} from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
 import { levelRank } from '@airspace/core';
@@ -95,7 +102,14 @@ async function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolea
   const found = await ensureEngine({ cwd: nearestDirectory(resolve(request.cwd, request.target)) }).catch((e: Error) => ({
     reason: e.message,
   }));
-  if ('reason' in found) return note(found.reason);
+  if ('reason' in found) {
+    // A newer Airspace's engine is left running; said always, once, since this scan is slower for it.
+    if ('newer' in found && found.newer) {
+      io.stderr.write(`airspace: ${newerEngineText(found.newer)}\n`);
+      return undefined;
+    }
+    return note(found.reason);
+  }
   if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
   else if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
   try {

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ScanResult } from '@airspace/core';
 import type { ScanRequest } from '@airspace/engine';
-import { EngineRequestError, engineDisabled, ensureEngine, replacedEngineText } from '@airspace/engine/client';
+import { EngineRequestError, engineDisabled, ensureEngine, newerEngineText, replacedEngineText } from '@airspace/engine/client';
 import { CliError, ExitCode } from '../errors.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
@@ -80,7 +80,14 @@ export async function scanThroughEngine(io: Io, request: ScanRequest, verbose: b
   const cannot = engineCannotServe(request);
   if (cannot) return note(cannot);
   const found = await ensureEngine({ cwd: resolve(request.cwd, request.repo ?? '.') }).catch((e: Error) => ({ reason: e.message }));
-  if ('reason' in found) return note(found.reason);
+  if ('reason' in found) {
+    // A newer Airspace's engine is left running; said always, once, since this scan is slower for it.
+    if ('newer' in found && found.newer) {
+      io.stderr.write(`airspace: ${newerEngineText(found.newer)}\n`);
+      return undefined;
+    }
+    return note(found.reason);
+  }
   if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
   else if (found.started && (verbose || io.stderr.isTTY))
     // A person at a terminal sees why the first scan takes a while (no progress bar from the engine).

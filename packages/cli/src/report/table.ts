@@ -2,7 +2,7 @@
  * The human report of a scan: pairs by risk, with level, channel breakdown and the strongest
  * evidence naming both sides' file:lines. Pure: ScanResult in, text out.
  */
-import { levelRank, pairKey, type Evidence, type EvidenceSide, type Link, type Range, type ScanResult } from '@airspace/core';
+import { levelRank, pairKey, percentText, type Evidence, type EvidenceSide, type Link, type Range, type ScanResult } from '@airspace/core';
 import { createStyle, padEnd, type Style } from './color.js';
 import { printableDeep } from './printable.js';
 
@@ -54,10 +54,7 @@ export function sortLinks(links: readonly Link[]): Link[] {
 
 /** The link's calibrated probability of colliding (`Link.probability`) as a whole percentage; "–" when the scan gave none. */
 function percent(p: number | undefined): string {
-  if (p === undefined) return '–';
-  if (p > 0 && p < 0.005) return '<1%';
-  if (p < 1 && p > 0.995) return '>99%';
-  return `${Math.round(p * 100)}%`;
+  return p === undefined ? '–' : percentText(p);
 }
 
 export function renderTable(unsafe: ScanResult, options: TableOptions = {}): string {
