@@ -11,17 +11,11 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  EngineRequestError,
-  engineDisabled,
-  ensureEngine,
-  newerEngineText,
-  replacedEngineText,
-  nearestDirectory,
-} from '@airspace/engine/client';
+import { engineDisabled, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
 import type { CheckRequest, CheckResult } from '@airspace/engine';
 import { levelRank } from '@airspace/core';
+import { answerThroughEngine } from '../engine-answer.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
@@ -94,33 +88,16 @@ export function toolCallTarget(text: string, cwd: string): { cwd: string; target
 const ENGINE_ANSWER_MS = 180_000;
 
 /** The engine's answer, or undefined (with a note in verbose mode) when it has none to give. */
-async function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolean): Promise<CheckResult | undefined> {
-  const note = (why: string): undefined => {
-    if (verbose) io.stderr.write(`airspace: checking in-process: ${why}.\n`);
-    return undefined;
-  };
-  const found = await ensureEngine({ cwd: nearestDirectory(resolve(request.cwd, request.target)) }).catch((e: Error) => ({
-    reason: e.message,
-  }));
-  if ('reason' in found) {
-    // A newer Airspace's engine is left running; said always, once, since this scan is slower for it.
-    if ('newer' in found && found.newer) {
-      io.stderr.write(`airspace: ${newerEngineText(found.newer)}\n`);
-      return undefined;
-    }
-    return note(found.reason);
-  }
-  if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
-  else if (verbose && found.started) io.stderr.write(`airspace: started the engine (pid ${found.connection.hello.pid}).\n`);
-  try {
-    return await found.connection.request<CheckResult>('check', request, ENGINE_ANSWER_MS);
-  } catch (error) {
-    // The user's mistake is the same sentence either way; the engine's own failure is not theirs.
-    if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new CliError(error.message);
-    return note(`the engine failed: ${(error as Error).message}`);
-  } finally {
-    found.connection.close();
-  }
+function checkThroughEngine(io: Io, request: CheckRequest, verbose: boolean): Promise<CheckResult | undefined> {
+  return answerThroughEngine<CheckResult>(io, {
+    cwd: nearestDirectory(resolve(request.cwd, request.target)),
+    method: 'check',
+    request,
+    answerMs: ENGINE_ANSWER_MS,
+    verbose,
+    doing: 'checking',
+    startedText: (pid) => (verbose ? `started the engine (pid ${pid}).` : undefined),
+  });
 }
 
 export async function runCheck(io: Io, target: string, flags: CheckFlags, cwd = io.cwd): Promise<CheckResult> {

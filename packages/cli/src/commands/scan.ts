@@ -12,7 +12,8 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ScanResult } from '@airspace/core';
 import type { ScanRequest } from '@airspace/engine';
-import { EngineRequestError, engineDisabled, ensureEngine, newerEngineText, replacedEngineText } from '@airspace/engine/client';
+import { engineDisabled } from '@airspace/engine/client';
+import { answerThroughEngine } from '../engine-answer.js';
 import { CliError, ExitCode } from '../errors.js';
 import { addRepoOptions, refuseEmpty, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle } from '../report/color.js';
@@ -73,36 +74,22 @@ function engineCannotServe(request: ScanRequest): string | undefined {
 
 /** The engine's answer, or undefined (with a note in verbose mode) when it has none to give. */
 export async function scanThroughEngine(io: Io, request: ScanRequest, verbose: boolean): Promise<ScanResult | undefined> {
-  const note = (why: string): undefined => {
-    if (verbose) io.stderr.write(`airspace: scanning in-process: ${why}.\n`);
-    return undefined;
-  };
   const cannot = engineCannotServe(request);
-  if (cannot) return note(cannot);
-  const found = await ensureEngine({ cwd: resolve(request.cwd, request.repo ?? '.') }).catch((e: Error) => ({ reason: e.message }));
-  if ('reason' in found) {
-    // A newer Airspace's engine is left running; said always, once, since this scan is slower for it.
-    if ('newer' in found && found.newer) {
-      io.stderr.write(`airspace: ${newerEngineText(found.newer)}\n`);
-      return undefined;
-    }
-    return note(found.reason);
+  if (cannot) {
+    if (verbose) io.stderr.write(`airspace: scanning in-process: ${cannot}.\n`);
+    return undefined;
   }
-  if (found.replaced) io.stderr.write(`airspace: ${replacedEngineText(found.replaced, found.connection.hello.pid)}\n`);
-  else if (found.started && (verbose || io.stderr.isTTY))
+  return answerThroughEngine<ScanResult>(io, {
+    cwd: resolve(request.cwd, request.repo ?? '.'),
+    method: 'scan',
+    request,
+    answerMs: ENGINE_ANSWER_MS,
+    verbose,
+    doing: 'scanning',
     // A person at a terminal sees why the first scan takes a while (no progress bar from the engine).
-    io.stderr.write(
-      `airspace: started the repository's engine (pid ${found.connection.hello.pid}); its first scan indexes the repository.\n`,
-    );
-  try {
-    return await found.connection.request<ScanResult>('scan', request, ENGINE_ANSWER_MS);
-  } catch (error) {
-    // The user's mistake is the same sentence either way; the engine's own failure is not theirs.
-    if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new CliError(error.message);
-    return note(`the engine failed: ${(error as Error).message}`);
-  } finally {
-    found.connection.close();
-  }
+    startedText: (pid) =>
+      verbose || io.stderr.isTTY ? `started the repository's engine (pid ${pid}); its first scan indexes the repository.` : undefined,
+  });
 }
 
 /** One scan: through the engine when it can answer, else in this process (with a progress bar). */
