@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from '@airspace/bench';
-import { airspace, ENV, type Run } from './run-cli.js';
+import { airspace, type Run } from './run-cli.js';
+import { alive, ENGINE_ENV, stopEngines } from './engines.js';
 import { repoFingerprint } from './fingerprint.js';
-
-const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '120000' };
 
 let repo: RepoFixture;
 let files: Record<string, string>;
@@ -32,15 +31,6 @@ function lockOf(dir: string): { pid: number; socket: string } | undefined {
     return JSON.parse(readFileSync(join(dir, '.git', 'airspace', 'engine.json'), 'utf8')) as { pid: number; socket: string };
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -76,8 +66,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 }).catch(() => undefined);
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  await stopEngines(repo.dir, started);
   repo.dispose();
 });
 

@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from '@airspace/bench';
 import { TestClient, uriOf } from '../packages/lsp-server/test/support/client.js';
-import { airspace, BIN, ENV, type Run } from './run-cli.js';
+import { airspace, BIN, type Run } from './run-cli.js';
+import { alive, ENGINE_ENV, stopEngines } from './engines.js';
 import { repoFingerprint } from './fingerprint.js';
 
 const LSP = fileURLToPath(new URL('../packages/lsp-server/dist/bin.js', import.meta.url));
-const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '120000' };
 
 let repo: RepoFixture;
 let files: Record<string, string>;
@@ -34,15 +34,6 @@ function edited(path: string, from: number, to: number, tag: string): string {
   return files[path]!.split('\n')
     .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
     .join('\n');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Engine processes of this repository, found by their command line (one engine role = one process). */
@@ -140,8 +131,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 }).catch(() => undefined);
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  await stopEngines(repo.dir, started);
   repo.dispose();
 });
 
