@@ -58,8 +58,15 @@ function enginesOf(commonDir: string): number[] {
  * the lock over would leave `pid` alone or stopped, and fails this.
  */
 async function expectOneEngine(commonDir: string, pid: number): Promise<void> {
-  const only = (): true | undefined => (JSON.stringify(enginesOf(commonDir)) === JSON.stringify([pid]) ? true : undefined);
-  await waitFor(`engine ${pid} alone`, only, 40_000).catch(() => undefined);
+  const alone = (): boolean => JSON.stringify(enginesOf(commonDir)) === JSON.stringify([pid]);
+  // Alone on two looks two seconds apart: a rival's process may appear just after a look, and
+  // takes that long at most to find the lock taken and exit.
+  const settled = async (): Promise<true | undefined> => {
+    if (!alone()) return undefined;
+    await new Promise((r) => setTimeout(r, 2_000));
+    return alone() ? true : undefined;
+  };
+  await waitFor(`engine ${pid} alone`, settled, 40_000).catch(() => undefined);
   expect(enginesOf(commonDir)).toEqual([pid]);
 }
 

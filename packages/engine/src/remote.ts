@@ -128,7 +128,8 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
     ));
 
   const viaEngine = async (input: I, attempt: number): Promise<ScanResult> => {
-    const engine = await connect();
+    const asked = connect();
+    const engine = await asked;
     if (!engine) return inProcess('no engine').scan(input);
     try {
       return await engine.request<ScanResult>(
@@ -147,7 +148,9 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
       // The engine went away (stopped, killed, replaced): find or start the next one once.
       if (live === engine) live = undefined;
       engine.close();
-      connection = undefined;
+      // Only the lookup that gave this engine: one begun since (the engine's close was told as a
+      // change, and a rescan asked again) stays, or this retry would start a second engine.
+      if (connection === asked) connection = undefined;
       if (disposed) throw error;
       const why = error instanceof Error ? error.message : String(error);
       if (attempt > 0) return inProcess(`the engine failed twice (${why})`).scan(input);
