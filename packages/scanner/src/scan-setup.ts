@@ -22,11 +22,15 @@ import {
 import { openRepository, parseWorktreeList, runGit, type RepositoryInfo } from '@airspace/git';
 import { BUILTIN_CHANNELS } from './channels.js';
 
-/** What a scan's setup depends on besides the repository (a subset of `ScannerOptions`). */
+/** What a scan's setup depends on besides the repository (`ScannerOptions` extends it). */
 export interface ScanSetupOptions {
-  /** Config file (`--config`), or a config object; default: the repository's, if any. */
+  /**
+   * Config file (`--config`), or a config object (eval, tests); default: `airspace.config.*` at
+   * the repository root, if any. An explicit file that cannot be read is an error (ScannerError
+   * UNREADABLE_CONFIG); an invalid one is a problem and its valid parts still apply.
+   */
   readonly config?: string | AirspaceConfig;
-  /** Calibration file (`--calibration`), overriding the config's. */
+  /** Calibration file (`--calibration`, written by `airspace eval --fit`), overriding the config's. */
   readonly calibration?: string;
   /** Weights by channel id, over everything else (a front end's own settings). */
   readonly weights?: Readonly<Record<string, number>>;
@@ -35,7 +39,10 @@ export interface ScanSetupOptions {
   readonly builtins?: readonly LoadedChannel[];
   /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
   readonly channels?: readonly AnyChannel[];
-  /** Where config plugins run (default `worker`). */
+  /**
+   * Where config plugins run: `worker` (default; each module in its own thread, see
+   * @airspace/config's plugin-host.ts) or `in-process` (benchmarks; no containment of exit or stdout).
+   */
   readonly pluginIsolation?: Isolation;
 }
 

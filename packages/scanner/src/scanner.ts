@@ -11,17 +11,8 @@
  *   await scanner.dispose();
  */
 import { basename, resolve } from 'node:path';
-import {
-  createPairCache,
-  scanAirspace,
-  type Agent,
-  type AnyChannel,
-  type Problem,
-  type RecencyOptions,
-  type ScanResult,
-  type Thresholds,
-} from '@airspace/core';
-import type { AirspaceConfig, ChannelSet, Isolation } from '@airspace/config';
+import { createPairCache, scanAirspace, type Agent, type Problem, type RecencyOptions, type ScanResult } from '@airspace/core';
+import type { ChannelSet } from '@airspace/config';
 import {
   loadAgents,
   openRepository,
@@ -40,7 +31,7 @@ import {
   type RepositoryInfo,
 } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState, type AnalysisProgress } from './analysis.js';
-import { loadScanSetup, scanOptionsOf } from './scan-setup.js';
+import { loadScanSetup, scanOptionsOf, type ScanSetupOptions } from './scan-setup.js';
 import { applyIntentMap, hasIntentSymbols, probeAgent, resolveIntentSymbols, type IntentMap } from './intent.js';
 
 export interface ScanProgress {
@@ -54,34 +45,17 @@ export interface ScanProgress {
 /** Unsaved editor buffers: worktree directory → (path in it, relative or absolute → text). */
 export type Overrides = NonNullable<LoadAgentsOptions['overrides']>;
 
-export interface ScannerOptions {
+/** A scanner's options: the scan setup's (config, calibration, weights, channels; not the built-ins, always all) and these. */
+export interface ScannerOptions extends Omit<ScanSetupOptions, 'builtins'> {
   /** Any directory inside the repository (default: the current directory). */
   readonly repo?: string;
   /** Base ref agents are compared against (default: the config's `base`, else origin/HEAD, main, master). */
   readonly base?: string;
   /** Agent sources (`worktrees`, `branches`, `remote:PATTERN`, `json:FILE`, or parsed); default: the config's, else worktrees. */
   readonly sources?: readonly (AgentSource | string)[];
-  /**
-   * Config file (`--config`), or a config object (eval, tests); default: `airspace.config.*` at
-   * the repository root, if any. An explicit file that cannot be read is an error (ScannerError
-   * UNREADABLE_CONFIG); an invalid one is a problem and its valid parts still apply.
-   */
-  readonly config?: string | AirspaceConfig;
-  /** Calibration file (`--calibration`, written by `airspace eval --fit`), overriding the config's. */
-  readonly calibration?: string;
-  /** Weights by channel id, over everything else (a front end's own settings). */
-  readonly weights?: Readonly<Record<string, number>>;
-  readonly thresholds?: Partial<Thresholds>;
   /** Paths each agent is about to touch; see intent.ts for how they count. */
   readonly intent?: IntentMap;
   readonly overrides?: Overrides;
-  /**
-   * Where config plugins run: `worker` (default; each module in its own thread, see
-   * @airspace/config's plugin-host.ts) or `in-process` (benchmarks; no containment of exit or stdout).
-   */
-  readonly pluginIsolation?: Isolation;
-  /** Extra channels after the built-ins (tests, plugins a front end loads itself). */
-  readonly channels?: readonly AnyChannel[];
   readonly onProgress?: (progress: ScanProgress) => void;
   /** `published:<remote>` sources: reuse a fetch younger than this (default 30 s: an editor scanning per keystroke fetches at most that often). */
   readonly fetchIntervalMs?: number;
