@@ -13,8 +13,6 @@ import {
   PARAMS,
   ARRAY,
   TYPE,
-  BAIL,
-  bail,
   Tokens,
   RESERVED,
   NOT_IDENTIFIERS,
@@ -25,6 +23,7 @@ import {
   Declarator,
   keywordAt,
 } from './ecma-tokens.js';
+import { BAIL, bail, lineIndex } from './scan-support.js';
 
 /** The scanner's reading of one file. */
 export class Reader {
@@ -32,7 +31,7 @@ export class Reader {
   readonly localExports: ExportFact[] = [];
   /** `=` tokens of variable declarators, by token index. */
   readonly declarators = new Map<number, Declarator>();
-  private lineStarts: number[] | undefined;
+  private lineOf: ((at: number) => number) | undefined;
 
   constructor(
     private readonly src: string,
@@ -53,21 +52,9 @@ export class Reader {
     return this.kind(i) === IDENT && this.src.charCodeAt(this.t.start[i]!) !== 35;
   }
   line(i: number): number {
-    const at = this.t.start[i]!;
-    if (!this.lineStarts) {
-      const ls = [0];
-      for (let j = this.src.indexOf('\n'); j >= 0; j = this.src.indexOf('\n', j + 1)) ls.push(j + 1);
-      this.lineStarts = ls;
-    }
-    const ls = this.lineStarts;
-    let lo = 0;
-    let hi = ls.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (ls[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+    // Indexed on first use: most files' facts need few lines.
+    this.lineOf ??= lineIndex(this.src);
+    return this.lineOf(this.t.start[i]!);
   }
   /** A specifier: a string without escapes (empty: no import at all, as tree-sitter's query). */
   private specifier(i: number): string | undefined {

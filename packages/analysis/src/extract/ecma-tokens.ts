@@ -5,6 +5,7 @@
  * so the reader can tell where a statement is and whether a call runs lazily.
  */
 import type { ImportedName } from '../facts.js';
+import { bail } from './scan-support.js';
 
 /** Token kinds. */
 export const IDENT = 0;
@@ -49,13 +50,6 @@ interface Frame {
   /** The paren frame last closed in this frame, and whether `:` followed (TypeScript return type). */
   lastParen: number;
 }
-
-/** Thrown (one instance, no stack) when the scanner is not sure. */
-class Bail {}
-export const BAIL = new Bail();
-export const bail = (): never => {
-  throw BAIL;
-};
 
 /** Keywords after which `/` starts a regular expression and `<` a JSX element. */
 const EXPRESSION_BEFORE = new Set([

@@ -17,9 +17,10 @@
  * over real repositories (`packages/bench/src/check-import-scanner.ts`) count how often.
  */
 import type { ExportFact, FileFacts, Language } from '../facts.js';
-import { BAIL, tokenize } from './ecma-tokens.js';
+import { tokenize } from './ecma-tokens.js';
 import { Reader } from './ecma-import-reader.js';
 import { scanPythonImportFacts } from './python-import-scanner.js';
+import { scannedFacts, unlessBailed } from './scan-support.js';
 /**
  * The imports-only facts of a JavaScript or TypeScript source (see `ExtractOptions.importsOnly`),
  * or undefined when the scanner is not sure of them (the caller then parses the file).
@@ -29,7 +30,7 @@ export function scanImportFacts(source: string, language: Language): FileFacts |
   if (source.includes('\0')) return undefined;
   if (language === 'python') return scanPythonImportFacts(source);
   const typescript = language !== 'javascript';
-  try {
+  return unlessBailed(() => {
     const tokens = tokenize(source, language !== 'typescript', typescript);
     const reader = new Reader(source, tokens, typescript);
     reader.read();
@@ -40,22 +41,6 @@ export function scanImportFacts(source: string, language: Language): FileFacts |
       if (i.wildcard) exports.push({ name: '*', kind: 'reexport', line: i.line });
       for (const n of i.names) exports.push({ name: n.alias, kind: 'reexport', line: i.line });
     }
-    let lineCount = 1;
-    for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
-    return {
-      language,
-      partial: false,
-      errorCount: 0,
-      errorLines: [],
-      lineCount,
-      imports,
-      exports,
-      definitions: [],
-      references: [],
-      calls: [],
-    };
-  } catch (e) {
-    if (e === BAIL) return undefined;
-    throw e;
-  }
+    return scannedFacts(language, source, imports, exports);
+  });
 }

@@ -2,7 +2,8 @@
  * The import scanner for Python (see `import-scanner.ts`).
  */
 import type { FileFacts, ImportedName, ImportFact } from '../facts.js';
-import { BAIL, bail, isIdStart, isIdPart, isDigit } from './ecma-tokens.js';
+import { isIdStart, isIdPart, isDigit } from './ecma-tokens.js';
+import { bail, lineIndex, scannedFacts, unlessBailed } from './scan-support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Python: logical lines (brackets and backslashes join lines), indentation blocks, and the two
@@ -21,43 +22,13 @@ const PY_GUARD = 2;
 const PY_OTHER = 0;
 
 export function scanPythonImportFacts(src: string): FileFacts | undefined {
-  try {
-    const imports = pythonImports(src);
-    let lineCount = 1;
-    for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lineCount++;
-    return {
-      language: 'python',
-      partial: false,
-      errorCount: 0,
-      errorLines: [],
-      lineCount,
-      imports,
-      exports: [],
-      definitions: [],
-      references: [],
-      calls: [],
-    };
-  } catch (e) {
-    if (e === BAIL) return undefined;
-    throw e;
-  }
+  return unlessBailed(() => scannedFacts('python', src, pythonImports(src), []));
 }
 
 function pythonImports(src: string): ImportFact[] {
   const n = src.length;
   const out: ImportFact[] = [];
-  const lineStarts = [0];
-  for (let j = src.indexOf('\n'); j >= 0; j = src.indexOf('\n', j + 1)) lineStarts.push(j + 1);
-  const lineOf = (at: number): number => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const lineOf = lineIndex(src);
   /** Open blocks: the indentation of their header and their kind. */
   const blocks: { indent: number; kind: number }[] = [];
   let indentChar = 0; // 32 or 9 once seen
