@@ -200,11 +200,11 @@ async function main() {
     }
 
     const cpu = cpus()[0]?.model ?? 'unknown CPU';
-    const command = `npm run bench -w @airspace/bench -- ${args.join(' ')}`.trim();
+    const command = `node dist/bench.js ${args.join(' ')}`.trim();
     const md = [
       `### Indexing: ${label}`,
       '',
-      `Command: \`${command}\` — ${cores} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ` +
+      `Command: \`${command}\` in \`packages/bench\` — ${cores} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ` +
         `load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (a load above the core count slows every tool alike; compare ratios).`,
       '',
       '| run | time | peak memory (RSS) | notes |',
