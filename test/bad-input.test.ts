@@ -266,7 +266,7 @@ interface Case {
   /** Needs a real process: a closed stdout, another environment. */
   readonly child?: { readonly closeStdout?: boolean; readonly env?: NodeJS.ProcessEnv };
   /** Runs before the case (e.g. damaging the cache); must not touch what the fingerprint covers. */
-  readonly before?: (r: string) => void;
+  readonly before?: (r: string) => void | Promise<void>;
   /** Checked after the case. */
   readonly after?: (r: string, out: Run) => void;
 }
@@ -286,19 +286,40 @@ const R = {
 const s = (name: string): string => join(scratch, name);
 const wtOf = (r: string, name: string): string => join(`${r}-wt`, name);
 
-/** The facts cache files of `repo` that `which` selects, replaced by `bytes` or deleted. */
-function damageCacheFiles(repo: string, which: (name: string) => boolean, bytes: Buffer | 'delete' | ((b: Buffer) => Buffer)): void {
-  const root = join(repo, '.git', 'airspace', 'cache');
+const cacheRoot = (repo: string): string => join(repo, '.git', 'airspace', 'cache');
+
+/**
+ * The facts cache of `repo` emptied and filled again by a scan, so a cache case damages a cache in
+ * a known state whichever cases ran before it (or none: a case run alone with `-t`).
+ */
+async function refillCache(repo: string): Promise<void> {
+  rmSync(cacheRoot(repo), { recursive: true, force: true });
+  const out = await runInProcess(['scan', '--repo', repo, '--json'], repo);
+  if (out.code !== 0) throw new Error(`the scan filling the facts cache exited ${out.code}: ${out.stderr}`);
+}
+
+/** The facts cache files of `repo` that `which` selects, refilled, then replaced by `bytes` or deleted. */
+async function damageCacheFiles(
+  repo: string,
+  which: (name: string) => boolean,
+  bytes: Buffer | 'delete' | ((b: Buffer) => Buffer),
+): Promise<void> {
+  await refillCache(repo);
+  const root = cacheRoot(repo);
+  let damaged = 0;
   for (const version of readdirSync(root).filter((d) => d.startsWith('facts-'))) {
     for (const name of readdirSync(join(root, version)).filter(which)) {
       const file = join(root, version, name);
       if (bytes === 'delete') rmSync(file);
       else writeFileSync(file, typeof bytes === 'function' ? bytes(readFileSync(file)) : bytes);
+      damaged++;
     }
   }
+  // A case that damaged nothing would test a clean cache under a misleading name.
+  if (damaged === 0) throw new Error(`no facts cache file of ${repo} to damage`);
 }
-/** Every segment body (or head) of the facts cache of `repo`, damaged by `damage`. */
-const damageCache = (repo: string, suffix: '.body' | '.head.json', damage: (b: Buffer) => Buffer): void =>
+/** Every segment body (or head) of the refilled facts cache of `repo`, damaged by `damage`. */
+const damageCache = (repo: string, suffix: '.body' | '.head.json', damage: (b: Buffer) => Buffer): Promise<void> =>
   damageCacheFiles(repo, (n) => n.endsWith(suffix), damage);
 
 /** The CLI is started by its absolute path; with this PATH it finds no git. */
@@ -921,6 +942,7 @@ const CASES: Case[] = [
   {
     name: 'a clean cache (first scan fills it)',
     repo: R.cached,
+    before: (r) => rmSync(cacheRoot(r), { recursive: true, force: true }),
     args: (r) => ['scan', '--repo', r, '--json'],
     code: 0,
     output: /"level": "resolution"/,
@@ -973,15 +995,15 @@ const CASES: Case[] = [
     name: 'a cache folder that cannot be written',
     repo: R.cached,
     before: (r) => {
-      rmSync(join(r, '.git', 'airspace', 'cache'), { recursive: true, force: true });
+      rmSync(cacheRoot(r), { recursive: true, force: true });
       mkdirSync(join(r, '.git', 'airspace'), { recursive: true });
-      writeFileSync(join(r, '.git', 'airspace', 'cache'), 'not a folder');
+      writeFileSync(cacheRoot(r), 'not a folder');
     },
     args: (r) => ['scan', '--repo', r, '--json'],
     code: 0,
     says: /^Cannot write the facts cache \(.*\); continuing without it\.$/,
     output: /"level": "resolution"/,
-    after: (r) => rmSync(join(r, '.git', 'airspace', 'cache'), { force: true }),
+    after: (r) => rmSync(cacheRoot(r), { force: true }),
   },
 
   // --- the trail ----------------------------------------------------------------------------------
@@ -1096,7 +1118,7 @@ async function check(c: Case, expect: ExpectStatic): Promise<void> {
   const repo = c.repo();
   const cwd = c.cwd?.(repo) ?? repo;
   const args = c.args(repo);
-  c.before?.(repo);
+  await c.before?.(repo);
   const before = repoFingerprint(repo);
   const out = c.child
     ? await airspace(args, {
@@ -1159,11 +1181,12 @@ describe('bad input: a clear message, valid output, the repository untouched', (
     ).toMatch(/index\.lock:[0-9a-f]{64}.*MERGE_HEAD:[0-9a-f]{64}/);
   });
 
-  // Cases that only read their repository run side by side; the cache cases damage the cache in turn.
+  // Cases that only read their repository run side by side; the cache cases share one repository,
+  // so they run one at a time, each refilling the cache before it damages it.
   describe.concurrent('independent cases', () => {
     for (const c of CASES.filter((x) => x.repo !== R.cached)) it(c.name, ({ expect }) => check(c, expect));
   });
-  describe('the facts cache, in order', () => {
+  describe('the facts cache, one at a time', () => {
     for (const c of CASES.filter((x) => x.repo === R.cached)) it(c.name, ({ expect }) => check(c, expect));
   });
 });

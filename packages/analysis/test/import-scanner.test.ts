@@ -75,9 +75,19 @@ const answered: [string, Language, string][] = [
   ['decorated export', 'typescript', "@Component({ selector: 'x' })\nexport class A {}\n"],
   ['automatic semicolons', 'javascript', "const a = require('./a')\nconst b = () => 1\nrequire('./b')\nconst c = x\n(require('./c'))\n"],
   [
-    'a comment before the specifier (no import, as the query reads it)',
+    'comments around the specifier',
     'javascript',
-    "const a = import(/* webpackChunkName: 'a' */ './a');\nconst b = require('./b' /* after */);\n",
+    "const a = import(/* webpackChunkName: 'a' */ './a');\nconst b = require('./b' /* after */);\nconst { c } = require(/* one */ /* two */ './c');\nrequire(// why\n  './d');\nrequire /* between */ ('./e');\nimport(/* not first */ e, './not-an-import');\n",
+  ],
+  [
+    'comments before the specifier in TypeScript',
+    'typescript',
+    "const a = await import(/* webpackChunkName: 'a' */ './a');\nimport b = require(/* why */ './b');\nexport const c = () => import(\n  // lazy\n  './c');\n",
+  ],
+  [
+    'template literals as specifiers',
+    'javascript',
+    'const a = require(`./a`);\nconst { b } = await import(/* c */ `./b`);\nrequire(`./${c}`);\nrequire(``);\nrequire(`./d` + e);\nrequire(`./f`.g);\nconst t = `${require(`./in-template`)}`;\n',
   ],
   [
     'TSX type parameters and type arguments',
@@ -97,6 +107,7 @@ const bailed: [string, Language, string][] = [
   ['unbalanced brackets', 'javascript', "function f() { require('./a');\n"],
   ['an import statement inside a block', 'javascript', "if (x) { import a from './a'; }\n"],
   ['an escaped specifier', 'javascript', "const a = require('./a\\'b');\n"],
+  ['an escape in a template specifier', 'javascript', 'const a = require(`./a\\u0062`);\n'],
   ['import attributes', 'javascript', "import x from './x.json' with { type: 'json' };\n"],
   ['a Flow annotation', 'javascript', "function f(x: number) { return require('./a'); }\n"],
   ['a cast in JavaScript', 'javascript', 'const a = b as C;\n'],
@@ -137,6 +148,20 @@ describe('the import scanner', () => {
     const scanned = scanImportFacts(source, language);
     expect(scanned).toBeDefined();
     expect(scanned).toEqual(parsed(source, language));
+  });
+
+  // The cases above only compare the two readings; these say what both must find.
+  test.each([
+    [
+      'javascript',
+      "import(/* webpackChunkName: 'a' */ './a');\nrequire(// why\n  './b');\nrequire(/* c */ `./c`);\n",
+      ['./a', './b', './c'],
+    ],
+    ['typescript', "import(/* a */ `./a`);\nimport b = require(/* b */ './b');\nrequire(`./${c}`);\nrequire(``);\n", ['./a', './b']],
+  ] as const)('%s: a comment or a plain template before the specifier still imports', (language, source, specifiers) => {
+    const scanned = scanImportFacts(source, language);
+    expect(scanned?.imports.map((i) => i.specifier)).toEqual(specifiers);
+    expect(parsed(source, language).imports.map((i) => i.specifier)).toEqual(specifiers);
   });
 
   test.each(bailed)('%s: no answer', (_name, language, source) => {

@@ -34,6 +34,16 @@ const pct = (r: number): string => r.toFixed(2);
 /** `; 9% chance of colliding`: the pair's calibrated probability, after its risk or level; empty when the scan gave none. */
 const chance = (f: Finding): string => (f.pairProbability === undefined ? '' : `; ${chanceText(f.pairProbability)}`);
 
+/** `symbols 0.50`: the channel of a finding's evidence and that evidence's own risk. */
+const channelRisk = (f: Finding): string => `${f.channel} ${pct(f.channelRisk)}`;
+
+/**
+ * `symbols 0.50; 9% chance of colliding`: a finding's channel and risk, then the pair's chance of
+ * colliding — what hovers, code lenses and `relatedInformation` show beside a finding, so that
+ * each says the same.
+ */
+const riskAndChance = (f: Finding): string => `${channelRisk(f)}${chance(f)}`;
+
 export function otherLocation(f: Finding): Location | undefined {
   if (!f.other.worktree || !f.other.path) return undefined;
   const uri = pathToFileURL(join(f.other.worktree, f.other.path)).href;
@@ -143,7 +153,7 @@ function shortPath(path: string): string {
 export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
   const f = group[0]!;
   const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
-  const tail = ` (${f.channel} ${pct(f.channelRisk)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`;
+  const tail = ` (${channelRisk(f)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`;
   const head = (symbol: string | undefined, path: string) =>
     `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
   const symbol = f.other.symbol;
@@ -158,14 +168,14 @@ export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity 
   return DiagnosticSeverity.Warning;
 }
 
-/** The other side of every finding of a cluster, each with its full evidence sentence. */
+/** The other side of every finding of a cluster, each with its risk, the pair's chance of colliding and its full evidence sentence. */
 function related(group: readonly Finding[]): DiagnosticRelatedInformation[] {
   const out: DiagnosticRelatedInformation[] = [];
   const seen = new Set<string>();
   for (const f of group) {
     const location = otherLocation(f);
     if (!location) continue;
-    const message = plain(`${f.other.label}'s side, ${whereText(f)} [${f.channel} ${pct(f.channelRisk)}]: ${f.evidence.message}`);
+    const message = plain(`${f.other.label}'s side, ${whereText(f)} [${riskAndChance(f)}]: ${f.evidence.message}`);
     const key = `${location.uri}|${location.range.start.line}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -198,13 +208,13 @@ export function dataMatches(data: unknown, f: Finding): boolean {
   );
 }
 
-/** A lens above a symbol-precise finding: what the other agent does to which symbol. */
+/** A lens above a symbol-precise finding: what the other agent does to which symbol, its risk and the pair's chance of colliding. */
 export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined {
   const symbol = f.other.symbol ?? f.selfSymbol;
   if (!symbol) return undefined;
   const range = toLspRange(f.range, lineCount);
   const loc = otherLocation(f);
-  const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${f.channel} ${pct(f.channelRisk)})`);
+  const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${riskAndChance(f)})`);
   return {
     range: { start: range.start, end: range.start },
     command: loc
@@ -288,7 +298,7 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
         : `I (${f0.self}) will steer away.`,
   ];
   for (const f of findings) {
-    const line = `- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${f.channel} ${pct(f.channelRisk)}]: ${f.evidence.message}`;
+    const line = `- my ${f.path} ${linesText(f.range)} ↔ your ${whereText(f)} [${channelRisk(f)}]: ${f.evidence.message}`;
     if (!lines.includes(line)) lines.push(line);
     const diff = otherDiff.get(f);
     if (diff && !lines.includes(indent(diff))) lines.push(indent(diff));
@@ -315,7 +325,7 @@ export function hoverMarkdown(findings: readonly Finding[], otherDiff: ReadonlyM
     const where = loc ? `[${whereText(f)}](${loc.uri}#L${firstLine(f.other.range)})` : whereText(f);
     const what = f.other.symbol ? `\`${f.other.symbol}\`` : (f.other.path ?? 'code near here');
     parts.push(
-      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${f.channel} ${pct(f.channelRisk)}${chance(f)})\n\n` +
+      `**Airspace: ${f.other.label}** ${otherVerb(f)} ${what} — ${levelText(f)} (${riskAndChance(f)})\n\n` +
         `${f.evidence.message}\n\nYour side: ${f.path} ${linesText(f.range)}${f.selfSymbol ? ` \`${f.selfSymbol}\`` : ''} · their side: ${where}` +
         (f.evidence.chain?.length ? `\n\nChain: ${f.evidence.chain.join(' → ')}` : ''),
     );

@@ -53,6 +53,9 @@ describe('the server with the default engine', () => {
       /^alice edits src\/a\.ts line 11 \((overlap|merge) 1\.00; also [a-z, -]*(overlap|merge)[a-z, -]*\): resolution advisory, you steer away; 100% chance of colliding$/,
     );
     expect(d.relatedInformation?.[0]?.location.uri).toBe(uriOf(join(realpathSync(alice.dir), 'src/a.ts')));
+    expect(d.relatedInformation?.[0]?.message).toMatch(
+      /^alice's side, src\/a\.ts line 11 \[(overlap|merge) 1\.00; 100% chance of colliding\]: /,
+    );
     // Startup scans (folder added, file opened) that find the same send it once.
     await client.connection.sendRequest('airspace/scan', {});
     const pushes = client.pushes.filter((p) => p.uri === uriOf(file)).map((p) => JSON.stringify(p.diagnostics));
@@ -110,7 +113,9 @@ describe("the default engine's symbol evidence in lenses", () => {
       const lenses = (await client.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: uriOf(file) } })) as {
         command: { title: string };
       }[];
-      expect(lenses.map((l) => l.command.title)).toEqual([expect.stringMatching(/^⚠ zed edits parseConfig \(symbols /)]);
+      expect(lenses.map((l) => l.command.title)).toEqual([
+        expect.stringMatching(/^⚠ zed edits parseConfig \(symbols [0-9.]+; (\d+%|<1%|>99%) chance of colliding\)$/),
+      ]);
     } finally {
       await client.close();
       repo.dispose();

@@ -1,7 +1,7 @@
 /** The pure parts: findings in today's coordinates, presentation, diff hunks, the scan loop. */
 import { describe, expect, it } from 'vitest';
 import type { Agent, ScanResult } from '@airspace/core';
-import { findingsFor, todayRange } from '../src/findings.js';
+import { findingsFor, todayRange, type Finding } from '../src/findings.js';
 import {
   MAX_MESSAGE,
   codeActions,
@@ -273,10 +273,17 @@ describe("the pair's calibrated probability beside its risk", () => {
       probabilityLabel: 'collided',
     });
 
-  it('shows it in the diagnostic, the hover and the summary, in whole percent', () => {
+  /** The finding as a symbol-precise channel gives it: only those get a lens. */
+  const onSymbol = (f: Finding): Finding => ({ ...f, other: { ...f.other, symbol: 'parse' } });
+
+  it('shows it in the diagnostic, its related information, the lens, the hover and the summary, in whole percent', () => {
     const fs = findingsFor(withProbability(0.0812), 'b');
     const d = toDiagnostic(groupFindings(fs)[0]!, 10, false);
     expect(d.message).toBe('a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent; 8% chance of colliding');
+    expect(d.relatedInformation?.map((r) => r.message)).toEqual([
+      "a's side, x.ts lines 3–4 [overlap 0.50; 8% chance of colliding]: overlap says so",
+    ]);
+    expect(toCodeLens(onSymbol(fs[0]!), 10)!.command!.title).toBe('⚠ a edits parse (overlap 0.50; 8% chance of colliding)');
     expect(toDiagnostic(groupFindings(fs)[0]!, 10, true).message).toBe(
       'a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent; 8% chance of colliding (acknowledged)',
     );
@@ -290,9 +297,10 @@ describe("the pair's calibrated probability beside its risk", () => {
 
   it('says nothing of it when the scan gave none', () => {
     const fs = findingsFor(withProbability(undefined), 'b');
-    expect(toDiagnostic(groupFindings(fs)[0]!, 10, false).message).toBe(
-      'a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent',
-    );
+    const d = toDiagnostic(groupFindings(fs)[0]!, 10, false);
+    expect(d.message).toBe('a edits x.ts lines 3–4 (overlap 0.50): traffic advisory, transmit intent');
+    expect(d.relatedInformation?.map((r) => r.message)).toEqual(["a's side, x.ts lines 3–4 [overlap 0.50]: overlap says so"]);
+    expect(toCodeLens(onSymbol(fs[0]!), 10)!.command!.title).toBe('⚠ a edits parse (overlap 0.50)');
     expect(hoverMarkdown(fs, new Map())).not.toContain('chance');
   });
 });

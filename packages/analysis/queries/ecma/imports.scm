@@ -6,6 +6,7 @@
 ;   export { a } from "./m"            (export_statement (export_clause …) source: (string (string_fragment)))
 ;   export * from "./m"   export * as ns from "./m"
 ;   import("./m")                      (call_expression function: (import) arguments: (arguments (string)))
+;   import(/* c */ `./m`)              (arguments (comment) (template_string (string_fragment)))
 ;   const { a, b: c } = require("./m") (variable_declarator name: (object_pattern …)
 ;                                         value: (call_expression function: (identifier) arguments: …))
 ;   export const x = 1; export default f; export { a as b }
@@ -18,13 +19,31 @@
 (export_statement
   source: (string (string_fragment) @source)) @import.reexport
 
+; The specifier of a call is its first argument: a string, or a template literal without
+; substitutions or escapes (`import(`./m`)`, one fragment and nothing else), after any comments
+; (`import(/* webpackChunkName: "m" */ "./m")`: comments are named nodes, which the anchor would
+; otherwise count as the first argument).
 (call_expression
   function: (import)
-  arguments: (arguments . (string (string_fragment) @source))) @import.dynamic
+  arguments: (arguments
+    .
+    (comment)*
+    .
+    [
+      (string (string_fragment) @source)
+      (template_string . (string_fragment) @source .)
+    ])) @import.dynamic
 
 (call_expression
   function: (identifier) @_require
-  arguments: (arguments . (string (string_fragment) @source))
+  arguments: (arguments
+    .
+    (comment)*
+    .
+    [
+      (string (string_fragment) @source)
+      (template_string . (string_fragment) @source .)
+    ])
   (#eq? @_require "require")) @import.require
 
 (export_statement

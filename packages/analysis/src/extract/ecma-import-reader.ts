@@ -63,6 +63,23 @@ export class Reader {
     const s = this.text(i).slice(1, -1);
     return s.length > 0 ? s : undefined;
   }
+  /**
+   * Whether a template literal without substitutions starts at token `i`: its backticks are two
+   * tokens side by side (a `${` between them would be a token of its own).
+   */
+  private plainTemplate(i: number): boolean {
+    return this.kind(i) === TPL && this.kind(i + 1) === TPL && this.src.charCodeAt(this.t.start[i + 1]!) === 96;
+  }
+  /**
+   * The specifier of the plain template at token `i` (see `plainTemplate`), as the query reads one
+   * (`(template_string . (string_fragment) .)`): empty, no import; an escape makes an
+   * `escape_sequence` node beside the fragments, left to the tree.
+   */
+  private templateSpecifier(i: number): string | undefined {
+    const s = this.src.slice(this.t.end[i]!, this.t.start[i + 1]!);
+    if (s.includes('\\')) bail();
+    return s.length > 0 ? s : undefined;
+  }
   /** Whether a statement starts at token `i` (or its decorators end there). */
   private statementStarts(i: number): boolean {
     const p = i - 1;
@@ -478,12 +495,13 @@ export class Reader {
     const { t } = this;
     const argOpen = i + 1;
     const close = t.match[argOpen]!;
+    // Comments are not tokens: `import(/* webpackChunkName: … */ './m')` reads as `import('./m')`,
+    // as the query skips them (`(comment)*`).
     const arg = i + 2;
-    if (t.kind[arg] !== STR) return; // not a string first: no import (as the query)
-    // A comment before the string (`import(/* webpackChunkName: … */ './m')`): the query's
-    // anchor then does not match, so tree-sitter reports no import either.
-    if (t.comment[arg] || !(this.is(arg + 1, ')') || this.is(arg + 1, ','))) return;
-    const specifier = this.specifier(arg);
+    const last = this.plainTemplate(arg) ? arg + 1 : arg;
+    if (last === arg && t.kind[arg] !== STR) return; // no string first: no import (as the query)
+    if (!(this.is(last + 1, ')') || this.is(last + 1, ','))) return;
+    const specifier = last === arg ? this.specifier(arg) : this.templateSpecifier(arg);
     if (specifier === undefined) return;
     let typeOnly = false;
     if (kind === 'dynamic' && this.typescript) {

@@ -36,7 +36,7 @@ export function queryText(language: string, kind: QueryKind): string {
  * Version of the facts: changes whenever a query, the extractor or a grammar changes, so that
  * cached facts of an older version are never read as current.
  */
-export const EXTRACTOR_VERSION = 7;
+export const EXTRACTOR_VERSION = 8;
 export const GRAMMAR_VERSIONS = 'tree-sitter@0.25.1 typescript@0.23.2 javascript@0.25.0 python@0.25.0';
 
 let version: string | undefined;
