@@ -21,6 +21,23 @@ describe('parseAll', () => {
     });
   });
 
+  test('imports only: the import scanner answers in this thread, workers get only the files it declines', async () => {
+    // Workers that answer every file with an error naming it: an answer with facts came from this thread.
+    const scanned = Array.from({ length: 40 }, (_, i) => ({
+      language: 'typescript' as const,
+      content: Buffer.from(`import a${i} from './a${i}';\n${'// pad\n'.repeat(1200)}`),
+      importsOnly: true,
+    }));
+    const declined = {
+      language: 'typescript' as const,
+      content: Buffer.from(`namespace N { export const x = require('./x'); }\n${'x'.repeat(40000)}`),
+      importsOnly: true,
+    };
+    const out = await parseAll([...scanned, declined, declined], { workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing });
+    out.slice(0, 40).forEach((o, i) => expect('facts' in o && o.facts.imports.map((x) => x.specifier)).toEqual([`./a${i}`]));
+    for (const o of out.slice(40)) expect('error' in o && o.error.startsWith('seen namespace N')).toBe(true);
+  });
+
   test('feeds chunks to long-lived workers and puts every answer at its job', async () => {
     const jobs = Array.from({ length: 40 }, (_, i) => job(`file ${i} ${'x'.repeat(8000)}`));
     const out = await parseAll(jobs, { workers: 2, chunkBytes: 16 * 1024, workerUrl: crashing });

@@ -125,8 +125,8 @@ async function main() {
         // The parser's floor, in the same alternation (so the same load): tree-sitter alone, one thread.
         console.error(`tree-sitter parse alone on ${subdir}/ (run ${run} of ${runs}) …`);
         parse = fastest(parse, measure('measure-index.js', [repoDir, cacheTs, 'parse', '0', subdir]), 'totalMs');
-        // What a worker does per file for the graph (the import scanner, tree-sitter where it
-        // declines), and the same by tree-sitter alone (as before the scanner), one thread.
+        // What a cold graph does per file (the import scanner, tree-sitter where it declines),
+        // and the same by tree-sitter alone (as before the scanner), one thread.
         extract = fastest(extract, measure('measure-index.js', [repoDir, cacheTs, 'extract', '0', subdir]), 'totalMs');
         extractParse = fastest(extractParse, measure('measure-index.js', [repoDir, cacheTs, 'extract-parse', '0', subdir]), 'totalMs');
         for (const tool of ['depcruise', 'madge']) {
@@ -151,7 +151,7 @@ async function main() {
       );
       const extractFloor = extract!.totalMs / cores;
       peerRows.push(
-        `| imports extraction, one thread (what the workers do per file: the import scanner, tree-sitter where it declines)${best} | ${fmtMs(extract!.totalMs)} | ${fmtMB(extract!.maxRssMB)} | ${(extract!.totalMs / parse!.totalMs).toFixed(2)}× the parse (CPU ${fmtMs(extract!.callCpuMs)}, ${(extract!.callCpuMs / parse!.callCpuMs).toFixed(2)}× the parse's); ÷ ${cores} cores = ${fmtMs(extractFloor)} | airspace graph at ${(tsCold!.totalMs / extractFloor).toFixed(2)}× that (CPU: ${(tsCold!.callCpuMs / extract!.callCpuMs).toFixed(2)}×) |`,
+        `| imports extraction, one thread (what a cold graph does per file: the import scanner, tree-sitter where it declines)${best} | ${fmtMs(extract!.totalMs)} | ${fmtMB(extract!.maxRssMB)} | ${(extract!.totalMs / parse!.totalMs).toFixed(2)}× the parse (CPU ${fmtMs(extract!.callCpuMs)}, ${(extract!.callCpuMs / parse!.callCpuMs).toFixed(2)}× the parse's); ÷ ${cores} cores = ${fmtMs(extractFloor)} | airspace graph at ${(tsCold!.totalMs / extractFloor).toFixed(2)}× that (CPU: ${(tsCold!.callCpuMs / extract!.callCpuMs).toFixed(2)}×) |`,
       );
       peerRows.push(
         `| imports extraction by tree-sitter alone, one thread (parse and imports query, as before the scanner)${best} | ${fmtMs(extractParse!.totalMs)} | ${fmtMB(extractParse!.maxRssMB)} | ${(extractParse!.totalMs / parse!.totalMs).toFixed(2)}× the parse (CPU ${fmtMs(extractParse!.callCpuMs)}) | the scanner's path ${(extractParse!.callCpuMs / extract!.callCpuMs).toFixed(1)}× less CPU |`,

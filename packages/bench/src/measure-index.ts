@@ -83,12 +83,14 @@ async function run(): Promise<Record<string, unknown>> {
   if (mode === 'parse' || mode === 'extract' || mode === 'extract-parse') return parseOnly();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache, the parse
-  // workers start while the worktree is listed.
+  // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache and all facts,
+  // the parse workers start while the worktree is listed.
   const store = createFactsStore({ cacheDir: cacheDir! });
   const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
   await Promise.all(stores.map((s) => s.refresh()));
-  if (workers !== 0 && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers(workers !== undefined ? { workers } : {});
+  // As `airspace graph` (scanner's `indexWorktree`): no workers ahead for the import graph alone.
+  if (workers !== 0 && facts !== 'imports' && stores.every((s) => s.stats.segmentsRead === 0))
+    prestartParseWorkers(workers !== undefined ? { workers } : {});
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
   const ix = await index(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });

@@ -158,8 +158,10 @@ export async function indexWorktree(
   const store = createFactsStore({ cacheDir: await defaultCacheDir(dir) });
   const facts = options.facts ?? 'imports';
   // A cold cache (not one segment yet): the parse workers start while the worktree is listed.
+  // Not for the import graph alone: the import scanner answers most files in this thread, and
+  // workers start only if enough files are left to them (see `createParsePool`).
   const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
   await Promise.all(stores.map((s) => s.refresh()));
-  if (stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers();
+  if (facts !== 'imports' && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers();
   return index(await worktreeSnapshot(dir), { store, facts, ...(onProgress ? { onProgress } : {}) });
 }

@@ -1,7 +1,9 @@
 /**
  * Parse jobs in worker threads: at most `workers` threads per pool, each living until the pool
  * closes, fed chunks of a few hundred kilobytes as it becomes idle (so the work stays balanced
- * and the grammars and queries are compiled once per thread). Messages: `worker-protocol.ts`. With `workers: 0` (or
+ * and the grammars and queries are compiled once per thread). Messages: `worker-protocol.ts`.
+ * Imports-only jobs are first tried by the import scanner in this thread; only the files it
+ * declines go to workers (see `createParsePool`). With `workers: 0` (or
  * when the compiled worker is not available, e.g. under a test runner reading `src/`) the jobs
  * run in this thread, chunk by chunk with a turn of the event loop between chunks (see
  * worker.ts for why that turn matters).
@@ -13,7 +15,8 @@ import { Worker } from 'node:worker_threads';
 import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
-import { packFacts, unpackFacts } from '../cache/pack.js';
+import { scanImportFacts } from './import-scanner.js';
+import { markImportsOnly, packFacts, unpackFacts } from '../cache/pack.js';
 import { readSource, type SourceSkip } from './source-file.js';
 import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
@@ -59,6 +62,8 @@ const MIN_CHUNK_BYTES = 16 * 1024;
 const DEFAULT_CHUNK_BYTES = 256 * 1024;
 /** What a job read by its parsing thread counts for in a chunk (its size is not known here): a typical source file. */
 const DISK_JOB_BYTES = 8 * 1024;
+/** How long this thread scans imports-only jobs (`scanImportFacts`) before a turn of the event loop. */
+const SCAN_SLICE_MS = 10;
 
 /**
  * Jobs are queued as they come (while the caller still reads files) and sent to the workers in
@@ -207,14 +212,17 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   };
   let threadsStarted = false;
 
-  /** Queues a job for the workers (or this thread's parse at `close`). */
-  const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined) => {
+  /** Queues a job for the workers (or this thread's parse at `close`); `declined` by the import scanner already. */
+  const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined, declined = false) => {
+    if (broken) return settle(id, { error: broken });
     // Held only until its chunk is answered (or, in this thread, parsed).
     current.push({
       id,
       language: job.language,
       ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
       ...(job.importsOnly ? { importsOnly: true } : {}),
+      // parsed without trying the scanner again
+      ...(declined ? { parse: true } : {}),
     });
     currentBytes += content?.length ?? DISK_JOB_BYTES;
     if (url && currentBytes >= chunkBytes) {
@@ -222,6 +230,47 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
       cut();
       pump();
     }
+  };
+
+  // Imports-only jobs wait here for the import scanner (`import-scanner.ts`), which answers most
+  // files faster than a worker could be started and handed them (its start, the JIT warming up
+  // again in each thread, the hand-off of facts: see docs/benchmarks.md). This thread scans them
+  // in slices between turns of the event loop, so that it stays responsive (an engine indexing
+  // keeps answering its clients); files the scanner declines go to the workers' parse.
+  const toScan: { id: number; job: ParseJob }[] = [];
+  let scanAt = 0;
+  let scanning = false;
+  let scanned: (() => void) | undefined;
+  const scanOne = (id: number, job: ParseJob) => {
+    const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+    if (!('content' in read)) return settle(id, read);
+    const facts = scanImportFacts(sourceText(read.content), job.language);
+    if (!facts) return enqueue(id, job, read.content, true);
+    markImportsOnly(facts);
+    // Same form as from a worker: packed, references and calls decoded on use.
+    settle(id, { facts: unpackFacts(packFacts(facts)) });
+  };
+  /** Scans for about `SCAN_SLICE_MS`, then yields to the event loop. */
+  const scanSome = () => {
+    const until = performance.now() + SCAN_SLICE_MS;
+    while (scanAt < toScan.length && performance.now() < until) {
+      const { id, job } = toScan[scanAt]!;
+      toScan[scanAt++] = undefined as never;
+      try {
+        scanOne(id, job);
+      } catch (e) {
+        settle(id, { error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    if (scanAt < toScan.length) {
+      setImmediate(scanSome);
+      return;
+    }
+    toScan.length = 0;
+    scanAt = 0;
+    scanning = false;
+    scanned?.();
+    scanned = undefined;
   };
 
   return {
@@ -232,11 +281,19 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         settle(id, { error: broken });
         return outcome;
       }
-      enqueue(id, job, job.content);
+      if (!job.importsOnly) enqueue(id, job, job.content);
+      else {
+        toScan.push({ id, job });
+        if (!scanning) {
+          scanning = true;
+          setImmediate(scanSome);
+        }
+      }
       return outcome;
     },
     async close() {
       try {
+        if (scanning) await new Promise<void>((resolve) => (scanned = resolve));
         // No threads, or less than a chunk in all (a thread costs more than these few files).
         if (!threadsStarted) {
           const here = current;

@@ -15,6 +15,8 @@ export interface WorkerJob {
   readonly maxBytes?: number;
   /** Extract what the import graph needs only (`ExtractOptions.importsOnly`). */
   readonly importsOnly?: boolean;
+  /** The import scanner declined the file already: parse it (`ExtractOptions.parse`). */
+  readonly parse?: boolean;
 }
 
 /** Worker → pool, per chunk. Facts travel packed: flat arrays clone far cheaper than object graphs. */
@@ -28,5 +30,6 @@ export const WORKER_READY = 'ready';
 
 /** How a job is extracted, in a worker or in the pool's own thread. */
 export function extractOptions(job: WorkerJob): ExtractOptions {
-  return job.importsOnly ? { importsOnly: true } : {};
+  if (!job.importsOnly) return {};
+  return job.parse ? { importsOnly: true, parse: true } : { importsOnly: true };
 }
