@@ -4,6 +4,7 @@
  * (`advisories`, `links`, `positions`, `fileCoordinates`, `counts`) plus `agents`.
  */
 import type { Evidence, Precision, Problem } from './channel.js';
+import type { Forecast } from './forecast.js';
 import type { Agent } from './model.js';
 import type { ProbabilityLabel } from './probability.js';
 
@@ -64,6 +65,11 @@ export interface Link {
    * the link is clear and below the scan's `evidenceMinRisk`. Every advisory has its evidence.
    */
   readonly deferredEvidence?: true;
+  /**
+   * Set on a clear pair that git merges cleanly today when the forecast model (`forecast.ts`)
+   * gives it at least its threshold: likely to collide later. Changes nothing else of the link.
+   */
+  readonly forecast?: Forecast;
 }
 
 export interface Advisory {

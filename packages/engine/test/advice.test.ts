@@ -60,3 +60,46 @@ describe('tool results for a model', () => {
     expect(overallAction(['go-on', 'transmit-intent', 'steer-away'])).toBe('steer-away');
   });
 });
+
+describe('forecasts in a check', () => {
+  const forecast = {
+    with: 'carol',
+    probability: 0.164,
+    signals: [
+      { signal: 'co-change', value: 0.9, weight: 0.3 },
+      { signal: 'shared-files', value: 1, weight: 0.1 },
+    ],
+    evidence: [{ message: 'src/a.ts and src/b.ts changed together in 9 of 10 commits' }],
+  };
+
+  it('adds the forecast after a clear verdict without changing the action', () => {
+    const { text, action } = checkText({
+      path: 'src/a.ts',
+      agent: 'alice',
+      level: 'clear',
+      conflicts: [],
+      forecasts: [forecast],
+      problems: [],
+    });
+    expect(action).toBe('go-on');
+    expect(text.split('\n')).toEqual([
+      'CLEAR: no other agent is working near src/a.ts (you are alice). Next: go on with the edit.',
+      '',
+      'FORECAST with carol: no advisory yet, 16% chance of colliding later (co-change 0.90, files changed on both sides).',
+      '- src/a.ts and src/b.ts changed together in 9 of 10 commits',
+    ]);
+  });
+
+  it('puts forecasts after the advisories, whose action stays the answer', () => {
+    const { text, action } = checkText({
+      path: 'src/a.ts',
+      agent: 'alice',
+      level: 'resolution',
+      conflicts: [conflict({})],
+      forecasts: [forecast],
+      problems: [],
+    });
+    expect(action).toBe('steer-away');
+    expect(text.indexOf('FORECAST with carol')).toBeGreaterThan(text.indexOf('Next: steer away'));
+  });
+});

@@ -185,6 +185,7 @@ export function evalCommand(io: Io): Command {
               thresholds: replay.thresholds,
               ...(replay.probability ? { probability: replay.probability } : {}),
               ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
+              forecast: replay.forecast,
               ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
               ...(flags.since ? { since: flags.since } : {}),
               ...(flags.rev ? { rev: flags.rev } : {}),
@@ -265,6 +266,7 @@ export function evalCommand(io: Io): Command {
               ...weightings,
             ],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
+            forecast: first.forecast,
             ...(flags.fit
               ? {
                   fit: {

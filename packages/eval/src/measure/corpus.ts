@@ -4,7 +4,15 @@
  * that repository is scored with were fitted on the *other* repositories only, so a shipped
  * default is judged on histories it never saw. Pure: scored scenarios in, numbers out.
  */
-import { DEFAULT_ESCALATION, probabilityOf, type Precision, type ProbabilityMap, type Thresholds } from '@airspace/core';
+import {
+  DEFAULT_ESCALATION,
+  DEFAULT_FORECAST_MODEL,
+  probabilityOf,
+  type ForecastModel,
+  type Precision,
+  type ProbabilityMap,
+  type Thresholds,
+} from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import { fitProbabilityMap } from '../fit/probability.js';
@@ -73,6 +81,8 @@ export interface CorpusOptions {
   readonly label: LabelKind;
   readonly weightings: readonly Weighting[];
   readonly resolutionPrecisions?: readonly Precision[];
+  /** The forecast scored beside the scanner's weighting (default the shipped model; false: none). */
+  readonly forecast?: ForecastModel | false;
   /** Fit a scanner weighting; absent: no fitting. */
   readonly fit?: CorpusFitOptions;
   readonly bins?: number;
@@ -315,7 +325,14 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   ];
   const perMember = members.map((m, i) =>
     observationsOf(m).map(({ fraction, intent, scenarios }) => {
-      const scorers: ForesightScorer[] = foresightScorers(scenarios, options.channels, options.weightings, options.thresholds, precisions);
+      const scorers: ForesightScorer[] = foresightScorers(
+        scenarios,
+        options.channels,
+        options.weightings,
+        options.thresholds,
+        precisions,
+        options.forecast ?? DEFAULT_FORECAST_MODEL,
+      );
       const held = reports[i]!.heldOut?.weighting;
       if (held)
         scorers.push(
