@@ -280,10 +280,15 @@ export function forecastValuesOf(s: ScoredScenario): Record<string, number> {
  * it — no advisory (`advised`: the scanner's weighting at traffic or above), git merges the
  * observed states cleanly, probability at or above the model's threshold.
  */
-export function forecastScorer(scenarios: readonly ScoredScenario[], advised: readonly boolean[], model: ForecastModel): ForesightScorer {
+export function forecastScorer(
+  scenarios: readonly ScoredScenario[],
+  advised: readonly boolean[],
+  model: ForecastModel,
+  name = 'forecast',
+): ForesightScorer {
   const scores = scenarios.map((s) => forecastProbability(forecastValuesOf(s), model));
   return {
-    name: 'forecast',
+    name,
     kind: 'forecast',
     scores,
     flagged: scores.map((p, i) => !advised[i] && !isVisible(scenarios[i]!) && p >= model.threshold),

@@ -187,8 +187,22 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
   const headlineScorer = first.foresight[0]?.byLabel[0]?.scorers.find((s) => s.kind === 'weighting')?.name;
   if (!headlineScorer) return out;
   const scorerNames = first.foresight[0]!.byLabel[0]!.scorers.filter((s) => s.kind !== 'channel').map((s) => s.name);
+  const forecastNames = first.foresight[0]!.byLabel[0]!.scorers.filter((s) => s.kind === 'forecast').map((s) => s.name);
   for (const p of corpus.foresight) {
-    if (p.fraction === 1) continue;
+    if (p.fraction === 1) {
+      // On the full diffs the states are final: a forecast there is a pair that merged cleanly.
+      for (const f of p.scorers.filter((s) => forecastNames.includes(s.name)))
+        out.push(
+          '',
+          `${observationTitle(p)}, label ${LABEL_NAMES[p.label]}: ${f.name} on ${f.flagged} of ${f.scenarios} pairs that merge cleanly (${f.tp} of them collided; per repository ${corpus.members
+            .map((m) => {
+              const b = m.foresight.find((o) => o.fraction === 1 && o.intent === p.intent)?.byLabel.find((x) => x.label === p.label);
+              return `${m.name} ${b?.scorers.find((x) => x.name === f.name)?.unseen.flagged ?? '–'}`;
+            })
+            .join(', ')})`,
+        );
+      continue;
+    }
     const title = `${observationTitle(p)}, label ${LABEL_NAMES[p.label]}`;
     out.push('', `foresight ${title} (${headlineScorer}):`);
     for (const m of corpus.members) {
