@@ -16,7 +16,7 @@
 import type { Evidence } from './channel.js';
 import type { Agent } from './model.js';
 import { percentText, type ProbabilityLabel } from './probability.js';
-import type { ChannelBreakdown, Level } from './scan-types.js';
+import type { ChannelBreakdown, Forecast, ForecastSignal, Level } from './scan-types.js';
 
 /** The signal that some file is changed on both sides (1) or none is (0). Other signals are channel ids. */
 export const SHARED_FILES_SIGNAL = 'shared-files';
@@ -46,24 +46,6 @@ export const DEFAULT_FORECAST_MODEL: ForecastModel = {
   leak: 0.01,
   threshold: 0.05,
 };
-
-export interface ForecastSignal {
-  readonly signal: string;
-  /** The signal's value for this pair, in [0, 1]. */
-  readonly value: number;
-  readonly weight: number;
-}
-
-export interface Forecast {
-  /** P(the pair collides later), from the model (`ForecastModel.label`). */
-  readonly probability: number;
-  /** The model's threshold it passed. */
-  readonly threshold: number;
-  /** The signals that raised it (value > 0 and weight > 0), strongest contribution (ω·value) first. */
-  readonly signals: readonly ForecastSignal[];
-  /** The channels' evidence behind those signals and the files both sides change. */
-  readonly evidence: readonly Evidence[];
-}
 
 /** Why a model cannot be used, or undefined when it can. */
 export function forecastModelProblem(model: ForecastModel): string | undefined {

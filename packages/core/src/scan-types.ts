@@ -4,7 +4,6 @@
  * (`advisories`, `links`, `positions`, `fileCoordinates`, `counts`) plus `agents`.
  */
 import type { Evidence, Precision, Problem } from './channel.js';
-import type { Forecast } from './forecast.js';
 import type { Agent } from './model.js';
 import type { ProbabilityLabel } from './probability.js';
 
@@ -39,6 +38,24 @@ export interface ChannelBreakdown {
   readonly precision: Precision;
   readonly evidence: readonly Evidence[];
   readonly problems?: readonly Problem[];
+}
+
+export interface ForecastSignal {
+  readonly signal: string;
+  /** The signal's value for this pair, in [0, 1]. */
+  readonly value: number;
+  readonly weight: number;
+}
+
+export interface Forecast {
+  /** P(the pair collides later), from the forecast model (`forecast.ts`; its label says of what). */
+  readonly probability: number;
+  /** The forecast model's threshold it passed. */
+  readonly threshold: number;
+  /** The signals that raised it (value > 0 and weight > 0), strongest contribution (ω·value) first. */
+  readonly signals: readonly ForecastSignal[];
+  /** The channels' evidence behind those signals and the files both sides change. */
+  readonly evidence: readonly Evidence[];
 }
 
 /** One pair of agents, ordered so that `a < b` by id. */
