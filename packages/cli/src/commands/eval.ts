@@ -136,7 +136,7 @@ export function evalCommand(io: Io): Command {
     .addOption(
       new Option(
         '--fit-forecast <label>',
-        'on a corpus: fit the forecast (a noisy-OR with a leak over co-change, past-conflicts, overlap and files changed on both sides) on the unseen states of every --early fraction (or the --fit-on ones below 1), each repository held out, and report it',
+        'on a corpus: fit the forecast (a noisy-OR with a leak over co-change and past-conflicts, or the --forecast-signal ones) on the unseen states of every --early fraction (or the --fit-on ones below 1), each repository held out, and report it',
       ).choices([...LABEL_KINDS]),
     )
     .option(
@@ -147,7 +147,7 @@ export function evalCommand(io: Io): Command {
     )
     .option(
       '--forecast-signal <signal>',
-      'with --fit-forecast: a signal of the model (a channel id, or shared-files) instead of the default ones; repeatable',
+      'with --fit-forecast: a signal of the model (a channel id, or shared-files: some file changed on both sides) instead of the default ones; repeatable',
       collect,
     )
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')

@@ -4,7 +4,7 @@
  * ones: a forecast speaks only for them), and a threshold at which it finds a given share of the
  * training collisions. Few parameters on purpose: a corpus has a few dozen unseen collisions.
  */
-import { forecastProbability, SHARED_FILES_SIGNAL, type ForecastModel } from '@airspace/core';
+import { forecastProbability, type ForecastModel } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import type { ScoredScenario } from '../score/cache.js';
 import { forecastValuesOf, isVisible } from '../measure/foresight.js';
@@ -15,17 +15,21 @@ export interface ForecastFitOptions {
   readonly label: LabelKind;
   /** Observed fractions (< 1) whose unseen pairs are pooled for the fit. */
   readonly fitOn: readonly number[];
-  /** The signals (channel ids, `SHARED_FILES_SIGNAL`); default `DEFAULT_FORECAST_SIGNALS`. */
+  /** The signals (channel ids, `shared-files`); default `DEFAULT_FORECAST_SIGNALS`. */
   readonly signals?: readonly string[];
   /** The threshold is the highest probability at which the forecast finds this share of the training collisions. */
   readonly recall?: number;
 }
 
-/** The look-ahead evidence the channels already produce, and the files both sides change. */
-export const DEFAULT_FORECAST_SIGNALS: readonly string[] = ['co-change', 'past-conflicts', 'overlap', SHARED_FILES_SIGNAL];
+/**
+ * The signals of the shipped model, chosen by leave-one-repository-out among the look-ahead
+ * evidence the channels already produce (co-change, past conflicts, overlap's near miss) and the
+ * files both sides change (`SHARED_FILES_SIGNAL`): docs/evaluation.md, "Forecast".
+ */
+export const DEFAULT_FORECAST_SIGNALS: readonly string[] = ['co-change', 'past-conflicts'];
 
-/** The recall on the training pairs the threshold is set for: above issue 23's 0.5, a margin for a held-out repository. */
-export const DEFAULT_FORECAST_RECALL = 0.55;
+/** The recall on the training pairs the threshold is set for (issue 23's 0.5; chosen like the signals). */
+export const DEFAULT_FORECAST_RECALL = 0.5;
 
 /** The training pairs of a forecast: each scenario's unseen states on the fitted fractions. */
 export function forecastTrainingSet(
