@@ -87,10 +87,13 @@ export function advisoriesText(result: AdvisoriesResult): { text: string; action
   const intents = result.intents.map(
     (d) => `- ${d.agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}`,
   );
+  const forecasts = (result.forecasts ?? []).flatMap(forecastText);
+  const forecastLines = forecasts.length ? ['', ...forecasts] : [];
   if (result.advisories.length === 0) {
     return {
       text: [
         `No advisories for ${result.agent}: nobody is working close to your changes. ${NEXT['go-on']('')}`,
+        ...forecastLines,
         ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
       ].join('\n'),
       action,
@@ -101,6 +104,7 @@ export function advisoriesText(result: AdvisoriesResult): { text: string; action
     text: [
       `${result.advisories.length} advisor${result.advisories.length === 1 ? 'y' : 'ies'} for ${result.agent}:`,
       ...body,
+      ...forecastLines,
       ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
     ].join('\n'),
     action,

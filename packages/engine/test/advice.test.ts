@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../src/check.js';
-import { checkText, overallAction } from '../src/advice.js';
+import { advisoriesText, checkText, overallAction } from '../src/advice.js';
 
 type Conflict = CheckResult['conflicts'][number];
 /** `steer: undefined` stands for a conflict without right of way (no such field in the answer). */
@@ -88,6 +88,16 @@ describe('forecasts in a check', () => {
       'FORECAST with carol: no advisory yet, 16% chance of colliding later (co-change 0.90, files changed on both sides).',
       '- src/a.ts and src/b.ts changed together in 9 of 10 commits',
     ]);
+  });
+
+  it('lists forecasts with the advisories of list_advisories, after them, action unchanged', () => {
+    const none = advisoriesText({ agent: 'alice', advisories: [], forecasts: [forecast], intents: [], problems: [] });
+    expect(none.action).toBe('go-on');
+    expect(none.text.split('\n').slice(2)).toEqual([
+      'FORECAST with carol: no advisory yet, 16% chance of colliding later (co-change 0.90, files changed on both sides).',
+      '- src/a.ts and src/b.ts changed together in 9 of 10 commits',
+    ]);
+    expect(advisoriesText({ agent: 'alice', advisories: [], intents: [], problems: [] }).text).not.toContain('FORECAST');
   });
 
   it('puts forecasts after the advisories, whose action stays the answer', () => {
