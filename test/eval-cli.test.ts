@@ -112,8 +112,9 @@ describe('airspace eval', () => {
     for (const o of result.foresight) {
       expect(o.byLabel.map((b: { label: string }) => b.label)).toEqual(['textual', 'collided']);
       const names = o.byLabel[0].scorers.map((s: { name: string }) => s.name);
-      // Every channel alone, then the scanner's weighting.
-      expect(names).toEqual([...Object.keys(result.evaluation.channels), 'scanner weights']);
+      // Every channel alone, then the scanner's weighting, then the forecast (no F1 gain of its own).
+      expect(names).toEqual([...Object.keys(result.evaluation.channels), 'scanner weights', 'forecast']);
+      expect(o.byLabel[0].scorers.find((s: { name: string }) => s.name === 'forecast').foresightGain).toBeNull();
       const merge = o.byLabel[0].scorers.find((s: { name: string }) => s.name === 'merge');
       expect(merge.foresightGain).toBe(0);
       expect(Object.keys(merge.unseen)).toEqual([
@@ -176,10 +177,29 @@ describe('airspace eval', () => {
       expect(file.leak).toBe(0);
       expect(file.provenance.corpus).toHaveLength(2);
       expect(file.provenance.folds).toBe(2);
-      const table = await airspace('eval', '--repo', repo.dir, '--repo', second.dir, '--cache-dir', 'corpus-cache');
+      const table = await airspace(
+        'eval',
+        '--repo',
+        repo.dir,
+        '--repo',
+        second.dir,
+        '--cache-dir',
+        'corpus-cache',
+        '--early',
+        '0.5',
+        '--fit-forecast',
+        'collided',
+      );
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/corpus of 2 repositories/);
       expect(table.stdout).toMatch(/scanner weights, full diffs/);
+      // The forecast fitted on both, and on each one's other: its held-out rows are in the foresight tables.
+      expect(table.stdout).toMatch(/forecast of "collided" fitted on \d+ unseen states/);
+      expect(table.stdout).toMatch(/^ {2}without .+: co-change [\d.]+ · past-conflicts [\d.]+ · .*threshold [\d.]+$/m);
+      expect(table.stdout).toMatch(/^forecast, held out, 50%, label collided at any point$/m);
+      const alone = await airspace('eval', '--repo', repo.dir, '--fit-forecast', 'collided', '--cache-dir', 'corpus-cache');
+      expect(alone.code).toBe(1);
+      expect(alone.stderr).toMatch(/--fit-forecast fits on a corpus, each repository held out: repeat --repo/);
     } finally {
       second.dispose();
     }

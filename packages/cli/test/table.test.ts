@@ -113,3 +113,39 @@ describe('renderTable', () => {
     expect(formatRange([1, 0])).toBe('after 0');
   });
 });
+
+describe('renderTable with forecasts', () => {
+  const forecast = {
+    probability: 0.123,
+    threshold: 0.05,
+    signals: [
+      { signal: 'co-change', value: 0.9, weight: 0.2 },
+      { signal: 'shared-files', value: 1, weight: 0.05 },
+    ],
+    evidence: [{ message: 'src/a.ts and src/b.ts changed together in 9 of 10 commits', kind: 'co-change' }],
+  };
+  const scan: ScanResult = {
+    ...result,
+    problems: [],
+    links: [link('alice', 'bob', 'traffic', 0.6), link('carol', 'dave', 'clear', 0.05, { forecast }), link('erin', 'frank', 'clear', 0.02)],
+    advisories: [],
+    counts: { agents: 6, pairs: 15, clear: 14, traffic: 1, resolution: 0, unknown: 0 },
+  };
+
+  it('lists forecast pairs after the advisories with their probability, signals and evidence, and counts them', () => {
+    const text = renderTable(scan);
+    const lines = text.split('\n');
+    const row = lines.findIndex((l) => l.startsWith('FORECAST'));
+    expect(row).toBeGreaterThan(lines.findIndex((l) => l.startsWith('TRAFFIC')));
+    expect(lines[row]).toMatch(/^FORECAST\s+0\.05\s+12%\s+carol ↔ dave\s+co-change 0\.90 · files changed on both sides$/);
+    expect(lines[row + 1]).toContain('src/a.ts and src/b.ts changed together in 9 of 10 commits');
+    expect(text).not.toContain('erin ↔ frank');
+    expect(text).toContain('6 agents, 15 pairs: 0 resolution 1 traffic 14 clear (1 forecast to collide later)');
+  });
+
+  it('shows a forecast pair once, as a forecast, with --all', () => {
+    const text = renderTable(scan, { all: true });
+    expect(text.match(/carol ↔ dave/g)).toHaveLength(1);
+    expect(text).toMatch(/CLEAR\s+0\.02\s+–\s+erin ↔ frank/);
+  });
+});

@@ -4,16 +4,18 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import {
+  DEFAULT_FORECAST_MODEL,
   DEFAULT_THRESHOLDS,
   duplicateChannelId,
   type AnyChannel,
+  type ForecastModel,
   type ChannelBudget,
   type Precision,
   type ProbabilityMap,
   type Problem,
   type Thresholds,
 } from '@airspace/core';
-import type { LoadedConfig } from './config.js';
+import type { AirspaceConfig, LoadedConfig } from './config.js';
 import { readCalibration } from './calibration.js';
 import { loadPlugins, type Isolation, type LoadedChannel, type LoadPluginsOptions } from './plugins.js';
 
@@ -46,6 +48,8 @@ export interface ChannelSet {
   readonly thresholds: Thresholds;
   /** The calibration file's risk → probability map; absent: the scan's shipped map. */
   readonly probability?: ProbabilityMap;
+  /** The forecast model of the scans (the shipped one with the config's threshold), or false when the config turns it off. */
+  readonly forecast: ForecastModel | false;
   readonly channelOptions: Readonly<Record<string, unknown>>;
   readonly resolutionPrecisions?: readonly Precision[];
   /** Time budgets of the enabled channels that are not built-ins, by id. */
@@ -140,6 +144,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     weights,
     thresholds,
     ...(calibration.calibration?.probability ? { probability: calibration.calibration.probability } : {}),
+    forecast: forecastOf(config.forecast),
     channelOptions,
     ...(config.escalation?.resolutionPrecisions ? { resolutionPrecisions: config.escalation.resolutionPrecisions } : {}),
     budgets,
@@ -148,4 +153,10 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     ready: () => plugins.ready(),
     dispose: () => plugins.dispose(),
   };
+}
+
+/** The config's forecast settings over the shipped model. */
+export function forecastOf(settings: AirspaceConfig['forecast']): ForecastModel | false {
+  if (settings?.enabled === false) return false;
+  return settings?.threshold === undefined ? DEFAULT_FORECAST_MODEL : { ...DEFAULT_FORECAST_MODEL, threshold: settings.threshold };
 }

@@ -36,6 +36,8 @@ export interface AirspaceConfig {
   readonly escalation?: { readonly resolutionPrecisions?: readonly ('line' | 'symbol' | 'file')[] };
   readonly calibration?: string;
   readonly budget?: BudgetSettings;
+  /** The forecast of clear pairs (`forecast.ts` in core): off, or another threshold. */
+  readonly forecast?: { readonly enabled?: boolean; readonly threshold?: number };
 }
 
 export interface LoadedConfig {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_THRESHOLDS, defineChannel, scanAirspace } from '@airspace/core';
+import { DEFAULT_FORECAST_MODEL, DEFAULT_THRESHOLDS, defineChannel, scanAirspace } from '@airspace/core';
 import { loadConfig } from '../src/config.js';
 import { DEFAULT_BUDGET, resolveChannelSet } from '../src/channel-set.js';
 import { loadPlugins } from '../src/plugins.js';
@@ -154,6 +154,23 @@ describe('resolveChannelSet', () => {
     expect((await loadConfig({ repoRoot: dir })).problems.map((p) => p.message).join('\n')).toMatch(
       /\/budget\/channelMs[\s\S]*\/budget\/callMs/,
     );
+  });
+
+  it("takes the forecast's threshold or its absence from the config, the shipped model otherwise", async () => {
+    const forecastOf = async (config: object) => {
+      write('airspace.config.json', JSON.stringify(config));
+      const loaded = await loadConfig({ repoRoot: dir });
+      const set = await resolveChannelSet({ builtins: [builtin('overlap', 1)], loaded });
+      await set.dispose();
+      return { forecast: set.forecast, problems: set.problems.map((p) => p.message) };
+    };
+    expect(await forecastOf({})).toEqual({ forecast: DEFAULT_FORECAST_MODEL, problems: [] });
+    expect(await forecastOf({ forecast: { threshold: 0.3 } })).toEqual({
+      forecast: { ...DEFAULT_FORECAST_MODEL, threshold: 0.3 },
+      problems: [],
+    });
+    expect((await forecastOf({ forecast: { enabled: false, threshold: 0.3 } })).forecast).toBe(false);
+    expect((await forecastOf({ forecast: { threshold: 2 } })).problems.join('\n')).toMatch(/\/forecast\/threshold/);
   });
 
   it('reports a duplicate id naming both sources and keeps the first', async () => {

@@ -21,6 +21,7 @@ export const ErrorCodes = {
   MALFORMED_AGENT: 'MALFORMED_AGENT',
   INVALID_THRESHOLDS: 'INVALID_THRESHOLDS',
   INVALID_PROBABILITY_MAP: 'INVALID_PROBABILITY_MAP',
+  INVALID_FORECAST_MODEL: 'INVALID_FORECAST_MODEL',
   CHANNEL_TIMED_OUT: 'CHANNEL_TIMED_OUT',
   CHANNEL_OVER_BUDGET: 'CHANNEL_OVER_BUDGET',
 } as const;
@@ -195,5 +196,12 @@ export function invalidProbabilityMap(reason: string): Problem {
   return {
     code: ErrorCodes.INVALID_PROBABILITY_MAP,
     message: `Probability map ${reason}; the shipped map was used.`,
+  };
+}
+
+export function invalidForecastModel(reason: string): Problem {
+  return {
+    code: ErrorCodes.INVALID_FORECAST_MODEL,
+    message: `Forecast model: ${reason}; the shipped model was used.`,
   };
 }

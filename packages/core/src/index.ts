@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './ranges.js';
 export * from './combine.js';
 export * from './probability.js';
+export * from './forecast.js';
 export * from './tcas.js';
 export * from './advisory-tracker.js';
 export * from './triggers.js';

@@ -40,6 +40,24 @@ export interface ChannelBreakdown {
   readonly problems?: readonly Problem[];
 }
 
+export interface ForecastSignal {
+  readonly signal: string;
+  /** The signal's value for this pair, in [0, 1]. */
+  readonly value: number;
+  readonly weight: number;
+}
+
+export interface Forecast {
+  /** P(the pair collides later), from the forecast model (`forecast.ts`; its label says of what). */
+  readonly probability: number;
+  /** The forecast model's threshold it passed. */
+  readonly threshold: number;
+  /** The signals that raised it (value > 0 and weight > 0), strongest contribution (ω·value) first. */
+  readonly signals: readonly ForecastSignal[];
+  /** The channels' evidence behind those signals and the files both sides change. */
+  readonly evidence: readonly Evidence[];
+}
+
 /** One pair of agents, ordered so that `a < b` by id. */
 export interface Link {
   readonly a: string;
@@ -64,6 +82,11 @@ export interface Link {
    * the link is clear and below the scan's `evidenceMinRisk`. Every advisory has its evidence.
    */
   readonly deferredEvidence?: true;
+  /**
+   * Set on a clear pair that git merges cleanly today when the forecast model (`forecast.ts`)
+   * gives it at least its threshold: likely to collide later. Changes nothing else of the link.
+   */
+  readonly forecast?: Forecast;
 }
 
 export interface Advisory {

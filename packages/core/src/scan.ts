@@ -7,7 +7,15 @@
  */
 import type { Logger, Precision } from './channel.js';
 import { embedAgents } from './embedding.js';
-import { duplicateAgentId, incomparableAgents, incompleteAgent, invalidProbabilityMap, invalidThresholds } from './errors.js';
+import {
+  duplicateAgentId,
+  incomparableAgents,
+  incompleteAgent,
+  invalidForecastModel,
+  invalidProbabilityMap,
+  invalidThresholds,
+} from './errors.js';
+import { DEFAULT_FORECAST_MODEL, forecastFor, forecastModelProblem, sharedChangedFiles, type ForecastModel } from './forecast.js';
 import { DEFAULT_PROBABILITY_MAP, probabilityMapProblem, probabilityOf, type ProbabilityMap } from './probability.js';
 import type { Agent } from './model.js';
 import {
@@ -55,6 +63,8 @@ export interface ScanOptions {
   readonly escalation?: EscalationOptions;
   /** Risk → probability for each link (`probability.ts`); default the shipped map. */
   readonly probability?: ProbabilityMap;
+  /** The forecast of clear pairs (`forecast.ts`); default the shipped model, false: none. */
+  readonly forecast?: ForecastModel | false;
   /** Dependency edges `[from, to]` for the 3D embedding's averaging step. */
   readonly edges?: Iterable<readonly [string, string]>;
   /** How many evidence items a link keeps (strongest first); default 10. Breakdowns keep all. */
@@ -115,6 +125,12 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   if (mapProblem !== undefined) {
     problems.add(invalidProbabilityMap(mapProblem));
     probabilityMap = DEFAULT_PROBABILITY_MAP;
+  }
+  let forecastModel = options.forecast ?? DEFAULT_FORECAST_MODEL;
+  const forecastProblem = forecastModel === false ? undefined : forecastModelProblem(forecastModel);
+  if (forecastProblem !== undefined) {
+    problems.add(invalidForecastModel(forecastProblem));
+    forecastModel = DEFAULT_FORECAST_MODEL;
   }
   const maxEvidence = options.maxLinkEvidence ?? 10;
 
@@ -244,6 +260,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
     const probability = probabilityOf(risk, probabilityMap);
+    const forecast = forecastModel
+      ? forecastFor({ a: a.id, b: b.id, level, channels }, sharedChangedFiles(a, b), forecastModel)
+      : undefined;
     const link: Link = {
       a: a.id,
       b: b.id,
@@ -255,6 +274,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       channels,
       evidence,
       ...(deferredEvidence && !exhaustive ? { deferredEvidence: true as const } : {}),
+      ...(forecast ? { forecast } : {}),
     };
     links.push(link);
     counts[level]++;

@@ -4,8 +4,8 @@
  * and one line saying what to do next. Pure, and light: the check command loads it without the
  * scanner.
  */
-import { chanceText } from '@airspace/core';
-import type { CheckConflict, CheckResult } from './check.js';
+import { chanceText, forecastSignalText, percentText } from '@airspace/core';
+import type { CheckConflict, CheckForecast, CheckResult } from './check.js';
 import type { Advisory, AdvisoriesResult, DeclareIntentResult, NextAction } from './answers.js';
 
 export type { NextAction } from './answers.js';
@@ -57,15 +57,29 @@ export function overallAction(actions: readonly NextAction[]): NextAction {
   return 'go-on';
 }
 
+/**
+ * A forecast changes no action (it is no advisory): it says who this agent is likely to collide
+ * with later and why, so that it can say what it is doing before git sees a conflict.
+ */
+function forecastText(f: CheckForecast): string[] {
+  return [
+    `FORECAST with ${f.with}: no advisory yet, ${percentText(f.probability)} chance of colliding later (${f.signals.map(forecastSignalText).join(', ') || 'no signal'}).`,
+    ...f.evidence.slice(0, 2).map((e) => `- ${e.message}`),
+  ];
+}
+
 export function checkText(answer: CheckResult): { text: string; action: NextAction } {
   const where = `${answer.path}${range(answer.lines)}${answer.new ? ' (a new file)' : ''}`;
   const actions = answer.conflicts.map((c) => nextAction(c, answer.agent));
   const action = overallAction(actions);
-  if (answer.conflicts.length === 0)
-    return { text: `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${NEXT['go-on']('')}`, action };
+  const forecasts = (answer.forecasts ?? []).flatMap(forecastText);
+  if (answer.conflicts.length === 0) {
+    const clear = `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${NEXT['go-on']('')}`;
+    return { text: forecasts.length ? [clear, '', ...forecasts].join('\n') : clear, action };
+  }
   const head = `${answer.level.toUpperCase()}: editing ${where} as ${answer.agent} would come close to ${answer.conflicts.map((c) => c.with).join(', ')}.`;
   const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!));
-  return { text: [head, '', ...body].join('\n'), action };
+  return { text: [head, '', ...body, ...(forecasts.length ? ['', ...forecasts] : [])].join('\n'), action };
 }
 
 export function advisoriesText(result: AdvisoriesResult): { text: string; action: NextAction } {
@@ -73,10 +87,13 @@ export function advisoriesText(result: AdvisoriesResult): { text: string; action
   const intents = result.intents.map(
     (d) => `- ${d.agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}`,
   );
+  const forecasts = (result.forecasts ?? []).flatMap(forecastText);
+  const forecastLines = forecasts.length ? ['', ...forecasts] : [];
   if (result.advisories.length === 0) {
     return {
       text: [
         `No advisories for ${result.agent}: nobody is working close to your changes. ${NEXT['go-on']('')}`,
+        ...forecastLines,
         ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
       ].join('\n'),
       action,
@@ -87,6 +104,7 @@ export function advisoriesText(result: AdvisoriesResult): { text: string; action
     text: [
       `${result.advisories.length} advisor${result.advisories.length === 1 ? 'y' : 'ies'} for ${result.agent}:`,
       ...body,
+      ...forecastLines,
       ...(intents.length ? ['', 'Declared intent of other agents:', ...intents] : []),
     ].join('\n'),
     action,

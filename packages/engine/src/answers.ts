@@ -4,7 +4,7 @@
  */
 import type { ScanResult, Thresholds } from '@airspace/core';
 import type { IntentMap, Overrides } from '@airspace/scanner';
-import type { CheckConflict } from './check.js';
+import type { CheckConflict, CheckForecast } from './check.js';
 import type { DeclaredIntent } from './intents.js';
 
 /** What an agent should do about one conflict: go on, tell the other (traffic), or give way. */
@@ -26,6 +26,8 @@ export interface Advisory extends CheckConflict {
 export interface AdvisoriesResult {
   readonly agent: string;
   readonly advisories: readonly Advisory[];
+  /** Clear pairs of this agent forecast to collide later (`Link.forecast`), most likely first; absent when none. */
+  readonly forecasts?: readonly CheckForecast[];
   /** Declared intents of other agents that are still current. */
   readonly intents: readonly DeclaredIntent[];
   readonly problems: ScanResult['problems'];

@@ -6,7 +6,17 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { levelRank, pairKey, type Agent, type Evidence, type Level, type Link, type Range, type ScanResult } from '@airspace/core';
+import {
+  levelRank,
+  pairKey,
+  type Agent,
+  type Evidence,
+  type Forecast,
+  type Level,
+  type Link,
+  type Range,
+  type ScanResult,
+} from '@airspace/core';
 import { GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
 import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
 import { InputError } from './errors.js';
@@ -50,6 +60,11 @@ export interface CheckConflict {
   readonly hunks: readonly DiffHunk[];
 }
 
+/** A pair of the asking agent with no advisory that is forecast to collide later (`Link.forecast`). */
+export interface CheckForecast extends Pick<Forecast, 'probability' | 'signals' | 'evidence'> {
+  readonly with: string;
+}
+
 export interface CheckResult {
   readonly path: string;
   /** The file does not exist yet: the check is about creating it. */
@@ -59,6 +74,8 @@ export interface CheckResult {
   /** The worst level over all other agents. */
   readonly level: Level;
   readonly conflicts: readonly CheckConflict[];
+  /** Clear pairs forecast to collide later, most likely first; absent when there are none. */
+  readonly forecasts?: readonly CheckForecast[];
   readonly problems: ScanResult['problems'];
 }
 
@@ -255,6 +272,7 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
     basename(worktree);
   const conflicts = await conflictsOf(result, agentId, request.cwd);
   const level = conflicts.reduce<Level>((worst, c) => (levelRank(c.level) > levelRank(worst) ? c.level : worst), 'clear');
+  const forecasts = forecastsOf(result, agentId);
   return {
     path,
     ...(exists ? {} : { new: true as const }),
@@ -262,8 +280,22 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
     agent: agentId,
     level,
     conflicts,
+    ...(forecasts.length > 0 ? { forecasts } : {}),
     problems: result.problems,
   };
+}
+
+/** The forecasts of `agentId`'s pairs, most likely first. */
+export function forecastsOf(result: ScanResult, agentId: string): CheckForecast[] {
+  return result.links
+    .filter((l) => l.forecast && (l.a === agentId || l.b === agentId))
+    .map((l) => ({
+      with: l.a === agentId ? l.b : l.a,
+      probability: l.forecast!.probability,
+      signals: l.forecast!.signals,
+      evidence: l.forecast!.evidence,
+    }))
+    .sort((x, y) => y.probability - x.probability || (x.with < y.with ? -1 : 1));
 }
 
 /** Every pair of `agentId` above clear, worst first, with right of way and the other side's hunks. */

@@ -21,7 +21,7 @@ import {
   type ScannerOptions,
 } from '@airspace/scanner';
 import { acknowledgePair } from '@airspace/trail';
-import { conflictsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
+import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
 import { nextAction } from './advice.js';
 import type {
@@ -308,7 +308,8 @@ export class EngineCore {
     const { agent } = await this.whoIs(ref, result);
     const advisories = await this.advisoriesOf(result, agent, ref.cwd);
     const intents = readIntents(this.options.commonDir, this.now()).filter((d) => d.agent !== agent);
-    return { agent, advisories, intents, problems: result.problems };
+    const forecasts = forecastsOf(result, agent);
+    return { agent, advisories, ...(forecasts.length > 0 ? { forecasts } : {}), intents, problems: result.problems };
   }
 
   private async advisoriesOf(result: ScanResult, agent: string, cwd: string): Promise<Advisory[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../src/check.js';
-import { checkText, overallAction } from '../src/advice.js';
+import { advisoriesText, checkText, overallAction } from '../src/advice.js';
 
 type Conflict = CheckResult['conflicts'][number];
 /** `steer: undefined` stands for a conflict without right of way (no such field in the answer). */
@@ -58,5 +58,58 @@ describe('tool results for a model', () => {
     // A scan that gave no probability: the risk alone.
     expect(traffic.text).toContain('TRAFFIC with bob (risk 0.50; channels overlap).');
     expect(overallAction(['go-on', 'transmit-intent', 'steer-away'])).toBe('steer-away');
+  });
+});
+
+describe('forecasts in a check', () => {
+  const forecast = {
+    with: 'carol',
+    probability: 0.164,
+    signals: [
+      { signal: 'co-change', value: 0.9, weight: 0.3 },
+      { signal: 'shared-files', value: 1, weight: 0.1 },
+    ],
+    evidence: [{ message: 'src/a.ts and src/b.ts changed together in 9 of 10 commits' }],
+  };
+
+  it('adds the forecast after a clear verdict without changing the action', () => {
+    const { text, action } = checkText({
+      path: 'src/a.ts',
+      agent: 'alice',
+      level: 'clear',
+      conflicts: [],
+      forecasts: [forecast],
+      problems: [],
+    });
+    expect(action).toBe('go-on');
+    expect(text.split('\n')).toEqual([
+      'CLEAR: no other agent is working near src/a.ts (you are alice). Next: go on with the edit.',
+      '',
+      'FORECAST with carol: no advisory yet, 16% chance of colliding later (co-change 0.90, files changed on both sides).',
+      '- src/a.ts and src/b.ts changed together in 9 of 10 commits',
+    ]);
+  });
+
+  it('lists forecasts with the advisories of list_advisories, after them, action unchanged', () => {
+    const none = advisoriesText({ agent: 'alice', advisories: [], forecasts: [forecast], intents: [], problems: [] });
+    expect(none.action).toBe('go-on');
+    expect(none.text.split('\n').slice(2)).toEqual([
+      'FORECAST with carol: no advisory yet, 16% chance of colliding later (co-change 0.90, files changed on both sides).',
+      '- src/a.ts and src/b.ts changed together in 9 of 10 commits',
+    ]);
+    expect(advisoriesText({ agent: 'alice', advisories: [], intents: [], problems: [] }).text).not.toContain('FORECAST');
+  });
+
+  it('puts forecasts after the advisories, whose action stays the answer', () => {
+    const { text, action } = checkText({
+      path: 'src/a.ts',
+      agent: 'alice',
+      level: 'resolution',
+      conflicts: [conflict({})],
+      forecasts: [forecast],
+      problems: [],
+    });
+    expect(action).toBe('steer-away');
+    expect(text.indexOf('FORECAST with carol')).toBeGreaterThan(text.indexOf('Next: steer away'));
   });
 });

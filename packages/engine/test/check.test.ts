@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseLines, parseUnifiedHunks } from '../src/check.js';
+import type { Link, ScanResult } from '@airspace/core';
+import { forecastsOf, parseLines, parseUnifiedHunks } from '../src/check.js';
 
 describe('check helpers', () => {
   it('parses --lines and rejects nonsense', () => {
@@ -30,5 +31,29 @@ describe('check helpers', () => {
     expect(hunks[0]).toMatchObject({ agent: 'bob', path: 'f.ts', base: [3, 4], current: [3, 5] });
     expect(hunks[0]!.text).toBe('@@ -3,2 +3,3 @@ function f() {\n keep\n-old\n+new\n+more');
     expect(hunks[1]).toMatchObject({ base: [11, 10], current: [12, 12], text: '@@ -10,0 +12 @@\n+inserted' });
+  });
+});
+
+describe('forecastsOf', () => {
+  const link = (a: string, b: string, probability?: number): Link => ({
+    a,
+    b,
+    risk: 0.05,
+    distance: 0.95,
+    level: 'clear',
+    channels: [],
+    evidence: [],
+    ...(probability === undefined ? {} : { forecast: { probability, threshold: 0.1, signals: [], evidence: [] } }),
+  });
+  const result = {
+    links: [link('alice', 'bob', 0.12), link('alice', 'carol', 0.3), link('bob', 'carol', 0.5), link('alice', 'dave')],
+  } as Pick<ScanResult, 'links'> as ScanResult;
+
+  it("lists the asking agent's forecast pairs, most likely first, and nobody else's", () => {
+    expect(forecastsOf(result, 'alice').map((f) => [f.with, f.probability])).toEqual([
+      ['carol', 0.3],
+      ['bob', 0.12],
+    ]);
+    expect(forecastsOf(result, 'dave')).toEqual([]);
   });
 });

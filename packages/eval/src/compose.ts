@@ -6,7 +6,14 @@
  * replay cannot supply scores 0 and the problem is counted in the report.
  */
 import type { AirspaceConfig, ChannelSet, LoadedChannel } from '@airspace/config';
-import { type AnyChannel, type Precision, type ProbabilityMap, type RecencyOptions, type Thresholds } from '@airspace/core';
+import {
+  type AnyChannel,
+  type ForecastModel,
+  type Precision,
+  type ProbabilityMap,
+  type RecencyOptions,
+  type Thresholds,
+} from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
 import { ANALYSIS_SERVICES, createAnalysisState, loadScanSetup, scanOptionsOf } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
@@ -33,6 +40,8 @@ export interface ReplayScorer {
   /** The calibration file's risk → probability map, if it has one (else the scanner's shipped map applies). */
   readonly probability?: ProbabilityMap;
   readonly resolutionPrecisions?: readonly Precision[];
+  /** The config's forecast model (false: turned off). */
+  readonly forecast: ForecastModel | false;
   /** The config's recency (half-life, floor), as the scanner applies it. */
   readonly recency: RecencyOptions;
   readonly set: ChannelSet;
@@ -75,6 +84,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
     thresholds: set.thresholds,
     ...(set.probability ? { probability: set.probability } : {}),
     ...(set.resolutionPrecisions ? { resolutionPrecisions: set.resolutionPrecisions } : {}),
+    forecast: set.forecast,
     recency,
     set,
     dispose: () => {

@@ -2,6 +2,7 @@ export * from './measure/metrics.js';
 export * from './measure/evaluate.js';
 export * from './fit/noisy-or.js';
 export * from './fit/probability.js';
+export * from './fit/forecast.js';
 export * from './extract/merges.js';
 export * from './extract/scenario.js';
 export * from './score/scorer.js';

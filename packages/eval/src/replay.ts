@@ -8,7 +8,7 @@ import { listMerges, type ListMergesOptions, type MergeCommit } from './extract/
 import { cacheKey, type ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
 import type { ScratchStore } from '@airspace/git';
-import type { RecencyOptions } from '@airspace/core';
+import { sharedChangedFiles, type RecencyOptions } from '@airspace/core';
 
 export interface ReplayProgress {
   readonly done: number;
@@ -57,8 +57,7 @@ export function toScored(
   preciseRisks?: Readonly<Record<string, number>>,
 ): ScoredScenario {
   const [a, b] = s.agents;
-  const paths = new Set(a.files.flatMap((f) => [f.path, ...(f.oldPath ? [f.oldPath] : [])]));
-  const shared = b.files.filter((f) => paths.has(f.path) || (f.oldPath !== undefined && paths.has(f.oldPath))).length;
+  const shared = sharedChangedFiles(a, b).length;
   return {
     merge: s.merge,
     parents: s.parents,

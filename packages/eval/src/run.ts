@@ -5,9 +5,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import {
+  DEFAULT_FORECAST_MODEL,
   DEFAULT_PROBABILITY_MAP,
   DEFAULT_RECENCY,
   DEFAULT_THRESHOLDS,
+  type ForecastModel,
   type Precision,
   type ProbabilityMap,
   type RecencyOptions,
@@ -49,6 +51,8 @@ export interface RunEvalOptions {
   readonly thresholds?: Thresholds;
   /** The scanner's risk → probability map (the calibration file's; default the shipped one). */
   readonly probability?: ProbabilityMap;
+  /** The forecast scored in the foresight section (the config's; default the shipped model; false: none). */
+  readonly forecast?: ForecastModel | false;
   readonly resolutionPrecisions?: readonly Precision[];
   /** Directory of the scored-scenario cache; false disables it. Default: `<git common dir>/airspace/eval`. */
   readonly cacheDir?: string | false;
@@ -183,7 +187,14 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       ...[...result.declared].map(([fraction, scenarios]) => ({ fraction, intent: options.intent, scenarios })),
     ];
     const foresight = observations.map(({ fraction, intent, scenarios }) => {
-      const scorers = foresightScorers(scenarios, options.scorer.channels, weightings, thresholds, options.resolutionPrecisions);
+      const scorers = foresightScorers(
+        scenarios,
+        options.scorer.channels,
+        weightings,
+        thresholds,
+        options.resolutionPrecisions,
+        options.forecast ?? DEFAULT_FORECAST_MODEL,
+      );
       const fitted = options.fit
         ? outOfFoldScorer(scenarios, options.scorer.channels, {
             label,

@@ -11,7 +11,9 @@ import { BUILTIN_CHANNELS } from '@airspace/scanner';
 import { createReplayScorer, type ReplayScorer } from '../src/compose.js';
 import { completeLabels, dissolveReason } from '../src/extract/history.js';
 import { declaredPaths, labelOf } from '../src/extract/scenario.js';
-import { isVisible } from '../src/measure/foresight.js';
+import { DEFAULT_THRESHOLDS, type ForecastModel } from '@airspace/core';
+import { foresightOf, foresightScorers, isVisible } from '../src/measure/foresight.js';
+import { foresightText } from '../src/report/foresight.js';
 import { replay, type ReplayResult } from '../src/replay.js';
 import { ScenarioCache, type ScoredScenario } from '../src/score/cache.js';
 import { foresightFixture, type ForesightFixture } from './helpers.js';
@@ -152,5 +154,68 @@ describe('--intent', () => {
     expect(declared.risks.merge).toBe(plain.risks.merge);
     expect(result.declared.has(1)).toBe(false);
     expect([...result.declared.keys()].sort()).toEqual([0.25, 0.5, 0.75]);
+  });
+});
+
+describe('the forecast in the foresight figures', () => {
+  /** Forecast any clean pair whose sides change a common file. */
+  const model: ForecastModel = { label: 'collided', weights: { 'shared-files': 0.5 }, leak: 0.01, threshold: 0.2 };
+  const scorersAt = (fraction: number) =>
+    foresightScorers(
+      result.scored.get(fraction)!,
+      replayScorer.scorer.channels,
+      [{ name: 'scanner weights', weights: Object.fromEntries(replayScorer.scorer.channels.map((c) => [c.id, c.weight])) }],
+      DEFAULT_THRESHOLDS,
+      undefined,
+      model,
+    );
+
+  it('flags a finished pair that changed one file and merged cleanly (a false forecast), not its half-way state', () => {
+    const full = result.scored.get(1)!;
+    const i = full.findIndex((s) => s.merge === fx.merges.intent);
+    expect(full[i]!.sharedFiles).toBe(1);
+    const forecast = scorersAt(1).find((s) => s.kind === 'forecast')!;
+    expect(forecast.scores[i]).toBeCloseTo(1 - 0.99 * 0.5, 12);
+    expect(forecast.flagged[i]).toBe(true);
+    // Half-way h has only changed lib/x.txt: nothing in common with main's lib/shared.txt yet.
+    const half = result.scored.get(0.5)!;
+    const j = half.findIndex((s) => s.merge === fx.merges.intent);
+    expect(half[j]!.sharedFiles).toBe(0);
+    expect(scorersAt(0.5).find((s) => s.kind === 'forecast')!.flagged[j]).toBe(false);
+  });
+
+  it('never flags a pair git sees conflicting or one with an advisory', () => {
+    for (const fraction of [1, 0.75, 0.5, 0.25]) {
+      const scenarios = result.scored.get(fraction)!;
+      const scorers = scorersAt(fraction);
+      const scanner = scorers.find((s) => s.kind === 'weighting')!;
+      const forecast = scorers.find((s) => s.kind === 'forecast')!;
+      scenarios.forEach((s, i) => {
+        if (isVisible(s) || scanner.flagged[i]) expect(forecast.flagged[i]).toBe(false);
+      });
+    }
+  });
+
+  it('is a row of the unseen figures with no F1 gain of its own, and a line of the report', () => {
+    const observation = foresightOf(result.scored.get(1)!, scorersAt(1), {
+      fraction: 1,
+      labels: ['textual', 'collided'],
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    const row = observation.byLabel[0]!.scorers.find((s) => s.kind === 'forecast')!;
+    expect(row.name).toBe('forecast');
+    expect(row.foresightGain).toBeNull();
+    expect(row.unseen.flagged).toBeGreaterThanOrEqual(1);
+    expect(row.unseen.tp).toBe(0);
+    const half = foresightOf(result.scored.get(0.25)!, scorersAt(0.25), {
+      fraction: 0.25,
+      labels: ['collided'],
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    const text = foresightText([half]).join('\n');
+    expect(text).toMatch(/^forecast\s/m);
+    // The sync merge's quarter-way state is an unseen collision (see "collided at any point").
+    expect(half.byLabel[0]!.unseen.positives).toBeGreaterThan(0);
+    expect(text).toContain('with the forecast: of ');
   });
 });

@@ -6,8 +6,11 @@ import type { Advisory, Agent, Evidence, EvidenceSide, Level, Precision, Range, 
 import { todayRange } from './lines.js';
 import { DEFAULT_THRESHOLDS, classifyRisk, levelRank, pairKey } from '@airspace/core';
 
-/** What self does about one finding: steer or hold (resolution), transmit (traffic), or nothing yet. */
-export type Role = 'steer' | 'hold' | 'transmit' | 'weak' | 'unknown';
+/**
+ * What self does about one finding: steer or hold (resolution), transmit (traffic), nothing yet
+ * (weak evidence of an advisory), or keep an eye on a pair forecast to collide later.
+ */
+export type Role = 'steer' | 'hold' | 'transmit' | 'weak' | 'unknown' | 'forecast';
 
 export interface OtherSide {
   readonly agent: string;
@@ -36,11 +39,13 @@ export interface Finding {
    * at traffic), never above the pair's. A weak item of a resolution pair stays weak (`clear`).
    */
   readonly level: Level;
-  /** The pair's advisory level and combined risk R (for the summary; never shown beside a channel). */
-  readonly pairLevel: Exclude<Level, 'clear'>;
+  /** The pair's advisory level (clear for a forecast) and combined risk R (for the summary; never shown beside a channel). */
+  readonly pairLevel: Level;
   readonly pairRisk: number;
   /** The pair's calibrated probability of colliding (`Advisory.probability`), when the scan gave one. */
   readonly pairProbability?: number;
+  /** A forecast's finding (role `forecast`): the probability that the pair collides later (`Link.forecast`). */
+  readonly forecastProbability?: number;
   /** This evidence's own risk r (the channel's where the item has none). */
   readonly channelRisk: number;
   /** ω · r: what this item alone contributes to the pair's noisy-OR. */
@@ -148,9 +153,57 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
       });
     }
   }
+  out.push(...forecastFindings(result, self, agents));
   // File-level evidence adds nothing where the same pair already has lines in the same file.
   const precise = new Set(out.filter((f) => f.precise).map((f) => `${f.pair}|${f.path}`));
   return out.filter((f) => f.precise || !precise.has(`${f.pair}|${f.path}`));
+}
+
+/**
+ * The findings of self's forecast pairs (clear, git merges them cleanly, likely to collide later):
+ * one per item of the forecast's evidence with a side on self's file, at information level.
+ */
+function forecastFindings(result: ScanResult, self: string, agents: ReadonlyMap<string, Agent>): Finding[] {
+  const out: Finding[] = [];
+  for (const link of result.links) {
+    const forecast = link.forecast;
+    if (!forecast || (link.a !== self && link.b !== self)) continue;
+    const otherId = link.a === self ? link.b : link.a;
+    const otherAgent = agents.get(otherId);
+    for (const evidence of forecast.evidence) {
+      const mine = evidence.a?.agent === self ? evidence.a : evidence.b?.agent === self ? evidence.b : undefined;
+      if (!mine?.path) continue;
+      const theirs = mine === evidence.a ? evidence.b : evidence.a;
+      out.push({
+        pair: pairKey(link.a, link.b),
+        self,
+        path: mine.path,
+        range: todayRange(mine, agents.get(self)) ?? [1, 1],
+        ...(mine.symbol ? { selfSymbol: mine.symbol } : {}),
+        other: {
+          agent: otherId,
+          label: otherAgent?.label ?? otherId,
+          ...(otherAgent?.worktree ? { worktree: otherAgent.worktree } : {}),
+          ...(theirs?.path ? { path: theirs.path } : {}),
+          ...(theirs ? withRange(theirs, otherAgent) : {}),
+          ...(theirs?.baseRange ? { baseRange: theirs.baseRange } : {}),
+          ...(theirs?.symbol ? { symbol: theirs.symbol } : {}),
+        },
+        // The signal behind the item (co-change, past-conflicts, shared-file, …).
+        channel: evidence.kind ?? 'forecast',
+        level: 'clear',
+        pairLevel: link.level,
+        pairRisk: link.risk,
+        forecastProbability: forecast.probability,
+        channelRisk: evidence.risk ?? forecast.probability,
+        weighted: 0,
+        role: 'forecast',
+        evidence,
+        precise: !!(mine.range ?? mine.baseRange),
+      });
+    }
+  }
+  return out;
 }
 
 function withRange(side: EvidenceSide, agent: Agent | undefined): { range?: Range } {

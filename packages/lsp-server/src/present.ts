@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { chanceText, levelRank, type Range } from '@airspace/core';
+import { chanceText, levelRank, percentText, type Range } from '@airspace/core';
 import type { CodeAction, CodeLens, Diagnostic, DiagnosticRelatedInformation, Location } from 'vscode-languageserver';
 import { CodeActionKind, DiagnosticSeverity } from 'vscode-languageserver';
 import type { Finding } from './findings.js';
@@ -73,6 +73,8 @@ function levelText(f: Finding): string {
       return 'unknown (incomplete or incomparable working sets)';
     case 'weak':
       return 'weak evidence, below the traffic threshold';
+    case 'forecast':
+      return `forecast: ${percentText(f.forecastProbability ?? 0)} chance of colliding later, no advisory yet`;
     default:
       return 'traffic advisory, transmit intent';
   }
@@ -164,7 +166,8 @@ export function diagnosticMessage(group: readonly Finding[], acknowledged: boole
 }
 
 export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity {
-  if (acknowledged || f.role === 'hold' || f.role === 'unknown' || f.role === 'weak') return DiagnosticSeverity.Information;
+  if (acknowledged || f.role === 'hold' || f.role === 'unknown' || f.role === 'weak' || f.role === 'forecast')
+    return DiagnosticSeverity.Information;
   return DiagnosticSeverity.Warning;
 }
 
@@ -193,7 +196,7 @@ export function toDiagnostic(group: readonly Finding[], lineCount: number, ackno
     range: toLspRange(f.range, lineCount),
     severity: severity(f, acknowledged),
     source: SOURCE,
-    code: plain(`${f.level}/${f.channel}`),
+    code: plain(f.role === 'forecast' ? 'forecast' : `${f.level}/${f.channel}`),
     message: diagnosticMessage(group, acknowledged),
     ...(relatedInformation.length ? { relatedInformation } : {}),
     data,
@@ -273,7 +276,7 @@ export function codeActions(
         kind: CodeActionKind.QuickFix,
         command: commandOf('Copy summary', Commands.copySummary, [pair]),
       });
-      if (!acknowledged.has(f.pair)) {
+      if (!acknowledged.has(f.pair) && f.role !== 'forecast') {
         add({
           title: plain(`Acknowledge the advisory with ${f.other.label}`),
           kind: CodeActionKind.QuickFix,
@@ -290,7 +293,9 @@ export function summary(findings: readonly Finding[], otherDiff: ReadonlyMap<Fin
   if (findings.length === 0) return '';
   const f0 = findings[0]!;
   const lines = [
-    `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}${chance(f0)}).`,
+    f0.role === 'forecast'
+      ? `Airspace forecast between ${f0.self} and ${f0.other.label}: no advisory yet, ${percentText(f0.forecastProbability ?? 0)} chance of colliding later.`
+      : `Airspace ${f0.pairLevel} advisory between ${f0.self} and ${f0.other.label} (risk ${pct(f0.pairRisk)}${chance(f0)}).`,
     f0.pairLevel !== 'resolution'
       ? 'Sharing what each of us is changing:'
       : f0.role === 'hold'

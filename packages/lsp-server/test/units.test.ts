@@ -305,6 +305,56 @@ describe("the pair's calibrated probability beside its risk", () => {
   });
 });
 
+describe('a forecast pair: information, no advisory', () => {
+  const forecastScan = scan({
+    agents: [agent('a'), agent('b'), agent('c')],
+    links: [
+      {
+        a: 'a',
+        b: 'b',
+        risk: 0.04,
+        distance: 0.96,
+        level: 'clear',
+        channels: [],
+        evidence: [],
+        forecast: {
+          probability: 0.164,
+          threshold: 0.1,
+          signals: [{ signal: 'co-change', value: 0.9, weight: 0.3 }],
+          evidence: [
+            {
+              message: 'x.ts and y.ts changed together in 9 of 10 commits',
+              kind: 'co-change',
+              risk: 0.9,
+              a: { agent: 'a', path: 'x.ts' },
+              b: { agent: 'b', path: 'y.ts' },
+            },
+          ],
+        },
+      },
+      { a: 'a', b: 'c', risk: 0.02, distance: 0.98, level: 'clear', channels: [], evidence: [] },
+    ],
+  });
+
+  it('gives each side an information diagnostic, a hover and a summary with the chance of colliding later', () => {
+    const fs = findingsFor(forecastScan, 'b');
+    expect(fs).toHaveLength(1);
+    expect(fs[0]!.role).toBe('forecast');
+    const d = toDiagnostic(groupFindings(fs)[0]!, 10, false);
+    expect(d.severity).toBe(3); // Information
+    expect(d.code).toBe('forecast');
+    expect(d.message).toBe('a edits x.ts (co-change 0.90): forecast: 16% chance of colliding later, no advisory yet');
+    expect(hoverMarkdown(fs, new Map())).toContain('x.ts and y.ts changed together in 9 of 10 commits');
+    expect(summary(fs, new Map()).split('\n')[0]).toBe(
+      'Airspace forecast between b and a: no advisory yet, 16% chance of colliding later.',
+    );
+    // Nothing to acknowledge: it is no advisory.
+    expect(codeActions(fs, 'file:///wt/b', new Set(), []).map((x) => x.title)).not.toContainEqual(expect.stringMatching(/Acknowledge/));
+    expect(findingsFor(forecastScan, 'a')[0]!.path).toBe('x.ts');
+    expect(findingsFor(forecastScan, 'c')).toEqual([]);
+  });
+});
+
 /** A resolution pair (ben, cy) as a large repository gives it: several channels on nearby lines. */
 describe("one diagnostic per pair and lines, at the strongest finding's own level", () => {
   const side = (agent: string, path: string, range: readonly [number, number], extra: object = {}) => ({ agent, path, range, ...extra });

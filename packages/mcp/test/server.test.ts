@@ -48,6 +48,21 @@ describe('airspace mcp tools', () => {
     expect(calls[1]).toEqual(['check', { target: 'b.ts', lines: '3-3', agent: 'alice' }]);
   });
 
+  it("gives a check's forecast in the text and the structured answer, and keeps the action", async () => {
+    const forecast = {
+      with: 'carol',
+      probability: 0.21,
+      signals: [{ signal: 'past-conflicts', value: 0.6, weight: 0.4 }],
+      evidence: [{ message: 'src/a.ts conflicted in 3 of 5 past merges that changed it' }],
+    };
+    const { client } = await connect({ check: () => ({ ...clear, forecasts: [forecast] }) }, 'alice');
+    const answer = (await client.callTool({ name: 'check_edit', arguments: { path: 'src/a.ts' } })) as Answer;
+    expect(answer.structuredContent).toMatchObject({ level: 'clear', action: 'go-on', forecasts: [forecast] });
+    expect(answer.content[0]!.text).toContain(
+      'FORECAST with carol: no advisory yet, 21% chance of colliding later (past-conflicts 0.60).\n- src/a.ts conflicted in 3 of 5 past merges that changed it',
+    );
+  });
+
   it("turns minutes into the declaration's lifetime and symbols through as given", async () => {
     const declared = {
       declared: { agent: 'alice', paths: ['a.ts'], symbols: ['b.ts#f'], declaredAt: 'now', expiresAt: 'later' },

@@ -79,14 +79,16 @@ export function scanRecency(config: AirspaceConfig): RecencyOptions {
   return recencyOptions(config);
 }
 
-/** What `scanAirspace` takes from a channel set: weights, thresholds, options, budgets, escalation. */
+/** What `scanAirspace` takes from a channel set: weights, thresholds, options, budgets, escalation, forecast. */
 export function scanOptionsOf(
   set: ChannelSet,
-): Pick<ScanOptions, 'weights' | 'thresholds' | 'channelOptions' | 'budgets' | 'probability'> & Pick<ScanOptions, 'escalation'> {
+): Pick<ScanOptions, 'weights' | 'thresholds' | 'channelOptions' | 'budgets' | 'probability' | 'forecast'> &
+  Pick<ScanOptions, 'escalation'> {
   return {
     weights: set.weights,
     thresholds: set.thresholds,
     ...(set.probability ? { probability: set.probability } : {}),
+    forecast: set.forecast,
     channelOptions: set.channelOptions,
     budgets: set.budgets,
     ...(set.resolutionPrecisions ? { escalation: { resolutionPrecisions: set.resolutionPrecisions } } : {}),

@@ -7,6 +7,7 @@ import {
   probabilityCalibration,
   createReplayScorer,
   DEFAULT_CALIBRATE_ON,
+  DEFAULT_FORECAST_RECALL,
   DEFAULT_PRIOR_SHARE,
   evaluateCorpus,
   foresightLabels,
@@ -49,6 +50,9 @@ interface EvalFlags {
   readonly priorShare: number;
   readonly minWeight: number;
   readonly fitProbability?: LabelKind;
+  readonly fitForecast?: LabelKind;
+  readonly forecastRecall: number;
+  readonly forecastSignal?: string[];
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -129,6 +133,23 @@ export function evalCommand(io: Io): Command {
         "on a corpus: fit the scanner's risk → probability map for this label (each repository held out), pooling the full diffs and every --early fraction (or the --fit-on ones), and write it with the scanner's weights to the calibration file",
       ).choices([...LABEL_KINDS]),
     )
+    .addOption(
+      new Option(
+        '--fit-forecast <label>',
+        'on a corpus: fit the forecast (a noisy-OR with a leak over co-change and past-conflicts, or the --forecast-signal ones) on the unseen states of every --early fraction (or the --fit-on ones below 1), each repository held out, and report it',
+      ).choices([...LABEL_KINDS]),
+    )
+    .option(
+      '--forecast-recall <share>',
+      'with --fit-forecast: the threshold is the highest probability at which the forecast finds this share of the training collisions',
+      share('--forecast-recall'),
+      DEFAULT_FORECAST_RECALL,
+    )
+    .option(
+      '--forecast-signal <signal>',
+      'with --fit-forecast: a signal of the model (a channel id, or shared-files: some file changed on both sides) instead of the default ones; repeatable',
+      collect,
+    )
     .option('--calibration-out <file>', 'where --fit writes the calibration file', 'airspace.calibration.json')
     .option('--weights <file>', 'compare another weighting (a calibration file or {"weights": {…}}); repeatable', collect)
     .option('--json', 'print every figure as JSON')
@@ -141,6 +162,8 @@ export function evalCommand(io: Io): Command {
       const repos = flags.repo ?? ['.'];
       if (flags.fitProbability && repos.length === 1)
         throw new Error('--fit-probability fits on a corpus, each repository held out: repeat --repo');
+      if (flags.fitForecast && repos.length === 1)
+        throw new Error('--fit-forecast fits on a corpus, each repository held out: repeat --repo');
       if (flags.fitProbability && flags.fit)
         throw new Error('--fit-probability maps the risk of the weights in use: fit the weights (--fit) first, in another run');
       if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1)
@@ -185,6 +208,7 @@ export function evalCommand(io: Io): Command {
               thresholds: replay.thresholds,
               ...(replay.probability ? { probability: replay.probability } : {}),
               ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
+              forecast: replay.forecast,
               ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
               ...(flags.since ? { since: flags.since } : {}),
               ...(flags.rev ? { rev: flags.rev } : {}),
@@ -265,6 +289,7 @@ export function evalCommand(io: Io): Command {
               ...weightings,
             ],
             ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
+            forecast: first.forecast,
             ...(flags.fit
               ? {
                   fit: {
@@ -281,6 +306,16 @@ export function evalCommand(io: Io): Command {
             foresightLabels: foresightLabels(flags.label),
             ...(flags.intent ? { intent: flags.intent } : {}),
             ...(flags.fitProbability ? { probabilityFit: { label: flags.fitProbability, fitOn: flags.fitOn ?? [1, ...early] } } : {}),
+            ...(flags.fitForecast
+              ? {
+                  forecastFit: {
+                    label: flags.fitForecast,
+                    fitOn: (flags.fitOn ?? early).filter((f) => f < 1),
+                    recall: flags.forecastRecall,
+                    ...(flags.forecastSignal ? { signals: flags.forecastSignal } : {}),
+                  },
+                }
+              : {}),
           },
         );
         const merges = runs.reduce((n, r) => n + r.run.context.merges, 0);

@@ -2,7 +2,17 @@
  * The human report of a scan: pairs by risk, with level, channel breakdown and the strongest
  * evidence naming both sides' file:lines. Pure: ScanResult in, text out.
  */
-import { levelRank, pairKey, percentText, type Evidence, type EvidenceSide, type Link, type Range, type ScanResult } from '@airspace/core';
+import {
+  forecastSignalText,
+  levelRank,
+  pairKey,
+  percentText,
+  type Evidence,
+  type EvidenceSide,
+  type Link,
+  type Range,
+  type ScanResult,
+} from '@airspace/core';
 import { createStyle, padEnd, type Style } from './color.js';
 import { printableDeep } from './printable.js';
 
@@ -57,24 +67,46 @@ function percent(p: number | undefined): string {
   return p === undefined ? '–' : percentText(p);
 }
 
+/** Links with a forecast, most likely first. */
+export function sortForecasts(links: readonly Link[]): Link[] {
+  return links
+    .filter((l) => l.forecast)
+    .sort((x, y) => y.forecast!.probability - x.forecast!.probability || (x.a + x.b).localeCompare(y.a + y.b));
+}
+
 export function renderTable(unsafe: ScanResult, options: TableOptions = {}): string {
   // Ids, paths and messages may hold escape sequences or newlines: shown escaped, never obeyed.
   const result = printableDeep(unsafe);
   const style = options.style ?? createStyle(false);
   const perPair = options.evidence ?? 2;
   const advisories = new Map(result.advisories.map((a) => [pairKey(a.a, a.b), a]));
-  const shown = sortLinks(result.links).filter((l) => l.level !== 'clear' || (options.all && l.risk > 0));
+  const shown = sortLinks(result.links).filter((l) => l.level !== 'clear' || (options.all && l.risk > 0 && !l.forecast));
+  // Forecasts (clear pairs likely to collide later) follow the advisories, most likely first; P is
+  // then the forecast's probability and the last column its signals.
+  const forecasts = sortForecasts(result.links);
   const lines: string[] = [];
 
-  if (shown.length > 0) {
-    const rows = shown.map((l) => ({
-      link: l,
-      level: l.level.toUpperCase(),
-      risk: l.risk.toFixed(2),
-      probability: percent(l.probability),
-      pair: `${l.a} ↔ ${l.b}`,
-      channels: formatChannels(l),
-    }));
+  if (shown.length + forecasts.length > 0) {
+    const rows = [
+      ...shown.map((l) => ({
+        link: l,
+        level: l.level.toUpperCase(),
+        risk: l.risk.toFixed(2),
+        probability: percent(l.probability),
+        pair: `${l.a} ↔ ${l.b}`,
+        channels: formatChannels(l),
+        evidence: l.evidence,
+      })),
+      ...forecasts.map((l) => ({
+        link: l,
+        level: 'FORECAST',
+        risk: l.risk.toFixed(2),
+        probability: percent(l.forecast!.probability),
+        pair: `${l.a} ↔ ${l.b}`,
+        channels: l.forecast!.signals.map(forecastSignalText).join(' · ') || '—',
+        evidence: l.forecast!.evidence,
+      })),
+    ];
     const w = {
       level: Math.max(5, ...rows.map((r) => r.level.length)),
       risk: 4,
@@ -87,10 +119,9 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
       ),
     );
     for (const r of rows) {
-      lines.push(
-        `${style.level(r.link.level, padEnd(r.level, w.level))}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.probability, w.probability)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`,
-      );
-      for (const e of r.link.evidence.slice(0, perPair)) lines.push(`  ${style.dim('·')} ${formatEvidence(e)}`);
+      const level = r.level === 'FORECAST' ? style.dim(padEnd(r.level, w.level)) : style.level(r.link.level, padEnd(r.level, w.level));
+      lines.push(`${level}  ${padEnd(r.risk, w.risk)}  ${padEnd(r.probability, w.probability)}  ${padEnd(r.pair, w.pair)}  ${r.channels}`);
+      for (const e of r.evidence.slice(0, perPair)) lines.push(`  ${style.dim('·')} ${formatEvidence(e)}`);
       const advisory = advisories.get(pairKey(r.link.a, r.link.b));
       if (advisory?.steer && advisory.hold) lines.push(`  ${style.dim('→')} ${advisory.steer} steers away, ${advisory.hold} holds course`);
       if (r.link.levelReason) lines.push(`  ${style.dim(`(${r.link.levelReason})`)}`);
@@ -106,7 +137,8 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
     ...(c.unknown > 0 ? [style.level('unknown', `${c.unknown} unknown`)] : []),
     style.level('clear', `${c.clear} clear`),
   ].join(' ');
-  lines.push(summary);
+  const forecastCount = result.links.filter((l) => l.forecast).length;
+  lines.push(forecastCount > 0 ? `${summary} (${forecastCount} forecast to collide later)` : summary);
   if (c.agents < 2)
     lines.push(
       style.dim('Fewer than two agents with work in progress: nothing to compare. Agents are git worktrees (or branches, with --source).'),

@@ -4,16 +4,26 @@
  * that repository is scored with were fitted on the *other* repositories only, so a shipped
  * default is judged on histories it never saw. Pure: scored scenarios in, numbers out.
  */
-import { DEFAULT_ESCALATION, probabilityOf, type Precision, type ProbabilityMap, type Thresholds } from '@airspace/core';
+import {
+  DEFAULT_ESCALATION,
+  DEFAULT_FORECAST_MODEL,
+  probabilityOf,
+  type ForecastModel,
+  type Precision,
+  type ProbabilityMap,
+  type Thresholds,
+} from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import { fitProbabilityMap } from '../fit/probability.js';
+import { DEFAULT_FORECAST_RECALL, fitForecastModel, forecastTrainingSet, type ForecastFitOptions } from '../fit/forecast.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { brierScore, confusionAt, DEFAULT_CALIBRATION_BINS, expectedCalibrationError } from './metrics.js';
 import { combine, evaluate, metricsOf, riskOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
 import {
   foresightOf,
+  forecastScorer,
   foresightScorers,
   LEAD_BUCKETS,
   pooledUnseen,
@@ -73,6 +83,8 @@ export interface CorpusOptions {
   readonly label: LabelKind;
   readonly weightings: readonly Weighting[];
   readonly resolutionPrecisions?: readonly Precision[];
+  /** The forecast scored beside the scanner's weighting (default the shipped model; false: none). */
+  readonly forecast?: ForecastModel | false;
   /** Fit a scanner weighting; absent: no fitting. */
   readonly fit?: CorpusFitOptions;
   readonly bins?: number;
@@ -82,6 +94,8 @@ export interface CorpusOptions {
   readonly intent?: IntentMode;
   /** Fit the first weighting's probability map, each repository held out; absent: no such fit. */
   readonly probabilityFit?: ProbabilityFitOptions;
+  /** Fit the forecast, each repository held out (a scorer `FORECAST_HELD_OUT`); absent: no such fit. */
+  readonly forecastFit?: ForecastFitOptions;
 }
 
 export interface CorpusMemberReport {
@@ -101,6 +115,8 @@ export interface CorpusMemberReport {
    * calibration here per fraction and label (Brier and ECE; every other figure is the risk's).
    */
   readonly heldOutProbability?: { readonly map: ProbabilityMap; readonly byFraction: readonly ProbabilityFigures[] };
+  /** With `forecastFit`: the forecast fitted on the *other* repositories (scored here as `FORECAST_HELD_OUT`). */
+  readonly heldOutForecast?: ForecastModel;
 }
 
 /** Pooled over the corpus: one observation and label, per scorer. */
@@ -135,10 +151,22 @@ export interface CorpusEvaluation {
   readonly foresight: readonly CorpusForesight[];
   /** With `probabilityFit`: the map fitted on every repository (what a calibration file ships). */
   readonly probability?: { readonly map: ProbabilityMap; readonly fitOn: readonly number[]; readonly scenarios: number };
+  /** With `forecastFit`: the forecast fitted on every repository (what `DEFAULT_FORECAST_MODEL` ships). */
+  readonly forecast?: {
+    readonly model: ForecastModel;
+    readonly fitOn: readonly number[];
+    readonly recall: number;
+    /** Unseen pairs fitted on, and the collisions among them. */
+    readonly scenarios: number;
+    readonly positives: number;
+  };
 }
 
 /** The name of the held-out fitted weighting among the foresight scorers. */
 export const HELD_OUT = 'fitted, held out';
+
+/** The name of the held-out fitted forecast among the foresight scorers. */
+export const FORECAST_HELD_OUT = 'forecast, held out';
 
 const DEFAULT_TRAFFIC_PRECISION = 0.7;
 
@@ -313,14 +341,37 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     ...fractions.map((fraction) => ({ fraction, intent: null as IntentMode | null, scenarios: m.scored.get(fraction) ?? [] })),
     ...[...(m.declared ?? [])].map(([fraction, scenarios]) => ({ fraction, intent: options.intent ?? null, scenarios })),
   ];
+  // The forecast fitted on the other repositories, scored on this one (leave-one-repository-out).
+  const forecastFit = options.forecastFit;
+  const heldOutForecasts = members.map((_, i) =>
+    forecastFit
+      ? fitForecastModel(
+          forecastTrainingSet(
+            members.filter((_, j) => j !== i).map((m) => m.scored),
+            forecastFit.fitOn,
+          ),
+          forecastFit,
+        )
+      : undefined,
+  );
   const perMember = members.map((m, i) =>
     observationsOf(m).map(({ fraction, intent, scenarios }) => {
-      const scorers: ForesightScorer[] = foresightScorers(scenarios, options.channels, options.weightings, options.thresholds, precisions);
+      const scorers: ForesightScorer[] = foresightScorers(
+        scenarios,
+        options.channels,
+        options.weightings,
+        options.thresholds,
+        precisions,
+        options.forecast ?? DEFAULT_FORECAST_MODEL,
+      );
       const held = reports[i]!.heldOut?.weighting;
       if (held)
         scorers.push(
           weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'),
         );
+      const heldForecast = heldOutForecasts[i];
+      const scanner = scorers.find((s) => s.kind === 'weighting');
+      if (heldForecast && scanner) scorers.push(forecastScorer(scenarios, scanner.flagged, heldForecast, FORECAST_HELD_OUT));
       return {
         fraction,
         intent,
@@ -340,7 +391,8 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
   const mapFit = options.probabilityFit;
   const reported = options.weightings[0];
   const withForesight = reports.map((r, i) => {
-    const report = { ...r, foresight: perMember[i]!.map((o) => o.observation) };
+    const heldOutForecast = heldOutForecasts[i];
+    const report = { ...r, foresight: perMember[i]!.map((o) => o.observation), ...(heldOutForecast ? { heldOutForecast } : {}) };
     if (!mapFit || !reported) return report;
     // Held out: the map this repository is scored with never saw it.
     const map = fitMapOn(
@@ -356,6 +408,21 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     mapFit && reported
       ? { map: fitMapOn(members, mapFit, options.channels, reported), fitOn: mapFit.fitOn, scenarios: pooled(members, mapFit.fitOn).length }
       : undefined;
+  const forecastSet = forecastFit
+    ? forecastTrainingSet(
+        members.map((m) => m.scored),
+        forecastFit.fitOn,
+      )
+    : [];
+  const forecast = forecastFit
+    ? {
+        model: fitForecastModel(forecastSet, forecastFit),
+        fitOn: forecastFit.fitOn,
+        recall: forecastFit.recall ?? DEFAULT_FORECAST_RECALL,
+        scenarios: forecastSet.length,
+        positives: forecastSet.filter((s) => labelOf(s, forecastFit.label)).length,
+      }
+    : undefined;
   const corpusForesight: CorpusForesight[] = [];
   for (const [k, first] of (perMember[0] ?? []).entries()) {
     for (const label of labels) {
@@ -401,5 +468,6 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
     ...(fitted ? { fitted } : {}),
     foresight: corpusForesight,
     ...(probability ? { probability } : {}),
+    ...(forecast ? { forecast } : {}),
   };
 }

@@ -6,7 +6,15 @@
  * dissolve and why; over all scenarios, each scorer's F1 at traffic minus the merge channel's
  * (the foresight gain) and a lead-time curve. Pure: scored scenarios and scores in, numbers out.
  */
-import { DEFAULT_ESCALATION, type Precision, type Thresholds } from '@airspace/core';
+import {
+  DEFAULT_ESCALATION,
+  DEFAULT_FORECAST_MODEL,
+  forecastProbability,
+  SHARED_FILES_SIGNAL,
+  type ForecastModel,
+  type Precision,
+  type Thresholds,
+} from '@airspace/core';
 import { dissolveReason, type DissolveReason } from '../extract/history.js';
 import { labelOf, type IntentMode, type LabelKind } from '../extract/scenario.js';
 import type { ScoredScenario } from '../score/cache.js';
@@ -18,7 +26,7 @@ import { averagePrecision, confusion, DEFAULT_CALIBRATION_BINS, median } from '.
 /** One scorer's scores over the scenarios (parallel arrays). */
 export interface ForesightScorer {
   readonly name: string;
-  readonly kind: 'channel' | 'weighting' | 'fitted';
+  readonly kind: 'channel' | 'weighting' | 'fitted' | 'forecast';
   readonly scores: readonly number[];
   /** Traffic or above. */
   readonly flagged: readonly boolean[];
@@ -58,7 +66,10 @@ export interface ScorerForesight {
   readonly kind: ForesightScorer['kind'];
   /** Every figure over all scenarios of the fraction (ROC-AUC, PR-AUC, Brier, ECE, TA, RA). */
   readonly all: Metrics;
-  /** F1 at traffic minus the merge channel's alone, over all scenarios (null without a merge channel). */
+  /**
+   * F1 at traffic minus the merge channel's alone, over all scenarios (null without a merge
+   * channel, and for the forecast, which raises no traffic advisory).
+   */
   readonly foresightGain: number | null;
   readonly unseen: UnseenFigures;
   /** Collisions (all scenarios) flagged per lead-time bucket (`LEAD_BUCKETS`). */
@@ -204,7 +215,7 @@ export function foresightOf(
           name: s.name,
           kind: s.kind,
           all: metrics,
-          foresightGain: referenceF1 === null ? null : (metrics.traffic.f1 ?? 0) - referenceF1,
+          foresightGain: referenceF1 === null || s.kind === 'forecast' ? null : (metrics.traffic.f1 ?? 0) - referenceF1,
           unseen: unseenFigures(scenarios, labels, s, unseenIdx),
           leadCurve: curve((i) => s.flagged[i]!),
         };
@@ -237,20 +248,51 @@ export function pooledUnseen(
   };
 }
 
-/** Each channel alone and each weighting (the scanner's first), flagged at τ_TA as the report's rows are. */
+/**
+ * Each channel alone, each weighting (the scanner's first), flagged at τ_TA as the report's rows
+ * are, and the forecast beside the scanner's weighting (unless `forecast` is false).
+ */
 export function foresightScorers(
   scenarios: readonly ScoredScenario[],
   channels: readonly ChannelInfo[],
   weightings: readonly Weighting[],
   thresholds: Thresholds,
   resolutionPrecisions: readonly Precision[] = DEFAULT_ESCALATION.resolutionPrecisions,
+  forecast: ForecastModel | false = DEFAULT_FORECAST_MODEL,
 ): ForesightScorer[] {
   const out: ForesightScorer[] = channels.map((c) => {
     const scores = scenarios.map((s) => s.risks[c.id] ?? 0);
     return { name: c.id, kind: 'channel', scores, flagged: scores.map((r) => r >= thresholds.traffic) };
   });
   for (const w of weightings) out.push(weightingScorer(scenarios, channels, w, thresholds, resolutionPrecisions, 'weighting'));
+  const scanner = out.find((s) => s.kind === 'weighting');
+  if (forecast && scanner) out.push(forecastScorer(scenarios, scanner.flagged, forecast));
   return out;
+}
+
+/** The forecast's signal values of a scored scenario, as a scan computes them for a link. */
+export function forecastValuesOf(s: ScoredScenario): Record<string, number> {
+  return { ...s.risks, [SHARED_FILES_SIGNAL]: s.sharedFiles > 0 ? 1 : 0 };
+}
+
+/**
+ * The forecast as a scorer: its probability for every scenario, flagged where a scan would show
+ * it — no advisory (`advised`: the scanner's weighting at traffic or above), git merges the
+ * observed states cleanly, probability at or above the model's threshold.
+ */
+export function forecastScorer(
+  scenarios: readonly ScoredScenario[],
+  advised: readonly boolean[],
+  model: ForecastModel,
+  name = 'forecast',
+): ForesightScorer {
+  const scores = scenarios.map((s) => forecastProbability(forecastValuesOf(s), model));
+  return {
+    name,
+    kind: 'forecast',
+    scores,
+    flagged: scores.map((p, i) => !advised[i] && !isVisible(scenarios[i]!) && p >= model.threshold),
+  };
 }
 
 /** A weighting as a scorer, flagged at its own bands (a fitted scanner weighting's) or the given ones. */

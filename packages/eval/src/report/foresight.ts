@@ -41,7 +41,8 @@ function unseenRow(s: ScorerForesight): string[] {
   return [
     s.kind === 'channel' ? `channel ${s.name}` : s.name,
     ...figureCells(u),
-    fmt(s.all.traffic.f1, 2),
+    // The forecast raises no traffic advisory: F1 at traffic is the scanner's weighting's.
+    s.kind === 'forecast' ? '–' : fmt(s.all.traffic.f1, 2),
     s.foresightGain === null ? '–' : `${s.foresightGain >= 0 ? '+' : ''}${s.foresightGain.toFixed(2)}`,
   ];
 }
@@ -89,6 +90,8 @@ export function foresightText(observations: readonly ForesightObservation[]): st
       const b = o.byLabel.find((x) => x.label === label)!;
       const s = b.scorers.find((x) => x.kind === 'weighting');
       out.push(`  ${observationTitle(o)}: ${s ? headline(b.unseen.positives, s.unseen) : '–'}; ${dissolvedText(b)}`);
+      const f = b.scorers.find((x) => x.kind === 'forecast');
+      if (f && b.unseen.positives > 0) out.push(`    with the forecast: ${headline(b.unseen.positives, f.unseen, 'the forecast')}`);
     }
   }
   const below = belowMerge(observations);
@@ -111,7 +114,7 @@ export function foresightText(observations: readonly ForesightObservation[]): st
   }
   out.push(
     '',
-    "Unseen columns: flagged at traffic or above among the scenarios git does not see as conflicting yet; lift = precision ÷ their base rate; ×base = PR-AUC ÷ base rate; lead h = median hours from observation to merge of the collisions flagged. F1@TA all: over all scenarios; gain = minus the merge channel's alone.",
+    "Unseen columns: flagged at traffic or above (the forecast: forecast, below traffic) among the scenarios git does not see as conflicting yet; lift = precision ÷ their base rate; ×base = PR-AUC ÷ base rate; lead h = median hours from observation to merge of the collisions flagged. F1@TA all: over all scenarios; gain = minus the merge channel's alone.",
   );
   return out;
 }
@@ -184,8 +187,22 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
   const headlineScorer = first.foresight[0]?.byLabel[0]?.scorers.find((s) => s.kind === 'weighting')?.name;
   if (!headlineScorer) return out;
   const scorerNames = first.foresight[0]!.byLabel[0]!.scorers.filter((s) => s.kind !== 'channel').map((s) => s.name);
+  const forecastNames = first.foresight[0]!.byLabel[0]!.scorers.filter((s) => s.kind === 'forecast').map((s) => s.name);
   for (const p of corpus.foresight) {
-    if (p.fraction === 1) continue;
+    if (p.fraction === 1) {
+      // On the full diffs the states are final: a forecast there is a pair that merged cleanly.
+      for (const f of p.scorers.filter((s) => forecastNames.includes(s.name)))
+        out.push(
+          '',
+          `${observationTitle(p)}, label ${LABEL_NAMES[p.label]}: ${f.name} on ${f.flagged} of ${f.scenarios} pairs that merge cleanly (${f.tp} of them collided; per repository ${corpus.members
+            .map((m) => {
+              const b = m.foresight.find((o) => o.fraction === 1 && o.intent === p.intent)?.byLabel.find((x) => x.label === p.label);
+              return `${m.name} ${b?.scorers.find((x) => x.name === f.name)?.unseen.flagged ?? '–'}`;
+            })
+            .join(', ')})`,
+        );
+      continue;
+    }
     const title = `${observationTitle(p)}, label ${LABEL_NAMES[p.label]}`;
     out.push('', `foresight ${title} (${headlineScorer}):`);
     for (const m of corpus.members) {
@@ -195,6 +212,8 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
     }
     const pooled = p.scorers.find((s) => s.name === headlineScorer);
     if (pooled) out.push(`  corpus: ${headline(pooled.positives, pooled)}`);
+    const forecast = p.scorers.find((s) => s.name === 'forecast');
+    if (forecast) out.push(`  corpus, the forecast: ${headline(forecast.positives, forecast, 'the forecast')}`);
     const below = corpus.members.flatMap((m) =>
       belowMerge(
         m.foresight.filter((o) => o.fraction === p.fraction && o.intent === p.intent),

@@ -2,6 +2,7 @@
  * The human table and the Markdown report: one row per scorer (each channel alone, each
  * weighting, its merge-less variant and ablations, the fitted model), figures side by side.
  */
+import type { ForecastModel } from '@airspace/core';
 import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
 import type { CorpusEvaluation } from '../measure/corpus.js';
 import type { ForesightObservation } from '../measure/foresight.js';
@@ -231,6 +232,7 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
   }
   out.push(...corpusForesightText(corpus));
   out.push(...probabilityText(corpus));
+  out.push(...forecastFitText(corpus));
   if (corpus.fitted) {
     const f = corpus.fitted;
     out.push(
@@ -244,6 +246,26 @@ export function formatCorpusTable(corpus: CorpusEvaluation): string {
     }
   }
   return out.join('\n');
+}
+
+/**
+ * `--fit-forecast`: the forecast fitted on every repository (what ships), and on the others for
+ * each one; its held-out figures are the `forecast, held out` rows of the foresight tables.
+ */
+function forecastFitText(corpus: CorpusEvaluation): string[] {
+  const fitted = corpus.forecast;
+  if (!fitted) return [];
+  const model = (m: ForecastModel) =>
+    `${Object.entries(m.weights)
+      .map(([signal, w]) => `${signal} ${fmt(w, 4)}`)
+      .join(' · ')} · leak ${fmt(m.leak, 4)} · threshold ${fmt(m.threshold, 4)}`;
+  return [
+    '',
+    `forecast of "${fitted.model.label}" fitted on ${fitted.scenarios} unseen states (${fitted.positives} collisions; ${fitted.fitOn.map(fractionTitle).join(' + ')}), threshold at recall ${fitted.recall} of them:`,
+    `  all: ${model(fitted.model)}`,
+    ...corpus.members.flatMap((m) => (m.heldOutForecast ? [`  without ${m.name}: ${model(m.heldOutForecast)}`] : [])),
+    `  (scored on each repository by the model fitted without it: the "forecast, held out" rows above)`,
+  ];
 }
 
 /**
