@@ -4,7 +4,7 @@
  * and the agreement of the relative-import edge sets. Every figure comes from one run, each tool
  * in its own process.
  *
- *   node dist/bench.js [--files 10000] [--seed 42] [--repo DIR --subdir SRC] [--no-peers]
+ *   node dist/bench.js [--files 10000] [--seed 42] [--repo DIR --subdir SRC[,SRC2…]] [--no-peers]
  *                      [--runs N] [--write ../../docs/benchmarks.md]
  *
  * `--runs N` repeats each cold measurement on the shared tree (airspace and each peer) N times,
@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { createFactsStore, index, worktreeSnapshot } from '@airspace/analysis';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from './generate.js';
+import { inSubdirs, subdirList } from './subdirs.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -170,13 +171,13 @@ async function main() {
         // Agreement on relative imports: airspace's edges whose specifier is relative.
         const snap = await worktreeSnapshot(repoDir);
         const ix = await index(
-          { files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) },
+          { files: snap.files.filter((f) => inSubdirs(f.path, subdir!)) },
           { store: createFactsStore({ cacheDir: cacheTs }) },
         );
         const ours = new Set<string>();
         for (const f of ix.files.values())
           for (const imp of f.imports)
-            if (imp.specifier.startsWith('.')) for (const t of imp.targets) if (t.startsWith(`${subdir}/`)) ours.add(`${f.path} ${t}`);
+            if (imp.specifier.startsWith('.')) for (const t of imp.targets) if (inSubdirs(t, subdir!)) ours.add(`${f.path} ${t}`);
         const theirs = new Set((JSON.parse(readFileSync(peers.depcruise.out, 'utf8')) as [string, string][]).map(([a, b]) => `${a} ${b}`));
         const both = [...ours].filter((e) => theirs.has(e)).length;
         const onlyOurs = [...ours].filter((e) => !theirs.has(e));
@@ -213,7 +214,9 @@ async function main() {
       '',
       ...(peerRows.length
         ? [
-            `Same TypeScript/JavaScript tree (\`${subdir}/\`), each tool in its own process, time of the API call:`,
+            `Same TypeScript/JavaScript tree (${subdirList(subdir!)
+              .map((d) => `\`${d}/\``)
+              .join(', ')}), each tool in its own process, time of the API call:`,
             '',
             '| tool | time | peak memory (RSS) | result | ratio |',
             '|---|---|---|---|---|',

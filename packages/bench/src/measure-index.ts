@@ -26,6 +26,7 @@ import {
   type Language,
   type Snapshot,
 } from '@airspace/analysis';
+import { inSubdirs } from './subdirs.js';
 
 const [repo, cacheDir, mode = 'cold', workersArg, subdir, factsArg] = process.argv.slice(2);
 if (!repo || !cacheDir) {
@@ -35,8 +36,7 @@ if (!repo || !cacheDir) {
 const workers = workersArg === undefined || workersArg === '' ? undefined : Number(workersArg);
 const facts = factsArg === 'imports' ? 'imports' : 'all';
 
-const within = (snap: Snapshot): Snapshot =>
-  subdir ? { ...snap, files: snap.files.filter((f) => f.path.startsWith(`${subdir}/`)) } : snap;
+const within = (snap: Snapshot): Snapshot => (subdir ? { ...snap, files: snap.files.filter((f) => inSubdirs(f.path, subdir)) } : snap);
 const edgeCount = (ix: AnalysisIndex) => {
   let n = 0;
   for (const list of ix.imports.values()) n += list.length;

@@ -5,6 +5,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { inSubdirs, subdirList } from './subdirs.js';
 
 const [tool, repo, subdir, out] = process.argv.slice(2);
 if (!tool || !repo || !subdir || !out) {
@@ -22,7 +23,7 @@ async function run(): Promise<void> {
     const { cruise } = (await import('dependency-cruiser')) as unknown as {
       cruise: (files: string[], options: Record<string, unknown>) => Promise<{ output: unknown }>;
     };
-    const result = await cruise([subdir!], {
+    const result = await cruise(subdirList(subdir!), {
       doNotFollow: { path: 'node_modules' },
       tsPreCompilationDeps: true,
       combinedDependencies: false,
@@ -34,19 +35,18 @@ async function run(): Promise<void> {
     };
     const ms = performance.now() - t0;
     for (const m of json.modules) {
-      if (!m.source.startsWith(`${subdir}/`)) continue;
+      if (!inSubdirs(m.source, subdir!)) continue;
       modules++;
-      for (const d of m.dependencies)
-        if (d.module.startsWith('.') && d.resolved.startsWith(`${subdir}/`)) edges.push([m.source, d.resolved]);
+      for (const d of m.dependencies) if (d.module.startsWith('.') && inSubdirs(d.resolved, subdir!)) edges.push([m.source, d.resolved]);
     }
     finish(ms);
   } else {
     const name = 'madge'; // untyped package
     const madge = ((await import(name)) as { default: unknown }).default as (
-      path: string,
+      path: string | string[],
       config: Record<string, unknown>,
     ) => Promise<{ obj(): Record<string, string[]> }>;
-    const res = await madge(subdir!, {
+    const res = await madge(subdirList(subdir!), {
       fileExtensions: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'],
       ...(existsSync('tsconfig.json') ? { tsConfig: resolve('tsconfig.json') } : {}),
       baseDir: '.',
