@@ -98,11 +98,15 @@ const EVIDENCE_PER_SIGNAL = 2;
  */
 export function forecastFor(
   pair: { readonly a: string; readonly b: string; readonly level: Level; readonly channels: readonly ChannelBreakdown[] },
-  shared: readonly string[],
+  shared: readonly string[] | (() => readonly string[]),
   model: ForecastModel,
 ): Forecast | undefined {
   if (!forecastApplies(pair.level, pair.channels)) return undefined;
-  const values = forecastValues(pair.channels, shared.length);
+  // The shared paths cost a set per pair: a scan of many agents passes them lazily, and they are
+  // read only when the model weighs them.
+  const usesShared = (model.weights[SHARED_FILES_SIGNAL] ?? 0) > 0;
+  const sharedPaths = !usesShared ? [] : typeof shared === 'function' ? shared() : shared;
+  const values = forecastValues(pair.channels, sharedPaths.length);
   const probability = forecastProbability(values, model);
   if (probability < model.threshold) return undefined;
   const signals = Object.entries(model.weights)
@@ -112,7 +116,7 @@ export function forecastFor(
   const evidence: Evidence[] = [];
   for (const s of signals) {
     if (s.signal === SHARED_FILES_SIGNAL) {
-      evidence.push(sharedFilesEvidence(pair.a, pair.b, shared));
+      evidence.push(sharedFilesEvidence(pair.a, pair.b, sharedPaths));
       continue;
     }
     const channel = pair.channels.find((c) => c.channel === s.signal);

@@ -261,7 +261,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
     const probability = probabilityOf(risk, probabilityMap);
     const forecast = forecastModel
-      ? forecastFor({ a: a.id, b: b.id, level, channels }, sharedChangedFiles(a, b), forecastModel)
+      ? forecastFor({ a: a.id, b: b.id, level, channels }, () => sharedChangedFiles(a, b), forecastModel)
       : undefined;
     const link: Link = {
       a: a.id,
