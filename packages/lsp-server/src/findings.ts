@@ -120,15 +120,7 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
       if (!mine?.path) continue;
       const theirs = mine === evidence.a ? evidence.b : evidence.a;
       const range = todayRange(mine, agents.get(self)) ?? [1, 1];
-      const other: OtherSide = {
-        agent: otherId,
-        label: otherAgent?.label ?? otherId,
-        ...(otherAgent?.worktree ? { worktree: otherAgent.worktree } : {}),
-        ...(theirs?.path ? { path: theirs.path } : {}),
-        ...(theirs ? withRange(theirs, otherAgent) : {}),
-        ...(theirs?.baseRange ? { baseRange: theirs.baseRange } : {}),
-        ...(theirs?.symbol ? { symbol: theirs.symbol } : {}),
-      };
+      const other = otherSide(otherId, otherAgent, theirs);
       const key = [channel, mine.path, range.join(':'), other.path ?? '', other.range?.join(':') ?? '', evidence.message].join('|');
       if (seen.has(key)) continue;
       seen.add(key);
@@ -159,6 +151,19 @@ export function findingsFor(result: ScanResult, self: string): Finding[] {
   return out.filter((f) => f.precise || !precise.has(`${f.pair}|${f.path}`));
 }
 
+/** The other agent's side of an evidence item, as a finding shows it. */
+function otherSide(otherId: string, otherAgent: Agent | undefined, theirs: EvidenceSide | undefined): OtherSide {
+  return {
+    agent: otherId,
+    label: otherAgent?.label ?? otherId,
+    ...(otherAgent?.worktree ? { worktree: otherAgent.worktree } : {}),
+    ...(theirs?.path ? { path: theirs.path } : {}),
+    ...(theirs ? withRange(theirs, otherAgent) : {}),
+    ...(theirs?.baseRange ? { baseRange: theirs.baseRange } : {}),
+    ...(theirs?.symbol ? { symbol: theirs.symbol } : {}),
+  };
+}
+
 /**
  * The findings of self's forecast pairs (clear, git merges them cleanly, likely to collide later):
  * one per item of the forecast's evidence with a side on self's file, at information level.
@@ -180,15 +185,7 @@ function forecastFindings(result: ScanResult, self: string, agents: ReadonlyMap<
         path: mine.path,
         range: todayRange(mine, agents.get(self)) ?? [1, 1],
         ...(mine.symbol ? { selfSymbol: mine.symbol } : {}),
-        other: {
-          agent: otherId,
-          label: otherAgent?.label ?? otherId,
-          ...(otherAgent?.worktree ? { worktree: otherAgent.worktree } : {}),
-          ...(theirs?.path ? { path: theirs.path } : {}),
-          ...(theirs ? withRange(theirs, otherAgent) : {}),
-          ...(theirs?.baseRange ? { baseRange: theirs.baseRange } : {}),
-          ...(theirs?.symbol ? { symbol: theirs.symbol } : {}),
-        },
+        other: otherSide(otherId, otherAgent, theirs),
         // The signal behind the item (co-change, past-conflicts, shared-file, …).
         channel: evidence.kind ?? 'forecast',
         level: 'clear',
