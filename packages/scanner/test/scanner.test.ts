@@ -491,7 +491,7 @@ describe('scanRepository', () => {
       const { set } = await loadScanSetup(repository, { config: { calibration: file } });
       await set.dispose();
       expect(scanOptionsOf(set).forecast).toEqual(DEFAULT_FORECAST_MODEL);
-      expect(scanOptionsOf(set).weights['overlap']).toBe(0.5);
+      expect(scanOptionsOf(set).weights?.['overlap']).toBe(0.5);
       expect(set.problems.map((p) => p.message).join('\n')).toContain('"forecast" threshold must be in [0, 1]');
       await expect(forecastWith({})).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
     } finally {
