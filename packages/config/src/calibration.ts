@@ -8,7 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
-import { probabilityMapProblem, type ProbabilityMap, type Problem, type Thresholds } from '@airspace/core';
+import {
+  forecastModelProblem,
+  probabilityMapProblem,
+  type ForecastModel,
+  type ProbabilityMap,
+  type Problem,
+  type Thresholds,
+} from '@airspace/core';
 
 export const CALIBRATION_KIND = 'airspace-calibration';
 
@@ -31,6 +38,8 @@ export interface CalibrationFile {
   readonly thresholds: Thresholds;
   /** Risk → probability (`airspace eval --fit-probability`); scans report each link's probability through it. */
   readonly probability?: ProbabilityMap;
+  /** The forecast of clear pairs (`airspace eval --fit-forecast`, fitted on every repository); scans use it over the shipped one. */
+  readonly forecast?: ForecastModel;
   /** What was predicted. */
   readonly label: CalibrationLabel;
   readonly provenance: {
@@ -69,6 +78,8 @@ export interface Calibration {
   readonly leak: number;
   /** Its risk → probability map, when it has a usable one. */
   readonly probability?: ProbabilityMap;
+  /** Its forecast model, when it has a usable one (the config's `forecast.threshold`/`enabled` still win). */
+  readonly forecast?: ForecastModel;
 }
 
 const require = createRequire(import.meta.url);
@@ -156,7 +167,13 @@ export function readCalibration(path: string): { calibration?: Calibration; prob
     const why = fatal.map((e) => describe(e, value)).join(' ');
     return { problems: [invalid(path, `${why.replace(/\.$/, '')}; using configured weights.`)] };
   }
-  const file = value as { weights: Record<string, unknown>; thresholds?: Partial<Thresholds>; leak?: number; probability?: ProbabilityMap };
+  const file = value as {
+    weights: Record<string, unknown>;
+    thresholds?: Partial<Thresholds>;
+    leak?: number;
+    probability?: ProbabilityMap;
+    forecast?: ForecastModel;
+  };
   const dropped = new Set(errors.map(weightOf));
   const weights: Record<string, number> = {};
   for (const [id, w] of Object.entries(file.weights)) if (!dropped.has(id)) weights[id] = w as number;
@@ -164,6 +181,9 @@ export function readCalibration(path: string): { calibration?: Calibration; prob
   // A map that could reorder pairs is left out (the shipped one applies); the weights still do.
   const mapProblem = file.probability ? probabilityMapProblem(file.probability) : undefined;
   if (mapProblem !== undefined) problems.push(invalid(path, `"probability" ${mapProblem}; using the shipped map.`));
+  // Likewise a forecast model out of range: the shipped model applies, the rest of the file still does.
+  const forecastProblem = file.forecast ? forecastModelProblem(file.forecast) : undefined;
+  if (forecastProblem !== undefined) problems.push(invalid(path, `"forecast" ${forecastProblem}; using the shipped forecast model.`));
   return {
     calibration: {
       path,
@@ -171,6 +191,7 @@ export function readCalibration(path: string): { calibration?: Calibration; prob
       leak: file.leak ?? 0,
       ...(file.thresholds ? { thresholds: file.thresholds } : {}),
       ...(file.probability && mapProblem === undefined ? { probability: file.probability } : {}),
+      ...(file.forecast && forecastProblem === undefined ? { forecast: file.forecast } : {}),
     },
     problems,
   };

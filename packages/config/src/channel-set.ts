@@ -48,7 +48,7 @@ export interface ChannelSet {
   readonly thresholds: Thresholds;
   /** The calibration file's risk → probability map; absent: the scan's shipped map. */
   readonly probability?: ProbabilityMap;
-  /** The forecast model of the scans (the shipped one with the config's threshold), or false when the config turns it off. */
+  /** The forecast model of the scans (the calibration's or the shipped one, with the config's threshold), or false when the config turns it off. */
   readonly forecast: ForecastModel | false;
   readonly channelOptions: Readonly<Record<string, unknown>>;
   readonly resolutionPrecisions?: readonly Precision[];
@@ -144,7 +144,7 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
     weights,
     thresholds,
     ...(calibration.calibration?.probability ? { probability: calibration.calibration.probability } : {}),
-    forecast: forecastOf(config.forecast),
+    forecast: forecastOf(config.forecast, calibration.calibration?.forecast),
     channelOptions,
     ...(config.escalation?.resolutionPrecisions ? { resolutionPrecisions: config.escalation.resolutionPrecisions } : {}),
     budgets,
@@ -155,8 +155,9 @@ export async function resolveChannelSet(options: ResolveChannelSetOptions): Prom
   };
 }
 
-/** The config's forecast settings over the shipped model. */
-export function forecastOf(settings: AirspaceConfig['forecast']): ForecastModel | false {
+/** The config's forecast settings over the calibration file's model, or the shipped one (the config wins). */
+export function forecastOf(settings: AirspaceConfig['forecast'], calibrated?: ForecastModel): ForecastModel | false {
   if (settings?.enabled === false) return false;
-  return settings?.threshold === undefined ? DEFAULT_FORECAST_MODEL : { ...DEFAULT_FORECAST_MODEL, threshold: settings.threshold };
+  const model = calibrated ?? DEFAULT_FORECAST_MODEL;
+  return settings?.threshold === undefined ? model : { ...model, threshold: settings.threshold };
 }

@@ -22,6 +22,20 @@ describe('the calibration codec', () => {
     expect(readCalibration(file('bare.json', { weights: { tree: 0.1 } })).calibration).toMatchObject({ weights: { tree: 0.1 }, leak: 0 });
   });
 
+  it('reads a forecast model, and drops one out of range with a problem (the shipped model applies, the rest of the file still does)', () => {
+    const model = { label: 'collided', weights: { 'co-change': 0.3, 'shared-files': 0.2 }, leak: 0.01, threshold: 0.05 };
+    const good = readCalibration(file('forecast.json', { weights: { overlap: 1 }, forecast: model }));
+    expect(good.problems).toEqual([]);
+    expect(good.calibration!.forecast).toEqual(model);
+    const bad = readCalibration(file('bad-forecast.json', { weights: { overlap: 1 }, forecast: { ...model, leak: 1 } }));
+    expect(bad.calibration!.weights).toEqual({ overlap: 1 });
+    expect(bad.calibration!.forecast).toBeUndefined();
+    expect(bad.problems).toEqual([expect.objectContaining({ code: 'CALIBRATION_INVALID' })]);
+    expect(bad.problems[0]!.message).toContain('bad-forecast.json');
+    expect(bad.problems[0]!.message).toContain('"forecast" leak must be in [0, 1)');
+    expect(bad.problems[0]!.message).toContain('using the shipped forecast model');
+  });
+
   it('reads a probability map, and drops one that could reorder pairs with a problem (the weights still apply)', () => {
     const map = {
       label: 'collided',

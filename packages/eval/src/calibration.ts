@@ -61,47 +61,53 @@ export function corpusCalibration(
 }
 
 /**
- * The calibration file of a probability fit (`--fit-probability`): the scanner's weights and bands
- * as they are, and the risk → probability map fitted on every repository; its metrics are the
- * worst repository's held-out ECE per fraction and label (`ece@0.5:collided`).
+ * The calibration file of a probability or forecast fit (`--fit-probability`, `--fit-forecast`,
+ * or both in one file): the scanner's weights and bands as they are, the risk → probability map
+ * and/or the forecast model fitted on every repository; its metrics are the worst repository's
+ * held-out ECE per fraction and label (`ece@0.5:collided`) when a map was fitted.
  */
 export function probabilityCalibration(
   corpus: CorpusEvaluation,
   info: { merges: number; channelSetVersion: string; weights: Readonly<Record<string, number>>; thresholds: Thresholds; tool?: string },
 ): CalibrationFile | undefined {
   const fitted = corpus.probability;
-  if (!fitted) return undefined;
+  const forecast = corpus.forecast;
+  if (!fitted && !forecast) return undefined;
   const metrics: Record<string, number | null> = {};
-  for (const fraction of corpus.fractions) {
+  for (const fraction of fitted ? corpus.fractions : []) {
     const cells = corpus.members.flatMap((m) => m.heldOutProbability?.byFraction.find((f) => f.fraction === fraction)?.byLabel ?? []);
     for (const label of new Set(cells.map((c) => c.label))) {
       const values = cells.filter((c) => c.label === label && c.ece !== null).map((c) => c.ece!);
       metrics[`worstEce@${fraction}:${label}`] = values.length ? Math.max(...values) : null;
     }
   }
+  // The map's fractions and states when there is one; the forecast's otherwise.
+  const fitOn = fitted?.fitOn ?? forecast!.fitOn;
+  const tool = [fitted ? '--fit-probability' : undefined, forecast ? '--fit-forecast' : undefined].filter(Boolean).join(' ');
   return {
     kind: CALIBRATION_KIND,
     version: 1,
     weights: info.weights,
     leak: 0,
     thresholds: info.thresholds,
-    probability: fitted.map,
-    label: fitted.map.label,
+    ...(fitted ? { probability: fitted.map } : {}),
+    ...(forecast ? { forecast: forecast.model } : {}),
+    label: fitted?.map.label ?? forecast!.model.label,
     provenance: {
       repository: corpus.members.map((m) => m.name).join(', '),
       head: corpus.members.map((m) => m.head.slice(0, 12)).join(', '),
       merges: info.merges,
-      scenarios: fitted.scenarios,
-      early: Math.min(...fitted.fitOn),
+      scenarios: fitted?.scenarios ?? forecast!.scenarios,
+      early: Math.min(...fitOn),
       folds: corpus.members.length,
       channelSetVersion: info.channelSetVersion,
       createdAt: new Date().toISOString(),
-      tool: info.tool ?? 'airspace eval --fit-probability (corpus)',
+      tool: info.tool ?? `airspace eval ${tool} (corpus)`,
       metrics,
       corpus: corpus.members.map((m) => ({
         repository: m.name,
         head: m.head,
-        scenarios: fitted.fitOn.reduce((n, f) => n + (m.byFraction.find((x) => x.fraction === f)?.evaluation.scenarios ?? 0), 0),
+        scenarios: fitOn.reduce((n, f) => n + (m.byFraction.find((x) => x.fraction === f)?.evaluation.scenarios ?? 0), 0),
       })),
     },
   };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { forecastProbability } from '@airspace/core';
+import { validateCalibration } from '@airspace/config';
+import { probabilityCalibration } from '../src/calibration.js';
 import { fitForecastModel, forecastTrainingSet, thresholdForRecall } from '../src/fit/forecast.js';
 import { forecastValuesOf } from '../src/measure/foresight.js';
 import { evaluateCorpus, FORECAST_HELD_OUT, type CorpusMember } from '../src/measure/corpus.js';
@@ -77,5 +79,19 @@ describe('evaluateCorpus with forecastFit', () => {
     const text = formatCorpusTable(corpus);
     expect(text).toMatch(/forecast of "textual" fitted on 120 unseen states \(15 collisions/);
     expect(text).toMatch(/without a: co-change 0\.\d{4} · .* · leak 0\.\d{4} · threshold 0\.\d{4}/);
+
+    // --calibration-out: the model fitted on every repository, with the weights and bands as they are.
+    const file = probabilityCalibration(corpus, {
+      merges: 60,
+      channelSetVersion: 'v',
+      weights: { c: 1 },
+      thresholds: { traffic: 0.5, resolution: 0.9 },
+    })!;
+    expect(validateCalibration(file, 'fit', { complete: true })).toEqual([]);
+    expect(file.forecast).toEqual(corpus.forecast!.model);
+    expect(file.probability).toBeUndefined();
+    expect(file.weights).toEqual({ c: 1 });
+    expect(file.label).toBe('textual');
+    expect(file.provenance.tool).toContain('--fit-forecast');
   });
 });

@@ -3,9 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_PROBABILITY_MAP, defineChannel, probabilityOf, type Agent } from '@airspace/core';
+import { DEFAULT_FORECAST_MODEL, DEFAULT_PROBABILITY_MAP, defineChannel, probabilityOf, type Agent } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { BUILTIN_CHANNELS, createScanner, scanRepository, type ScanProgress } from '../src/index.js';
+import { openRepository } from '@airspace/git';
+import { BUILTIN_CHANNELS, createScanner, loadScanSetup, scanOptionsOf, scanRepository, type ScanProgress } from '../src/index.js';
 
 const builtinsOff = Object.fromEntries(BUILTIN_CHANNELS.map((make) => [make().id, { enabled: false }]));
 
@@ -467,6 +468,35 @@ describe('scanRepository', () => {
     });
     expect(shipped.links[0]!.level).toBe('clear');
     expect(shipped.links[0]!.risk).toBeCloseTo(1 / 3);
+  });
+
+  it("scans with the calibration file's forecast model; the config's threshold and enabled still win", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-forecast-'));
+    try {
+      const file = join(dir, 'calibration.json');
+      const model = { label: 'collided', weights: { 'co-change': 0.4 }, leak: 0.02, threshold: 0.07 };
+      writeFileSync(file, JSON.stringify({ weights: { overlap: 0.5 }, forecast: model }));
+      const repository = await openRepository(shared.dir);
+      const forecastWith = async (config: object, calibration = file) => {
+        const { set } = await loadScanSetup(repository, { config, calibration });
+        await set.dispose();
+        return scanOptionsOf(set).forecast;
+      };
+      expect(await forecastWith({})).toEqual(model);
+      expect(await forecastWith({ forecast: { threshold: 0.2 } })).toEqual({ ...model, threshold: 0.2 });
+      expect(await forecastWith({ forecast: { enabled: false } })).toBe(false);
+      // A model out of range in the config's calibration: the shipped one, with a problem (named
+      // with --calibration, the file is rejected, as a bad probability map is).
+      writeFileSync(file, JSON.stringify({ weights: { overlap: 0.5 }, forecast: { ...model, threshold: 2 } }));
+      const { set } = await loadScanSetup(repository, { config: { calibration: file } });
+      await set.dispose();
+      expect(scanOptionsOf(set).forecast).toEqual(DEFAULT_FORECAST_MODEL);
+      expect(scanOptionsOf(set).weights?.['overlap']).toBe(0.5);
+      expect(set.problems.map((p) => p.message).join('\n')).toContain('"forecast" threshold must be in [0, 1]');
+      await expect(forecastWith({})).rejects.toMatchObject({ code: 'UNREADABLE_CALIBRATION' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {

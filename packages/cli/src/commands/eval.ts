@@ -136,7 +136,7 @@ export function evalCommand(io: Io): Command {
     .addOption(
       new Option(
         '--fit-forecast <label>',
-        'on a corpus: fit the forecast (a noisy-OR with a leak over co-change and past-conflicts, or the --forecast-signal ones) on the unseen states of every --early fraction (or the --fit-on ones below 1), each repository held out, and report it',
+        'on a corpus: fit the forecast (a noisy-OR with a leak over co-change and past-conflicts, or the --forecast-signal ones) on the unseen states of every --early fraction (or the --fit-on ones below 1), each repository held out, and report it (with --calibration-out, write the model fitted on every repository into the calibration file; scans use it)',
       ).choices([...LABEL_KINDS]),
     )
     .option(
@@ -319,18 +319,21 @@ export function evalCommand(io: Io): Command {
           },
         );
         const merges = runs.reduce((n, r) => n + r.run.context.merges, 0);
-        const calibration = flags.fitProbability
-          ? probabilityCalibration(corpus, {
-              merges,
-              channelSetVersion: first.scorer.version,
-              weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
-              thresholds: first.thresholds,
-            })
-          : corpusCalibration(corpus, {
-              merges,
-              channelSetVersion: first.scorer.version,
-              regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
-            });
+        // A probability map and/or forecast model go with the weights as they are; with --fit, with the fitted weights.
+        const fitted =
+          flags.fitProbability || (flags.fitForecast && !flags.fit)
+            ? probabilityCalibration(corpus, {
+                merges,
+                channelSetVersion: first.scorer.version,
+                weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
+                thresholds: first.thresholds,
+              })
+            : corpusCalibration(corpus, {
+                merges,
+                channelSetVersion: first.scorer.version,
+                regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
+              });
+        const calibration = fitted && corpus.forecast && !fitted.forecast ? { ...fitted, forecast: corpus.forecast.model } : fitted;
         const written: string[] = [];
         if (calibration) {
           writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');
