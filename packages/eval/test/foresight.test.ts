@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fitNoisyOr } from '../src/fit/noisy-or.js';
 import { evaluateCorpus } from '../src/measure/corpus.js';
 import { bucketOf, foresightOf, foresightScorers, isVisible, pooledUnseen, type ForesightScorer } from '../src/measure/foresight.js';
-import { belowMerge, foresightText } from '../src/report/foresight.js';
+import { belowMerge, corpusForesightText, foresightText } from '../src/report/foresight.js';
 import type { SideHistory } from '../src/extract/history.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import { scenario } from './helpers.js';
@@ -130,6 +130,27 @@ describe('visible and unseen', () => {
     expect(textual.scorers.find((s) => s.name === 'shipped')!.foresightGain).toBeCloseTo(0, 12);
   });
 
+  it('counts the collisions each warns of, advisories and forecasts adding up', () => {
+    // A forecast over "look" from 0.25: u1, u2 and u4 (no advisory, git sees nothing); u1 and u2 collide.
+    const model = { label: 'textual' as const, weights: { look: 1 }, leak: 0, threshold: 0.25 };
+    const withForecast = foresightScorers(
+      scenarios,
+      channels,
+      [{ name: 'shipped', weights: { merge: 1, look: 0.6 } }],
+      thresholds,
+      undefined,
+      model,
+    );
+    const text = foresightText([foresightOf(scenarios, withForecast, { fraction: 0.5, labels: ['textual', 'collided'], thresholds })]).join(
+      '\n',
+    );
+    expect(text).toMatch(/observed +label +collisions +channel merge +shipped +shipped \+ forecast/);
+    // textual: v1, u1, u2 collide; merge and shipped warn of v1; with the forecast also u1 and u2.
+    expect(text).toMatch(/50% +textual conflict +3 +1 +1 +3\n/);
+    // collided: also v2 (its observed states conflict) and u3 (a later conflicted merge), which nothing forecasts.
+    expect(text).toMatch(/50% +collided at any point +5 +2 +2 +4\n?/);
+  });
+
   it('names where a weighting falls below the merge channel alone', () => {
     expect(belowMerge([o])).toEqual([]);
     const weak = foresightOf(scenarios, foresightScorers(scenarios, channels, [{ name: 'weak', weights: { merge: 0.4 } }], thresholds), {
@@ -189,6 +210,8 @@ describe('visible and unseen', () => {
     // Collisions v1 (2 h), u1 (30 h), u2 (100 h) in each member.
     expect(pooled.leadCurve).toEqual([0, 2, 0, 2, 2, 0]);
     expect(pooled.scorers.find((s) => s.name === 'look')!.leadCurve).toEqual([0, 2, 0, 2, 0, 0]);
+    // Pooled: v1, u1, u2 collide in each member; the merge channel and shipped warn of v1 (the shipped forecast of nothing).
+    expect(corpusForesightText(corpus).join('\n')).toMatch(/collisions warned of .*, pooled\n.*\n.*\n50% +textual conflict +6 +2 +2 +2\n/);
   });
 });
 

@@ -61,6 +61,51 @@ function leadTable(b: LabelForesight): string {
   return alignedTable(headers, rows, 1);
 }
 
+/** What the warned table reads of an observation and label: collisions, and each scorer's flags, by lead bucket. */
+interface WarnedInput {
+  readonly title: string;
+  readonly label: LabelForesight['label'];
+  readonly leadCurve: readonly number[];
+  readonly scorers: readonly { readonly name: string; readonly leadCurve: readonly number[] }[];
+}
+
+const WARNED_TITLE = 'collisions warned of (advisories: traffic or above; a forecast is made only below traffic, so they add)';
+
+const total = (curve: readonly number[]) => curve.reduce((n, x) => n + x, 0);
+
+/**
+ * Collisions warned of, per observation and label: by the merge channel alone (git's view of the
+ * observed states), by the headline weighting's advisories, and by those plus each forecast. A
+ * forecast is only made where there is no advisory, so the two counts add. Read a row observed
+ * earlier against the merge channel's column of a row observed later: does Airspace warn of more,
+ * sooner, than git would later?
+ */
+export function warnedTable(inputs: readonly WarnedInput[], headlineScorer: string, forecastNames: readonly string[]): string {
+  const flagsOf = (i: WarnedInput, name: string) => {
+    const s = i.scorers.find((x) => x.name === name);
+    return s ? total(s.leadCurve) : undefined;
+  };
+  const rows = inputs.map((i) => {
+    const advisories = flagsOf(i, headlineScorer);
+    return [
+      i.title,
+      LABEL_NAMES[i.label],
+      String(total(i.leadCurve)),
+      String(flagsOf(i, 'merge') ?? '–'),
+      String(advisories ?? '–'),
+      ...forecastNames.map((f) => {
+        const forecasts = flagsOf(i, f);
+        return advisories === undefined || forecasts === undefined ? '–' : String(advisories + forecasts);
+      }),
+    ];
+  });
+  return alignedTable(
+    ['observed', 'label', 'collisions', 'channel merge', headlineScorer, ...forecastNames.map((f) => `${headlineScorer} + ${f}`)],
+    rows,
+    2,
+  );
+}
+
 /**
  * Where a weighting's F1 at traffic falls below the merge channel's alone (the invariant "look-ahead
  * may add flags, never hide visible collisions"), one phrase per observation and label.
@@ -101,6 +146,19 @@ export function foresightText(observations: readonly ForesightObservation[]): st
       below.length
         ? `${first}: F1 at traffic below the merge channel's alone at ${below.join('; ')}`
         : `${first}: F1 at traffic never below the merge channel's alone`,
+    );
+  const kinds = observations[0]!.byLabel[0]!.scorers;
+  if (first)
+    out.push(
+      '',
+      WARNED_TITLE,
+      warnedTable(
+        labels.flatMap((label) =>
+          observations.map((o) => ({ title: observationTitle(o), ...o.byLabel.find((b) => b.label === label)!, label })),
+        ),
+        first,
+        kinds.filter((s) => s.kind === 'forecast').map((s) => s.name),
+      ),
     );
   for (const o of observations) {
     for (const b of o.byLabel) {
@@ -261,5 +319,15 @@ export function corpusForesightText(corpus: CorpusEvaluation): string[] {
       ),
     );
   }
+  const labels = [...new Set(corpus.foresight.map((p) => p.label))];
+  out.push(
+    '',
+    `${WARNED_TITLE}, pooled`,
+    warnedTable(
+      labels.flatMap((label) => corpus.foresight.filter((p) => p.label === label).map((p) => ({ ...p, title: observationTitle(p) }))),
+      headlineScorer,
+      forecastNames,
+    ),
+  );
   return out;
 }
