@@ -65,6 +65,37 @@ describe('the calibration codec', () => {
     expect(flat.calibration!.probability).toBeUndefined();
     expect(flat.problems).toEqual([expect.objectContaining({ code: 'CALIBRATION_INVALID' })]);
     expect(flat.problems[0]!.message).toContain('"probability" knots must be strictly increasing');
+    // A clean part (pairs git merges cleanly, with the recent conflict rate) is read, and checked as the knots are.
+    const clean = {
+      recentMerges: 50,
+      knots: [
+        [0, 0.01],
+        [1, 0.5],
+      ],
+    };
+    expect(
+      readCalibration(file('clean.json', { weights: { overlap: 1 }, probability: { ...map, clean } })).calibration!.probability,
+    ).toEqual({
+      ...map,
+      clean,
+    });
+    const badClean = readCalibration(
+      file('bad-clean.json', {
+        weights: { overlap: 1 },
+        probability: {
+          ...map,
+          clean: {
+            ...clean,
+            knots: [
+              [0, 0.5],
+              [1, 0.4],
+            ],
+          },
+        },
+      }),
+    );
+    expect(badClean.calibration!.probability).toBeUndefined();
+    expect(badClean.problems[0]!.message).toContain('"probability" clean: knots must be strictly increasing');
     // A map of the wrong shape breaks the schema: the file is rejected as any other defect.
     const shape = readCalibration(file('shape.json', { weights: { overlap: 1 }, probability: { label: 'collided', knots: [[0, 2]] } }));
     expect(shape.calibration).toBeUndefined();

@@ -84,9 +84,14 @@ export function forecastValues(
   return values;
 }
 
+/** git's merge of the pair's current states conflicts: the merge channel's risk is above 0. */
+export function gitSeesConflict(channels: readonly Pick<ChannelBreakdown, 'channel' | 'risk'>[]): boolean {
+  return channels.some((c) => c.channel === MERGE_CHANNEL && c.risk > 0);
+}
+
 /** Would the forecast speak for this pair at all: no advisory, and git merges its current states cleanly. */
 export function forecastApplies(level: Level, channels: readonly Pick<ChannelBreakdown, 'channel' | 'risk'>[]): boolean {
-  return level === 'clear' && !channels.some((c) => c.channel === MERGE_CHANNEL && c.risk > 0);
+  return level === 'clear' && !gitSeesConflict(channels);
 }
 
 /** How many evidence items a forecast keeps per signal. */

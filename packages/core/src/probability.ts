@@ -6,8 +6,14 @@
  * the number reported beside them means: the share of pairs at that risk that collided.
  */
 
+import type { Agent } from './model.js';
+import { DEFAULT_PAST_CONFLICTS_VIEW, type PastConflictsService } from './services.js';
+
 /** What the probability is the probability of (the eval's labels; see docs/evaluation.md). */
 export type ProbabilityLabel = 'textual' | 'manual' | 'any' | 'collided';
+
+/** [x, probability] points, x from 0 to 1, both coordinates strictly increasing; linear in between. */
+export type Knots = readonly (readonly [number, number])[];
 
 export interface ProbabilityMap {
   readonly label: ProbabilityLabel;
@@ -15,7 +21,33 @@ export interface ProbabilityMap {
    * [risk, probability] points, risks from 0 to 1, both coordinates strictly increasing (so that
    * the map keeps every ranking); linear in between.
    */
-  readonly knots: readonly (readonly [number, number])[];
+  readonly knots: Knots;
+  /**
+   * For pairs git merges cleanly today, a map of their risk combined with the repository's recent
+   * conflict rate c: 1 − (1 − R)(1 − c). Whether such a pair collides later depends on more than
+   * R: on histories whose merges often conflict (stable branches merged forward, syncs) two to
+   * four times as many of them do, at the same R (docs/evaluation.md, "Calibrated probability").
+   * Without it, or without a view of past merges, every pair reads `knots`.
+   */
+  readonly clean?: CleanPairMap;
+}
+
+export interface CleanPairMap {
+  /** c is the share of this many newest past merges that conflicted (per agent, as of its view; the pair's mean). */
+  readonly recentMerges: number;
+  /** [1 − (1 − R)(1 − c), probability] points, as `knots`. */
+  readonly knots: Knots;
+}
+
+/** How many of the newest past merges the recent conflict rate c is read over (a fitted clean part's `recentMerges`). */
+export const RECENT_CONFLICT_MERGES = 50;
+
+/** What a pair's probability reads besides its risk. */
+export interface PairHistory {
+  /** git merges the two current states cleanly (the merge channel's risk is 0, or it did not run). */
+  readonly clean: boolean;
+  /** The pair's recent conflict rate c (`recentConflictsOf`), when known. */
+  readonly recentConflicts?: number;
 }
 
 /**
@@ -45,9 +77,7 @@ export const DEFAULT_PROBABILITY_MAP: ProbabilityMap = {
   ],
 };
 
-/** Why a map cannot be used, or undefined when it can. */
-export function probabilityMapProblem(map: ProbabilityMap): string | undefined {
-  const k = map.knots;
+function knotsProblem(k: Knots): string | undefined {
   if (k.length < 2) return 'needs at least two knots';
   for (const [r, p] of k) if (!(r >= 0 && r <= 1 && p >= 0 && p <= 1)) return `knot [${r}, ${p}] is outside [0, 1]²`;
   if (k[0]![0] !== 0 || k[k.length - 1]![0] !== 1) return 'must start at risk 0 and end at risk 1';
@@ -57,10 +87,21 @@ export function probabilityMapProblem(map: ProbabilityMap): string | undefined {
   return undefined;
 }
 
-/** The probability of a risk under a map (linear between knots; a risk outside [0, 1] is clamped). */
-export function probabilityOf(risk: number, map: ProbabilityMap = DEFAULT_PROBABILITY_MAP): number {
-  const k = map.knots;
-  const r = Number.isNaN(risk) ? 0 : Math.min(1, Math.max(0, risk));
+/** Why a map cannot be used, or undefined when it can. */
+export function probabilityMapProblem(map: ProbabilityMap): string | undefined {
+  const problem = knotsProblem(map.knots);
+  if (problem !== undefined || !map.clean) return problem;
+  if (!(Number.isInteger(map.clean.recentMerges) && map.clean.recentMerges >= 1))
+    return `clean.recentMerges must be a whole number ≥ 1 (got ${map.clean.recentMerges})`;
+  const clean = knotsProblem(map.clean.knots);
+  return clean === undefined ? undefined : `clean: ${clean}`;
+}
+
+const clamp01 = (v: number) => (Number.isNaN(v) ? 0 : Math.min(1, Math.max(0, v)));
+
+/** Linear between knots; x outside [0, 1] is clamped. */
+function interpolate(k: Knots, x: number): number {
+  const r = clamp01(x);
   if (r <= k[0]![0]) return k[0]![1];
   for (let i = 1; i < k.length; i++) {
     const [x1, y1] = k[i]!;
@@ -70,6 +111,49 @@ export function probabilityOf(risk: number, map: ProbabilityMap = DEFAULT_PROBAB
     }
   }
   return k[k.length - 1]![1];
+}
+
+/** The probability of a risk under a map's `knots` (linear between knots; a risk outside [0, 1] is clamped). */
+export function probabilityOf(risk: number, map: ProbabilityMap = DEFAULT_PROBABILITY_MAP): number {
+  return interpolate(map.knots, risk);
+}
+
+/** What a clean pair's second map reads: R and the recent conflict rate c, combined as a noisy-OR. */
+export function cleanPairScore(risk: number, recentConflicts: number): number {
+  return 1 - (1 - clamp01(risk)) * (1 - clamp01(recentConflicts));
+}
+
+/**
+ * A pair's probability: a pair git merges cleanly, with a recent conflict rate, under a map with
+ * a `clean` part reads that; every other pair reads the risk's map.
+ */
+export function pairProbability(risk: number, pair: PairHistory, map: ProbabilityMap = DEFAULT_PROBABILITY_MAP): number {
+  if (map.clean && pair.clean && pair.recentConflicts !== undefined)
+    return interpolate(map.clean.knots, cleanPairScore(risk, pair.recentConflicts));
+  return probabilityOf(risk, map);
+}
+
+/**
+ * The pair's recent conflict rate c: the mean over its agents' views of past merges (as the
+ * past-conflicts channel reads them) of the share of the newest `merges` that conflicted. An
+ * agent without a view is left out; undefined when none has one (the risk's map applies).
+ */
+export async function recentConflictsOf(
+  agents: readonly Agent[],
+  service: PastConflictsService | undefined,
+  merges: number,
+): Promise<number | undefined> {
+  if (!service) return undefined;
+  const shares: number[] = [];
+  for (const agent of agents) {
+    try {
+      const share = (await service.viewFor(agent, DEFAULT_PAST_CONFLICTS_VIEW))?.recentConflictShare?.(merges);
+      if (share !== undefined) shares.push(share);
+    } catch {
+      // The past-conflicts channel reports a history it cannot read; the probability does without.
+    }
+  }
+  return shares.length === 0 ? undefined : shares.reduce((x, y) => x + y, 0) / shares.length;
 }
 
 /**

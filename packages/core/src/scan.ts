@@ -15,8 +15,15 @@ import {
   invalidProbabilityMap,
   invalidThresholds,
 } from './errors.js';
-import { DEFAULT_FORECAST_MODEL, forecastFor, forecastModelProblem, sharedChangedFiles, type ForecastModel } from './forecast.js';
-import { DEFAULT_PROBABILITY_MAP, probabilityMapProblem, probabilityOf, type ProbabilityMap } from './probability.js';
+import {
+  DEFAULT_FORECAST_MODEL,
+  forecastFor,
+  forecastModelProblem,
+  gitSeesConflict,
+  sharedChangedFiles,
+  type ForecastModel,
+} from './forecast.js';
+import { DEFAULT_PROBABILITY_MAP, pairProbability, probabilityMapProblem, recentConflictsOf, type ProbabilityMap } from './probability.js';
 import type { Agent } from './model.js';
 import {
   changedAgents,
@@ -112,6 +119,7 @@ const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 
 export async function scanAirspace(agents: readonly Agent[], context: ScanContext, options: ScanOptions = {}): Promise<ScanResult> {
   const now = context.now ?? Date.now();
+  const pastConflicts = context.services?.pastConflicts;
   const logger = context.logger ?? SILENT;
   const problems = new ProblemLog();
   let thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
@@ -259,7 +267,13 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const { evidence, deferredEvidence } = linkEvidence(breakdown, maxEvidence);
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
-    const probability = probabilityOf(risk, probabilityMap);
+    // A pair git merges cleanly reads the map's clean part with the repository's recent conflict rate.
+    const clean = !gitSeesConflict(channels);
+    const recentConflicts =
+      probabilityMap.clean && clean && pastConflicts
+        ? await recentConflictsOf([a, b], pastConflicts, probabilityMap.clean.recentMerges)
+        : undefined;
+    const probability = pairProbability(risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
     const forecast = forecastModel
       ? forecastFor({ a: a.id, b: b.id, level, channels }, () => sharedChangedFiles(a, b), forecastModel)
       : undefined;

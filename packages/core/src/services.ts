@@ -201,6 +201,11 @@ export interface PastConflictsView {
   touched(path: string): number;
   /** Of those, the merges whose re-merge conflicted in `path`. */
   conflicted(path: string): number;
+  /**
+   * The share of the newest `merges` known merges of the view whose re-merge conflicted anywhere
+   * (the repository's recent conflict rate as of the view); undefined when none is known.
+   */
+  recentConflictShare?(merges: number): number | undefined;
 }
 
 export interface PastConflictsViewOptions {
@@ -209,6 +214,9 @@ export interface PastConflictsViewOptions {
   /** At most this many merges of the window, newest first (each costs a re-merge once). */
   readonly maxMerges: number;
 }
+
+/** The view the past-conflicts channel reads by default, and the one a scan's probability reads. */
+export const DEFAULT_PAST_CONFLICTS_VIEW: PastConflictsViewOptions = { window: 3000, maxMerges: 300 };
 
 /**
  * `ctx.services.pastConflicts` (past-conflicts channel): the merges each agent's work is read

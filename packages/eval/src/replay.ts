@@ -55,6 +55,7 @@ export function toScored(
   risks: Readonly<Record<string, number>>,
   problems: readonly string[],
   preciseRisks?: Readonly<Record<string, number>>,
+  recentConflicts?: number | null,
 ): ScoredScenario {
   const [a, b] = s.agents;
   const shared = sharedChangedFiles(a, b).length;
@@ -74,6 +75,7 @@ export function toScored(
     risks,
     ...(preciseRisks ? { preciseRisks } : {}),
     ...(problems.length ? { problems } : {}),
+    ...(recentConflicts !== undefined ? { recentConflicts } : {}),
   };
 }
 
@@ -121,7 +123,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       let record: ScoredScenario;
       try {
         const score = await options.scorer.score(extracted.scenario);
-        record = toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks);
+        record = toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks, score.recentConflicts);
       } catch (error) {
         const skipped: Skipped = {
           merge: m.merge,

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { fitNoisyOr } from '../src/fit/noisy-or.js';
 import { evaluateCorpus } from '../src/measure/corpus.js';
-import { bucketOf, foresightOf, foresightScorers, isVisible, pooledUnseen, type ForesightScorer } from '../src/measure/foresight.js';
+import { isVisible } from '../src/measure/evaluate.js';
+import { bucketOf, foresightOf, foresightScorers, pooledUnseen, type ForesightScorer } from '../src/measure/foresight.js';
 import { belowMerge, corpusForesightText, foresightText } from '../src/report/foresight.js';
 import type { SideHistory } from '../src/extract/history.js';
 import type { ScoredScenario } from '../src/score/cache.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { probabilityMapProblem, probabilityOf, type ProbabilityMap } from '@airspace/core';
+import { pairProbability, probabilityMapProblem, probabilityOf, RECENT_CONFLICT_MERGES, type ProbabilityMap } from '@airspace/core';
 import { readCalibration, validateCalibration } from '@airspace/config';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probabilityCalibration } from '../src/calibration.js';
 import { fitProbabilityMap, isotonicBlocks } from '../src/fit/probability.js';
-import { evaluate } from '../src/measure/evaluate.js';
+import { evaluate, pairHistoryOf } from '../src/measure/evaluate.js';
 import { evaluateCorpus, type CorpusMember } from '../src/measure/corpus.js';
 import { formatCorpusTable } from '../src/report/table.js';
 import type { ScoredScenario } from '../src/score/cache.js';
@@ -179,5 +179,58 @@ describe('--fit-probability on a corpus', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('--fit-probability with the recent conflict rate', () => {
+  const both: ChannelInfo[] = [...channels, { id: 'merge', precision: 'line', weight: 1 }];
+  /**
+   * 10 pairs git cannot merge (all collide) and 30 it merges cleanly at c = 0.1, of which
+   * `collide` collide later; every pair's recent conflict rate is `recent`.
+   */
+  const member = (name: string, recent: number, collide: number): CorpusMember => {
+    const part: ScoredScenario[] = [];
+    for (let i = 0; i < 40; i++)
+      part.push(
+        scenario(`${name}${i}`, i < 10 ? { c: 0, merge: 1 } : { c: 0.1, merge: 0 }, i < 10 || i - 10 < collide, {
+          early: 0.5,
+          recentConflicts: recent,
+        }),
+      );
+    return { name, head: `${name}0000000000000`, scored: new Map([[0.5, part]]) };
+  };
+
+  it('reads a scored pair as a scan does: clean when the merge channel sees nothing, with its rate when known', () => {
+    expect(pairHistoryOf(scenario('m', { c: 0.1, merge: 0 }, false, { recentConflicts: 0.3 }))).toEqual({
+      clean: true,
+      recentConflicts: 0.3,
+    });
+    expect(pairHistoryOf(scenario('m', { c: 0.1, merge: 1 }, true, { recentConflicts: 0.3 }))).toEqual({
+      clean: false,
+      recentConflicts: 0.3,
+    });
+    expect(pairHistoryOf(scenario('m', { c: 0.1 }, false, { recentConflicts: null }))).toEqual({ clean: true });
+  });
+
+  it('fits a clean part, so that clean pairs of a conflict-prone history get their own rate (held out)', () => {
+    const members = [member('calm1', 0, 0), member('calm2', 0, 0), member('busy1', 0.6, 12), member('busy2', 0.6, 12)];
+    const corpus = evaluateCorpus(members, {
+      channels: both,
+      thresholds,
+      label: 'collided',
+      weightings: [{ name: 'scanner weights', weights: { c: 1, merge: 1 } }],
+      probabilityFit: { label: 'collided', fitOn: [0.5] },
+    });
+    const map = corpus.probability!.map;
+    expect(probabilityMapProblem(map)).toBeUndefined();
+    expect(map.clean!.recentMerges).toBe(RECENT_CONFLICT_MERGES);
+    // All clean pairs at R 0.1: 24 of 120 collide, whatever the rate — but 40% where it is 0.6 and none where it is 0.
+    expect(probabilityOf(0.1, map)).toBeCloseTo(24 / 120, 2);
+    expect(pairProbability(0.1, { clean: true, recentConflicts: 0.6 }, map)).toBeCloseTo(0.4, 2);
+    expect(pairProbability(0.1, { clean: true, recentConflicts: 0 }, map)).toBeLessThan(0.01);
+    expect(pairProbability(1, { clean: false, recentConflicts: 0.6 }, map)).toBe(1);
+    // Held out, busy1 is scored by the others' map: its clean pairs read 40%, as they collide.
+    const busy = corpus.members[2]!.heldOutProbability!.byFraction[0]!.byLabel.find((b) => b.label === 'collided')!;
+    expect(busy.ece).toBeLessThan(0.01);
   });
 });

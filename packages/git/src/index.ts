@@ -26,7 +26,6 @@ export {
   PastConflictHistory,
   pastConflictsService,
   CONFLICTS_CACHE_DIR,
-  DEFAULT_PAST_CONFLICTS_VIEW,
   type MergeRecord,
   type PastConflictHistoryOptions,
 } from './history/conflicts.js';

@@ -65,6 +65,20 @@ describe('PastConflictHistory', () => {
     past.dispose();
   });
 
+  it('the recent conflict share: of the newest merges of the view, those that conflicted anywhere', async () => {
+    const { r, beforeFirst, first } = history();
+    const past = await PastConflictHistory.open(await CommitHistory.open(r.dir, { cacheDir: false }), r.dir, { cacheDir: false });
+    // Newest first: the second merge (clean), then the first (conflicted in CHANGELOG.md).
+    const head = (await past.viewAt('HEAD', opts))!;
+    expect(head.recentConflictShare!(1)).toBe(0);
+    expect(head.recentConflictShare!(2)).toBe(0.5);
+    expect(head.recentConflictShare!(50)).toBe(0.5);
+    expect((await past.viewAt(first, opts))!.recentConflictShare!(50)).toBe(1);
+    // No merge known before the first: no share (not 0).
+    expect((await past.viewAt(beforeFirst, opts))!.recentConflictShare!(50)).toBeUndefined();
+    past.dispose();
+  });
+
   it('never counts a merge made after the view’s commit', async () => {
     const { r, beforeFirst, first } = history();
     const past = await PastConflictHistory.open(await CommitHistory.open(r.dir, { cacheDir: false }), r.dir, { cacheDir: false });

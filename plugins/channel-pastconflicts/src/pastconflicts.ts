@@ -16,6 +16,7 @@
  * how often that file's parallel edits ended in a conflict before. Precision `file`.
  */
 import {
+  DEFAULT_PAST_CONFLICTS_VIEW,
   defineChannel,
   pairsSharingKeys,
   type Agent,
@@ -41,8 +42,8 @@ export interface PastConflictsOptions {
 }
 
 export const DEFAULT_PAST_CONFLICTS_OPTIONS: PastConflictsOptions = {
-  window: 3000,
-  maxMerges: 300,
+  window: DEFAULT_PAST_CONFLICTS_VIEW.window,
+  maxMerges: DEFAULT_PAST_CONFLICTS_VIEW.maxMerges,
   minConflicts: 2,
   prior: 1,
   maxRisk: 0.9,

@@ -7,7 +7,8 @@
 import { forecastProbability, type ForecastModel } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import type { ScoredScenario } from '../score/cache.js';
-import { forecastValuesOf, isVisible } from '../measure/foresight.js';
+import { isVisible } from '../measure/evaluate.js';
+import { forecastValuesOf } from '../measure/foresight.js';
 import { fitNoisyOr } from './noisy-or.js';
 
 export interface ForecastFitOptions {

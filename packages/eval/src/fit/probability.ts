@@ -6,7 +6,7 @@
  * its shape; linear between the blocks' mean risks, and nudged to be strictly increasing, so that
  * no two pairs the scanner tells apart get one probability. Deterministic and pure.
  */
-import type { ProbabilityLabel, ProbabilityMap } from '@airspace/core';
+import { cleanPairScore, RECENT_CONFLICT_MERGES, type PairHistory, type ProbabilityLabel, type ProbabilityMap } from '@airspace/core';
 
 /** A block of the isotonic fit: the risks it spans, their mean, the label's rate in it, and its size. */
 export interface IsotonicBlock {
@@ -83,4 +83,32 @@ export function mapOfBlocks(blocks: readonly IsotonicBlock[], label: Probability
 /** The isotonic map of `label` on R, for scanner risks and their labels. */
 export function fitProbabilityMap(risks: readonly number[], labels: readonly boolean[], label: ProbabilityLabel): ProbabilityMap {
   return mapOfBlocks(isotonicBlocks(risks, labels), label);
+}
+
+/** A labelled state for the fit: the scanner's risk, what else its probability reads, and the label. */
+export interface ProbabilityFitRow {
+  readonly risk: number;
+  readonly history: PairHistory;
+  readonly label: boolean;
+}
+
+/**
+ * The map a scan reports probabilities with: the isotonic map of the label on R over every state,
+ * and for the states git merges cleanly whose recent conflict rate c is known, the isotonic map on
+ * 1 − (1 − R)(1 − c) (`ProbabilityMap.clean`). Without such states, the first alone.
+ */
+export function fitProbabilityModel(rows: readonly ProbabilityFitRow[], label: ProbabilityLabel): ProbabilityMap {
+  const map = fitProbabilityMap(
+    rows.map((r) => r.risk),
+    rows.map((r) => r.label),
+    label,
+  );
+  const clean = rows.filter((r) => r.history.clean && r.history.recentConflicts !== undefined);
+  if (clean.length === 0) return map;
+  const knots = fitProbabilityMap(
+    clean.map((r) => cleanPairScore(r.risk, r.history.recentConflicts!)),
+    clean.map((r) => r.label),
+    label,
+  ).knots;
+  return { ...map, clean: { recentMerges: RECENT_CONFLICT_MERGES, knots } };
 }

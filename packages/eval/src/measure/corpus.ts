@@ -7,7 +7,7 @@
 import {
   DEFAULT_ESCALATION,
   DEFAULT_FORECAST_MODEL,
-  probabilityOf,
+  pairProbability,
   type ForecastModel,
   type Precision,
   type ProbabilityMap,
@@ -15,12 +15,12 @@ import {
 } from '@airspace/core';
 import { labelOf, type LabelKind } from '../extract/scenario.js';
 import { fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
-import { fitProbabilityMap } from '../fit/probability.js';
+import { fitProbabilityModel } from '../fit/probability.js';
 import { DEFAULT_FORECAST_RECALL, fitForecastModel, forecastTrainingSet, type ForecastFitOptions } from '../fit/forecast.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
 import { brierScore, confusionAt, DEFAULT_CALIBRATION_BINS, expectedCalibrationError } from './metrics.js';
-import { combine, evaluate, metricsOf, riskOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
+import { combine, evaluate, metricsOf, pairHistoryOf, riskOf, type Evaluation, type Metrics, type Weighting } from './evaluate.js';
 import {
   foresightOf,
   forecastScorer,
@@ -261,9 +261,8 @@ function fitMapOn(
   weighting: Weighting,
 ): ProbabilityMap {
   const scenarios = pooled(members, fit.fitOn);
-  return fitProbabilityMap(
-    scenarios.map((s) => riskOf(s, channels, weighting)),
-    scenarios.map((s) => labelOf(s, fit.label)),
+  return fitProbabilityModel(
+    scenarios.map((s) => ({ risk: riskOf(s, channels, weighting), history: pairHistoryOf(s), label: labelOf(s, fit.label) })),
     fit.label,
   );
 }
@@ -280,7 +279,7 @@ export function probabilityFigures(
 ): ProbabilityFigures[] {
   return fractions.map((fraction) => {
     const scenarios = member.scored.get(fraction) ?? [];
-    const p = scenarios.map((s) => probabilityOf(riskOf(s, channels, weighting), map));
+    const p = scenarios.map((s) => pairProbability(riskOf(s, channels, weighting), pairHistoryOf(s), map));
     return {
       fraction,
       byLabel: labels.map((label) => {

@@ -5,8 +5,10 @@
 import {
   classifyRisk,
   DEFAULT_ESCALATION,
+  gitSeesConflict,
   noisyOr,
-  probabilityOf,
+  pairProbability,
+  type PairHistory,
   type Precision,
   type ProbabilityMap,
   type Thresholds,
@@ -182,7 +184,19 @@ export function combine(
     resolution.push(band === 'resolution');
   }
   const map = weighting.probability;
-  return { scores, resolution, probabilities: map ? scores.map((r) => probabilityOf(r, map)) : scores };
+  return { scores, resolution, probabilities: map ? scores.map((r, i) => pairProbability(r, pairHistoryOf(scenarios[i]!), map)) : scores };
+}
+
+/** The merge channel found a conflict between the observed states (else: git's own merge of them, recorded for the label). */
+export function isVisible(s: ScoredScenario): boolean {
+  const merge = s.risks[MERGE_CHANNEL];
+  return merge !== undefined ? merge > 0 : s.observedConflict === true;
+}
+
+/** What a scan's probability reads of a pair besides its risk, as `scanAirspace` reads it. */
+export function pairHistoryOf(s: ScoredScenario): PairHistory {
+  const clean = !gitSeesConflict(Object.entries(s.risks).map(([channel, risk]) => ({ channel, risk })));
+  return { clean, ...(typeof s.recentConflicts === 'number' ? { recentConflicts: s.recentConflicts } : {}) };
 }
 
 /**

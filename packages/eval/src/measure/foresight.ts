@@ -20,7 +20,7 @@ import { labelOf, type IntentMode, type LabelKind } from '../extract/scenario.js
 import type { ScoredScenario } from '../score/cache.js';
 import { crossValidateNoisyOr, regularised, type Regularisation } from '../fit/noisy-or.js';
 import type { ChannelInfo } from '../score/scorer.js';
-import { combine, MERGE_CHANNEL, metricsOf, type Metrics, type Weighting } from './evaluate.js';
+import { combine, isVisible, MERGE_CHANNEL, metricsOf, type Metrics, type Weighting } from './evaluate.js';
 import { averagePrecision, confusion, DEFAULT_CALIBRATION_BINS, median } from './metrics.js';
 
 /** One scorer's scores over the scenarios (parallel arrays). */
@@ -113,12 +113,6 @@ export interface ForesightOptions {
   readonly labels: readonly LabelKind[];
   readonly thresholds: Thresholds;
   readonly bins?: number;
-}
-
-/** The merge channel found a conflict between the observed states (else: git's own merge of them, recorded for the label). */
-export function isVisible(s: ScoredScenario): boolean {
-  const merge = s.risks[MERGE_CHANNEL];
-  return merge !== undefined ? merge > 0 : s.observedConflict === true;
 }
 
 export function leadHours(s: ScoredScenario): number {

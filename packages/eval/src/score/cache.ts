@@ -33,11 +33,18 @@ export interface ScoredScenario {
   /** Channels whose risk rests partly on whole-file evidence: the part at their precision (`preciseRisk`). */
   readonly preciseRisks?: Readonly<Record<string, number>>;
   readonly problems?: readonly string[];
+  /**
+   * The pair's recent conflict rate (`recentConflictsOf`: the share of the newest past merges
+   * that conflicted, as of each side's observed commit, averaged); null when no side had a view
+   * of past merges; absent when the channel set has no past-conflicts service.
+   */
+  readonly recentConflicts?: number | null;
 }
 
 export type CacheRecord = { readonly key: string; readonly scored: ScoredScenario } | { readonly key: string; readonly skipped: Skipped };
 
-export const CACHE_FORMAT = 2;
+/** 3: records carry `recentConflicts` (scored again once, rather than left without it). */
+export const CACHE_FORMAT = 3;
 
 /**
  * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base`:

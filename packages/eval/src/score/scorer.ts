@@ -4,7 +4,16 @@
  * Weights are applied later: re-weighting needs no re-scoring.
  */
 import { createHash } from 'node:crypto';
-import { scanAirspace, type AnyChannel, type Precision, type Problem, type ScanOptions } from '@airspace/core';
+import {
+  RECENT_CONFLICT_MERGES,
+  recentConflictsOf,
+  scanAirspace,
+  type AnyChannel,
+  type Precision,
+  type Problem,
+  type ScanOptions,
+  type Services,
+} from '@airspace/core';
 import type { Scenario } from '../extract/scenario.js';
 
 export interface ChannelInfo {
@@ -21,6 +30,8 @@ export interface PairScore {
   readonly preciseRisks?: Readonly<Record<string, number>>;
   /** Problem codes met while scoring (e.g. a channel threw, a service was missing). */
   readonly problems: readonly string[];
+  /** The pair's recent conflict rate, as a scan's probability reads it (null: unknown); absent without a past-conflicts service. */
+  readonly recentConflicts?: number | null;
 }
 
 export interface ScenarioScorer {
@@ -88,7 +99,14 @@ export function createChannelScorer(options: ChannelScorerOptions): ScenarioScor
         risks[c.channel] = c.risk;
         if (c.preciseRisk !== undefined) precise[c.channel] = c.preciseRisk;
       }
-      return { risks, ...(Object.keys(precise).length ? { preciseRisks: precise } : {}), problems: problemCodes(result.problems) };
+      const past = (services as Partial<Services>).pastConflicts;
+      const recent = past ? ((await recentConflictsOf(scenario.agents, past, RECENT_CONFLICT_MERGES)) ?? null) : undefined;
+      return {
+        risks,
+        ...(Object.keys(precise).length ? { preciseRisks: precise } : {}),
+        problems: problemCodes(result.problems),
+        ...(recent !== undefined ? { recentConflicts: recent } : {}),
+      };
     },
   };
 }

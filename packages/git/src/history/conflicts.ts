@@ -15,7 +15,13 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Agent, PastConflictsService, PastConflictsView, PastConflictsViewOptions } from '@airspace/core';
+import {
+  DEFAULT_PAST_CONFLICTS_VIEW,
+  type Agent,
+  type PastConflictsService,
+  type PastConflictsView,
+  type PastConflictsViewOptions,
+} from '@airspace/core';
 import { runGit, runGitRaw } from '../exec.js';
 import { ScratchStore } from '../scratch.js';
 import { parseMergeTreeStdin } from '../service.js';
@@ -25,8 +31,6 @@ import { mineCommits } from './mine.js';
 
 export const CONFLICTS_CACHE_DIR = 'conflicts-v1';
 const CACHE_FILE = 'merges.jsonl';
-
-export const DEFAULT_PAST_CONFLICTS_VIEW: PastConflictsViewOptions = { window: 3000, maxMerges: 300 };
 
 /** Merges re-merged per git process. */
 const BATCH = 100;
@@ -173,10 +177,13 @@ export class PastConflictHistory {
     const touched = new Map<string, number>();
     const conflicted = new Map<string, number>();
     let known = 0;
+    // Newest first (`chosen`'s order): whether each known merge conflicted anywhere.
+    const newest: boolean[] = [];
     for (const id of chosen) {
       const record = this.records.get(id);
       if (!record) continue;
       known++;
+      newest.push(record.conflicted.length > 0);
       const paths = new Set([...record.touched, ...record.conflicted]);
       for (const p of paths) touched.set(p, (touched.get(p) ?? 0) + 1);
       for (const p of new Set(record.conflicted)) conflicted.set(p, (conflicted.get(p) ?? 0) + 1);
@@ -186,6 +193,10 @@ export class PastConflictHistory {
       merges: known,
       touched: (path) => touched.get(path) ?? 0,
       conflicted: (path) => conflicted.get(path) ?? 0,
+      recentConflictShare: (merges) => {
+        const recent = newest.slice(0, Math.max(0, merges));
+        return recent.length === 0 ? undefined : recent.filter(Boolean).length / recent.length;
+      },
     };
   }
 
