@@ -1,15 +1,15 @@
 /**
  * The 3D view in a real browser, on the demo repository scanned for real (`airspace demo`'s
  * worktrees, `@airspace/scanner`): the exported file and the live server both draw the scene,
- * list the advisories with their evidence, highlight an agent on click, and the live page follows
- * a change in a worktree. A large generated airspace checks 100 agents × 10,000 files.
+ * list the advisories and forecasts with their evidence, highlight an agent or a pair on click,
+ * and the live page follows a change in a worktree. A large generated airspace checks 100 agents × 10,000 files.
  */
 import { readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ScanResult } from '@airspace/core';
+import type { Forecast, ScanResult } from '@airspace/core';
 import { createDemoRepository, type DemoRepository } from '@airspace/cli';
 import { createScanner, type Scanner } from '@airspace/scanner';
 import { renderViewHtml, startViewServer } from '@airspace/view';
@@ -18,6 +18,29 @@ import { artifactPath, canvasPixels, launchChromium, waitForScene, type Browser 
 import { largeScan } from './scenario.js';
 
 const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
+/**
+ * The demo scan with a forecast on carol ↔ dave (clear): the demo's history is too short for the
+ * look-ahead signals, so the forecast is written here as a scan would put it on the link.
+ */
+function withForecast(scan: ScanResult): ScanResult {
+  const forecast: Forecast = {
+    probability: 0.31,
+    threshold: 0.1016,
+    signals: [{ signal: 'co-change', value: 0.9, weight: 0.1204 }],
+    evidence: [
+      {
+        message: 'src/util/format.ts and src/api/server.ts changed together in 9 of 10 commits.',
+        kind: 'co-change',
+        a: { agent: 'carol', path: 'src/util/format.ts' },
+        b: { agent: 'dave', path: 'src/api/server.ts' },
+      },
+    ],
+  };
+  const links = scan.links.map((l) => (pairKey(l.a, l.b) === 'carol|dave' ? { ...l, forecast } : l));
+  expect(links.find((l) => l.forecast)?.level).toBe('clear');
+  return { ...scan, links };
+}
 
 describeWith(CHROMIUM, '3D view in Chromium', () => {
   let browser: Browser;
@@ -43,9 +66,9 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('exported file: draws the scene, lists advisories with evidence, highlights a clicked agent', async () => {
+  it('exported file: draws the scene, lists advisories and forecasts with evidence, highlights a clicked agent', async () => {
     const file = join(scratch, 'view.html');
-    writeFileSync(file, renderViewHtml(scan));
+    writeFileSync(file, renderViewHtml(withForecast(scan)));
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -70,6 +93,40 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
     expect(sides.some((s) => s.startsWith('alicesrc/billing/invoice.ts · line'))).toBe(true);
     expect(sides.some((s) => s.startsWith('bobsrc/billing/invoice.ts · line'))).toBe(true);
     expect(await page.locator('#status').textContent()).toContain('snapshot');
+
+    // The forecast: its own card with the chance and the evidence, counted in the heads-up, in the legend.
+    const forecastCard = page.locator('#forecasts .advisory');
+    expect(await forecastCard.count()).toBe(1);
+    expect(await forecastCard.getAttribute('data-pair')).toBe('carol|dave');
+    expect(await forecastCard.locator('.risk').textContent()).toBe('31%');
+    expect(await forecastCard.locator('.message').textContent()).toContain('31% chance of colliding later');
+    expect(await forecastCard.locator('.evidence .side').allTextContents()).toEqual(['carolsrc/util/format.ts', 'davesrc/api/server.ts']);
+    expect(await page.locator('#counts .chip.forecast').textContent()).toBe('1 forecast');
+    expect(await page.locator('#legend').textContent()).toContain('forecast');
+
+    // Hovering its dashed line says the chance; clicking it selects the pair. A few points along the
+    // line, in case a label or a nearer file covers one.
+    const [c, d] = await page.evaluate(() => [window.airspaceView.screenPositionOf('carol'), window.airspaceView.screenPositionOf('dave')]);
+    let hovered: { x: number; y: number } | undefined;
+    for (const t of [0.5, 0.4, 0.6, 0.3, 0.7]) {
+      const p = { x: c!.x + (d!.x - c!.x) * t, y: c!.y + (d!.y - c!.y) * t };
+      await page.mouse.move(p.x, p.y);
+      const shown = await page
+        .waitForFunction(() => document.querySelector<HTMLElement>('#tooltip:not([hidden])')?.dataset.pair === 'carol|dave', undefined, {
+          timeout: 2_000,
+        })
+        .then(() => true)
+        .catch(() => false);
+      if (shown) {
+        hovered = p;
+        break;
+      }
+    }
+    expect(hovered).toBeDefined();
+    expect(await page.locator('#tooltip').textContent()).toContain('forecast · 31% chance of colliding later');
+    await page.mouse.click(hovered!.x, hovered!.y);
+    await page.waitForFunction(() => document.body.dataset.pair === 'carol|dave');
+    expect(await forecastCard.getAttribute('class')).toContain('selected');
 
     // Click an agent in the list: it is selected, its files listed and drawn larger.
     const framesBefore = await page.evaluate(() => window.airspaceView.frames);
@@ -149,6 +206,12 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
       );
       expect(await page.evaluate(() => window.airspaceView.updates)).toBeGreaterThanOrEqual(2);
       expect(await page.locator('#labels .agent-label[data-agent="grace"]').getAttribute('class')).toMatch(/level-(traffic|resolution)/);
+
+      // A result with a forecast reaches the page: listed and counted.
+      expect(await page.locator('#forecasts .advisory').count()).toBe(0);
+      await server.update(withForecast(scan));
+      await page.locator('#forecasts [data-pair="carol|dave"]').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#counts .chip.forecast').textContent()).toBe('1 forecast');
       await page.screenshot({ path: artifactPath('view-live.png') });
       expect(errors).toEqual([]);
       await page.close();

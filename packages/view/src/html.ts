@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ScanResult } from '@airspace/core';
+import { FORECAST_COLOR } from './scene-model.js';
 
 export interface RenderViewOptions {
   /** Path of the server-sent events stream; set by the live server, absent in an exported file. */
@@ -76,7 +77,7 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
     <div id="labels"></div>
     <div id="tooltip" hidden></div>
     <div id="legend" aria-label="Legend"></div>
-    <div id="hint">drag to orbit · scroll to zoom · right-drag to pan · click an agent · Esc clears</div>
+    <div id="hint">drag to orbit · scroll to zoom · right-drag to pan · click an agent or a link · Esc clears</div>
     <div id="no-webgl" hidden>WebGL is not available in this browser; the lists on the right still show every advisory.</div>
   </main>
   <aside id="panel">
@@ -84,6 +85,10 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
     <section>
       <h2>Advisories <span id="advisory-count" class="muted"></span></h2>
       <ol id="advisories" class="advisories"></ol>
+    </section>
+    <section>
+      <h2>Forecasts <span id="forecast-count" class="muted"></span></h2>
+      <ol id="forecasts" class="advisories"></ol>
     </section>
     <section>
       <h2>Agents <span id="agent-count" class="muted"></span></h2>
@@ -105,7 +110,7 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
 const STYLES = `
 :root {
   --bg: #0a0f1c; --panel: #0f1627; --panel-2: #141d33; --line: #22304d; --text: #dfe6f5; --muted: #8592ad;
-  --clear: #3fc1a5; --traffic: #f5b33c; --resolution: #ff4b5c; --unknown: #9aa3b8;
+  --clear: #3fc1a5; --traffic: #f5b33c; --resolution: #ff4b5c; --unknown: #9aa3b8; --forecast: ${FORECAST_COLOR};
   font-family: ui-sans-serif, system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
   font-size: 13px; color: var(--text); background: var(--bg);
 }
@@ -119,7 +124,7 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 .chips { display: flex; gap: 6px; flex-wrap: wrap; }
 .chip { padding: 2px 8px; border-radius: 999px; background: rgba(20, 29, 51, 0.85); border: 1px solid var(--line); color: var(--muted); white-space: nowrap; }
 .chip b { color: var(--text); font-weight: 600; }
-.chip.traffic b { color: var(--traffic); } .chip.resolution b { color: var(--resolution); } .chip.clear b { color: var(--clear); } .chip.unknown b { color: var(--unknown); }
+.chip.forecast b { color: var(--forecast); } .chip.traffic b { color: var(--traffic); } .chip.resolution b { color: var(--resolution); } .chip.clear b { color: var(--clear); } .chip.unknown b { color: var(--unknown); }
 .status { margin-left: auto; color: var(--muted); white-space: nowrap; }
 .status .dot { display: inline-block; width: 8px; height: 8px; border-radius: 50%; margin-right: 6px; background: var(--unknown); vertical-align: middle; }
 .status.live .dot { background: var(--clear); box-shadow: 0 0 8px var(--clear); }
@@ -140,11 +145,15 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 #legend h3 { grid-column: 1 / -1; margin: 2px 0; font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); font-weight: 600; }
 #legend .item { display: flex; align-items: center; gap: 7px; white-space: nowrap; }
 .swatch-line { width: 22px; border-radius: 3px; }
+.swatch-dash { width: 22px; height: 2px; background: repeating-linear-gradient(90deg, var(--dash) 0 5px, transparent 5px 8px); }
 .swatch-dot { width: 9px; height: 9px; border-radius: 50%; }
 .swatch-ball { width: 13px; height: 13px; border-radius: 50%; background: radial-gradient(circle at 35% 35%, #cfe3ff, #5aa9ff 60%, #2b5b9a); }
 #tooltip { position: absolute; z-index: 4; pointer-events: none; max-width: 420px; padding: 6px 9px; border-radius: 6px; background: rgba(10, 15, 28, 0.92); border: 1px solid var(--line); font-size: 12px; }
 #tooltip .path { font-family: ui-monospace, "DejaVu Sans Mono", monospace; color: #fff; overflow-wrap: anywhere; }
 #tooltip .cited.level-resolution { color: var(--resolution); } #tooltip .cited.level-traffic { color: var(--traffic); }
+#tooltip .pair { font-weight: 600; color: #fff; }
+#tooltip .forecast { color: var(--forecast); font-weight: 600; }
+#tooltip .evidence-line { margin-top: 3px; border-top: 1px dashed var(--line); padding-top: 3px; }
 #hint { position: absolute; right: 14px; bottom: 14px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
 #no-webgl { position: absolute; top: 45%; left: 10%; right: 10%; text-align: center; color: var(--traffic); font-size: 15px; }
 #panel { background: var(--panel); border-left: 1px solid var(--line); overflow-y: auto; padding: 8px 14px 24px; }
@@ -160,6 +169,8 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .advisory .message { margin: 6px 0 4px; color: var(--text); }
 .advisory .row { color: var(--traffic); font-weight: 600; margin: 4px 0; }
 .advisory.level-resolution .row { color: var(--resolution); }
+.advisory.forecast { border-left-style: dashed; }
+.advisory .signals { color: var(--muted); font-size: 11.5px; margin: 2px 0 4px; }
 .evidence { margin-top: 6px; display: grid; gap: 6px; }
 .evidence li { border-top: 1px dashed var(--line); padding-top: 6px; }
 .evidence .what { color: var(--text); }

@@ -4,11 +4,15 @@
  * a sphere of `SCENE_RADIUS` around the origin (the core's embedding has no fixed scale).
  */
 import {
+  chanceText,
+  forecastSignalText,
   levelRank,
+  percentText,
   type Advisory,
   type Agent,
   type Evidence,
   type EvidenceSide,
+  type Forecast,
   type Level,
   type Link,
   type Problem,
@@ -44,6 +48,12 @@ export const AGENT_PALETTE: readonly string[] = [
   '#d6e86b',
   '#ff9f7a',
 ];
+
+/**
+ * A forecast link (clear today, likely to collide later): magenta, away from the level colours,
+ * and drawn dashed so that it never reads as one of them.
+ */
+export const FORECAST_COLOR = '#e36bff';
 
 /** A file no agent touches. */
 export const UNTOUCHED_FILE_COLOR = '#34425e';
@@ -91,6 +101,11 @@ export interface SceneLink {
   /** Tube radius in scene units; 0 means "draw as a hairline". */
   readonly radius: number;
   readonly opacity: number;
+  /**
+   * Set on a clear link the scan forecasts to collide later: the forecast's probability. Such a
+   * link is drawn dashed in `FORECAST_COLOR`, and its pair is in `SceneModel.forecasts`.
+   */
+  readonly forecast?: number;
 }
 
 export interface EvidenceSideText {
@@ -127,12 +142,33 @@ export interface SceneAdvisory {
   readonly moreEvidence: number;
 }
 
+/** A clear pair the scan forecasts to collide later (`Link.forecast`): not an advisory, listed after them. */
+export interface SceneForecast {
+  /** `a|b`, stable across updates (a pair has an advisory or a forecast, never both). */
+  readonly key: string;
+  readonly a: string;
+  readonly b: string;
+  readonly title: string;
+  readonly probability: number;
+  /** `12%`. */
+  readonly percentText: string;
+  /** `12% chance of colliding later`. */
+  readonly chanceText: string;
+  /** The signals that raised it, strongest first: `co-change 0.90`, `files changed on both sides`. */
+  readonly signals: readonly string[];
+  readonly evidence: readonly EvidenceText[];
+  /** Evidence items not listed (beyond `MAX_EVIDENCE`). */
+  readonly moreEvidence: number;
+}
+
 export interface SceneModel {
   readonly generatedAt: string;
   readonly files: readonly SceneFile[];
   readonly agents: readonly SceneAgent[];
   readonly links: readonly SceneLink[];
   readonly advisories: readonly SceneAdvisory[];
+  /** Forecast pairs, most likely first. */
+  readonly forecasts: readonly SceneForecast[];
   readonly counts: ScanCounts;
   readonly problems: readonly Problem[];
   /** Scene units per embedding unit. */
@@ -170,6 +206,11 @@ export function linkOpacity(level: Level, risk: number): number {
   if (level === 'traffic') return 0.8;
   if (level === 'unknown') return 0.35;
   return 0.08 + 0.3 * clamp01(risk);
+}
+
+/** A forecast line is brighter than a clear hairline (it says something), and brighter the likelier it is. */
+export function forecastOpacity(probability: number): number {
+  return 0.7 + 0.3 * clamp01(probability);
 }
 
 /**
@@ -250,6 +291,36 @@ export function advisoryModel(advisory: Advisory, labels: ReadonlyMap<string, st
     evidence: advisory.evidence.slice(0, MAX_EVIDENCE).map((e) => evidenceText(e, labels)),
     moreEvidence: Math.max(0, advisory.evidence.length - MAX_EVIDENCE),
   };
+}
+
+/** The forecast of a link as the page shows it; the wording is the one the table and the editors use. */
+export function sceneForecast(link: Pick<Link, 'a' | 'b'>, forecast: Forecast, labels: ReadonlyMap<string, string>): SceneForecast {
+  const name = (id: string): string => labels.get(id) ?? id;
+  const probability = clamp01(forecast.probability);
+  const evidence = Array.isArray(forecast.evidence) ? forecast.evidence : [];
+  return {
+    key: `${link.a}|${link.b}`,
+    a: link.a,
+    b: link.b,
+    title: `${name(link.a)} ↔ ${name(link.b)}`,
+    probability,
+    percentText: percentText(probability),
+    chanceText: `${chanceText(probability)} later`,
+    signals: (Array.isArray(forecast.signals) ? forecast.signals : []).map(forecastSignalText),
+    evidence: evidence.slice(0, MAX_EVIDENCE).map((e) => evidenceText(e, labels)),
+    moreEvidence: Math.max(0, evidence.length - MAX_EVIDENCE),
+  };
+}
+
+/** Sorting forecasts: most likely first, then by key for stability. */
+function forecastOrder(x: SceneForecast, y: SceneForecast): number {
+  return y.probability - x.probability || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+}
+
+/** A forecast the page can use: a scan's, or one in a hand-written JSON with a numeric probability. */
+function usableForecast(link: Link): Forecast | undefined {
+  const f = link.forecast;
+  return f && typeof f === 'object' && typeof f.probability === 'number' && Number.isFinite(f.probability) ? f : undefined;
 }
 
 function clamp01(x: number): number {
@@ -444,9 +515,11 @@ export function buildSceneModel(result: ScanResult): SceneModel {
   });
 
   const worst = new Map<string, Level>();
+  const forecastAgents = new Set<string>();
   for (const link of links) {
     worst.set(link.a, worseLevel(worst.get(link.a) ?? 'clear', link.level));
     worst.set(link.b, worseLevel(worst.get(link.b) ?? 'clear', link.level));
+    if (usableForecast(link)) forecastAgents.add(link.a).add(link.b);
   }
 
   const agentFiles = new Map<string, number[]>();
@@ -467,6 +540,7 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     const level = worst.get(agent.id) ?? 'clear';
     const parts = [`${fileCount} file${fileCount === 1 ? '' : 's'}`];
     if (level !== 'clear') parts.push(level);
+    else if (forecastAgents.has(agent.id)) parts.push('forecast');
     if (agent.incomplete && agent.incomplete.length > 0) parts.push('incomplete');
     return {
       id: agent.id,
@@ -485,12 +559,17 @@ export function buildSceneModel(result: ScanResult): SceneModel {
 
   const posOf = new Map(sceneAgents.map((a) => [a.id, a.position] as const));
   const sceneLinks: SceneLink[] = [];
+  const forecasts: SceneForecast[] = [];
   for (const link of links) {
     const from = posOf.get(link.a);
     const to = posOf.get(link.b);
     if (!from || !to) continue;
-    // A clear link with no risk at all carries no information; drawing it only adds haze.
-    if (link.level === 'clear' && !(link.risk > 0)) continue;
+    // The core puts forecasts on clear links only; a link with an advisory keeps its level's look.
+    const forecast = link.level === 'clear' ? usableForecast(link) : undefined;
+    // A clear link with no risk and no forecast carries no information; drawing it only adds haze.
+    if (link.level === 'clear' && !(link.risk > 0) && !forecast) continue;
+    if (forecast) forecasts.push(sceneForecast(link, forecast, labels));
+    const probability = forecast ? clamp01(forecast.probability) : undefined;
     sceneLinks.push({
       a: link.a,
       b: link.b,
@@ -498,13 +577,16 @@ export function buildSceneModel(result: ScanResult): SceneModel {
       to,
       risk: clamp01(link.risk),
       level: link.level,
-      color: levelColor(link.level),
+      color: forecast ? FORECAST_COLOR : levelColor(link.level),
       radius: linkRadius(link.level, link.risk, agents.length),
-      opacity: linkOpacity(link.level, link.risk),
+      opacity: probability !== undefined ? forecastOpacity(probability) : linkOpacity(link.level, link.risk),
+      ...(probability !== undefined ? { forecast: probability } : {}),
     });
   }
-  // Draw order: clear first, resolution last (on top).
-  sceneLinks.sort((x, y) => levelRank(x.level) - levelRank(y.level) || x.risk - y.risk);
+  // Draw order: clear first (forecasts last among them), resolution last (on top).
+  const forecastRank = (l: SceneLink): number => (l.forecast !== undefined ? 1 : 0);
+  sceneLinks.sort((x, y) => levelRank(x.level) - levelRank(y.level) || forecastRank(x) - forecastRank(y) || x.risk - y.risk);
+  forecasts.sort(forecastOrder);
 
   const advisories = advisoriesIn.map((a) => advisoryModel(a, labels)).sort(advisoryOrder);
 
@@ -514,6 +596,7 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     agents: sceneAgents,
     links: sceneLinks,
     advisories,
+    forecasts,
     counts: result.counts ?? { ...EMPTY_COUNTS, agents: agents.length },
     problems,
     scale,

@@ -1,4 +1,4 @@
-import type { Agent, FileEdit, ScanResult } from '@airspace/core';
+import type { Agent, FileEdit, Forecast, ScanResult } from '@airspace/core';
 
 function edit(path: string): FileEdit {
   return { path, status: 'modified', weight: 1, baseRanges: [[1, 5]], newRanges: [[1, 5]] };
@@ -71,5 +71,51 @@ export function smallScan(): ScanResult {
     },
     counts: { agents: 3, pairs: 3, clear: 1, traffic: 1, resolution: 1, unknown: 0 },
     problems: [],
+  };
+}
+
+/**
+ * `smallScan` plus agent d on lib/d.ts, clear with everyone, whom the scan forecasts to collide
+ * later with a (likelier) and with c.
+ */
+export function forecastScan(): ScanResult {
+  const scan = smallScan();
+  const forecastAD: Forecast = {
+    probability: 0.27,
+    threshold: 0.1016,
+    signals: [
+      { signal: 'past-conflicts', value: 0.5, weight: 0.5407 },
+      { signal: 'co-change', value: 0.9, weight: 0.1204 },
+    ],
+    evidence: [
+      {
+        message: 'src/a.ts and lib/d.ts conflicted in 3 past merges.',
+        kind: 'past-conflict',
+        risk: 0.5,
+        a: { agent: 'a', path: 'src/a.ts' },
+        b: { agent: 'd', path: 'lib/d.ts' },
+      },
+      { message: 'src/a.ts and lib/d.ts changed together in 9 of 10 commits.', kind: 'co-change', risk: 0.9 },
+    ],
+  };
+  const forecastCD: Forecast = {
+    probability: 0.12,
+    threshold: 0.1016,
+    signals: [{ signal: 'co-change', value: 0.9, weight: 0.1204 }],
+    evidence: [{ message: 'docs/c.md and lib/d.ts changed together in 9 of 10 commits.', kind: 'co-change', risk: 0.9 }],
+  };
+  return {
+    ...scan,
+    agents: [...scan.agents, agent('d', ['lib/d.ts'], 'Agent D')],
+    links: [
+      ...scan.links,
+      { a: 'a', b: 'd', risk: 0.2, distance: 0.8, level: 'clear', channels: [], evidence: [], forecast: forecastAD },
+      { a: 'b', b: 'd', risk: 0, distance: 1, level: 'clear', channels: [], evidence: [] },
+      // No risk at all (its channels weigh nothing), but a forecast: still drawn.
+      { a: 'c', b: 'd', risk: 0, distance: 1, level: 'clear', channels: [], evidence: [], forecast: forecastCD },
+    ],
+    positions: { ...scan.positions, d: [0.4, -0.4, 0.2] },
+    fileCoordinates: { ...scan.fileCoordinates, 'lib/d.ts': [0.4, -0.4, 0.2] },
+    counts: { agents: 4, pairs: 6, clear: 4, traffic: 1, resolution: 1, unknown: 0 },
   };
 }

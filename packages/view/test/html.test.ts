@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonForScript, renderViewHtml } from '../src/html.js';
-import { smallScan } from './fixture.js';
+import { FORECAST_COLOR } from '../src/scene-model.js';
+import { forecastScan, smallScan } from './fixture.js';
 
 function embeddedScan(html: string): unknown {
   const m = /<script id="airspace-scan" type="application\/json">([\s\S]*?)<\/script>/.exec(html);
@@ -18,6 +19,18 @@ describe('renderViewHtml', () => {
     // three.js is in the bundle.
     expect(html).toContain('WebGLRenderer');
     expect(html.length).toBeGreaterThan(100_000);
+  });
+
+  it('carries the forecasts to an exported file, with a list and a colour for them', () => {
+    const html = renderViewHtml(forecastScan());
+    const links = (embeddedScan(html) as ReturnType<typeof forecastScan>).links;
+    expect(links.filter((l) => l.forecast).map((l) => [l.a, l.b, l.forecast!.probability])).toEqual([
+      ['a', 'd', 0.27],
+      ['c', 'd', 0.12],
+    ]);
+    expect(html).toContain('<ol id="forecasts"');
+    expect(html).toContain('id="forecast-count"');
+    expect(html).toContain(`--forecast: ${FORECAST_COLOR};`);
   });
 
   it('keeps hostile paths from closing the script element', () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import {
   AGENT_PALETTE,
+  FORECAST_COLOR,
   LEVEL_COLORS,
+  MAX_EVIDENCE,
   SCENE_RADIUS,
   SHARED_FILE_COLOR,
   UNTOUCHED_FILE_COLOR,
@@ -14,7 +16,7 @@ import {
   formatRisk,
   linkRadius,
 } from '../src/scene-model.js';
-import { smallScan } from './fixture.js';
+import { forecastScan, smallScan } from './fixture.js';
 
 describe('buildSceneModel', () => {
   const model = buildSceneModel(smallScan());
@@ -104,6 +106,84 @@ describe('buildSceneModel', () => {
     expect(m.agents).toEqual([]);
     expect(m.advisories).toEqual([]);
     expect(m.counts.agents).toBe(0);
+  });
+});
+
+describe('forecasts', () => {
+  const model = buildSceneModel(forecastScan());
+  const link = (a: string, b: string) => model.links.find((l) => l.a === a && l.b === b);
+
+  it('carries a forecast link with its chance, signals and evidence, apart from the advisories', () => {
+    expect(model.forecasts.map((f) => f.key)).toEqual(['a|d', 'c|d']);
+    const [ad] = model.forecasts;
+    expect(ad).toMatchObject({
+      a: 'a',
+      b: 'd',
+      title: 'Agent A ↔ Agent D',
+      probability: 0.27,
+      percentText: '27%',
+      chanceText: '27% chance of colliding later',
+      signals: ['past-conflicts 0.50', 'co-change 0.90'],
+      moreEvidence: 0,
+    });
+    expect(ad!.evidence.map((e) => e.message)).toEqual([
+      'src/a.ts and lib/d.ts conflicted in 3 past merges.',
+      'src/a.ts and lib/d.ts changed together in 9 of 10 commits.',
+    ]);
+    expect(ad!.evidence[0]!.sides.map((s) => `${s.agentLabel} ${s.path}`)).toEqual(['Agent A src/a.ts', 'Agent D lib/d.ts']);
+    // Not an advisory: the advisories are the scan's two, unchanged.
+    expect(model.advisories.map((a) => a.key)).toEqual(['a|b', 'b|c']);
+  });
+
+  it('draws a forecast link in its own colour, as a line, even when its risk is zero', () => {
+    expect(link('a', 'd')).toMatchObject({ level: 'clear', forecast: 0.27, color: FORECAST_COLOR, radius: 0 });
+    expect(link('c', 'd')).toMatchObject({ risk: 0, forecast: 0.12, color: FORECAST_COLOR });
+    expect(link('c', 'd')!.opacity).toBeLessThan(link('a', 'd')!.opacity);
+    // A clear link with neither risk nor forecast is still left out.
+    expect(link('b', 'd')).toBeUndefined();
+    // Above the clear hairlines, below the advisories' tubes.
+    expect(model.links.map((l) => `${l.level}${l.forecast === undefined ? '' : '+forecast'}`)).toEqual([
+      'clear+forecast',
+      'clear+forecast',
+      'traffic',
+      'resolution',
+    ]);
+  });
+
+  it('gives a link without a forecast none, and a scan without forecasts an empty list', () => {
+    const plain = buildSceneModel(smallScan());
+    expect(plain.forecasts).toEqual([]);
+    expect(plain.links.every((l) => l.forecast === undefined && l.color !== FORECAST_COLOR)).toBe(true);
+    expect(link('a', 'b')!.forecast).toBeUndefined();
+  });
+
+  it('says an otherwise clear agent has a forecast, and keeps an advisory’s level first', () => {
+    expect(model.agents.find((a) => a.id === 'd')!.subtitle).toBe('1 file · forecast');
+    expect(model.agents.find((a) => a.id === 'a')!.subtitle).toBe('2 files · resolution');
+  });
+
+  it('lists at most MAX_EVIDENCE items and counts the rest', () => {
+    const scan = forecastScan();
+    const many = Array.from({ length: MAX_EVIDENCE + 3 }, (_, i) => ({ message: `item ${i}` }));
+    const links = scan.links.map((l) => (l.forecast ? { ...l, forecast: { ...l.forecast, evidence: many } } : l));
+    const f = buildSceneModel({ ...scan, links }).forecasts[0]!;
+    expect(f.evidence).toHaveLength(MAX_EVIDENCE);
+    expect(f.moreEvidence).toBe(3);
+  });
+
+  it('ignores a malformed forecast in hand-written JSON, and one on a link with an advisory', () => {
+    const scan = forecastScan();
+    const forecast = scan.links.find((x) => x.forecast)!.forecast!;
+    const links = scan.links.map((l) =>
+      l.a === 'a' && l.b === 'd'
+        ? { ...l, forecast: { probability: 'high' } as never }
+        : l.a === 'a' && l.b === 'b'
+          ? { ...l, forecast }
+          : l,
+    );
+    const m = buildSceneModel({ ...scan, links });
+    expect(m.forecasts.map((f) => f.key)).toEqual(['c|d']);
+    expect(m.links.find((l) => l.a === 'a' && l.b === 'b')!.color).toBe(LEVEL_COLORS.resolution);
   });
 });
 

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import { startViewServer, type ViewServer } from '../src/server.js';
-import { smallScan } from './fixture.js';
+import { forecastScan, smallScan } from './fixture.js';
 
 let server: ViewServer | undefined;
 afterEach(async () => {
@@ -94,6 +94,22 @@ describe('startViewServer', () => {
       await s.update();
     });
     expect(events.map((e) => e.data.agents.length)).toEqual([3, 2]);
+  });
+
+  it('pushes a re-scan whose only change is a forecast, so the live page shows it', async () => {
+    const withForecast = forecastScan();
+    // The same picture but for the forecasts: the scan of a moment before, when none had passed the threshold.
+    const before = { ...withForecast, links: withForecast.links.map(({ forecast: _f, ...l }) => l) };
+    let scan: ScanResult = before;
+    server = await startViewServer({ scan: async () => ({ ...scan, generatedAt: new Date().toISOString() }) });
+    const s = server;
+    const events = await scanEvents(s.url, 2, async () => {
+      await s.update(); // nothing new: not pushed
+      scan = withForecast;
+      await s.update();
+    });
+    const forecasts = (r: ScanResult) => r.links.filter((l) => l.forecast).map((l) => `${l.a}|${l.b}`);
+    expect(events.map((e) => forecasts(e.data))).toEqual([[], ['a|d', 'c|d']]);
   });
 
   it('runs scan() when update() gets no result, and keeps the last result when a scan fails', async () => {

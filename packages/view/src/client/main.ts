@@ -1,16 +1,20 @@
 /**
- * The page: reads the scan inlined in `#airspace-scan`, draws it, lists advisories and agents,
+ * The page: reads the scan inlined in `#airspace-scan`, draws it, lists advisories, forecasts and agents,
  * and (when served) follows `body[data-events]` for live updates. Data reaches the DOM only as
  * text (`textContent`), never as markup.
  */
 import { levelRank, type ScanResult } from '@airspace/core';
 import {
+  FORECAST_COLOR,
   LEVEL_COLORS,
   SHARED_FILE_COLOR,
   UNTOUCHED_FILE_COLOR,
   buildSceneModel,
+  type EvidenceText,
   type SceneAdvisory,
   type SceneAgent,
+  type SceneForecast,
+  type SceneLink,
   type SceneModel,
 } from '../scene-model.js';
 import { createViewer, webglAvailable, type Viewer } from './viewer.js';
@@ -55,6 +59,7 @@ const viewer: Viewer | null = hasWebgl ? createViewer(stage, { antialias: model.
 if (!hasWebgl) $('no-webgl').hidden = false;
 
 let selected: string | null = null;
+/** Key (`a|b`) of the selected advisory or forecast. */
 let selectedPair: string | null = null;
 let labelNodes = new Map<string, HTMLElement>();
 let frames = 0;
@@ -87,15 +92,22 @@ function readInitialScan(): ScanResult {
   }
 }
 
+/** The advisory or forecast of a pair, by key. */
+function pairByKey(key: string | null): SceneAdvisory | SceneForecast | undefined {
+  if (!key) return undefined;
+  return model.advisories.find((a) => a.key === key) ?? model.forecasts.find((f) => f.key === key);
+}
+
 function apply(next: SceneModel, keepCamera: boolean): void {
   model = next;
   if (selected && !model.agents.some((a) => a.id === selected)) selected = null;
-  if (selectedPair && !model.advisories.some((a) => a.key === selectedPair)) selectedPair = null;
+  if (!pairByKey(selectedPair)) selectedPair = null;
   viewer?.setModel(model, keepCamera);
   renderCounts();
   renderLegend();
   renderLabels();
   renderAdvisories();
+  renderForecasts();
   renderAgents();
   renderProblems();
   select(selected, true);
@@ -118,6 +130,8 @@ function renderCounts(): void {
   chip('', model.files.length, model.files.length === 1 ? 'file' : 'files');
   chip('resolution', c.resolution, 'resolution');
   chip('traffic', c.traffic, 'traffic');
+  // Forecast pairs are clear pairs too (the scan's counts have them under clear).
+  chip('forecast', model.forecasts.length, 'forecast');
   chip('clear', c.clear, 'clear');
   if (c.unknown > 0) chip('unknown', c.unknown, 'unknown');
 }
@@ -135,6 +149,11 @@ function renderLegend(): void {
   };
   line('resolution', 'resolution', 6);
   line('traffic', 'traffic', 4);
+  const dashed = el('div', 'item');
+  const dash = el('span', 'swatch-dash');
+  dash.style.setProperty('--dash', FORECAST_COLOR);
+  dashed.append(dash, 'forecast (clear today, likely later)');
+  box.append(dashed);
   line('clear', 'clear', 1);
   line('unknown', 'unknown', 1);
   box.append(el('h3', undefined, 'Markers'));
@@ -186,7 +205,7 @@ function placeLabels(): void {
   if (!viewer) return;
   const rect = stage.getBoundingClientRect();
   const focus = new Set<string>(selected ? [selected] : []);
-  const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
+  const pair = pairByKey(selectedPair);
   if (pair) {
     focus.add(pair.a);
     focus.add(pair.b);
@@ -249,22 +268,40 @@ function advisoryItem(adv: SceneAdvisory): HTMLElement {
   li.append(top);
   if (adv.rightOfWay) li.append(el('div', 'row', adv.rightOfWay));
   li.append(el('div', 'message', adv.message));
-  if (adv.evidence.length > 0) {
-    const list = el('ul', 'evidence');
-    for (const e of adv.evidence) {
-      const item = el('li');
-      const what = el('div', 'what');
-      if (e.kind) what.append(el('span', 'kind', e.kind));
-      what.append(e.message);
-      item.append(what);
-      for (const s of e.sides) item.append(sideRow(s.agentLabel, s.agent, [s.path, s.lines, s.symbol].filter(Boolean).join(' · ')));
-      if (e.chain) item.append(el('div', 'chain', e.chain.join(' → ')));
-      list.append(item);
-    }
-    if (adv.moreEvidence > 0) list.append(el('li', 'muted', `+ ${adv.moreEvidence} more`));
-    li.append(list);
+  appendEvidence(li, adv.evidence, adv.moreEvidence);
+  li.addEventListener('click', () => selectPair(selectedPair === adv.key ? null : adv.key));
+  return li;
+}
+
+function appendEvidence(parent: HTMLElement, evidence: readonly EvidenceText[], more: number): void {
+  if (evidence.length === 0) return;
+  const list = el('ul', 'evidence');
+  for (const e of evidence) {
+    const item = el('li');
+    const what = el('div', 'what');
+    if (e.kind) what.append(el('span', 'kind', e.kind));
+    what.append(e.message);
+    item.append(what);
+    for (const s of e.sides) item.append(sideRow(s.agentLabel, s.agent, [s.path, s.lines, s.symbol].filter(Boolean).join(' · ')));
+    if (e.chain) item.append(el('div', 'chain', e.chain.join(' → ')));
+    list.append(item);
   }
-  li.addEventListener('click', () => selectPair(selectedPair === adv.key ? null : adv));
+  if (more > 0) list.append(el('li', 'muted', `+ ${more} more`));
+  parent.append(list);
+}
+
+/** A forecast card: like an advisory's, with the chance where the risk is and the signals that raised it. */
+function forecastItem(f: SceneForecast): HTMLElement {
+  const li = el('li', 'advisory forecast');
+  li.dataset.pair = f.key;
+  li.style.setProperty('--level', FORECAST_COLOR);
+  const top = el('div', 'top');
+  top.append(el('span', 'badge', 'forecast'), el('span', 'pair', f.title), el('span', 'risk', f.percentText));
+  li.append(top);
+  li.append(el('div', 'message', `No advisory yet: git merges them cleanly today. ${f.chanceText}.`));
+  if (f.signals.length > 0) li.append(el('div', 'signals', f.signals.join(' · ')));
+  appendEvidence(li, f.evidence, f.moreEvidence);
+  li.addEventListener('click', () => selectPair(selectedPair === f.key ? null : f.key));
   return li;
 }
 
@@ -272,8 +309,19 @@ function renderAdvisories(): void {
   const list = $('advisories');
   list.replaceChildren();
   $('advisory-count').textContent = `(${model.advisories.length})`;
-  if (model.advisories.length === 0) list.append(el('li', 'empty', 'No advisories: every pair is clear.'));
+  if (model.advisories.length === 0)
+    list.append(
+      el('li', 'empty', model.forecasts.length > 0 ? 'No advisories yet; see the forecasts below.' : 'No advisories: every pair is clear.'),
+    );
   for (const adv of model.advisories) list.append(advisoryItem(adv));
+}
+
+function renderForecasts(): void {
+  const list = $('forecasts');
+  list.replaceChildren();
+  $('forecast-count').textContent = `(${model.forecasts.length})`;
+  if (model.forecasts.length === 0) list.append(el('li', 'empty', 'No forecasts: no clear pair is likely to collide later.'));
+  for (const f of model.forecasts) list.append(forecastItem(f));
 }
 
 function renderAgents(): void {
@@ -326,7 +374,8 @@ function select(agentId: string | null, quiet = false): void {
   if (selected) selectedPair = null;
   api.selected = selected;
   document.body.dataset.selected = selected ?? '';
-  const pair = selectedPair ? model.advisories.find((a) => a.key === selectedPair) : undefined;
+  document.body.dataset.pair = selectedPair ?? '';
+  const pair = pairByKey(selectedPair);
   viewer?.highlight(selected, pair ? [pair.a, pair.b] : undefined);
   const focus = new Set(selected ? [selected] : pair ? [pair.a, pair.b] : []);
   labelSizes = new WeakMap();
@@ -337,7 +386,7 @@ function select(agentId: string | null, quiet = false): void {
   }
   for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]'))
     li.classList.toggle('selected', li.dataset.agent === selected);
-  for (const li of $('advisories').querySelectorAll<HTMLElement>('li[data-pair]'))
+  for (const li of document.querySelectorAll<HTMLElement>('#advisories li[data-pair], #forecasts li[data-pair]'))
     li.classList.toggle('selected', li.dataset.pair === selectedPair);
   renderSelection(selected ? (model.agents.find((a) => a.id === selected) ?? null) : null);
   if (!quiet && selected)
@@ -346,9 +395,34 @@ function select(agentId: string | null, quiet = false): void {
       ?.scrollIntoView({ block: 'nearest' });
 }
 
-function selectPair(adv: SceneAdvisory | null): void {
-  selectedPair = adv ? adv.key : null;
+function selectPair(key: string | null): void {
+  selectedPair = pairByKey(key) ? key : null;
   select(null);
+}
+
+/** What hovering a link says: the pair, its advisory or forecast in one line, and the first evidence. */
+function linkTooltip(link: SceneLink): HTMLElement[] {
+  const key = `${link.a}|${link.b}`;
+  const name = (id: string): string => model.agents.find((a) => a.id === id)?.title ?? id;
+  const rows: HTMLElement[] = [el('div', 'pair', `${name(link.a)} ↔ ${name(link.b)}`)];
+  const forecast = model.forecasts.find((f) => f.key === key);
+  const advisory = model.advisories.find((a) => a.key === key);
+  const evidence = forecast?.evidence ?? advisory?.evidence ?? [];
+  if (forecast) {
+    rows.push(el('div', 'forecast', `forecast · ${forecast.chanceText}`));
+    rows.push(el('div', 'muted', 'no advisory yet: git merges them cleanly today'));
+    if (forecast.signals.length > 0) rows.push(el('div', 'muted', forecast.signals.join(' · ')));
+  } else if (advisory) {
+    rows.push(el('div', `cited level-${advisory.level}`, `${advisory.level} · risk ${advisory.riskText}`));
+    if (advisory.rightOfWay) rows.push(el('div', 'muted', advisory.rightOfWay));
+  } else {
+    rows.push(el('div', 'muted', `${link.level} · risk ${Math.round(link.risk * 100)}%`));
+  }
+  const listed = evidence.slice(0, 3);
+  for (const e of listed) rows.push(el('div', 'evidence-line', e.message));
+  const more = evidence.length - listed.length + (forecast?.moreEvidence ?? advisory?.moreEvidence ?? 0);
+  if (forecast || advisory) rows.push(el('div', 'muted', more > 0 ? `+ ${more} more · click for the details` : 'click for the details'));
+  return rows;
 }
 
 // Click (not drag) on the canvas picks an agent.
@@ -361,8 +435,21 @@ if (viewer) {
     if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 5) return;
     down = null;
     const id = viewer.pick(e.clientX, e.clientY);
-    if (id) select(selected === id ? null : id);
-    else if (selected || selectedPair) {
+    if (id) {
+      select(selected === id ? null : id);
+      return;
+    }
+    // A link with an advisory or a forecast selects its pair and brings its card into view.
+    const hit = viewer.pickLink(e.clientX, e.clientY);
+    const link = hit ? model.links[hit.index] : undefined;
+    const key = link ? `${link.a}|${link.b}` : null;
+    if (key && pairByKey(key)) {
+      selectPair(selectedPair === key ? null : key);
+      if (selectedPair)
+        document
+          .querySelector<HTMLElement>(`#advisories li[data-pair="${CSS.escape(key)}"], #forecasts li[data-pair="${CSS.escape(key)}"]`)
+          ?.scrollIntoView({ block: 'nearest' });
+    } else if (selected || selectedPair) {
       selectedPair = null;
       select(null);
     }
@@ -379,19 +466,33 @@ if (viewer) {
     requestAnimationFrame(() => {
       hoverQueued = false;
       const agentId = viewer.pick(e.clientX, e.clientY);
-      viewer.canvas.style.cursor = agentId ? 'pointer' : '';
+      // Agents first; then a file or a link, whichever is drawn nearer the pointer. A file the pointer
+      // is on wins (a link between two agents on one file runs right through it).
       const fi = agentId ? null : viewer.pickFile(e.clientX, e.clientY);
-      const f = fi === null ? undefined : model.files[fi];
-      if (!f) {
+      let f = fi === null ? undefined : model.files[fi];
+      const hit = agentId ? null : viewer.pickLink(e.clientX, e.clientY);
+      let link = hit ? model.links[hit.index] : undefined;
+      if (f && hit) {
+        const at = viewer.screenPositionOfFile(f.path);
+        if (at && Math.hypot(at.x - e.clientX, at.y - e.clientY) <= Math.max(4, hit.distance)) link = undefined;
+        else f = undefined;
+      }
+      viewer.canvas.style.cursor = agentId || (link && pairByKey(`${link.a}|${link.b}`)) ? 'pointer' : '';
+      if (link) {
+        tooltip.replaceChildren(...linkTooltip(link));
+        tooltip.dataset.pair = `${link.a}|${link.b}`;
+      } else if (f) {
+        const names = f.agents.map((id) => model.agents.find((a) => a.id === id)?.title ?? id);
+        tooltip.replaceChildren(
+          el('div', 'path', f.path),
+          el('div', 'muted', names.length > 0 ? `changed by ${names.join(', ')}` : 'not changed by any agent'),
+        );
+        if (f.citedLevel) tooltip.append(el('div', `cited level-${f.citedLevel}`, `cited by a ${f.citedLevel} advisory`));
+        delete tooltip.dataset.pair;
+      } else {
         tooltip.hidden = true;
         return;
       }
-      const names = f.agents.map((id) => model.agents.find((a) => a.id === id)?.title ?? id);
-      tooltip.replaceChildren(
-        el('div', 'path', f.path),
-        el('div', 'muted', names.length > 0 ? `changed by ${names.join(', ')}` : 'not changed by any agent'),
-      );
-      if (f.citedLevel) tooltip.append(el('div', `cited level-${f.citedLevel}`, `cited by a ${f.citedLevel} advisory`));
       const rect = stage.getBoundingClientRect();
       tooltip.style.left = `${e.clientX - rect.left + 14}px`;
       tooltip.style.top = `${e.clientY - rect.top + 14}px`;

@@ -1,7 +1,7 @@
 /**
  * The three.js scene: files as one `Points` cloud (custom shader: per-point colour, size and
  * alpha), agents as one `InstancedMesh` of spheres, risky links as one `InstancedMesh` of tubes,
- * clear links as hairlines. A handful of draw calls whatever the size of the scan. Renders on
+ * clear links as hairlines, forecast links as dashed lines. A handful of draw calls whatever the size of the scan. Renders on
  * demand (camera moved, model changed), not every frame.
  */
 import * as THREE from 'three';
@@ -44,6 +44,8 @@ export interface Viewer {
   pick(clientX: number, clientY: number): string | null;
   /** Index (into the model's files) of the file under a client-space point, if any. */
   pickFile(clientX: number, clientY: number): number | null;
+  /** The link (index into the model's links) nearest a client-space point within a few pixels, and how far. */
+  pickLink(clientX: number, clientY: number): { index: number; distance: number } | null;
   /** Where an agent is drawn, in client (CSS pixel) coordinates; null when off screen. */
   screenPositionOf(agentId: string): { x: number; y: number } | null;
   /** Where a file is drawn, likewise. */
@@ -97,6 +99,7 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
   let agents: THREE.InstancedMesh | null = null;
   let tubes: THREE.InstancedMesh | null = null;
   let hairlines: THREE.LineSegments | null = null;
+  let dashes: THREE.LineSegments | null = null;
   let spokes: THREE.LineSegments | null = null;
   const dynamic = new THREE.Group();
   scene.add(dynamic);
@@ -161,7 +164,7 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       if (child instanceof THREE.InstancedMesh) child.dispose();
     }
     points = agents = tubes = null;
-    hairlines = spokes = null;
+    hairlines = dashes = spokes = null;
   }
 
   const color = new THREE.Color();
@@ -198,9 +201,10 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       dynamic.add(agents);
     }
 
-    // Links: tubes for traffic/resolution, hairlines for the rest.
+    // Links: tubes for traffic/resolution, dashes for forecasts, hairlines for the rest.
     const thick = next.links.filter((l) => l.radius > 0);
-    const thin = next.links.filter((l) => l.radius === 0);
+    const thin = next.links.filter((l) => l.radius === 0 && l.forecast === undefined);
+    const forecast = next.links.filter((l) => l.radius === 0 && l.forecast !== undefined);
     if (thick.length > 0) {
       tubes = new THREE.InstancedMesh(tube, tubeMaterial, thick.length);
       const from = new THREE.Vector3();
@@ -241,6 +245,24 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       );
       hairlines.userData.links = thin;
       dynamic.add(hairlines);
+    }
+    if (forecast.length > 0) {
+      const pos = new Float32Array(forecast.length * 6);
+      forecast.forEach((l, i) => {
+        pos.set(l.from, i * 6);
+        pos.set(l.to, i * 6 + 3);
+      });
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      g.setAttribute('color', new THREE.BufferAttribute(new Float32Array(forecast.length * 6), 3));
+      // Dash lengths in scene units: a few dashes even on a short link, never a solid line.
+      dashes = new THREE.LineSegments(
+        g,
+        new THREE.LineDashedMaterial({ vertexColors: true, dashSize: 1.6, gapSize: 1.1, transparent: true, depthWrite: false }),
+      );
+      dashes.computeLineDistances();
+      dashes.userData.links = forecast;
+      dynamic.add(dashes);
     }
 
     if (!keepCamera) frame(next);
@@ -297,6 +319,17 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
       tubes.instanceColor!.needsUpdate = true;
     }
     if (hairlines) (hairlines.material as THREE.LineBasicMaterial).opacity = any ? 0.15 : 0.6;
+    if (dashes) {
+      // Per-link colour: a forecast of the focused agents (or pair) stays bright, the others fade.
+      const c = dashes.geometry.getAttribute('color') as THREE.BufferAttribute;
+      const links = dashes.userData.links as SceneModel['links'];
+      links.forEach((l, i) => {
+        color.set(l.color).multiplyScalar(any && !(focus.has(l.a) || focus.has(l.b)) ? 0.15 : l.opacity);
+        c.setXYZ(i * 2, color.r, color.g, color.b);
+        c.setXYZ(i * 2 + 1, color.r, color.g, color.b);
+      });
+      c.needsUpdate = true;
+    }
 
     if (spokes) {
       dynamic.remove(spokes);
@@ -367,6 +400,29 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     return hit && hit.index !== undefined ? hit.index : null;
   }
 
+  /** Screen-space distance to each link's segment (links are few; a ray test on lines is fussier). */
+  function pickLink(clientX: number, clientY: number): { index: number; distance: number } | null {
+    if (!model) return null;
+    let best: number | null = null;
+    let bestD = 6;
+    model.links.forEach((l, i) => {
+      const p = project(l.from);
+      const q = project(l.to);
+      if (!p || !q) return;
+      const dx = q.x - p.x,
+        dy = q.y - p.y;
+      const len2 = dx * dx + dy * dy;
+      const t = len2 > 0 ? Math.min(1, Math.max(0, ((clientX - p.x) * dx + (clientY - p.y) * dy) / len2)) : 0;
+      const d = Math.hypot(p.x + t * dx - clientX, p.y + t * dy - clientY);
+      // Ties go to the later link: links are sorted with the most important last (drawn on top).
+      if (d <= bestD) {
+        bestD = d;
+        best = i;
+      }
+    });
+    return best === null ? null : { index: best, distance: bestD };
+  }
+
   const v = new THREE.Vector3();
   function screenPositionOf(agentId: string): { x: number; y: number } | null {
     const a = agentById.get(agentId);
@@ -390,6 +446,7 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     highlight,
     pick,
     pickFile,
+    pickLink,
     screenPositionOf,
     screenPositionOfFile,
     onFrame: (f) => {
