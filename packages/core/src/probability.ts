@@ -55,8 +55,10 @@ export interface PairHistory {
  * probability"): fitted on six public histories, 2,799 states (full diffs and each side after ¼
  * and ½ of its commits), with the default weights. Label *collided at any point*: for a live
  * agent a conflict that exists now is a collision, so a pair git cannot merge today (R = 1) is
- * one, and a pair that merges cleanly gets the share of such pairs at its risk that collided
- * later (1–9%). It is a map of the default weights' risk: other weights want their own fit.
+ * one. A pair that merges cleanly reads the clean part: the share of such pairs that collided
+ * later, at its risk and the repository's recent conflict rate — 0.3% with neither, 1–6% on most
+ * histories, up to 11% where most recent merges conflicted. It is a map of the default weights'
+ * risk: other weights want their own fit.
  */
 export const DEFAULT_PROBABILITY_MAP: ProbabilityMap = {
   label: 'collided',
@@ -68,13 +70,26 @@ export const DEFAULT_PROBABILITY_MAP: ProbabilityMap = {
     [0.013718, 0.034965],
     [0.024294, 0.035714],
     [0.030214, 0.042105],
-    [0.057996, 0.063433],
-    [0.105641, 0.07563],
-    [0.201593, 0.080745],
+    [0.057753, 0.063433],
+    [0.105058, 0.07438],
+    [0.202204, 0.081761],
     [0.433598, 0.086957],
     [0.997875, 0.9999],
     [1, 1],
   ],
+  clean: {
+    recentMerges: 50,
+    knots: [
+      [0, 0.002774],
+      [0.000146, 0.002874],
+      [0.017096, 0.010909],
+      [0.040863, 0.011583],
+      [0.046263, 0.016129],
+      [0.098552, 0.055988],
+      [0.289878, 0.114055],
+      [1, 0.114155],
+    ],
+  },
 };
 
 function knotsProblem(k: Knots): string | undefined {

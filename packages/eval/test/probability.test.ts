@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probabilityCalibration } from '../src/calibration.js';
-import { fitProbabilityMap, isotonicBlocks } from '../src/fit/probability.js';
+import { fitProbabilityMap, isotonicBlocks, pooledBlocks } from '../src/fit/probability.js';
 import { evaluate, pairHistoryOf } from '../src/measure/evaluate.js';
 import { evaluateCorpus, type CorpusMember } from '../src/measure/corpus.js';
 import { formatCorpusTable } from '../src/report/table.js';
@@ -35,6 +35,22 @@ describe('isotonicBlocks', () => {
       [0, 3, 1 / 3],
       [1, 1, 1],
     ]);
+  });
+});
+
+describe('pooledBlocks', () => {
+  it('pools a block of too few states into its neighbour, keeping the rates non-decreasing (hand-computed)', () => {
+    const blocks = isotonicBlocks([0.1, 0.1, 0.1, 0.5, 0.9, 0.9, 0.9, 0.9], [false, false, false, true, false, true, true, true]);
+    // 0.1: 3 states at 0; 0.5 and 0.9 pool (rate 4/5) under PAV already: n 5.
+    expect(blocks.map((b) => b.n)).toEqual([3, 5]);
+    expect(pooledBlocks(blocks, 3).map((b) => b.n)).toEqual([3, 5]);
+    const one = pooledBlocks(blocks, 4);
+    expect(one.map((b) => [b.from, b.to, b.n])).toEqual([[0.1, 0.9, 8]]);
+    expect(one[0]!.rate).toBeCloseTo(4 / 8, 12);
+    expect(one[0]!.meanRisk).toBeCloseTo((0.3 + 0.5 + 3.6) / 8, 12);
+    // The last block too small: pooled into the one before it.
+    const tail = pooledBlocks(isotonicBlocks([0, 0, 0, 0, 1], [false, false, false, true, true]), 2);
+    expect(tail.map((b) => b.n)).toEqual([5]);
   });
 });
 

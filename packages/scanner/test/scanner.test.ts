@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_FORECAST_MODEL, DEFAULT_PROBABILITY_MAP, defineChannel, probabilityOf, type Agent } from '@airspace/core';
+import { DEFAULT_FORECAST_MODEL, DEFAULT_PROBABILITY_MAP, defineChannel, pairProbability, probabilityOf, type Agent } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { openRepository } from '@airspace/git';
 import { BUILTIN_CHANNELS, createScanner, loadScanSetup, scanOptionsOf, scanRepository, type ScanProgress } from '../src/index.js';
@@ -497,6 +497,39 @@ describe('scanRepository', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("gives a pair git merges cleanly the shipped map's clean part, with the repository's recent conflict rate", async () => {
+    const lines = (edit: number, text: string) =>
+      Array.from({ length: 20 }, (_, i) => (i === edit ? text : `export const v${i} = ${i};`)).join('\n') + '\n';
+    repo = createRepoFixture({ 'CHANGELOG.md': 'v1\n', 'src/x.ts': lines(-1, '') }, { epoch: Math.floor(Date.now() / 1000) - 3600 });
+    const r = repo;
+    // Two past merges on main: the older conflicted in CHANGELOG.md, the newer merged cleanly.
+    r.git('switch', '-q', '-c', 'one');
+    r.write('CHANGELOG.md', 'v1 feature one\n').commit('one');
+    r.git('switch', '-q', 'main');
+    r.write('CHANGELOG.md', 'v1 fix\n').commit('fix');
+    try {
+      r.git('merge', '--no-ff', '--no-commit', 'one');
+    } catch {
+      // the conflict, resolved below
+    }
+    r.write('CHANGELOG.md', 'v1 fix\nfeature one\n').commit('merge one');
+    r.git('switch', '-q', '-c', 'two');
+    r.write('docs.md', 'two\n').commit('two');
+    r.git('switch', '-q', 'main');
+    r.git('merge', '--no-ff', '-q', '-m', 'merge two', 'two');
+    r.git('branch', '-q', '-D', 'one', 'two');
+    // Two agents edit src/x.ts twenty lines apart: git merges them cleanly.
+    r.worktree('alice').write('src/x.ts', lines(1, 'export const v1 = 100;'));
+    r.worktree('bob').write('src/x.ts', lines(18, 'export const v18 = 180;'));
+    const result = await scanRepository({ repo: r.dir });
+    const link = result.links.find((l) => [l.a, l.b].sort().join() === 'alice,bob')!;
+    expect(link.channels.find((c) => c.channel === 'merge')?.risk ?? 0).toBe(0);
+    // c = 1 of the 2 merges before each agent's base conflicted (fewer than `recentMerges` exist).
+    expect(DEFAULT_PROBABILITY_MAP.clean).toBeDefined();
+    expect(link.probability).toBeCloseTo(pairProbability(link.risk, { clean: true, recentConflicts: 0.5 }, DEFAULT_PROBABILITY_MAP), 10);
+    expect(link.probability).toBeGreaterThan(probabilityOf(link.risk, DEFAULT_PROBABILITY_MAP));
   });
 
   it('fails clearly: not a repository, unknown base, unreadable config or calibration', async () => {

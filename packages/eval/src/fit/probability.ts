@@ -80,10 +80,46 @@ export function mapOfBlocks(blocks: readonly IsotonicBlock[], label: Probability
   return { label, knots: knots.map(([r, p]) => [round(r), round(Math.min(1, p))] as const) };
 }
 
-/** The isotonic map of `label` on R, for scanner risks and their labels. */
-export function fitProbabilityMap(risks: readonly number[], labels: readonly boolean[], label: ProbabilityLabel): ProbabilityMap {
-  return mapOfBlocks(isotonicBlocks(risks, labels), label);
+/**
+ * Blocks of fewer than `minStates` states pooled into a neighbour (the later one, the earlier for
+ * the last), until every block has as many or one block is left. Pooling neighbours keeps the
+ * rates non-decreasing.
+ */
+export function pooledBlocks(blocks: readonly IsotonicBlock[], minStates: number): IsotonicBlock[] {
+  const out = [...blocks];
+  for (;;) {
+    const i = out.findIndex((b) => b.n < minStates);
+    if (i < 0 || out.length < 2) return out;
+    const at = i === out.length - 1 ? i - 1 : i;
+    const [x, y] = [out[at]!, out[at + 1]!];
+    const n = x.n + y.n;
+    out.splice(at, 2, {
+      from: x.from,
+      to: y.to,
+      meanRisk: (x.meanRisk * x.n + y.meanRisk * y.n) / n,
+      rate: (x.rate * x.n + y.rate * y.n) / n,
+      n,
+    });
+  }
 }
+
+/** The isotonic map of `label` on R, for scanner risks and their labels (blocks of at least `minStates` states). */
+export function fitProbabilityMap(
+  risks: readonly number[],
+  labels: readonly boolean[],
+  label: ProbabilityLabel,
+  minStates = 1,
+): ProbabilityMap {
+  return mapOfBlocks(pooledBlocks(isotonicBlocks(risks, labels), minStates), label);
+}
+
+/**
+ * The clean part's blocks hold at least this many states. Its score spreads the clean pairs over
+ * two inputs, and a few pairs of one history at a high rate (a branch whose every merge conflicts)
+ * otherwise form blocks of their own that the line between knots carries to other histories' pairs:
+ * unpooled, the shipped fit put mongoose's full diffs at ECE 0.0502 (docs/evaluation.md).
+ */
+export const CLEAN_MIN_STATES = 20;
 
 /** A labelled state for the fit: the scanner's risk, what else its probability reads, and the label. */
 export interface ProbabilityFitRow {
@@ -109,6 +145,7 @@ export function fitProbabilityModel(rows: readonly ProbabilityFitRow[], label: P
     clean.map((r) => cleanPairScore(r.risk, r.history.recentConflicts!)),
     clean.map((r) => r.label),
     label,
+    CLEAN_MIN_STATES,
   ).knots;
   return { ...map, clean: { recentMerges: RECENT_CONFLICT_MERGES, knots } };
 }
