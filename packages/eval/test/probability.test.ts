@@ -180,6 +180,7 @@ describe('--fit-probability on a corpus', () => {
     const c05 = heldC.byFraction.find((f) => f.fraction === 0.5)!.byLabel.find((b) => b.label === 'textual')!;
     expect(c05.ece).toBeCloseTo(0.3, 2);
     expect(formatCorpusTable(corpus)).toContain('probability of "textual" fitted on 240 states');
+    expect(formatCorpusTable(corpus)).toContain('no clean part: no scored state knows its recent conflict rate');
 
     const file = probabilityCalibration(corpus, { merges: 120, channelSetVersion: 'v', weights: { c: 1 }, thresholds })!;
     expect(validateCalibration(file, 'fit', { complete: true })).toEqual([]);
@@ -245,6 +246,7 @@ describe('--fit-probability with the recent conflict rate', () => {
     expect(pairProbability(0.1, { clean: true, recentConflicts: 0.6 }, map)).toBeCloseTo(0.4, 2);
     expect(pairProbability(0.1, { clean: true, recentConflicts: 0 }, map)).toBeLessThan(0.01);
     expect(pairProbability(1, { clean: false, recentConflicts: 0.6 }, map)).toBe(1);
+    expect(formatCorpusTable(corpus)).toMatch(/clean part, for pairs git merges cleanly .* newest 50 past merges that conflicted\): 0\.0000→/);
     // Held out, busy1 is scored by the others' map: its clean pairs read 40%, as they collide.
     const busy = corpus.members[2]!.heldOutProbability!.byFraction[0]!.byLabel.find((b) => b.label === 'collided')!;
     expect(busy.ece).toBeLessThan(0.01);

@@ -291,11 +291,17 @@ function probabilityText(corpus: CorpusEvaluation): string[] {
       ];
     }),
   );
-  const knots = fitted.map.knots.map(([r, p]) => `${fmt(r, 4)}→${fmt(p, 4)}`).join(' ');
+  const knotsText = (knots: readonly (readonly [number, number])[]) => knots.map(([r, p]) => `${fmt(r, 4)}→${fmt(p, 4)}`).join(' ');
+  const clean = fitted.map.clean;
   return [
     '',
     `probability of "${fitted.map.label}" fitted on ${fitted.scenarios} states (${fitted.fitOn.map(fractionTitle).join(' + ')}); each repository held out:`,
     alignedTable(headers, body),
-    `map (risk→probability): ${knots}`,
+    `map (risk→probability): ${knotsText(fitted.map.knots)}`,
+    ...(clean
+      ? [
+          `clean part, for pairs git merges cleanly (1 − (1 − R)(1 − c), c: the share of the newest ${clean.recentMerges} past merges that conflicted): ${knotsText(clean.knots)}`,
+        ]
+      : ['no clean part: no scored state knows its recent conflict rate (the past-conflicts channel is off)']),
   ];
 }
