@@ -246,7 +246,9 @@ describe('--fit-probability with the recent conflict rate', () => {
     expect(pairProbability(0.1, { clean: true, recentConflicts: 0.6 }, map)).toBeCloseTo(0.4, 2);
     expect(pairProbability(0.1, { clean: true, recentConflicts: 0 }, map)).toBeLessThan(0.01);
     expect(pairProbability(1, { clean: false, recentConflicts: 0.6 }, map)).toBe(1);
-    expect(formatCorpusTable(corpus)).toMatch(/clean part, for pairs git merges cleanly .* newest 50 past merges that conflicted\): 0\.0000→/);
+    expect(formatCorpusTable(corpus)).toMatch(
+      /clean part, for pairs git merges cleanly .* newest 50 past merges that conflicted\): 0\.0000→/,
+    );
     // Held out, busy1 is scored by the others' map: its clean pairs read 40%, as they collide.
     const busy = corpus.members[2]!.heldOutProbability!.byFraction[0]!.byLabel.find((b) => b.label === 'collided')!;
     expect(busy.ece).toBeLessThan(0.01);
