@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Forecast, ScanResult } from '@airspace/core';
+import { chanceText, percentText, type Forecast, type ScanResult } from '@airspace/core';
 import { createDemoRepository, type DemoRepository } from '@airspace/cli';
 import { createScanner, type Scanner } from '@airspace/scanner';
 import { renderViewHtml, startViewServer } from '@airspace/view';
@@ -88,7 +88,12 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
     expect(await cards.nth(0).locator('.badge').textContent()).toBe('resolution');
     const ab = scan.advisories.find((a) => pairKey(a.a, a.b) === 'alice|bob')!;
     const card = page.locator(`#advisories [data-pair="${ab.a}|${ab.b}"]`);
-    expect(await card.locator('.row').textContent()).toBe(`${ab.steer} steers away · ${ab.hold} holds course`);
+    expect(await card.locator('.row:not(.chance)').textContent()).toBe(`${ab.steer} steers away · ${ab.hold} holds course`);
+    // The chance where a forecast card has it, the risk beside it as a score (as in the table).
+    const ef = scan.advisories.find((a) => pairKey(a.a, a.b) === 'erin|frank')!;
+    const efCard = page.locator(`#advisories [data-pair="${ef.a}|${ef.b}"]`);
+    expect(await efCard.locator('.risk').textContent()).toBe(percentText(ef.probability!));
+    expect(await efCard.locator('.row.chance').textContent()).toBe(`risk ${ef.risk.toFixed(2)} · ${chanceText(ef.probability!)}`);
     const sides = await card.locator('.evidence .side').allTextContents();
     expect(sides.some((s) => s.startsWith('alicesrc/billing/invoice.ts · line'))).toBe(true);
     expect(sides.some((s) => s.startsWith('bobsrc/billing/invoice.ts · line'))).toBe(true);
@@ -163,7 +168,12 @@ describeWith(CHROMIUM, '3D view in Chromium', () => {
 
     await page.screenshot({ path: artifactPath('view-export.png') });
     if (process.env.AIRSPACE_DOCS_SCREENSHOT) {
-      // The README's picture: the demo with the alice ↔ bob advisory selected (no machine paths shown).
+      // The README's picture: the demo as a scan reports it (without the forecast added above),
+      // with the alice ↔ bob advisory selected (no machine paths shown).
+      const plain = join(scratch, 'plain.html');
+      writeFileSync(plain, renderViewHtml(scan));
+      await page.goto(pathToFileURL(plain).href);
+      await waitForScene(page);
       await page.setViewportSize({ width: 1200, height: 720 });
       await card.locator('.top').click();
       await page.evaluate(() => {

@@ -169,6 +169,7 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .advisory .message { margin: 6px 0 4px; color: var(--text); }
 .advisory .row { color: var(--traffic); font-weight: 600; margin: 4px 0; }
 .advisory.level-resolution .row { color: var(--resolution); }
+.advisory .row.chance { color: var(--muted); font-weight: 400; margin: 2px 0; }
 .advisory.forecast { border-left-style: dashed; }
 .advisory .signals { color: var(--muted); font-size: 11.5px; margin: 2px 0 4px; }
 .evidence { margin-top: 6px; display: grid; gap: 6px; }

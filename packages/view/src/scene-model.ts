@@ -101,6 +101,8 @@ export interface SceneLink {
   /** Tube radius in scene units; 0 means "draw as a hairline". */
   readonly radius: number;
   readonly opacity: number;
+  /** The link's calibrated probability, when the scan has one (`Link.probability`). */
+  readonly probability?: number;
   /**
    * Set on a clear link the scan forecasts to collide later: the forecast's probability. Such a
    * link is drawn dashed in `FORECAST_COLOR`, and its pair is in `SceneModel.forecasts`.
@@ -133,7 +135,14 @@ export interface SceneAdvisory {
   readonly level: Exclude<Level, 'clear'>;
   readonly color: string;
   readonly risk: number;
+  /** `0.90`: R, as the table shows it (a score, not a chance). */
   readonly riskText: string;
+  /** The scan's calibrated probability, when it has one (`Advisory.probability`). */
+  readonly probability?: number;
+  /** `84%`. */
+  readonly percentText?: string;
+  /** `84% chance of colliding`, the wording of the table and the editors. */
+  readonly chanceText?: string;
   readonly message: string;
   /** `B steers away · A holds course`, for resolution advisories. */
   readonly rightOfWay?: string;
@@ -239,8 +248,14 @@ export function formatLines(range: Range | undefined): string {
   return start === end ? `line ${start}` : `lines ${start}–${end}`;
 }
 
+/** R as the table shows it, two decimals: a score, never written as a percentage (that is the probability). */
 export function formatRisk(risk: number): string {
-  return `${Math.round(clamp01(risk) * 100)}%`;
+  return clamp01(risk).toFixed(2);
+}
+
+/** A scan's probability, when it is a number (a hand-written or older scan may have none). */
+function usableProbability(p: unknown): number | undefined {
+  return typeof p === 'number' && Number.isFinite(p) ? clamp01(p) : undefined;
 }
 
 function sideText(side: EvidenceSide, labels: ReadonlyMap<string, string>): EvidenceSideText {
@@ -286,11 +301,17 @@ export function advisoryModel(advisory: Advisory, labels: ReadonlyMap<string, st
     color: levelColor(advisory.level),
     risk: advisory.risk,
     riskText: formatRisk(advisory.risk),
+    ...chanceOf(advisory.probability),
     message: advisory.message,
     ...(rightOfWay ? { rightOfWay } : {}),
     evidence: advisory.evidence.slice(0, MAX_EVIDENCE).map((e) => evidenceText(e, labels)),
     moreEvidence: Math.max(0, advisory.evidence.length - MAX_EVIDENCE),
   };
+}
+
+function chanceOf(p: unknown): Pick<SceneAdvisory, 'probability' | 'percentText' | 'chanceText'> {
+  const probability = usableProbability(p);
+  return probability === undefined ? {} : { probability, percentText: percentText(probability), chanceText: chanceText(probability) };
 }
 
 /** The forecast of a link as the page shows it; the wording is the one the table and the editors use. */
@@ -580,6 +601,7 @@ export function buildSceneModel(result: ScanResult): SceneModel {
       color: forecast ? FORECAST_COLOR : levelColor(link.level),
       radius: linkRadius(link.level, link.risk, agents.length),
       opacity: probability !== undefined ? forecastOpacity(probability) : linkOpacity(link.level, link.risk),
+      ...(usableProbability(link.probability) !== undefined ? { probability: usableProbability(link.probability)! } : {}),
       ...(probability !== undefined ? { forecast: probability } : {}),
     });
   }

@@ -82,7 +82,9 @@ describe('buildSceneModel', () => {
     expect(first!.level).toBe('resolution');
     expect(first!.title).toBe('Agent A ↔ Agent B');
     expect(first!.rightOfWay).toBe('Agent B steers away · Agent A holds course');
-    expect(first!.riskText).toBe('90%');
+    // R is a score (two decimals); the chance is the scan's probability, absent from this hand-written scan.
+    expect(first!.riskText).toBe('0.90');
+    expect(first!.chanceText).toBeUndefined();
     expect(first!.evidence[0]!.sides).toEqual([
       { agent: 'a', agentLabel: 'Agent A', path: 'src/shared.ts', lines: 'lines 2–6' },
       { agent: 'b', agentLabel: 'Agent B', path: 'src/shared.ts', lines: 'after line 2' },
@@ -196,10 +198,26 @@ describe('formatting', () => {
     expect(formatLines(undefined)).toBe('');
   });
 
-  it('formats risk as a clamped percentage', () => {
-    expect(formatRisk(0.456)).toBe('46%');
-    expect(formatRisk(1.5)).toBe('100%');
-    expect(formatRisk(Number.NaN)).toBe('0%');
+  it('formats risk as a clamped score with two decimals, never as a percentage', () => {
+    expect(formatRisk(0.456)).toBe('0.46');
+    expect(formatRisk(1.5)).toBe('1.00');
+    expect(formatRisk(Number.NaN)).toBe('0.00');
+  });
+
+  it("gives an advisory and a link the scan's probability as a chance, beside the risk", () => {
+    const scan = smallScan();
+    const withChance = {
+      ...scan,
+      advisories: scan.advisories.map((a) => ({ ...a, probability: a.level === 'resolution' ? 0.84 : 0.24 })),
+      links: scan.links.map((l) => ({ ...l, probability: l.level === 'resolution' ? 0.84 : 0.24 })),
+    };
+    const m = buildSceneModel(withChance);
+    const resolution = m.advisories.find((a) => a.level === 'resolution')!;
+    expect(resolution).toMatchObject({ riskText: '0.90', probability: 0.84, percentText: '84%', chanceText: '84% chance of colliding' });
+    expect(m.links.find((l) => l.level === 'traffic')!.probability).toBe(0.24);
+    // A probability that is not a number is left out, never shown as NaN%.
+    const broken = buildSceneModel({ ...scan, advisories: scan.advisories.map((a) => ({ ...a, probability: Number.NaN })) });
+    expect(broken.advisories[0]!.percentText).toBeUndefined();
   });
 
   it('shrinks markers and tubes in a crowded airspace', () => {

@@ -3,13 +3,14 @@
  * and (when served) follows `body[data-events]` for live updates. Data reaches the DOM only as
  * text (`textContent`), never as markup.
  */
-import { levelRank, type ScanResult } from '@airspace/core';
+import { chanceText, levelRank, type ScanResult } from '@airspace/core';
 import {
   FORECAST_COLOR,
   LEVEL_COLORS,
   SHARED_FILE_COLOR,
   UNTOUCHED_FILE_COLOR,
   buildSceneModel,
+  formatRisk,
   type EvidenceText,
   type SceneAdvisory,
   type SceneAgent,
@@ -264,8 +265,10 @@ function advisoryItem(adv: SceneAdvisory): HTMLElement {
   li.dataset.pair = adv.key;
   li.style.setProperty('--level', adv.color);
   const top = el('div', 'top');
-  top.append(el('span', 'badge', adv.level), el('span', 'pair', adv.title), el('span', 'risk', adv.riskText));
+  // The chance where the forecast cards have theirs; R beside it, as a score.
+  top.append(el('span', 'badge', adv.level), el('span', 'pair', adv.title), el('span', 'risk', adv.percentText ?? adv.riskText));
   li.append(top);
+  li.append(el('div', 'row chance', [`risk ${adv.riskText}`, adv.chanceText].filter(Boolean).join(' · ')));
   if (adv.rightOfWay) li.append(el('div', 'row', adv.rightOfWay));
   li.append(el('div', 'message', adv.message));
   appendEvidence(li, adv.evidence, adv.moreEvidence);
@@ -413,10 +416,24 @@ function linkTooltip(link: SceneLink): HTMLElement[] {
     rows.push(el('div', 'muted', 'no advisory yet: git merges them cleanly today'));
     if (forecast.signals.length > 0) rows.push(el('div', 'muted', forecast.signals.join(' · ')));
   } else if (advisory) {
-    rows.push(el('div', `cited level-${advisory.level}`, `${advisory.level} · risk ${advisory.riskText}`));
+    rows.push(
+      el(
+        'div',
+        `cited level-${advisory.level}`,
+        [advisory.level, `risk ${advisory.riskText}`, advisory.chanceText].filter(Boolean).join(' · '),
+      ),
+    );
     if (advisory.rightOfWay) rows.push(el('div', 'muted', advisory.rightOfWay));
   } else {
-    rows.push(el('div', 'muted', `${link.level} · risk ${Math.round(link.risk * 100)}%`));
+    rows.push(
+      el(
+        'div',
+        'muted',
+        [link.level, `risk ${formatRisk(link.risk)}`, link.probability !== undefined ? chanceText(link.probability) : '']
+          .filter(Boolean)
+          .join(' · '),
+      ),
+    );
   }
   const listed = evidence.slice(0, 3);
   for (const e of listed) rows.push(el('div', 'evidence-line', e.message));
