@@ -149,26 +149,32 @@ export function pairProbability(risk: number, pair: PairHistory, map: Probabilit
 }
 
 /**
- * The pair's recent conflict rate c: the mean over its agents' views of past merges (as the
- * past-conflicts channel reads them) of the share of the newest `merges` that conflicted. An
- * agent without a view is left out; undefined when none has one (the risk's map applies).
+ * One agent's recent conflict rate: of the newest `merges` past merges of its view (as the
+ * past-conflicts channel reads it), the share that conflicted; undefined without a view.
  */
+export async function agentRecentConflicts(agent: Agent, service: PastConflictsService, merges: number): Promise<number | undefined> {
+  try {
+    return (await service.viewFor(agent, DEFAULT_PAST_CONFLICTS_VIEW))?.recentConflictShare?.(merges);
+  } catch {
+    // The past-conflicts channel reports a history it cannot read; the probability does without.
+    return undefined;
+  }
+}
+
+/** A pair's c from its agents' rates: the mean of those known; undefined when none is. */
+export function pairRecentConflicts(rates: readonly (number | undefined)[]): number | undefined {
+  const known = rates.filter((r): r is number => r !== undefined);
+  return known.length === 0 ? undefined : known.reduce((x, y) => x + y, 0) / known.length;
+}
+
+/** The pair's recent conflict rate c (`agentRecentConflicts` of each agent, `pairRecentConflicts`). */
 export async function recentConflictsOf(
   agents: readonly Agent[],
   service: PastConflictsService | undefined,
   merges: number,
 ): Promise<number | undefined> {
   if (!service) return undefined;
-  const shares: number[] = [];
-  for (const agent of agents) {
-    try {
-      const share = (await service.viewFor(agent, DEFAULT_PAST_CONFLICTS_VIEW))?.recentConflictShare?.(merges);
-      if (share !== undefined) shares.push(share);
-    } catch {
-      // The past-conflicts channel reports a history it cannot read; the probability does without.
-    }
-  }
-  return shares.length === 0 ? undefined : shares.reduce((x, y) => x + y, 0) / shares.length;
+  return pairRecentConflicts(await Promise.all(agents.map((agent) => agentRecentConflicts(agent, service, merges))));
 }
 
 /**

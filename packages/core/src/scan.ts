@@ -23,7 +23,14 @@ import {
   sharedChangedFiles,
   type ForecastModel,
 } from './forecast.js';
-import { DEFAULT_PROBABILITY_MAP, pairProbability, probabilityMapProblem, recentConflictsOf, type ProbabilityMap } from './probability.js';
+import {
+  agentRecentConflicts,
+  DEFAULT_PROBABILITY_MAP,
+  pairProbability,
+  pairRecentConflicts,
+  probabilityMapProblem,
+  type ProbabilityMap,
+} from './probability.js';
 import type { Agent } from './model.js';
 import {
   changedAgents,
@@ -42,7 +49,7 @@ import { prepareChannels } from './scan-channels.js';
 import { deepFreeze, ProblemLog, resolveChannels, sanitizeAgent } from './scan-input.js';
 import type { Advisory, ChannelBreakdown, Link, ScanCounts, ScanResult, Thresholds } from './scan-types.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
-import type { Services } from './services.js';
+import type { PastConflictsService, Services } from './services.js';
 import type { EscalationOptions } from './tcas.js';
 import { DEFAULT_ESCALATION, comparability, levelRank, rightOfWay } from './tcas.js';
 
@@ -120,6 +127,13 @@ const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 export async function scanAirspace(agents: readonly Agent[], context: ScanContext, options: ScanOptions = {}): Promise<ScanResult> {
   const now = context.now ?? Date.now();
   const pastConflicts = context.services?.pastConflicts;
+  // Each agent's recent conflict rate, read once per scan (every clean pair of it reads it).
+  const recentByAgent = new Map<string, Promise<number | undefined>>();
+  const recentOf = (agent: Agent, service: PastConflictsService, merges: number): Promise<number | undefined> => {
+    let rate = recentByAgent.get(agent.id);
+    if (!rate) recentByAgent.set(agent.id, (rate = agentRecentConflicts(agent, service, merges)));
+    return rate;
+  };
   const logger = context.logger ?? SILENT;
   const problems = new ProblemLog();
   let thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
@@ -271,7 +285,10 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const clean = !gitSeesConflict(channels);
     const recentConflicts =
       probabilityMap.clean && clean && pastConflicts
-        ? await recentConflictsOf([a, b], pastConflicts, probabilityMap.clean.recentMerges)
+        ? pairRecentConflicts([
+            await recentOf(a, pastConflicts, probabilityMap.clean.recentMerges),
+            await recentOf(b, pastConflicts, probabilityMap.clean.recentMerges),
+          ])
         : undefined;
     const probability = pairProbability(risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
     const forecast = forecastModel

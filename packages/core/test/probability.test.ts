@@ -233,6 +233,14 @@ describe('a clean pair reads the repository’s recent conflicts', () => {
     // a–c and b–c: the merge channel sees a conflict: R = 1 → 1.
     expect(link('a', 'c').probability).toBe(1);
     expect(link('b', 'c').probability).toBe(1);
+    // Each agent's view is read once per scan, however many clean pairs it is in.
+    const perAgent = pastService({ a: [true], b: [false], d: [true] });
+    await scanAirspace(
+      [agent('a', 'x.ts'), agent('b', 'x.ts'), agent('d', 'x.ts')],
+      { channels: [half, merge], services: { pastConflicts: perAgent } },
+      { probability: withClean },
+    );
+    expect([...perAgent.asked].sort()).toEqual(['a', 'b', 'd']);
     // Without the service the clean pair reads the risk's map.
     const alone = await scanAirspace([agent('a', 'x.ts'), agent('b', 'x.ts')], { channels: [half, merge] }, { probability: withClean });
     expect(alone.links[0]!.probability).toBeCloseTo(0.1, 10);
