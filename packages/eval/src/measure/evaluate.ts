@@ -195,7 +195,7 @@ export function isVisible(s: ScoredScenario): boolean {
 
 /** What a scan's probability reads of a pair besides its risk, as `scanAirspace` reads it. */
 export function pairHistoryOf(s: ScoredScenario): PairHistory {
-  const clean = !gitSeesConflict(Object.entries(s.risks).map(([channel, risk]) => ({ channel, risk })));
+  const clean = !gitSeesConflict([{ channel: MERGE_CHANNEL, risk: s.risks[MERGE_CHANNEL] ?? 0 }]);
   return { clean, ...(typeof s.recentConflicts === 'number' ? { recentConflicts: s.recentConflicts } : {}) };
 }
 
