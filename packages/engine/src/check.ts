@@ -95,13 +95,25 @@ export interface PreparedCheck {
 /** Scans with these options and extra (a cold scan, or the engine's warm scanner). */
 export type CheckScan = (options: ScannerOptions, extra: ScanExtra) => Promise<ScanResult>;
 
-export function parseLines(text: string): Range {
+/** `12` or `12-18` as a range; `given` names where the text came from in an error. */
+export function parseLines(text: string, given = `--lines ${text}`): Range {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
   if (!m) throw new InputError(`--lines must look like 12 or 12-18, got "${text}".`);
   const start = Number(m[1]);
   const end = m[2] === undefined ? start : Number(m[2]);
-  if (start < 1 || end < start) throw new InputError(`--lines ${text}: lines are 1-based and the end may not come before the start.`);
+  if (start < 1 || end < start) throw new InputError(`${given}: lines are 1-based and the end may not come before the start.`);
   return [start, end];
+}
+
+/**
+ * `src/a.ts:12-18` (or `:12`), the form Airspace's own answers and most tools print, read as the
+ * file and its lines — unless a file of that very name exists. Undefined when `target` has no
+ * such suffix.
+ */
+export function splitTargetLines(target: string, cwd: string): { readonly target: string; readonly lines: string } | undefined {
+  const m = /^(.+):(\d+(?:-\d+)?)$/.exec(target);
+  if (!m || existsSync(resolve(cwd, target))) return undefined;
+  return { target: m[1]!, lines: m[2]! };
 }
 
 /** Parses `git diff -U3` output into hunks with their text. */
@@ -226,16 +238,22 @@ export function checkScannerOptions(request: CheckRequest, worktree: string): Sc
  * empty path is an error; `--agent` must name an agent of the scan or a worktree, never a new one.
  */
 export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck> {
-  const { target } = request;
-  if (target.trim() === '') throw new InputError('check needs the path of a file, got an empty one.');
+  if (request.target.trim() === '') throw new InputError('check needs the path of a file, got an empty one.');
   if (request.agent !== undefined && request.agent.trim() === '') throw new InputError('--agent needs an agent id, got an empty one.');
+  const suffixed = splitTargetLines(request.target, request.cwd);
+  if (suffixed && request.lines !== undefined)
+    throw new InputError(`${request.target} names its lines, and lines ${request.lines} were given too; give them once.`);
+  const target = suffixed?.target ?? request.target;
+  const linesText = suffixed?.lines ?? request.lines;
   const absolute = resolve(request.cwd, target);
-  const lines = request.lines ? parseLines(request.lines) : undefined;
+  const lines = linesText ? parseLines(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
   const exists = existsSync(absolute);
   if (exists && statSync(absolute).isDirectory())
     throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
   if (!exists && lines)
-    throw new InputError(`${target} does not exist, so it has no lines ${request.lines} yet; leave out --lines to check creating it.`);
+    throw new InputError(
+      `${target} does not exist, so it has no lines ${linesText} yet; ${suffixed ? `give ${target} alone` : 'leave out --lines'} to check creating it.`,
+    );
   if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
   const { worktree, path } = await worktreeOf(absolute);
   if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);

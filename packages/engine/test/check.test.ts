@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Link, ScanResult } from '@airspace/core';
-import { forecastsOf, parseLines, parseUnifiedHunks } from '../src/check.js';
+import { forecastsOf, parseLines, parseUnifiedHunks, splitTargetLines } from '../src/check.js';
 
 describe('check helpers', () => {
   it('parses --lines and rejects nonsense', () => {
@@ -9,6 +12,24 @@ describe('check helpers', () => {
     expect(() => parseLines('18-12')).toThrow(/end may not come before/);
     expect(() => parseLines('x')).toThrow(/--lines must look like/);
     expect(() => parseLines('0')).toThrow(/1-based/);
+    expect(() => parseLines('9-3', 'src/a.ts:9-3')).toThrow(/^src\/a\.ts:9-3: lines are 1-based/);
+  });
+
+  it('reads PATH:A-B and PATH:N as the file and its lines, unless a file has that very name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-check-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), 'x\n');
+      writeFileSync(join(dir, 'odd:7'), 'x\n');
+      expect(splitTargetLines('a.ts:12-18', dir)).toEqual({ target: 'a.ts', lines: '12-18' });
+      expect(splitTargetLines('src/new.ts:3', dir)).toEqual({ target: 'src/new.ts', lines: '3' });
+      expect(splitTargetLines('odd:7', dir)).toBeUndefined();
+      expect(splitTargetLines('a.ts', dir)).toBeUndefined();
+      expect(splitTargetLines('a.ts:', dir)).toBeUndefined();
+      expect(splitTargetLines('a.ts:x-2', dir)).toBeUndefined();
+      expect(splitTargetLines(':12', dir)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('splits a unified diff into hunks with base and current ranges and their text', () => {

@@ -156,7 +156,7 @@ function printableCheck(answer: CheckResult): CheckResult {
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
-    .argument('[path]', 'file about to be edited (relative to the current directory)')
+    .argument('[path]', 'file about to be edited (relative to the current directory); PATH:A-B also names its lines')
     .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file)')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', "print the answer as JSON, with the other side's diff hunks")
