@@ -86,7 +86,19 @@ export function forecastValues(
 
 /** git's merge of the pair's current states conflicts: the merge channel's risk is above 0. */
 export function gitSeesConflict(channels: readonly Pick<ChannelBreakdown, 'channel' | 'risk'>[]): boolean {
-  return channels.some((c) => c.channel === MERGE_CHANNEL && c.risk > 0);
+  return gitMergeOf(channels) === 'conflict';
+}
+
+/**
+ * What git's merge of the pair's current states says: `conflict`, `clean`, or undefined when the
+ * merge channel did not score the pair — left out (a probe of an edit not yet made, or turned
+ * off) or unable to (its part carries a problem and no risk).
+ */
+export function gitMergeOf(channels: readonly Pick<ChannelBreakdown, 'channel' | 'risk' | 'problems'>[]): 'conflict' | 'clean' | undefined {
+  const merge = channels.find((c) => c.channel === MERGE_CHANNEL);
+  if (!merge) return undefined;
+  if (merge.risk > 0) return 'conflict';
+  return merge.problems?.length ? undefined : 'clean';
 }
 
 /** Would the forecast speak for this pair at all: no advisory, and git merges its current states cleanly. */
@@ -121,7 +133,7 @@ export function forecastFor(
   const evidence: Evidence[] = [];
   for (const s of signals) {
     if (s.signal === SHARED_FILES_SIGNAL) {
-      evidence.push(sharedFilesEvidence(pair.a, pair.b, sharedPaths));
+      evidence.push(sharedFilesEvidence(pair.a, pair.b, sharedPaths, gitMergeOf(pair.channels) === 'clean'));
       continue;
     }
     const channel = pair.channels.find((c) => c.channel === s.signal);
@@ -131,11 +143,12 @@ export function forecastFor(
   return { probability, threshold: model.threshold, signals, evidence };
 }
 
-function sharedFilesEvidence(a: string, b: string, shared: readonly string[]): Evidence {
+/** `mergedCleanly`: the merge channel scored the pair clean (a probe's pair has no such word). */
+function sharedFilesEvidence(a: string, b: string, shared: readonly string[], mergedCleanly: boolean): Evidence {
   const first = shared[0]!;
   const more = shared.length > 1 ? ` (and ${shared.length - 1} more file${shared.length > 2 ? 's' : ''})` : '';
   return {
-    message: `${a} and ${b} both change ${first}${more}; git merges them cleanly today.`,
+    message: `${a} and ${b} both change ${first}${more}${mergedCleanly ? '; git merges them cleanly today' : ''}.`,
     kind: 'shared-file',
     a: { agent: a, path: first },
     b: { agent: b, path: first },

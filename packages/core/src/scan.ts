@@ -19,7 +19,7 @@ import {
   DEFAULT_FORECAST_MODEL,
   forecastFor,
   forecastModelProblem,
-  gitSeesConflict,
+  gitMergeOf,
   sharedChangedFiles,
   type ForecastModel,
 } from './forecast.js';
@@ -281,8 +281,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const { evidence, deferredEvidence } = linkEvidence(breakdown, maxEvidence);
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
-    // A pair git merges cleanly reads the map's clean part with the repository's recent conflict rate.
-    const clean = !gitSeesConflict(channels);
+    // A pair git merges cleanly reads the map's clean part with the repository's recent conflict
+    // rate; one whose merge is unknown (a probe leaves the merge channel out) reads the risk's map.
+    const clean = gitMergeOf(channels) === 'clean';
     const recentConflicts =
       probabilityMap.clean && clean && pastConflicts
         ? pairRecentConflicts([

@@ -6,6 +6,7 @@ import {
   forecastModelProblem,
   forecastProbability,
   forecastText,
+  gitMergeOf,
   SHARED_FILES_SIGNAL,
   sharedChangedFiles,
   type ForecastModel,
@@ -116,13 +117,30 @@ describe('forecastFor', () => {
   it('is silent below the threshold and names its signals and evidence above it', () => {
     const low = [{ ...channels[0]!, risk: 0.1 }];
     expect(forecastFor({ a: 'a', b: 'b', level: 'clear', channels: low }, [], model)).toBeUndefined();
-    const f = forecastFor({ a: 'a', b: 'b', level: 'clear', channels }, ['src/x.ts', 'src/y.ts'], model)!;
+    // The merge channel scored the pair clean: the evidence says so.
+    const cleanMerge = [...channels, { channel: 'merge', weight: 1, risk: 0, weighted: 0, precision: 'line' as const, evidence: [] }];
+    const f = forecastFor({ a: 'a', b: 'b', level: 'clear', channels: cleanMerge }, ['src/x.ts', 'src/y.ts'], model)!;
     expect(f.signals.map((s) => s.signal)).toEqual(['co-change', SHARED_FILES_SIGNAL]);
     expect(f.evidence.map((e) => e.message)).toEqual([
       'coupled',
       'a and b both change src/x.ts (and 1 more file); git merges them cleanly today.',
     ]);
     expect(forecastText(f)).toBe('52% chance of colliding later (co-change 0.80, files changed on both sides)');
+    // Without the merge channel (a probe) nothing is known of git's merge, and nothing is claimed.
+    const probe = forecastFor({ a: 'a', b: 'b', level: 'clear', channels }, ['src/x.ts'], model)!;
+    expect(probe.evidence.map((e) => e.message)).toEqual(['coupled', 'a and b both change src/x.ts.']);
+  });
+
+  it('gitMergeOf: conflict, clean, or unknown when the merge channel did not score the pair', () => {
+    const merge = (risk: number, problems?: number) => ({
+      channel: 'merge',
+      risk,
+      ...(problems ? { problems: [{ code: 'CHANNEL_FAILED', message: 'merge failed' }] } : {}),
+    });
+    expect(gitMergeOf([merge(1)])).toBe('conflict');
+    expect(gitMergeOf([merge(0)])).toBe('clean');
+    expect(gitMergeOf([merge(0, 1)])).toBeUndefined();
+    expect(gitMergeOf([{ channel: 'overlap', risk: 1 }])).toBeUndefined();
   });
 });
 

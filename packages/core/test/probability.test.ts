@@ -244,5 +244,13 @@ describe('a clean pair reads the repository’s recent conflicts', () => {
     // Without the service the clean pair reads the risk's map.
     const alone = await scanAirspace([agent('a', 'x.ts'), agent('b', 'x.ts')], { channels: [half, merge] }, { probability: withClean });
     expect(alone.links[0]!.probability).toBeCloseTo(0.1, 10);
+    // Without the merge channel (a probe of an edit not yet made) git's merge is unknown, not
+    // clean: the risk's map, as for a pair git cannot merge.
+    const probe = await scanAirspace(
+      [agent('a', 'x.ts'), agent('b', 'x.ts')],
+      { channels: [half], services: { pastConflicts: pastService({ a: [true, false], b: [true, true] }) } },
+      { probability: withClean },
+    );
+    expect(probe.links[0]!.probability).toBeCloseTo(0.1, 10);
   });
 });
