@@ -6,7 +6,7 @@ import { readCalibration, validateCalibration, type CalibrationFile } from '@air
 import { formatTable } from '../src/report/table.js';
 import { readWeighting, runEval } from '../src/run.js';
 import { ScratchStore } from '@airspace/git';
-import { extractScenario, labelMerge } from '../src/extract/scenario.js';
+import { extractScenario, labelMerge, observedBase } from '../src/extract/scenario.js';
 import { listMerges } from '../src/extract/merges.js';
 import { replay } from '../src/replay.js';
 import { ScenarioCache } from '../src/score/cache.js';
@@ -367,6 +367,31 @@ describe('the scanner composition', () => {
         replayScorer.dispose();
         store.dispose();
       }
+    } finally {
+      repo.dispose();
+    }
+  });
+});
+
+describe('observedBase', () => {
+  it('of a criss-cross history is the newest of the merge bases, not the final one', async () => {
+    const { createRepoFixture } = await import('@airspace/git/fixture');
+    const repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    try {
+      const final = repo.head();
+      const p = repo.worktree('p');
+      const q = repo.worktree('q');
+      const p1 = p.write('a.txt', 'a from p\n').commit('p1').head();
+      const q1 = q.write('b.txt', 'b from q\n').commit('q1').head();
+      // Each side merges the other's first commit: the two merges have p1 and q1 as merge bases.
+      p.git('merge', '--no-edit', '-q', q1);
+      q.git('merge', '--no-edit', '-q', p1);
+      const [pm, qm] = [p.head(), q.head()];
+      expect(repo.git('merge-base', '--all', pm, qm).split('\n').sort()).toEqual([p1, q1].sort());
+      // q1 was committed a minute after p1.
+      expect(await observedBase(repo.dir, pm, qm, final)).toBe(q1);
+      expect(await observedBase(repo.dir, p1, q1, final)).toBe(final);
+      expect(await observedBase(repo.dir, p1, p1, final)).toBe(final);
     } finally {
       repo.dispose();
     }

@@ -200,11 +200,27 @@ async function mergeBases(cwd: string, a: string, b: string): Promise<string[]> 
   return r.stdout.toString('utf8').split('\n').filter(Boolean);
 }
 
-/** The merge base of two observed commits; the final merge's when they have none or several. */
+/**
+ * The merge base of two observed commits; the final merge's when they have none. With several (a
+ * criss-cross history) the newest of them (by commit time, then id): git merges from a virtual
+ * base of them all, and from any one of them what the others add shows on both sides as the same
+ * change, which channels take as identical. From the final merge's base, older than all of them,
+ * a side could show as deleting a file the other changes where git sees no conflict.
+ */
 export async function observedBase(cwd: string, a: string, b: string, fallback: string): Promise<string> {
   if (a === b) return fallback;
   const bases = await mergeBases(cwd, a, b);
-  return bases.length === 1 ? bases[0]! : fallback;
+  if (bases.length <= 1) return bases[0] ?? fallback;
+  const out = await runGit(['show', '-s', '--no-show-signature', '--format=%ct %H', ...bases], { cwd });
+  const dated = out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [at, id] = line.split(' ');
+      return { at: Number(at), id: id! };
+    });
+  dated.sort((x, y) => y.at - x.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return dated[0]?.id ?? fallback;
 }
 
 export async function extractScenario(cwd: string, m: MergeCommit, options: ExtractOptions): Promise<Extracted> {

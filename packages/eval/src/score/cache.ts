@@ -47,12 +47,13 @@ export type CacheRecord = { readonly key: string; readonly scored: ScoredScenari
 export const CACHE_FORMAT = 3;
 
 /**
- * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base`:
- * since they are diffed from the observed commits' own merge base, records cached before (from
- * the final merge base) are not reused.
+ * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base-2`:
+ * they are diffed from the observed commits' own merge base (the newest of several, since format
+ * `/own-base-2`), so records cached before (from the final merge base, or from it where the
+ * observed commits had several) are not reused.
  */
 export function cacheKey(merge: string, early: number, intent?: IntentMode): string {
-  return `${merge}@${early}${early < 1 ? '/own-base' : ''}${intent ? `+${intent}` : ''}`;
+  return `${merge}@${early}${early < 1 ? '/own-base-2' : ''}${intent ? `+${intent}` : ''}`;
 }
 
 export class ScenarioCache {
