@@ -374,24 +374,33 @@ describe('the scanner composition', () => {
 });
 
 describe('observedBase', () => {
-  it('of a criss-cross history is the newest of the merge bases, not the final one', async () => {
+  it('of a criss-cross history is the merge base closest to both commits, then the newest, never the final one', async () => {
     const { createRepoFixture } = await import('@airspace/git/fixture');
-    const repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const repo = createRepoFixture({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'd.txt': 'd\n' });
     try {
       const final = repo.head();
-      const p = repo.worktree('p');
-      const q = repo.worktree('q');
-      const p1 = p.write('a.txt', 'a from p\n').commit('p1').head();
-      const q1 = q.write('b.txt', 'b from q\n').commit('q1').head();
-      // Each side merges the other's first commit: the two merges have p1 and q1 as merge bases.
-      p.git('merge', '--no-edit', '-q', q1);
-      q.git('merge', '--no-edit', '-q', p1);
-      const [pm, qm] = [p.head(), q.head()];
-      expect(repo.git('merge-base', '--all', pm, qm).split('\n').sort()).toEqual([p1, q1].sort());
-      // q1 was committed a minute after p1.
-      expect(await observedBase(repo.dir, pm, qm, final)).toBe(q1);
-      expect(await observedBase(repo.dir, p1, q1, final)).toBe(final);
-      expect(await observedBase(repo.dir, p1, p1, final)).toBe(final);
+      // Each side merges the other's first commit: the two merges have both first commits as merge bases.
+      const crissCross = (pChanges: Record<string, string>, qChanges: Record<string, string>) => {
+        const p = repo.worktree(`p${repo.head().slice(0, 6)}`, { from: final });
+        const q = repo.worktree(`q${repo.head().slice(0, 6)}`, { from: final });
+        const p1 = p.writeAll(pChanges).commit('p1').head();
+        const q1 = q.writeAll(qChanges).commit('q1').head();
+        p.git('merge', '--no-edit', '-q', q1);
+        q.git('merge', '--no-edit', '-q', p1);
+        expect(repo.git('merge-base', '--all', p.head(), q.head()).split('\n').sort()).toEqual([p1, q1].sort());
+        return { p1, q1, pm: p.head(), qm: q.head() };
+      };
+      // From either base one file differs on each side: the newer base (q1, a minute later).
+      const tie = crissCross({ 'a.txt': 'a from p\n' }, { 'b.txt': 'b from q\n' });
+      expect(await observedBase(repo.dir, tie.pm, tie.qm, final)).toBe(tie.q1);
+      // p1 (the older) changes three files: from q1 both sides show them (6), from p1 only q1's file
+      // (2): the closer base wins over the newer.
+      repo.write('a.txt', 'a again\n').commit('main moves on');
+      const near = crissCross({ 'a.txt': 'a from p\n', 'b.txt': 'b from p\n', 'd.txt': 'd from p\n' }, { 'c.txt': 'c from q\n' });
+      expect(await observedBase(repo.dir, near.pm, near.qm, final)).toBe(near.p1);
+      // One merge base, or the same commit: as before.
+      expect(await observedBase(repo.dir, tie.p1, tie.q1, final)).toBe(final);
+      expect(await observedBase(repo.dir, tie.p1, tie.p1, final)).toBe(final);
     } finally {
       repo.dispose();
     }

@@ -202,25 +202,29 @@ async function mergeBases(cwd: string, a: string, b: string): Promise<string[]> 
 
 /**
  * The merge base of two observed commits; the final merge's when they have none. With several (a
- * criss-cross history) the newest of them (by commit time, then id): git merges from a virtual
- * base of them all, and from any one of them what the others add shows on both sides as the same
- * change, which channels take as identical. From the final merge's base, older than all of them,
- * a side could show as deleting a file the other changes where git sees no conflict.
+ * criss-cross history) the one closest to both: fewest files changed from it to either commit,
+ * then the newest, then by id. git merges from a virtual base of them all; from the closest one
+ * the least of the others' work shows on both sides, and what does shows as the same change, which
+ * channels take as identical. From the final merge's base, older than all of them, a side could
+ * show as deleting a file the other changes where git sees no conflict.
  */
 export async function observedBase(cwd: string, a: string, b: string, fallback: string): Promise<string> {
   if (a === b) return fallback;
   const bases = await mergeBases(cwd, a, b);
   if (bases.length <= 1) return bases[0] ?? fallback;
-  const out = await runGit(['show', '-s', '--no-show-signature', '--format=%ct %H', ...bases], { cwd });
-  const dated = out
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [at, id] = line.split(' ');
-      return { at: Number(at), id: id! };
-    });
-  dated.sort((x, y) => y.at - x.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return dated[0]?.id ?? fallback;
+  const changed = async (from: string, to: string): Promise<number> =>
+    (await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], { cwd })).split('\0').filter(Boolean).length;
+  const times = new Map(
+    (await runGit(['show', '-s', '--no-show-signature', '--format=%H %ct', ...bases], { cwd }))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf(' ')), Number(line.slice(line.indexOf(' ') + 1))] as const),
+  );
+  const ranked = await Promise.all(
+    bases.map(async (id) => ({ id, files: (await changed(id, a)) + (await changed(id, b)), at: times.get(id) ?? 0 })),
+  );
+  ranked.sort((x, y) => x.files - y.files || y.at - x.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return ranked[0]!.id;
 }
 
 export async function extractScenario(cwd: string, m: MergeCommit, options: ExtractOptions): Promise<Extracted> {

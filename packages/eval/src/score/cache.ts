@@ -48,7 +48,7 @@ export const CACHE_FORMAT = 3;
 
 /**
  * `merge@fraction`, `+files`/`+dirs` with declared intent. Part-way records carry `/own-base-2`:
- * they are diffed from the observed commits' own merge base (the newest of several, since format
+ * they are diffed from the observed commits' own merge base (the closest of several, since
  * `/own-base-2`), so records cached before (from the final merge base, or from it where the
  * observed commits had several) are not reused.
  */
