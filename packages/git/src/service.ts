@@ -276,7 +276,10 @@ export class GitService implements PairEditsService {
       hit = mergeCommits(this.cwd, this.scratch.env(), ca, cb);
       this.mergeCache.set(key, hit);
     }
-    return hit;
+    return namingAgents(await hit, [
+      [ca, agentId(a)],
+      [cb, agentId(b)],
+    ]);
   }
 
   /**
@@ -338,6 +341,17 @@ export class GitService implements PairEditsService {
     this.objectReader?.close();
     this.scratch.dispose();
   }
+}
+
+/**
+ * git's conflict messages name the merged states by commit id ("renamed … in 3f2a…, but deleted
+ * in 9c1e…"); a work tree's state commit exists only in the scratch store, so they name the
+ * agents instead.
+ */
+function namingAgents(outcome: MergeOutcome, names: readonly (readonly [commit: string, agent: string])[]): MergeOutcome {
+  if (!outcome.conflicts.some((c) => c.message && names.some(([commit]) => c.message!.includes(commit)))) return outcome;
+  const name = (message: string): string => names.reduce((text, [commit, agent]) => text.split(commit).join(agent), message);
+  return { ...outcome, conflicts: outcome.conflicts.map((c) => (c.message ? { ...c, message: name(c.message) } : c)) };
 }
 
 function mergeKey(x: string, y: string): string {

@@ -73,3 +73,22 @@ describe('GitService.pairEdits', () => {
     expect(await result.git.pairEdits(x, y, 'other.ts')).toBeUndefined();
   });
 });
+
+describe('GitService.merge', () => {
+  it("names the agents, not their state commits, in git's conflict messages", async () => {
+    repo = createRepoFixture({ 'old.ts': text(numbered(5)) });
+    const alice = repo.worktree('alice');
+    alice.git('mv', 'old.ts', 'new.ts');
+    const bob = repo.worktree('bob');
+    bob.git('rm', '-q', 'old.ts');
+    result = await loadAgents({ repo: repo.dir });
+    const outcome = await result.git.merge(agent(result.agents, 'alice'), agent(result.agents, 'bob'));
+    expect(outcome.clean).toBe(false);
+    const messages = outcome.conflicts.map((c) => c.message ?? '').join('\n');
+    expect(messages).toMatch(/renamed to new\.ts in alice, but deleted in bob/);
+    expect(messages).not.toMatch(/[0-9a-f]{40}/);
+    // The other order names them the other way round (the merge itself is cached once).
+    const swapped = await result.git.merge(agent(result.agents, 'bob'), agent(result.agents, 'alice'));
+    expect(swapped.conflicts.map((c) => c.message ?? '').join('\n')).not.toMatch(/[0-9a-f]{40}/);
+  });
+});
