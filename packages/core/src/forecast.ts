@@ -15,7 +15,7 @@
  */
 import type { Evidence } from './channel.js';
 import type { Agent } from './model.js';
-import { percentText, type ProbabilityLabel } from './probability.js';
+import { clamp01, percentText, type ProbabilityLabel } from './probability.js';
 import type { ChannelBreakdown, Forecast, ForecastSignal, Level } from './scan-types.js';
 
 /** The signal that some file is changed on both sides (1) or none is (0). Other signals are channel ids. */
@@ -164,8 +164,4 @@ export function forecastSignalText(s: ForecastSignal): string {
 export function forecastText(f: Forecast): string {
   const why = f.signals.length ? ` (${f.signals.map(forecastSignalText).join(', ')})` : '';
   return `${percentText(f.probability)} chance of colliding later${why}`;
-}
-
-function clamp01(x: number): number {
-  return Number.isNaN(x) ? 0 : Math.min(1, Math.max(0, x));
 }

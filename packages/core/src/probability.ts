@@ -44,7 +44,10 @@ export const RECENT_CONFLICT_MERGES = 50;
 
 /** What a pair's probability reads besides its risk. */
 export interface PairHistory {
-  /** git merges the two current states cleanly (the merge channel's risk is 0, or it did not run). */
+  /**
+   * git merges the two current states cleanly: in a scan, the merge channel scored them clean
+   * (`gitMergeOf`; a probe has no merge channel and is not clean); in eval, no conflict was found.
+   */
   readonly clean: boolean;
   /** The pair's recent conflict rate c (`recentConflictsOf`), when known. */
   readonly recentConflicts?: number;
@@ -112,7 +115,10 @@ export function probabilityMapProblem(map: ProbabilityMap): string | undefined {
   return clean === undefined ? undefined : `clean: ${clean}`;
 }
 
-const clamp01 = (v: number) => (Number.isNaN(v) ? 0 : Math.min(1, Math.max(0, v)));
+/** A value in [0, 1]: clamped, NaN read as 0 (risks, rates and probabilities from outside). */
+export function clamp01(v: number): number {
+  return Number.isNaN(v) ? 0 : Math.min(1, Math.max(0, v));
+}
 
 /** Linear between knots; x outside [0, 1] is clamped. */
 function interpolate(k: Knots, x: number): number {
