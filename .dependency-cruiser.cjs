@@ -2,22 +2,82 @@
  * Airspace's layering, checked by dependency-cruiser (`npm run deps`, run by .ci/run).
  * Each rule says why; docs/architecture.md states the same invariants in prose.
  */
+/**
+ * The layers, bottom to top: what each workspace package may import of ours. A package not named
+ * here may import nothing of ours until it is (rule `unlisted-package-imports-nothing`): adding a
+ * package means placing it on this map and on docs/architecture.md's diagram.
+ */
+const LAYERS = {
+  // 0: the pure engine and the channel API.
+  core: { may: [], why: 'core is the API boundary every other package builds on.' },
+  // 1: a repository and a config, each over core alone.
+  git: { may: ['core'], why: 'git turns a repository into agents; it knows no analysis, channel or front end.' },
+  config: { may: ['core'], why: 'config reads files and loads plugins; it knows no repository.' },
+  // 1b: tree-sitter facts, listed and read through git (snapshots, blob reads).
+  analysis: { may: ['core', 'git'], why: 'analysis reads files through git and nothing above it.' },
+  // 2: the composition.
+  scanner: {
+    may: ['core', 'git', 'config', 'analysis', 'plugins'],
+    why: 'the scanner composes the layers below; nothing below knows it.',
+  },
+  // 3: libraries over a scan: receipts and replay.
+  trail: { may: ['core', 'scanner'], why: 'the trail scores footprints with the shipped channels, nothing more.' },
+  eval: { may: ['core', 'git', 'config', 'scanner'], why: 'eval replays history through the scanner setup; no front end.' },
+  // 4: the resident process.
+  engine: {
+    may: ['core', 'git', 'config', 'scanner', 'trail'],
+    why: 'the engine keeps a scanner warm and records acknowledgements through the trail; it serves front ends, never imports one.',
+  },
+  // 5: front ends.
+  view: { may: ['core'], why: 'the view draws a ScanResult; it is handed scans, it does not make them.' },
+  mcp: { may: ['core', 'engine'], why: 'every MCP answer is the engine’s (or the same function in-process).' },
+  'lsp-server': {
+    may: ['core', 'git', 'config', 'scanner', 'trail', 'engine'],
+    why: 'the language server scans through the engine, else the scanner in a worker.',
+  },
+  // 6: entry points.
+  cli: {
+    may: ['core', 'git', 'config', 'analysis', 'scanner', 'trail', 'eval', 'engine', 'view', 'mcp', 'lsp-server'],
+    why: 'the CLI wires every front end; nothing imports it.',
+  },
+  vscode: { may: ['lsp-server'], why: 'the extension has no logic of its own: everything comes from the language server.' },
+  bench: {
+    may: ['core', 'git', 'config', 'analysis', 'scanner', 'engine', 'plugins'],
+    why: 'benchmarks measure the layers; nothing imports them.',
+  },
+};
+
+/** `packages/<name>/` or, for `plugins`, any channel plugin, as a path pattern. */
+const target = (name) => (name === 'plugins' ? 'plugins/[^/]+/' : `packages/${name}/`);
+
+const layerRules = Object.entries(LAYERS).map(([name, { may, why }]) => ({
+  name: `${name}-imports-only-below`,
+  comment: `${why} Allowed: ${may.length ? may.join(', ') : 'no package of ours'}.`,
+  severity: 'error',
+  from: { path: `^packages/${name}/src/` },
+  to: {
+    path: '^(packages|plugins|examples)/',
+    pathNot: `^(${[name, ...may].map(target).join('|')})`,
+  },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: 'unlisted-package-imports-nothing',
+      comment: 'A package missing from LAYERS has no place in the layering yet: put it on the map first.',
+      severity: 'error',
+      from: { path: `^packages/(?!(?:${Object.keys(LAYERS).join('|')})/)([^/]+)/src/` },
+      to: { path: '^(packages|plugins|examples)/', pathNot: '^packages/$1/' },
+    },
     {
       name: 'core-has-no-io',
       comment: 'core is the pure engine: no file system, process, network or thread; I/O lives at the edges (git, analysis, front ends).',
       severity: 'error',
       from: { path: '^packages/core/src/' },
       to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'core-depends-on-no-package',
-      comment: 'core is the API boundary every other package builds on: it imports no other workspace package.',
-      severity: 'error',
-      from: { path: '^packages/core/src/' },
-      to: { path: '^(packages|plugins|examples)/(?!core/)' },
     },
     {
       name: 'plugins-depend-on-core-only',
