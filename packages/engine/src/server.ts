@@ -118,7 +118,6 @@ const isInputError = (error: unknown): boolean =>
   (error as { name?: string })?.name === 'GitSourceError';
 
 /** Parameters from the socket: an object whose `cwd` is an absolute path (the rest is checked where it is used). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function requestParams(request: EngineRequest): any {
   const params = request.params;
   if (request.method === 'status' || request.method === 'stop') return {};
