@@ -11,9 +11,11 @@ export function plain(text: string): string {
 
 /** Text of several lines: newlines kept (CR LF as LF), tabs as four spaces, every other control character a space. */
 export function plainText(text: string): string {
-  return text
-    .replace(/\r\n/g, '\n')
-    .replace(/\t/g, '    ')
-    // eslint-disable-next-line no-control-regex -- control characters are what this removes
-    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
+  return (
+    text
+      .replace(/\r\n/g, '\n')
+      .replace(/\t/g, '    ')
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ')
+  );
 }
