@@ -19,3 +19,4 @@ export * from './extract/history.js';
 export * from './measure/foresight.js';
 export * from './report/foresight.js';
 export * from './report/format.js';
+export * from './run-corpus.js';

@@ -1,25 +1,18 @@
-import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { DEFAULT_PROBABILITY_MAP } from '@airspace/core';
 import {
-  corpusCalibration,
-  probabilityCalibration,
-  createReplayScorer,
   DEFAULT_CALIBRATE_ON,
   DEFAULT_FORECAST_RECALL,
   DEFAULT_PRIOR_SHARE,
-  evaluateCorpus,
-  foresightLabels,
   formatCorpusTable,
   formatTable,
   LABEL_KINDS,
   readWeighting,
-  runEval,
-  type EvalRun,
+  runCorpus,
   type IntentMode,
   type LabelKind,
-  type Regularisation,
+  type RunCorpusOptions,
+  type RunCorpusResult,
   type Weighting,
 } from '@airspace/eval';
 import { createProgressBar } from '../report/progress.js';
@@ -158,200 +151,109 @@ export function evalCommand(io: Io): Command {
     .option('--cache-dir <dir>', 'where scored scenarios are cached (default: inside the git directory)')
     .option('--max-files <n>', 'skip a merge whose side changes more files than this', count)
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
-    .action(async (flags: EvalFlags) => {
-      const repos = flags.repo ?? ['.'];
-      if (flags.fitProbability && repos.length === 1)
-        throw new Error('--fit-probability fits on a corpus, each repository held out: repeat --repo');
-      if (flags.fitForecast && repos.length === 1)
-        throw new Error('--fit-forecast fits on a corpus, each repository held out: repeat --repo');
-      if (flags.fitProbability && flags.fit)
-        throw new Error('--fit-probability maps the risk of the weights in use: fit the weights (--fit) first, in another run');
-      if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1)
-        throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
-      const fitOn = flags.fitOn ?? (repos.length === 1 ? [DEFAULT_CALIBRATE_ON] : [1, DEFAULT_CALIBRATE_ON]);
-      // The fitted fractions are replayed too.
-      const early = [...new Set([...(flags.early ?? []), ...(flags.fit ? fitOn.filter((f) => f < 1) : [])])];
-      const weightings: Weighting[] = [];
-      for (const file of flags.weights ?? []) {
-        const { weighting, problems } = readWeighting(resolve(file));
-        for (const p of problems) io.stderr.write(`airspace: ${p.message}\n`);
-        if (weighting) weightings.push(weighting);
-      }
-      const bar = createProgressBar(io.stderr);
-      const runs: { repo: string; replay: Awaited<ReturnType<typeof createReplayScorer>>; run: EvalRun }[] = [];
-      try {
-        for (const [index, repo] of repos.entries()) {
-          const replay = await createReplayScorer({
-            repo: resolve(repo),
-            ...(flags.config ? { configPath: resolve(flags.config) } : {}),
-            ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
-          });
-          try {
-            for (const p of replay.set.problems) io.stderr.write(`airspace: ${p.message}\n`);
-            const halfLife = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
-            if (halfLife !== undefined && !(halfLife > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
-            const recency =
-              halfLife === undefined
-                ? replay.recency
-                : halfLife === Infinity
-                  ? { halfLifeMs: Infinity, floor: 1 }
-                  : { ...replay.recency, halfLifeMs: halfLife * 3_600_000 };
-            const single = repos.length === 1;
-            const regularisation: Regularisation = {
-              prior: Object.fromEntries(replay.scorer.channels.map((c) => [c.id, c.weight])),
-              share: flags.priorShare,
-              minWeight: flags.minWeight,
-            };
-            const run = await runEval({
-              repo: resolve(repo),
-              scorer: replay.scorer,
-              thresholds: replay.thresholds,
-              ...(replay.probability ? { probability: replay.probability } : {}),
-              ...(replay.resolutionPrecisions ? { resolutionPrecisions: replay.resolutionPrecisions } : {}),
-              forecast: replay.forecast,
-              ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
-              ...(flags.since ? { since: flags.since } : {}),
-              ...(flags.rev ? { rev: flags.rev } : {}),
-              early,
-              label: flags.label,
-              recency,
-              ...(flags.intent ? { intent: flags.intent } : {}),
-              ...(single && flags.fit
-                ? {
-                    fit: true,
-                    folds: flags.folds,
-                    calibrationOut: resolve(flags.calibrationOut),
-                    regularisation,
-                    ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}),
-                  }
-                : {}),
-              ...(single ? { calibrateOn: fitOn[0]! } : {}),
-              weightings,
-              // A corpus shares one --cache-dir: each repository gets its own folder in it.
-              ...(flags.cache === false
-                ? { cacheDir: false as const }
-                : flags.cacheDir
-                  ? { cacheDir: resolve(flags.cacheDir, single ? '.' : `${index}-${basename(resolve(repo))}`) }
-                  : {}),
-              ...(single && flags.out ? { outDir: resolve(flags.out) } : {}),
-              ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
-              onProgress: (p) =>
-                bar.update({
-                  phase: 'scan',
-                  done: p.done,
-                  total: p.total,
-                  message: `${single ? '' : `${basename(resolve(repo))}: `}merges (${p.fromCache} cached, ${p.skipped} skipped)`,
-                }),
-            });
-            bar.done();
-            runs.push({ repo, replay, run });
-          } catch (error) {
-            replay.dispose();
-            throw error;
-          }
-        }
-        if (runs.length === 1) {
-          const { run } = runs[0]!;
-          if (flags.json) {
-            const { evaluation, earlyWarnings, earlyEvaluations, foresight, context, skipped, calibration, cacheFile, written } = run;
-            const { foresight: _inContext, ...contextOut } = context;
-            io.stdout.write(
-              JSON.stringify(
-                { evaluation, earlyWarnings, earlyEvaluations, foresight, context: contextOut, skipped, calibration, cacheFile, written },
-                null,
-                2,
-              ) + '\n',
-            );
-          } else {
-            io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
-            for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
-          }
-          return;
-        }
-        const first = runs[0]!.replay;
-        const corpus = evaluateCorpus(
-          runs.map(({ repo, run }) => ({
-            name: basename(resolve(repo)).replace(/\.git$/, ''),
-            head: run.context.head,
-            scored: run.scored,
-            declared: run.declared,
-          })),
-          {
-            channels: first.scorer.channels,
-            thresholds: first.thresholds,
-            label: flags.label,
-            weightings: [
-              {
-                name: 'scanner weights',
-                weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
-                probability: first.probability ?? DEFAULT_PROBABILITY_MAP,
-              },
-              ...weightings,
-            ],
-            ...(first.resolutionPrecisions ? { resolutionPrecisions: first.resolutionPrecisions } : {}),
-            forecast: first.forecast,
-            ...(flags.fit
-              ? {
-                  fit: {
-                    fitOn,
-                    regularisation: {
-                      prior: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
-                      share: flags.priorShare,
-                      minWeight: flags.minWeight,
-                    },
-                    ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}),
-                  },
-                }
-              : {}),
-            foresightLabels: foresightLabels(flags.label),
-            ...(flags.intent ? { intent: flags.intent } : {}),
-            ...(flags.fitProbability ? { probabilityFit: { label: flags.fitProbability, fitOn: flags.fitOn ?? [1, ...early] } } : {}),
-            ...(flags.fitForecast
-              ? {
-                  forecastFit: {
-                    label: flags.fitForecast,
-                    fitOn: (flags.fitOn ?? early).filter((f) => f < 1),
-                    recall: flags.forecastRecall,
-                    ...(flags.forecastSignal ? { signals: flags.forecastSignal } : {}),
-                  },
-                }
-              : {}),
-          },
-        );
-        const merges = runs.reduce((n, r) => n + r.run.context.merges, 0);
-        // A probability map and/or forecast model go with the weights as they are; with --fit, with the fitted weights.
-        const fitted =
-          flags.fitProbability || (flags.fitForecast && !flags.fit)
-            ? probabilityCalibration(corpus, {
-                merges,
-                channelSetVersion: first.scorer.version,
-                weights: Object.fromEntries(first.scorer.channels.map((c) => [c.id, c.weight])),
-                thresholds: first.thresholds,
-              })
-            : corpusCalibration(corpus, {
-                merges,
-                channelSetVersion: first.scorer.version,
-                regularisation: { priorShare: flags.priorShare, minWeight: flags.minWeight },
-              });
-        const calibration = fitted && corpus.forecast && !fitted.forecast ? { ...fitted, forecast: corpus.forecast.model } : fitted;
-        const written: string[] = [];
-        if (calibration) {
-          writeFileSync(resolve(flags.calibrationOut), JSON.stringify(calibration, null, 2) + '\n');
-          written.push(resolve(flags.calibrationOut));
-        }
-        if (flags.json) {
-          const contexts = runs.map((r) => {
-            const { foresight: _inCorpus, ...context } = r.run.context;
-            return context;
-          });
-          io.stdout.write(JSON.stringify({ corpus, contexts, calibration, written }, null, 2) + '\n');
-        } else {
-          io.stdout.write(formatCorpusTable(corpus) + '\n');
-          for (const file of written) io.stdout.write(`wrote ${file}\n`);
-        }
-      } finally {
-        bar.done();
-        for (const r of runs) r.replay.dispose();
-      }
+    .action((flags: EvalFlags) => runEvalCommand(flags, io));
+}
+
+/** One `airspace eval`: the pipeline run with the flags, its progress on stderr, its figures on stdout. */
+async function runEvalCommand(flags: EvalFlags, io: Io): Promise<void> {
+  const options = runOptionsOf(flags, io);
+  const bar = createProgressBar(io.stderr);
+  const single = options.repos.length === 1;
+  try {
+    const result = await runCorpus({
+      ...options,
+      onProblem: (message) => io.stderr.write(`airspace: ${message}\n`),
+      onProgress: (repo, p) =>
+        bar.update({
+          phase: 'scan',
+          done: p.done,
+          total: p.total,
+          message: `${single ? '' : `${basename(repo)}: `}merges (${p.fromCache} cached, ${p.skipped} skipped)`,
+        }),
+      onRepoDone: () => bar.done(),
     });
+    bar.done();
+    printResult(io, result, flags.json === true);
+  } finally {
+    bar.done();
+  }
+}
+
+/** The flags as the pipeline's options: combinations checked, paths resolved, weightings read. */
+function runOptionsOf(flags: EvalFlags, io: Io): RunCorpusOptions {
+  const repos = (flags.repo ?? ['.']).map((repo) => resolve(repo));
+  if (flags.fitProbability && repos.length === 1)
+    throw new Error('--fit-probability fits on a corpus, each repository held out: repeat --repo');
+  if (flags.fitForecast && repos.length === 1) throw new Error('--fit-forecast fits on a corpus, each repository held out: repeat --repo');
+  if (flags.fitProbability && flags.fit)
+    throw new Error('--fit-probability maps the risk of the weights in use: fit the weights (--fit) first, in another run');
+  if ((flags.fitOn?.length ?? 0) > 1 && repos.length === 1)
+    throw new Error('--fit-on takes one fraction for one repository; repeat --repo to fit on a corpus');
+  const halfLifeHours = flags.halfLife === undefined ? undefined : flags.halfLife === 'none' ? Infinity : Number(flags.halfLife);
+  if (halfLifeHours !== undefined && !(halfLifeHours > 0)) throw new Error(`--half-life takes hours or "none", got "${flags.halfLife}"`);
+  const weightings: Weighting[] = [];
+  for (const file of flags.weights ?? []) {
+    const { weighting, problems } = readWeighting(resolve(file));
+    for (const p of problems) io.stderr.write(`airspace: ${p.message}\n`);
+    if (weighting) weightings.push(weighting);
+  }
+  return {
+    repos,
+    ...(flags.config ? { configPath: resolve(flags.config) } : {}),
+    ...(flags.calibration ? { calibrationPath: resolve(flags.calibration) } : {}),
+    ...(flags.maxMerges !== undefined ? { maxMerges: flags.maxMerges } : {}),
+    ...(flags.since ? { since: flags.since } : {}),
+    ...(flags.rev ? { rev: flags.rev } : {}),
+    early: flags.early ?? [],
+    label: flags.label,
+    ...(halfLifeHours !== undefined ? { halfLifeHours } : {}),
+    ...(flags.intent ? { intent: flags.intent } : {}),
+    ...(flags.fit ? { fit: { folds: flags.folds, ...(flags.fixWeight ? { fixedWeights: flags.fixWeight } : {}) } } : {}),
+    ...(flags.fitOn ? { fitOn: flags.fitOn } : {}),
+    priorShare: flags.priorShare,
+    minWeight: flags.minWeight,
+    ...(flags.fitProbability ? { fitProbability: flags.fitProbability } : {}),
+    ...(flags.fitForecast
+      ? {
+          fitForecast: {
+            label: flags.fitForecast,
+            recall: flags.forecastRecall,
+            ...(flags.forecastSignal ? { signals: flags.forecastSignal } : {}),
+          },
+        }
+      : {}),
+    calibrationOut: resolve(flags.calibrationOut),
+    weightings,
+    ...(flags.cache === false ? { cacheDir: false as const } : flags.cacheDir ? { cacheDir: resolve(flags.cacheDir) } : {}),
+    ...(repos.length === 1 && flags.out ? { outDir: resolve(flags.out) } : {}),
+    ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
+  };
+}
+
+/** A run as a table (or JSON): one repository's figures, or the corpus's. */
+function printResult(io: Io, result: RunCorpusResult, json: boolean): void {
+  if (result.kind === 'single') {
+    const { run } = result;
+    if (json) {
+      const { evaluation, earlyWarnings, earlyEvaluations, foresight, context, skipped, calibration, cacheFile, written } = run;
+      const { foresight: _inContext, ...contextOut } = context;
+      const out = { evaluation, earlyWarnings, earlyEvaluations, foresight, context: contextOut, skipped, calibration, cacheFile, written };
+      io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    } else {
+      io.stdout.write(formatTable(run.evaluation, run.context) + '\n');
+      for (const file of run.written) io.stdout.write(`wrote ${file}\n`);
+    }
+    return;
+  }
+  const { corpus, calibration, written } = result;
+  if (json) {
+    const contexts = result.runs.map((run) => {
+      const { foresight: _inCorpus, ...context } = run.context;
+      return context;
+    });
+    io.stdout.write(JSON.stringify({ corpus, contexts, calibration, written }, null, 2) + '\n');
+  } else {
+    io.stdout.write(formatCorpusTable(corpus) + '\n');
+    for (const file of written) io.stdout.write(`wrote ${file}\n`);
+  }
 }
