@@ -15,7 +15,8 @@
  */
 import type { Evidence } from './channel.js';
 import type { Agent } from './model.js';
-import { clamp01, percentText, type ProbabilityLabel } from './probability.js';
+import { clamp01 } from './combine.js';
+import { percentText, type ProbabilityLabel } from './probability.js';
 import type { ChannelBreakdown, Forecast, ForecastSignal, Level } from './scan-types.js';
 
 /** The signal that some file is changed on both sides (1) or none is (0). Other signals are channel ids. */

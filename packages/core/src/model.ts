@@ -102,3 +102,8 @@ export function recencyWeight(lastEditedAt: number | undefined, now: number, opt
   const decayed = Math.pow(0.5, age / options.halfLifeMs);
   return Math.min(1, Math.max(options.floor, decayed));
 }
+
+/** The recency weight a channel reads for an edit: clamped into [0, 1]; one that is not a finite number counts as current (1). */
+export function editWeight(edit: FileEdit): number {
+  return Number.isFinite(edit.weight) ? Math.min(1, Math.max(0, edit.weight)) : 1;
+}

@@ -4,6 +4,7 @@
  * discipline, and the link's evidence (strongest first across channels).
  */
 import type { ChannelScore, Evidence, Precision, Problem } from './channel.js';
+import { noisyOr } from './combine.js';
 import { channelThrew, missingEvidence, riskOutOfRange } from './errors.js';
 import type { Agent } from './model.js';
 import { isChannelStopped, isThenable } from './scan-budget.js';
@@ -101,8 +102,8 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
 }
 
 /**
- * The pair's risk and level. Risks and weights are validated, so the noisy-OR is computed in
- * place (no copies), over every channel and over the channels allowed to escalate to resolution.
+ * The pair's risk and level: the noisy-OR over every channel, and over the channels allowed to
+ * escalate to resolution (with the precise part of their risk).
  */
 export function classifyPair(
   breakdown: readonly ChannelBreakdown[],
@@ -110,14 +111,10 @@ export function classifyPair(
   rules: LevelRules,
 ): { risk: number; level: Level; levelReason?: string } {
   const { thresholds, escalation, allowed } = rules;
-  let keep = 1;
-  let keepPrecise = 1;
-  for (const c of breakdown) {
-    keep *= 1 - c.weighted;
-    if (allowed.has(c.precision)) keepPrecise *= 1 - (c.preciseRisk !== undefined ? c.weight * c.preciseRisk : c.weighted);
-  }
-  const risk = Math.min(1, Math.max(0, 1 - keep));
-  const preciseRisk = Math.min(1, Math.max(0, 1 - keepPrecise));
+  const risk = noisyOr(breakdown.map((c) => c.weighted));
+  const preciseRisk = noisyOr(
+    breakdown.filter((c) => allowed.has(c.precision)).map((c) => (c.preciseRisk !== undefined ? c.weight * c.preciseRisk : c.weighted)),
+  );
   let level: Level;
   let levelReason: string | undefined;
   if (!comparable.comparable) {

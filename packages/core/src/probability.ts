@@ -6,6 +6,7 @@
  * the number reported beside them means: the share of pairs at that risk that collided.
  */
 
+import { clamp01 } from './combine.js';
 import type { Agent } from './model.js';
 import { DEFAULT_PAST_CONFLICTS_VIEW, type PastConflictsService } from './services.js';
 
@@ -113,11 +114,6 @@ export function probabilityMapProblem(map: ProbabilityMap): string | undefined {
     return `clean.recentMerges must be a whole number ≥ 1 (got ${map.clean.recentMerges})`;
   const clean = knotsProblem(map.clean.knots);
   return clean === undefined ? undefined : `clean: ${clean}`;
-}
-
-/** A value in [0, 1]: clamped, NaN read as 0 (risks, rates and probabilities from outside). */
-export function clamp01(v: number): number {
-  return Number.isNaN(v) ? 0 : Math.min(1, Math.max(0, v));
 }
 
 /** Linear between knots; x outside [0, 1] is clamped. */

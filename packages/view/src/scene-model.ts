@@ -7,6 +7,7 @@ import {
   chanceText,
   forecastSignalText,
   levelRank,
+  clamp01,
   percentText,
   type Advisory,
   type Agent,
@@ -342,10 +343,6 @@ function forecastOrder(x: SceneForecast, y: SceneForecast): number {
 function usableForecast(link: Link): Forecast | undefined {
   const f = link.forecast;
   return f && typeof f === 'object' && typeof f.probability === 'number' && Number.isFinite(f.probability) ? f : undefined;
-}
-
-function clamp01(x: number): number {
-  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
 function finiteVec(v: Vec3 | undefined): v is Vec3 {

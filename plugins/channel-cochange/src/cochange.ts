@@ -26,6 +26,8 @@ import {
   type FileEdit,
   type OptionsSchema,
   type Problem,
+  editWeight,
+  clamp01,
 } from '@airspace/core';
 
 export interface CoChangeOptions {
@@ -100,10 +102,6 @@ export const CO_CHANGE_OPTIONS_SCHEMA: OptionsSchema<CoChangeOptions> = {
   maxEvidence: { type: 'number', integer: true, min: 1 },
 };
 
-function weightOf(f: FileEdit): number {
-  return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
-}
-
 /**
  * Rules from each of the agent's files f to the files g the history changes with it: support ≥
  * minSupport and the confidence of either direction (of f's commits, or of g's) ≥ minConfidence —
@@ -132,8 +130,8 @@ function prepareAgent(agent: Agent, view: CoChangeView, o: CoChangeOptions): Pre
       if (confidence < o.minConfidence) continue;
       const rule: Rule =
         forward >= backward
-          ? { from: path, to, support, count, confidence, weight: o.recency ? weightOf(edit) : 1, of: path }
-          : { from: path, to, support, count: countOf(to), confidence, weight: o.recency ? weightOf(edit) : 1, of: to };
+          ? { from: path, to, support, count, confidence, weight: o.recency ? editWeight(edit) : 1, of: path }
+          : { from: path, to, support, count: countOf(to), confidence, weight: o.recency ? editWeight(edit) : 1, of: to };
       const best = predicted.get(to);
       if (
         !best ||
@@ -218,7 +216,7 @@ export function coChangeChannel() {
         for (const [path, edit] of to.files) {
           const rule = from.predicted.get(path);
           if (!rule) continue;
-          const strength = rule.confidence * rule.weight * (o.recency ? weightOf(edit) : 1);
+          const strength = rule.confidence * rule.weight * (o.recency ? editWeight(edit) : 1);
           const mine = { agent: fromAgent.id, path: rule.from };
           const theirs = { agent: toAgent.id, path };
           keep({
@@ -259,7 +257,7 @@ export function coChangeChannel() {
       if (meetings.size === 0) return { risk: 0, evidence: [], ...(problems.length ? { problems } : {}) };
       const ranked = [...meetings.values()].sort((x, y) => y.strength - x.strength || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
       let clear = 1;
-      for (const m of ranked) clear *= 1 - Math.min(1, Math.max(0, m.strength));
+      for (const m of ranked) clear *= 1 - clamp01(m.strength);
       const risk = Math.min(o.maxRisk, 1 - clear);
       if (!(risk > 0)) return { risk: 0, evidence: [], ...(problems.length ? { problems } : {}) };
       return { risk, evidence: ranked.slice(0, o.maxEvidence).map((m) => m.evidence), ...(problems.length ? { problems } : {}) };

@@ -24,6 +24,7 @@ import {
   type ImportGraphView,
   type OptionsSchema,
   type Problem,
+  editWeight,
 } from '@airspace/core';
 import {
   buildGraphIndex,
@@ -220,10 +221,6 @@ export function findHubs(
   return hubs;
 }
 
-function weightOf(f: FileEdit): number {
-  return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
-}
-
 /** A step's neighbours and factors in one of the walks, read from a view. */
 function viewSteps(view: ImportGraphView, path: string, walk: 'forward' | 'backward' | 'undirected', o: ResolvedOptions): StepPaths {
   const kinds = (importer: string, imported: string) => kindFactor(view.importKinds?.(importer, imported) ?? [], o.kindWeights);
@@ -324,7 +321,7 @@ function firstFloor(o: ResolvedOptions): number {
 function runsOf(r: AgentReach, o: ResolvedOptions, floor: number): { forward?: ReachLog; backward?: ReachLog } {
   if (r.failed || (r.forward && r.floor! <= floor)) return r;
   try {
-    const sources = r.numbered.map((f) => ({ id: f.id, weight: weightOf(f.edit) }));
+    const sources = r.numbered.map((f) => ({ id: f.id, weight: editWeight(f.edit) }));
     const g = r.graph;
     if (o.direction === 'undirected') {
       r.forward = reach(sources, g.forward, o.gamma, o.maxDepth, specialOf(r.view, g, 'undirected', o), floor);
@@ -367,7 +364,7 @@ function strongest(fromReach: AgentReach, toReach: AgentReach, o: ResolvedOption
       const k = slotOf(log, f.id);
       if (k < 0) continue;
       if (!o.includeSharedFiles && fromReach.files.has(f.path)) continue;
-      const r = value[k]! * weightOf(f.edit);
+      const r = value[k]! * editWeight(f.edit);
       if (r > risk) risk = r;
     }
   }
@@ -431,7 +428,7 @@ function gatherHits(
       if (!log) continue;
       const slot = slotOf(log, f.id);
       if (slot < 0) continue;
-      const risk = log.value[slot]! * weightOf(f.edit);
+      const risk = log.value[slot]! * editWeight(f.edit);
       if (risk <= 0) continue;
       hits.push(risk, slot, fi, base + d);
     }

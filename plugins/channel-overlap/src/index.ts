@@ -51,6 +51,7 @@ import {
   type PairedEdits,
   type Problem,
   type Range,
+  editWeight,
 } from '@airspace/core';
 
 export interface OverlapOptions {
@@ -149,10 +150,6 @@ function side(agent: string, f: FileEdit, baseRange?: Range): EvidenceSide {
   return { agent, path: f.path, ...(baseRange ? { baseRange } : {}), ...(range ? { range } : {}) };
 }
 
-function weightOf(f: FileEdit): number {
-  return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
-}
-
 /** The base ranges of an edit after dropping hunks the other side made identically. */
 function comparableRanges(f: FileEdit, compatible: ReadonlySet<string>): readonly Range[] {
   if (f.baseRanges === 'whole') return [];
@@ -225,7 +222,7 @@ function realPart(f: FileEdit): FileEdit | undefined {
 }
 
 function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options: OverlapOptions, lowConfidence: boolean): FileResult {
-  const w = weightOf(f) * weightOf(g);
+  const w = editWeight(f) * editWeight(g);
   const where = f.path === g.path ? f.path : `${f.path} / ${g.path}`;
   const confidence = lowConfidence ? { confidence: 'low' as const } : {};
 
@@ -379,7 +376,7 @@ export function scoreIntent(
       const declared = other.intent?.includes(path) ?? false;
       if (!edits && !declared) continue;
       seen.add(path);
-      const w = edits ? Math.max(...edits.map(weightOf)) : 1;
+      const w = edits ? Math.max(...edits.map((e) => editWeight(e))) : 1;
       const r = w * options.intentRisk;
       risk = Math.max(risk, r);
       const what = edits ? `which ${other.id} is changing` : `which ${other.id} also declared`;

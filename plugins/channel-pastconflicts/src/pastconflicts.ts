@@ -16,6 +16,7 @@
  * how often that file's parallel edits ended in a conflict before. Precision `file`.
  */
 import {
+  clamp01,
   DEFAULT_PAST_CONFLICTS_VIEW,
   defineChannel,
   pairsSharingKeys,
@@ -164,7 +165,7 @@ export function pastConflictsChannel() {
       if (findings.length === 0) return none;
       findings.sort((x, y) => y.strength - x.strength || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
       let clear = 1;
-      for (const f of findings) clear *= 1 - Math.min(1, Math.max(0, f.strength));
+      for (const f of findings) clear *= 1 - clamp01(f.strength);
       const risk = Math.min(o.maxRisk, 1 - clear);
       if (!(risk > 0)) return none;
       const evidence: Evidence[] = findings.slice(0, o.maxEvidence).map((f) => ({

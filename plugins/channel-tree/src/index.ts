@@ -19,7 +19,7 @@
  * light channels, below τ_TA; `docs/plugins.md`). That bound is the floor below which its risk is
  * treated as 0, and it cannot change any level.
  */
-import { defineChannel, workingSetKey, type Agent, type FileEdit, type OptionsSchema } from '@airspace/core';
+import { defineChannel, workingSetKey, type Agent, type FileEdit, type OptionsSchema, editWeight } from '@airspace/core';
 
 export interface TreeOptions {
   /** Ignore pairs whose best closeness (1 − treeDistance) is below this (noise floor). Default 0. */
@@ -52,17 +52,13 @@ function segments(path: string): string[] {
   return path.split('/').filter((s) => s.length > 0 && s !== '.');
 }
 
-function weightOf(f: FileEdit): number {
-  return Number.isFinite(f.weight) ? Math.min(1, Math.max(0, f.weight)) : 1;
-}
-
 export function buildTrie(files: readonly FileEdit[]): TrieNode {
   const root = newNode();
   for (const f of files) {
     const parts = segments(f.path);
     const depth = parts.length;
     if (depth === 0) continue;
-    const best = { weight: weightOf(f), path: f.path };
+    const best = { weight: editWeight(f), path: f.path };
     let node = root;
     const keep = (n: TrieNode): void => {
       const slot = n.below.find((b) => b.depth === depth);
@@ -125,7 +121,7 @@ function prepareAgent(agent: Agent): PreparedAgent {
     const key = dir.join('/');
     let group = byDir.get(key);
     if (!group) byDir.set(key, (group = { dir, files: [] }));
-    group.files.push({ path: f.path, name: parts[parts.length - 1]!, weight: weightOf(f) });
+    group.files.push({ path: f.path, name: parts[parts.length - 1]!, weight: editWeight(f) });
   }
   const groups = [...byDir.values()].map(({ dir, files }) => ({
     dir,
