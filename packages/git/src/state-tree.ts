@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeLooseBlob, writeLooseObject } from './blob.js';
+import { hashFileBlob, writeLooseBlob, writeLooseObject } from './blob.js';
 import { GitError, runGit, runGitRaw } from './exec.js';
 import type { ScratchStore } from './scratch.js';
 
@@ -14,10 +14,19 @@ const INDEX_CONFIG = ['-c', 'core.splitIndex=false', '-c', 'core.untrackedCache=
 
 export interface WorktreeSnapshot {
   readonly tree: string;
-  /** Untracked files left out of the tree because they are over the size limit. */
-  readonly oversized: readonly { readonly path: string; readonly bytes: number }[];
+  /**
+   * Untracked files left out of the tree because they are over the size limit, with their blob id
+   * (hashed as a stream, so identical files on two sides are known identical; absent: unreadable).
+   */
+  readonly oversized: readonly OversizedFile[];
   /** Repository-relative paths whose content came from an override. */
   readonly overridden: readonly string[];
+}
+
+export interface OversizedFile {
+  readonly path: string;
+  readonly bytes: number;
+  readonly blob?: string;
 }
 
 /** Normalises an override key (relative, `./`-prefixed or with backslashes) to a repository path. */
@@ -63,13 +72,15 @@ export async function snapshotWorktree(
     const env = scratch.env({ GIT_INDEX_FILE: index });
     const cwd = worktree.dir;
 
-    const oversized: { path: string; bytes: number }[] = [];
+    const oversized: OversizedFile[] = [];
     if (Number.isFinite(options.maxFileBytes)) {
       const untracked = (await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).split('\0').filter(Boolean);
       for (const path of untracked) {
         try {
           const st = lstatSync(join(cwd, path));
-          if (st.isFile() && st.size > options.maxFileBytes) oversized.push({ path, bytes: st.size });
+          if (!st.isFile() || st.size <= options.maxFileBytes) continue;
+          const blob = await hashFileBlob(join(cwd, path), st.size);
+          oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
         } catch {
           // Vanished between listing and stat: git add will not see it either.
         }

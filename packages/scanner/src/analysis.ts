@@ -87,7 +87,9 @@ function changesOf(
     if (f.status === 'deleted') changes.push({ path: f.path, deleted: true });
     else if (f.newBlob) {
       const blob = f.newBlob;
-      changes.push({ path: f.path, blobId: blob, read: () => read(blob) });
+      // An untracked file over the size limit has a blob id but no object: read from the work tree.
+      const fallback = agent.worktree ? () => worktreeRead(f.path) : undefined;
+      changes.push({ path: f.path, blobId: blob, read: () => (fallback ? read(blob).catch(fallback) : read(blob)) });
     } else if (agent.worktree) changes.push({ path: f.path, read: () => worktreeRead(f.path) });
   }
   return changes;

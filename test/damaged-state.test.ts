@@ -1,0 +1,45 @@
+/**
+ * A damaged or unusual state must never turn a collision into "clear", nor an agreement into a
+ * collision: identical large untracked files, file names that are not UTF-8, a truncated intents
+ * file, an unreadable teammate observation. In-process through `@airspace/scanner` and the
+ * packages themselves, on repositories built here.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScanResult } from '@airspace/core';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { scanRepository } from '@airspace/scanner';
+
+const now = (): number => Date.parse('2026-12-01T12:00:00Z');
+let repo: RepoFixture | undefined;
+afterEach(() => {
+  repo?.dispose();
+  repo = undefined;
+});
+
+const scan = (root: string): Promise<ScanResult> => scanRepository({ repo: root, base: 'main', now });
+const pair = (r: ScanResult, a: string, b: string) => r.links.find((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a));
+
+describe('untracked files over the size limit', () => {
+  // Over the default 2 MiB limit: left out of the state tree, hashed as a stream instead.
+  const big = (tag: string) => Buffer.alloc(2 * 1024 * 1024 + 4096, `${tag} big content line\n`);
+
+  it('added identically by two agents: the same change, not an add/add conflict', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    repo.worktree('erin').write('data/big.txt', big('same'));
+    repo.worktree('frank').write('data/big.txt', big('same'));
+    const r = await scan(repo.dir);
+    const link = pair(r, 'erin', 'frank');
+    expect(link?.level).toBe('clear');
+    const evidence = link!.channels.flatMap((c) => c.evidence.map((e) => e.message)).join('\n');
+    expect(evidence).not.toMatch(/different content/);
+    expect(evidence).toMatch(/same content/);
+  });
+
+  it('added with different content by two agents: still an add/add conflict', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    repo.worktree('erin').write('data/big.txt', big('one'));
+    repo.worktree('frank').write('data/big.txt', big('two'));
+    const r = await scan(repo.dir);
+    expect(pair(r, 'erin', 'frank')?.level).toBe('resolution');
+  });
+});
