@@ -4,8 +4,11 @@
  * file, an unreadable teammate observation. In-process through `@airspace/scanner` and the
  * packages themselves, on repositories built here.
  */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
+import { checkInProcess } from '@airspace/engine';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { scanRepository } from '@airspace/scanner';
 
@@ -41,5 +44,35 @@ describe('untracked files over the size limit', () => {
     repo.worktree('frank').write('data/big.txt', big('two'));
     const r = await scan(repo.dir);
     expect(pair(r, 'erin', 'frank')?.level).toBe('resolution');
+  });
+});
+
+describe('file names that are not UTF-8', () => {
+  // "café.txt" in latin1 and "cafè.txt" in latin1: two names, both U+FFFD when decoded lossily.
+  const name = (last: number) => Buffer.concat([Buffer.from('caf'), Buffer.of(last), Buffer.from('.txt')]);
+  const write = (dir: string, bytes: Buffer, text: string) => writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), bytes]), text);
+
+  it('two different names added by two agents stay two files, not one added by both', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    write(repo.worktree('erin').dir, name(0xe9), 'one\n');
+    write(repo.worktree('frank').dir, name(0xe8), 'two\n');
+    const r = await scan(repo.dir);
+    const link = pair(r, 'erin', 'frank');
+    expect(link?.level).toBe('clear');
+    const files = r.agents.flatMap((a) => a.files.map((f) => f.path));
+    expect(new Set(files).size).toBe(2);
+    expect(files.join('')).not.toContain('\ufffd');
+  });
+
+  it('check finds an existing file named by a lossily decoded argument', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    const erin = repo.worktree('erin');
+    write(erin.dir, name(0xe9), 'one\n');
+    // What Node makes of the argument `caf\xe9.txt`: the bad byte becomes U+FFFD.
+    const target = 'caf\ufffd.txt';
+    expect(existsSync(join(erin.dir, target))).toBe(false);
+    const result = await checkInProcess({ cwd: erin.dir, target });
+    expect(result.new).toBeUndefined();
+    expect(result.path).not.toContain('\ufffd');
   });
 });

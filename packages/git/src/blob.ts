@@ -22,7 +22,7 @@ export function hashBlob(content: Buffer | string): string {
  * held whole in memory). Undefined when it cannot be read or its length is not `bytes` (it
  * changed while read): no id rather than a wrong one.
  */
-export async function hashFileBlob(path: string, bytes: number): Promise<string | undefined> {
+export async function hashFileBlob(path: string | Buffer, bytes: number): Promise<string | undefined> {
   const h = createHash('sha1').update(`blob ${bytes}\0`);
   let read = 0;
   try {

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } fro
 import { join } from 'node:path';
 import { hashFileBlob, writeLooseBlob, writeLooseObject } from './blob.js';
 import { GitError, runGit, runGitRaw } from './exec.js';
+import { fsPath, pathBytes, splitPaths } from './path-bytes.js';
 import type { ScratchStore } from './scratch.js';
 
 /** Settings that keep a temporary index self-contained (no shared index files in .git). */
@@ -74,20 +75,29 @@ export async function snapshotWorktree(
 
     const oversized: OversizedFile[] = [];
     if (Number.isFinite(options.maxFileBytes)) {
-      const untracked = (await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).split('\0').filter(Boolean);
+      const untracked = splitPaths((await runGitRaw(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).stdout);
       for (const path of untracked) {
         try {
-          const st = lstatSync(join(cwd, path));
+          const st = lstatSync(fsPath(cwd, path));
           if (!st.isFile() || st.size <= options.maxFileBytes) continue;
-          const blob = await hashFileBlob(join(cwd, path), st.size);
+          const blob = await hashFileBlob(fsPath(cwd, path), st.size);
           oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
         } catch {
           // Vanished between listing and stat: git add will not see it either.
         }
       }
     }
-    const excludes = oversized.map((o) => `:(exclude,literal)${o.path}`);
-    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--', '.', ...excludes], { cwd, env, okCodes: [1] });
+    // Pathspecs on standard input, as bytes: a name that is not UTF-8 cannot be an argument.
+    const pathspecs = Buffer.concat([
+      Buffer.from('.\0'),
+      ...oversized.map((o) => Buffer.concat([Buffer.from(':(exclude,literal)'), pathBytes(o.path), Buffer.of(0)])),
+    ]);
+    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      cwd,
+      env,
+      input: pathspecs,
+      okCodes: [1],
+    });
 
     const overridden: string[] = [];
     if (options.overrides) {
