@@ -4,11 +4,11 @@
  * file, an unreadable teammate observation. In-process through `@airspace/scanner` and the
  * packages themselves, on repositories built here.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
-import { checkInProcess } from '@airspace/engine';
+import { checkInProcess, readIntents, scanInProcess, writeIntent } from '@airspace/engine';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { scanRepository } from '@airspace/scanner';
 
@@ -74,5 +74,43 @@ describe('file names that are not UTF-8', () => {
     const result = await checkInProcess({ cwd: erin.dir, target });
     expect(result.new).toBeUndefined();
     expect(result.path).not.toContain('\ufffd');
+  });
+});
+
+describe('a truncated intents.json', () => {
+  it('keeps its declarations and the damaged file, names the problem, and the next declaration keeps the others', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' });
+    repo.worktree('erin');
+    repo.worktree('frank');
+    const common = join(repo.dir, '.git');
+    const at = Date.now();
+    const declare = (agent: string, path: string) =>
+      writeIntent(common, {
+        agent,
+        paths: [path],
+        symbols: [],
+        declaredAt: new Date(at).toISOString(),
+        expiresAt: new Date(at + 3_600_000).toISOString(),
+      });
+    declare('erin', 'src/a.ts');
+    declare('frank', 'src/a.ts');
+    const file = join(common, 'airspace', 'intents.json');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, text.length - 3)); // cut short: the closing bracket is lost
+
+    const r = await scanInProcess({ cwd: repo.dir });
+    expect(r.problems.map((p) => p.code)).toContain('INTENTS_DAMAGED');
+    // Both declarations still count: erin and frank both declared src/a.ts.
+    const link = pair(r, 'erin', 'frank');
+    expect(link).toBeDefined();
+    expect(link!.level).not.toBe('clear');
+    expect(readdirSync(join(common, 'airspace')).some((n) => n.startsWith('intents.json.damaged-'))).toBe(true);
+
+    declare('grace', 'src/b.ts');
+    expect(
+      readIntents(common)
+        .map((d) => d.agent)
+        .sort(),
+    ).toEqual(['erin', 'frank', 'grace']);
   });
 });
