@@ -5,6 +5,9 @@
  * packages themselves, on repositories built here.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
@@ -112,5 +115,28 @@ describe('a truncated intents.json', () => {
         .map((d) => d.agent)
         .sort(),
     ).toEqual(['erin', 'frank', 'grace']);
+  });
+});
+
+describe('an unreadable teammate observation', () => {
+  it('is an unknown agent with the true reason, not dropped as "does not name a commit"', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    // A published ref whose commit is no observation (an ordinary commit).
+    repo.git('update-ref', 'refs/airspace/agents/mallory', repo.head());
+    const clone = mkdtempSync(join(tmpdir(), 'airspace-team-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--no-local', repo.dir, join(clone, 'c')], { stdio: 'ignore' });
+      const dir = join(clone, 'c');
+      writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+      const r = await scanRepository({ repo: dir, base: 'main', now, sources: ['worktrees', 'published:origin'] });
+      const messages = r.problems.map((p) => p.message).join('\n');
+      expect(messages).not.toMatch(/does not name a commit/);
+      const mallory = r.agents.find((a) => a.id === 'mallory');
+      expect(mallory?.incomplete?.join('\n')).toMatch(/published observation unreadable/);
+      const link = r.links.find((l) => l.a === 'mallory' || l.b === 'mallory');
+      expect(link?.level).toBe('unknown');
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });

@@ -55,6 +55,9 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     }
     scanBase = { ref: overrideRef, commit };
   }
+  // A published observation that could not be read has no commit of its own: it is `unknown`
+  // with the reason it carries, never left out as a ref that names no commit.
+  if (c.published && !c.published.tree && !c.head) return unreadablePublished(c, c.published, scanBase.ref, repository, now);
   const head = c.head ?? (c.ref && !c.worktree ? await baseCommit(c.ref) : undefined);
   if (!head && !c.worktree) {
     own.push({
