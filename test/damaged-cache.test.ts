@@ -54,7 +54,7 @@ const flipAfter =
     const at = b.indexOf(marker);
     if (at < 0) return b;
     const out = Buffer.from(b);
-    out[at + marker.length] ^= bit;
+    out[at + marker.length]! ^= bit;
     return out;
   };
 
