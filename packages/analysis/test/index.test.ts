@@ -120,6 +120,25 @@ describe('index of an in-memory file set', () => {
   });
 });
 
+describe('a worktree with file names that are not UTF-8', () => {
+  let repo: RepoFixture | undefined;
+  afterEach(() => repo?.dispose());
+  test('each such file is indexed under its own faithful name, tracked or untracked', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    const named = (last: number) => Buffer.concat([Buffer.from(`${repo!.dir}/src/caf`), Buffer.of(last), Buffer.from('.ts')]);
+    writeFileSync(named(0xe9), "import { a } from './a';\nexport const e = a;\n");
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'latin1 name');
+    writeFileSync(named(0xe8), "import { a } from './a';\nexport const g = a;\n");
+    const ix = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    expect(ix.skipped).toEqual([]);
+    const odd = [...ix.files.keys()].filter((p) => p !== 'src/a.ts');
+    expect(odd).toHaveLength(2);
+    expect(odd.join('')).not.toContain('\ufffd');
+    for (const p of odd) expect(ix.imports.get(p)).toEqual(['src/a.ts']);
+  });
+});
+
 describe('cache on disk under the git common directory', () => {
   test('facts directories of other versions unused for two weeks are deleted; recent ones and the own one stay', async () => {
     const root = mkdtempSync(join(tmpdir(), 'airspace-cache-sweep-'));

@@ -5,7 +5,6 @@
  * moves, an agent's overlay only when its changed files' contents do.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
 import {
   baseView,
@@ -27,7 +26,7 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import type { GitService } from '@airspace/git';
+import { fsPath, type GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
@@ -128,7 +127,7 @@ export function createAnalysisState(): AnalysisState {
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
-          const worktreeRead = (path: string): Promise<Buffer> => readFile(join(agent.worktree ?? root, path));
+          const worktreeRead = (path: string): Promise<Buffer> => readFile(fsPath(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }
