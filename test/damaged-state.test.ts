@@ -32,13 +32,16 @@ describe('untracked files over the size limit', () => {
   it('added identically by two agents: the same change, not an add/add conflict', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
     repo.worktree('erin').write('data/big.txt', big('same'));
-    repo.worktree('frank').write('data/big.txt', big('same'));
+    const frank = repo.worktree('frank').write('data/big.txt', big('same'));
     const r = await scan(repo.dir);
     const link = pair(r, 'erin', 'frank');
     expect(link?.level).toBe('clear');
     const evidence = link!.channels.flatMap((c) => c.evidence.map((e) => e.message)).join('\n');
     expect(evidence).not.toMatch(/different content/);
     expect(evidence).toMatch(/same content/);
+    // Changed in place to other content of the same size: hashed again, a conflict again.
+    frank.write('data/big.txt', big('SAME'));
+    expect(pair(await scan(repo.dir), 'erin', 'frank')?.level).toBe('resolution');
   });
 
   it('added with different content by two agents: still an add/add conflict', async () => {

@@ -30,6 +30,24 @@ export interface OversizedFile {
   readonly blob?: string;
 }
 
+/** Blob ids of files over the size limit by path and stat, so a watcher's every snapshot does not hash them again. */
+const oversizedBlobs = new Map<string, string>();
+
+async function oversizedBlob(
+  path: string | Buffer,
+  st: { size: number; mtimeMs: number; ino: number; ctimeMs: number },
+): Promise<string | undefined> {
+  const key = `${typeof path === 'string' ? path : path.toString('latin1')}\0${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  const known = oversizedBlobs.get(key);
+  if (known) return known;
+  const blob = await hashFileBlob(path, st.size);
+  if (blob) {
+    if (oversizedBlobs.size >= 1000) oversizedBlobs.clear();
+    oversizedBlobs.set(key, blob);
+  }
+  return blob;
+}
+
 /** Normalises an override key (relative, `./`-prefixed or with backslashes) to a repository path. */
 export function normalizeRelPath(path: string): string {
   return path.replace(/\\/g, '/').replace(/^\.\//, '').replace(/^\/+/, '');
@@ -80,7 +98,7 @@ export async function snapshotWorktree(
         try {
           const st = lstatSync(fsPath(cwd, path));
           if (!st.isFile() || st.size <= options.maxFileBytes) continue;
-          const blob = await hashFileBlob(fsPath(cwd, path), st.size);
+          const blob = await oversizedBlob(fsPath(cwd, path), st);
           oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
         } catch {
           // Vanished between listing and stat: git add will not see it either.
