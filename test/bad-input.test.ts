@@ -1003,7 +1003,7 @@ const CASES: Case[] = [
     before: (r) => damageCache(r, '.head.json', () => Buffer.from('{"format": ')),
     args: (r) => ['scan', '--repo', r, '--json'],
     code: 0,
-    says: /^The facts cache segment .* was corrupt; it was removed and its files are parsed again\.$/,
+    says: /^The facts cache segment .* was damaged \(no checksum line\); it was removed and its files are parsed again\.$/,
     output: /"level": "resolution"/,
   },
   {

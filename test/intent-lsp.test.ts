@@ -44,4 +44,32 @@ describe('airspace.declareIntent before the first edit', () => {
       repo.dispose();
     }
   });
+
+  it('is applied when sent right after initialized, before the folders are added', async () => {
+    const repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' });
+    repo.worktree('alice').write('src/a.ts', 'export const a = 2;\n');
+    const bob = repo.worktree('bob');
+    const client = new TestClient(process.execPath, [BIN, '--stdio']);
+    try {
+      await client.initialize([bob.dir]);
+      // No scan first: the command follows `initialized` at once.
+      const answer = (await client.connection.sendRequest('workspace/executeCommand', {
+        command: 'airspace.declareIntent',
+        arguments: [{ files: ['src/a.ts'] }],
+      })) as { intent?: string[] } | null;
+      expect(answer?.intent).toEqual(['src/a.ts']);
+      const told = await client.until(
+        'an advisory for bob',
+        () => {
+          const last = client.notifications.filter((n) => n.method === 'airspace/advisories').at(-1)?.params as Advisories | undefined;
+          return last?.self === 'bob' && last.advisories.length > 0 ? last : undefined;
+        },
+        60_000,
+      );
+      expect(told.advisories[0]).toMatchObject({ level: 'traffic' });
+    } finally {
+      await client.close();
+      repo.dispose();
+    }
+  });
 });

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { createBlobReader, runGit, runGitRaw } from '@airspace/git';
+import { createBlobReader, fsName, hasRawBytes, runGit, runGitRaw, splitPaths } from '@airspace/git';
 
 export interface SnapshotFile {
   /** Repository-relative path, forward slashes. */
@@ -66,7 +66,8 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
     runGitRaw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], { cwd: root }),
   ]);
   const blobs = new Map<string, string | undefined>();
-  for (const rec of staged.stdout.toString('utf8').split('\0')) {
+  // Names are bytes: read faithfully, so two names that are not UTF-8 never become one.
+  for (const rec of splitPaths(staged.stdout)) {
     if (!rec) continue;
     const tab = rec.indexOf('\t');
     const [mode, blob, stage] = rec.slice(0, tab).split(' ');
@@ -75,7 +76,7 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
     // Conflicted entries (stage 1–3): the work tree's content decides.
     blobs.set(path, stage === '0' ? blob : undefined);
   }
-  for (const rec of status.stdout.toString('utf8').split('\0')) {
+  for (const rec of splitPaths(status.stdout)) {
     if (rec.length < 4) continue;
     const x = rec[0]!;
     const y = rec[1]!;
@@ -87,8 +88,11 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
   const files: SnapshotFile[] = [];
   for (const [path, blobId] of blobs) {
     const full = join(root, path);
-    const read = () => readFile(full);
-    files.push(blobId ? { path, blobId, read, diskPath: full } : { path, read, diskPath: full });
+    // A name that is not UTF-8 is read here by its bytes (a parsing thread takes text paths only).
+    const raw = hasRawBytes(path);
+    const read = () => readFile(raw ? fsName(full) : full);
+    const where = raw ? {} : { diskPath: full };
+    files.push(blobId ? { path, blobId, read, ...where } : { path, read, ...where });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, root };

@@ -4,10 +4,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { createFactsStore, STALE_CACHE_MS } from '../src/cache/cache.js';
+import { seal, unseal } from '../src/cache/checksum.js';
 import { index, type AnalysisIndex } from '../src/indexing/build.js';
 import { overlay, baseView } from '../src/indexing/view.js';
 import { graphJson } from '../src/graph-json.js';
 import { defaultCacheDir, memorySnapshot, worktreeSnapshot, gitBlobId } from '../src/snapshot.js';
+
+/** A sealed cache file's JSON (the checksum line checked), to tamper with as a writer would. */
+const readSealed = (path: string) => {
+  const u = unseal(readFileSync(path));
+  if (!('text' in u)) throw new Error(`${path} is not sealed`);
+  return JSON.parse(u.text);
+};
+/** Writes `value` as a writer would: sealed, so only the shape of what it holds is wrong. */
+const writeSealed = (path: string, value: unknown) => writeFileSync(path, seal(JSON.stringify(value)));
 
 const edges = (ix: AnalysisIndex) => graphJson(ix).edges.map(([a, b]) => `${a} -> ${b}`);
 
@@ -107,6 +117,25 @@ describe('index of an in-memory file set', () => {
     expect(pooled.stats.parsed).toBe(60);
     expect(graphJson(pooled)).toEqual(graphJson(inThread));
     expect(pooled.files.get('m3.ts')!.facts).toEqual(inThread.files.get('m3.ts')!.facts);
+  });
+});
+
+describe('a worktree with file names that are not UTF-8', () => {
+  let repo: RepoFixture | undefined;
+  afterEach(() => repo?.dispose());
+  test('each such file is indexed under its own faithful name, tracked or untracked', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n' });
+    const named = (last: number) => Buffer.concat([Buffer.from(`${repo!.dir}/src/caf`), Buffer.of(last), Buffer.from('.ts')]);
+    writeFileSync(named(0xe9), "import { a } from './a';\nexport const e = a;\n");
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'latin1 name');
+    writeFileSync(named(0xe8), "import { a } from './a';\nexport const g = a;\n");
+    const ix = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    expect(ix.skipped).toEqual([]);
+    const odd = [...ix.files.keys()].filter((p) => p !== 'src/a.ts');
+    expect(odd).toHaveLength(2);
+    expect(odd.join('')).not.toContain('\ufffd');
+    for (const p of odd) expect(ix.imports.get(p)).toEqual(['src/a.ts']);
   });
 });
 
@@ -239,17 +268,17 @@ describe('cache on disk under the git common directory', () => {
     const heads = readdirSync(segDir).filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'));
     expect(heads).toHaveLength(1);
     expect(readdirSync(segDir)).toContain(heads[0]!.replace('.head.json', '.body'));
-    const seg = JSON.parse(readFileSync(join(segDir, heads[0]!), 'utf8'));
+    const seg = readSealed(join(segDir, heads[0]!));
     expect(seg.entries).toHaveLength(6);
     // One entry with a wrong shape, one claiming another language; and a truncated segment head.
     seg.entries[0][1] = { l: 'typescript', i: 'nope' };
     const lang = seg.entries[1][0].split(':')[1];
     seg.entries[1][1] = { ...seg.entries[1][1], l: lang === 'python' ? 'tsx' : 'python' };
-    writeFileSync(join(segDir, heads[0]!), JSON.stringify(seg));
-    writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-3","vers');
+    writeSealed(join(segDir, heads[0]!), seg);
+    writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-4","vers');
     const again = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(again.stats.parsed).toBe(2);
-    expect(again.problems.join('\n')).toMatch(/The facts cache segment .*truncated.* was corrupt; it was removed/);
+    expect(again.problems.join('\n')).toMatch(/The facts cache segment .*truncated.* was damaged \(no checksum line\); it was removed/);
     expect(again.problems.join('\n')).toMatch(/had 2 corrupt entries; they were removed and parsed again\./);
     expect(readdirSync(segDir)).not.toContain('seg-0-truncated.head.json');
     expect(graphJson(again)).toEqual(graphJson(first));
@@ -337,11 +366,11 @@ describe('cache on disk under the git common directory', () => {
     const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const segDir = first.store.dir!;
     const head = readdirSync(segDir).find((n) => n.endsWith('.head.json'))!;
-    const seg = JSON.parse(readFileSync(join(segDir, head), 'utf8'));
+    const seg = readSealed(join(segDir, head));
     const aBlob = first.files.get('src/a.ts')!.blobId;
     const entry = seg.entries.find((e: [string]) => e[0] === `${aBlob}:typescript`);
     entry[1].i = '[{"specifier":';
-    writeFileSync(join(segDir, head), JSON.stringify(seg));
+    writeSealed(join(segDir, head), seg);
     const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.stats.parsed).toBe(0);
     expect(edges(warm)).toEqual(edges(first)); // the persisted resolutions need no imports
@@ -543,13 +572,13 @@ describe('re-indexing with a previous index', () => {
     const memoPath = join(first.store.dir!, `memo-${first.resolverKey}.json`);
     expect(existsSync(memoPath)).toBe(true);
     // Tamper with a memo entry that no added path touches: a later process must take it over.
-    const memo = JSON.parse(readFileSync(memoPath, 'utf8'));
+    const memo = readSealed(memoPath);
     const entry = memo.memo.find((e: [string, { resolution: { targets?: string[] } }]) => e[1].resolution.targets?.[0] === 'src/c.ts');
     entry[1].resolution = { status: 'external', package: 'memo-marker' };
-    writeFileSync(memoPath, JSON.stringify(memo));
+    writeSealed(memoPath, memo);
     for (const damaged of [false, true]) {
       if (damaged)
-        writeFileSync(memoPath, '{"format":"airspace-resolver-memo-2","memo":[["k",{"resolution":{"status":"odd"},"probed":[]}]]}');
+        writeSealed(memoPath, { format: 'airspace-resolver-memo-3', memo: [['k', { resolution: { status: 'odd' }, probed: [] }]] });
       const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       repo.write('src/x.ts', 'export const x = 2;\n');
       try {
@@ -576,9 +605,9 @@ describe('re-indexing with a previous index', () => {
     expect(resolutionFiles(first)).toEqual([`res-${first.resolverKey}.json`]);
     // Tamper with the persisted outcome: a new process must use it (proving it resolved nothing).
     const resPath = join(first.store.dir!, `res-${first.resolverKey}.json`);
-    const res = JSON.parse(readFileSync(resPath, 'utf8'));
+    const res = readSealed(resPath);
     res.files['src/a.ts'][1] = [{ specifier: 'b', kind: 'static', edge: 'value', line: 1, targets: [], external: 'persisted-marker' }];
-    writeFileSync(resPath, JSON.stringify(res));
+    writeSealed(resPath, res);
     const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.resolverKey).toBe(first.resolverKey);
     expect(warm.external.map((e) => e.package)).toEqual(['persisted-marker']);

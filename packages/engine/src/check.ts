@@ -4,7 +4,7 @@
  * edit about to happen, and answer with the conflicts of that agent — levels, evidence, right of
  * way and the other side's diff hunks. Shape documented in docs/agents.md.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   levelRank,
@@ -17,7 +17,7 @@ import {
   type Range,
   type ScanResult,
 } from '@airspace/core';
-import { GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
+import { decodePath, fsName, GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
 import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
 import { InputError } from './errors.js';
 
@@ -187,10 +187,42 @@ export async function otherSideHunks(other: Agent, evidence: readonly Evidence[]
   return out;
 }
 
+/**
+ * `absolute` with each part that came from a name that is not UTF-8 found again on disk. Node
+ * decodes such a command-line argument lossily (U+FFFD for each bad byte), so the file would look
+ * missing: a part holding U+FFFD that does not exist is matched against its directory's names read
+ * as bytes, and given back as git's names are (`decodePath`). A match of several is an error.
+ */
+function faithfulName(absolute: string, target: string): string {
+  if (!absolute.includes('\ufffd') || existsSync(absolute)) return absolute;
+  let at: string = sep;
+  for (const part of absolute.split(sep).filter(Boolean)) {
+    const next = at === sep ? `${sep}${part}` : `${at}${sep}${part}`;
+    if (!part.includes('\ufffd') || existsSync(fsName(next))) {
+      at = next;
+      continue;
+    }
+    let names: Buffer[];
+    try {
+      names = readdirSync(fsName(at), { encoding: 'buffer' });
+    } catch {
+      return absolute;
+    }
+    const matches = names.filter((n) => n.toString('utf8') === part);
+    if (matches.length > 1)
+      throw new InputError(
+        `${target} matches ${matches.length} files whose names are not UTF-8 (${matches.map((m) => JSON.stringify(decodePath(m))).join(', ')}); name the file with a glob or rename it.`,
+      );
+    if (matches.length === 0) return absolute;
+    at = `${at === sep ? '' : at}${sep}${decodePath(matches[0]!)}`;
+  }
+  return at;
+}
+
 /** The work tree holding `absolute` (which may not exist yet: a file about to be created). */
 export async function worktreeOf(absolute: string): Promise<{ worktree: string; path: string }> {
   let dir = absolute;
-  while (!(existsSync(dir) && statSync(dir).isDirectory())) {
+  while (!(existsSync(fsName(dir)) && statSync(fsName(dir)).isDirectory())) {
     const up = dirname(dir);
     if (up === dir) break;
     dir = up;
@@ -203,7 +235,7 @@ export async function worktreeOf(absolute: string): Promise<{ worktree: string; 
     throw new InputError(`${absolute} is not inside a git repository.`);
   }
   // git prints the real path; compare like with like.
-  const real = join(realpathSync(dir), relative(dir, absolute));
+  const real = join(decodePath(realpathSync(fsName(dir), { encoding: 'buffer' })), relative(dir, absolute));
   return { worktree, path: relative(worktree, real).split(sep).join('/') };
 }
 
@@ -245,10 +277,10 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
     throw new InputError(`${request.target} names its lines, and lines ${request.lines} were given too; give them once.`);
   const target = suffixed?.target ?? request.target;
   const linesText = suffixed?.lines ?? request.lines;
-  const absolute = resolve(request.cwd, target);
+  const absolute = faithfulName(resolve(request.cwd, target), target);
   const lines = linesText ? parseLines(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
-  const exists = existsSync(absolute);
-  if (exists && statSync(absolute).isDirectory())
+  const exists = existsSync(fsName(absolute));
+  if (exists && statSync(fsName(absolute)).isDirectory())
     throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
   if (!exists && lines)
     throw new InputError(

@@ -48,7 +48,7 @@ export type {
   ScanRequest,
 } from './answers.js';
 import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
-import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
+import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
   /** The repository's git common directory. */
@@ -126,6 +126,13 @@ export class EngineCore {
    * again, so a scan without them (a check) reads those files from disk as a cold scan does.
    */
   async scan(options: ScannerOptions, extra: ScanExtra = {}, overrides?: Overrides): Promise<ScanResult> {
+    const result = await this.scanWarmOrCold(options, extra, overrides);
+    // A damaged intents file lost declarations: every answer says so until it is dealt with.
+    const damaged = intentsProblems(this.options.commonDir);
+    return damaged.length > 0 ? { ...result, problems: [...result.problems, ...damaged] } : result;
+  }
+
+  private async scanWarmOrCold(options: ScannerOptions, extra: ScanExtra, overrides?: Overrides): Promise<ScanResult> {
     if (!this.options.resident)
       return scanRepository(
         {

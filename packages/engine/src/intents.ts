@@ -3,9 +3,17 @@
  * count from the moment they are declared, before any edit. Kept in `<git common dir>/airspace/
  * intents.json` (Airspace's own directory, never a worktree), so that the engine, an in-process
  * fallback and a restarted engine all give the same answer; each declaration expires.
+ *
+ * The file is shared by every agent, so nothing in it is ever lost silently. A change is a
+ * read-modify-write under a lock file (`intents.json.lock`; bounded wait, a stale lock taken
+ * over), written to a temporary file and renamed into place. A file that does not parse (cut
+ * short, overwritten) is moved aside to `intents.json.damaged-<time>` beside it, the complete
+ * declarations at its start are recovered and written back, and every scan names the damaged
+ * file in a problem until it is removed.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Problem } from '@airspace/core';
 import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
 export interface DeclaredIntent {
@@ -20,41 +28,158 @@ export interface DeclaredIntent {
 }
 
 export const DEFAULT_INTENT_TTL_MS = 60 * 60 * 1000;
+/** How long a change waits for another process's lock before it gives up. */
+const LOCK_WAIT_MS = 5_000;
+/** A lock older than this was left by a process that died while holding it. */
+const STALE_LOCK_MS = 30_000;
+const DAMAGED = '.damaged-';
 
 export function intentsFile(commonDir: string): string {
   return join(commonDir, 'airspace', 'intents.json');
 }
 
-/** The declarations not yet expired at `now` (a missing or unreadable file: none). */
-export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent[] {
+const isDeclaration = (d: unknown): d is DeclaredIntent => {
+  const x = d as Partial<DeclaredIntent> | null;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.agent === 'string' &&
+    Array.isArray(x.paths) &&
+    Array.isArray(x.symbols) &&
+    typeof x.expiresAt === 'string'
+  );
+};
+
+/**
+ * The declarations of a text that does not parse whole: the longest start of it that, closed
+ * with `]`, is an array (the file is written one declaration after another).
+ */
+function salvage(text: string): DeclaredIntent[] {
+  for (let end = text.lastIndexOf('}'); end > 0; end = text.lastIndexOf('}', end - 1)) {
+    try {
+      const v = JSON.parse(`${text.slice(0, end + 1)}]`) as unknown;
+      if (Array.isArray(v)) return v.filter(isDeclaration);
+    } catch {
+      // Not a boundary between declarations: try an earlier one.
+    }
+  }
+  return [];
+}
+
+/**
+ * Every declaration in the file, expired or not, and whether it was damaged. With `repair` (only
+ * under the lock, so no writer renames a good file meanwhile) a file that does not parse is moved
+ * aside, never deleted; what can be recovered from it is returned. A missing file is none.
+ */
+function readAll(commonDir: string, repair: boolean): { intents: DeclaredIntent[]; damaged: boolean } {
+  const file = intentsFile(commonDir);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { intents: [], damaged: false };
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(intentsFile(commonDir), 'utf8'));
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (Array.isArray(parsed)) return { intents: parsed.filter(isDeclaration), damaged: false };
+  const intents = salvage(text);
+  if (repair) {
+    renameSync(file, `${file}${DAMAGED}${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    writeAll(file, intents);
+  }
+  return { intents, damaged: true };
+}
+
+/** Writes the declarations to a temporary file renamed into place. */
+function writeAll(file: string, intents: readonly DeclaredIntent[]): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(intents, null, 2) + '\n', { mode: 0o600 });
+  renameSync(temporary, file);
+}
+
+/** The declarations not yet expired at `now` (a missing file: none; a damaged one: see `intentsProblems`). */
+export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent[] {
+  let read = readAll(commonDir, false);
+  if (read.damaged) {
+    try {
+      read = withLock(commonDir, () => readAll(commonDir, true), 200);
+    } catch {
+      // Locked or not movable: what was recovered counts now; the next read moves it aside.
+    }
+  }
+  return read.intents.filter((d) => Date.parse(d.expiresAt) > now);
+}
+
+/** Damaged intents files kept aside, each a problem until it is removed. */
+export function intentsProblems(commonDir: string): Problem[] {
+  if (!commonDir) return [];
+  const file = intentsFile(commonDir);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
   } catch {
     return [];
   }
-  if (!Array.isArray(parsed)) return [];
-  return parsed.filter(
-    (d): d is DeclaredIntent =>
-      typeof d === 'object' &&
-      d !== null &&
-      typeof d.agent === 'string' &&
-      Array.isArray(d.paths) &&
-      Array.isArray(d.symbols) &&
-      Date.parse(d.expiresAt) > now,
-  );
+  return names
+    .filter((n) => n.startsWith(`${basename(file)}${DAMAGED}`))
+    .sort()
+    .map((n) => ({
+      code: 'INTENTS_DAMAGED',
+      message: `The declared intents file was damaged and kept as ${join(dirname(file), n)}; the declarations at its start were kept, any after the damage are lost until their agents declare again. Delete that file once it is no longer needed.`,
+    }));
 }
 
-/** Replaces `agent`'s declaration (an empty one withdraws it); written atomically. */
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** Runs `change` holding the intents lock; throws when another process holds it past the wait. */
+function withLock<T>(commonDir: string, change: () => T, waitMs = LOCK_WAIT_MS): T {
+  const lock = `${intentsFile(commonDir)}.lock`;
+  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
+  const deadline = Date.now() + waitMs;
+  let fd: number | undefined;
+  while (fd === undefined) {
+    try {
+      fd = openSync(lock, 'wx', 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+      } catch {
+        // Released meanwhile.
+      }
+      if (Date.now() > deadline)
+        throw new Error(
+          `The declared intents are locked by another process (${lock}); try again, or delete the lock if no Airspace process runs.`,
+        );
+      sleep(10);
+    }
+  }
+  try {
+    return change();
+  } finally {
+    closeSync(fd);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // Taken over as stale: not ours to remove any more.
+    }
+  }
+}
+
+/** Replaces `agent`'s declaration (an empty one withdraws it): read, changed and written under the lock, atomically. */
 export function writeIntent(commonDir: string, declaration: DeclaredIntent, now = Date.now()): DeclaredIntent[] {
-  const rest = readIntents(commonDir, now).filter((d) => d.agent !== declaration.agent);
-  const next = declaration.paths.length + declaration.symbols.length > 0 ? [...rest, declaration] : rest;
-  const file = intentsFile(commonDir);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
-  renameSync(temporary, file);
-  return next;
+  return withLock(commonDir, () => {
+    const rest = readAll(commonDir, true)
+      .intents.filter((d) => Date.parse(d.expiresAt) > now)
+      .filter((d) => d.agent !== declaration.agent);
+    const next = declaration.paths.length + declaration.symbols.length > 0 ? [...rest, declaration] : rest;
+    writeAll(intentsFile(commonDir), next);
+    return next;
+  });
 }
 
 /** `path#name` → the scanner's symbol intent (`#` splits at its last occurrence). */

@@ -3,7 +3,7 @@
  * objects written into a scratch object directory — never into a user's object store.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 
@@ -15,6 +15,26 @@ export function objectId(type: 'blob' | 'tree' | 'commit', content: Buffer | str
 /** The blob id `git hash-object` would print for this content (no filters applied). */
 export function hashBlob(content: Buffer | string): string {
   return objectId('blob', content);
+}
+
+/**
+ * The blob id of a file of `bytes` bytes, read as a stream (a file over the size limit is never
+ * held whole in memory). Undefined when it cannot be read or its length is not `bytes` (it
+ * changed while read): no id rather than a wrong one.
+ */
+export async function hashFileBlob(path: string | Buffer, bytes: number): Promise<string | undefined> {
+  const h = createHash('sha1').update(`blob ${bytes}\0`);
+  let read = 0;
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (read > bytes) return undefined;
+      h.update(chunk);
+    }
+  } catch {
+    return undefined;
+  }
+  return read === bytes ? h.digest('hex') : undefined;
 }
 
 /** Writes a loose object into `objectsDir` (a scratch GIT_OBJECT_DIRECTORY) and returns its id. */

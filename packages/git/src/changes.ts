@@ -13,7 +13,8 @@
  */
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { runGit } from './exec.js';
+import { runGit, runGitRaw } from './exec.js';
+import { fsPath, splitPaths } from './path-bytes.js';
 import { parseWorktreeList } from './sources.js';
 
 /** What changed since the last report. */
@@ -95,15 +96,15 @@ function locate(worktrees: readonly string[], file: string): { worktree: string;
 
 /** One worktree's uncommitted files with their stamps, as `git status` lists them. */
 async function worktreeStamps(dir: string): Promise<Map<string, string>> {
-  const out = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'], { cwd: dir });
+  const out = (await runGitRaw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'], { cwd: dir })).stdout;
   const stamps = new Map<string, string>();
-  for (const entry of out.split('\0')) {
+  for (const entry of splitPaths(out)) {
     if (entry.length <= 3) continue;
     const path = entry.slice(3);
     // Paths alone miss a second edit of a file already changed: its size and time say it.
     let stamp = entry.slice(0, 2);
     try {
-      const st = statSync(join(dir, path));
+      const st = statSync(fsPath(dir, path));
       stamp += `:${st.mtimeMs}:${st.size}`;
     } catch {
       stamp += ':gone';

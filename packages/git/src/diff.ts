@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FileStatus, Hunk, Range } from '@airspace/core';
+import { decodeLatin1Path } from './path-bytes.js';
 
 export const ZERO_OID = /^0+$/;
 
@@ -44,11 +45,6 @@ interface RawRecord {
   path: string;
 }
 
-/** Decodes a byte-preserving latin1 string back to UTF-8 text (git paths are bytes). */
-function utf8(latin1: string): string {
-  return Buffer.from(latin1, 'latin1').toString('utf8');
-}
-
 /** Parses git's combined raw + patch output. Throws only on output that is not git's. */
 export function parseRawPatch(output: Buffer): DiffEntry[] {
   const text = output.toString('latin1');
@@ -62,13 +58,13 @@ export function parseRawPatch(output: Buffer): DiffEntry[] {
     const letter = status.charAt(0);
     const p1End = text.indexOf('\0', headEnd + 1);
     if (p1End < 0) throw new Error('truncated raw diff path');
-    const first = utf8(text.slice(headEnd + 1, p1End));
+    const first = decodeLatin1Path(text.slice(headEnd + 1, p1End));
     pos = p1End + 1;
     let second = first;
     if (letter === 'R' || letter === 'C') {
       const p2End = text.indexOf('\0', pos);
       if (p2End < 0) throw new Error('truncated raw diff rename path');
-      second = utf8(text.slice(pos, p2End));
+      second = decodeLatin1Path(text.slice(pos, p2End));
       pos = p2End + 1;
     }
     records.push({ oldMode, newMode, oldBlob, newBlob, letter, oldPath: first, path: second });

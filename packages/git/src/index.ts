@@ -7,6 +7,7 @@ export * from './repository.js';
 export * from './sources.js';
 export * from './scratch.js';
 export * from './state-tree.js';
+export * from './path-bytes.js';
 export * from './working-set.js';
 export * from './service.js';
 export * from './load-agents.js';

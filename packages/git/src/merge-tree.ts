@@ -5,6 +5,7 @@
  */
 import type { MergeConflict, MergeOutcome } from '@airspace/core';
 import { runGitRaw } from './exec.js';
+import { decodeLatin1Path } from './path-bytes.js';
 
 /** Reads informational messages (`<count> NUL <path>… NUL <type> NUL <message> NUL`, repeated) from `i`. */
 function readMessages(fields: readonly string[], i: number, byPath: Map<string, MergeConflict>): number {
@@ -24,13 +25,17 @@ function readMessages(fields: readonly string[], i: number, byPath: Map<string, 
   return i;
 }
 
+/** NUL-separated fields; from bytes, each decoded faithfully (names that are not UTF-8 stay distinct). */
+const fieldsOf = (output: string | Buffer): string[] =>
+  typeof output === 'string' ? output.split('\0') : output.toString('latin1').split('\0').map(decodeLatin1Path);
+
 /**
  * Parses `git merge-tree --stdin --name-only -z`: per merge, `<1 clean|0 conflicted> NUL <tree> NUL`,
  * then for a conflicted merge the conflicted paths, an empty field, the messages and an empty field;
  * for a clean one an empty field. Output cut short (git stops at a merge it refuses) yields fewer outcomes.
  */
-export function parseMergeTreeStdin(output: string): MergeOutcome[] {
-  const fields = output.split('\0');
+export function parseMergeTreeStdin(output: string | Buffer): MergeOutcome[] {
+  const fields = fieldsOf(output);
   const out: MergeOutcome[] = [];
   let i = 0;
   while (i + 2 < fields.length) {
@@ -56,8 +61,8 @@ export function parseMergeTreeStdin(output: string): MergeOutcome[] {
 }
 
 /** Parses `git merge-tree --write-tree --name-only -z` (with messages). */
-export function parseMergeTree(output: string, clean: boolean): { tree?: string; conflicts: MergeConflict[] } {
-  const fields = output.split('\0');
+export function parseMergeTree(output: string | Buffer, clean: boolean): { tree?: string; conflicts: MergeConflict[] } {
+  const fields = fieldsOf(output);
   const tree = fields[0]?.trim() || undefined;
   const names: string[] = [];
   let i = 1;
@@ -76,7 +81,7 @@ export function parseMergeTree(output: string, clean: boolean): { tree?: string;
 /** One merge of commits `a` and `b` in `cwd` (objects through `env`); git's failure becomes `error`. */
 export async function mergeCommits(cwd: string, env: Readonly<Record<string, string>>, a: string, b: string): Promise<MergeOutcome> {
   const r = await runGitRaw(['merge-tree', '--write-tree', '--name-only', '-z', '--messages', a, b], { cwd, env, okCodes: [1, 128] });
-  const out = r.stdout.toString('utf8');
+  const out = r.stdout;
   if (r.code !== 0 && r.code !== 1) return { clean: true, conflicts: [], error: r.stderr.trim() || `git merge-tree exited ${r.code}` };
   const parsed = parseMergeTree(out, r.code === 0);
   return { clean: r.code === 0, ...(parsed.tree ? { tree: parsed.tree } : {}), conflicts: parsed.conflicts };

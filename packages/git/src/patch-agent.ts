@@ -16,6 +16,7 @@ import { writeLooseBlob } from './blob.js';
 import { runGit } from './exec.js';
 import type { GitService } from './service.js';
 import { readHeadCommit } from './repository.js';
+import { hasRawBytes } from './path-bytes.js';
 import { normalizeRelPath } from './state-tree.js';
 import { blobSizes, diffTrees, fileMtime, toFileEdit } from './working-set.js';
 
@@ -69,6 +70,8 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
     const path = normalizeRelPath(p);
     if (!path || path === '.git' || path.startsWith('.git/')) continue;
     if (path.split('/').includes('..')) return { fallback: `${p} is outside the worktree` };
+    // The tree model and the file system take text names; such a name is read in full instead.
+    if (hasRawBytes(path)) return { fallback: `${p} is a name that is not UTF-8` };
     paths.add(path);
   }
 

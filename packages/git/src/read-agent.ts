@@ -10,7 +10,7 @@ import { runGitRaw } from './exec.js';
 import { fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
 import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
 import type { GitService } from './service.js';
-import { normalizeRelPath, snapshotWorktree } from './state-tree.js';
+import { normalizeRelPath, snapshotWorktree, type OversizedFile } from './state-tree.js';
 import type { AgentCandidate } from './sources.js';
 import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 
@@ -55,6 +55,9 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     }
     scanBase = { ref: overrideRef, commit };
   }
+  // A published observation that could not be read has no commit of its own: it is `unknown`
+  // with the reason it carries, never left out as a ref that names no commit.
+  if (c.published && !c.published.tree && !c.head) return unreadablePublished(c, c.published, scanBase.ref, repository, now);
   const head = c.head ?? (c.ref && !c.worktree ? await baseCommit(c.ref) : undefined);
   if (!head && !c.worktree) {
     own.push({
@@ -75,7 +78,7 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
   // The agent's current state as a tree.
   let tree: string;
   let overridden: readonly string[] = [];
-  let oversized: readonly { path: string; bytes: number }[] = [];
+  let oversized: readonly OversizedFile[] = [];
   if (c.worktree && c.gitDir) {
     const overrides = overridesFor(ctx.overrides, c.worktree);
     const snap = await snapshotWorktree(
@@ -151,10 +154,12 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
   }
   for (const o of oversized) {
     const at = fileMtime(cwd, o.path);
-    // An untracked file (over the size limit) is uncommitted work: current.
+    // An untracked file (over the size limit) is uncommitted work: current. Its blob id (hashed
+    // as a stream) lets two sides adding the same content be told apart from an add/add conflict.
     files.push({
       path: o.path,
       status: 'added',
+      ...(o.blob ? { newBlob: o.blob } : {}),
       weight: 1,
       baseRanges: 'whole',
       newRanges: 'whole',

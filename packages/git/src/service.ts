@@ -327,7 +327,7 @@ export class GitService implements PairEditsService {
       input: list.map(([x, y]) => `${x} ${y}\n`).join(''),
       okCodes: [1, 128],
     });
-    const outcomes = parseMergeTreeStdin(r.stdout.toString('utf8'));
+    const outcomes = parseMergeTreeStdin(r.stdout);
     outcomes.forEach((outcome, i) => {
       const pair = list[i];
       if (!pair) return;

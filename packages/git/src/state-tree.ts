@@ -5,8 +5,9 @@
  */
 import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeLooseBlob, writeLooseObject } from './blob.js';
+import { hashFileBlob, writeLooseBlob, writeLooseObject } from './blob.js';
 import { GitError, runGit, runGitRaw } from './exec.js';
+import { fsPath, pathBytes, splitPaths } from './path-bytes.js';
 import type { ScratchStore } from './scratch.js';
 
 /** Settings that keep a temporary index self-contained (no shared index files in .git). */
@@ -14,10 +15,37 @@ const INDEX_CONFIG = ['-c', 'core.splitIndex=false', '-c', 'core.untrackedCache=
 
 export interface WorktreeSnapshot {
   readonly tree: string;
-  /** Untracked files left out of the tree because they are over the size limit. */
-  readonly oversized: readonly { readonly path: string; readonly bytes: number }[];
+  /**
+   * Untracked files left out of the tree because they are over the size limit, with their blob id
+   * (hashed as a stream, so identical files on two sides are known identical; absent: unreadable).
+   */
+  readonly oversized: readonly OversizedFile[];
   /** Repository-relative paths whose content came from an override. */
   readonly overridden: readonly string[];
+}
+
+export interface OversizedFile {
+  readonly path: string;
+  readonly bytes: number;
+  readonly blob?: string;
+}
+
+/** Blob ids of files over the size limit by path and stat, so a watcher's every snapshot does not hash them again. */
+const oversizedBlobs = new Map<string, string>();
+
+async function oversizedBlob(
+  path: string | Buffer,
+  st: { size: number; mtimeMs: number; ino: number; ctimeMs: number },
+): Promise<string | undefined> {
+  const key = `${typeof path === 'string' ? path : path.toString('latin1')}\0${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  const known = oversizedBlobs.get(key);
+  if (known) return known;
+  const blob = await hashFileBlob(path, st.size);
+  if (blob) {
+    if (oversizedBlobs.size >= 1000) oversizedBlobs.clear();
+    oversizedBlobs.set(key, blob);
+  }
+  return blob;
 }
 
 /** Normalises an override key (relative, `./`-prefixed or with backslashes) to a repository path. */
@@ -63,20 +91,31 @@ export async function snapshotWorktree(
     const env = scratch.env({ GIT_INDEX_FILE: index });
     const cwd = worktree.dir;
 
-    const oversized: { path: string; bytes: number }[] = [];
+    const oversized: OversizedFile[] = [];
     if (Number.isFinite(options.maxFileBytes)) {
-      const untracked = (await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).split('\0').filter(Boolean);
+      const untracked = splitPaths((await runGitRaw(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).stdout);
       for (const path of untracked) {
         try {
-          const st = lstatSync(join(cwd, path));
-          if (st.isFile() && st.size > options.maxFileBytes) oversized.push({ path, bytes: st.size });
+          const st = lstatSync(fsPath(cwd, path));
+          if (!st.isFile() || st.size <= options.maxFileBytes) continue;
+          const blob = await oversizedBlob(fsPath(cwd, path), st);
+          oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
         } catch {
           // Vanished between listing and stat: git add will not see it either.
         }
       }
     }
-    const excludes = oversized.map((o) => `:(exclude,literal)${o.path}`);
-    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--', '.', ...excludes], { cwd, env, okCodes: [1] });
+    // Pathspecs on standard input, as bytes: a name that is not UTF-8 cannot be an argument.
+    const pathspecs = Buffer.concat([
+      Buffer.from('.\0'),
+      ...oversized.map((o) => Buffer.concat([Buffer.from(':(exclude,literal)'), pathBytes(o.path), Buffer.of(0)])),
+    ]);
+    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      cwd,
+      env,
+      input: pathspecs,
+      okCodes: [1],
+    });
 
     const overridden: string[] = [];
     if (options.overrides) {

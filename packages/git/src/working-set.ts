@@ -3,10 +3,10 @@
  * FileEdits (ranges in base and current coordinates, hunks, blob ids, recency weight).
  */
 import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_RECENCY, recencyWeight, type FileEdit, type RecencyOptions } from '@airspace/core';
 import { modeKind, parseRawPatch, type DiffEntry } from './diff.js';
 import { runGit, runGitRaw } from './exec.js';
+import { decodeLatin1Path, fsPath, splitPaths } from './path-bytes.js';
 
 /** The tree of an empty repository: what an unborn branch is diffed against. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -92,10 +92,13 @@ export async function readHistory(
   const range = from ? [`${from}..${to}`] : [to];
   // Without numstat no blob is read: the fallback when some blob is missing.
   const stat = options.numstat === false ? ['--name-only'] : ['--numstat'];
-  const out = await runGit(
-    ['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', ...stat, ...range, '--'],
-    { cwd },
-  );
+  // Read byte for byte (latin1): names are decoded faithfully one by one.
+  const out = (
+    await runGitRaw(
+      ['log', '--no-show-signature', '--no-decorate', '--no-color', '--no-renames', '-z', '--format=%x01%at %ct', ...stat, ...range, '--'],
+      { cwd },
+    )
+  ).stdout.toString('latin1');
   let commits = 0;
   let changedLines = 0;
   let firstCommitAt: number | undefined;
@@ -116,7 +119,7 @@ export async function readHistory(
       const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record) ?? (options.numstat === false && record ? [record, '-', '-', record] : null);
       if (!m) continue;
       changedLines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
-      const path = m[3]!;
+      const path = decodeLatin1Path(m[3]!);
       if (!lastCommitAt.has(path)) lastCommitAt.set(path, when);
     }
   }
@@ -125,8 +128,8 @@ export async function readHistory(
 
 /** Paths whose content in `tree` differs from `head` (uncommitted work), by name. */
 export async function changedPaths(cwd: string, env: Readonly<Record<string, string>>, head: string, tree: string): Promise<Set<string>> {
-  const out = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', head, tree], { cwd, env });
-  return new Set(out.split('\0').filter(Boolean));
+  const r = await runGitRaw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', head, tree], { cwd, env });
+  return new Set(splitPaths(r.stdout));
 }
 
 /** A change of mode alone (e.g. chmod +x) changes no line: it is not an edit. */
@@ -171,7 +174,7 @@ export function toFileEdit(e: DiffEntry, ctx: EditContext): FileEdit | undefined
 /** Modification time of a work tree file (ms), or undefined when it is gone. */
 export function fileMtime(dir: string, path: string): number | undefined {
   try {
-    return lstatSync(join(dir, path)).mtimeMs;
+    return lstatSync(fsPath(dir, path)).mtimeMs;
   } catch {
     return undefined;
   }

@@ -13,7 +13,7 @@ import { intentPath } from './intent.js';
 import { summary } from './present.js';
 import { plainText } from './text.js';
 import { trailDirOf } from './repositories.js';
-import { message, type Session } from './session.js';
+import { CLIENT_ANSWER_MS, message, type Session } from './session.js';
 import { acknowledgePair } from '@airspace/trail';
 import type { FolderInfo } from './workspace.js';
 import type { IntentSpec } from './lsp-scanner.js';
@@ -120,8 +120,12 @@ export function registerCommands(s: Session): void {
   );
 }
 
-function declareIntent(s: Session, args: readonly unknown[] | undefined) {
+async function declareIntent(s: Session, args: readonly unknown[] | undefined) {
   const { files, symbols, folder } = parseIntentArgs(args);
+  // Sent right after `initialized`: the folders of initialize are still being added. The command
+  // waits for them (bounded, as `airspace/scan` does) rather than find no folder and be lost.
+  if (s.initialFolders && (folder ? !s.folderOf(folder) : s.folders.size === 0))
+    await s.atMost(2 * CLIENT_ANSWER_MS + 2000, s.initialFolders, undefined, 'the folders of initialize');
   const self = folder ? s.folderOf(folder) : [...s.folders.values()][0];
   if (!self) throw new Error('no workspace folder to declare intent for');
   // Keyed by what was declared: `path`, or `path#name` for a symbol.

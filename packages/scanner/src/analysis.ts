@@ -5,7 +5,6 @@
  * moves, an agent's overlay only when its changed files' contents do.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
 import {
   baseView,
@@ -27,7 +26,7 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import type { GitService } from '@airspace/git';
+import { fsPath, type GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
@@ -87,7 +86,9 @@ function changesOf(
     if (f.status === 'deleted') changes.push({ path: f.path, deleted: true });
     else if (f.newBlob) {
       const blob = f.newBlob;
-      changes.push({ path: f.path, blobId: blob, read: () => read(blob) });
+      // An untracked file over the size limit has a blob id but no object: read from the work tree.
+      const fallback = agent.worktree ? () => worktreeRead(f.path) : undefined;
+      changes.push({ path: f.path, blobId: blob, read: () => (fallback ? read(blob).catch(fallback) : read(blob)) });
     } else if (agent.worktree) changes.push({ path: f.path, read: () => worktreeRead(f.path) });
   }
   return changes;
@@ -126,7 +127,7 @@ export function createAnalysisState(): AnalysisState {
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
-          const worktreeRead = (path: string): Promise<Buffer> => readFile(join(agent.worktree ?? root, path));
+          const worktreeRead = (path: string): Promise<Buffer> => readFile(fsPath(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }

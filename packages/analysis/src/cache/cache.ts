@@ -11,8 +11,8 @@
  * editor's small segments never rewrite the large one); only segments this process has read are
  * deleted, so nothing written meanwhile is lost.
  *
- * A head or entry that does not decode is removed and counted, and the affected files are parsed
- * again. An index whose facts bodies will be used (the symbols service) asks for them checked on
+ * A head that fails its checksum line (`checksum.ts`), or an entry that does not decode, is
+ * removed and counted, and the affected files are parsed again. An index whose facts bodies will be used (the symbols service) asks for them checked on
  * look-up (`get(…, { body: true })`): a segment body that is short or fails its checksum is then a
  * miss, and its files are parsed again by that same index, with a problem saying so. A body found
  * corrupt (or missing) only when first used — after the index that needed it was built, when it
@@ -45,7 +45,7 @@ import { removeOrphans, sweepStaleVersions } from './sweep.js';
 export { STALE_CACHE_MS } from './sweep.js';
 
 /** Version of the on-disk layout (part of the directory name, with the facts version). */
-const LAYOUT = 'b3';
+const LAYOUT = 'b4';
 /** Merge segments when a store has read more than this many. */
 const MAX_SEGMENTS = 8;
 
@@ -175,18 +175,18 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
 
   const loadSegment = async (name: string): Promise<void> => {
     const path = headFile(name);
-    let text: string;
+    let raw: Buffer;
     try {
-      text = await readFile(path, 'utf8');
+      raw = await readFile(path);
     } catch {
       return; // merged away by another process meanwhile
     }
     loadedSegments.add(name);
     stats.segmentsRead++;
-    const seg = parseSegmentHead(text, version);
-    if (!seg) {
+    const seg = parseSegmentHead(raw, version);
+    if ('damaged' in seg) {
       stats.corrupt++;
-      problems.push(`The facts cache segment ${path} was corrupt; it was removed and its files are parsed again.`);
+      problems.push(`The facts cache segment ${path} was damaged (${seg.damaged}); it was removed and its files are parsed again.`);
       loadedSegments.delete(name);
       removeSegment(dir!, name);
       return;

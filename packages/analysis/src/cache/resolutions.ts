@@ -3,7 +3,9 @@
  * the configuration files' blob ids and the resolver's version): `res-<key>.json`, holding per
  * path the blob id it was resolved for and its resolved imports. A warm start with
  * the same key resolves nothing. Written to a temporary file and renamed; the newest few keys are
- * kept (one per worktree state in use). A file that does not decode is ignored and replaced.
+ * kept (one per worktree state in use). Each file is sealed with a checksum line (`checksum.ts`):
+ * a file that fails it is reported (`onDamaged`) and ignored, one that does not decode is
+ * ignored; either way everything is resolved again and the file replaced.
  *
  * Beside it, `memo-<key>.json` holds the resolver's memo (each resolution with the paths it
  * probed), read only when a later index of another file set starts from this one: its resolver
@@ -13,8 +15,9 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemoRecord, ResolvedImport } from '../resolve/resolver.js';
+import { seal, unseal } from './checksum.js';
 
-const FORMAT = 'airspace-resolutions-3';
+const FORMAT = 'airspace-resolutions-4';
 /** Resolution files kept per cache directory (newest first). */
 const KEEP = 6;
 
@@ -25,16 +28,32 @@ export interface PersistedResolutions {
 
 const fileName = (key: string) => `res-${key}.json`;
 const memoName = (key: string) => `memo-${key}.json`;
-const MEMO_FORMAT = 'airspace-resolver-memo-2';
+const MEMO_FORMAT = 'airspace-resolver-memo-3';
 
-export async function loadResolutions(dir: string, key: string): Promise<PersistedResolutions | undefined> {
-  let data: { format?: unknown; key?: unknown; files?: unknown };
+/** Told when a file fails its checksum: its path and why. */
+export type OnDamaged = (path: string, why: string) => void;
+
+/** A sealed JSON file's value, or undefined when it is missing, foreign or damaged (then `onDamaged` is told). */
+async function readSealed(path: string, onDamaged?: OnDamaged): Promise<unknown> {
+  let raw: Buffer;
   try {
-    data = JSON.parse(await readFile(join(dir, fileName(key)), 'utf8')) as typeof data;
+    raw = await readFile(path);
   } catch {
     return undefined;
   }
-  if (data.format !== FORMAT || data.key !== key || !data.files || typeof data.files !== 'object') return undefined;
+  const sealed = unseal(raw);
+  if ('damaged' in sealed) onDamaged?.(path, sealed.damaged);
+  if (!('text' in sealed)) return undefined;
+  try {
+    return JSON.parse(sealed.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function loadResolutions(dir: string, key: string, onDamaged?: OnDamaged): Promise<PersistedResolutions | undefined> {
+  const data = (await readSealed(join(dir, fileName(key)), onDamaged)) as { format?: unknown; key?: unknown; files?: unknown } | undefined;
+  if (!data || data.format !== FORMAT || data.key !== key || !data.files || typeof data.files !== 'object') return undefined;
   const files = data.files as Record<string, unknown>;
   return {
     get(path, blobId, importCount) {
@@ -49,14 +68,9 @@ export async function loadResolutions(dir: string, key: string): Promise<Persist
 }
 
 /** The resolver memo saved with the resolutions of `key`, or undefined when missing or not decodable. */
-export async function loadResolverMemo(dir: string, key: string): Promise<MemoRecord[] | undefined> {
-  let data: { format?: unknown; key?: unknown; memo?: unknown };
-  try {
-    data = JSON.parse(await readFile(join(dir, memoName(key)), 'utf8')) as typeof data;
-  } catch {
-    return undefined;
-  }
-  if (data.format !== MEMO_FORMAT || data.key !== key || !Array.isArray(data.memo)) return undefined;
+export async function loadResolverMemo(dir: string, key: string, onDamaged?: OnDamaged): Promise<MemoRecord[] | undefined> {
+  const data = (await readSealed(join(dir, memoName(key)), onDamaged)) as { format?: unknown; key?: unknown; memo?: unknown } | undefined;
+  if (!data || data.format !== MEMO_FORMAT || data.key !== key || !Array.isArray(data.memo)) return undefined;
   for (const e of data.memo as unknown[]) if (!validMemoRecord(e)) return undefined;
   return data.memo as MemoRecord[];
 }
@@ -113,11 +127,11 @@ export async function saveResolutions(
   return undefined;
 }
 
-/** Writes `text` to a temporary file renamed to `path`; an error message instead of throwing. */
+/** Writes `text`, sealed, to a temporary file renamed to `path`; an error message instead of throwing. */
 async function writeAtomically(path: string, text: string): Promise<string | undefined> {
   const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(tmp, text);
+    await writeFile(tmp, seal(text));
     await rename(tmp, path);
     return undefined;
   } catch (e) {

@@ -4,19 +4,22 @@
  * access, parse errors, line count) and where its body lies; `seg-*.body` holds per entry Int32
  * references and calls, then exports, definitions and the string table as JSON. A body is read
  * whole (one synchronous read) on first use of any of its entries and checked against the
- * checksum in its head — crc32, or sha1 on a Node without `zlib.crc32`. The body is written
+ * checksum in its head — crc32, or sha1 on a Node without `zlib.crc32` (`checksum.ts`). The head
+ * is itself sealed with its own checksum line and checked when read, so a flipped bit in an
+ * import specifier drops the segment (its files are parsed again) rather than changing the graph.
+ * The body is written
  * before the head, each to a temporary file renamed into place (atomic on one filesystem), so
  * readers never see half of a segment and concurrent writers never clash (each writes its own).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, readSync, unlinkSync } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
+import { checksumOf, newChecksum, seal, unseal } from './checksum.js';
 import { checkBody, validHead, type PackedBody, type PackedHead } from './pack.js';
 
-const FORMAT = 'airspace-facts-segment-3';
+const FORMAT = 'airspace-facts-segment-4';
 const ENDIAN = endianness();
 
 /** Head file entry: key, head, then the body's byte offset and its part sizes. */
@@ -57,11 +60,16 @@ export function removeSegment(dir: string, name: string): void {
   }
 }
 
-/** A head file's text as a segment head of `version` on this machine, or undefined when it is corrupt or foreign. */
-export function parseSegmentHead(text: string, version: string): SegmentHead | undefined {
+/**
+ * A head file's bytes as a segment head of `version` on this machine; `{ damaged }` saying why
+ * when its checksum does not match or it is corrupt or foreign.
+ */
+export function parseSegmentHead(raw: Buffer, version: string): SegmentHead | { damaged: string } {
+  const sealed = unseal(raw);
+  if (!('text' in sealed)) return { damaged: 'damaged' in sealed ? sealed.damaged : 'no checksum line' };
   let seg: Partial<SegmentHead>;
   try {
-    seg = JSON.parse(text) as Partial<SegmentHead>;
+    seg = JSON.parse(sealed.text) as Partial<SegmentHead>;
   } catch {
     seg = {};
   }
@@ -73,7 +81,7 @@ export function parseSegmentHead(text: string, version: string): SegmentHead | u
     typeof seg.bodyBytes !== 'number' ||
     typeof seg.bodyCheck !== 'string'
   )
-    return undefined;
+    return { damaged: 'not a segment head of this version' };
   return seg as SegmentHead;
 }
 
@@ -201,7 +209,7 @@ export async function writeSegmentFiles(
     const head: SegmentHead = { format: FORMAT, version, endian: ENDIAN, bodyBytes: offset, bodyCheck: check.digest(), entries: heads };
     const hf = await open(tmpHead, 'w');
     try {
-      await hf.writeFile(JSON.stringify(head));
+      await hf.writeFile(seal(JSON.stringify(head)));
     } finally {
       await hf.close();
     }
@@ -213,30 +221,6 @@ export async function writeSegmentFiles(
     await unlink(tmpHead).catch(() => undefined);
     throw e;
   }
-}
-
-const crc32 = (zlib as unknown as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
-
-/** A running checksum of a body: crc32 where Node has it (five times faster than sha1), else sha1. */
-function newChecksum(algorithm: 'crc32' | 'sha1' = crc32 ? 'crc32' : 'sha1'): { update(b: Uint8Array): void; digest(): string } {
-  if (algorithm === 'crc32' && crc32) {
-    let value = 0;
-    // Empty input is skipped: Node 20's crc32 of an empty view returns 0 instead of the running value.
-    return { update: (b) => void (b.length > 0 && (value = crc32(b, value))), digest: () => `crc32:${value.toString(16)}` };
-  }
-  const h = createHash('sha1');
-  return { update: (b) => void h.update(b), digest: () => `sha1:${h.digest('hex')}` };
-}
-
-/** The checksum of `data` with the algorithm named in `like` (undefined for an unknown algorithm). */
-function checksumOf(like: string, data: Uint8Array): string | undefined {
-  const algorithm = like.slice(0, like.indexOf(':'));
-  // A Node without crc32 cannot check another's crc32 body: it trusts the length alone rather than delete it.
-  if (algorithm === 'crc32' && !crc32) return like;
-  if (algorithm !== 'crc32' && algorithm !== 'sha1') return undefined;
-  const c = newChecksum(algorithm);
-  c.update(data);
-  return c.digest();
 }
 
 const pad4 = (n: number) => (4 - (n % 4)) % 4;

@@ -141,6 +141,10 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
   // Resolution needs the file set and the configuration only: it is set up while facts load,
   // so that each parsed file's imports are resolved as its facts arrive, while the workers parse.
   const pathSet = new Set(paths);
+  // Persisted resolutions or memo that failed their checksum: resolved again, and said so.
+  const cacheProblems: string[] = [];
+  const onDamaged = (path: string, why: string) =>
+    void cacheProblems.push(`The resolutions cache file ${path} was damaged (${why}); it was ignored and the imports resolved again.`);
   const resolution = readConfigs(all, previousState).then(async ({ configs, blobs: configBlobs }) => {
     // Reuse the previous index's resolutions, or the persisted ones, when the file set and
     // configuration are unchanged.
@@ -150,11 +154,13 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     // resolution that probed none of those paths, so files resolve again mostly from its memo.
     const shifted =
       !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
-    const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey) : undefined;
+    const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey, onDamaged) : undefined;
     // A previous index whose resolutions came from disk has a resolver that resolved little
     // itself: the memo saved with those resolutions stands in for it.
     const shiftedMemo =
-      shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey) : undefined;
+      shifted && previousState!.resolvedFromDisk && store.dir
+        ? await loadResolverMemo(store.dir, shifted.resolverKey, onDamaged)
+        : undefined;
     const shiftedResolver =
       shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
     const resolver =
@@ -237,7 +243,7 @@ export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promi
     unresolved,
     skipped,
     partial,
-    problems: problemsOf(store, factsScope),
+    problems: [...cacheProblems, ...problemsOf(store, factsScope)],
     factsScope,
     resolver,
     resolverKey,

@@ -61,7 +61,7 @@ export async function conflictsOf(cwd: string, scratch: ScratchStore, pairs: rea
     input: pairs.map(([a, b]) => `${a} ${b}\n`).join(''),
     okCodes: [1, 128],
   });
-  const outcomes = parseMergeTreeStdin(r.stdout.toString('utf8'));
+  const outcomes = parseMergeTreeStdin(r.stdout);
   const result: boolean[] = [];
   for (const [i, [a, b]] of pairs.entries()) {
     const outcome = outcomes[i];

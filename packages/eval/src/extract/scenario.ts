@@ -155,7 +155,7 @@ export async function labelMerge(
     env: scratch.env(),
     okCodes: [1],
   });
-  const parsed = parseMergeTree(r.stdout.toString('utf8'), r.code === 0);
+  const parsed = parseMergeTree(r.stdout, r.code === 0);
   const tree = parsed.tree ?? '';
   if (!/^[0-9a-f]{40,64}$/.test(tree)) throw new Error(`git merge-tree printed no tree for ${parents.join(' ')}`);
   const conflictedPaths = [...new Set(parsed.conflicts.map((c) => c.path))].sort();

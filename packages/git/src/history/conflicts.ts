@@ -142,7 +142,7 @@ export class PastConflictHistory {
       input: batch.map(([, [a, b]]) => `${a} ${b}\n`).join(''),
       okCodes: [1, 128],
     });
-    const outcomes = parseMergeTreeStdin(r.stdout.toString('utf8'));
+    const outcomes = parseMergeTreeStdin(r.stdout);
     const touched = new Map<string, string[]>();
     await mineCommits(this.cwd, { tips: batch.map(([id]) => id), mergesAgainstFirstParent: true }, (c) => {
       touched.set(c.id, c.files.length <= STORED_FILES_LIMIT ? [...new Set(c.files)] : []);

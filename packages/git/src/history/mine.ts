@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { GitError, gitEnv } from '../exec.js';
+import { decodePath } from '../path-bytes.js';
 
 export interface MinedCommit {
   readonly id: string;
@@ -79,7 +80,7 @@ export function mineCommits(cwd: string, options: MineOptions, onCommit: (commit
         const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
         let start = 0;
         for (let i = buf.indexOf(0, start); i >= 0; i = buf.indexOf(0, start)) {
-          token(buf.toString('utf8', start, i));
+          token(decodePath(buf.subarray(start, i)));
           start = i + 1;
         }
         rest = buf.subarray(start);
@@ -96,7 +97,7 @@ export function mineCommits(cwd: string, options: MineOptions, onCommit: (commit
       if (failed) return reject(failed);
       if (code !== 0) return reject(new GitError(['log', '--name-only', '…'], code, Buffer.concat(stderr).toString('utf8')));
       try {
-        if (rest.length) token(rest.toString('utf8'));
+        if (rest.length) token(decodePath(rest));
         flush();
         resolve();
       } catch (error) {
