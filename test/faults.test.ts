@@ -1,0 +1,65 @@
+/**
+ * Faults in code and input that Airspace runs or reads in-process — config modules, plugins, MCP
+ * requests, `watch --exec` triggers, odd ranges and repository states — never become exit 0 or
+ * "clear": each becomes a named problem, `unknown`, or a non-zero exit, and every wait is bounded.
+ * Each case runs the built CLI as a child process (an exit or an abort must be seen from outside),
+ * on repositories generated here.
+ */
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { airspace, ENV } from './run-cli.js';
+
+const lines = (n: number): string => Array.from({ length: n }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n';
+const edited = (from: number, to: number, tag: string): string =>
+  lines(30)
+    .split('\n')
+    .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+    .join('\n');
+
+/** alice and bob both edit lines 7–8 of src/a.ts: a real conflict. */
+let repo: RepoFixture;
+let bob: string;
+
+beforeAll(() => {
+  repo = createRepoFixture({ 'src/a.ts': lines(30), 'src/b.ts': "import { a1 } from './a';\nexport const b = a1;\n" });
+  repo.worktree('alice').write('src/a.ts', edited(5, 9, 'alice'));
+  bob = repo.worktree('bob').write('src/a.ts', edited(7, 8, 'bob')).dir;
+});
+afterAll(() => repo?.dispose());
+
+/** Runs with the repository's config file set to `text` for the time of `body`. */
+async function withConfig<T>(name: string, text: string, body: () => Promise<T>): Promise<T> {
+  const path = join(repo.dir, name);
+  writeFileSync(path, text);
+  try {
+    return await body();
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+describe('config modules', () => {
+  it('one that never finishes loading: a message naming it and exit 1, within the configured time', async () => {
+    const out = await withConfig('airspace.config.mjs', 'await new Promise(() => {});\nexport default {};\n', () =>
+      airspace(['scan', '--repo', repo.dir], { env: { ...ENV, AIRSPACE_CONFIG_TIMEOUT_MS: '500' }, timeoutMs: 30_000 }),
+    );
+    expect(out.code, out.stderr).toBe(1);
+    expect(out.stderr).toMatch(/airspace\.config\.mjs did not finish loading within 500 ms/);
+  });
+
+  it('one that calls process.exit(0): check on a real conflict and scan --fail-on traffic exit non-zero, saying why', async () => {
+    await withConfig('airspace.config.mjs', 'process.exit(0);\nexport default {};\n', async () => {
+      for (const args of [
+        ['check', 'src/a.ts'],
+        ['scan', '--fail-on', 'traffic'],
+      ]) {
+        const out = await airspace(args, { cwd: bob, timeoutMs: 30_000 });
+        expect(out.code, `${args.join(' ')}: ${out.stderr}`).not.toBe(0);
+        expect(out.code).not.toBeNull();
+        expect(out.stderr).toMatch(/airspace\.config\.mjs called process\.exit\(0\)/);
+      }
+    });
+  });
+});
