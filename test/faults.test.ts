@@ -63,3 +63,20 @@ describe('config modules', () => {
     });
   });
 });
+
+describe('plugins', () => {
+  it('one whose huge arrays make V8 abort: check on a real conflict still answers, naming the plugin', async () => {
+    writeFileSync(
+      join(repo.dir, 'huge.mjs'),
+      "export default { id: 'huge', defaultWeight: 1, score(a) { const keep = []; for (;;) keep.push(new Array(1e7).fill(a.id)); } };\n",
+    );
+    const config = JSON.stringify({ plugins: ['./huge.mjs'], budget: { channelMs: 30_000, callMs: 30_000 } });
+    const out = await withConfig('airspace.config.json', config, () =>
+      airspace(['check', 'src/a.ts', '--json'], { cwd: bob, env: { ...ENV, AIRSPACE_PLUGIN_MAX_HEAP_MB: '64' }, timeoutMs: 60_000 }),
+    );
+    rmSync(join(repo.dir, 'huge.mjs'), { force: true });
+    expect(out.code, out.stderr).toBe(2);
+    const problems = (JSON.parse(out.stdout) as { problems: { code: string; message: string }[] }).problems;
+    expect(problems.find((p) => p.code === 'PLUGIN_EXITED')?.message).toMatch(/huge\.mjs .*aborted.*memory/);
+  });
+});
