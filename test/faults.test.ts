@@ -80,3 +80,26 @@ describe('plugins', () => {
     expect(problems.find((p) => p.code === 'PLUGIN_EXITED')?.message).toMatch(/huge\.mjs .*aborted.*memory/);
   });
 });
+
+describe('airspace mcp', () => {
+  it('a 12 MB request line gets a JSON-RPC error, and the requests after it are answered', async () => {
+    const line = (x: object): string => JSON.stringify({ jsonrpc: '2.0', ...x }) + '\n';
+    const input =
+      line({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }) +
+      line({ method: 'notifications/initialized' }) +
+      line({ id: 7, method: 'tools/list', params: { pad: 'x'.repeat(12 * 1024 * 1024) } }) +
+      line({ id: 2, method: 'tools/list' });
+    const out = await airspace(['mcp'], { cwd: bob, input, timeoutMs: 60_000 });
+    const answers = out.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: number; result?: { tools?: unknown[] }; error?: { message: string } });
+    expect(answers.find((a) => a.id === 7)?.error?.message, out.stderr).toMatch(/over the limit/);
+    expect(answers.find((a) => a.id === 2)?.result?.tools?.length).toBeGreaterThan(0);
+    expect(out.stderr).toMatch(/airspace mcp: a request line of \d+ bytes is over the limit/);
+  });
+});
