@@ -9,7 +9,9 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
-import { airspace, ENV } from './run-cli.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { airspace, BIN, ENV } from './run-cli.js';
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n';
 const edited = (from: number, to: number, tag: string): string =>
@@ -101,5 +103,37 @@ describe('airspace mcp', () => {
     expect(answers.find((a) => a.id === 7)?.error?.message, out.stderr).toMatch(/over the limit/);
     expect(answers.find((a) => a.id === 2)?.result?.tools?.length).toBeGreaterThan(0);
     expect(out.stderr).toMatch(/airspace mcp: a request line of \d+ bytes is over the limit/);
+  });
+});
+
+describe('MCP answers that must not read as clear or as a failure', () => {
+  type ToolAnswer = { content: { text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown>): Promise<ToolAnswer> =>
+    (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as ToolAnswer;
+  beforeAll(async () => {
+    const env = Object.fromEntries(Object.entries(ENV).filter((e): e is [string, string] => e[1] !== undefined));
+    client = new Client({ name: 'faults', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: bob, env, stderr: 'pipe' }));
+  });
+  afterAll(async () => client?.close());
+
+  it('a second acknowledgement says "already acknowledged", not that Airspace failed', async () => {
+    const first = await call('acknowledge', { with: 'alice' });
+    expect(first.isError, first.content[0]!.text).toBeFalsy();
+    const second = await call('acknowledge', { with: 'alice' });
+    expect(second.isError, second.content[0]!.text).toBeFalsy();
+    expect(second.content[0]!.text).toMatch(/^Already acknowledged: bob acknowledged the advisory with alice before/);
+    expect(second.content[0]!.text).not.toMatch(/could not answer/);
+    expect(second.structuredContent).toMatchObject({ already: true, receipt: first.structuredContent!['receipt'] });
+  });
+
+  it('list_advisories for an agent that does not exist says it is unknown, lists the known ones, and never says go on', async () => {
+    const answer = await call('list_advisories', { agent: 'nobody' });
+    expect(answer.isError).toBe(true);
+    expect(answer.content[0]!.text).toMatch(
+      /No agent "nobody" in this repository, so its advisories are unknown; known agents: .*alice.*bob/,
+    );
+    expect(answer.content[0]!.text).not.toMatch(/go on/i);
   });
 });

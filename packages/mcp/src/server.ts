@@ -169,10 +169,11 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     ({ with: other, note }) =>
       answer(async () => {
         const result = await backend.call<AcknowledgeResult>('acknowledge', { with: other, ...(note ? { note } : {}), ...me });
-        return ok(
-          `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (receipt ${result.receipt.hash.slice(0, 12)}). Next: go on as agreed; check_edit again before editing shared lines.`,
-          result,
-        );
+        const receipt = `receipt ${result.receipt.hash.slice(0, 12)}`;
+        const said = result.already
+          ? `Already acknowledged: ${result.agent} acknowledged the advisory with ${result.with} before (${result.trail}, ${receipt}); nothing new was recorded.`
+          : `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (${receipt}).`;
+        return ok(`${said} Next: go on as agreed; check_edit again before editing shared lines.`, result);
       }),
   );
 
