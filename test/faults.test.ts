@@ -5,6 +5,7 @@
  * Each case runs the built CLI as a child process (an exit or an abort must be seen from outside),
  * on repositories generated here.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,5 +136,46 @@ describe('MCP answers that must not read as clear or as a failure', () => {
       /No agent "nobody" in this repository, so its advisories are unknown; known agents: .*alice.*bob/,
     );
     expect(answer.content[0]!.text).not.toMatch(/go on/i);
+  });
+});
+
+describe('watch --exec', () => {
+  it('a trigger command that never exits is stopped at --exec-timeout; scans and events go on', async () => {
+    const fixture = createRepoFixture({ 'src/a.ts': lines(30) });
+    fixture.worktree('carol').write('src/a.ts', edited(2, 3, 'carol'));
+    const dave = fixture.worktree('dave').write('src/a.ts', edited(2, 4, 'dave'));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'watch', '--repo', fixture.dir, '--jsonl', '--debounce', '100', '--exec', 'sleep 600', '--exec-timeout', '1000'],
+      { env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: false },
+    );
+    const events: { type: string; message?: string }[] = [];
+    let buffer = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        events.push(JSON.parse(buffer.slice(0, nl)) as { type: string });
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    const exited = new Promise<number | null>((ok) => child.on('close', ok));
+    const waitFor = async (what: string, predicate: () => boolean, ms = 30_000): Promise<void> => {
+      for (const end = Date.now() + ms; !predicate(); await new Promise((r) => setTimeout(r, 50)))
+        if (Date.now() > end) throw new Error(`no ${what}: ${JSON.stringify(events)}`);
+    };
+    try {
+      // The first scan raises carol ↔ dave and its triggers start "sleep 600": ready comes anyway.
+      await waitFor('ready', () => events.some((e) => e.type === 'ready'));
+      expect(events.filter((e) => e.type === 'trigger').length).toBeGreaterThan(0);
+      dave.write('src/a.ts', lines(30));
+      await waitFor('cleared', () => events.some((e) => e.type === 'cleared'));
+      await waitFor('timeout error', () => events.some((e) => e.type === 'error' && /did not finish within 1000 ms/.test(e.message!)));
+    } finally {
+      child.kill('SIGINT');
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('hung'), 15_000))]);
+      if (code === 'hung') child.kill('SIGKILL');
+      fixture.dispose();
+      expect(code).toBe(0);
+    }
   });
 });
