@@ -5,8 +5,9 @@
  * Each case runs the built CLI as a child process (an exit or an abort must be seen from outside),
  * on repositories generated here.
  */
-import { spawn } from 'node:child_process';
-import { writeFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
@@ -176,6 +177,66 @@ describe('watch --exec', () => {
       if (code === 'hung') child.kill('SIGKILL');
       fixture.dispose();
       expect(code).toBe(0);
+    }
+  });
+});
+
+describe('unclear answers made clear', () => {
+  it('line ranges past the end of the file are refused, saying how long it is', async () => {
+    for (const args of [
+      ['check', 'src/a.ts', '--lines', '1-100000000000000000000000'],
+      ['check', 'src/a.ts:25-40'],
+      ['check', 'src/a.ts', '--lines', '31'],
+    ]) {
+      const out = await airspace(args, { cwd: bob, timeoutMs: 30_000 });
+      expect(out.code, `${args.join(' ')}: ${out.stdout}${out.stderr}`).toBe(1);
+      expect(out.stderr).toMatch(/src\/a\.ts has 30 lines; give lines within 1-30|no file has that many lines/);
+      expect(out.stdout + out.stderr).not.toMatch(/e\+\d/);
+    }
+    const within = await airspace(['check', 'src/a.ts:25-30'], { cwd: bob, timeoutMs: 30_000 });
+    expect(within.code, within.stderr).not.toBe(1);
+  });
+
+  it("a shallow clone's unknown pair shows no probability, in JSON and in the table", async () => {
+    const deep = createRepoFixture({ 'src/a.ts': lines(30), 'notes.md': '# n\n' });
+    const scratch = mkdtempSync(join(tmpdir(), 'airspace-faults-shallow-'));
+    try {
+      for (let i = 0; i < 3; i++) deep.write('notes.md', `# n${i}\n`).commit(`main ${i}`);
+      for (const branch of ['left', 'right']) {
+        deep.git('checkout', '-q', '-b', branch, 'HEAD~3');
+        deep.write('src/a.ts', edited(1, 2, branch)).commit(branch);
+        deep.git('checkout', '-q', 'main');
+      }
+      const shallow = join(scratch, 'shallow');
+      execFileSync('git', ['clone', '-q', '--depth', '1', '--no-single-branch', `file://${deep.dir}`, shallow]);
+      for (const branch of ['left', 'right']) execFileSync('git', ['branch', '-q', branch, `origin/${branch}`], { cwd: shallow });
+      const json = await airspace(['scan', '--repo', shallow, '--source', 'branches', '--json'], { timeoutMs: 60_000 });
+      const result = JSON.parse(json.stdout) as {
+        links: { level: string; probability?: number }[];
+        advisories: { probability?: number }[];
+      };
+      expect(result.links).toMatchObject([{ level: 'unknown' }]);
+      expect(result.links[0]!.probability).toBeUndefined();
+      expect(result.advisories[0]!.probability).toBeUndefined();
+      const table = await airspace(['scan', '--repo', shallow, '--source', 'branches'], { timeoutMs: 60_000 });
+      expect(table.stdout).toMatch(/^UNKNOWN\s+1\.00\s+–\s+left ↔ right/m);
+      expect(table.stdout).not.toMatch(/chance of colliding|100%/);
+    } finally {
+      deep.dispose();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('a repository with no commits is told so, not asked for a base ref', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'airspace-faults-empty-'));
+    try {
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: empty });
+      const out = await airspace(['scan', '--repo', empty], { timeoutMs: 30_000 });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(/^airspace: This repository has no commits yet/);
+      expect(out.stderr).not.toMatch(/pass a base ref/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 });
