@@ -239,4 +239,47 @@ describe('unclear answers made clear', () => {
       rmSync(empty, { recursive: true, force: true });
     }
   });
+
+  it('trail verify --head with a typo says so: a malformed head, or one a digit off a receipt, is no tampering', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-faults-trail-'));
+    try {
+      const at = (m: number): string => new Date(Date.parse('2026-03-01T12:00:00.000Z') + m * 60_000).toISOString();
+      for (const agentId of ['alice', 'bob'])
+        writeFileSync(
+          join(dir, `${agentId}.json`),
+          JSON.stringify({
+            version: 1,
+            agentId,
+            taskId: 'task-7',
+            repositoryId: 'example/shop',
+            base: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+            scopeId: 'worktree-diff',
+            readPaths: [],
+            writePaths: ['src/cart.ts'],
+            complete: true,
+            observedAt: at(0),
+            expiresAt: at(60),
+          }),
+        );
+      const trail = join(dir, 'trail.json');
+      const created = await airspace(
+        ['trail', 'create', trail, '--a', join(dir, 'alice.json'), '--b', join(dir, 'bob.json'), '--now', at(1)],
+        { timeoutMs: 30_000 },
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const verified = await airspace(['trail', 'verify', trail], { timeoutMs: 30_000 });
+      const head = /head ([0-9a-f]{64})/.exec(verified.stdout)![1]!;
+      const malformed = await airspace(['trail', 'verify', trail, '--head', head.slice(0, 12)], { timeoutMs: 30_000 });
+      expect(malformed.code).toBe(1);
+      expect(malformed.stderr).toMatch(/--head "[0-9a-f]{12}" is not a receipt hash/);
+      expect(malformed.stderr).not.toMatch(/does not verify/);
+      const slip = await airspace(['trail', 'verify', trail, '--head', (head[0] === 'a' ? 'b' : 'a') + head.slice(1)], {
+        timeoutMs: 30_000,
+      });
+      expect(slip.code).toBe(1);
+      expect(slip.stderr).toMatch(/receipt 0's hash differs from it in 1 digit: check the head you copied/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
