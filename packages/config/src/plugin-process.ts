@@ -10,8 +10,19 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { RelayReply, RelayRequest } from './plugin-relay.js';
-import type { ServiceTable } from './service-bridge.js';
+import type { ServiceAnswer, ServiceCall, ServiceTable } from './service-bridge.js';
+
+/** Parent → relay. */
+export type RelayRequest =
+  { readonly kind: 'host'; readonly message: unknown } | { readonly kind: 'service'; readonly answer: ServiceAnswer };
+
+/** Relay → parent. */
+export type RelayReply =
+  /** A message of the plugin's thread (plugin-host.ts `HostReply`). */
+  | { readonly kind: 'reply'; readonly reply: unknown }
+  | { readonly kind: 'service'; readonly call: ServiceCall }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'output'; readonly stream: 'stdout' | 'stderr'; readonly chunk: Uint8Array };
 
 export interface PluginProcessOptions {
   readonly specifier: string;

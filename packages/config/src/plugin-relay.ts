@@ -6,19 +6,9 @@
  * process down, never the one that scans.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { ServiceAnswer, ServiceCall } from './service-bridge.js';
 import type { HostReply } from './plugin-host.js';
-
-/** Parent → relay. */
-export type RelayRequest =
-  { readonly kind: 'host'; readonly message: unknown } | { readonly kind: 'service'; readonly answer: ServiceAnswer };
-
-/** Relay → parent. */
-export type RelayReply =
-  | { readonly kind: 'reply'; readonly reply: HostReply }
-  | { readonly kind: 'service'; readonly call: ServiceCall }
-  | { readonly kind: 'error'; readonly message: string }
-  | { readonly kind: 'output'; readonly stream: 'stdout' | 'stderr'; readonly chunk: Uint8Array };
+import type { RelayReply, RelayRequest } from './plugin-process.js';
+import type { ServiceCall } from './service-bridge.js';
 
 interface Start {
   readonly specifier: string;
