@@ -5,7 +5,7 @@
  * SIGKILL) and the failure is reported. Triggers that arrive while too many wait are reported
  * and dropped, never queued without end.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { triggerSinkFailed, type Problem, type Trigger } from '@airspace/core';
 
 /** Default longest run of one trigger command. */
@@ -21,11 +21,11 @@ export interface ExecRun {
   kill(): void;
 }
 
-/** Signals the process group led by `pid` (the command and whatever it started). */
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
+/** Signals the process group the command leads (it and whatever it started), else the command alone. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, signal);
+    else child.kill(signal);
   } catch {
     // Already gone.
   }
@@ -48,8 +48,8 @@ export function execTrigger(command: string, trigger: Trigger, cwd: string, time
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const stop = (): void => {
     if (exited) return;
-    killGroup(child.pid, 'SIGTERM');
-    graceTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), GRACE_MS);
+    killGroup(child, 'SIGTERM');
+    graceTimer = setTimeout(() => killGroup(child, 'SIGKILL'), GRACE_MS);
     graceTimer.unref();
   };
   const timer = setTimeout(() => {
@@ -69,7 +69,7 @@ export function execTrigger(command: string, trigger: Trigger, cwd: string, time
       clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
       // A command stopped for its time takes what it started in its group with it.
-      if (timedOut) killGroup(child.pid, 'SIGKILL');
+      if (timedOut) killGroup(child, 'SIGKILL');
       if (timedOut) reject(new Error(`--exec command did not finish within ${timeoutMs} ms ${what}; it was stopped`));
       else if (code === 0) resolve();
       else reject(new Error(`--exec command exited with ${code ?? signal ?? 'a signal'} ${what}`));
