@@ -6,7 +6,7 @@
  * on repositories generated here.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { airspace, BIN, ENV } from './run-cli.js';
+import { ENGINE_ENV, stopEngines } from './engines.js';
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `export const a${i + 1} = ${i + 1};`).join('\n') + '\n';
 const edited = (from: number, to: number, tag: string): string =>
@@ -65,6 +66,38 @@ describe('config modules', () => {
         expect(out.stderr).toMatch(/airspace\.config\.mjs called process\.exit\(0\)/);
       }
     });
+  });
+});
+
+describe('config modules, through the resident engine', () => {
+  it('one that never loads is an error within its time, and the engine answers again once it is gone', async () => {
+    const fixture = createRepoFixture({ 'src/a.ts': lines(30) });
+    fixture.worktree('carol').write('src/a.ts', edited(2, 3, 'carol'));
+    const dave = fixture.worktree('dave').write('src/a.ts', edited(2, 4, 'dave')).dir;
+    const env = { ...ENGINE_ENV, AIRSPACE_CONFIG_TIMEOUT_MS: '1000' };
+    const started = new Set<number>();
+    const seen = (): void => {
+      try {
+        started.add((JSON.parse(readFileSync(join(fixture.dir, '.git', 'airspace', 'engine.json'), 'utf8')) as { pid: number }).pid);
+      } catch {
+        // no engine (yet)
+      }
+    };
+    try {
+      writeFileSync(join(fixture.dir, 'airspace.config.mjs'), 'await new Promise(() => {});\nexport default {};\n');
+      const stuck = await airspace(['check', 'src/a.ts'], { cwd: dave, env, timeoutMs: 60_000 });
+      seen();
+      expect(stuck.code, stuck.stdout + stuck.stderr).toBe(1);
+      expect(stuck.stderr).toMatch(/airspace\.config\.mjs did not finish loading within 1000 ms/);
+      rmSync(join(fixture.dir, 'airspace.config.mjs'));
+      const again = await airspace(['check', 'src/a.ts'], { cwd: dave, env, timeoutMs: 60_000 });
+      seen();
+      expect(again.code, again.stdout + again.stderr).toBe(2);
+    } finally {
+      seen();
+      await stopEngines(fixture.dir, started);
+      fixture.dispose();
+    }
   });
 });
 
