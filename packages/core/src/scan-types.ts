@@ -68,7 +68,8 @@ export interface Link {
   readonly distance: number;
   /**
    * P(the pair collides), R through the scan's probability map (`probability.ts`; what it is the
-   * probability of is `ScanResult.probabilityLabel`). Set by `scanAirspace`.
+   * probability of is `ScanResult.probabilityLabel`). Set by `scanAirspace`, except on an
+   * `unknown` pair: what could not be seen has no probability.
    */
   readonly probability?: number;
   readonly level: Level;

@@ -214,8 +214,12 @@ describe('scanAirspace', () => {
     expect(coarse.links[0]!.levelReason).toMatch(/no merge base.*file-level evidence alone \(risk 0\.90\)/);
     expect(coarse.counts.unknown).toBe(1);
     expect(coarse.advisories[0]!.level).toBe('unknown');
+    // What could not be seen has no probability (the risk 0.90 would read as a near-certain collision).
+    expect(coarse.links[0]!.probability).toBeUndefined();
+    expect(coarse.advisories[0]!.probability).toBeUndefined();
     const precise = await scanAirspace(agents, { channels: [samePath('lines', 0.6, 'line')] });
     expect(precise.links[0]!.level).toBe('traffic');
+    expect(precise.links[0]!.probability).toEqual(expect.any(Number));
   });
 
   it('never clears a pair with an incomplete agent, a one-sided base or different repositories', async () => {

@@ -57,6 +57,8 @@ export interface AcknowledgeResult {
   readonly with: string;
   readonly trail: string;
   readonly receipt: { readonly eventId: string; readonly hash: string };
+  /** The agent had already acknowledged this advisory: nothing new was recorded. */
+  readonly already?: true;
 }
 
 /** `airspace scan`'s question: its flags as typed, relative paths relative to `cwd`. */

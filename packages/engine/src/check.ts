@@ -4,7 +4,7 @@
  * edit about to happen, and answer with the conflicts of that agent — levels, evidence, right of
  * way and the other side's diff hunks. Shape documented in docs/agents.md.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   levelRank,
@@ -102,7 +102,21 @@ export function parseLines(text: string, given = `--lines ${text}`): Range {
   const start = Number(m[1]);
   const end = m[2] === undefined ? start : Number(m[2]);
   if (start < 1 || end < start) throw new InputError(`${given}: lines are 1-based and the end may not come before the start.`);
+  if (!Number.isSafeInteger(end)) throw new InputError(`${given}: no file has that many lines.`);
   return [start, end];
+}
+
+/** The number of lines of a regular file (a last line without its newline counts); undefined for anything else. */
+function lineCount(file: string): number | undefined {
+  try {
+    if (!statSync(file).isFile()) return undefined;
+    const text = readFileSync(file);
+    let count = 0;
+    for (let at = text.indexOf(10); at !== -1; at = text.indexOf(10, at + 1)) count++;
+    return text.length > 0 && text[text.length - 1] !== 10 ? count + 1 : count;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -287,6 +301,14 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
       `${target} does not exist, so it has no lines ${linesText} yet; ${suffixed ? `give ${target} alone` : 'leave out --lines'} to check creating it.`,
     );
   if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
+  if (lines) {
+    // Lines past the end of the file are no lines of it: said, never checked as if they were.
+    const count = lineCount(absolute);
+    if (count !== undefined && lines[1] > count)
+      throw new InputError(
+        `${suffixed ? request.target : `--lines ${linesText}`}: ${target} has ${count} line${count === 1 ? '' : 's'}; give lines within 1-${Math.max(count, 1)}${count === 0 ? ' (or none: it is empty)' : ''}.`,
+      );
+  }
   const { worktree, path } = await worktreeOf(absolute);
   if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);
   const entry = lines ? { path, lines } : { path };

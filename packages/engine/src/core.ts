@@ -313,6 +313,16 @@ export class EngineCore {
   async advisories(ref: AgentRef): Promise<AdvisoriesResult> {
     const result = await this.fullScan(ref.cwd);
     const { agent } = await this.whoIs(ref, result);
+    // An agent named but not in the airspace has no advisories: not "nobody is close", unknown.
+    if (ref.agent !== undefined && !result.agents.some((a) => a.id === agent))
+      throw new InputError(
+        `No agent "${agent}" in this repository, so its advisories are unknown; known agents: ${
+          result.agents
+            .map((a) => a.id)
+            .sort()
+            .join(', ') || 'none'
+        }.`,
+      );
     const advisories = await this.advisoriesOf(result, agent, ref.cwd);
     const intents = readIntents(this.options.commonDir, this.now()).filter((d) => d.agent !== agent);
     const forecasts = forecastsOf(result, agent);
@@ -382,7 +392,7 @@ export class EngineCore {
       now: this.now(),
       ...(request.note ? { note: request.note } : {}),
     });
-    return { agent, with: request.with, trail: ack.file, receipt: ack.receipt };
+    return { agent, with: request.with, trail: ack.file, receipt: ack.receipt, ...(ack.already ? { already: true as const } : {}) };
   }
 
   /** For `airspace engine status`. */

@@ -63,6 +63,13 @@ export function noDefaultBase(tried: readonly string[]): GitSourceError {
   );
 }
 
+export function noCommitsYet(): GitSourceError {
+  return new GitSourceError(
+    GitProblemCodes.UNKNOWN_BASE,
+    'This repository has no commits yet, so there is no base to compare work against; make a first commit, then scan.',
+  );
+}
+
 export function invalidObservations(why: string): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
 }

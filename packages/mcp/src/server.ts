@@ -6,7 +6,6 @@
  */
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import type { ScanResult } from '@airspace/core';
@@ -21,6 +20,7 @@ import {
   type DeclareIntentResult,
 } from '@airspace/engine';
 import { createBackend, type Backend } from './backend.js';
+import { BoundedStdioTransport } from './stdio-transport.js';
 
 export interface McpServerOptions {
   /** The agent's directory (its worktree, or inside it). */
@@ -169,10 +169,11 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     ({ with: other, note }) =>
       answer(async () => {
         const result = await backend.call<AcknowledgeResult>('acknowledge', { with: other, ...(note ? { note } : {}), ...me });
-        return ok(
-          `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (receipt ${result.receipt.hash.slice(0, 12)}). Next: go on as agreed; check_edit again before editing shared lines.`,
-          result,
-        );
+        const receipt = `receipt ${result.receipt.hash.slice(0, 12)}`;
+        const said = result.already
+          ? `Already acknowledged: ${result.agent} acknowledged the advisory with ${result.with} before (${result.trail}, ${receipt}); nothing new was recorded.`
+          : `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (${receipt}).`;
+        return ok(`${said} Next: go on as agreed; check_edit again before editing shared lines.`, result);
       }),
   );
 
@@ -194,15 +195,12 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
 }
 
 /** Runs the server on stdio until the client goes away (the transport closes, or stdin ends). */
-export async function runMcpServer(options: McpServerOptions, transport: Transport = new StdioServerTransport()): Promise<void> {
+export async function runMcpServer(options: McpServerOptions, transport: Transport = new BoundedStdioTransport()): Promise<void> {
   const log = (m: string): void => void process.stderr.write(`airspace mcp: ${m}\n`);
   const backend = createBackend({ cwd: resolve(options.cwd), engine: options.engine !== false, env: options.env ?? process.env, log });
   const server = createAirspaceMcpServer(options, backend);
-  const closed = new Promise<void>((resolveClosed) => {
-    server.server.onclose = () => resolveClosed();
-    // The stdio transport does not notice the end of its input by itself.
-    if (transport instanceof StdioServerTransport) process.stdin.once('end', () => resolveClosed());
-  });
+  // The stdio transport closes at the end of its input.
+  const closed = new Promise<void>((resolveClosed) => (server.server.onclose = () => resolveClosed()));
   await server.connect(transport);
   await closed;
   await server.close().catch(() => undefined);

@@ -26,7 +26,7 @@ import {
 } from '@airspace/trail';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
-import { printableDeep } from '../report/printable.js';
+import { printable, printableDeep } from '../report/printable.js';
 
 interface EventFlags {
   readonly now?: string;
@@ -227,6 +227,11 @@ export function trailCommand(io: Io): Command {
       const text = await readFile(resolve(io.cwd, file), 'utf8').catch((error: Error) => {
         throw new CliError(`Cannot read trail file ${file}: ${error.message}`);
       });
+      // A mis-copied head is the user's mistake, not the trail's: said before anything is verified.
+      if (flags.head !== undefined && !/^[0-9a-f]{64}$/.test(flags.head))
+        throw new CliError(
+          `--head "${printable(flags.head.slice(0, 80))}" is not a receipt hash: a head is 64 lowercase hexadecimal digits, as trail verify prints it.`,
+        );
       const result = verifyShadowTrailText(text, flags.head ? { expectedHeadHash: flags.head } : {});
       if (flags.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (result.ok) {
