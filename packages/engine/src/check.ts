@@ -26,7 +26,7 @@ export interface CheckRequest {
   /** The directory PATH is relative to. */
   readonly cwd: string;
   readonly target: string;
-  /** `12` or `12-18`, as typed. */
+  /** `12` or `12-18`, as typed; several ranges as `12-18,40-41` (each edit of a call judged by its own lines). */
   readonly lines?: string;
   readonly agent?: string;
   readonly repo?: string;
@@ -70,6 +70,8 @@ export interface CheckResult {
   /** The file does not exist yet: the check is about creating it. */
   readonly new?: true;
   readonly lines?: Range;
+  /** Every range checked, when there were several (`lines` is then the first). */
+  readonly ranges?: readonly Range[];
   readonly agent: string;
   /** The worst level over all other agents. */
   readonly level: Level;
@@ -86,6 +88,7 @@ export interface PreparedCheck {
   readonly path: string;
   readonly exists: boolean;
   readonly lines?: Range;
+  readonly ranges?: readonly Range[];
   readonly probe: Probe;
   readonly options: ScannerOptions;
   /** Worktree agent ids (branch or folder), for telling a typo from an agent with no work yet. */
@@ -103,6 +106,11 @@ export function parseLines(text: string, given = `--lines ${text}`): Range {
   const end = m[2] === undefined ? start : Number(m[2]);
   if (start < 1 || end < start) throw new InputError(`${given}: lines are 1-based and the end may not come before the start.`);
   return [start, end];
+}
+
+/** `12-18,40-41`: each range of a list (one range is `parseLines`). */
+export function parseLineList(text: string, given = `--lines ${text}`): Range[] {
+  return text.split(',').map((part) => parseLines(part, given));
 }
 
 /**
@@ -246,7 +254,8 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
   const target = suffixed?.target ?? request.target;
   const linesText = suffixed?.lines ?? request.lines;
   const absolute = resolve(request.cwd, target);
-  const lines = linesText ? parseLines(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
+  const ranges = linesText ? parseLineList(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
+  const lines = ranges?.[0];
   const exists = existsSync(absolute);
   if (exists && statSync(absolute).isDirectory())
     throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
@@ -257,8 +266,8 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
   if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
   const { worktree, path } = await worktreeOf(absolute);
   if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);
-  const entry = lines ? { path, lines } : { path };
-  const probe: Probe = request.agent ? { agent: request.agent, intent: [entry] } : { worktree, intent: [entry] };
+  const entries = ranges ? ranges.map((r) => ({ path, lines: r })) : [{ path }];
+  const probe: Probe = request.agent ? { agent: request.agent, intent: entries } : { worktree, intent: entries };
   const worktreeIds = request.agent ? await worktreeAgentIds(worktree) : [];
   return {
     request,
@@ -266,6 +275,7 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
     path,
     exists,
     ...(lines ? { lines } : {}),
+    ...(ranges && ranges.length > 1 ? { ranges } : {}),
     probe,
     options: checkScannerOptions(request, worktree),
     worktreeIds,
@@ -274,7 +284,7 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
 
 /** The answer of a prepared check from the probed scan's result. */
 export async function answerCheck(prepared: PreparedCheck, result: ScanResult): Promise<CheckResult> {
-  const { request, worktree, path, exists, lines, worktreeIds } = prepared;
+  const { request, worktree, path, exists, lines, ranges, worktreeIds } = prepared;
   if (
     request.agent &&
     !worktreeIds.includes(request.agent) &&
@@ -295,6 +305,7 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
     path,
     ...(exists ? {} : { new: true as const }),
     ...(lines ? { lines } : {}),
+    ...(ranges ? { ranges } : {}),
     agent: agentId,
     level,
     conflicts,
