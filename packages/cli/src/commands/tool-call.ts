@@ -7,8 +7,9 @@
  * names exactly those. Calls that change no file (Read, Grep, Bash …), and files outside any git
  * work tree or inside `.git`, are not ours to judge: the hook lets them through silently.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { inWorkTree } from '@airspace/engine/client';
 import type { Range } from '@airspace/core';
 import { CliError } from '../errors.js';
 
@@ -157,18 +158,6 @@ function proposed(call: NonNullable<ToolCall['tool_input']>, current: string): s
     text = next;
   }
   return text;
-}
-
-/** Whether `file` lies in a git work tree: a `.git` beside it or above it, and no `.git` in its own path. */
-export function inWorkTree(file: string): boolean {
-  if (file.split(sep).includes('.git')) return false;
-  let dir = dirname(file);
-  for (;;) {
-    if (existsSync(join(dir, '.git'))) return true;
-    const parent = dirname(dir);
-    if (parent === dir) return false;
-    dir = parent;
-  }
 }
 
 /**
