@@ -45,8 +45,22 @@ const NEXT_CLI: Record<NextAction, (other: string) => string> = {
     `Next: steer away. ${other} has right of way here: this edit is blocked while their change is on these lines; change something else, or coordinate with ${other} first; the hook checks again at your next edit.`,
 };
 
-function nextText(action: NextAction, other: string, tools: AdviceTools = 'mcp'): string {
-  return (tools === 'cli' ? NEXT_CLI : NEXT_MCP)[action](other);
+/** After the agent acknowledged the advisory: what to do, never "acknowledge" again (an agent that obeys would loop). */
+const NEXT_ACKNOWLEDGED: Record<NextAction, (other: string) => string> = {
+  'go-on': () => 'Next: go on as agreed; call check_edit again before you edit lines you share.',
+  'transmit-intent': () => 'Next: go on as agreed; call check_edit again before you edit lines you share.',
+  'steer-away': (other) =>
+    `Next: steer away, as acknowledged: ${other} has right of way on these lines; change something else until their change is merged or moved.`,
+  'hold-course': NEXT_MCP['hold-course'],
+};
+
+function nextText(action: NextAction, other: string, tools: AdviceTools = 'mcp', acknowledged = false): string {
+  return (acknowledged ? NEXT_ACKNOWLEDGED : tools === 'cli' ? NEXT_CLI : NEXT_MCP)[action](other);
+}
+
+/** "alice declared src/a.ts, src/b.ts#parse ("the note"), until …" */
+function declaredLine(agent: string, d: NonNullable<CheckConflict['declared']>): string {
+  return `- ${agent} declared ${[...d.paths, ...d.symbols].join(', ')}${d.note ? ` ("${d.note}")` : ''}, until ${d.expiresAt}: intent, not an edit yet.`;
 }
 
 const WORST: readonly NextAction[] = ['steer-away', 'hold-course', 'transmit-intent', 'go-on'];
@@ -56,9 +70,10 @@ function range(r: readonly number[] | undefined): string {
   return r[0] === r[1] ? `:${r[0]}` : r[1]! < r[0]! ? `:after ${r[1]}` : `:${r[0]}-${r[1]}`;
 }
 
-function conflictText(c: CheckConflict, action: NextAction, maxHunks = 2, tools: AdviceTools = 'mcp'): string[] {
+function conflictText(c: CheckConflict | Advisory, action: NextAction, maxHunks = 2, tools: AdviceTools = 'mcp'): string[] {
+  const acknowledged = 'acknowledged' in c && c.acknowledged === true;
   const lines = [
-    `${c.level.toUpperCase()} with ${c.with} (risk ${c.risk.toFixed(2)}${c.probability === undefined ? '' : `, ${chanceText(c.probability)}`}; channels ${
+    `${c.level.toUpperCase()}${acknowledged ? ' (acknowledged by you)' : ''} with ${c.with} (risk ${c.risk.toFixed(2)}${c.probability === undefined ? '' : `, ${chanceText(c.probability)}`}; channels ${
       c.channels
         .filter((ch) => ch.risk > 0)
         .map((ch) => ch.channel)
@@ -66,10 +81,11 @@ function conflictText(c: CheckConflict, action: NextAction, maxHunks = 2, tools:
     }).`,
   ];
   if (c.steer && c.hold) lines.push(`Right of way: ${c.hold} holds, ${c.steer} steers away.`);
+  if (c.declared) lines.push(declaredLine(c.with, c.declared));
   for (const e of c.evidence.slice(0, 3)) lines.push(`- ${e.message}`);
   for (const h of c.hunks.slice(0, maxHunks))
     lines.push(`${c.with}'s change to ${h.path}${range(h.current)}:`, '```diff', h.text.split('\n').slice(0, 30).join('\n'), '```');
-  lines.push(nextText(action, c.with, tools));
+  lines.push(nextText(action, c.with, tools, acknowledged));
   return lines;
 }
 
@@ -139,8 +155,14 @@ export function declaredText(result: DeclareIntentResult): { text: string; actio
   const what = [...d.paths, ...d.symbols].join(', ');
   const action = overallAction(result.advisories.map((a) => a.action));
   const missing = result.problems.filter((p) => p.code === 'INTENT_SYMBOL_NOT_FOUND' && p.agent === d.agent).map((p) => p.message);
-  const head = [`Declared for ${d.agent}: ${what} (counts now, until ${d.expiresAt}).`, ...missing].join(' ');
-  if (result.advisories.length === 0) return { text: `${head} Nobody else is working close to it. ${nextText('go-on', '')}`, action };
+  const head = result.withdrawn
+    ? `Withdrew the declared intent of ${d.agent}: it no longer counts for anyone.`
+    : [`Declared for ${d.agent}: ${what} (counts now, until ${d.expiresAt}).`, ...missing].join(' ');
+  if (result.advisories.length === 0)
+    return {
+      text: `${head} Nobody else is working close to ${result.withdrawn ? 'your changes' : 'it'}. ${nextText('go-on', '')}`,
+      action,
+    };
   const body = result.advisories.flatMap((a) => ['', ...conflictText(a, a.action, 1)]);
   return { text: [head, ...body].join('\n'), action };
 }

@@ -21,6 +21,8 @@ export interface Advisory extends CheckConflict {
   readonly action: NextAction;
   /** The TCAS message for this agent. */
   readonly message?: string;
+  /** This agent acknowledged the advisory (its acknowledgement is in the pair's trail): no need to again. */
+  readonly acknowledged?: true;
 }
 
 export interface AdvisoriesResult {
@@ -42,6 +44,8 @@ export interface DeclareIntentRequest extends AgentRef {
 
 export interface DeclareIntentResult {
   readonly declared: DeclaredIntent;
+  /** `paths: []` and `symbols: []`: the agent's declaration was withdrawn (and no longer counts). */
+  readonly withdrawn?: true;
   /** Who is already close to what was declared (from a scan that counts it). */
   readonly advisories: readonly Advisory[];
   readonly problems: ScanResult['problems'];

@@ -58,6 +58,13 @@ export interface CheckConflict {
   readonly hold?: string;
   readonly evidence: readonly Evidence[];
   readonly hunks: readonly DiffHunk[];
+  /** The other agent's declared intent (MCP `declare_intent`), when it has one: what it said it will change, and its note. */
+  readonly declared?: {
+    readonly paths: readonly string[];
+    readonly symbols: readonly string[];
+    readonly note?: string;
+    readonly expiresAt: string;
+  };
 }
 
 /** A pair of the asking agent with no advisory that is forecast to collide later (`Link.forecast`). */
