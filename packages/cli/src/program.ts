@@ -6,6 +6,7 @@
 import { channelsCommand } from './commands/channels.js';
 import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { engineCommand } from './commands/engine.js';
 import { evalCommand } from './commands/eval.js';
 import { graphCommand } from './commands/graph.js';
@@ -38,6 +39,7 @@ export const COMMANDS: readonly CommandFactory[] = [
   lspCommand,
   engineCommand,
   mcpCommand,
+  doctorCommand,
 ];
 
 export function createProgram(io: Io = processIo(), extra: readonly CommandFactory[] = []): Command {
