@@ -2,7 +2,7 @@
  * `airspace doctor`: does every hook, MCP server and editor entry that wires Airspace into this
  * repository actually run, from every worktree? A hook whose command is not found exits 127,
  * which a harness treats as a non-blocking error: the guard is off and nobody is told. So each
- * entry found (Claude Code settings and plugins, `.mcp.json`, Cursor, VS Code, Gemini CLI,
+ * entry found (Claude Code settings and plugins, `.mcp.json`, Cursor, VS Code, Gemini CLI, Codex,
  * `airspace.config.json`) is run the way its harness runs it, in each worktree, with a bounded
  * timeout: a hook gets a tool call that edits nothing (it must exit 0), an MCP server an
  * `initialize` request (it must answer), an editor's server command `--version`. Says what to
@@ -123,6 +123,35 @@ function mcpServers(config: unknown): Spawnable[] {
   return out;
 }
 
+/**
+ * The `[mcp_servers.NAME]` tables of a Codex `config.toml` that run airspace, as far as a check
+ * needs them: `command` and `args` (TOML's basic strings and arrays of them read as JSON does).
+ */
+export function codexServers(text: string): Spawnable[] {
+  const out: Spawnable[] = [];
+  let current: { command?: string; args?: string[] } | undefined;
+  const flush = (): void => {
+    if (current?.command && mentionsAirspace([current.command, ...(current.args ?? [])].join(' ')))
+      out.push({ command: current.command, args: current.args ?? [] });
+  };
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const table = /^\[([^\]]+)\]$/.exec(line);
+    if (table) {
+      flush();
+      current = /^mcp_servers\.[^.]+$/.test(table[1]!.trim()) ? {} : undefined;
+      continue;
+    }
+    const pair = /^(command|args)\s*=\s*(.+)$/.exec(line);
+    if (!current || !pair) continue;
+    const value = JSON.parse(pair[2]!) as unknown;
+    if (pair[1] === 'command' && typeof value === 'string') current.command = value;
+    if (pair[1] === 'args' && Array.isArray(value)) current.args = value.filter((a): a is string => typeof a === 'string');
+  }
+  flush();
+  return out;
+}
+
 /** Claude Code plugin directories in a worktree: at its root, or one level under `integrations/`. */
 function pluginRoots(worktree: string): string[] {
   const roots = existsSync(join(worktree, '.claude-plugin', 'plugin.json')) ? [worktree] : [];
@@ -151,6 +180,15 @@ export function findEntries(worktree: string): { found: Found[]; problems: { fil
   }
   for (const file of ['.mcp.json', '.cursor/mcp.json', '.vscode/mcp.json'])
     for (const spawnable of mcpServers(read(file))) found.push({ file, kind: 'mcp', spawn: spawnable });
+  const codex = join(worktree, '.codex', 'config.toml');
+  if (existsSync(codex)) {
+    try {
+      for (const spawnable of codexServers(readFileSync(codex, 'utf8')))
+        found.push({ file: '.codex/config.toml', kind: 'mcp', spawn: spawnable });
+    } catch (error) {
+      problems.push({ file: '.codex/config.toml', message: `.codex/config.toml cannot be read (${(error as Error).message})` });
+    }
+  }
   const vscode = read('.vscode/settings.json') as Record<string, unknown> | undefined;
   const server = vscode?.['airspace.server.command'];
   if (Array.isArray(server) && typeof server[0] === 'string')
