@@ -42,7 +42,7 @@ const EDITING_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 're
 const EDITING_FIELDS = ['old_string', 'new_string', 'edits', 'content', 'new_source'] as const;
 
 /** Above this many changed lines, a diff stops and the changed region is judged as one range. */
-const MAX_DIFF_EDITS = 4000;
+const MAX_DIFF_EDITS = 1000;
 
 /**
  * The lines of `before` that turning it into `after` changes, in `before`'s 1-based lines: each
