@@ -7,7 +7,7 @@
  * would see: the exit code (2 blocks, and hands stderr to the model), the structured answer on
  * stdout (additionalContext), or nothing at all.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,10 +31,12 @@ const BASE = {
   '.gitignore': 'node_modules/\n',
   'src/big.ts': big(),
   'notes/plan.ipynb': '{"cells": []}\n',
+  'src/other.ts': 'export const other = 1;\n',
 };
 
 let repo: RepoFixture;
 let alice: FixtureCheckout;
+let bob: FixtureCheckout;
 let outside: string;
 
 interface HookRun {
@@ -106,7 +108,7 @@ beforeAll(() => {
   // The main worktree has the dependencies installed; agent worktrees are fresh.
   mkdirSync(join(repo.dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(CLI, join(repo.dir, 'node_modules', '.bin', 'airspace'));
-  repo
+  bob = repo
     .worktree('bob')
     .write(
       'src/big.ts',
@@ -190,7 +192,34 @@ describe('the Claude Code plugin hook, from a fresh worktree without node_module
       .additionalContext;
     expect(context).toMatch(/Next: go on carefully, but first tell bob what you are about to change/);
     expect(context).not.toMatch(/declare_intent|acknowledge/);
+    expect(context).toMatch(/run `airspace declare notes\/plan\.ipynb --note "what and why"`/);
   });
+
+  it(
+    'meets intent declared with `airspace declare` (the command a hook-only model is told), until it is withdrawn',
+    { timeout: 120_000 },
+    async () => {
+      const declare = (...args: string[]) =>
+        spawnSync(process.execPath, [CLI, 'declare', ...args], {
+          cwd: bob.dir,
+          env: { PATH, AIRSPACE_ENGINE: 'off', NO_COLOR: '1' },
+          encoding: 'utf8',
+        });
+      const declared = declare('src/other.ts', '--note', 'renaming other');
+      expect(declared.status).toBe(0);
+      expect(declared.stdout).toMatch(/^Declared for bob: src\/other\.ts \(counts now, until /);
+      const edit = { file_path: join(alice.dir, 'src', 'other.ts'), old_string: 'other = 1', new_string: 'other = 2' };
+      const met = await hook('Edit', edit);
+      expect(met.code).toBe(0);
+      const context = (JSON.parse(met.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+        .additionalContext;
+      expect(context).toMatch(/^TRAFFIC: editing src\/other\.ts:1 as alice would come close to bob\./);
+      expect(context).toMatch(/- bob declared src\/other\.ts \("renaming other"\), until /);
+      const withdrawn = declare('--withdraw');
+      expect([withdrawn.status, withdrawn.stdout]).toEqual([0, expect.stringMatching(/^Withdrew the declared intent of bob/)]);
+      passedSilently(await hook('Edit', edit));
+    },
+  );
 
   it('fails closed when no airspace can be found: exit 2 and how to install, never 127', { timeout: 60_000 }, async () => {
     const bare = createRepoFixture({ 'a.ts': 'export const a = 1;\n' });

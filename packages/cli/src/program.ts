@@ -5,6 +5,7 @@
  */
 import { channelsCommand } from './commands/channels.js';
 import { checkCommand } from './commands/check.js';
+import { declareCommand } from './commands/declare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { engineCommand } from './commands/engine.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly CommandFactory[] = [
   scanCommand,
   watchCommand,
   checkCommand,
+  declareCommand,
   viewCommand,
   graphCommand,
   publishCommand,

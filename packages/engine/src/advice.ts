@@ -27,7 +27,10 @@ export interface AdviceOptions {
   readonly tools?: AdviceTools;
 }
 
-const NEXT_MCP: Record<NextAction, (other: string) => string> = {
+/** Each action's line, given the other agent and the file in question (when there is one). */
+type NextLines = Record<NextAction, (other: string, path?: string) => string>;
+
+const NEXT_MCP: NextLines = {
   'go-on': () => 'Next: go on with the edit.',
   'transmit-intent': (other) =>
     `Next: go on carefully, but first tell ${other} what you are about to change (call declare_intent with the paths, and say it in your shared channel); read their change below. Call acknowledge with "${other}" once you have.`,
@@ -37,16 +40,16 @@ const NEXT_MCP: Record<NextAction, (other: string) => string> = {
     `Next: hold course. ${other} has been told to steer away; keep your change as it is and do not widen it into the shared lines.`,
 };
 
-const NEXT_CLI: Record<NextAction, (other: string) => string> = {
+const NEXT_CLI: NextLines = {
   ...NEXT_MCP,
-  'transmit-intent': (other) =>
-    `Next: go on carefully, but first tell ${other} what you are about to change (say it in your shared channel, or to whoever runs you both); read their change below.`,
+  'transmit-intent': (other, path) =>
+    `Next: go on carefully, but first tell ${other} what you are about to change: run \`airspace declare ${path ?? 'PATH'} --note "what and why"\` (${other} meets it at their next check), and say it in your shared channel; read their change below.`,
   'steer-away': (other) =>
     `Next: steer away. ${other} has right of way here: this edit is blocked while their change is on these lines; change something else, or coordinate with ${other} first; the hook checks again at your next edit.`,
 };
 
 /** After the agent acknowledged the advisory: what to do, never "acknowledge" again (an agent that obeys would loop). */
-const NEXT_ACKNOWLEDGED: Record<NextAction, (other: string) => string> = {
+const NEXT_ACKNOWLEDGED: NextLines = {
   'go-on': () => 'Next: go on as agreed; call check_edit again before you edit lines you share.',
   'transmit-intent': () => 'Next: go on as agreed; call check_edit again before you edit lines you share.',
   'steer-away': (other) =>
@@ -54,8 +57,8 @@ const NEXT_ACKNOWLEDGED: Record<NextAction, (other: string) => string> = {
   'hold-course': NEXT_MCP['hold-course'],
 };
 
-function nextText(action: NextAction, other: string, tools: AdviceTools = 'mcp', acknowledged = false): string {
-  return (acknowledged ? NEXT_ACKNOWLEDGED : tools === 'cli' ? NEXT_CLI : NEXT_MCP)[action](other);
+function nextText(action: NextAction, other: string, tools: AdviceTools = 'mcp', acknowledged = false, path?: string): string {
+  return (acknowledged ? NEXT_ACKNOWLEDGED : tools === 'cli' ? NEXT_CLI : NEXT_MCP)[action](other, path);
 }
 
 /** "alice declared src/a.ts, src/b.ts#parse ("the note"), until …" */
@@ -70,7 +73,7 @@ function range(r: readonly number[] | undefined): string {
   return r[0] === r[1] ? `:${r[0]}` : r[1]! < r[0]! ? `:after ${r[1]}` : `:${r[0]}-${r[1]}`;
 }
 
-function conflictText(c: CheckConflict | Advisory, action: NextAction, maxHunks = 2, tools: AdviceTools = 'mcp'): string[] {
+function conflictText(c: CheckConflict | Advisory, action: NextAction, maxHunks = 2, tools: AdviceTools = 'mcp', path?: string): string[] {
   const acknowledged = 'acknowledged' in c && c.acknowledged === true;
   const lines = [
     `${c.level.toUpperCase()}${acknowledged ? ' (acknowledged by you)' : ''} with ${c.with} (risk ${c.risk.toFixed(2)}${c.probability === undefined ? '' : `, ${chanceText(c.probability)}`}; channels ${
@@ -85,7 +88,7 @@ function conflictText(c: CheckConflict | Advisory, action: NextAction, maxHunks 
   for (const e of c.evidence.slice(0, 3)) lines.push(`- ${e.message}`);
   for (const h of c.hunks.slice(0, maxHunks))
     lines.push(`${c.with}'s change to ${h.path}${range(h.current)}:`, '```diff', h.text.split('\n').slice(0, 30).join('\n'), '```');
-  lines.push(nextText(action, c.with, tools, acknowledged));
+  lines.push(nextText(action, c.with, tools, acknowledged, path));
   return lines;
 }
 
@@ -117,7 +120,7 @@ export function checkText(answer: CheckResult, options: AdviceOptions = {}): { t
     return { text: forecasts.length ? [clear, '', ...forecasts].join('\n') : clear, action };
   }
   const head = `${answer.level.toUpperCase()}: editing ${where} as ${answer.agent} would come close to ${answer.conflicts.map((c) => c.with).join(', ')}.`;
-  const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!, 2, options.tools));
+  const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!, 2, options.tools, answer.path));
   return { text: [head, '', ...body, ...(forecasts.length ? ['', ...forecasts] : [])].join('\n'), action };
 }
 
@@ -150,7 +153,7 @@ export function advisoriesText(result: AdvisoriesResult): { text: string; action
   };
 }
 
-export function declaredText(result: DeclareIntentResult): { text: string; action: NextAction } {
+export function declaredText(result: DeclareIntentResult, options: AdviceOptions = {}): { text: string; action: NextAction } {
   const d = result.declared;
   const what = [...d.paths, ...d.symbols].join(', ');
   const action = overallAction(result.advisories.map((a) => a.action));
@@ -163,6 +166,6 @@ export function declaredText(result: DeclareIntentResult): { text: string; actio
       text: `${head} Nobody else is working close to ${result.withdrawn ? 'your changes' : 'it'}. ${nextText('go-on', '')}`,
       action,
     };
-  const body = result.advisories.flatMap((a) => ['', ...conflictText(a, a.action, 1)]);
+  const body = result.advisories.flatMap((a) => ['', ...conflictText(a, a.action, 1, options.tools)]);
   return { text: [head, ...body].join('\n'), action };
 }
