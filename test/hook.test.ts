@@ -145,6 +145,13 @@ describe('the Claude Code plugin hook, from a fresh worktree without node_module
       { old_string: line(1601), new_string: 'export const v1601 = 0;' },
     ];
     passedSilently(await hook('MultiEdit', { file_path: file(), edits }));
+    // The same two ranges asked on the command line, each probed on its own.
+    const asked = spawnSync(process.execPath, [CLI, 'check', 'src/big.ts', '--lines', '31-31,1601-1601'], {
+      cwd: alice.dir,
+      env: { PATH, AIRSPACE_ENGINE: 'off', NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    expect([asked.status, asked.stdout.split('\n')[0]]).toEqual([0, 'CLEAR  src/big.ts:31,1601: no other agent is close.']);
     const touching = await hook('MultiEdit', { file_path: file(), edits: [...edits, { old_string: line(802), new_string: 'x' }] });
     expect(touching.code).toBe(2);
     expect(touching.stderr).toMatch(/^RESOLUTION: editing src\/big\.ts:31, 802, 1601 as alice/);

@@ -177,7 +177,8 @@ export function checkCommand(io: Io): Command {
     else {
       const result = printableCheck(answer);
       const style = createStyle(colorWanted(io.stdout, io.env));
-      const what = `${result.path}${result.lines ? `:${formatRange(result.lines)}` : ''}${result.new ? ' (new file)' : ''}`;
+      const lines = result.ranges ?? (result.lines ? [result.lines] : []);
+      const what = `${result.path}${lines.length ? `:${lines.map(formatRange).join(',')}` : ''}${result.new ? ' (new file)' : ''}`;
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
       if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
       for (const c of result.conflicts) {
