@@ -37,7 +37,7 @@ export interface McpServerOptions {
 
 const INSTRUCTIONS = `Airspace watches the other coding agents working in parallel git worktrees of this repository and tells you when your edit would collide with theirs.
 Before you edit a file, call check_edit with its path (and the lines, if you know them). Do what its last line says: go on, transmit intent (call declare_intent and tell the other agent), steer away (the other agent has right of way: do not make this edit now), or hold course.
-Call declare_intent as soon as you know which files you will change: it warns the others before you touch anything. Call list_advisories from time to time, and acknowledge once you have coordinated about an advisory.`;
+Call declare_intent as soon as you know which files you will change: it warns the others before you touch anything (empty paths withdraw it). Call list_advisories from time to time, and acknowledge once you have coordinated about an advisory. Read airspace://summary for everyone's work in brief.`;
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
