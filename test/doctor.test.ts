@@ -4,7 +4,7 @@
  * node_modules: the hook runs in one and is broken in the other, and the doctor says so, says what
  * to fix, and exits 2. Entries through the plugin's launcher run in both.
  */
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,8 +39,14 @@ beforeAll(() => {
     // VS Code's settings are JSON with comments.
     '.vscode/settings.json': `{\n  // the language server\n  "airspace.server.command": ["${LAUNCHER}", "lsp", "--stdio"],\n}\n`,
     'src/a.ts': 'export const a = 1;\n',
+    // A channel plugin installed (ignored by git) in the main worktree only.
+    'airspace.config.json': JSON.stringify({ plugins: ['./node_modules/always-half.mjs'] }),
   });
   mkdirSync(join(repo.dir, 'node_modules', '.bin'), { recursive: true });
+  writeFileSync(
+    join(repo.dir, 'node_modules', 'always-half.mjs'),
+    "export default { id: 'always-half', defaultWeight: 1, score: () => ({ risk: 0.5, evidence: [{ message: 'half' }] }) };\n",
+  );
   symlinkSync(CLI, join(repo.dir, 'node_modules', '.bin', 'airspace'));
   alice = repo.worktree('alice');
 });
@@ -61,6 +67,13 @@ describe('airspace doctor', () => {
     expect(broken).toMatchObject({ kind: 'hook', ok: false });
     expect(broken.result).toMatch(/^exit 127: .*node_modules\/\.bin\/airspace.*not found/);
     expect(broken.fix).toMatch(/fresh agent worktree has no node_modules/);
+    // The configuration loads its plugin where it is installed, not in the fresh worktree.
+    expect(at(repo.dir, 'airspace.config.json')).toMatchObject({ kind: 'config', ok: true, result: 'loaded' });
+    expect(at(alice.dir, 'airspace.config.json')).toMatchObject({
+      kind: 'config',
+      ok: false,
+      result: expect.stringMatching(/^PLUGIN_NOT_LOADED: /),
+    });
     // Through the launcher: the MCP server answers and the editor's server command runs, in both.
     for (const dir of [repo.dir, alice.dir]) {
       expect(at(dir, '.mcp.json')).toMatchObject({ kind: 'mcp', ok: true, result: 'answered initialize' });

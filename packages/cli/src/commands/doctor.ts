@@ -193,7 +193,14 @@ export function findEntries(worktree: string): { found: Found[]; problems: { fil
   const server = vscode?.['airspace.server.command'];
   if (Array.isArray(server) && typeof server[0] === 'string')
     found.push({ file: '.vscode/settings.json', kind: 'editor', spawn: { command: server[0], args: ['--version'] } });
-  if (existsSync(join(worktree, 'airspace.config.json'))) read('airspace.config.json');
+  // The configuration, with its channel plugins, loaded by this airspace in that worktree: a plugin
+  // installed only in the main worktree's node_modules does not load in a fresh one.
+  if (existsSync(join(worktree, 'airspace.config.json')) && read('airspace.config.json') !== undefined && process.argv[1])
+    found.push({
+      file: 'airspace.config.json',
+      kind: 'config',
+      spawn: { command: process.execPath, args: [process.argv[1], 'channels', '--json'] },
+    });
   for (const root of pluginRoots(worktree)) {
     const rel = relative(worktree, root) || '.';
     const hooks = read(join(rel, 'hooks', 'hooks.json')) as { hooks?: unknown } | undefined;
@@ -253,7 +260,31 @@ const lastLine = (text: string): string => text.trim().split('\n').filter(Boolea
 const FIX_NOT_FOUND =
   'the command is not found in this worktree (a fresh agent worktree has no node_modules): run it through a launcher that looks on PATH and in the main worktree (integrations/claude-code/bin/airspace-run, or the Claude Code plugin), or install airspace on PATH; see docs/agents.md';
 
+/** Problems of `airspace channels --json` that mean the configuration does not apply as written. */
+const CONFIG_BROKEN = /^(CONFIG_UNREADABLE|INVALID_CONFIG|INVALID_CHANNEL|UNKNOWN_CHANNEL|PLUGIN_|CALIBRATION_)/;
+
+function judgeConfig(ran: Ran): { ok: boolean; result: string; fix?: string } {
+  let problems: { code: string; message: string }[];
+  try {
+    problems = (JSON.parse(ran.stdout) as { problems: { code: string; message: string }[] }).problems;
+  } catch {
+    return {
+      ok: false,
+      result: `exit ${ran.code}: ${lastLine(ran.stderr) || 'no listing'}`,
+      fix: 'run `airspace channels` in this worktree',
+    };
+  }
+  const broken = problems.filter((p) => CONFIG_BROKEN.test(p.code));
+  if (broken.length === 0) return { ok: true, result: 'loaded' };
+  return {
+    ok: false,
+    result: broken.map((p) => `${p.code}: ${p.message}`).join('; '),
+    fix: 'fix the configuration; a channel plugin must resolve from every worktree (a fresh one has no node_modules of its own)',
+  };
+}
+
 function judge(ran: Ran, kind: EntryKind, mcp: boolean): { ok: boolean; result: string; fix?: string } {
+  if (kind === 'config' && !ran.error && !ran.timedOut) return judgeConfig(ran);
   if (ran.error) return { ok: false, result: `cannot start: ${ran.error}`, fix: FIX_NOT_FOUND };
   if (mcp && ran.code === 0 && ran.stdout.includes('"result"')) return { ok: true, result: 'answered initialize' };
   if (ran.timedOut)
