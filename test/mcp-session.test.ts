@@ -73,6 +73,10 @@ describe('MCP sessions as a model meets them', () => {
     expect(text(after)).toMatch(/Next: steer away, as acknowledged: alice has right of way/);
     const advisories = after.structuredContent!.advisories as { with: string; acknowledged?: boolean }[];
     expect(advisories.find((a) => a.with === 'alice')?.acknowledged).toBe(true);
+    // check_edit of the shared lines says so too, and asks for nothing again.
+    const check = await call(bob, 'check_edit', { path: 'src/a.ts', start_line: 7, end_line: 8 });
+    expect(text(check)).toMatch(/RESOLUTION \(acknowledged by you\) with alice/);
+    expect(text(check)).not.toMatch(/call acknowledge/);
   });
 
   it(

@@ -74,7 +74,7 @@ function range(r: readonly number[] | undefined): string {
 }
 
 function conflictText(c: CheckConflict | Advisory, action: NextAction, maxHunks = 2, tools: AdviceTools = 'mcp', path?: string): string[] {
-  const acknowledged = 'acknowledged' in c && c.acknowledged === true;
+  const acknowledged = c.acknowledged === true;
   const lines = [
     `${c.level.toUpperCase()}${acknowledged ? ' (acknowledged by you)' : ''} with ${c.with} (risk ${c.risk.toFixed(2)}${c.probability === undefined ? '' : `, ${chanceText(c.probability)}`}; channels ${
       c.channels

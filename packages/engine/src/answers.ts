@@ -21,8 +21,6 @@ export interface Advisory extends CheckConflict {
   readonly action: NextAction;
   /** The TCAS message for this agent. */
   readonly message?: string;
-  /** This agent acknowledged the advisory (its acknowledgement is in the pair's trail): no need to again. */
-  readonly acknowledged?: true;
 }
 
 export interface AdvisoriesResult {

@@ -58,6 +58,8 @@ export interface CheckConflict {
   readonly hold?: string;
   readonly evidence: readonly Evidence[];
   readonly hunks: readonly DiffHunk[];
+  /** The asking agent acknowledged this pair's advisory (its acknowledgement is in the pair's trail): no need to again. */
+  readonly acknowledged?: true;
   /** The other agent's declared intent (MCP `declare_intent`), when it has one: what it said it will change, and its note. */
   readonly declared?: {
     readonly paths: readonly string[];

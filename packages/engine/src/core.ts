@@ -269,7 +269,17 @@ export class EngineCore {
   async check(request: CheckRequest): Promise<CheckResult> {
     const intent = this.intent();
     const result = await runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
-    return { ...result, conflicts: this.withDeclarations(result.conflicts) };
+    return { ...result, conflicts: await this.withAcknowledgements(result.agent, this.withDeclarations(result.conflicts)) };
+  }
+
+  /** Each conflict whose advisory `agent` acknowledged (in the pair's trail) says so. */
+  private async withAcknowledgements<C extends CheckResult['conflicts'][number]>(agent: string, conflicts: readonly C[]): Promise<C[]> {
+    const trails = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
+    return Promise.all(
+      conflicts.map(async (c) =>
+        (await pairAcknowledged(trails, agent, c.with).catch(() => false)) ? { ...c, acknowledged: true as const } : c,
+      ),
+    );
   }
 
   /**
@@ -333,20 +343,16 @@ export class EngineCore {
 
   private async advisoriesOf(result: ScanResult, agent: string, cwd: string): Promise<Advisory[]> {
     const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
-    const conflicts = this.withDeclarations(await conflictsOf(result, agent, cwd));
-    const trails = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
-    return Promise.all(
-      conflicts.map(async (c) => {
-        const trigger: Trigger | undefined = triggersFor(
-          { a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence },
-          agents,
-        ).find((t) => t.to === agent);
-        // Acknowledged traffic is done with: go on. A resolution still says who gives way.
-        const acknowledged = await pairAcknowledged(trails, agent, c.with).catch(() => false);
-        const action = acknowledged && c.level === 'traffic' ? 'go-on' : nextAction(c, agent);
-        return { ...c, action, ...(trigger ? { message: trigger.content } : {}), ...(acknowledged ? { acknowledged: true as const } : {}) };
-      }),
-    );
+    const conflicts = await this.withAcknowledgements(agent, this.withDeclarations(await conflictsOf(result, agent, cwd)));
+    return conflicts.map((c) => {
+      const trigger: Trigger | undefined = triggersFor(
+        { a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence },
+        agents,
+      ).find((t) => t.to === agent);
+      // Acknowledged traffic is done with: go on. A resolution still says who gives way.
+      const action = c.acknowledged && c.level === 'traffic' ? 'go-on' : nextAction(c, agent);
+      return { ...c, action, ...(trigger ? { message: trigger.content } : {}) };
+    });
   }
 
   async declareIntent(request: DeclareIntentRequest): Promise<DeclareIntentResult> {
