@@ -11,7 +11,7 @@ import type { Io } from './io.js';
 export interface EngineQuestion {
   /** A directory of the repository the engine serves. */
   readonly cwd: string;
-  readonly method: 'check' | 'scan';
+  readonly method: 'check' | 'scan' | 'declareIntent';
   readonly request: unknown;
   /** How long to wait for the answer before answering in-process (ms). */
   readonly answerMs: number;

@@ -20,7 +20,7 @@ import {
   type HelloResult,
 } from './protocol.js';
 
-export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
+export { enginePaths, findCommonDir, inWorkTree, nearestDirectory, type EnginePaths } from './paths.js';
 export { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from './protocol.js';
 
 /** How a connection takes part: `hold` keeps the engine from its idle exit; `onChange` subscribes to its change notifications. */

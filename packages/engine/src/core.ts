@@ -20,7 +20,7 @@ import {
   type Scanner,
   type ScannerOptions,
 } from '@airspace/scanner';
-import { acknowledgePair } from '@airspace/trail';
+import { acknowledgePair, pairAcknowledged } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
 import { nextAction } from './advice.js';
@@ -275,7 +275,36 @@ export class EngineCore {
 
   async check(request: CheckRequest): Promise<CheckResult> {
     const intent = this.intent();
-    return runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+    const result = await runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+    return { ...result, conflicts: await this.withAcknowledgements(result.agent, this.withDeclarations(result.conflicts)) };
+  }
+
+  /** Each conflict whose advisory `agent` acknowledged (in the pair's trail) says so. */
+  private async withAcknowledgements<C extends CheckResult['conflicts'][number]>(agent: string, conflicts: readonly C[]): Promise<C[]> {
+    const trails = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
+    return Promise.all(
+      conflicts.map(async (c) =>
+        (await pairAcknowledged(trails, agent, c.with).catch(() => false)) ? { ...c, acknowledged: true as const } : c,
+      ),
+    );
+  }
+
+  /**
+   * Each conflict with an agent that declared intent carries its declaration (paths, symbols, its
+   * note); where the evidence is about a declared file, only that file's hunks are quoted (the
+   * declaring agent's other changes are not what the asker meets there).
+   */
+  private withDeclarations<C extends CheckResult['conflicts'][number]>(conflicts: readonly C[]): C[] {
+    const declarations = new Map(readIntents(this.options.commonDir, this.now()).map((d) => [d.agent, d]));
+    return conflicts.map((c) => {
+      const d = declarations.get(c.with);
+      if (!d) return c;
+      const files = new Set([...d.paths, ...d.symbols.map((s) => s.slice(0, s.lastIndexOf('#')))]);
+      const onDeclared = c.evidence.some((e) => [e.a, e.b].some((side) => side?.agent === c.with && files.has(side.path)));
+      const hunks = onDeclared ? c.hunks.filter((h) => files.has(h.path)) : c.hunks;
+      const declared = { paths: d.paths, symbols: d.symbols, ...(d.note ? { note: d.note } : {}), expiresAt: d.expiresAt };
+      return { ...c, hunks, declared };
+    });
   }
 
   /** The worktree and agent id of the asker: the agent of its worktree, else the id git would give it. */
@@ -331,13 +360,15 @@ export class EngineCore {
 
   private async advisoriesOf(result: ScanResult, agent: string, cwd: string): Promise<Advisory[]> {
     const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
-    const conflicts = await conflictsOf(result, agent, cwd);
+    const conflicts = await this.withAcknowledgements(agent, this.withDeclarations(await conflictsOf(result, agent, cwd)));
     return conflicts.map((c) => {
       const trigger: Trigger | undefined = triggersFor(
         { a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence },
         agents,
       ).find((t) => t.to === agent);
-      return { ...c, action: nextAction(c, agent), ...(trigger ? { message: trigger.content } : {}) };
+      // Acknowledged traffic is done with: go on. A resolution still says who gives way.
+      const action = c.acknowledged && c.level === 'traffic' ? 'go-on' : nextAction(c, agent);
+      return { ...c, action, ...(trigger ? { message: trigger.content } : {}) };
     });
   }
 
@@ -349,7 +380,6 @@ export class EngineCore {
       if (at <= 0) throw new InputError(`Symbol "${s}" needs its file: write it as path#name (e.g. src/billing.ts#total).`);
       return `${repositoryPath(worktree, request.cwd, s.slice(0, at))}#${s.slice(at + 1)}`;
     });
-    if (paths.length + symbols.length === 0) throw new InputError('declare_intent needs at least one path or symbol.');
     const now = this.now();
     const ttl = request.ttlMs ?? DEFAULT_INTENT_TTL_MS;
     if (!(ttl > 0)) throw new InputError('ttl must be a positive number of milliseconds.');
@@ -361,9 +391,16 @@ export class EngineCore {
       declaredAt: new Date(now).toISOString(),
       expiresAt: new Date(now + ttl).toISOString(),
     };
+    // Nothing declared withdraws the declaration: it no longer counts for anyone.
+    const withdrawn = paths.length + symbols.length === 0;
     writeIntent(this.options.commonDir, declared, now);
     const result = await this.fullScan(request.cwd);
-    return { declared, advisories: await this.advisoriesOf(result, agent, request.cwd), problems: result.problems };
+    return {
+      declared,
+      ...(withdrawn ? { withdrawn: true as const } : {}),
+      advisories: await this.advisoriesOf(result, agent, request.cwd),
+      problems: result.problems,
+    };
   }
 
   async acknowledge(request: AcknowledgeRequest): Promise<AcknowledgeResult> {

@@ -196,12 +196,12 @@ export function intentMap(declarations: readonly DeclaredIntent[]): IntentMap | 
   if (declarations.length === 0) return undefined;
   const out: Record<string, IntentSpec[]> = {};
   for (const d of declarations) {
-    const paths = [...new Set(d.paths)].sort();
-    // A symbol of a file declared whole adds nothing.
     const symbols = d.symbols
       .map(symbolSpec)
-      .filter((s): s is IntentEntry => s !== undefined && !paths.includes(s.path))
+      .filter((s): s is IntentEntry => s !== undefined)
       .sort((x, y) => `${x.path}#${x.symbol}`.localeCompare(`${y.path}#${y.symbol}`));
+    // A path and a symbol of one file: the symbol says which part of it, so the path adds nothing.
+    const paths = [...new Set(d.paths)].filter((p) => !symbols.some((s) => s.path === p)).sort();
     out[d.agent] = [...(out[d.agent] ?? []), ...paths, ...symbols];
   }
   return out;

@@ -37,9 +37,9 @@ describe('declared intent', () => {
     expect(readIntents(dir, 3000)).toEqual([]);
   });
 
-  it("becomes the scanner's intent: paths whole, symbols to resolve (none of a file declared whole)", () => {
-    expect(intentMap([declaration('alice', ['a.ts'], 0, 1, ['src/b.ts#Parser.parse', 'a.ts#x', 'src/b.ts#total'])])).toEqual({
-      alice: ['a.ts', { path: 'src/b.ts', symbol: 'Parser.parse' }, { path: 'src/b.ts', symbol: 'total' }],
+  it("becomes the scanner's intent: paths whole, symbols to resolve (a path with a symbol of its own: the symbol)", () => {
+    expect(intentMap([declaration('alice', ['a.ts', 'c.ts'], 0, 1, ['src/b.ts#Parser.parse', 'a.ts#x', 'src/b.ts#total'])])).toEqual({
+      alice: ['c.ts', { path: 'a.ts', symbol: 'x' }, { path: 'src/b.ts', symbol: 'Parser.parse' }, { path: 'src/b.ts', symbol: 'total' }],
     });
     expect(intentMap([])).toBeUndefined();
   });
