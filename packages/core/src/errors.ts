@@ -109,6 +109,15 @@ export function missingService(id: string, service: string, why = 'which this fr
   };
 }
 
+/** A channel whose required service the front end said it cannot give: not checked, with its code and reason. */
+export function serviceUnavailable(id: string, service: string, code: string, why: string): Problem {
+  return {
+    code,
+    channel: id,
+    message: `Channel "${id}" was not checked: it requires "${service}", which is unavailable: ${why}.`,
+  };
+}
+
 export function unknownOption(id: string, key: string, known: readonly string[]): Problem {
   return {
     code: ErrorCodes.INVALID_OPTION,
