@@ -4,7 +4,7 @@
  * no parser at all, the channels that need code facts are not checked (never clear) and a
  * `--fail-on` gate fails.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,24 @@ describe('the parser', () => {
     expect(table(wasm)).toEqual(table(native));
     expect(native.problems.filter((p) => p.code.startsWith('PARSER_'))).toEqual([]);
     expect(wasm.problems.filter((p) => p.code.startsWith('PARSER_')).map((p) => p.code)).toEqual(['PARSER_WASM']);
+  }, 240_000);
+
+  it('with the native binding missing, auto falls back to wasm: the same table, said once', async () => {
+    // A preload that makes `require('tree-sitter')` fail, as where it was never compiled.
+    const blocker = join(scratch, 'no-native.cjs');
+    writeFileSync(
+      blocker,
+      "const M = require('node:module');\nconst load = M._load;\nM._load = function (r, ...rest) {\n  if (r === 'tree-sitter') throw new Error('no native binding here');\n  return load.call(this, r, ...rest);\n};\n",
+    );
+    const env = { ...ENV, AIRSPACE_PARSER: 'auto', NODE_OPTIONS: `${ENV.NODE_OPTIONS ?? ''} --require ${blocker}`.trim() };
+    const run = await airspace(['demo', '--json', '--dir', scratch], { env, timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const fallback = JSON.parse(run.stdout) as ScanResult;
+    expect(table(fallback)).toEqual(table(await demo('native')));
+    const notes = fallback.problems.filter((p) => p.code.startsWith('PARSER_'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.code).toBe('PARSER_WASM');
+    expect(notes[0]!.message).toContain('no native binding here');
   }, 240_000);
 
   it('with none, the channels that need facts are not checked, with why, and erin ↔ frank is not called a resolution', async () => {
