@@ -3,6 +3,7 @@
  * thrown, wherever a degraded result is possible.
  */
 import type { Problem } from './channel.js';
+import { serviceDefect, unavailableOf } from './services.js';
 
 export const ErrorCodes = {
   DUPLICATE_CHANNEL_ID: 'DUPLICATE_CHANNEL_ID',
@@ -116,6 +117,14 @@ export function serviceUnavailable(id: string, service: string, code: string, wh
     channel: id,
     message: `Channel "${id}" was not checked: it requires "${service}", which is unavailable: ${why}.`,
   };
+}
+
+/** The problem that keeps channel `id` from running with `value` as service `name`, if any. */
+export function serviceProblem(id: string, name: string, value: unknown): Problem | undefined {
+  const unavailable = unavailableOf(value);
+  if (unavailable) return serviceUnavailable(id, name, unavailable.code, unavailable.why);
+  const defect = serviceDefect(name, value);
+  return defect === undefined ? undefined : missingService(id, name, defect);
 }
 
 export function unknownOption(id: string, key: string, known: readonly string[]): Problem {

@@ -5,12 +5,12 @@
  * whose service is missing or whose `prepare` fails is skipped: it scores 0 with its problem.
  */
 import type { AnyChannel, ChannelContext, Logger, Precision, Problem, ScoreContext } from './channel.js';
-import { channelThrew, invalidWeight } from './errors.js';
+import { channelThrew, invalidWeight, serviceProblem } from './errors.js';
 import type { Agent } from './model.js';
 import { resolveOptions } from './options.js';
 import { isChannelStopped, Timekeeper, type ChannelBudget } from './scan-budget.js';
 import { deepFreeze, type ProblemLog } from './scan-input.js';
-import { serviceProblem, type ServiceName, type Services, type ServicesOf } from './services.js';
+import { type ServiceName, type Services, type ServicesOf } from './services.js';
 
 /** A channel that scores in this scan. */
 export interface ActiveChannel {

@@ -7,8 +7,6 @@
  * end says it cannot give, `unavailableService`, makes the channel "not checked" with its reason),
  * so a channel writes no guard of its own.
  */
-import type { Problem } from './channel.js';
-import { missingService, serviceUnavailable } from './errors.js';
 import type { Agent, FileEdit, Range } from './model.js';
 
 /**
@@ -282,16 +280,9 @@ export function unavailableService(code: string, why: string): UnavailableServic
   return Object.freeze({ unavailable: Object.freeze({ code, why }) });
 }
 
-function unavailableOf(value: unknown): UnavailableService['unavailable'] | undefined {
+/** The code and reason of a value made by `unavailableService`, if it is one. */
+export function unavailableOf(value: unknown): UnavailableService['unavailable'] | undefined {
   if (typeof value !== 'object' || value === null || !('unavailable' in value)) return undefined;
   const u = (value as UnavailableService).unavailable;
   return typeof u?.code === 'string' && typeof u.why === 'string' ? u : undefined;
-}
-
-/** The problem that keeps channel `id` from running with `value` as service `name`, if any. */
-export function serviceProblem(id: string, name: string, value: unknown): Problem | undefined {
-  const unavailable = unavailableOf(value);
-  if (unavailable) return serviceUnavailable(id, name, unavailable.code, unavailable.why);
-  const defect = serviceDefect(name, value);
-  return defect === undefined ? undefined : missingService(id, name, defect);
 }

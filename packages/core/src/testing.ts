@@ -16,11 +16,12 @@
 import { describe as vitestDescribe, expect as vitestExpect, it as vitestIt } from 'vitest';
 import type { AnyChannel, ChannelContext, ChannelScore, Logger, Problem } from './channel.js';
 import type { Agent } from './model.js';
+import { serviceProblem } from './errors.js';
 import { resolveOptions } from './options.js';
 import { deepFreeze } from './scan-input.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import { validateChannel } from './registry.js';
-import { serviceProblem, type ServiceName, type Services, type ServicesOf } from './services.js';
+import { type ServiceName, type Services, type ServicesOf } from './services.js';
 
 export { agent, edit, type AgentInit, type EditOptions } from './builders.js';
 
