@@ -63,7 +63,7 @@ describe('the parser', () => {
       blocker,
       "const M = require('node:module');\nconst load = M._load;\nM._load = function (r, ...rest) {\n  if (r === 'tree-sitter') throw new Error('no native binding here');\n  return load.call(this, r, ...rest);\n};\n",
     );
-    const env = { ...ENV, AIRSPACE_PARSER: 'auto', NODE_OPTIONS: `${ENV.NODE_OPTIONS ?? ''} --require ${blocker}`.trim() };
+    const env = { ...ENV, AIRSPACE_PARSER: 'auto', NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${blocker}`.trim() };
     const run = await airspace(['demo', '--json', '--dir', scratch], { env, timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const fallback = JSON.parse(run.stdout) as ScanResult;
