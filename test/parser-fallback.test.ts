@@ -16,6 +16,7 @@ const withParser = (parser: string) => ({ ...ENV, AIRSPACE_PARSER: parser });
 
 let scratch: string;
 let repo: RepoFixture;
+let ann: string;
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'airspace-parser-'));
   // Two agents in different files of different folders: clear whichever channels run.
@@ -23,7 +24,7 @@ beforeAll(() => {
     { 'src/a.ts': "import { b } from '../lib/b';\nexport const a = b + 1;\n", 'lib/b.ts': 'export const b = 1;\n' },
     { epoch: Math.floor(Date.now() / 1000) - 600 },
   );
-  repo.worktree('ann').write('src/a.ts', "import { b } from '../lib/b';\nexport const a = b + 2;\n");
+  ann = repo.worktree('ann').write('src/a.ts', "import { b } from '../lib/b';\nexport const a = b + 2;\n").dir;
   repo.worktree('ben').write('docs/notes.md', '# notes\n');
 });
 afterAll(() => {
@@ -100,5 +101,15 @@ describe('the parser', () => {
     expect(wasm.code, wasm.stderr).toBe(0);
     expect(wasm.stderr.match(/parser: wasm/g)).toHaveLength(1);
     expect(wasm.stdout).not.toMatch(/WebAssembly/);
+  }, 120_000);
+
+  it('check --fail-on fails when no parser loaded; without --fail-on the hook answer is unchanged', async () => {
+    const check = (parser: string, ...extra: string[]) =>
+      airspace(['check', 'src/a.ts', '--base', 'main', ...extra], { cwd: ann, env: withParser(parser) });
+    expect((await check('native', '--fail-on', 'traffic')).code).toBe(0);
+    const none = await check('none', '--fail-on', 'traffic');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/No tree-sitter parser loaded/);
+    expect((await check('none')).code).toBe(0);
   }, 120_000);
 });

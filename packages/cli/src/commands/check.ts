@@ -153,6 +153,17 @@ function printableCheck(answer: CheckResult): CheckResult {
   return { ...printableDeep({ ...answer, conflicts: [] }), conflicts };
 }
 
+/**
+ * The exit code of an answer below the gate's level: ERROR when `--fail-on` was given and no
+ * parser loaded (the channels needing code facts were not checked: the gate cannot pass), else OK.
+ */
+function unchecked(io: Io, answer: CheckResult, failOn: CheckFlags['failOn']): number {
+  const none = failOn ? answer.problems.find((p) => p.code === 'PARSER_UNAVAILABLE' && p.channel === undefined) : undefined;
+  if (!none) return ExitCode.OK;
+  io.stderr.write(`airspace: ${printable(none.message)}\n`);
+  return ExitCode.ERROR;
+}
+
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
@@ -167,10 +178,10 @@ export function checkCommand(io: Io): Command {
       "a pre-edit hook: read the file (and, for an edit, its lines) from the harness's tool call as JSON on standard input (tool_input.file_path); advice for the model on stderr",
     )
     .addOption(
-      new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices([
-        'traffic',
-        'resolution',
-      ]),
+      new Option(
+        '--fail-on <level>',
+        'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call); given, 1 when no parser loaded',
+      ).choices(['traffic', 'resolution']),
     );
   addRepoOptions(command).action(async (given: string | undefined, flags: CheckFlags) => {
     if (flags.toolCall) {
@@ -184,7 +195,7 @@ export function checkCommand(io: Io): Command {
         call.cwd,
       );
       const failOn = flags.failOn ?? 'resolution';
-      io.exitCode(levelRank(answer.level) >= levelRank(failOn) ? ExitCode.ADVISORY : ExitCode.OK);
+      io.exitCode(levelRank(answer.level) >= levelRank(failOn) ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
       // For the model (a blocking hook's stderr reaches it) and the user; JSON on stdout if asked.
       if (answer.level === 'traffic' || answer.level === 'resolution')
         io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
@@ -195,7 +206,7 @@ export function checkCommand(io: Io): Command {
     const target = given;
     const answer = await runCheck(io, target, flags);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
-    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);
