@@ -103,6 +103,30 @@ describe('the parser', () => {
     expect(wasm.stdout).not.toMatch(/WebAssembly/);
   }, 120_000);
 
+  // ns.ts holds imports inside a namespace: the import scanner declines it, only tree-sitter reads it.
+  it('graph without a parser says why the files it could not read were skipped', async () => {
+    // A repository of its own: facts cached by another test's parse would be read, not parsed.
+    const own = createRepoFixture({ 'a.ts': 'export const a = 1;\n', 'ns.ts': "namespace N {\n  import y = require('./a');\n}\n" });
+    try {
+      await graphWithoutParser(own.dir);
+    } finally {
+      own.dispose();
+    }
+  }, 120_000);
+
+  async function graphWithoutParser(dir: string): Promise<void> {
+    const none = await airspace(['graph'], { cwd: dir, env: withParser('none') });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toMatch(/1 skipped/);
+    expect(none.stdout).toMatch(
+      /No tree-sitter parser loaded \(AIRSPACE_PARSER=none\): files the import scanner could not read were skipped/,
+    );
+    const json = JSON.parse((await airspace(['graph', '--json'], { cwd: dir, env: withParser('none') })).stdout) as {
+      skipped: { path: string }[];
+    };
+    expect(json.skipped.map((s) => s.path)).toEqual(['ns.ts']);
+  }
+
   it('check --fail-on fails when no parser loaded; without --fail-on the hook answer is unchanged', async () => {
     const check = (parser: string, ...extra: string[]) =>
       airspace(['check', 'src/a.ts', '--base', 'main', ...extra], { cwd: ann, env: withParser(parser) });
