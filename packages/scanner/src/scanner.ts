@@ -374,7 +374,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
           base: loaded.base.commit,
           repository: loaded.repository.id,
           probe: extra.probe !== undefined,
-          analysis: services.importGraph !== undefined,
+          analysis: services.importGraph !== undefined && !parser?.unavailable,
         }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
