@@ -127,7 +127,7 @@ describe('the parser', () => {
     expect(json.skipped.map((s) => s.path)).toEqual(['ns.ts']);
   }
 
-  it('check --fail-on fails when no parser loaded; without --fail-on the hook answer is unchanged', async () => {
+  it('check --fail-on fails when no parser loaded; without --fail-on the answer is unchanged; --verbose names wasm', async () => {
     const check = (parser: string, ...extra: string[]) =>
       airspace(['check', 'src/a.ts', '--base', 'main', ...extra], { cwd: ann, env: withParser(parser) });
     expect((await check('native', '--fail-on', 'traffic')).code).toBe(0);
@@ -135,5 +135,8 @@ describe('the parser', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/No tree-sitter parser loaded/);
     expect((await check('none')).code).toBe(0);
+    const wasm = await check('wasm', '--verbose');
+    expect(wasm.code, wasm.stderr).toBe(0);
+    expect(wasm.stderr.match(/parser: wasm/g)).toHaveLength(1);
   }, 120_000);
 });

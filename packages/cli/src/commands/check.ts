@@ -23,6 +23,7 @@ import { colorWanted, createStyle } from '../report/color.js';
 import { printable, printableDeep } from '../report/printable.js';
 import { createProgressBar } from '../report/progress.js';
 import { formatChannels, formatEvidence, formatRange } from '../report/table.js';
+import { parserLine } from './scan.js';
 
 export type { CheckConflict, CheckResult, DiffHunk } from '@airspace/engine';
 
@@ -205,6 +206,8 @@ export function checkCommand(io: Io): Command {
     if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
     const target = given;
     const answer = await runCheck(io, target, flags);
+    const parser = flags.verbose === true || io.env.AIRSPACE_VERBOSE ? parserLine(answer) : undefined;
+    if (parser) io.stderr.write(`airspace: ${printable(parser)}\n`);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
     io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');

@@ -43,7 +43,7 @@ export function failOnExit(result: ScanResult, failOn?: 'traffic' | 'resolution'
 }
 
 /** For `--verbose`, when the scan's facts did not come from the native parser: `parser: wasm (why)` or `parser: none (why)`. */
-export function parserLine(result: ScanResult): string | undefined {
+export function parserLine(result: Pick<ScanResult, 'problems'>): string | undefined {
   const wasm = result.problems.find((p) => p.code === 'PARSER_WASM');
   if (wasm) return `parser: wasm (${wasm.message})`;
   const none = result.problems.find((p) => p.code === 'PARSER_UNAVAILABLE' && p.channel === undefined);
