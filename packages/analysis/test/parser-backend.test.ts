@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { extractFacts } from '../src/extract/extract.js';
-import { parserBackendOf, parserChoice, PARSER_ENV, type ParserBackend } from '../src/extract/parser-backend.js';
+import { parserBackendOf, parserChoice, PARSER_ENV, wasmGrammarPath, type ParserBackend } from '../src/extract/parser-backend.js';
 import { parseAll, type ParseJob } from '../src/extract/pool.js';
 import { languageOf, type Language } from '../src/facts.js';
 
@@ -75,6 +75,16 @@ describe.each(table)('%s', (_name, language, source) => {
 
 test('the backends are what they say', () => {
   expect([native.kind, wasm.kind]).toEqual(['native', 'wasm']);
+});
+
+test("the grammars' .wasm files come from the package's own copy (made by its build), not the optional grammar packages", () => {
+  for (const [language, file] of [
+    ['typescript', 'tree-sitter-typescript.wasm'],
+    ['tsx', 'tree-sitter-tsx.wasm'],
+    ['javascript', 'tree-sitter-javascript.wasm'],
+    ['python', 'tree-sitter-python.wasm'],
+  ] as const)
+    expect(wasmGrammarPath(language)).toBe(join(import.meta.dirname, '..', 'grammars', file));
 });
 
 test('AIRSPACE_PARSER is read, an unknown value as auto', () => {
