@@ -55,6 +55,11 @@ describe('the parser', () => {
     expect(table(wasm)).toEqual(table(native));
     expect(native.problems.filter((p) => p.code.startsWith('PARSER_'))).toEqual([]);
     expect(wasm.problems.filter((p) => p.code.startsWith('PARSER_')).map((p) => p.code)).toEqual(['PARSER_WASM']);
+    // The printed table too, line for line.
+    const printed = (parser: string) => airspace(['demo', '--dir', scratch], { env: withParser(parser), timeoutMs: 120_000 });
+    const [nativeTable, wasmTable] = [await printed('native'), await printed('wasm')];
+    expect(nativeTable.stdout).toMatch(/erin ↔ frank/);
+    expect(wasmTable.stdout).toBe(nativeTable.stdout);
   }, 240_000);
 
   it('with the native binding missing, auto falls back to wasm: the same table, said once', async () => {
