@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelStopped, defineChannel, importGraphOfEdges, type Agent, type FileEdit } from '../src/index.js';
+import { ChannelStopped, defineChannel, importGraphOfEdges, unavailableService, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 
@@ -154,6 +154,25 @@ describe('scanAirspace', () => {
     expect(malformed.problems[0]!.message).toContain('forAgent()');
     const supplied = await scanAirspace(agents, { channels: [needs], services: { importGraph: importGraphOfEdges([]) } });
     expect(supplied.links[0]!.risk).toBe(1);
+  });
+
+  it('reports a channel whose service the front end cannot give as not checked, with its code and reason', async () => {
+    const needs = defineChannel({
+      id: 'needs-graph',
+      defaultWeight: 1,
+      requires: ['importGraph'],
+      score: () => ({ risk: 1, evidence: [{ message: 'x' }] }),
+    });
+    const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
+    const services = { importGraph: unavailableService('PARSER_UNAVAILABLE', 'no parser loaded') as never };
+    const result = await scanAirspace(agents, { channels: [needs], services });
+    const expected = {
+      code: 'PARSER_UNAVAILABLE',
+      channel: 'needs-graph',
+      message: 'Channel "needs-graph" was not checked: it requires "importGraph", which is unavailable: no parser loaded.',
+    };
+    expect(result.problems).toEqual([expected]);
+    expect(result.links[0]!.channels[0]).toMatchObject({ risk: 0, problems: [expected] });
   });
 
   it('caps file-precision channels at traffic, unless configured otherwise', async () => {

@@ -22,6 +22,7 @@ import { colorWanted, createStyle } from '../report/color.js';
 import { printable, printableDeep } from '../report/printable.js';
 import { createProgressBar } from '../report/progress.js';
 import { formatChannels, formatEvidence, formatRange } from '../report/table.js';
+import { parserLine } from './scan.js';
 import { toolCallTarget } from './tool-call.js';
 
 export type { CheckConflict, CheckResult, DiffHunk } from '@airspace/engine';
@@ -117,6 +118,17 @@ function printableCheck(answer: CheckResult): CheckResult {
   return { ...printableDeep({ ...answer, conflicts: [] }), conflicts };
 }
 
+/**
+ * The exit code of an answer below the gate's level: ERROR when `--fail-on` was given and no
+ * parser loaded (the channels needing code facts were not checked: the gate cannot pass), else OK.
+ */
+function unchecked(io: Io, answer: CheckResult, failOn: CheckFlags['failOn']): number {
+  const none = failOn ? answer.problems.find((p) => p.code === 'PARSER_UNAVAILABLE' && p.channel === undefined) : undefined;
+  if (!none) return ExitCode.OK;
+  io.stderr.write(`airspace: ${printable(none.message)}\n`);
+  return ExitCode.ERROR;
+}
+
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
@@ -132,10 +144,10 @@ export function checkCommand(io: Io): Command {
     )
     .option('--with-mcp', "with --tool-call: the model also has Airspace's MCP tools (declare_intent, acknowledge); the advice names them")
     .addOption(
-      new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices([
-        'traffic',
-        'resolution',
-      ]),
+      new Option(
+        '--fail-on <level>',
+        'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call); given, 1 when no parser loaded',
+      ).choices(['traffic', 'resolution']),
     );
   addRepoOptions(command).action(async (given: string | undefined, flags: CheckFlags) => {
     if (flags.toolCall) {
@@ -151,7 +163,7 @@ export function checkCommand(io: Io): Command {
       );
       const failOn = flags.failOn ?? 'resolution';
       const blocks = levelRank(answer.level) >= levelRank(failOn);
-      io.exitCode(blocks ? ExitCode.ADVISORY : ExitCode.OK);
+      io.exitCode(blocks ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
       if (answer.level !== 'traffic' && answer.level !== 'resolution') {
         if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
         return;
@@ -171,8 +183,10 @@ export function checkCommand(io: Io): Command {
     if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
     const target = given;
     const answer = await runCheck(io, target, flags);
+    const parser = flags.verbose === true || io.env.AIRSPACE_VERBOSE ? parserLine(answer) : undefined;
+    if (parser) io.stderr.write(`airspace: ${printable(parser)}\n`);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
-    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);
