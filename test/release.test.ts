@@ -1,0 +1,108 @@
+/**
+ * The release as a user gets it. `scripts/release.mjs` (`npm run release`) writes the CLI tarball
+ * and the VS Code extension; the tarball installs into an empty folder with `--ignore-scripts`
+ * (what users with a script policy get) and without the registry (it has no dependencies), and
+ * `airspace demo` there prints the README's table. The `.vsix` holds the two bundles and the
+ * parser as WebAssembly, and no `node_modules` or native binary.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWith, NPM } from './programs.js';
+import { ENV } from './run-cli.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The table the README shows under "prints the advisories by risk". */
+function readmeTable(): string {
+  const block = /prints the advisories by risk:\n\n```\n([\s\S]*?)```/.exec(README);
+  if (!block) throw new Error('README.md has no demo table after "prints the advisories by risk:"');
+  return block[1]!.trimEnd();
+}
+
+/** Entries of a zip file (name and uncompressed bytes), read from its central directory. */
+function zipEntries(file: string): Map<string, Buffer> {
+  const zip = readFileSync(file);
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(start, start + compressed);
+    entries.set(name, method === 8 ? inflateRawSync(raw) : raw);
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return entries;
+}
+
+let out: string;
+let user: string;
+
+describeWith(NPM, 'the release (npm run release)', () => {
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'airspace-release-test-'));
+    user = mkdtempSync(join(tmpdir(), 'airspace-user-'));
+    execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', out], { stdio: 'pipe', timeout: 180_000 });
+  }, 240_000);
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(user, { recursive: true, force: true });
+  });
+
+  it('installs the CLI from its one tarball into an empty folder with --ignore-scripts, offline, and its demo prints the README table', () => {
+    writeFileSync(join(user, 'package.json'), '{ "private": true }\n');
+    const tarball = join(out, `airspace-tcas-${VERSION}.tgz`);
+    const install = spawnSync('npm', ['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+      cwd: user,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(install.status, install.stderr).toBe(0);
+    const bin = join(user, 'node_modules/.bin/airspace');
+    const demo = spawnSync(bin, ['demo'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 120_000 });
+    expect(demo.status, demo.stderr).toBe(0);
+    expect(demo.stdout).toContain(readmeTable());
+    const version = spawnSync(bin, ['--version'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 60_000 });
+    expect(version.stdout.trim()).toBe(VERSION);
+  });
+
+  it('packs the CLI with the fields a registry shows and no dependency to resolve', () => {
+    const manifest = JSON.parse(readFileSync(join(user, 'node_modules/airspace-tcas/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: 'airspace-tcas', bin: { airspace: 'bin/airspace.js' }, license: 'MIT' });
+    expect(manifest).toHaveProperty('repository.url');
+    expect(manifest).toHaveProperty('engines.node');
+    expect(manifest).not.toHaveProperty('dependencies');
+    for (const file of ['LICENSE', 'README.md', 'THIRD-PARTY-NOTICES.md']) {
+      expect(statSync(join(user, 'node_modules/airspace-tcas', file)).size).toBeGreaterThan(0);
+    }
+  });
+
+  it('packages the VS Code extension bundled: client, server, parser as wasm, no node_modules, nothing native', () => {
+    const vsix = join(out, `airspace-vscode-${VERSION}.vsix`);
+    const entries = zipEntries(vsix);
+    const names = [...entries.keys()];
+    for (const name of ['extension/package.json', 'extension/dist/extension.js', 'extension/server/dist/bin.js', 'extension/LICENSE.txt']) {
+      expect(names).toContain(name);
+    }
+    expect(names.filter((n) => n.endsWith('.wasm')).length).toBeGreaterThan(0);
+    expect(names.filter((n) => n.includes('node_modules/'))).toEqual([]);
+    expect(names.filter((n) => n.endsWith('.node'))).toEqual([]);
+    expect(names.length).toBeLessThan(200);
+    expect(statSync(vsix).size).toBeLessThan(8 * 1024 * 1024);
+    const manifest = JSON.parse(entries.get('extension/package.json')!.toString('utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: 'airspace-vscode', main: './dist/extension.js', license: 'MIT' });
+    expect(manifest).not.toHaveProperty('dependencies');
+  });
+});
