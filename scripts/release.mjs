@@ -38,6 +38,8 @@ const WORKERS = [
   'packages/git/dist/launcher-child.js',
   'packages/lsp-server/dist/engine-worker.js',
 ];
+/** Files a registry package loads by path at run time, besides its `.wasm` files (jiti's TypeScript transform). */
+const VENDOR_FILES = { jiti: ['dist/babel.cjs'] };
 /** Scripts a module names by URL that are not Node modules: copied as they are. */
 const PAGE_SCRIPTS = ['packages/view/dist/client/view.js'];
 
@@ -129,7 +131,7 @@ function packageHome(file) {
  * Copies into the mirror what a package loads at run time rather than imports: for a workspace
  * package, the data files it publishes (`files`: queries, schemas, grammars) and its
  * `PAGE_SCRIPTS`; for a registry package,
- * its `.wasm` files. A mirrored workspace package gets a minimal package.json (name, version,
+ * its `.wasm` files and its `VENDOR_FILES`. A mirrored workspace package gets a minimal package.json (name, version,
  * module type: the CLI reads its version there).
  */
 function copyAssets(out, home, manifest) {
@@ -142,13 +144,12 @@ function copyAssets(out, home, manifest) {
         ? PAGE_SCRIPTS.includes(mirrorOf(file))
         : !/\.(ts|mts|cts|map|tsbuildinfo|md)$/.test(file);
   const roots = vendored ? ['.'] : (manifest.files ?? []).filter((f) => f !== 'src' && f !== 'bin');
-  for (const root of roots) {
-    for (const file of walk(join(home, root), vendored ? 1 : Infinity)) {
-      if (!keep(file)) continue;
-      const to = join(target, relative(home, file));
-      mkdirSync(dirname(to), { recursive: true });
-      cpSync(file, to);
-    }
+  const extra = vendored ? (VENDOR_FILES[manifest.name] ?? []).map((f) => join(home, f)) : [];
+  const files = [...roots.flatMap((root) => [...walk(join(home, root), vendored ? 1 : Infinity)].filter(keep)), ...extra];
+  for (const file of files) {
+    const to = join(target, relative(home, file));
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(file, to);
   }
   if (vendored) return;
   mkdirSync(target, { recursive: true });

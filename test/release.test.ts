@@ -6,7 +6,7 @@
  * parser as WebAssembly, and no `node_modules` or native binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,13 +49,19 @@ function zipEntries(file: string): Map<string, Buffer> {
 
 let out: string;
 let user: string;
+let install: ReturnType<typeof spawnSync>;
+const bin = (): string => join(user, 'node_modules/.bin/airspace');
 
 describeWith(NPM, 'the release (npm run release)', () => {
   beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), 'airspace-release-test-'));
     user = mkdtempSync(join(tmpdir(), 'airspace-user-'));
     execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', out], { stdio: 'pipe', timeout: 180_000 });
-  }, 240_000);
+    writeFileSync(join(user, 'package.json'), '{ "private": true }\n');
+    const tarball = join(out, `airspace-tcas-${VERSION}.tgz`);
+    const args = ['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball];
+    install = spawnSync('npm', args, { cwd: user, encoding: 'utf8', timeout: 120_000 });
+  }, 300_000);
   afterAll(() => {
     rmSync(out, { recursive: true, force: true });
     rmSync(user, { recursive: true, force: true });
@@ -70,12 +76,24 @@ describeWith(NPM, 'the release (npm run release)', () => {
       timeout: 120_000,
     });
     expect(install.status, install.stderr).toBe(0);
-    const bin = join(user, 'node_modules/.bin/airspace');
-    const demo = spawnSync(bin, ['demo'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 120_000 });
+    const demo = spawnSync(bin(), ['demo'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 120_000 });
     expect(demo.status, demo.stderr).toBe(0);
     expect(demo.stdout).toContain(readmeTable());
-    const version = spawnSync(bin, ['--version'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 60_000 });
+    const version = spawnSync(bin(), ['--version'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 60_000 });
     expect(version.stdout.trim()).toBe(VERSION);
+  });
+
+  it('reads a TypeScript config in a repository (jiti loads its transform from the package)', () => {
+    const repo = join(user, 'repo');
+    mkdirSync(repo);
+    const git = (...args: string[]): void => void execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, 'airspace.config.ts'), 'const weight: number = 0.33;\nexport default { channels: { tree: { weight } } };\n');
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'config');
+    const channels = spawnSync(bin(), ['channels', '--json'], { cwd: repo, env: ENV, encoding: 'utf8', timeout: 60_000 });
+    expect(channels.stdout, channels.stderr).not.toContain('CONFIG_UNREADABLE');
+    expect(channels.stdout).toMatch(/"id": ?"tree"[^}]*"weight": ?0\.33/);
   });
 
   it('packs the CLI with the fields a registry shows and no dependency to resolve', () => {
