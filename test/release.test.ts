@@ -6,12 +6,12 @@
  * parser as WebAssembly, and no `node_modules` or native binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWith, NPM } from './programs.js';
 import { ENV } from './run-cli.js';
 
@@ -122,5 +122,26 @@ describeWith(NPM, 'the release (npm run release)', () => {
     const manifest = JSON.parse(entries.get('extension/package.json')!.toString('utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'airspace-vscode', main: './dist/extension.js', license: 'MIT' });
     expect(manifest).not.toHaveProperty('dependencies');
+  });
+});
+
+describe('package manifests', () => {
+  it('every package names the repository and its folder, the licence and the Node it needs', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      repository: { url: string };
+      engines: { node: string };
+    };
+    const folders = ['packages', 'plugins', 'examples']
+      .flatMap((group) => readdirSync(join(ROOT, group)).map((name) => `${group}/${name}`))
+      .filter((folder) => existsSync(join(ROOT, folder, 'package.json')))
+      .concat('test');
+    expect(folders.length).toBeGreaterThan(20);
+    expect(existsSync(join(ROOT, 'LICENSE'))).toBe(true);
+    for (const folder of folders) {
+      const manifest = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as Record<string, unknown>;
+      expect(manifest, folder).toMatchObject({ license: 'MIT', repository: { url: root.repository.url, directory: folder } });
+      const engines = manifest.engines as Record<string, string> | undefined;
+      expect(engines?.node ?? engines?.vscode, folder).toBe(engines?.vscode ?? root.engines.node);
+    }
   });
 });
