@@ -15,7 +15,18 @@
  * each worker that imports its bundle. The output is deterministic: same build, same bytes.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -43,6 +54,8 @@ const VENDOR_FILES = { jiti: ['dist/babel.cjs'] };
 /** Scripts a module names by URL that are not Node modules: copied as they are. */
 const PAGE_SCRIPTS = ['packages/view/dist/client/view.js'];
 
+/** The modification time of every file in the .vsix (npm pack uses the same for tarballs). */
+const FIXED_TIME = new Date('1985-10-26T08:15:00Z');
 const posix = (p) => p.split(sep).join('/');
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 /** Where a module of the repository sits in the mirror: `node_modules/` becomes `vendor/` (npm never packs the former). */
@@ -262,6 +275,8 @@ async function releaseVscode(outDir) {
     for (const file of ['README.md', '.vscodeignore']) cpSync(join(extension, file), join(stage, file));
     cpSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'));
     writeFileSync(join(stage, 'THIRD-PARTY-NOTICES.md'), notices(vendored));
+    // vsce stores each file's modification time: a fixed one keeps the .vsix the same bytes per build.
+    for (const file of walk(stage, Infinity)) utimesSync(file, FIXED_TIME, FIXED_TIME);
     const vsix = join(outDir, `${manifest.name}-${version}.vsix`);
     const vsceManifest = createRequire(join(extension, 'package.json')).resolve('@vscode/vsce/package.json');
     const vsce = join(dirname(vsceManifest), readJson(vsceManifest).bin.vsce);
@@ -269,10 +284,74 @@ async function releaseVscode(outDir) {
       cwd: stage,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    normalizeZip(vsix);
     return vsix;
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/**
+ * Rewrites a zip with its entries in a fixed order (vsce's manifest files first, then by name) and
+ * one modification time: vsce lists files in the order its glob finds them and stamps the files it
+ * writes itself with the clock. The entries' bytes are kept as they are.
+ */
+function normalizeZip(file) {
+  const zip = readFileSync(file);
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const entries = [];
+  for (let i = 0, at = zip.readUInt32LE(end + 16); i < zip.readUInt16LE(end + 10); i++) {
+    const nameLength = zip.readUInt16LE(at + 28);
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    entries.push({
+      name: zip.subarray(at + 46, at + 46 + nameLength),
+      method: zip.readUInt16LE(at + 10),
+      crc: zip.readUInt32LE(at + 16),
+      compressed: zip.readUInt32LE(at + 20),
+      size: zip.readUInt32LE(at + 24),
+      data: zip.subarray(start, start + zip.readUInt32LE(at + 20)),
+    });
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  const rank = (e) => (e.name.toString().startsWith('extension/') ? 1 : 0);
+  entries.sort((a, b) => rank(a) - rank(b) || Buffer.compare(a.name, b.name));
+  // DOS date and time of FIXED_TIME (1985-10-26 08:15:00).
+  const dosTime = (8 << 11) | (15 << 5);
+  const dosDate = ((1985 - 1980) << 9) | (10 << 5) | 26;
+  const locals = [];
+  const central = [];
+  let offset = 0;
+  for (const e of entries) {
+    const head = Buffer.alloc(30);
+    head.writeUInt32LE(0x04034b50, 0);
+    head.writeUInt16LE(20, 4);
+    head.writeUInt16LE(0x0800, 6);
+    head.writeUInt16LE(e.method, 8);
+    head.writeUInt16LE(dosTime, 10);
+    head.writeUInt16LE(dosDate, 12);
+    head.writeUInt32LE(e.crc, 14);
+    head.writeUInt32LE(e.compressed, 18);
+    head.writeUInt32LE(e.size, 22);
+    head.writeUInt16LE(e.name.length, 26);
+    const dir = Buffer.alloc(46);
+    dir.writeUInt32LE(0x02014b50, 0);
+    dir.writeUInt16LE(20, 4);
+    dir.writeUInt16LE(20, 6);
+    head.copy(dir, 8, 6, 30);
+    dir.writeUInt32LE(offset, 42);
+    locals.push(head, e.name, e.data);
+    central.push(dir, e.name);
+    offset += head.length + e.name.length + e.data.length;
+  }
+  const directory = Buffer.concat(central);
+  const tail = Buffer.alloc(22);
+  tail.writeUInt32LE(0x06054b50, 0);
+  tail.writeUInt16LE(entries.length, 8);
+  tail.writeUInt16LE(entries.length, 10);
+  tail.writeUInt32LE(directory.length, 12);
+  tail.writeUInt32LE(offset, 16);
+  writeFileSync(file, Buffer.concat([...locals, directory, tail]));
 }
 
 async function main() {

@@ -100,6 +100,18 @@ describeWith(NPM, 'the release (npm run release)', () => {
     }
   });
 
+  it('writes the same bytes when run again', () => {
+    const again = mkdtempSync(join(tmpdir(), 'airspace-release-again-'));
+    try {
+      execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', again], { stdio: 'pipe', timeout: 180_000 });
+      for (const file of [`airspace-tcas-${VERSION}.tgz`, `airspace-vscode-${VERSION}.vsix`]) {
+        expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file))), file).toBe(true);
+      }
+    } finally {
+      rmSync(again, { recursive: true, force: true });
+    }
+  }, 240_000);
+
   it('packages the VS Code extension bundled: client, server, parser as wasm, no node_modules, nothing native', () => {
     const vsix = join(out, `airspace-vscode-${VERSION}.vsix`);
     const entries = zipEntries(vsix);
