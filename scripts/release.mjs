@@ -51,6 +51,16 @@ const WORKERS = [
 ];
 /** Files a registry package loads by path at run time, besides its `.wasm` files (jiti's TypeScript transform). */
 const VENDOR_FILES = { jiti: ['dist/babel.cjs'] };
+/**
+ * Registry packages whose files reach a release as copies, not imports, by the copy that shows it
+ * (in `assets/`): the grammars' `.wasm` (analysis's `grammars/`), three.js (the view's page script).
+ */
+const COPIED_FROM = {
+  three: 'packages/view/dist/client/view.js',
+  'tree-sitter-javascript': 'packages/analysis/grammars/tree-sitter-javascript.wasm',
+  'tree-sitter-python': 'packages/analysis/grammars/tree-sitter-python.wasm',
+  'tree-sitter-typescript': 'packages/analysis/grammars/tree-sitter-typescript.wasm',
+};
 /** Scripts a module names by URL that are not Node modules: copied as they are. */
 const PAGE_SCRIPTS = ['packages/view/dist/client/view.js'];
 
@@ -116,14 +126,23 @@ async function bundleNode(out, entries) {
     mkdirSync(dirname(stub), { recursive: true });
     writeFileSync(stub, `import ${JSON.stringify(posix(relative(dirname(stub), join(out, 'dist', `${name}.js`))))};\n`);
   }
+  const packages = packagesOf(inputs);
+  for (const [home, manifest] of packages) copyAssets(out, home, manifest);
+  return registryPackages(inputs);
+}
+
+/** The packages (folder → manifest) that the modules of a bundle come from. */
+function packagesOf(inputs) {
   const packages = new Map();
   for (const input of inputs) {
-    const home = packageHome(input);
+    const home = packageHome(resolve(ROOT, input));
     if (home) packages.set(home, readJson(join(home, 'package.json')));
   }
-  for (const [home, manifest] of packages) copyAssets(out, home, manifest);
-  return [...packages].filter(([home]) => home.includes(`${sep}node_modules${sep}`));
+  return packages;
 }
+
+/** Those of them that come from the registry. */
+const registryPackages = (inputs) => [...packagesOf(inputs)].filter(([home]) => home.includes(`${sep}node_modules${sep}`));
 
 /** A module that starts a worker not bundled as an entry would fail at run time: fail here instead. */
 function checkWorkers(workerStarts, entries) {
@@ -183,15 +202,30 @@ function* walk(path, depth) {
   }
 }
 
-/** The licence notices of the registry packages a bundle took in. */
-function notices(vendored) {
-  const lines = ['# Third-party software bundled in this package', ''];
-  for (const [home, manifest] of [...vendored].sort(([, a], [, b]) => a.name.localeCompare(b.name))) {
+/** The licence notices of the registry packages a bundle in `out` took in, and of those it carries copies of. */
+function notices(out, vendored) {
+  const all = new Map(vendored);
+  for (const [name, copy] of Object.entries(COPIED_FROM)) {
+    if (!existsSync(join(out, 'assets', copy))) continue;
+    const home = installed(name, join(ROOT, copy));
+    if (home) all.set(home, readJson(join(home, 'package.json')));
+  }
+  const lines = ['# Third-party software in this package', ''];
+  for (const [home, manifest] of [...all].sort(([, a], [, b]) => a.name.localeCompare(b.name))) {
     const licence = readdirSync(home).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
     lines.push(`## ${manifest.name} ${manifest.version} (${manifest.license ?? 'see below'})`, '');
     if (licence) lines.push('```', readFileSync(join(home, licence), 'utf8').trim(), '```', '');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The folder of the registry package `name` as Node would find it from `from`. */
+function installed(name, from) {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    const home = join(dir, 'node_modules', name);
+    if (existsSync(join(home, 'package.json'))) return home;
+    if (dir === dirname(dir)) return undefined;
+  }
 }
 
 /** The shared fields every package of the repository declares (root package.json). */
@@ -227,7 +261,7 @@ async function releaseCli(outDir) {
     writeFileSync(join(stage, 'bin/airspace.js'), "#!/usr/bin/env node\nimport '../dist/bin.js';\n", { mode: 0o755 });
     cpSync(join(ROOT, 'packages/cli/README.md'), join(stage, 'README.md'));
     cpSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'));
-    writeFileSync(join(stage, 'THIRD-PARTY-NOTICES.md'), notices(vendored));
+    writeFileSync(join(stage, 'THIRD-PARTY-NOTICES.md'), notices(stage, vendored));
     const packed = JSON.parse(
       execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], {
         cwd: stage,
@@ -246,7 +280,7 @@ async function releaseVscode(outDir) {
   const stage = mkdtempSync(join(tmpdir(), 'airspace-vsix-'));
   try {
     const extension = join(ROOT, 'packages/vscode');
-    await build({
+    const clientBuild = await build({
       absWorkingDir: ROOT,
       entryPoints: [join(extension, 'dist/extension.js')],
       outfile: join(stage, 'dist/extension.js'),
@@ -256,6 +290,7 @@ async function releaseVscode(outDir) {
       target: 'node20',
       external: ['vscode', '@airspace/lsp-server/bin'],
       legalComments: 'none',
+      metafile: true,
       logLevel: 'warning',
     });
     const server = join(stage, 'server');
@@ -274,7 +309,8 @@ async function releaseVscode(outDir) {
     );
     for (const file of ['README.md', '.vscodeignore']) cpSync(join(extension, file), join(stage, file));
     cpSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'));
-    writeFileSync(join(stage, 'THIRD-PARTY-NOTICES.md'), notices(vendored));
+    const clientVendored = registryPackages(Object.keys(clientBuild.metafile.inputs));
+    writeFileSync(join(stage, 'THIRD-PARTY-NOTICES.md'), notices(server, [...vendored, ...clientVendored]));
     // vsce stores each file's modification time: a fixed one keeps the .vsix the same bytes per build.
     for (const file of walk(stage, Infinity)) utimesSync(file, FIXED_TIME, FIXED_TIME);
     const vsix = join(outDir, `${manifest.name}-${version}.vsix`);

@@ -95,6 +95,8 @@ describeWith(NPM, 'the release (npm run release)', () => {
     expect(manifest).toHaveProperty('repository.url');
     expect(manifest).toHaveProperty('engines.node');
     expect(manifest).not.toHaveProperty('dependencies');
+    // Bundled registry code keeps its licence: commander is in every CLI bundle.
+    expect(readFileSync(join(user, 'node_modules/airspace-tcas/THIRD-PARTY-NOTICES.md'), 'utf8')).toMatch(/^## commander /m);
     for (const file of ['LICENSE', 'README.md', 'THIRD-PARTY-NOTICES.md']) {
       expect(statSync(join(user, 'node_modules/airspace-tcas', file)).size).toBeGreaterThan(0);
     }
@@ -127,6 +129,7 @@ describeWith(NPM, 'the release (npm run release)', () => {
     const manifest = JSON.parse(entries.get('extension/package.json')!.toString('utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'airspace-vscode', main: './dist/extension.js', license: 'MIT' });
     expect(manifest).not.toHaveProperty('dependencies');
+    expect(entries.get('extension/THIRD-PARTY-NOTICES.md')!.toString('utf8')).toMatch(/^## vscode-languageclient /m);
   });
 });
 
