@@ -5,13 +5,14 @@
  * `airspace demo` there prints the README's table. The `.vsix` holds the two bundles and the
  * parser as WebAssembly, and no `node_modules` or native binary.
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collidingWorktrees } from './editor-session.js';
 import { describeWith, NPM } from './programs.js';
 import { ENV } from './run-cli.js';
 
@@ -45,6 +46,55 @@ function zipEntries(file: string): Map<string, Buffer> {
     at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
   }
   return entries;
+}
+
+/**
+ * Starts a language server, initializes it on `folder` and answers its `airspace/scan` for it
+ * (`Content-Length` frames on stdio).
+ */
+function scanThroughServer(args: string[], folder: string): Promise<{ links: { a: string; b: string; level: string }[] }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { cwd: folder, env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const send = (message: object): void => {
+      const body = JSON.stringify({ jsonrpc: '2.0', ...message });
+      child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    };
+    let buffer = Buffer.alloc(0);
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no airspace/scan answer in 60 s; stderr: ${stderr}`));
+    }, 60_000);
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before answering; stderr: ${stderr}`));
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      buffer = Buffer.concat([buffer, d]);
+      for (;;) {
+        const head = buffer.indexOf('\r\n\r\n');
+        const length = /Content-Length: (\d+)/.exec(buffer.subarray(0, head).toString());
+        if (head < 0 || !length || buffer.length < head + 4 + Number(length[1])) return;
+        const message = JSON.parse(buffer.subarray(head + 4, head + 4 + Number(length[1])).toString()) as { id?: number; result?: unknown };
+        buffer = buffer.subarray(head + 4 + Number(length[1]));
+        if (message.id === 1) {
+          send({ method: 'initialized', params: {} });
+          send({ id: 2, method: 'airspace/scan', params: { folder: pathToFileURL(folder).href } });
+        } else if (message.id === 2) {
+          clearTimeout(timer);
+          child.kill();
+          resolvePromise(message.result as { links: { a: string; b: string; level: string }[] });
+        }
+      }
+    });
+    const uri = pathToFileURL(folder).href;
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { processId: null, rootUri: uri, workspaceFolders: [{ uri, name: 'bob' }], capabilities: {} },
+    });
+  });
 }
 
 let out: string;
@@ -101,6 +151,22 @@ describeWith(NPM, 'the release (npm run release)', () => {
       expect(statSync(join(user, 'node_modules/airspace-tcas', file)).size).toBeGreaterThan(0);
     }
   });
+
+  it("runs the .vsix's bundled language server outside the repository: a scan through it finds the collision", async () => {
+    const server = mkdtempSync(join(tmpdir(), 'airspace-vsix-'));
+    const { repo, bob } = collidingWorktrees();
+    try {
+      for (const [name, data] of zipEntries(join(out, `airspace-vscode-${VERSION}.vsix`))) {
+        mkdirSync(dirname(join(server, name)), { recursive: true });
+        writeFileSync(join(server, name), data);
+      }
+      const scan = await scanThroughServer([join(server, 'extension/server/dist/bin.js'), '--stdio'], bob.dir);
+      expect(scan.links.map((l) => `${l.a} ${l.b} ${l.level}`)).toContain('alice bob resolution');
+    } finally {
+      repo.dispose();
+      rmSync(server, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('writes the same bytes when run again', () => {
     const again = mkdtempSync(join(tmpdir(), 'airspace-release-again-'));
