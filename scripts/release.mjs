@@ -27,7 +27,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,7 +111,7 @@ async function bundleNode(out, entries) {
     banner: {
       js: "import { createRequire as __airspaceRequire } from 'node:module';\nconst require = __airspaceRequire(import.meta.url);",
     },
-    // The type-only peer (`vitest`, for `@airspace/core/testing`) is never reached from an entry.
+    // Core's optional peer, for `@airspace/core/testing` only: no entry may reach it (checked below).
     external: ['vitest'],
     legalComments: 'none',
     sourcemap: false,
@@ -120,6 +120,10 @@ async function bundleNode(out, entries) {
     plugins: [mirrorPlugin(workerStarts)],
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(ROOT, p));
+  const outside = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')));
+  const unbundled = [...new Set(outside.map((i) => i.path))].filter((path) => !isBuiltin(path));
+  if (unbundled.length > 0)
+    throw new Error(`release: the bundle would import ${unbundled.join(', ')} at run time, which it does not carry`);
   checkWorkers(workerStarts, entries);
   for (const [name, file] of Object.entries(entries)) {
     const stub = join(out, 'assets', mirrorOf(join(ROOT, file)));
