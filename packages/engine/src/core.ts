@@ -47,7 +47,7 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
+import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, statsHold, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -102,8 +102,11 @@ export class EngineCore {
    * it last told them, not only when its own refresh found something.
    */
   generation = 0;
-  /** Stamps read from git, and stamps taken from file events (nothing changed). */
-  readonly stamps = { git: 0, events: 0 };
+  /**
+   * Stamps read from git, stamps taken from file events (nothing changed), and changes found
+   * that file events missed: after one, file events are not trusted again (every answer asks git).
+   */
+  readonly stamps = { git: 0, events: 0, missed: 0 };
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
@@ -183,7 +186,10 @@ export class EngineCore {
         void old.dispose().catch(() => undefined);
       }
       const events = this.options.changes?.events();
-      const unchanged = this.unchanged(entry, events);
+      const vouched = this.unchanged(entry, events);
+      // File events vouch for the stamp; the stat of each changed path checks them.
+      const unchanged = vouched && statsHold(entry.stamp!);
+      if (vouched && !unchanged) this.stamps.missed++;
       this.stamps[unchanged ? 'events' : 'git']++;
       const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
       const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
@@ -255,7 +261,7 @@ export class EngineCore {
 
   /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
   private unchanged(entry: WarmScanner, events: number | undefined): boolean {
-    if (!entry.stamp || events === undefined || entry.stampEvents !== events) return false;
+    if (!entry.stamp || events === undefined || entry.stampEvents !== events || this.stamps.missed > 0) return false;
     const watched = new Set(this.options.changes!.watching());
     return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }

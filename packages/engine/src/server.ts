@@ -266,6 +266,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       subscribers: subscribers.size,
       notified,
       mode: source?.mode() ?? 'poll',
+      directories: source?.directories() ?? 0,
+      ...(source?.lostTrack() !== undefined ? { lostTrack: source.lostTrack()! } : {}),
       events: source?.events() ?? 0,
       stamps: { ...core.stamps },
     };

@@ -31,6 +31,12 @@ function pathsOf(io: Io, flags: EngineFlags): ReturnType<typeof enginePaths> {
   return enginePaths(common);
 }
 
+function following(status: EngineStatus): string {
+  if (status.mode !== 'watch') return 'polling';
+  // An engine of an older Airspace does not count its directories.
+  return typeof status.directories === 'number' ? `file events (${status.directories} directories)` : 'file events';
+}
+
 function describe(status: EngineStatus): string {
   const last = status.lastScan ? `${status.lastScan.at} (${status.lastScan.kind}, ${status.lastScan.ms} ms)` : 'none yet';
   return [
@@ -40,11 +46,17 @@ function describe(status: EngineStatus): string {
     `socket   ${status.socket}`,
     `log      ${status.log}`,
     `agents   ${status.agents.length > 0 ? status.agents.join(', ') : 'none yet'} (${status.scanners} warm ${status.scanners === 1 ? 'scanner' : 'scanners'})`,
-    `last scan ${last}; ${status.requests} requests; following changes by ${status.mode === 'watch' ? 'file events' : 'polling'}${
+    `last scan ${last}; ${status.requests} requests; following changes by ${following(status)}${
       status.subscribers > 0
         ? `, told to ${status.subscribers} ${status.subscribers === 1 ? 'subscriber' : 'subscribers'} (${status.notified} notifications)`
         : ''
     }`,
+    ...(status.lostTrack !== undefined ? [`lost track: ${status.lostTrack}; polling instead`] : []),
+    ...(status.stamps?.missed
+      ? [
+          `lost track: file events missed ${status.stamps.missed} ${status.stamps.missed === 1 ? 'change' : 'changes'}; every answer asks git now`,
+        ]
+      : []),
   ].join('\n');
 }
 
