@@ -9,16 +9,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } fr
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { enginePaths, findCommonDir, type EnginePaths } from './paths.js';
-import {
-  lineReader,
-  PROTOCOL_VERSION,
-  type EngineErrorBody,
-  type EngineChange,
-  type EngineMethod,
-  type EngineNotification,
-  type EngineResponse,
-  type HelloResult,
-} from './protocol.js';
+import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineChange, type EngineMethod, type HelloResult } from './protocol.js';
+import { answerProblem, isChange, isErrorBody } from './shapes.js';
 
 export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
 export { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from './protocol.js';
@@ -51,6 +43,21 @@ export class EngineVersionError extends Error {
   ) {
     super(`The engine (pid ${pid}) speaks protocol ${version}, this client ${PROTOCOL_VERSION}.`);
     this.name = 'EngineVersionError';
+  }
+}
+
+/**
+ * The engine's answer did not have the shape of one (or was no JSON): its process is not to be
+ * trusted for this question. Front ends answer in-process instead, and say so.
+ */
+export class EngineAnswerError extends Error {
+  readonly code = 'ENGINE_ANSWER_MALFORMED';
+  constructor(
+    readonly method: string,
+    readonly problem: string,
+  ) {
+    super(`The engine's answer to ${method} is malformed: ${problem}.`);
+    this.name = 'EngineAnswerError';
   }
 }
 
@@ -110,7 +117,10 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
   const { hold, onChange, onClose } = connectOptions(how);
   return new Promise((resolve, reject) => {
     const conn = createConnection(socket);
-    const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+    const pending = new Map<
+      number,
+      { method: EngineMethod; resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }
+    >();
     let next = 1;
     let closed = false;
     const failAll = (error: Error): void => {
@@ -121,25 +131,44 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
       }
       pending.clear();
     };
+    // A line that is no response nor notification breaks the protocol: every question waiting on
+    // this connection gets the named problem at once (not a wait until its timeout), and the
+    // connection is dropped.
+    const broken = (problem: string): void => {
+      const first = pending.values().next().value;
+      failAll(new EngineAnswerError(first?.method ?? 'a request', problem));
+      conn.destroy();
+    };
     conn.on(
       'data',
       lineReader((line) => {
-        let response: EngineResponse | EngineNotification;
+        let response: unknown;
         try {
-          response = JSON.parse(line) as EngineResponse | EngineNotification;
+          response = JSON.parse(line);
         } catch {
+          return broken('a line that is not JSON');
+        }
+        if (typeof response !== 'object' || response === null || Array.isArray(response)) return broken('a line that is not an object');
+        const message = response as Record<string, unknown>;
+        if ('notification' in message) {
+          // A change said in a shape of its own is still a change: ask again about everything.
+          if (message.notification === 'changed')
+            onChange?.(isChange(message.params) ? message.params : { reason: 'the engine saw the repository move', all: true });
           return;
         }
-        if ('notification' in response) {
-          if (response.notification === 'changed') onChange?.(response.params);
-          return;
-        }
-        const p = pending.get(response.id);
+        if (typeof message.id !== 'number') return broken('a response without a request id');
+        const p = pending.get(message.id);
         if (!p) return;
-        pending.delete(response.id);
+        pending.delete(message.id);
         if (p.timer) clearTimeout(p.timer);
-        if ('error' in response) p.reject(new EngineRequestError(response.error));
-        else p.resolve(response.result);
+        if ('error' in message) {
+          if (isErrorBody(message.error)) p.reject(new EngineRequestError(message.error));
+          else p.reject(new EngineAnswerError(p.method, 'an error without a kind and message'));
+          return;
+        }
+        const problem = 'result' in message ? answerProblem(p.method, message.result) : 'a response with neither result nor error';
+        if (problem) p.reject(new EngineAnswerError(p.method, problem));
+        else p.resolve(message.result);
       }),
     );
     conn.on('error', (error) => failAll(error));
@@ -157,7 +186,7 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
               rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
             }, ms)
           : undefined;
-        pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
+        pending.set(id, { method, resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
         conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
       });
     const timer = setTimeout(() => {
@@ -176,7 +205,7 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
             conn.destroy();
             return reject(new EngineVersionError(hello.version, hello.pid));
           }
-          resolve({ hello, request, close: () => conn.end() });
+          resolve({ hello, request, close: () => closeConnection(conn) });
         },
         (error: Error) => {
           clearTimeout(timer);
@@ -190,6 +219,16 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
       reject(error);
     });
   });
+}
+
+/**
+ * Ends a connection without waiting on the engine: one that never closes its side (hung, or not
+ * an engine at all) must not keep a one-shot command from exiting.
+ */
+function closeConnection(conn: ReturnType<typeof createConnection>): void {
+  conn.end();
+  conn.unref();
+  setTimeout(() => conn.destroy(), 1000).unref();
 }
 
 /**
