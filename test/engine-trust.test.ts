@@ -4,15 +4,19 @@
  * protocol but answers `check` and `scan` with the wrong shape (a level that is none, a missing
  * field, a "clear" level over a resolution conflict, a line that is not JSON, an error without a
  * kind) and never hangs up: the CLI names the malformed answer and answers in-process with the
- * same answer and exit code as `--no-engine`, and exits. Every process started here is killed.
+ * same answer and exit code as `--no-engine`, and exits. A config module that never finishes
+ * loading fails each question with a named problem (the engine stays usable, and answers again
+ * once the config is gone); `engine stop` ends an engine that does not stop when asked; a lock
+ * naming a process that is no engine (pid 1) does not keep an engine from starting. Every process
+ * started here is killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { airspace } from './run-cli.js';
-import { ENGINE_ENV } from './engines.js';
+import { alive, ENGINE_ENV, stopEngines } from './engines.js';
 
 let repo: RepoFixture;
 let frank: string;
@@ -37,16 +41,32 @@ beforeAll(() => {
   frank = repo.worktree('frank').write('src/shared.ts', edit(4, 5, 'frank')).dir;
 });
 
-afterAll(() => {
+const engines = new Set<number>();
+afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
+  await stopEngines(repo.dir, engines);
   repo.dispose();
 });
+
+const lockFile = (): string => join(repo.dir, '.git', 'airspace', 'engine.json');
+function lockPid(): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return condition();
+}
 
 /**
  * A fake engine: shakes hands as protocol 3 and answers every other request with `line(id)`;
  * it never closes a connection. Its lock names it, as a live engine's would.
  */
-async function fakeEngine(line: string): Promise<ChildProcess> {
+async function fakeEngine(line: string, args: string[] = []): Promise<ChildProcess> {
   const dir = join(repo.dir, '.git', 'airspace');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const socket = join(dir, 'engine.sock');
@@ -69,7 +89,9 @@ async function fakeEngine(line: string): Promise<ChildProcess> {
            }
          });
          s.on('error', () => {});
-       }).listen(${JSON.stringify(socket)}, () => console.log('listening'));`,
+       }).listen(${JSON.stringify(socket)}, () => console.log('listening'));
+       process.on('SIGTERM', () => {});`,
+      ...args,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -119,6 +141,76 @@ describe('a malformed engine answer', () => {
     } finally {
       fake.kill('SIGKILL');
       rmSync(join(repo.dir, '.git', 'airspace', 'engine.json'), { force: true });
+    }
+  });
+});
+
+describe('the engine waits a bounded time', () => {
+  it('fails a question with a named problem while the config never loads, and answers once it is gone', { timeout: 240_000 }, async () => {
+    const config = join(repo.dir, 'airspace.config.mjs');
+    writeFileSync(config, 'await new Promise(() => {});\nexport default {};\n');
+    const env = { ...ENGINE_ENV, AIRSPACE_CONFIG_TIMEOUT_MS: '1000' };
+    try {
+      for (let i = 0; i < 2; i++) {
+        const run = await airspace(['check', 'src/shared.ts'], { cwd: frank, env, timeoutMs: 60_000 });
+        const pid = lockPid();
+        if (pid) engines.add(pid);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain(`Config file ${config} did not finish loading within`);
+      }
+      // A wedged config does not keep the engine from stopping when asked.
+      const pid = lockPid()!;
+      const stop = await airspace(['engine', 'stop', '--repo', repo.dir], { env, timeoutMs: 30_000 });
+      expect(stop.stdout).toBe(`stopped the engine (pid ${pid})\n`);
+      expect(alive(pid)).toBe(false);
+      // An engine that met the config, then sees it removed: the next question is answered, as in-process.
+      expect((await airspace(['check', 'src/shared.ts'], { cwd: frank, env, timeoutMs: 60_000 })).code).toBe(1);
+      engines.add(lockPid()!);
+      rmSync(config);
+      const check = await airspace(['check', 'src/shared.ts', '--json'], { cwd: frank, env, timeoutMs: 60_000 });
+      const cold = await airspace(['check', 'src/shared.ts', '--json', '--no-engine'], { cwd: frank, timeoutMs: 60_000 });
+      expect(check.stderr).toBe('');
+      expect([check.code, JSON.parse(check.stdout)]).toEqual([cold.code, JSON.parse(cold.stdout)]);
+      expect(check.code).not.toBe(0);
+    } finally {
+      rmSync(config, { force: true });
+      await stopEngines(repo.dir, engines);
+    }
+  });
+
+  it('ends an engine that does not stop when asked, then removes its lock', { timeout: 120_000 }, async () => {
+    // It answers the handshake and the stop, ignores SIGTERM, and stays.
+    const stuck = await fakeEngine(`JSON.stringify({ id, result: { stopping: true, pid: process.pid } })`, [
+      '--',
+      '--common-dir',
+      join(repo.dir, '.git'),
+    ]);
+    const stop = await airspace(['engine', 'stop', '--json', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 60_000 });
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ stopped: true, pid: stuck.pid, signal: 'SIGKILL', lock: null });
+    expect(await waitFor(() => !alive(stuck.pid!), 5000)).toBe(true);
+    expect(existsSync(lockFile())).toBe(false);
+  });
+
+  it('starts an engine despite a lock naming pid 1, however young, and never signals pid 1', { timeout: 120_000 }, async () => {
+    const dir = join(repo.dir, '.git', 'airspace');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const startedAt of [new Date(), new Date(Date.now() + 86_400_000)]) {
+      const lock = { pid: 1, socket: join(dir, 'engine.sock'), version: 3, startedAt: startedAt.toISOString(), log: '' };
+      writeFileSync(lockFile(), JSON.stringify(lock));
+      const stop = await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 30_000 });
+      expect(stop.stdout).toMatch(/the lock named pid 1, which is no engine of this repository \(removed the stale lock\)/);
+      expect(existsSync(lockFile())).toBe(false);
+      writeFileSync(lockFile(), JSON.stringify(lock));
+      const started = Date.now();
+      const start = await airspace(['engine', 'start', '--json', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 60_000 });
+      expect(start.code, start.stderr).toBe(0);
+      const status = JSON.parse(start.stdout) as { pid: number; started: boolean };
+      engines.add(status.pid);
+      expect(status).toMatchObject({ started: true });
+      expect(Date.now() - started).toBeLessThan(8000); // not after the start-up grace of a young lock
+      await stopEngines(repo.dir, engines);
     }
   });
 });

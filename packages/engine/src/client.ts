@@ -5,7 +5,7 @@
  * Anything that goes wrong returns `undefined` with a reason, and the caller scans in-process.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { enginePaths, findCommonDir, type EnginePaths } from './paths.js';
@@ -93,9 +93,46 @@ export function idleFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 export function readLock(paths: EnginePaths): LockInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(paths.lock, 'utf8')) as LockInfo;
-    return typeof info.pid === 'number' && typeof info.socket === 'string' ? info : undefined;
+    // A pid of 0 or below names a process group, or every process: never a holder.
+    return Number.isInteger(info.pid) && info.pid > 0 && typeof info.socket === 'string' ? info : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether process `pid` is an engine of the repository at `commonDir`, where the system says
+ * (Linux: its command line names `--common-dir` of this repository); undefined where it cannot be
+ * told. A lock naming a live process that is no engine of ours (pid 1, a pid reused after a
+ * crash) is not waited for as an engine starting, and that process is never signalled.
+ */
+export function engineProcess(pid: number, commonDir: string): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
+  }
+  const at = args.indexOf('--common-dir');
+  if (at < 0 || args[at + 1] === undefined) return false;
+  return realOr(args[at + 1]!) === realOr(commonDir);
+}
+
+const realOr = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** Removes the lock file if it still names `pid` (an engine that was ended, or a stale holder). */
+export function removeLockOf(paths: EnginePaths, pid: number): void {
+  try {
+    if (readLock(paths)?.pid === pid) unlinkSync(paths.lock);
+  } catch {
+    // Already gone.
   }
 }
 
@@ -399,7 +436,14 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
         };
     }
     // Ours exited: it failed, or another process holds the lock without answering (yet).
-    if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };
+    if (pid !== undefined && !pidAlive(pid)) {
+      const holder = readLock(paths);
+      if (holder && holder.pid !== pid && pidAlive(holder.pid))
+        return {
+          reason: `the engine exited at start: pid ${holder.pid} holds the lock ${paths.lock} and does not answer on ${holder.socket} (\`airspace engine stop\` ends an engine that is stuck; if no engine runs, removing that file lets one start)`,
+        };
+      return { reason: `the engine exited at start (see ${paths.log})` };
+    }
   }
   return { reason: `the engine did not answer within ${options.waitMs ?? 15_000} ms (see ${paths.log})` };
 }

@@ -23,6 +23,7 @@ import {
 import { acknowledgePair } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
+import { configLoadsWithin, configWaitMs } from './bounded.js';
 import { nextAction } from './advice.js';
 import type {
   AcknowledgeRequest,
@@ -70,6 +71,8 @@ export interface EngineCoreOptions {
    * editor's settings) gets one, and the least recently used is let go beyond this.
    */
   readonly maxWarm?: number;
+  /** How long a config module may take to load before a question fails (ms; default `configWaitMs()`). */
+  readonly configTimeoutMs?: number;
 }
 
 interface WarmScanner {
@@ -90,6 +93,8 @@ interface WarmScanner {
   agents: readonly string[];
   /** The ids that declared intent in the scanner's last scan. */
   declaring?: ReadonlySet<string>;
+  /** Its config loaded within the limit (checked before its first scan, and after the config changed). */
+  configLoaded?: boolean;
 }
 
 export class EngineCore {
@@ -183,7 +188,13 @@ export class EngineCore {
         entry.scanner = createScanner(entry.options);
         entry.stamp = undefined;
         entry.answers.clear();
+        entry.configLoaded = false;
         void old.dispose().catch(() => undefined);
+      }
+      // A config module that never finishes loading fails this question, not every later one.
+      if (!entry.configLoaded) {
+        await configLoadsWithin(entry.options, this.options.configTimeoutMs ?? configWaitMs());
+        entry.configLoaded = true;
       }
       const events = this.options.changes?.events();
       const vouched = this.unchanged(entry, events);
