@@ -150,7 +150,8 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
   };
   const inode = (rel: string): number | undefined => {
     try {
-      const st = lstatSync(rel === '' ? root : join(root, rel));
+      // The root may be reached through a link; below it, links are not followed.
+      const st = rel === '' ? statSync(root) : lstatSync(join(root, rel));
       return st.isDirectory() ? st.ino : undefined;
     } catch {
       return undefined;

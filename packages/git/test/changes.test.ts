@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChangeTracker, ignoredPath, watchTargets, watchTree, type ChangeTracker, type TrackedChange } from '../src/changes.js';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
@@ -70,6 +70,22 @@ describe('watchTree (one watch per directory)', () => {
       expect(events.filter((e) => e.startsWith('lost'))).toEqual([]);
     } finally {
       tree.close();
+    }
+  });
+
+  it('follows a root reached through a symbolic link', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const link = `${repo.dir}-link`;
+    symlinkSync(repo.dir, link);
+    const events: string[] = [];
+    const tree = watchTree(link, { skip: () => false, onEvent: (rel) => events.push(rel), onLost: () => undefined, perDirectory: true });
+    try {
+      expect(tree.directories()).toBeGreaterThan(1);
+      writeFileSync(join(repo.dir, 'src/a.ts'), 'a2\n');
+      await until('the edit', () => events.includes('src/a.ts'));
+    } finally {
+      tree.close();
+      unlinkSync(link);
     }
   });
 });
