@@ -213,14 +213,13 @@ describe('airspace scan through the resident engine', () => {
       await step('clear', () => execFileSync('sed', ['-i', 's| // frank$||', file])); // sed -i saves by rename too
       await step('resolution', inPlace(lines(3, 3, 'frank')));
       await step('clear', byRename(lines(30, 30, 'frank')));
-      // The engine followed every save by file events (none lost track), and says so.
+      // The engine followed every save by file events (no watch lost track), and says so.
       const status = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', saves.dir], { env: ENGINE_ENV })).stdout) as {
         mode: string;
         directories: number;
         lostTrack?: string;
-        stamps: { missed: number };
       };
-      expect(status).toMatchObject({ mode: 'watch', stamps: { missed: 0 } });
+      expect(status.mode).toBe('watch');
       expect(status.directories).toBeGreaterThan(1);
       expect(status.lostTrack).toBeUndefined();
     } finally {

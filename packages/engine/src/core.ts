@@ -108,8 +108,8 @@ export class EngineCore {
    */
   generation = 0;
   /**
-   * Stamps read from git, stamps taken from file events (nothing changed), and changes found
-   * that file events missed: after one, file events are not trusted again (every answer asks git).
+   * Stamps read from git, stamps taken from file events (nothing changed), and changed files
+   * whose stat moved with no file event (late, or missed): those answers asked git.
    */
   readonly stamps = { git: 0, events: 0, missed: 0 };
 
@@ -272,7 +272,7 @@ export class EngineCore {
 
   /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
   private unchanged(entry: WarmScanner, events: number | undefined): boolean {
-    if (!entry.stamp || events === undefined || entry.stampEvents !== events || this.stamps.missed > 0) return false;
+    if (!entry.stamp || events === undefined || entry.stampEvents !== events) return false;
     const watched = new Set(this.options.changes!.watching());
     return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }

@@ -77,7 +77,7 @@ export interface EngineStatus {
   readonly lostTrack?: string;
   /**
    * File events seen; freshness checks answered from git, from file events alone, and changes
-   * found that file events missed (after one, every answer asks git).
+   * whose file event had not come (late, or missed: git was asked for them).
    */
   readonly events: number;
   readonly stamps: { readonly git: number; readonly events: number; readonly missed: number };

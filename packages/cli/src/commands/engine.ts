@@ -56,7 +56,7 @@ function describe(status: EngineStatus): string {
     ...(status.lostTrack !== undefined ? [`lost track: ${status.lostTrack}; polling instead`] : []),
     ...(status.stamps?.missed
       ? [
-          `lost track: file events missed ${status.stamps.missed} ${status.stamps.missed === 1 ? 'change' : 'changes'}; every answer asks git now`,
+          `${status.stamps.missed} ${status.stamps.missed === 1 ? 'change was' : 'changes were'} seen before a file event said so (answered from git)`,
         ]
       : []),
   ].join('\n');
