@@ -23,6 +23,7 @@ import {
 import { acknowledgePair, pairAcknowledged } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
+import { configLoadsWithin, configWaitMs } from './bounded.js';
 import { nextAction } from './advice.js';
 import type {
   AcknowledgeRequest,
@@ -47,7 +48,7 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
+import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, statsHold, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -70,6 +71,8 @@ export interface EngineCoreOptions {
    * editor's settings) gets one, and the least recently used is let go beyond this.
    */
   readonly maxWarm?: number;
+  /** How long a config module may take to load before a question fails (ms; default `configWaitMs()`). */
+  readonly configTimeoutMs?: number;
 }
 
 interface WarmScanner {
@@ -90,6 +93,8 @@ interface WarmScanner {
   agents: readonly string[];
   /** The ids that declared intent in the scanner's last scan. */
   declaring?: ReadonlySet<string>;
+  /** Its config loaded within the limit (checked before its first scan, and after the config changed). */
+  configLoaded?: boolean;
 }
 
 export class EngineCore {
@@ -102,8 +107,11 @@ export class EngineCore {
    * it last told them, not only when its own refresh found something.
    */
   generation = 0;
-  /** Stamps read from git, and stamps taken from file events (nothing changed). */
-  readonly stamps = { git: 0, events: 0 };
+  /**
+   * Stamps read from git, stamps taken from file events (nothing changed), and changed files
+   * whose stat moved with no file event (late, or missed): those answers asked git.
+   */
+  readonly stamps = { git: 0, events: 0, missed: 0 };
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
@@ -187,10 +195,19 @@ export class EngineCore {
         entry.scanner = createScanner(entry.options);
         entry.stamp = undefined;
         entry.answers.clear();
+        entry.configLoaded = false;
         void old.dispose().catch(() => undefined);
       }
+      // A config module that never finishes loading fails this question, not every later one.
+      if (!entry.configLoaded) {
+        await configLoadsWithin(entry.options, this.options.configTimeoutMs ?? configWaitMs());
+        entry.configLoaded = true;
+      }
       const events = this.options.changes?.events();
-      const unchanged = this.unchanged(entry, events);
+      const vouched = this.unchanged(entry, events);
+      // File events vouch for the stamp; the stat of each changed path checks them.
+      const unchanged = vouched && statsHold(entry.stamp!);
+      if (vouched && !unchanged) this.stamps.missed++;
       this.stamps[unchanged ? 'events' : 'git']++;
       const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
       const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
