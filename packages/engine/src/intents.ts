@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isSafeRepoPath } from '@airspace/git';
 import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
 export interface DeclaredIntent {
@@ -34,15 +35,23 @@ export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent
     return [];
   }
   if (!Array.isArray(parsed)) return [];
-  return parsed.filter(
-    (d): d is DeclaredIntent =>
-      typeof d === 'object' &&
-      d !== null &&
-      typeof d.agent === 'string' &&
-      Array.isArray(d.paths) &&
-      Array.isArray(d.symbols) &&
-      Date.parse(d.expiresAt) > now,
-  );
+  return parsed
+    .filter(
+      (d): d is DeclaredIntent =>
+        typeof d === 'object' &&
+        d !== null &&
+        typeof d.agent === 'string' &&
+        Array.isArray(d.paths) &&
+        Array.isArray(d.symbols) &&
+        Date.parse(d.expiresAt) > now,
+    )
+    .map((d) => ({
+      ...d,
+      // The file is outside any worktree but writable by anyone who can write the repository: the
+      // one rule for paths from outside holds on every read, not only when a declaration is made.
+      paths: d.paths.filter((p: unknown) => typeof p === 'string' && isSafeRepoPath(p)),
+      symbols: d.symbols.filter((s: unknown) => typeof s === 'string' && isSafeRepoPath(s.split('#')[0] ?? '')),
+    }));
 }
 
 /** Replaces `agent`'s declaration (an empty one withdraws it); written atomically. */

@@ -7,7 +7,8 @@ import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { canonical } from './candidates.js';
 import { runGitRaw } from './exec.js';
-import { fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
+import { fileTooLarge, GitProblemCodes, missingMergeBase, unsafePath } from './problems.js';
+import { unsafeRepoPath } from './repo-path.js';
 import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
 import type { GitService } from './service.js';
 import { normalizeRelPath, snapshotWorktree } from './state-tree.js';
@@ -67,7 +68,7 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
   const cwd = c.worktree ?? repository.root;
   const env = git.scratch.env();
   const published = c.published;
-  if (published && !published.tree) return unreadablePublished(c, published, scanBase.ref, repository, now);
+  if (published && !published.tree) return withSafePaths(unreadablePublished(c, published, scanBase.ref, repository, now), own);
   const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
   const wholeFiles = head !== undefined && mergeBase === undefined;
   if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
@@ -186,31 +187,62 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
 
   const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
   const incomplete = reasons.length > 0 ? reasons : undefined;
-  return {
-    id: c.id,
-    label: c.label,
-    startedAt,
-    committedWork: published ? published.committedWork : history.commits + history.changedLines,
-    files,
-    ...(c.intent ? { intent: c.intent } : {}),
-    ...(mergeBase ? { base: mergeBase } : {}),
-    repository: repository.id,
-    ...(c.worktree ? { worktree: c.worktree } : {}),
-    ...(incomplete ? { incomplete } : {}),
-    meta: {
-      source: c.source,
-      head: head ?? null,
-      ...(c.ref ? { ref: c.ref } : {}),
-      detached: c.detached ?? false,
-      baseRef: scanBase.ref,
-      mergeBase: mergeBase ?? null,
-      tree,
-      dirty,
-      commits: history.commits,
-      ...(published ? publishedMeta(published) : {}),
-      ...(overridden.length ? { overridden } : {}),
-      ...(!lineLevel ? { fileLevelOnly: true } : {}),
+  return withSafePaths(
+    {
+      id: c.id,
+      label: c.label,
+      startedAt,
+      committedWork: published ? published.committedWork : history.commits + history.changedLines,
+      files,
+      ...(c.intent ? { intent: c.intent } : {}),
+      ...(mergeBase ? { base: mergeBase } : {}),
+      repository: repository.id,
+      ...(c.worktree ? { worktree: c.worktree } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      meta: {
+        source: c.source,
+        head: head ?? null,
+        ...(c.ref ? { ref: c.ref } : {}),
+        detached: c.detached ?? false,
+        baseRef: scanBase.ref,
+        mergeBase: mergeBase ?? null,
+        tree,
+        dirty,
+        commits: history.commits,
+        ...(published ? publishedMeta(published) : {}),
+        ...(overridden.length ? { overridden } : {}),
+        ...(!lineLevel ? { fileLevelOnly: true } : {}),
+      },
     },
+    own,
+  );
+}
+
+/**
+ * Every path an agent names — its edits (a published tree may hold `..` or `.git` entries), its
+ * declared intent (observations, a teammate's publication) — passes `unsafeRepoPath` or is left
+ * out with a problem, and the agent is incomplete (`unknown`, never `clear`).
+ */
+function withSafePaths(agent: Agent, own: Problem[]): Agent {
+  const refused: string[] = [];
+  const safe = (path: string): boolean => {
+    const why = unsafeRepoPath(path);
+    if (why === undefined) return true;
+    own.push(unsafePath(agent.id, path, why));
+    refused.push(path);
+    return false;
+  };
+  const files = agent.files.filter((f) => safe(f.path) && (f.oldPath === undefined || safe(f.oldPath)));
+  const intent = agent.intent?.filter(safe);
+  if (refused.length === 0) return agent;
+  return {
+    ...agent,
+    files,
+    ...(intent ? { intent } : {}),
+    incomplete: [
+      ...(agent.incomplete ?? []),
+      `it names paths outside the work tree (${refused.map((p) => JSON.stringify(p)).join(', ')}), left out`,
+    ],
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGit } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, runGit } from '@airspace/git';
 import type { Range } from '@airspace/core';
 
 export interface DiffHunk {
@@ -48,7 +48,8 @@ export interface OtherChangeQuery {
 
 /** The diff hunks of the other side near `range`, as unified-diff text, or a note why there is none. */
 export async function otherChange(q: OtherChangeQuery): Promise<string> {
-  const diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U2', q.base ?? 'HEAD', '--', q.path], { cwd: q.worktree });
+  const base = gitOperand(q.base ?? 'HEAD', 'base');
+  const diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U2', END_OF_OPTIONS, base, '--', q.path], { cwd: q.worktree });
   if (diff.trim() === '') return untrackedExcerpt(q);
   const hunks = parseUnifiedDiff(diff).filter((h) => near(h, q.range));
   const lines: string[] = [];
