@@ -4,9 +4,9 @@
  * (an editor's unsaved buffers, an in-memory test set: `memorySnapshot`).
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { createBlobReader, runGit, runGitRaw } from '@airspace/git';
+import { contentOf, createBlobReader, readWorktreeFile, runGit, runGitRaw, worktreeFilePath } from '@airspace/git';
 
 export interface SnapshotFile {
   /** Repository-relative path, forward slashes. */
@@ -56,8 +56,10 @@ export async function defaultCacheDir(dir: string): Promise<string> {
 
 /**
  * A worktree as it is on disk: tracked files by their index blob id (`git ls-files -s`), files
- * changed in the work tree and untracked files that are not ignored hashed from disk. Submodules
- * and symbolic links are left out. Read-only: git is run with optional locks off.
+ * changed in the work tree and untracked files that are not ignored hashed from disk. Submodules,
+ * symbolic links and whatever is not a regular file (a FIFO, a device), committed or not, are left
+ * out; files are read by `readWorktreeFile` (regular, inside the work tree, bounded). Read-only:
+ * git is run with optional locks off.
  */
 export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
   const root = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
@@ -85,11 +87,15 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
     else if (y !== ' ') blobs.set(path, undefined);
   }
   const files: SnapshotFile[] = [];
-  for (const [path, blobId] of blobs) {
-    const full = join(root, path);
-    const read = () => readFile(full);
-    files.push(blobId ? { path, blobId, read, diskPath: full } : { path, read, diskPath: full });
-  }
+  await Promise.all(
+    [...blobs].map(async ([path, blobId]) => {
+      const full = join(root, path);
+      // What git did not hash (changed, untracked) may be a link, a FIFO or a device: left out.
+      if (!blobId && !(await lstat(full).catch(() => undefined))?.isFile()) return;
+      const read = async () => contentOf(await readWorktreeFile(root, path));
+      files.push(blobId ? { path, blobId, read, diskPath: full } : { path, read, diskPath: full });
+    }),
+  );
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, root };
 }
@@ -106,9 +112,13 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
   const now = new Map<string, SnapshotFile | null>();
   await Promise.all(
     [...new Set(changedPaths)].map(async (path) => {
-      const full = join(root, path);
-      const st = await stat(full).catch(() => undefined);
-      now.set(path, st?.isFile() ? { path, read: () => readFile(full), diskPath: full } : null);
+      const at = worktreeFilePath(root, path);
+      const full = 'file' in at ? at.file : undefined;
+      const st = full ? await lstat(full).catch(() => undefined) : undefined;
+      now.set(
+        path,
+        full && st?.isFile() ? { path, read: async () => contentOf(await readWorktreeFile(root, path)), diskPath: full } : null,
+      );
     }),
   );
   const files: SnapshotFile[] = [];

@@ -2,9 +2,7 @@
  * The other agent's change itself: the hunks of its diff (against its merge base, uncommitted
  * work included) that touch a region, read with git. Read-only.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { END_OF_OPTIONS, gitOperand, runGit } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, readWorktreeFile, runGit } from '@airspace/git';
 import type { Range } from '@airspace/core';
 
 export interface DiffHunk {
@@ -63,8 +61,9 @@ export async function otherChange(q: OtherChangeQuery): Promise<string> {
 
 /** A new, untracked file has no diff: show its lines as additions. */
 async function untrackedExcerpt(q: OtherChangeQuery): Promise<string> {
-  const text = await readFile(join(q.worktree, q.path), 'utf8').catch(() => undefined);
-  if (text === undefined) return '(their file is deleted or unreadable)';
+  const read = await readWorktreeFile(q.worktree, q.path);
+  if (!('content' in read)) return '(their file is deleted or unreadable)';
+  const text = read.content.toString('utf8');
   const all = text.split('\n');
   const from = Math.max(0, (q.range?.[0] ?? 1) - 1);
   const slice = all.slice(from, from + MAX_LINES).map((l) => `+${l}`);

@@ -4,8 +4,6 @@
  * own version). Kept warm between scans: the base index is rebuilt only when the base commit
  * moves, an agent's overlay only when its changed files' contents do.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
 import {
   baseView,
@@ -27,7 +25,7 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import type { GitService } from '@airspace/git';
+import { contentOf, readWorktreeFile, type GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
@@ -126,7 +124,7 @@ export function createAnalysisState(): AnalysisState {
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
-          const worktreeRead = (path: string): Promise<Buffer> => readFile(join(agent.worktree ?? root, path));
+          const worktreeRead = async (path: string): Promise<Buffer> => contentOf(await readWorktreeFile(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }

@@ -8,8 +8,8 @@
  * same function (`@airspace/engine`'s `runCheck`), the same answer. This module loads only the
  * engine's light client, so a check through the engine costs little more than Node's start.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { readRegularFileSync } from '@airspace/git';
 import { Command, Option } from 'commander';
 import { engineDisabled, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
@@ -65,12 +65,9 @@ export function toolCallTarget(text: string, cwd: string): { cwd: string; target
       : Array.isArray(input?.edits)
         ? (input.edits as { old_string?: unknown }[]).map((e) => e?.old_string).filter((o): o is string => typeof o === 'string')
         : [];
-  let content: string | undefined;
-  try {
-    content = readFileSync(resolve(dir, file), 'utf8');
-  } catch {
-    content = undefined;
-  }
+  // Regular files only, never blocking on a FIFO nor following a link (`readRegularFileSync`).
+  const read = readRegularFileSync(resolve(dir, file));
+  const content = 'content' in read ? read.content.toString('utf8') : undefined;
   // The lines the edits replace, when every one is found; otherwise the whole file.
   let first = Infinity;
   let last = 0;
