@@ -6,7 +6,16 @@
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { contentOf, createBlobReader, readWorktreeFile, runGit, runGitRaw, worktreeFilePath } from '@airspace/git';
+import {
+  contentOf,
+  createBlobReader,
+  END_OF_OPTIONS,
+  gitOperand,
+  readWorktreeFile,
+  runGit,
+  runGitRaw,
+  worktreeFilePath,
+} from '@airspace/git';
 
 export interface SnapshotFile {
   /** Repository-relative path, forward slashes. */
@@ -144,7 +153,7 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
  * `git cat-file --batch` (`createBlobReader`).
  */
 export async function treeSnapshot(dir: string, rev: string): Promise<Snapshot> {
-  const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', rev], { cwd: dir });
+  const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', END_OF_OPTIONS, gitOperand(rev, 'revision')], { cwd: dir });
   const reader = createBlobReader(dir);
   const files: SnapshotFile[] = [];
   for (const rec of out.stdout.toString('utf8').split('\0')) {

@@ -30,7 +30,7 @@ describe('a work tree with untracked links, FIFOs and devices', () => {
     expect(snap.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
     const patched = await patchSnapshot(snap, ['src/fifo.ts', 'src/zero.ts', 'src/passwd.ts', '../etc/passwd', 'src/new.ts']);
     expect(patched.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
-    const built = await index(snap, { workers: 0, cacheDir: false });
+    const built = await index(snap, { workers: 0 });
     expect([...built.files.keys()].sort()).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
   });
 
