@@ -15,9 +15,18 @@ export function unsafeRepoPath(path: string): string | undefined {
   for (const part of path.split(/[\\/]/)) {
     if (part === '') return 'has an empty component';
     if (part === '.' || part === '..') return `has a "${part}" component, which leads outside the work tree`;
-    if (part.toLowerCase() === '.git') return 'is inside a .git directory';
+    if (isDotGit(part)) return 'is inside a .git directory';
   }
   return undefined;
+}
+
+/** `.git` as git fsck spots it: any case, HFS+'s ignored code points, NTFS's trailing dots and spaces and short name. */
+function isDotGit(part: string): boolean {
+  const name = part
+    .toLowerCase()
+    .replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '')
+    .replace(/[. ]+$/, '');
+  return name === '.git' || name === 'git~1';
 }
 
 export const isSafeRepoPath = (path: string): boolean => unsafeRepoPath(path) === undefined;

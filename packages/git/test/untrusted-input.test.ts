@@ -37,6 +37,9 @@ describe('unsafeRepoPath: the one rule for paths from outside', () => {
     ['C:\\Windows\\x', /absolute/],
     ['.git/config', /\.git/],
     ['sub/.GIT/hooks/pre-commit', /\.git/],
+    ['.g\u200cit/config', /\.git/],
+    ['.git./config', /\.git/],
+    ['GIT~1/config', /\.git/],
     ['a//b', /empty component/],
     ['a\0b', /NUL/],
   ])('refuses %j', (path, why) => expect(unsafeRepoPath(path)).toMatch(why));
