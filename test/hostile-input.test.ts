@@ -17,9 +17,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { repoFingerprint } from './fingerprint.js';
+import { ENGINE_ENV, stopEngines } from './engines.js';
 import { airspace, BIN, ENV } from './run-cli.js';
 
 const MARK = 'MARK';
+const engines = new Set<number>();
 let scratch: string;
 let repo: RepoFixture;
 const wt = (name: string): string => join(repo.dir + '-wt', name);
@@ -115,6 +117,26 @@ describe('work-tree files: regular, inside the work tree, never blocking', () =>
     expect(scan.code).toBe(0);
     expect(JSON.parse(scan.stdout).agents.map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining(['alice', 'eve']));
     expect(repoFingerprint(repo.dir)).toEqual(before);
+  });
+
+  it('the resident engine answers check with such files in a worktree, without reading them', { timeout: 60_000 }, async () => {
+    try {
+      const check = await airspace(['check', 'src/b.ts'], { cwd: wt('eve'), env: ENGINE_ENV, timeoutMs: 45_000 });
+      expect(check.code).toBe(2);
+      const status = await airspace(['engine', 'status', '--json', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 10_000 });
+      const pid = (JSON.parse(status.stdout) as { pid?: number }).pid;
+      if (pid) engines.add(pid);
+      // One more check through the same engine: a FIFO read before would have wedged it.
+      expect((await airspace(['check', 'src/a.ts'], { cwd: wt('alice'), env: ENGINE_ENV, timeoutMs: 20_000 })).code).not.toBe(null);
+    } finally {
+      await stopEngines(repo.dir, engines);
+    }
+  });
+
+  it('observations named through a FIFO are refused, not waited for', { timeout: 15_000 }, async () => {
+    const r = await airspace(['scan', '--source', `json:${join(scratch, 'trail.json')}`], { cwd: repo.dir, timeoutMs: 10_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is a FIFO, not a regular file/);
   });
 
   it('trail verify on a FIFO says it is not a regular file', { timeout: 15_000 }, async () => {

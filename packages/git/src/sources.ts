@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { END_OF_OPTIONS, gitOperand, runGit, runGitRaw } from './exec.js';
+import { readRegularFileSync } from './worktree-file.js';
 import { invalidObservations, invalidSource } from './problems.js';
 
 export type AgentSourceKind = 'worktree' | 'branch' | 'remote' | 'observation' | 'published';
@@ -323,12 +324,10 @@ export function parseSourceSpec(spec: string, cwd: string = process.cwd()): Agen
   }
   if (spec.startsWith('json:') && spec.length > 'json:'.length) {
     const file = resolve(cwd, spec.slice('json:'.length));
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw invalidObservations(`cannot read ${file} (${e instanceof Error ? e.message : String(e)})`);
-    }
+    // A file the user names: a regular file only, so a FIFO or a device never blocks.
+    const read = readRegularFileSync(file, { followLinks: true });
+    if (!('content' in read)) throw invalidObservations(`cannot read ${file} (${read.detail})`);
+    const text = read.content.toString('utf8');
     return { observations: text, relativeTo: resolve(file, '..') };
   }
   // A bare file name is the likely slip: say how to name it.
