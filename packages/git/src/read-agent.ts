@@ -233,8 +233,9 @@ function withSafePaths(agent: Agent, own: Problem[]): Agent {
     return false;
   };
   const files = agent.files.filter((f) => safe(f.path) && (f.oldPath === undefined || safe(f.oldPath)));
-  const intent = agent.intent?.filter(safe);
-  if (refused.length === 0) return agent;
+  // Intent is typed by people and orchestrators: `./src/a.ts` is `src/a.ts`, as the scanner reads it.
+  const intent = agent.intent?.map((p) => p.replace(/^\.\//, '')).filter(safe);
+  if (refused.length === 0) return intent ? { ...agent, intent } : agent;
   return {
     ...agent,
     files,

@@ -188,7 +188,7 @@ describe("a teammate's hostile publication and hostile observations", () => {
     const file = join(repo.dir + '-wt', 'obs.json');
     writeFileSync(
       file,
-      JSON.stringify({ version: 1, agents: [{ id: 'orc', ref: 'main', intent: ['../../etc/passwd', '/etc/shadow', 'src/b.ts'] }] }),
+      JSON.stringify({ version: 1, agents: [{ id: 'orc', ref: 'main', intent: ['../../etc/passwd', '/etc/shadow', './src/b.ts'] }] }),
     );
     const loaded = await loadAgents({ repo: repo.dir, sources: [parseSourceSpec(`json:${file}`)], now });
     const orc = loaded.agents.find((a) => a.id === 'orc');
