@@ -80,6 +80,15 @@ describe('option injection', () => {
     expect(repoFingerprint(repo.dir)).toEqual(before);
   });
 
+  it('a path shaped as an option is a path: it reaches git after --, and nothing is written', { timeout: 30_000 }, async () => {
+    const before = repoFingerprint(repo.dir);
+    const r = await airspace(['check', '--', `--output=${MARK}`], { cwd: wt('alice'), timeoutMs: 25_000 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--output=MARK does not exist yet/);
+    expect(marked()).toBe(false);
+    expect(repoFingerprint(repo.dir)).toEqual(before);
+  });
+
   it("a config file's sources, and a configured remote whose URL is an option, run nothing", { timeout: 60_000 }, async () => {
     const config = join(scratch, 'hostile.config.json');
     writeFileSync(config, JSON.stringify({ sources: ['worktrees', `published:${HOSTILE}`] }));
