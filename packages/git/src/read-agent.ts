@@ -12,6 +12,7 @@ import { unsafeRepoPath } from './repo-path.js';
 import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
 import type { GitService } from './service.js';
 import { normalizeRelPath, snapshotWorktree } from './state-tree.js';
+import { parseTreeObject, type TreeEntry } from './tree-model.js';
 import type { AgentCandidate } from './sources.js';
 import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 
@@ -181,6 +182,7 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
         ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
         : []),
     ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env, repository))] : []),
+    ...(published?.tree ? await hostileTreeReason(c.id, git, published.tree, entries, own) : []),
   ];
   // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
   if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || isDeclaring(c))) return undefined;
@@ -216,6 +218,56 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     },
     own,
   );
+}
+
+/**
+ * A teammate's state tree is not trusted: the directories along its changed paths are read and
+ * their entries checked as git fsck checks them (`.`, `..`, `.git`, an empty name, a `/` in a
+ * name). Each offending entry is a problem; the agent is incomplete. (Paths under `..` or `.git`
+ * are then left out by `withSafePaths`; an entry named `a/b` would read as a path inside.)
+ */
+async function hostileTreeReason(
+  agent: string,
+  git: GitService,
+  root: string,
+  entries: readonly { path: string; oldPath?: string }[],
+  own: Problem[],
+): Promise<string[]> {
+  const read = new Map<string, Promise<Map<string, TreeEntry> | undefined>>();
+  const bad = new Set<string>();
+  const open = (id: string, dir: string): Promise<Map<string, TreeEntry> | undefined> => {
+    let hit = read.get(id);
+    if (!hit) {
+      hit = git.readObject(id).then(
+        (body) => {
+          const list = parseTreeObject(body);
+          for (const name of list.keys())
+            if (name.includes('/') || unsafeRepoPath(name) !== undefined) bad.add(dir ? `${dir}/${name}` : name);
+          return list;
+        },
+        () => undefined,
+      );
+      read.set(id, hit);
+    }
+    return hit;
+  };
+  const paths = new Set(entries.flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])));
+  await Promise.all(
+    [...paths].map(async (path) => {
+      const parts = path.split('/');
+      let id: string | undefined = root;
+      let dir = '';
+      for (let i = 0; i < parts.length - 1 && id; i++) {
+        const entry: TreeEntry | undefined = (await open(id, dir))?.get(parts[i]!);
+        dir = dir ? `${dir}/${parts[i]}` : parts[i]!;
+        id = entry?.mode === '40000' ? entry.id : undefined;
+      }
+      if (id) await open(id, dir);
+    }),
+  );
+  for (const entry of bad)
+    own.push(unsafePath(agent, entry, 'is a tree entry git fsck refuses (".", "..", ".git", an empty name or a "/" in a name)'));
+  return bad.size > 0 ? [`its published tree holds entries git fsck refuses (${[...bad].map((b) => JSON.stringify(b)).join(', ')})`] : [];
 }
 
 /**

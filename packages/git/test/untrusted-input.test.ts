@@ -67,7 +67,7 @@ beforeAll(() => {
 afterAll(() => repo?.dispose());
 
 /** git with standard input, in the repository (the fixture's `git` sends none). */
-const gitIn = (args: string[], input: string): string =>
+const gitIn = (args: string[], input: string | Buffer): string =>
   execFileSync('git', args, {
     cwd: repo.dir,
     input,
@@ -179,8 +179,50 @@ describe("a teammate's hostile publication and hostile observations", () => {
       const unsafe = loaded.problems.filter((p) => p.code === 'UNSAFE_PATH').map((p) => p.path);
       expect(unsafe).toEqual(expect.arrayContaining(['../etc/passwd', '.git/passwd', '../../etc/passwd', '/etc/shadow']));
       expect(loaded.agents.map((a) => a.id).sort()).toEqual(['alice', 'mallory']);
+      // The tree's entries themselves, as git fsck names them.
+      expect(loaded.problems.filter((p) => p.code === 'UNSAFE_PATH').map((p) => p.path)).toEqual(expect.arrayContaining(['..', '.git']));
+      expect(mallory!.incomplete?.join(' ')).toMatch(/entries git fsck refuses/);
     } finally {
       repo.git('update-ref', '-d', 'refs/airspace/agents/mallory');
+    }
+  });
+
+  it('names a published tree entry with a "/" in its name, which no path shows', async () => {
+    const head = repo.git('rev-parse', 'HEAD').trim();
+    const blob = gitIn(['hash-object', '-w', '--stdin'], 'export const evil = 1;\n').trim();
+    const src = repo.git('rev-parse', 'HEAD:src').trim();
+    const raw = Buffer.concat([
+      Buffer.from('40000 src\0'),
+      Buffer.from(src, 'hex'),
+      Buffer.from('100644 src/evil.ts\0'),
+      Buffer.from(blob, 'hex'),
+    ]);
+    const tree = gitIn(['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], raw).trim();
+    const observation: PublishedObservation = {
+      airspace: 1,
+      id: 'slash',
+      label: 'slash',
+      clone: 'someone-else',
+      head,
+      base: { ref: 'main', commit: head },
+      mergeBase: head,
+      committedWork: 0,
+      commits: 0,
+      changedLines: 0,
+      startedAt: new Date(now - 60_000).toISOString(),
+      publishedAt: new Date(now - 60_000).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+      dirty: true,
+      paths: ['src/evil.ts'],
+    };
+    const commit = gitIn(['commit-tree', tree, '-p', head], observationMessage(observation)).trim();
+    repo.git('update-ref', 'refs/airspace/agents/slash', commit);
+    try {
+      const loaded = await loadAgents({ repo: repo.dir, sources: [`published:${repo.dir}`], now });
+      expect(loaded.agents.find((a) => a.id === 'slash')?.incomplete?.join(' ')).toMatch(/entries git fsck refuses \("src\/evil\.ts"\)/);
+      expect(loaded.problems).toContainEqual(expect.objectContaining({ code: 'UNSAFE_PATH', path: 'src/evil.ts' }));
+    } finally {
+      repo.git('update-ref', '-d', 'refs/airspace/agents/slash');
     }
   });
 
