@@ -17,7 +17,7 @@ import {
   type Range,
   type ScanResult,
 } from '@airspace/core';
-import { decodePath, fsName, GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
+import { decodePath, END_OF_OPTIONS, fsName, GitSourceError, gitOperand, parseWorktreeList, runGit } from '@airspace/git';
 import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
 import { InputError } from './errors.js';
 
@@ -195,9 +195,24 @@ export async function otherSideHunks(other: Agent, evidence: readonly Evidence[]
     try {
       const head = typeof other.meta?.head === 'string' ? other.meta.head : undefined;
       if (other.worktree && other.base)
-        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, '--', path], { cwd: other.worktree });
+        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', END_OF_OPTIONS, gitOperand(other.base, 'base'), '--', path], {
+          cwd: other.worktree,
+        });
       else if (other.base && head && other.worktree === undefined)
-        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, head, '--', path], { cwd });
+        diff = await runGit(
+          [
+            'diff',
+            '--no-color',
+            '--no-ext-diff',
+            '-U3',
+            END_OF_OPTIONS,
+            gitOperand(other.base, 'base'),
+            gitOperand(head, 'commit'),
+            '--',
+            path,
+          ],
+          { cwd },
+        );
     } catch {
       continue; // The diff is a courtesy; its absence is not an error of the check.
     }

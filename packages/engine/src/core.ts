@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor, findConfig } from '@airspace/config';
-import { worktreeAgentId, worktreeCandidates } from '@airspace/git';
+import { unsafeRepoPath, worktreeAgentId, worktreeCandidates } from '@airspace/git';
 import {
   createScanner,
   scanRepository,
@@ -489,8 +489,10 @@ export function repositoryPath(worktree: string, cwd: string, given: string): st
     }
   }
   const rel = relative(realpathSync(worktree), real).split(sep).join(posix.sep);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new InputError(`${given} is outside the worktree ${worktree}.`);
-  if (rel.split('/').includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
+  // The one rule for paths from outside (`unsafeRepoPath`), as every reader of intent applies it.
+  const why = isAbsolute(rel) ? 'is an absolute path' : unsafeRepoPath(rel);
+  if (why?.includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
+  if (why) throw new InputError(`${given} is outside the worktree ${worktree}.`);
   return rel;
 }
 

@@ -14,6 +14,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Problem } from '@airspace/core';
+import { isSafeRepoPath } from '@airspace/git';
 import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
 export interface DeclaredIntent {
@@ -111,7 +112,20 @@ export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent
       // Locked or not movable: what was recovered counts now; the next read moves it aside.
     }
   }
-  return read.intents.filter((d) => Date.parse(d.expiresAt) > now);
+  return read.intents.filter((d) => Date.parse(d.expiresAt) > now).map(safePaths);
+}
+
+/**
+ * A declaration with only the paths inside the repository: the file is outside any worktree but
+ * writable by anyone who can write the repository, so the one rule for paths from outside holds
+ * on every read, not only when a declaration is made.
+ */
+function safePaths(d: DeclaredIntent): DeclaredIntent {
+  return {
+    ...d,
+    paths: d.paths.filter((p: unknown) => typeof p === 'string' && isSafeRepoPath(p)),
+    symbols: d.symbols.filter((s: unknown) => typeof s === 'string' && isSafeRepoPath(s.split('#')[0] ?? '')),
+  };
 }
 
 /** Damaged intents files kept aside, each a problem until it is removed. */

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { GitError, runGit, runGitRaw } from './exec.js';
+import { END_OF_OPTIONS, GitError, isOptionLike, runGit, runGitRaw } from './exec.js';
 import { GitSourceError, noCommitsYet, noDefaultBase, noSuchDirectory, notARepository, unknownBase } from './problems.js';
 
 export interface RepositoryInfo {
@@ -64,8 +64,9 @@ export async function openRepository(dir: string): Promise<RepositoryInfo> {
 
 /** Resolves a commit-ish to a commit id, or undefined. */
 export async function resolveCommit(cwd: string, ref: string): Promise<string | undefined> {
-  if (ref.startsWith('-') || ref.length === 0) return undefined;
-  const r = await runGitRaw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
+  // An option-shaped ref names no commit (`gitOperand`'s rule; undefined says "unknown base").
+  if (isOptionLike(ref) || ref.length === 0) return undefined;
+  const r = await runGitRaw(['rev-parse', '--verify', '--quiet', END_OF_OPTIONS, `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
   const id = r.stdout.toString('utf8').trim();
   return r.code === 0 && id ? id : undefined;
 }

@@ -5,7 +5,6 @@
  * moves, an agent's overlay only when its changed files' contents do.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Agent, AnyChannel, Problem } from '@airspace/core';
 import {
   loadParser,
@@ -28,7 +27,7 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import { fsPath, type GitService } from '@airspace/git';
+import { contentOf, fsPath, hasRawBytes, readWorktreeFile, type GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
@@ -162,7 +161,9 @@ export function createAnalysisState(): AnalysisState {
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
-          const worktreeRead = (path: string): Promise<Buffer> => readFile(fsPath(agent.worktree ?? root, path));
+          // A name that is not UTF-8 is read by its bytes; any other through the one work-tree file rule.
+          const worktreeRead = async (path: string): Promise<Buffer> =>
+            hasRawBytes(path) ? readFile(fsPath(agent.worktree ?? root, path)) : contentOf(await readWorktreeFile(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }

@@ -7,7 +7,7 @@
  * names exactly those. Calls that change no file (Read, Grep, Bash …), and files outside any git
  * work tree or inside `.git`, are not ours to judge: the hook lets them through silently.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readRegularFileSync } from '@airspace/git';
 import { isAbsolute, resolve } from 'node:path';
 import { inWorkTree } from '@airspace/engine/client';
 import type { Range } from '@airspace/core';
@@ -181,12 +181,9 @@ export function toolCallTarget(text: string, cwd: string): ToolCallTarget | unde
   const dir = typeof call.cwd === 'string' && isAbsolute(call.cwd) ? call.cwd : cwd;
   const absolute = resolve(dir, file);
   if (!inWorkTree(absolute)) return undefined;
-  let current: string | undefined;
-  try {
-    current = statSync(absolute).isFile() ? readFileSync(absolute, 'utf8') : undefined;
-  } catch {
-    current = undefined;
-  }
+  // Regular files only, never blocking on a FIFO nor following a link (`readRegularFileSync`).
+  const read = readRegularFileSync(absolute);
+  const current = 'content' in read ? read.content.toString('utf8') : undefined;
   // A new file, a notebook (cells, not lines), or edits that do not apply: the whole file.
   if (current === undefined || tool === 'NotebookEdit' || typeof input.notebook_path === 'string') return { cwd: dir, target: file };
   const after = proposed(input, current);
