@@ -163,7 +163,9 @@ export function createAnalysisState(): AnalysisState {
         if (entry?.key !== key) {
           // A name that is not UTF-8 is read by its bytes; any other through the one work-tree file rule.
           const worktreeRead = async (path: string): Promise<Buffer> =>
-            hasRawBytes(path) ? readFile(fsPath(agent.worktree ?? root, path)) : contentOf(await readWorktreeFile(agent.worktree ?? root, path));
+            hasRawBytes(path)
+              ? readFile(fsPath(agent.worktree ?? root, path))
+              : contentOf(await readWorktreeFile(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }
