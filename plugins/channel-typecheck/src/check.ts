@@ -58,6 +58,12 @@ export function loadProjects(ts: Ts, fs: TreeFs, configRel: string): Project[] |
     seen.add(path);
     const parsed = ts.getParsedCommandLineOfConfigFile(path, { noEmit: true }, host);
     if (!parsed) return;
+    // A config that is not JSON, or extends one that is not there, is not the project's config.
+    const unreadable = parsed.errors.find((e) => e.code < 2000 || e.code === 5083 || e.code === 6053);
+    if (unreadable) {
+      failure ??= ts.flattenDiagnosticMessageText(unreadable.messageText, ' ');
+      return;
+    }
     out.push({
       config: path,
       options: parsed.options,
@@ -67,7 +73,7 @@ export function loadProjects(ts: Ts, fs: TreeFs, configRel: string): Project[] |
     for (const ref of parsed.projectReferences ?? []) visit(ts.resolveProjectReferencePath(ref));
   };
   visit(root);
-  if (out.length === 0) return `${configRel} could not be read${failure ? `: ${failure}` : ''}`;
+  if (out.length === 0 || failure) return `${configRel} could not be read${failure ? `: ${failure}` : ''}`;
   return out;
 }
 
@@ -194,7 +200,8 @@ export type CheckResult =
       readonly truncated: number;
       readonly errors: readonly NewError[];
     }
-  | { readonly status: 'not-checked'; readonly reason: string };
+  /** `quiet`: nothing to check (not a TypeScript project), said in evidence rather than as a problem. */
+  | { readonly status: 'not-checked'; readonly reason: string; readonly quiet?: true };
 
 class TimeUp extends Error {}
 
@@ -293,6 +300,8 @@ export function checkPair(input: CheckInput): CheckResult {
     return typeof projects === 'string' ? projects : { fs, projects, programs: new Map() };
   };
   try {
+    if (!trees.merge.has(input.tsconfig) && !trees.a.has(input.tsconfig) && !trees.b.has(input.tsconfig))
+      return { status: 'not-checked', reason: `no ${input.tsconfig} in the merged tree`, quiet: true };
     const merged = build(trees.merge);
     if (typeof merged === 'string') return { status: 'not-checked', reason: merged };
     const changed = [...changedPaths(trees.base, trees.merge)].filter((p) => isSource(p) && trees.merge.has(p));

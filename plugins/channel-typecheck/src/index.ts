@@ -11,9 +11,11 @@
  *
  * A checked pair with no new error is risk 0 with evidence that says "checked", and overrules the
  * symbols channel's signature/body reads for that pair (core's overrule rule: they no longer raise
- * a resolution alone). A pair that cannot be checked (no tsconfig, the compiler missing, the
- * scan's budget spent, a check's time limit, a merge that conflicts) is a `TYPECHECK_NOT_CHECKED`
- * problem naming why, never a "clear". Results are cached by the pair's trees.
+ * a resolution alone). A pair that cannot be checked (the compiler missing, the scan's budget
+ * spent, a check's time limit, a tsconfig that cannot be read) is a `TYPECHECK_NOT_CHECKED`
+ * problem naming why, never a "clear"; where there is nothing to check (no tsconfig: not a
+ * TypeScript project; a merge that conflicts: the merge channel's) its evidence says so at risk 0,
+ * without a problem. Results are cached by the pair's trees.
  */
 import {
   defineChannel,
@@ -246,13 +248,13 @@ export function typecheckChannel() {
           deadline: Date.now() + limit,
         });
         // A time limit is not a property of the trees: the next scan tries again.
-        if (result.status === 'checked') {
+        if (result.status === 'checked' || result.quiet) {
           if (results.size >= MAX_RESULTS) results.clear();
           results.set(key, trees.a <= trees.b ? result : swapped(result));
         }
       } else if (trees.a > trees.b) result = swapped(result);
 
-      if (result.status === 'not-checked') return notChecked(a, b, result.reason);
+      if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
       if (result.errors.length === 0) {
         const scope = result.files === 0 ? 'no source file changed' : `${result.files} file${result.files === 1 ? '' : 's'} checked`;
         const partly = result.truncated > 0 ? `; ${result.truncated} more importers not checked (maxFiles)` : '';

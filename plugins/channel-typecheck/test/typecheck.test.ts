@@ -264,17 +264,28 @@ describe('typecheck channel: pairs that must stay clear', () => {
 });
 
 describe('typecheck channel: not checked says why, never clear', () => {
-  it('a repository without a tsconfig', async () => {
+  it('a repository without a tsconfig, and one whose tsconfig cannot be read', async () => {
     const { 'tsconfig.json': _omit, ...noConfig } = BASE;
     const s = await scorePair(
       { write: { 'src/math.ts': 'export const x = 1;\n' } },
       { write: { 'src/calc.ts': 'export const y = 2;\n' } },
       noConfig,
     );
+    // Not a TypeScript project: nothing to check, said in evidence (no verdict, nothing overruled).
     expect(s.risk).toBe(0);
-    expect(s.evidence).toEqual([]);
-    expect(s.problems?.[0]).toMatchObject({ code: 'TYPECHECK_NOT_CHECKED' });
-    expect(s.problems?.[0]!.message).toMatch(/not type-checked: no tsconfig\.json in the merged tree/);
+    expect(s.overrules).toBeUndefined();
+    expect(s.evidence.map((e) => e.kind)).toEqual(['typecheck-skipped']);
+    expect(s.evidence[0]!.message).toMatch(/not type-checked: no tsconfig\.json in the merged tree/);
+    // A tsconfig the compiler cannot read is a problem.
+    result?.git.dispose();
+    repo?.dispose();
+    const broken = await scorePair(
+      { write: { 'src/math.ts': 'export const x = 1;\n' } },
+      { write: { 'src/calc.ts': 'export const y = 2;\n' } },
+      { ...BASE, 'tsconfig.json': '{ "extends": "./missing.json" }\n' },
+    );
+    expect(broken.problems?.[0]).toMatchObject({ code: 'TYPECHECK_NOT_CHECKED' });
+    expect(broken.problems?.[0]!.message).toMatch(/tsconfig\.json could not be read: .*missing\.json/);
   });
 
   it('a spent budget, and a git service that cannot read trees', async () => {
