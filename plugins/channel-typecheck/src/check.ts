@@ -58,8 +58,10 @@ export function loadProjects(ts: Ts, fs: TreeFs, configRel: string): Project[] |
     seen.add(path);
     const parsed = ts.getParsedCommandLineOfConfigFile(path, { noEmit: true }, host);
     if (!parsed) return;
-    // A config that is not JSON, or extends one that is not there, is not the project's config.
-    const unreadable = parsed.errors.find((e) => e.code < 2000 || e.code === 5083 || e.code === 6053);
+    // A config that is not JSON is not the project's config. One that extends a file that is not
+    // there (a shared config from dependencies not installed) is read without it, the same way in
+    // every tree, so what it changes is the same in the merge and in the sides.
+    const unreadable = parsed.errors.find((e) => e.code < 2000 || e.code === 5092);
     if (unreadable) {
       failure ??= ts.flattenDiagnosticMessageText(unreadable.messageText, ' ');
       return;
