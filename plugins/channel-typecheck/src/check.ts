@@ -223,18 +223,19 @@ interface Built {
   readonly programs: Map<string, TS.Program>;
 }
 
-function programFor(ts: Ts, built: Built, project: Project): TS.Program {
-  let p = built.programs.get(project.config);
+function programFor(ts: Ts, built: Built, project: Project, roots?: readonly string[]): TS.Program {
+  const programKey = roots ? `${project.config}\0${roots.join('\0')}` : project.config;
+  let p = built.programs.get(programKey);
   if (!p) {
     const options = { ...project.options, noEmit: true };
     const key = `${project.config}:${JSON.stringify(options)}`;
     p = ts.createProgram({
-      rootNames: project.fileNames,
+      rootNames: roots ?? project.fileNames,
       options,
       host: compilerHost(ts, built.fs, key),
       ...(project.references ? { projectReferences: project.references } : {}),
     });
-    built.programs.set(project.config, p);
+    built.programs.set(programKey, p);
   }
   return p;
 }
@@ -310,21 +311,32 @@ export function checkPair(input: CheckInput): CheckResult {
     const config = input.tsconfig;
     if (changed.length === 0) return { status: 'checked', config, files: 0, truncated: 0, errors: [] };
 
-    // The files to check: changed ones of the merge's projects, then their importers, nearest first.
+    // The files to check: those either side changed, and unchanged files that import (within
+    // `importerDepth` steps) changes of both sides. An unchanged file whose imports reach the
+    // changes of one side only reads in the merge what it reads in that side's tree, so its
+    // errors are that side's, never new.
     const owned = (rel: string) => ownerOf(merged.projects, merged.fs.absolute(rel));
-    let frontier = changed.filter((p) => owned(p));
-    const affected = new Set(frontier);
-    if (input.importerDepth > 0 && frontier.length > 0) {
-      const programs = new Set(frontier.map((p) => programFor(ts, merged, owned(p)!)));
+    const ownChanged = changed.filter((p) => owned(p));
+    const affected = new Set(ownChanged);
+    if (input.importerDepth > 0 && ownChanged.length > 0) {
+      const programs = new Set(ownChanged.map((p) => programFor(ts, merged, owned(p)!)));
       const index = new Map<string, Set<string>>();
       for (const program of programs)
         for (const [k, v] of importersIndex(program, merged.fs))
           for (const f of v) (index.get(k) ?? index.set(k, new Set()).get(k)!).add(f);
-      for (let depth = 0; depth < input.importerDepth && frontier.length > 0; depth++) {
-        const next: string[] = [];
-        for (const p of frontier) for (const i of index.get(p) ?? []) if (!affected.has(i) && owned(i)) (affected.add(i), next.push(i));
-        frontier = next;
-      }
+      const importers = (from: readonly string[]): Set<string> => {
+        const seen = new Set<string>(from);
+        let frontier = [...from];
+        for (let depth = 0; depth < input.importerDepth && frontier.length > 0; depth++) {
+          const next: string[] = [];
+          for (const p of frontier) for (const i of index.get(p) ?? []) if (!seen.has(i) && owned(i)) (seen.add(i), next.push(i));
+          frontier = next;
+        }
+        return seen;
+      };
+      const bySide = (side: ReadonlyMap<string, string>) => ownChanged.filter((p) => side.get(p) !== trees.base.get(p));
+      const ofB = importers(bySide(trees.b));
+      for (const f of importers(bySide(trees.a))) if (ofB.has(f)) affected.add(f);
     }
     const files = [...affected].slice(0, input.maxFiles);
     const truncated = affected.size - files.length;
@@ -343,7 +355,11 @@ export function checkPair(input: CheckInput): CheckResult {
       if (typeof built === 'string') return [];
       const owner = ownerOf(built.projects, built.fs.absolute(rel));
       if (!owner) return [];
-      return diagnosticsOf(ts, programFor(ts, built, owner), built.fs, rel, deadline) ?? [];
+      // Only the files the merge has errors in (what they import, and the project's declaration
+      // files): the side's own errors there, without building the whole project again.
+      const erring = [...mergeDiags.keys()].map((f) => built.fs.absolute(f)).filter((f) => owner.fileNames.includes(f));
+      const roots = [...erring, ...owner.fileNames.filter((f) => f.endsWith('.d.ts'))];
+      return diagnosticsOf(ts, programFor(ts, built, owner, roots), built.fs, rel, deadline) ?? [];
     };
     const errors: NewError[] = [];
     for (const [rel, diags] of mergeDiags) {
