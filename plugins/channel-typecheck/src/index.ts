@@ -213,8 +213,6 @@ export function typecheckChannel() {
       if (!root) return notChecked(a, b, 'no repository root');
       const spent = Date.now() - ctx.prepared.started;
       if (spent >= o.budgetMs) return notChecked(a, b, `the scan's type-check budget (${o.budgetMs} ms) is spent`);
-      const ts = await loadTypeScript();
-      if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
 
       let trees;
       try {
@@ -232,6 +230,11 @@ export function typecheckChannel() {
       if (!result) {
         const [base, ta, tb, merge] = await Promise.all([trees.base, trees.a, trees.b, trees.merge.tree].map((t) => git.listTree!(t)));
         const listings: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
+        // Not a TypeScript project: nothing to read, no compiler to load.
+        if (!listings.merge.has(o.tsconfig) && !listings.a.has(o.tsconfig) && !listings.b.has(o.tsconfig))
+          return skipped(a, b, `no ${o.tsconfig} in the merged tree`);
+        const ts = await loadTypeScript();
+        if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
         const wanted: string[] = [];
         for (const l of [listings.merge, listings.a, listings.b, listings.base])
           for (const [p, id] of l) if (isCompilerInput(p, false)) wanted.push(id);
