@@ -253,7 +253,9 @@ function diagnosticsOf(ts: Ts, program: TS.Program, fs: TreeFs, rel: string, dea
   const lines = sf.text.split(/\r?\n/);
   const out: Diag[] = [];
   for (const d of all) {
-    if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
+    // Configuration and program-structure errors (TS5xxx, TS6xxx: rootDir, project lists) are
+    // about the build, not the code, and land on whichever file the program met first.
+    if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined || (d.code >= 5000 && d.code < 7000)) continue;
     const line = sf.getLineAndCharacterOfPosition(d.start).line + 1;
     out.push({
       path: rel,

@@ -179,6 +179,69 @@ describe('typecheck channel: collisions git merges cleanly', () => {
   });
 });
 
+describe('typecheck channel: project layouts', () => {
+  it('follows project references and paths (a solution tsconfig with two packages)', async () => {
+    const project = (extra: string) =>
+      lines(
+        '{',
+        `  "compilerOptions": { "composite": true, "strict": true, "module": "nodenext", "rootDir": "src", "outDir": "dist"${extra} },`,
+        '  "include": ["src"]',
+        '}',
+      );
+    const base: FileTree = {
+      'package.json': lines('{ "name": "mono", "private": true, "type": "module" }'),
+      'tsconfig.json': lines('{ "files": [], "references": [{ "path": "./packages/lib" }, { "path": "./packages/app" }] }'),
+      'packages/lib/tsconfig.json': project(''),
+      'packages/lib/src/index.ts': lines('export function price(cents: number): string {', '  return String(cents);', '}'),
+      'packages/app/tsconfig.json': project(
+        ', "paths": { "@shop/lib": ["../lib/src/index.ts"] } }, "references": [{ "path": "../lib" }',
+      ).replace('} },', '},'),
+      'packages/app/src/main.ts': lines("import { price } from '@shop/lib';", '', 'export const shown = price(100);'),
+    };
+    const s = await scorePair(
+      {
+        write: {
+          'packages/lib/src/index.ts': lines(
+            'export function price(cents: number, currency: string): string {',
+            '  return `${cents} ${currency}`;',
+            '}',
+          ),
+        },
+        commit: true,
+      },
+      { write: { 'packages/app/src/cart.ts': lines("import { price } from '@shop/lib';", '', 'export const total = price(250);') } },
+      base,
+    );
+    expect(messages(s)).toMatch(
+      /^merging a and b: packages\/app\/src\/cart\.ts:3 TS2554 Expected 2 arguments, but got 1 — a changed price at packages\/lib\/src\/index\.ts:1–3$/,
+    );
+  });
+
+  it('checks JavaScript where the project says so (allowJs, checkJs)', async () => {
+    const base: FileTree = {
+      ...BASE,
+      'tsconfig.json': lines(
+        '{',
+        '  "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true, "allowJs": true, "checkJs": true },',
+        '  "include": ["src"]',
+        '}',
+      ),
+    };
+    const s = await scorePair(
+      {
+        write: {
+          'src/session.ts': lines('export function createSession(user: string, ttlMs: number): string {', '  return user + ttlMs;', '}'),
+        },
+      },
+      {
+        write: { 'src/login.js': lines("import { createSession } from './session.js';", '', 'export const token = createSession("ann");') },
+      },
+      base,
+    );
+    expect(messages(s)).toMatch(/^merging a and b: src\/login\.js:3 TS2554 Expected 2 arguments, but got 1/);
+  });
+});
+
 describe('typecheck channel: pairs that must stay clear', () => {
   it('a parameter made optional against new one-argument calls (each caller alone does not compile)', async () => {
     const s = await scorePair(
