@@ -19,6 +19,25 @@ export interface GitChannelService {
   merge(a: Agent, b: Agent): Promise<MergeOutcome>;
   /** Optional: merges many pairs at once (one process); `merge` then answers from its cache. */
   mergeMany?(pairs: readonly (readonly [Agent, Agent])[]): Promise<void>;
+  /**
+   * Optional: the four trees of a pair's merge — the pair's merge base, each agent's current
+   * state (uncommitted work included) and their scratch merge, the one `merge` makes.
+   */
+  pairTrees?(a: Agent, b: Agent): Promise<PairTrees>;
+  /** Optional: every file of a tree-ish (recursive), path → blob id. */
+  listTree?(tree: string): Promise<ReadonlyMap<string, string>>;
+  /** Optional: a blob's content as UTF-8 text. */
+  readBlob?(id: string): Promise<string>;
+}
+
+/** The trees of one pair's merge (tree-ish ids that `listTree` reads). */
+export interface PairTrees {
+  /** The pair's merge base; undefined when the two share no history. */
+  readonly base?: string;
+  readonly a: string;
+  readonly b: string;
+  /** The merged tree, as `merge` gives it. */
+  readonly merge: MergeOutcome;
 }
 
 export interface PairedEdits {

@@ -225,6 +225,39 @@ describe('scanAirspace', () => {
     expect(partly.links[0]!.channels[0]!.preciseRisk).toBe(0.8);
   });
 
+  it('lets a checked result overrule another channel: its findings of those kinds raise no resolution alone', async () => {
+    const guess = (kind: string) =>
+      defineChannel({
+        id: 'guess',
+        defaultWeight: 1,
+        meta: { precision: 'symbol' },
+        score: (a, b) => ({ risk: 0.9, evidence: [{ message: `${a.id} changes what ${b.id} reads`, kind }] }),
+      });
+    const checker = (clean: boolean) =>
+      defineChannel({
+        id: 'checker',
+        defaultWeight: 1,
+        meta: { precision: 'line' },
+        score: () => ({
+          risk: 0,
+          evidence: [{ message: 'checked', kind: 'checked', risk: 0 }],
+          ...(clean ? { overrules: [{ channel: 'guess', kinds: ['write-read'], reason: 'the compiler found no new error' }] } : {}),
+        }),
+      });
+    const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
+    // Not checked: today's behaviour.
+    const unchecked = await scanAirspace(agents, { channels: [guess('write-read'), checker(false)] });
+    expect(unchecked.links[0]!.level).toBe('resolution');
+    // Checked clean: the risk stays, the level drops to traffic and says why.
+    const checked = await scanAirspace(agents, { channels: [guess('write-read'), checker(true)] });
+    expect(checked.links[0]).toMatchObject({ level: 'traffic', risk: 0.9 });
+    expect(checked.links[0]!.levelReason).toMatch(/^guess overruled: the compiler found no new error; capped at traffic/);
+    expect(checked.links[0]!.channels.find((c) => c.channel === 'checker')!.overrules).toHaveLength(1);
+    // A finding of a kind not overruled keeps its resolution.
+    const other = await scanAirspace(agents, { channels: [guess('write-write'), checker(true)] });
+    expect(other.links[0]!.level).toBe('resolution');
+  });
+
   it('keeps a pair with an incomplete agent unknown when only file-level evidence speaks', async () => {
     const incomplete = { incomplete: ['no merge base with main (shallow clone or unrelated history): compared file-level only'] };
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'], incomplete)];
