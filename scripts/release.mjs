@@ -2,11 +2,14 @@
  * `npm run release` (after the build): what a user installs, written into `release/` (or `--out DIR`):
  *
  * - `airspace-tcas-<version>.tgz`: the CLI (bin `airspace`) as one package. esbuild bundles every
- *   `@airspace/*` package and every registry dependency into `dist/`, so the package has no
- *   dependencies: no peer ranges to conflict, no install script, nothing to compile. The parser is
- *   tree-sitter's WebAssembly build with the grammars' `.wasm` files.
+ *   `@airspace/*` package and every registry dependency into `dist/` but one: the TypeScript
+ *   compiler, which the typecheck channel loads on demand and which reads its own `lib.*.d.ts`
+ *   files beside it, stays a dependency (plain JavaScript: no peer ranges to conflict, no install
+ *   script, nothing to compile). The parser is tree-sitter's WebAssembly build with the grammars'
+ *   `.wasm` files.
  * - `airspace-vscode-<version>.vsix`: the VS Code extension, its client and the language server
- *   bundled the same way, packaged by `vsce`.
+ *   bundled the same way, packaged by `vsce`; without the compiler, whose absence the typecheck
+ *   channel reports as "not checked".
  *
  * Bundled code still finds the files it loads at run time: each module's `import.meta.url` is
  * rewritten to where that module would sit in a mirror of the repository under `assets/`
@@ -45,6 +48,8 @@ export const PACKAGE_NAME = 'airspace-tcas';
 const WORKERS = [
   'packages/analysis/dist/extract/worker.js',
   'packages/config/dist/plugin-worker.js',
+  'packages/config/dist/plugin-relay.js',
+  'packages/config/dist/config-worker.js',
   'packages/engine/dist/daemon.js',
   'packages/git/dist/launcher-child.js',
   'packages/lsp-server/dist/engine-worker.js',
@@ -90,6 +95,15 @@ function mirrorPlugin(workerStarts) {
   };
 }
 
+/** Registry packages the bundles load at run time rather than carry: loaded on demand, degrading when absent. */
+const RUNTIME_DEPENDENCIES = ['typescript'];
+
+/** The versions the repository installs of `RUNTIME_DEPENDENCIES`, for the CLI package's manifest. */
+function runtimeDependencies() {
+  const typecheck = readJson(join(ROOT, 'plugins/channel-typecheck/package.json'));
+  return Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, typecheck.dependencies[name]]));
+}
+
 /**
  * Bundles `entries` ({ name: file in the repository }) into `out/dist/NAME.js` with the mirror in
  * `out/assets/`. Returns the registry packages it took in (for the notices).
@@ -112,7 +126,8 @@ async function bundleNode(out, entries) {
       js: "import { createRequire as __airspaceRequire } from 'node:module';\nconst require = __airspaceRequire(import.meta.url);",
     },
     // Core's optional peer, for `@airspace/core/testing` only: no entry may reach it (checked below).
-    external: ['vitest'],
+    // The compiler is loaded on demand (`import('typescript')`) and finds its lib files beside it.
+    external: ['vitest', ...RUNTIME_DEPENDENCIES],
     legalComments: 'none',
     sourcemap: false,
     metafile: true,
@@ -121,7 +136,7 @@ async function bundleNode(out, entries) {
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(ROOT, p));
   const outside = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')));
-  const unbundled = [...new Set(outside.map((i) => i.path))].filter((path) => !isBuiltin(path));
+  const unbundled = [...new Set(outside.map((i) => i.path))].filter((path) => !isBuiltin(path) && !RUNTIME_DEPENDENCIES.includes(path));
   if (unbundled.length > 0)
     throw new Error(`release: the bundle would import ${unbundled.join(', ')} at run time, which it does not carry`);
   checkWorkers(workerStarts, entries);
@@ -258,6 +273,7 @@ async function releaseCli(outDir) {
       engines,
       type: 'module',
       bin: { airspace: 'bin/airspace.js' },
+      dependencies: runtimeDependencies(),
       files: ['bin', 'dist', 'assets', 'THIRD-PARTY-NOTICES.md'],
     };
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

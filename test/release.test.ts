@@ -1,7 +1,8 @@
 /**
  * The release as a user gets it. `scripts/release.mjs` (`npm run release`) writes the CLI tarball
  * and the VS Code extension; the tarball installs into an empty folder with `--ignore-scripts`
- * (what users with a script policy get) and without the registry (it has no dependencies), and
+ * (what users with a script policy get) and offline (its one dependency, the TypeScript compiler
+ * the typecheck channel loads on demand, is plain JavaScript from npm's cache), and
  * `airspace demo` there prints the README's table. The `.vsix` holds the two bundles and the
  * parser as WebAssembly, and no `node_modules` or native binary.
  */
@@ -139,12 +140,15 @@ describeWith(NPM, 'the release (npm run release)', () => {
     expect(channels.stdout).toMatch(/"id": ?"tree"[^}]*"weight": ?0\.33/);
   });
 
-  it('packs the CLI with the fields a registry shows and no dependency to resolve', () => {
+  it('packs the CLI with the fields a registry shows and only the compiler as a dependency', () => {
     const manifest = JSON.parse(readFileSync(join(user, 'node_modules/airspace-tcas/package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'airspace-tcas', bin: { airspace: 'bin/airspace.js' }, license: 'MIT' });
     expect(manifest).toHaveProperty('repository.url');
     expect(manifest).toHaveProperty('engines.node');
-    expect(manifest).not.toHaveProperty('dependencies');
+    const typecheck = JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(manifest['dependencies']).toEqual({ typescript: typecheck.dependencies['typescript'] });
     // Bundled registry code keeps its licence: commander is in every CLI bundle.
     expect(readFileSync(join(user, 'node_modules/airspace-tcas/THIRD-PARTY-NOTICES.md'), 'utf8')).toMatch(/^## commander /m);
     for (const file of ['LICENSE', 'README.md', 'THIRD-PARTY-NOTICES.md']) {
