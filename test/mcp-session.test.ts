@@ -107,11 +107,11 @@ describe('MCP sessions as a model meets them', () => {
   it('counts a symbol declared beside its file as that definition, not the whole file', { timeout: 240_000 }, async () => {
     const carol = await connect(dirs.carol!.dir);
     const dave = await connect(dirs.dave!.dir);
-    // d12 is at lines 56-58 of lib/d.ts; d1 at 1-3.
+    // d12 is at lines 45-47 of lib/d.ts; d1 at 1-3.
     await call(carol, 'declare_intent', { paths: [], symbols: ['lib/d.ts#d1'] });
-    const symbolOnly = await call(dave, 'check_edit', { path: 'lib/d.ts', start_line: 56, end_line: 58 });
+    const symbolOnly = await call(dave, 'check_edit', { path: 'lib/d.ts', start_line: 45, end_line: 47 });
     await call(carol, 'declare_intent', { paths: ['lib/d.ts'], symbols: ['lib/d.ts#d1'] });
-    const both = await call(dave, 'check_edit', { path: 'lib/d.ts', start_line: 56, end_line: 58 });
+    const both = await call(dave, 'check_edit', { path: 'lib/d.ts', start_line: 45, end_line: 47 });
     await call(carol, 'declare_intent', { paths: [] });
     const level = (a: ToolAnswer): unknown => a.structuredContent!.level;
     expect(level(both)).toBe(level(symbolOnly));
