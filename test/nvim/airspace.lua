@@ -26,6 +26,9 @@ function M.setup(opts)
           cmd = cmd,
           root_dir = root,
           workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+          -- Neovim 0.7 sends neither on start: initializationOptions carry the settings, and
+          -- the server also asks workspace/configuration, which Neovim answers from `settings`.
+          init_options = { settings = opts.settings or {} },
           settings = { airspace = opts.settings or {} },
         })
         clients[root] = id
