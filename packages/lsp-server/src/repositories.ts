@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageType, ShowMessageNotification } from 'vscode-languageserver';
 import type { ScanResult } from '@airspace/core';
 import { createChangeTracker, runGit, worktreeAgentId, type TrackedChange } from '@airspace/git';
 import type { Advisory } from '@airspace/core';
@@ -18,6 +19,7 @@ import type { Intents, IntentSpec, LspScanner, Overrides } from './lsp-scanner.j
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
 import { pairAcknowledged } from '@airspace/trail';
+import { plainText } from './text.js';
 import { listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
 
 export const AdvisoriesNotificationMethod = 'airspace/advisories';
@@ -44,11 +46,28 @@ export function openRepo(s: Session, info: FolderInfo): Repo {
     loop: new ScanLoop<ScanResult>({
       run: () => runScan(s, repo),
       publish: (result) => publishScan(s, repo, result),
-      onError: (error) => s.log.error(`Scan of ${info.commonDir} failed: ${message(error)}; keeping the previous advisories.`),
+      onError: (error) => scanFailed(s, repo, error),
     }),
   };
   s.repos.set(info.commonDir, repo);
   return repo;
+}
+
+/**
+ * A scan failed (a base that does not exist, an engine that cannot read the repository): logged
+ * every time, and shown to the user once per distinct error until a scan succeeds again, so that
+ * a failing scan is never taken for "all clear" and a keystroke does not repeat the message.
+ */
+function scanFailed(s: Session, repo: Repo, error: unknown): void {
+  const why = message(error);
+  s.log.error(`Scan of ${repo.commonDir} failed: ${why}; keeping the previous advisories.`);
+  if (s.stopped || repo.shownError === why) return;
+  repo.shownError = why;
+  const where = repo.selves[0]?.worktree ?? repo.commonDir;
+  void s.connection.sendNotification(ShowMessageNotification.type, {
+    type: MessageType.Error,
+    message: plainText(`Airspace cannot scan ${where}: ${why.replace(/\.?\s*$/, '.')} Its advisories are not up to date.`),
+  });
 }
 
 /** Stops a repository's scans, watcher and scanner. */
@@ -183,6 +202,7 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
 
 function publishScan(s: Session, repo: Repo, result: ScanResult): void {
   if (s.stopped) return;
+  repo.shownError = undefined;
   for (const self of repo.selves) {
     const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
     if (agent) repo.selfIds.set(self.worktree, agent.id);
