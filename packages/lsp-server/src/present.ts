@@ -211,12 +211,17 @@ export function dataMatches(data: unknown, f: Finding): boolean {
   );
 }
 
-/** A lens above a symbol-precise finding: what the other agent does to which symbol, its risk and the pair's chance of colliding. */
-export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined {
-  const symbol = f.other.symbol ?? f.selfSymbol;
+/**
+ * A lens above a symbol: what the other agent does there, with the channel, risk and level of
+ * `f` (a cluster's strongest finding) and the symbol `named` names (`f` itself when it names one;
+ * else the cluster's strongest finding that does, often weaker evidence such as symbols 0.15 on a
+ * function whose lines merge 1.00 puts in conflict).
+ */
+export function toCodeLens(f: Finding, lineCount: number, named: Finding = f): CodeLens | undefined {
+  const symbol = f.other.symbol ?? f.selfSymbol ?? named.other.symbol ?? named.selfSymbol;
   if (!symbol) return undefined;
-  const range = toLspRange(f.range, lineCount);
-  const loc = otherLocation(f);
+  const range = toLspRange(((f.other.symbol ?? f.selfSymbol) ? f : named).range, lineCount);
+  const loc = otherLocation(f) ?? otherLocation(named);
   const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${riskAndChance(f)})`);
   return {
     range: { start: range.start, end: range.start },
@@ -226,13 +231,13 @@ export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined 
   };
 }
 
-/** One lens per cluster, from its strongest finding that names a symbol. */
+/** One lens per cluster that names a symbol: the cluster's strongest finding, on that symbol. */
 export function codeLenses(findings: readonly Finding[], lineCount: number): CodeLens[] {
   const out: CodeLens[] = [];
   const seen = new Set<string>();
   for (const group of groupFindings(findings)) {
-    const f = group.find((g) => g.other.symbol ?? g.selfSymbol);
-    const lens = f && toCodeLens(f, lineCount);
+    const named = group.find((g) => g.other.symbol ?? g.selfSymbol);
+    const lens = named && toCodeLens(group[0]!, lineCount, named);
     const key = lens && `${lens.range.start.line}|${lens.command?.title}`;
     if (!lens || seen.has(key!)) continue;
     seen.add(key!);
