@@ -149,20 +149,24 @@ function shortPath(path: string): string {
 /**
  * One line of at most MAX_MESSAGE characters for a cluster, from its strongest finding: who, what
  * they do where (repository-relative), that finding's own channel, risk and level, and the pair's
- * chance of colliding. The evidence
+ * chance of colliding. A message too long is cut in its body, never in its status (level, chance,
+ * `(acknowledged)`). The evidence
  * sentences, the other lines and their diff are in hover and `relatedInformation`.
  */
 export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
   const f = group[0]!;
   const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
-  const tail = ` (${channelRisk(f)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`;
+  const evidence = ` (${channelRisk(f)}${also.length ? `; also ${also.join(', ')}` : ''})`;
+  // The status (level, chance, acknowledged) is never cut: what is too long is the body before it.
+  const status = plain(`: ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`);
+  const tail = evidence + status;
   const head = (symbol: string | undefined, path: string) =>
     `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
   const symbol = f.other.symbol;
   const path = f.other.path ?? '(no file)';
   const tries = [head(symbol, path), head(symbol && clip(symbol, 40), shortPath(path)), head(undefined, shortPath(path))];
   const fits = tries.find((h) => plain(h + tail).length <= MAX_MESSAGE) ?? tries[tries.length - 1]!;
-  return clip(plain(fits + tail), MAX_MESSAGE);
+  return clip(plain(fits + evidence), MAX_MESSAGE - status.length) + status;
 }
 
 export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity {

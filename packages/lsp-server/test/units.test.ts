@@ -486,6 +486,27 @@ describe("one diagnostic per pair and lines, at the strongest finding's own leve
     expect(hoverMarkdown(fs, new Map([[fs[0]!, '+\tindented']]))).toContain('+    indented');
   });
 
+  it('cuts a long message in its body, never in its status', () => {
+    const other = `agent-${'x'.repeat(150)}`;
+    const e = {
+      message: 'both change line 3',
+      kind: 'overlap',
+      a: { agent: 'bob', path: 'a.ts', range: [3, 3] as const, access: 'write' as const },
+      b: { agent: other, path: 'a.ts', range: [3, 3] as const, access: 'write' as const },
+    };
+    const long = scan({
+      agents: [agent('bob'), agent(other)],
+      advisories: [{ a: 'bob', b: other, level: 'traffic', risk: 0.5, probability: 0.09, evidence: [e], message: '' }],
+    });
+    const group = groupFindings(findingsFor(long, 'bob'))[0]!;
+    for (const acknowledged of [false, true]) {
+      const d = toDiagnostic(group, 10, acknowledged);
+      expect(d.message.length).toBeLessThanOrEqual(MAX_MESSAGE);
+      expect(d.message).toMatch(/^agent-x+…: traffic advisory, transmit intent; 9% chance of colliding/);
+      expect(d.message.endsWith('(acknowledged)')).toBe(acknowledged);
+    }
+  });
+
   it('puts the strongest finding of those lines on the lens, not the one that names the symbol', () => {
     const merge = {
       message: 'both change lines 10–12',
