@@ -192,12 +192,15 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
   const intent = await intentFor(s, repo);
   const { full, ...changes } = repo.changes.take();
   repo.fullScan = full;
+  let result: ScanResult;
   try {
-    return await scanner.scan({ overrides: overridesFor(s, repo), ...(intent ? { intent } : {}), ...changes });
+    result = await scanner.scan({ overrides: overridesFor(s, repo), ...(intent ? { intent } : {}), ...changes });
   } catch (error) {
     repo.changes.all();
     throw error;
   }
+  await restoreAcknowledgements(s, repo, result);
+  return result;
 }
 
 function publishScan(s: Session, repo: Repo, result: ScanResult): void {
@@ -208,7 +211,6 @@ function publishScan(s: Session, repo: Repo, result: ScanResult): void {
     if (agent) repo.selfIds.set(self.worktree, agent.id);
     else repo.selfIds.delete(self.worktree);
     s.findings.set(self.worktree, agent ? findingsFor(result, agent.id) : []);
-    if (agent) restoreAcknowledgements(s, repo, agent.id, result);
     const key = advisoriesKey(result, agent?.id ?? '\u0000none');
     if (repo.lastAdvisories.get(self.worktree) !== key) {
       repo.lastAdvisories.set(self.worktree, key);
@@ -239,23 +241,42 @@ async function followRepository(s: Session, repo: Repo, result: ScanResult): Pro
   await watchRepository(s, repo, result);
 }
 
-/** Acknowledgements recorded in the pairs' trails before this server started count again. */
-function restoreAcknowledgements(s: Session, repo: Repo, selfId: string, result: ScanResult): void {
-  for (const a of result.advisories) {
-    if (a.a !== selfId && a.b !== selfId) continue;
-    const other = a.a === selfId ? a.b : a.a;
-    const pair = pairKey(selfId, other);
-    if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
-    s.trailsRead.add(pair);
-    pairAcknowledged(trailDirOf(s, repo), selfId, other).then(
-      (yes) => {
-        if (!yes || s.acknowledged.has(pair)) return;
-        s.acknowledged.add(pair);
-        publishDiagnostics(s);
-      },
-      (e) => s.log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
-    );
+/** How long a scan's result waits for the trails of its new pairs before it is published. */
+const TRAIL_READ_MS = 2000;
+
+/**
+ * Acknowledgements recorded in the pairs' trails before this server started count again. Read
+ * once per pair, before the scan that first shows the pair is published: a diagnostic
+ * acknowledged earlier is information from its first delivery, not a warning that turns into
+ * information a moment later. A read slower than TRAIL_READ_MS still applies when it ends.
+ */
+async function restoreAcknowledgements(s: Session, repo: Repo, result: ScanResult): Promise<void> {
+  const reads: Promise<void>[] = [];
+  for (const self of repo.selves) {
+    const selfId = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree)?.id;
+    if (selfId === undefined) continue;
+    for (const a of result.advisories) {
+      if (a.a !== selfId && a.b !== selfId) continue;
+      const other = a.a === selfId ? a.b : a.a;
+      const pair = pairKey(selfId, other);
+      if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
+      s.trailsRead.add(pair);
+      reads.push(
+        pairAcknowledged(trailDirOf(s, repo), selfId, other).then(
+          (yes) => {
+            if (!yes || s.acknowledged.has(pair)) return;
+            s.acknowledged.add(pair);
+            publishDiagnostics(s);
+          },
+          (e) => s.log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
+        ),
+      );
+    }
   }
+  if (reads.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(reads), new Promise((r) => (timer = setTimeout(r, TRAIL_READ_MS)))]);
+  clearTimeout(timer);
 }
 
 /** `git worktree list` of the repository, remembered with the agents' worktrees it was taken for. */
