@@ -156,7 +156,10 @@ function printableCheck(answer: CheckResult): CheckResult {
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
-    .argument('[path]', 'file about to be edited (relative to the current directory); PATH:A-B also names its lines')
+    .argument(
+      '[path]',
+      'file about to be edited (relative to --repo DIR when given, else to the current directory); PATH:A-B also names its lines',
+    )
     .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file)')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', "print the answer as JSON, with the other side's diff hunks")
@@ -192,7 +195,9 @@ export function checkCommand(io: Io): Command {
       return;
     }
     if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
-    const target = given;
+    // With --repo DIR, a relative PATH names a file of DIR (as DIR is the repository read), not of the shell's directory.
+    const inRepo = flags.repo !== undefined && flags.repo !== '.' && given.trim() !== '' && !isAbsolute(given);
+    const target = inRepo ? resolve(io.cwd, flags.repo!, given) : given;
     const answer = await runCheck(io, target, flags);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
     io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : ExitCode.OK);
