@@ -500,10 +500,10 @@ describe("one diagnostic per pair and lines, at the strongest finding's own leve
     });
     const group = groupFindings(findingsFor(long, 'bob'))[0]!;
     for (const acknowledged of [false, true]) {
-      const d = toDiagnostic(group, 10, acknowledged);
-      expect(d.message.length).toBeLessThanOrEqual(MAX_MESSAGE);
-      expect(d.message).toMatch(/^agent-x+…: traffic advisory, transmit intent; 9% chance of colliding/);
-      expect(d.message.endsWith('(acknowledged)')).toBe(acknowledged);
+      const message = String(toDiagnostic(group, 10, acknowledged).message);
+      expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE);
+      expect(message).toMatch(/^agent-x+…: traffic advisory, transmit intent; 9% chance of colliding/);
+      expect(message.endsWith('(acknowledged)')).toBe(acknowledged);
     }
   });
 
