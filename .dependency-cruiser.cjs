@@ -21,7 +21,10 @@ const LAYERS = {
     why: 'the scanner composes the layers below; nothing below knows it.',
   },
   // 3: libraries over a scan: receipts and replay.
-  trail: { may: ['core', 'scanner'], why: 'the trail scores footprints with the shipped channels, nothing more.' },
+  trail: {
+    may: ['core', 'git', 'scanner'],
+    why: 'the trail scores footprints with the shipped channels and reads its files by git’s one file rule.',
+  },
   eval: { may: ['core', 'git', 'config', 'scanner'], why: 'eval replays history through the scanner setup; no front end.' },
   // 4: the resident process.
   engine: {

@@ -80,6 +80,19 @@ function sourceText(root: string): string {
   return texts.join('\n');
 }
 
+/** The names of the files under a folder, at any depth (a section may name `checksum.ts` of `cache/`). */
+function fileNamesUnder(dir: string): Set<string> {
+  const names = new Set<string>();
+  const walk = (at: string): void => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(at, entry.name));
+      else names.add(entry.name);
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return names;
+}
+
 /** The package directory whose section a line of the doc is in, if any. */
 function sectionPackages(doc: string, root: string): (string | undefined)[] {
   const packages = new Set(workspacePackages(root));
@@ -104,7 +117,7 @@ export function unresolvedNames(doc: string, root: string): string[] {
     for (const match of line.matchAll(/`([^`]+)`/g)) {
       const name = match[1]!.replace(/\(\)$/, '');
       // Formulas, commands, shapes and patterns (`<id>`, `*`) are prose, not names.
-      if (/[\s<>*…{}[\]=^]/.test(name) || /[^\x20-\x7e]/.test(name) || name.startsWith('-')) continue;
+      if (/[\s<>*…{}[\]=^:]/.test(name) || /[^\x20-\x7e]/.test(name) || name.startsWith('-')) continue;
       if (name.startsWith('@airspace/')) {
         const base = name.split('/').slice(0, 2).join('/');
         if (!packageNames.has(base)) unresolved.push(`${name}: no workspace package is named ${base}`);
@@ -114,7 +127,10 @@ export function unresolvedNames(doc: string, root: string): string[] {
       if (name.includes('/') || /\.(ts|md|json|cjs|mjs|scm)$/.test(name)) {
         const bases = [root, ...(pkg ? [join(root, pkg), join(root, pkg, 'src')] : [])];
         // A bare file name a user writes (`airspace.config.json`) resolves if the code reads it.
-        const known = bases.some((base) => existsSync(join(base, name))) || (!name.includes('/') && source.includes(`'${name}'`));
+        const known =
+          bases.some((base) => existsSync(join(base, name))) ||
+          (!name.includes('/') &&
+            (source.includes(`'${name}'`) || (pkg !== undefined && fileNamesUnder(join(root, pkg, 'src')).has(name))));
         if (!known) unresolved.push(`${name}: no such file or folder${pkg ? ` (nor under ${pkg})` : ''}`);
         continue;
       }

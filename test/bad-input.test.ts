@@ -920,7 +920,7 @@ const CASES: Case[] = [
     repo: R.empty,
     args: (r) => ['scan', '--repo', r],
     code: 1,
-    says: /^No base given and no default branch found/,
+    says: /^This repository has no commits yet, so there is no base/,
   },
   {
     name: 'no default branch (trunk only)',

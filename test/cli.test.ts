@@ -282,7 +282,8 @@ describe('airspace (built CLI)', () => {
     const demo = await airspace(['demo', '--dir', scratch]);
     expect(demo.code).toBe(0);
     expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+alice ↔ bob/m);
-    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+erin ↔ frank\s+symbols/m);
+    expect(demo.stdout).toMatch(/^RESOLUTION\s+\d\.\d\d\s+(\d+|<1|>99)%\s+erin ↔ frank\s+typecheck 1\.00 · symbols/m);
+    expect(demo.stdout).toContain('src/auth/login.ts:5 TS2554 Expected 2 arguments, but got 1 — erin changed createSession');
     expect(demo.stdout).toMatch(/src\/billing\/invoice\.ts:\d+/);
     // The import chain through an untouched file weighs almost nothing with the fitted defaults: no advisory.
     expect(demo.stdout).not.toMatch(/carol ↔ dave/);

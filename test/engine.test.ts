@@ -6,6 +6,7 @@
  * repository, a stale lock is taken over, an idle engine exits. Every engine started here is
  * stopped (and killed by pid if it does not stop).
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,9 +160,13 @@ describe('airspace check through the resident engine', () => {
     // answered in-process, with the same answer, and says so in verbose mode.
     const { writeFileSync, statSync } = await import('node:fs');
     const dir = join(repo.dir, '.git', 'airspace');
+    // It stands for an engine of this repository starting (its command line says so).
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)', '--', '--common-dir', join(repo.dir, '.git')], {
+      stdio: 'ignore',
+    });
     writeFileSync(
       join(dir, 'engine.json'),
-      JSON.stringify({ pid: process.pid, socket: join(dir, 'nobody.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }),
+      JSON.stringify({ pid: holder.pid, socket: join(dir, 'nobody.sock'), version: 1, startedAt: new Date().toISOString(), log: '' }),
     );
     const target = Object.keys(files)
       .filter((p) => p.endsWith('.ts'))
@@ -170,7 +175,8 @@ describe('airspace check through the resident engine', () => {
     expect(fallback.stderr).toMatch(/checking in-process: the engine exited at start/);
     const cold = await airspace(['check', target, '--json', '--no-engine'], { cwd: repo.dir });
     expect([fallback.code, json(fallback)]).toEqual([cold.code, json(cold)]);
-    expect(lockOf(repo.dir)?.pid).toBe(process.pid);
+    expect(lockOf(repo.dir)?.pid).toBe(holder.pid);
+    holder.kill();
 
     // A lock left by a process that is gone.
     writeFileSync(

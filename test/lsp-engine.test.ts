@@ -233,9 +233,13 @@ describe('the language server and agents share one engine', () => {
     await airspace(['engine', 'stop', '--repo', repo.dir], { env: ENGINE_ENV, timeoutMs: 20_000 });
     // A live process holds the lock without answering (young, so not stale): no engine can start.
     const dir = join(repo.dir, '.git', 'airspace');
+    // It stands for an engine of this repository starting (its command line says so).
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300000)', '--', '--common-dir', join(repo.dir, '.git')], {
+      stdio: 'ignore',
+    });
     writeFileSync(
       join(dir, 'engine.json'),
-      JSON.stringify({ pid: process.pid, socket: join(dir, 'nobody.sock'), version: 2, startedAt: new Date().toISOString(), log: '' }),
+      JSON.stringify({ pid: holder.pid, socket: join(dir, 'nobody.sock'), version: 2, startedAt: new Date().toISOString(), log: '' }),
     );
     const client = new TestClient(process.execPath, [LSP, '--stdio'], ENGINE_ENV as Record<string, string>);
     try {
@@ -247,6 +251,7 @@ describe('the language server and agents share one engine', () => {
       expect(enginesOf(join(repo.dir, '.git'))).toEqual([]);
     } finally {
       await client.close();
+      holder.kill();
     }
   });
 

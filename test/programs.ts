@@ -43,6 +43,8 @@ export const chromiumPath = (): string | undefined => onPath('chromium');
 
 export const CHROMIUM: Program = { name: 'Chromium', install: 'apt-get install chromium', found: chromiumPath() !== undefined };
 export const NEOVIM: Program = { name: 'Neovim', install: 'apt-get install neovim', found: runs('nvim', ['--version']) };
+/** npm, which packs and installs the release (test/release.test.ts); Node's installers bring it. */
+export const NPM: Program = { name: 'npm', install: 'apt-get install npm', found: runs('npm', ['--version']) };
 export const EMACS_EGLOT: Program = {
   name: 'Emacs with eglot',
   install: 'apt-get install emacs-nox elpa-eglot',

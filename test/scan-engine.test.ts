@@ -2,12 +2,13 @@
  * `airspace scan` through the resident engine, end to end with the built CLI: the JSON, the
  * table and the exit code equal those of a cold in-process `airspace scan --no-engine` on a
  * generated repository with several agents, through a save, a second save, a commit, a new
- * worktree, declared intent and scanner flags (--base, --source, --all, --fail-on); nothing is
+ * worktree, declared intent and scanner flags (--base, --source, --all, --fail-on), and through
+ * saves by rename (an editor's atomic save, `sed -i`), in-place saves and reverts; nothing is
  * written to any worktree; one engine answers them all. Every engine started here is stopped
  * (and killed by pid if it does not stop).
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +28,9 @@ function edited(path: string, from: number, to: number, tag: string): string {
     .join('\n');
 }
 
-function lockPid(): number | undefined {
+function lockPid(dir = repo.dir): number | undefined {
   try {
-    return (JSON.parse(readFileSync(join(repo.dir, '.git', 'airspace', 'engine.json'), 'utf8')) as { pid: number }).pid;
+    return (JSON.parse(readFileSync(join(dir, '.git', 'airspace', 'engine.json'), 'utf8')) as { pid: number }).pid;
   } catch {
     return undefined;
   }
@@ -54,10 +55,10 @@ interface Same {
 }
 
 /** The same scan through the engine and cold in-process: equal JSON, table and exit code; nothing written. */
-async function same(cwd: string, args: string[] = []): Promise<Same> {
-  const before = repoFingerprint(repo.dir);
+async function same(cwd: string, args: string[] = [], at: RepoFixture = repo): Promise<Same> {
+  const before = repoFingerprint(at.dir);
   const engine = await airspace(['scan', ...args, '--json', '--verbose'], { cwd, env: ENGINE_ENV, timeoutMs: 120_000 });
-  const pid = lockPid();
+  const pid = lockPid(at.dir);
   if (pid) started.add(pid);
   const cold = await airspace(['scan', ...args, '--json', '--no-engine'], { cwd, timeoutMs: 120_000 });
   expect(engine.stderr).not.toMatch(/in-process/);
@@ -67,7 +68,7 @@ async function same(cwd: string, args: string[] = []): Promise<Same> {
   const table = await airspace(['scan', ...args, '--all', '--fail-on', 'traffic'], { cwd, env: ENGINE_ENV, timeoutMs: 120_000 });
   const coldTable = await airspace(['scan', ...args, '--all', '--fail-on', 'traffic', '--no-engine'], { cwd, timeoutMs: 120_000 });
   expect([table.code, table.stdout]).toEqual([coldTable.code, coldTable.stdout]);
-  expect(repoFingerprint(repo.dir)).toEqual(before);
+  expect(repoFingerprint(at.dir)).toEqual(before);
   const result = JSON.parse(engine.stdout) as { agents: { id: string }[]; links: { a: string; b: string; level: string }[] };
   return {
     agents: result.agents.map((a) => a.id).sort(),
@@ -163,6 +164,68 @@ describe('airspace scan through the resident engine', () => {
     expect(status.running).toBe(true);
     expect([...started]).toEqual([status.pid]);
     expect(status.requests).toBeGreaterThanOrEqual(20);
+  });
+
+  it('answers as a cold scan does through saves by rename, sed -i, in-place saves and reverts', { timeout: 600_000 }, async () => {
+    // Editors, formatters and `sed -i` save by writing a temporary file and renaming it over the
+    // original; the engine must follow the file's later edits as it did before.
+    const small = generateRepo({ files: 24, seed: 11 }).files as Record<string, string>;
+    const saves = createRepoFixture(small, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    const ours = new Set<number>();
+    try {
+      const shared = Object.keys(small)
+        .filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts'))
+        .sort()[0]!;
+      const lines = (from: number, to: number, tag: string): string =>
+        small[shared]!.split('\n')
+          .map((line, i) => (i + 1 >= from && i + 1 <= to ? `${line} // ${tag}` : line))
+          .join('\n');
+      saves
+        .worktree('erin')
+        .write(shared, lines(3, 5, 'erin'))
+        .commit('erin');
+      const frank = saves.worktree('frank').write(shared, lines(20, 21, 'frank'));
+      const file = join(frank.dir, shared);
+      const step = async (expected: string, save: () => void): Promise<void> => {
+        save();
+        // Asked at once (the answer must count the save) and again once the engine followed it.
+        for (const wait of [0, 700]) {
+          await new Promise((r) => setTimeout(r, wait));
+          const levels = (await same(frank.dir, [], saves)).levels;
+          const pid = lockPid(saves.dir);
+          if (pid) ours.add(pid);
+          expect(levels['erin|frank'] ?? 'clear').toBe(expected);
+          // The pre-edit hook's question: the same answer and exit code either way.
+          const check = await airspace(['check', shared, '--json'], { cwd: frank.dir, env: ENGINE_ENV, timeoutMs: 120_000 });
+          const cold = await airspace(['check', shared, '--json', '--no-engine'], { cwd: frank.dir, timeoutMs: 120_000 });
+          expect([check.code, JSON.parse(check.stdout)]).toEqual([cold.code, JSON.parse(cold.stdout)]);
+        }
+      };
+      const byRename = (text: string) => () => {
+        writeFileSync(`${file}.tmp`, text);
+        renameSync(`${file}.tmp`, file);
+      };
+      const inPlace = (text: string) => () => writeFileSync(file, text);
+      expect((await same(frank.dir, [], saves)).levels['erin|frank'] ?? 'clear').toBe('clear');
+      await step('resolution', byRename(lines(3, 4, 'frank')));
+      await step('clear', inPlace(small[shared]!)); // reverted in place
+      await step('resolution', inPlace(lines(4, 4, 'frank'))); // re-applied in place
+      await step('clear', () => execFileSync('sed', ['-i', 's| // frank$||', file])); // sed -i saves by rename too
+      await step('resolution', inPlace(lines(3, 3, 'frank')));
+      await step('clear', byRename(lines(30, 30, 'frank')));
+      // The engine followed every save by file events (no watch lost track), and says so.
+      const status = JSON.parse((await airspace(['engine', 'status', '--json', '--repo', saves.dir], { env: ENGINE_ENV })).stdout) as {
+        mode: string;
+        directories: number;
+        lostTrack?: string;
+      };
+      expect(status.mode).toBe('watch');
+      expect(status.directories).toBeGreaterThan(1);
+      expect(status.lostTrack).toBeUndefined();
+    } finally {
+      await stopEngines(saves.dir, ours);
+      saves.dispose();
+    }
   });
 
   it('says so when an engine of an older protocol gives way to a new one', { timeout: 120_000 }, async () => {

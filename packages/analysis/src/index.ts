@@ -1,5 +1,19 @@
 export * from './facts.js';
 export { extractFacts, parseTree, readsTransferBuffer, sourceText, type ExtractOptions } from './extract/extract.js';
+export {
+  loadParser,
+  parserStatus,
+  parserChoice,
+  parserBackendOf,
+  currentBackend,
+  wasmGrammarPath,
+  ParserUnavailableError,
+  PARSER_ENV,
+  type ParserBackend,
+  type ParserChoice,
+  type ParserKind,
+  type ParserStatus,
+} from './extract/parser-backend.js';
 export { scanImportFacts } from './extract/import-scanner.js';
 export { isImportsOnly } from './cache/pack.js';
 export { factsVersion, queryText, QUERY_KINDS, LANGUAGES, type QueryKind } from './extract/queries.js';

@@ -4,9 +4,21 @@
  * (an editor's unsaved buffers, an in-memory test set: `memorySnapshot`).
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { createBlobReader, fsName, hasRawBytes, runGit, runGitRaw, splitPaths } from '@airspace/git';
+import {
+  contentOf,
+  createBlobReader,
+  END_OF_OPTIONS,
+  fsName,
+  gitOperand,
+  hasRawBytes,
+  readWorktreeFile,
+  runGit,
+  runGitRaw,
+  splitPaths,
+  worktreeFilePath,
+} from '@airspace/git';
 
 export interface SnapshotFile {
   /** Repository-relative path, forward slashes. */
@@ -56,8 +68,10 @@ export async function defaultCacheDir(dir: string): Promise<string> {
 
 /**
  * A worktree as it is on disk: tracked files by their index blob id (`git ls-files -s`), files
- * changed in the work tree and untracked files that are not ignored hashed from disk. Submodules
- * and symbolic links are left out. Read-only: git is run with optional locks off.
+ * changed in the work tree and untracked files that are not ignored hashed from disk. Submodules,
+ * symbolic links and whatever is not a regular file (a FIFO, a device), committed or not, are left
+ * out; files are read by `readWorktreeFile` (regular, inside the work tree, bounded). Read-only:
+ * git is run with optional locks off.
  */
 export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
   const root = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
@@ -86,14 +100,20 @@ export async function worktreeSnapshot(dir: string): Promise<Snapshot> {
     else if (y !== ' ') blobs.set(path, undefined);
   }
   const files: SnapshotFile[] = [];
-  for (const [path, blobId] of blobs) {
-    const full = join(root, path);
-    // A name that is not UTF-8 is read here by its bytes (a parsing thread takes text paths only).
-    const raw = hasRawBytes(path);
-    const read = () => readFile(raw ? fsName(full) : full);
-    const where = raw ? {} : { diskPath: full };
-    files.push(blobId ? { path, blobId, read, ...where } : { path, read, ...where });
-  }
+  const listed = await Promise.all(
+    [...blobs].map(async ([path, blobId]): Promise<SnapshotFile | undefined> => {
+      const full = join(root, path);
+      // A name that is not UTF-8 is read by its bytes (a parsing thread takes text paths only).
+      const raw = hasRawBytes(path);
+      // What git did not hash (changed, untracked) may be a link, a FIFO or a device: left out.
+      if (!blobId && !(await lstat(raw ? fsName(full) : full).catch(() => undefined))?.isFile()) return undefined;
+      const read = raw ? () => readFile(fsName(full)) : async () => contentOf(await readWorktreeFile(root, path));
+      const where = raw ? {} : { diskPath: full };
+      return blobId ? { path, blobId, read, ...where } : { path, read, ...where };
+    }),
+  );
+  // In git's order, whichever stat came back first.
+  for (const file of listed) if (file) files.push(file);
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, root };
 }
@@ -110,9 +130,13 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
   const now = new Map<string, SnapshotFile | null>();
   await Promise.all(
     [...new Set(changedPaths)].map(async (path) => {
-      const full = join(root, path);
-      const st = await stat(full).catch(() => undefined);
-      now.set(path, st?.isFile() ? { path, read: () => readFile(full), diskPath: full } : null);
+      const at = worktreeFilePath(root, path);
+      const full = 'file' in at ? at.file : undefined;
+      const st = full ? await lstat(full).catch(() => undefined) : undefined;
+      now.set(
+        path,
+        full && st?.isFile() ? { path, read: async () => contentOf(await readWorktreeFile(root, path)), diskPath: full } : null,
+      );
     }),
   );
   const files: SnapshotFile[] = [];
@@ -138,7 +162,7 @@ export async function patchSnapshot(snapshot: Snapshot, changedPaths: readonly s
  * `git cat-file --batch` (`createBlobReader`).
  */
 export async function treeSnapshot(dir: string, rev: string): Promise<Snapshot> {
-  const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', rev], { cwd: dir });
+  const out = await runGitRaw(['ls-tree', '-r', '-z', '--full-tree', END_OF_OPTIONS, gitOperand(rev, 'revision')], { cwd: dir });
   const reader = createBlobReader(dir);
   const files: SnapshotFile[] = [];
   for (const rec of out.stdout.toString('utf8').split('\0')) {

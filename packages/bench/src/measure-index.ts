@@ -1,10 +1,11 @@
 /**
  * One measurement of `@airspace/analysis` in its own process (so that peak memory is this run's):
- *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract|extract-parse> [workers] [subdir] [all|imports]
- * Prints one JSON line. `imports` extracts what the import graph needs only, as `airspace graph`
+ *   node dist/measure-index.js <repo> <cacheDir> <cold|warm|change|parse|extract|extract-parse|extract-all> [workers] [subdir] [all|imports]
+ * Prints one JSON line, with the parser that ran (`AIRSPACE_PARSER` chooses: native or wasm). `imports` extracts what the import graph needs only, as `airspace graph`
  * does (`IndexOptions.facts`). `parse` is the baseline: every source file parsed by tree-sitter in
  * this thread, nothing extracted; `extract` the import graph's facts as a worker extracts them (the
- * import scanner, tree-sitter where it declines); `extract-parse` the same by tree-sitter alone.
+ * import scanner, tree-sitter where it declines); `extract-parse` the same by tree-sitter alone;
+ * `extract-all` every fact a scan's symbol channels need (`extractFacts` with no option).
  * `change` edits one file of <repo> (appending lines, restored at the end):
  * point it at a scratch clone. It re-indexes once after listing the worktree again, then seven
  * times through the editor path (`patchSnapshot` with the saved file, no listing).
@@ -18,6 +19,7 @@ import {
   prestartParseWorkers,
   index,
   languageOf,
+  loadParser,
   parseTree,
   patchSnapshot,
   sourceText,
@@ -58,10 +60,12 @@ async function parseOnly(): Promise<Record<string, unknown>> {
     const buf = await f.read();
     if (buf.length <= DEFAULT_MAX_FILE_BYTES && !buf.subarray(0, 8000).includes(0)) sources.push({ language, text: sourceText(buf) });
   }
+  const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   for (const [i, s] of sources.entries()) {
-    if (mode === 'extract') extractFacts(s.text, s.language, { importsOnly: true });
+    if (mode === 'extract-all') extractFacts(s.text, s.language);
+    else if (mode === 'extract') extractFacts(s.text, s.language, { importsOnly: true });
     else if (mode === 'extract-parse') extractFacts(s.text, s.language, { importsOnly: true, parse: true });
     else parseTree(s.text, s.language);
     // Back to the loop now and then: native trees are freed by finalizers that run there.
@@ -72,6 +76,7 @@ async function parseOnly(): Promise<Record<string, unknown>> {
   return {
     mode,
     files: sources.length,
+    bytes,
     totalMs: performance.now() - t0,
     callCpuMs: (cpu.user + cpu.system) / 1000,
     maxRssMB: usage.maxRSS / 1024,
@@ -80,7 +85,15 @@ async function parseOnly(): Promise<Record<string, unknown>> {
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  if (mode === 'parse' || mode === 'extract' || mode === 'extract-parse') return parseOnly();
+  // This thread's parser (the workers load theirs the same way); a wasm one loads asynchronously.
+  const parser = await loadParser();
+  if (parser.kind === 'none') throw new Error(parser.why);
+  const result = await measureMode();
+  return { parser: parser.kind, ...result };
+}
+
+async function measureMode(): Promise<Record<string, unknown>> {
+  if (mode === 'parse' || mode === 'extract' || mode === 'extract-parse' || mode === 'extract-all') return parseOnly();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   // As `airspace graph` (the scanner's `indexWorktree`) does: with a cold cache and all facts,

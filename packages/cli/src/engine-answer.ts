@@ -1,17 +1,18 @@
 /**
  * One question to the repository's engine from a one-shot command (`check`, `scan`): found or
  * started, its answer, or undefined when this process should answer in-process instead. Said on
- * stderr: always when a newer Airspace's engine is left running or an older one was replaced;
- * in verbose mode why the answer is in-process.
+ * stderr: always when a newer Airspace's engine is left running or an older one was replaced, or
+ * its answer was malformed (the client checks every answer's shape: it is another process's
+ * word); in verbose mode why the answer is in-process.
  */
-import { EngineRequestError, ensureEngine, newerEngineText, replacedEngineText } from '@airspace/engine/client';
+import { EngineAnswerError, EngineRequestError, ensureEngine, newerEngineText, replacedEngineText } from '@airspace/engine/client';
 import { CliError } from './errors.js';
 import type { Io } from './io.js';
 
 export interface EngineQuestion {
   /** A directory of the repository the engine serves. */
   readonly cwd: string;
-  readonly method: 'check' | 'scan';
+  readonly method: 'check' | 'scan' | 'declareIntent';
   readonly request: unknown;
   /** How long to wait for the answer before answering in-process (ms). */
   readonly answerMs: number;
@@ -47,6 +48,10 @@ export async function answerThroughEngine<T>(io: Io, q: EngineQuestion): Promise
   } catch (error) {
     // The user's mistake is the same sentence either way; the engine's own failure is not theirs.
     if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new CliError(error.message);
+    if (error instanceof EngineAnswerError) {
+      io.stderr.write(`airspace: ${error.message} ${q.doing[0]!.toUpperCase()}${q.doing.slice(1)} in-process instead.\n`);
+      return undefined;
+    }
     return note(`the engine failed: ${(error as Error).message}`);
   } finally {
     found.connection.close();

@@ -5,7 +5,9 @@
  */
 import { channelsCommand } from './commands/channels.js';
 import { checkCommand } from './commands/check.js';
+import { declareCommand } from './commands/declare.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { engineCommand } from './commands/engine.js';
 import { evalCommand } from './commands/eval.js';
 import { graphCommand } from './commands/graph.js';
@@ -27,6 +29,7 @@ export const COMMANDS: readonly CommandFactory[] = [
   scanCommand,
   watchCommand,
   checkCommand,
+  declareCommand,
   viewCommand,
   graphCommand,
   publishCommand,
@@ -38,6 +41,7 @@ export const COMMANDS: readonly CommandFactory[] = [
   lspCommand,
   engineCommand,
   mcpCommand,
+  doctorCommand,
 ];
 
 export function createProgram(io: Io = processIo(), extra: readonly CommandFactory[] = []): Command {

@@ -1,13 +1,16 @@
 /**
  * airspace.config.json: where it is found, how it is validated, what it means.
- * A broken config is a clear problem and a degraded result (built-in defaults), never a crash.
+ * A broken config is a clear problem and a degraded result (built-in defaults), never a crash;
+ * a config module runs in a thread of its own, so that it cannot end or wedge the process.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { DEFAULT_RECENCY, type Problem, type RecencyOptions } from '@airspace/core';
 import { Ajv, type ErrorObject } from 'ajv';
+import type { ConfigWorkerReply } from './config-worker.js';
 
 export interface ChannelSettings {
   readonly weight?: number;
@@ -168,19 +171,91 @@ export function filesSignature(files: readonly string[]): string {
     .join('\n');
 }
 
-async function readConfigFile(path: string): Promise<unknown> {
-  if (path.endsWith('.json')) return JSON.parse(readFileSync(path, 'utf8'));
-  if (path.endsWith('.ts') || path.endsWith('.mts') || path.endsWith('.cts')) {
-    // TypeScript configs go through jiti, the loader ESLint uses for the same purpose.
-    const { createJiti } = await import('jiti');
-    // Not from the module cache: a long-running process (the engine, watch) reads an edited config anew.
-    const jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
-    return jiti.import(path, { default: true });
+/** The environment variable that sets how long a config module may take to load (ms). */
+export const CONFIG_TIMEOUT_ENV = 'AIRSPACE_CONFIG_TIMEOUT_MS';
+export const DEFAULT_CONFIG_TIMEOUT_MS = 5000;
+
+/** `AIRSPACE_CONFIG_TIMEOUT_MS` when it is a positive number, else DEFAULT_CONFIG_TIMEOUT_MS. */
+export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env[CONFIG_TIMEOUT_ENV]);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_CONFIG_TIMEOUT_MS;
+}
+
+/**
+ * Why a config module could not be read: `CONFIG_TIMEOUT` (it did not finish loading in time),
+ * `CONFIG_EXITED` (it called `process.exit`), `CONFIG_UNREADABLE` (it threw, or is not there).
+ */
+export class ConfigLoadError extends Error {
+  constructor(
+    readonly code: 'CONFIG_TIMEOUT' | 'CONFIG_EXITED' | 'CONFIG_UNREADABLE',
+    message: string,
+  ) {
+    super(message);
   }
-  // The file's stamp in the URL: an edited config is a new module, not the one imported before.
-  const st = statSync(path);
-  const module = (await import(`${pathToFileURL(path).href}?stamp=${st.mtimeMs}-${st.size}`)) as { default?: unknown };
-  return module.default;
+}
+
+/** The compiled worker beside this module, or under `dist/` when running from `src/` (tests). */
+function configWorkerUrl(): URL {
+  const own = new URL('./config-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(own))) return own;
+  return pathToFileURL(fileURLToPath(own).replace(/([\\/])src([\\/]config-worker\.js)$/, '$1dist$2'));
+}
+
+/**
+ * The default export of a config module, imported in a thread of its own (config-worker.ts), so
+ * that the module's code cannot end or wedge this process: a module that calls `process.exit`
+ * ends only its thread, and one that does not finish within `timeoutMs` (default
+ * `configTimeoutMs()`) is stopped. Each call imports the module anew (an edited config is read
+ * as it is now). Throws a ConfigLoadError naming the file.
+ */
+export function readConfigModule(path: string, options: { readonly timeoutMs?: number } = {}): Promise<unknown> {
+  const timeoutMs = options.timeoutMs ?? configTimeoutMs();
+  return new Promise((resolvePromise, reject) => {
+    const worker = new Worker(configWorkerUrl(), {
+      workerData: { path },
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+      stdout: true,
+      stderr: true,
+    });
+    // The module's output is not ours to print on stdout.
+    worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    worker.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    let settled = false;
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+      // Timers the module left running would keep its thread, and so this process, alive.
+      void worker.terminate();
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new ConfigLoadError(
+              'CONFIG_TIMEOUT',
+              `Config file ${path} did not finish loading within ${timeoutMs} ms (${CONFIG_TIMEOUT_ENV} sets the limit); it was stopped`,
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
+    worker.on('message', (reply: ConfigWorkerReply) =>
+      settle(() => (reply.ok ? resolvePromise(reply.value) : reject(new ConfigLoadError('CONFIG_UNREADABLE', reply.error)))),
+    );
+    worker.on('error', (error) => settle(() => reject(new ConfigLoadError('CONFIG_UNREADABLE', error.message))));
+    worker.on('exit', (code) =>
+      settle(() =>
+        reject(new ConfigLoadError('CONFIG_EXITED', `Config file ${path} called process.exit(${code}) while loading; it was stopped`)),
+      ),
+    );
+  });
+}
+
+async function readConfigFile(path: string, timeoutMs?: number): Promise<unknown> {
+  if (path.endsWith('.json')) return JSON.parse(readFileSync(path, 'utf8'));
+  return readConfigModule(path, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
 /**
@@ -188,7 +263,12 @@ async function readConfigFile(path: string): Promise<unknown> {
  * first of CONFIG_FILE_NAMES at `repoRoot`, else the empty config. Invalid content yields the
  * valid subset's defaults plus problems; it never throws.
  */
-export async function loadConfig(options: { repoRoot: string; configPath?: string }): Promise<LoadedConfig> {
+export async function loadConfig(options: {
+  repoRoot: string;
+  configPath?: string;
+  /** How long a config module may take to load; default `configTimeoutMs()`. */
+  timeoutMs?: number;
+}): Promise<LoadedConfig> {
   const path = options.configPath
     ? isAbsolute(options.configPath)
       ? options.configPath
@@ -201,8 +281,10 @@ export async function loadConfig(options: { repoRoot: string; configPath?: strin
   }
   let data: unknown;
   try {
-    data = await readConfigFile(path);
+    data = await readConfigFile(path, options.timeoutMs);
   } catch (error) {
+    if (error instanceof ConfigLoadError && error.code !== 'CONFIG_UNREADABLE')
+      return { config: {}, path, dir, problems: [{ code: error.code, message: `${error.message}; using defaults.` }] };
     const why = error instanceof Error ? error.message : String(error);
     return { config: {}, path, dir, problems: [{ code: 'CONFIG_UNREADABLE', message: `Could not read ${path}: ${why}; using defaults.` }] };
   }

@@ -1,15 +1,14 @@
 /**
- * A plugin module in its own worker thread (plugin-worker.ts), seen from here as ordinary channel
- * objects whose `prepare` and `score` send messages. The thread is the boundary: the plugin gets
+ * A plugin module in its own worker thread (plugin-worker.ts), inside a child process of its own
+ * (plugin-process.ts), seen from here as ordinary channel objects whose `prepare` and `score` send
+ * messages. The thread is the boundary: the plugin gets
  * copies of the agents, its stdout goes to `output` (stderr by default: stdout is ours), a
  * `process.exit` ends only its thread, and its stray rejections come back as problems. Time is
  * bounded by the scan (core's budgets); when the scan stops a channel with a call outstanding
  * (a promise that never settles, a busy loop), the thread is terminated and the next scan starts
- * a new one.
+ * a new one. A plugin that exhausts memory loses its thread (the heap limit) or, for one huge
+ * allocation that makes V8 abort, its process: never the host's.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
 import {
   ChannelStopped,
   type Agent,
@@ -21,7 +20,8 @@ import {
   type Precision,
   type Problem,
 } from '@airspace/core';
-import { serveServices, ServiceTable } from './service-bridge.js';
+import { PluginProcess } from './plugin-process.js';
+import { ServiceTable } from './service-bridge.js';
 
 /** What the worker says about each channel it loaded (everything but the functions). */
 export interface ChannelDescriptor {
@@ -87,7 +87,7 @@ export interface PluginHostOptions {
   readonly output?: NodeJS.WritableStream;
   /** Longest the module may take to import and build its channels; default 10 s. */
   readonly loadTimeoutMs?: number;
-  /** The thread's heap limit; a plugin that exceeds it loses its thread, not the process. Default 1024 MiB. */
+  /** The thread's heap limit; a plugin that exceeds it loses its thread, not the process. Default 1024 MiB, or AIRSPACE_PLUGIN_MAX_HEAP_MB. */
   readonly maxHeapMb?: number;
 }
 
@@ -95,15 +95,15 @@ type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_HEAP_MB = 1024;
+/** Sets the default heap limit of plugin threads, in MiB. */
+export const PLUGIN_HEAP_ENV = 'AIRSPACE_PLUGIN_MAX_HEAP_MB';
+
+function defaultMaxHeapMb(): number {
+  const value = Number(process.env[PLUGIN_HEAP_ENV]);
+  return Number.isFinite(value) && value >= 16 ? value : DEFAULT_MAX_HEAP_MB;
+}
 const CLOSE_MS = 1000;
 const SILENT: Logger = { debug() {}, info() {}, warn() {} };
-
-/** The compiled worker beside this module, or under `dist/` when running from `src/` (tests). */
-function workerUrl(): URL {
-  const own = new URL('./plugin-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(own))) return own;
-  return pathToFileURL(fileURLToPath(own).replace(/([\\/])src([\\/]plugin-worker\.js)$/, '$1dist$2'));
-}
 
 interface Scan {
   /** Agent ids in the order the scan gave them to `prepare` (by id): pairs come as i < j. */
@@ -123,7 +123,7 @@ interface Pending {
 }
 
 export class PluginHost {
-  private worker: Worker | undefined;
+  private worker: PluginProcess | undefined;
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
   /** Problems to hand to the scan with the next answer (late errors, reloads). */
@@ -135,7 +135,7 @@ export class PluginHost {
   /** The load of a thread started after the last one ended; the next scan's `prepare` waits for it. */
   private restarting: Promise<{ channels: ChannelDescriptor[]; problems: Problem[] }> | undefined;
   /** Threads that loaded their channels: only those are restarted when they end. */
-  private readonly loadedOk = new WeakSet<Worker>();
+  private readonly loadedOk = new WeakSet<PluginProcess>();
   /** Per channel: this scan's agents and the answers fetched ahead. */
   private readonly scans = new Map<string, Scan>();
   private readonly requires = new Map<string, readonly string[]>();
@@ -297,19 +297,9 @@ export class PluginHost {
       path,
       output = process.stderr,
       loadTimeoutMs = DEFAULT_LOAD_TIMEOUT_MS,
-      maxHeapMb = DEFAULT_MAX_HEAP_MB,
+      maxHeapMb = defaultMaxHeapMb(),
     } = this.options;
-    const bridge = new MessageChannel();
-    const flag = new Int32Array(new SharedArrayBuffer(4));
-    serveServices(bridge.port1, flag, () => this.services?.table);
-    const worker = new Worker(workerUrl(), {
-      workerData: { specifier, path, servicePort: bridge.port2, serviceFlag: flag },
-      transferList: [bridge.port2],
-      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-      stdout: true,
-      stderr: true,
-    });
-    worker.once('exit', () => bridge.port1.close());
+    const worker = new PluginProcess({ specifier, path, maxHeapMb, services: () => this.services?.table });
     // An idle plugin never keeps the process alive; a call in flight is held by the scan's timer.
     worker.unref();
     worker.stdout.on('data', (chunk: Buffer) => output.write(chunk));
@@ -369,7 +359,7 @@ export class PluginHost {
   }
 
   /** The thread ended on its own (process.exit, a crash): the calls waiting on it stop their channels. */
-  private lost(worker: Worker, why: string): void {
+  private lost(worker: PluginProcess, why: string): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
     let first: Problem | undefined;

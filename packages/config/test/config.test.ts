@@ -2,7 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configRootFor, findConfig, loadConfig, locateConfig, recencyOptions, validateConfig } from '../src/config.js';
+import {
+  configRootFor,
+  configTimeoutMs,
+  DEFAULT_CONFIG_TIMEOUT_MS,
+  findConfig,
+  loadConfig,
+  locateConfig,
+  recencyOptions,
+  validateConfig,
+} from '../src/config.js';
 
 let dir: string;
 beforeEach(() => {
@@ -96,6 +105,31 @@ describe('loadConfig', () => {
     expect(loaded.problems).toEqual([]);
     expect(loaded.config).toEqual({ channels: { overlap: { weight: 0.25 } } });
     expect(loaded.dir).toBe(join(dir, 'cfg'));
+  });
+
+  it('stops a config module that never finishes loading, within its time, naming the file', async () => {
+    write('airspace.config.mjs', 'await new Promise(() => {});\nexport default {};');
+    const started = Date.now();
+    const loaded = await loadConfig({ repoRoot: dir, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(loaded.config).toEqual({});
+    expect(loaded.problems).toMatchObject([{ code: 'CONFIG_TIMEOUT' }]);
+    expect(loaded.problems[0]!.message).toContain(join(dir, 'airspace.config.mjs'));
+  }, 10_000);
+
+  it('a config module calling process.exit(0) ends only its own thread: a problem, not an exit', async () => {
+    write('airspace.config.mjs', 'process.exit(0);\nexport default {};');
+    const loaded = await loadConfig({ repoRoot: dir, timeoutMs: 5000 });
+    expect(loaded.problems).toMatchObject([{ code: 'CONFIG_EXITED' }]);
+    expect(loaded.problems[0]!.message).toMatch(/airspace\.config\.mjs called process\.exit\(0\)/);
+    write('late.mjs', 'setTimeout(() => process.exit(0), 1);\nexport default { thresholds: { traffic: 0.3 } };');
+    expect((await loadConfig({ repoRoot: dir, configPath: 'late.mjs' })).config).toEqual({ thresholds: { traffic: 0.3 } });
+  }, 15_000);
+
+  it('configTimeoutMs reads AIRSPACE_CONFIG_TIMEOUT_MS, and ignores what is not a positive number', () => {
+    expect(configTimeoutMs({ AIRSPACE_CONFIG_TIMEOUT_MS: '250' })).toBe(250);
+    expect(configTimeoutMs({ AIRSPACE_CONFIG_TIMEOUT_MS: 'soon' })).toBe(DEFAULT_CONFIG_TIMEOUT_MS);
+    expect(configTimeoutMs({})).toBe(DEFAULT_CONFIG_TIMEOUT_MS);
   });
 
   it('reports a missing --config file and malformed JSON, with defaults', async () => {

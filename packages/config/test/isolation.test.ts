@@ -162,6 +162,23 @@ describe('a plugin in a worker thread', () => {
     expect(result.problems.find((p) => p.channel === 'hog')!.message).toMatch(/Plugin \.\/hog\.mjs .*memory/i);
   });
 
+  it('a plugin whose huge arrays make V8 abort loses its process, not the host: a named problem, and scans go on', async () => {
+    // One 80 MB array at a time: past the thread's heap limit V8 aborts the process the thread
+    // is in, which the heap limit alone cannot prevent.
+    writeFileSync(join(dir, 'huge.mjs'), plugin('huge', 'const keep = []; for (;;) keep.push(new Array(1e7).fill(a.id))'));
+    loaded = await loadPlugins(['./huge.mjs'], dir, { output: sink(), maxHeapMb: 64 });
+    const budgets = { huge: { channelMs: 20_000, callMs: 20_000 } };
+    const result = await scanAirspace(agents(), { channels: [same, loaded.channels[0]!.channel] }, { budgets });
+    expect(risksOf(result, 'same')).toEqual([0.9, 0.9, 0.9]);
+    expect(risksOf(result, 'huge')).toEqual([0, 0, 0]);
+    expect(result.problems.filter((p) => p.channel === 'huge')).toMatchObject([{ code: 'PLUGIN_EXITED' }]);
+    expect(result.problems.find((p) => p.channel === 'huge')!.message).toMatch(/Plugin \.\/huge\.mjs .*aborted.*memory/i);
+    // The next scan starts the plugin anew, and it fails the same way: a problem again, not a crash.
+    await loaded.ready();
+    const again = await scanAirspace(agents(), { channels: [same, loaded.channels[0]!.channel] }, { budgets });
+    expect(again.problems.filter((p) => p.channel === 'huge').map((p) => p.code)).toEqual(['PLUGIN_EXITED']);
+  }, 60_000);
+
   it('a module that never finishes loading is a problem, not a hang', async () => {
     writeFileSync(join(dir, 'stuck.mjs'), 'await new Promise(() => {}); export default {};');
     writeFileSync(join(dir, 'ok.mjs'), plugin('ok', ''));

@@ -60,6 +60,21 @@ export interface ChannelScore {
   readonly preciseRisk?: number;
   readonly evidence: readonly Evidence[];
   readonly problems?: readonly Problem[];
+  /**
+   * Findings of other channels that this result overrules for the pair: a channel that checked
+   * exactly what another guesses (the compiler against a heuristic) names it here. A part of
+   * `channel` whose evidence is all of `kinds` then raises no resolution on its own (its risk
+   * counts like file-level evidence; `pair-scoring.ts`, `classifyPair`).
+   */
+  readonly overrules?: readonly Overrule[];
+}
+
+/** See `ChannelScore.overrules`. */
+export interface Overrule {
+  readonly channel: string;
+  readonly kinds: readonly string[];
+  /** Why, for the pair's `levelReason`. */
+  readonly reason: string;
 }
 
 /** A risk without its evidence: what a channel's optional `risk` hook returns (see `Channel.risk`). */

@@ -3,6 +3,7 @@
  * thrown, wherever a degraded result is possible.
  */
 import type { Problem } from './channel.js';
+import { serviceDefect, unavailableOf } from './services.js';
 
 export const ErrorCodes = {
   DUPLICATE_CHANNEL_ID: 'DUPLICATE_CHANNEL_ID',
@@ -107,6 +108,23 @@ export function missingService(id: string, service: string, why = 'which this fr
     channel: id,
     message: `Channel "${id}" requires "${service}", ${why}; it scored 0.`,
   };
+}
+
+/** A channel whose required service the front end said it cannot give: not checked, with its code and reason. */
+export function serviceUnavailable(id: string, service: string, code: string, why: string): Problem {
+  return {
+    code,
+    channel: id,
+    message: `Channel "${id}" was not checked: it requires "${service}", which is unavailable: ${why}.`,
+  };
+}
+
+/** The problem that keeps channel `id` from running with `value` as service `name`, if any. */
+export function serviceProblem(id: string, name: string, value: unknown): Problem | undefined {
+  const unavailable = unavailableOf(value);
+  if (unavailable) return serviceUnavailable(id, name, unavailable.code, unavailable.why);
+  const defect = serviceDefect(name, value);
+  return defect === undefined ? undefined : missingService(id, name, defect);
 }
 
 export function unknownOption(id: string, key: string, known: readonly string[]): Problem {

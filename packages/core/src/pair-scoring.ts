@@ -3,7 +3,7 @@
  * the pair is reported), the noisy-OR of the parts and its TCAS level under the escalation
  * discipline, and the link's evidence (strongest first across channels).
  */
-import type { ChannelScore, Evidence, Precision, Problem } from './channel.js';
+import type { ChannelScore, Evidence, Overrule, Precision, Problem } from './channel.js';
 import { noisyOr } from './combine.js';
 import { channelThrew, missingEvidence, riskOutOfRange } from './errors.js';
 import type { Agent } from './model.js';
@@ -70,6 +70,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
   let risk = 0;
   let precisePart: number | undefined;
   let evidence: readonly Evidence[] = EMPTY;
+  let overrules: readonly Overrule[] | undefined;
   if (result !== undefined) {
     const r = result as Partial<ChannelScore> | null;
     const value = r?.risk;
@@ -86,6 +87,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
     if (Array.isArray(r?.problems) && r!.problems.length > 0) {
       for (const p of r!.problems) (pairProblems ??= []).push(p.channel ? p : { ...p, channel: entry.channel.id });
     }
+    if (Array.isArray(r?.overrules) && r!.overrules.length > 0) overrules = r!.overrules;
   }
   const part: Part = {
     channel: entry.channel.id,
@@ -95,6 +97,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
     precision: entry.precision,
     ...(precisePart !== undefined ? { preciseRisk: precisePart } : {}),
     evidence,
+    ...(overrules ? { overrules } : {}),
   };
   if (pairProblems) part.problems = pairProblems;
   if (cheap && risk > 0 && evidence.length === 0) part.deferred = true;
@@ -102,8 +105,28 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
 }
 
 /**
+ * The overrule that silences `c` for the pair, if any: another part names `c`'s channel and every
+ * item of `c`'s evidence is of a kind it overrules (a part without evidence is never overruled).
+ */
+function overruleOf(c: ChannelBreakdown, breakdown: readonly ChannelBreakdown[]): Overrule | undefined {
+  if (c.evidence.length === 0 || c.weighted === 0) return undefined;
+  for (const other of breakdown) {
+    if (other === c || !other.overrules) continue;
+    for (const o of other.overrules) {
+      if (o.channel === c.channel && c.evidence.every((e) => e.kind !== undefined && o.kinds.includes(e.kind))) return o;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The pair's risk and level: the noisy-OR over every channel, and over the channels allowed to
  * escalate to resolution (with the precise part of their risk).
+ *
+ * **Overrule rule**: a part overruled by another channel's result (`ChannelScore.overrules`: the
+ * typecheck channel checked the pair's merge and found no new error; the symbols channel's
+ * finding is a signature or body read) keeps its risk in R, but counts as file-level evidence
+ * for escalation: alone it raises traffic at most, and the level's reason says why.
  */
 export function classifyPair(
   breakdown: readonly ChannelBreakdown[],
@@ -111,10 +134,15 @@ export function classifyPair(
   rules: LevelRules,
 ): { risk: number; level: Level; levelReason?: string } {
   const { thresholds, escalation, allowed } = rules;
+  const overruled: { channel: string; reason: string }[] = [];
+  const escalating: number[] = [];
+  for (const c of breakdown) {
+    const o = c.weighted > 0 && breakdown.some((x) => x.overrules) ? overruleOf(c, breakdown) : undefined;
+    if (o) overruled.push({ channel: c.channel, reason: o.reason });
+    else if (allowed.has(c.precision)) escalating.push(c.preciseRisk !== undefined ? c.weight * c.preciseRisk : c.weighted);
+  }
   const risk = noisyOr(breakdown.map((c) => c.weighted));
-  const preciseRisk = noisyOr(
-    breakdown.filter((c) => allowed.has(c.precision)).map((c) => (c.preciseRisk !== undefined ? c.weight * c.preciseRisk : c.weighted)),
-  );
+  const preciseRisk = noisyOr(escalating);
   let level: Level;
   let levelReason: string | undefined;
   if (!comparable.comparable) {
@@ -123,9 +151,18 @@ export function classifyPair(
   } else {
     level = bandOf(risk, thresholds);
     if (level === 'resolution' && preciseRisk < thresholds.resolution) {
-      const classified = classifyRisk(breakdown.map(weightedOf), thresholds, escalation);
+      const silenced = new Set(overruled.map((o) => o.channel));
+      const classified = classifyRisk(
+        breakdown.map((c) => (silenced.has(c.channel) ? { ...weightedOf(c), weightedPrecise: 0 } : weightedOf(c))),
+        thresholds,
+        escalation,
+      );
       level = classified.level;
       levelReason = classified.levelReason;
+      if (overruled.length > 0 && level !== 'resolution') {
+        const why = overruled.map((o) => `${o.channel} overruled: ${o.reason}`).join('; ');
+        levelReason = levelReason ? `${why}; ${levelReason}` : why;
+      }
     }
     if (comparable.reasons.length > 0) {
       // Missing data can hide risk, never remove it: such a pair is never clear. Nor does

@@ -5,12 +5,12 @@
  * whose service is missing or whose `prepare` fails is skipped: it scores 0 with its problem.
  */
 import type { AnyChannel, ChannelContext, Logger, Precision, Problem, ScoreContext } from './channel.js';
-import { channelThrew, invalidWeight, missingService } from './errors.js';
+import { channelThrew, invalidWeight, serviceProblem } from './errors.js';
 import type { Agent } from './model.js';
 import { resolveOptions } from './options.js';
 import { isChannelStopped, Timekeeper, type ChannelBudget } from './scan-budget.js';
 import { deepFreeze, type ProblemLog } from './scan-input.js';
-import { serviceDefect, type ServiceName, type Services, type ServicesOf } from './services.js';
+import { type ServiceName, type Services, type ServicesOf } from './services.js';
 
 /** A channel that scores in this scan. */
 export interface ActiveChannel {
@@ -66,11 +66,8 @@ export async function prepareChannels(
     // The services it requires, checked against their contracts here so no channel needs a guard.
     let unserved: Problem | undefined;
     for (const name of channel.requires ?? []) {
-      const defect = serviceDefect(name, services[name]);
-      if (defect !== undefined) {
-        unserved = missingService(channel.id, name, defect);
-        break;
-      }
+      unserved = serviceProblem(channel.id, name, services[name]);
+      if (unserved !== undefined) break;
     }
     if (unserved !== undefined) {
       problems.add(unserved);

@@ -3,7 +3,7 @@
  * request `airspace/scan` and the view all share. Names follow the seed
  * (`advisories`, `links`, `positions`, `fileCoordinates`, `counts`) plus `agents`.
  */
-import type { Evidence, Precision, Problem } from './channel.js';
+import type { Evidence, Overrule, Precision, Problem } from './channel.js';
 import type { Agent } from './model.js';
 import type { ProbabilityLabel } from './probability.js';
 
@@ -38,6 +38,8 @@ export interface ChannelBreakdown {
   readonly precision: Precision;
   readonly evidence: readonly Evidence[];
   readonly problems?: readonly Problem[];
+  /** Findings of other channels this channel overruled for the pair (`ChannelScore.overrules`). */
+  readonly overrules?: readonly Overrule[];
 }
 
 export interface ForecastSignal {
@@ -68,7 +70,8 @@ export interface Link {
   readonly distance: number;
   /**
    * P(the pair collides), R through the scan's probability map (`probability.ts`; what it is the
-   * probability of is `ScanResult.probabilityLabel`). Set by `scanAirspace`.
+   * probability of is `ScanResult.probabilityLabel`). Set by `scanAirspace`, except on an
+   * `unknown` pair: what could not be seen has no probability.
    */
   readonly probability?: number;
   readonly level: Level;

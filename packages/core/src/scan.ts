@@ -291,7 +291,11 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
             await recentOf(b, pastConflicts, probabilityMap.clean.recentMerges),
           ])
         : undefined;
-    const probability = pairProbability(risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
+    // An unknown pair has no probability: its risk is what could be seen, not a measure of it.
+    const probability =
+      level === 'unknown'
+        ? undefined
+        : pairProbability(risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
     const forecast = forecastModel
       ? forecastFor({ a: a.id, b: b.id, level, channels }, () => sharedChangedFiles(a, b), forecastModel)
       : undefined;
@@ -300,7 +304,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       b: b.id,
       risk,
       distance: 1 - risk,
-      probability,
+      ...(probability !== undefined ? { probability } : {}),
       level,
       ...(levelReason !== undefined ? { levelReason } : {}),
       channels,
@@ -319,7 +323,7 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
         b: b.id,
         level,
         risk: link.risk,
-        probability,
+        ...(probability !== undefined ? { probability } : {}),
         ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
         evidence: link.evidence,
         message: advisoryMessage(link, A, B, way?.steer, way?.hold),

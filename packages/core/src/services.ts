@@ -3,8 +3,9 @@
  * so `requires: ['importGraph']` gives a typed `ctx.services.importGraph` and a plugin needs only
  * @airspace/core to read them. @airspace/git implements `git` and `coChange`, @airspace/analysis
  * `importGraph` and `symbols`; the scan checks a required service against `SERVICE_METHODS`
- * before the channel runs (a missing or malformed one is a `MISSING_SERVICE` problem), so a
- * channel writes no guard of its own.
+ * before the channel runs (a missing or malformed one is a `MISSING_SERVICE` problem; one the front
+ * end says it cannot give, `unavailableService`, makes the channel "not checked" with its reason),
+ * so a channel writes no guard of its own.
  */
 import type { Agent, FileEdit, Range } from './model.js';
 
@@ -18,6 +19,25 @@ export interface GitChannelService {
   merge(a: Agent, b: Agent): Promise<MergeOutcome>;
   /** Optional: merges many pairs at once (one process); `merge` then answers from its cache. */
   mergeMany?(pairs: readonly (readonly [Agent, Agent])[]): Promise<void>;
+  /**
+   * Optional: the four trees of a pair's merge — the pair's merge base, each agent's current
+   * state (uncommitted work included) and their scratch merge, the one `merge` makes.
+   */
+  pairTrees?(a: Agent, b: Agent): Promise<PairTrees>;
+  /** Optional: every file of a tree-ish (recursive), path → blob id. */
+  listTree?(tree: string): Promise<ReadonlyMap<string, string>>;
+  /** Optional: a blob's content as UTF-8 text. */
+  readBlob?(id: string): Promise<string>;
+}
+
+/** The trees of one pair's merge (tree-ish ids that `listTree` reads). */
+export interface PairTrees {
+  /** The pair's merge base; undefined when the two share no history. */
+  readonly base?: string;
+  readonly a: string;
+  readonly b: string;
+  /** The merged tree, as `merge` gives it. */
+  readonly merge: MergeOutcome;
 }
 
 export interface PairedEdits {
@@ -264,4 +284,24 @@ export function serviceDefect(name: string, value: unknown): string | undefined 
   if (typeof value !== 'object' || missing.length > 0)
     return `whose value does not offer ${missing.length ? missing.map((m) => `${m}()`).join(', ') : 'its methods'}`;
   return undefined;
+}
+
+/** What a front end supplies for a service it cannot give in this scan (e.g. no parser loaded). */
+export interface UnavailableService {
+  readonly unavailable: { readonly code: string; readonly why: string };
+}
+
+/**
+ * A service that cannot be given, with a problem code and why: a channel that requires it is
+ * reported not checked with that code and reason (never clear), instead of `MISSING_SERVICE`.
+ */
+export function unavailableService(code: string, why: string): UnavailableService {
+  return Object.freeze({ unavailable: Object.freeze({ code, why }) });
+}
+
+/** The code and reason of a value made by `unavailableService`, if it is one. */
+export function unavailableOf(value: unknown): UnavailableService['unavailable'] | undefined {
+  if (typeof value !== 'object' || value === null || !('unavailable' in value)) return undefined;
+  const u = (value as UnavailableService).unavailable;
+  return typeof u?.code === 'string' && typeof u.why === 'string' ? u : undefined;
 }

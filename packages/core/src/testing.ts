@@ -15,13 +15,13 @@
  */
 import { describe as vitestDescribe, expect as vitestExpect, it as vitestIt } from 'vitest';
 import type { AnyChannel, ChannelContext, ChannelScore, Logger, Problem } from './channel.js';
-import { missingService } from './errors.js';
 import type { Agent } from './model.js';
+import { serviceProblem } from './errors.js';
 import { resolveOptions } from './options.js';
 import { deepFreeze } from './scan-input.js';
 import { DEFAULT_THRESHOLDS } from './scan-types.js';
 import { validateChannel } from './registry.js';
-import { serviceDefect, type ServiceName, type Services, type ServicesOf } from './services.js';
+import { type ServiceName, type Services, type ServicesOf } from './services.js';
 
 export { agent, edit, type AgentInit, type EditOptions } from './builders.js';
 
@@ -78,8 +78,8 @@ export interface ScoreInit {
 export async function scoreOnce(channel: AnyChannel, a: Agent, b: Agent, init: ScoreInit = {}): Promise<ChannelScore> {
   const services: Readonly<Record<string, unknown>> = init.services ?? {};
   for (const name of channel.requires ?? []) {
-    const defect = serviceDefect(name, services[name]);
-    if (defect !== undefined) return { risk: 0, evidence: [], problems: [missingService(channel.id, name, defect)] };
+    const problem = serviceProblem(channel.id, name, services[name]);
+    if (problem !== undefined) return { risk: 0, evidence: [], problems: [problem] };
   }
   const resolved = resolveOptions(channel.id, channel.defaultOptions, channel.optionsSchema, init.options);
   const ctx: ChannelContext<unknown, ServiceName> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelStopped, defineChannel, importGraphOfEdges, type Agent, type FileEdit } from '../src/index.js';
+import { ChannelStopped, defineChannel, importGraphOfEdges, unavailableService, type Agent, type FileEdit } from '../src/index.js';
 import { scanAirspace } from '../src/scan.js';
 import { DEFAULT_THRESHOLDS } from '../src/scan-types.js';
 
@@ -156,6 +156,25 @@ describe('scanAirspace', () => {
     expect(supplied.links[0]!.risk).toBe(1);
   });
 
+  it('reports a channel whose service the front end cannot give as not checked, with its code and reason', async () => {
+    const needs = defineChannel({
+      id: 'needs-graph',
+      defaultWeight: 1,
+      requires: ['importGraph'],
+      score: () => ({ risk: 1, evidence: [{ message: 'x' }] }),
+    });
+    const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
+    const services = { importGraph: unavailableService('PARSER_UNAVAILABLE', 'no parser loaded') as never };
+    const result = await scanAirspace(agents, { channels: [needs], services });
+    const expected = {
+      code: 'PARSER_UNAVAILABLE',
+      channel: 'needs-graph',
+      message: 'Channel "needs-graph" was not checked: it requires "importGraph", which is unavailable: no parser loaded.',
+    };
+    expect(result.problems).toEqual([expected]);
+    expect(result.links[0]!.channels[0]).toMatchObject({ risk: 0, problems: [expected] });
+  });
+
   it('caps file-precision channels at traffic, unless configured otherwise', async () => {
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'])];
     const capped = await scanAirspace(agents, { channels: [samePath('dep', 0.95, 'file')] });
@@ -206,6 +225,39 @@ describe('scanAirspace', () => {
     expect(partly.links[0]!.channels[0]!.preciseRisk).toBe(0.8);
   });
 
+  it('lets a checked result overrule another channel: its findings of those kinds raise no resolution alone', async () => {
+    const guess = (kind: string) =>
+      defineChannel({
+        id: 'guess',
+        defaultWeight: 1,
+        meta: { precision: 'symbol' },
+        score: (a, b) => ({ risk: 0.9, evidence: [{ message: `${a.id} changes what ${b.id} reads`, kind }] }),
+      });
+    const checker = (clean: boolean) =>
+      defineChannel({
+        id: 'checker',
+        defaultWeight: 1,
+        meta: { precision: 'line' },
+        score: () => ({
+          risk: 0,
+          evidence: [{ message: 'checked', kind: 'checked', risk: 0 }],
+          ...(clean ? { overrules: [{ channel: 'guess', kinds: ['write-read'], reason: 'the compiler found no new error' }] } : {}),
+        }),
+      });
+    const agents = [agent('a', ['x.ts']), agent('b', ['y.ts'])];
+    // Not checked: today's behaviour.
+    const unchecked = await scanAirspace(agents, { channels: [guess('write-read'), checker(false)] });
+    expect(unchecked.links[0]!.level).toBe('resolution');
+    // Checked clean: the risk stays, the level drops to traffic and says why.
+    const checked = await scanAirspace(agents, { channels: [guess('write-read'), checker(true)] });
+    expect(checked.links[0]).toMatchObject({ level: 'traffic', risk: 0.9 });
+    expect(checked.links[0]!.levelReason).toMatch(/^guess overruled: the compiler found no new error; capped at traffic/);
+    expect(checked.links[0]!.channels.find((c) => c.channel === 'checker')!.overrules).toHaveLength(1);
+    // A finding of a kind not overruled keeps its resolution.
+    const other = await scanAirspace(agents, { channels: [guess('write-write'), checker(true)] });
+    expect(other.links[0]!.level).toBe('resolution');
+  });
+
   it('keeps a pair with an incomplete agent unknown when only file-level evidence speaks', async () => {
     const incomplete = { incomplete: ['no merge base with main (shallow clone or unrelated history): compared file-level only'] };
     const agents = [agent('a', ['x.ts']), agent('b', ['x.ts'], incomplete)];
@@ -214,8 +266,12 @@ describe('scanAirspace', () => {
     expect(coarse.links[0]!.levelReason).toMatch(/no merge base.*file-level evidence alone \(risk 0\.90\)/);
     expect(coarse.counts.unknown).toBe(1);
     expect(coarse.advisories[0]!.level).toBe('unknown');
+    // What could not be seen has no probability (the risk 0.90 would read as a near-certain collision).
+    expect(coarse.links[0]!.probability).toBeUndefined();
+    expect(coarse.advisories[0]!.probability).toBeUndefined();
     const precise = await scanAirspace(agents, { channels: [samePath('lines', 0.6, 'line')] });
     expect(precise.links[0]!.level).toBe('traffic');
+    expect(precise.links[0]!.probability).toEqual(expect.any(Number));
   });
 
   it('never clears a pair with an incomplete agent, a one-sided base or different repositories', async () => {

@@ -42,6 +42,8 @@ export interface DeclareIntentRequest extends AgentRef {
 
 export interface DeclareIntentResult {
   readonly declared: DeclaredIntent;
+  /** `paths: []` and `symbols: []`: the agent's declaration was withdrawn (and no longer counts). */
+  readonly withdrawn?: true;
   /** Who is already close to what was declared (from a scan that counts it). */
   readonly advisories: readonly Advisory[];
   readonly problems: ScanResult['problems'];
@@ -57,6 +59,8 @@ export interface AcknowledgeResult {
   readonly with: string;
   readonly trail: string;
   readonly receipt: { readonly eventId: string; readonly hash: string };
+  /** The agent had already acknowledged this advisory: nothing new was recorded. */
+  readonly already?: true;
 }
 
 /** `airspace scan`'s question: its flags as typed, relative paths relative to `cwd`. */

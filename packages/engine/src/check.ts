@@ -4,7 +4,7 @@
  * edit about to happen, and answer with the conflicts of that agent — levels, evidence, right of
  * way and the other side's diff hunks. Shape documented in docs/agents.md.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   levelRank,
@@ -17,7 +17,7 @@ import {
   type Range,
   type ScanResult,
 } from '@airspace/core';
-import { decodePath, fsName, GitSourceError, parseWorktreeList, runGit } from '@airspace/git';
+import { decodePath, END_OF_OPTIONS, fsName, GitSourceError, gitOperand, parseWorktreeList, runGit } from '@airspace/git';
 import type { Probe, ScanExtra, ScannerOptions } from '@airspace/scanner';
 import { InputError } from './errors.js';
 
@@ -26,7 +26,7 @@ export interface CheckRequest {
   /** The directory PATH is relative to. */
   readonly cwd: string;
   readonly target: string;
-  /** `12` or `12-18`, as typed. */
+  /** `12` or `12-18`, as typed; several ranges as `12-18,40-41` (each edit of a call judged by its own lines). */
   readonly lines?: string;
   readonly agent?: string;
   readonly repo?: string;
@@ -58,6 +58,15 @@ export interface CheckConflict {
   readonly hold?: string;
   readonly evidence: readonly Evidence[];
   readonly hunks: readonly DiffHunk[];
+  /** The asking agent acknowledged this pair's advisory (its acknowledgement is in the pair's trail): no need to again. */
+  readonly acknowledged?: true;
+  /** The other agent's declared intent (MCP `declare_intent`), when it has one: what it said it will change, and its note. */
+  readonly declared?: {
+    readonly paths: readonly string[];
+    readonly symbols: readonly string[];
+    readonly note?: string;
+    readonly expiresAt: string;
+  };
 }
 
 /** A pair of the asking agent with no advisory that is forecast to collide later (`Link.forecast`). */
@@ -70,6 +79,8 @@ export interface CheckResult {
   /** The file does not exist yet: the check is about creating it. */
   readonly new?: true;
   readonly lines?: Range;
+  /** Every range checked, when there were several (`lines` is then the first). */
+  readonly ranges?: readonly Range[];
   readonly agent: string;
   /** The worst level over all other agents. */
   readonly level: Level;
@@ -86,6 +97,7 @@ export interface PreparedCheck {
   readonly path: string;
   readonly exists: boolean;
   readonly lines?: Range;
+  readonly ranges?: readonly Range[];
   readonly probe: Probe;
   readonly options: ScannerOptions;
   /** Worktree agent ids (branch or folder), for telling a typo from an agent with no work yet. */
@@ -102,7 +114,26 @@ export function parseLines(text: string, given = `--lines ${text}`): Range {
   const start = Number(m[1]);
   const end = m[2] === undefined ? start : Number(m[2]);
   if (start < 1 || end < start) throw new InputError(`${given}: lines are 1-based and the end may not come before the start.`);
+  if (!Number.isSafeInteger(end)) throw new InputError(`${given}: no file has that many lines.`);
   return [start, end];
+}
+
+/** `12-18,40-41`: each range of a list (one range is `parseLines`). */
+export function parseLineList(text: string, given = `--lines ${text}`): Range[] {
+  return text.split(',').map((part) => parseLines(part, given));
+}
+
+/** The number of lines of a regular file (a last line without its newline counts); undefined for anything else. */
+function lineCount(file: string | Buffer): number | undefined {
+  try {
+    if (!statSync(file).isFile()) return undefined;
+    const text = readFileSync(file);
+    let count = 0;
+    for (let at = text.indexOf(10); at !== -1; at = text.indexOf(10, at + 1)) count++;
+    return text.length > 0 && text[text.length - 1] !== 10 ? count + 1 : count;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -164,9 +195,24 @@ export async function otherSideHunks(other: Agent, evidence: readonly Evidence[]
     try {
       const head = typeof other.meta?.head === 'string' ? other.meta.head : undefined;
       if (other.worktree && other.base)
-        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, '--', path], { cwd: other.worktree });
+        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', END_OF_OPTIONS, gitOperand(other.base, 'base'), '--', path], {
+          cwd: other.worktree,
+        });
       else if (other.base && head && other.worktree === undefined)
-        diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U3', other.base, head, '--', path], { cwd });
+        diff = await runGit(
+          [
+            'diff',
+            '--no-color',
+            '--no-ext-diff',
+            '-U3',
+            END_OF_OPTIONS,
+            gitOperand(other.base, 'base'),
+            gitOperand(head, 'commit'),
+            '--',
+            path,
+          ],
+          { cwd },
+        );
     } catch {
       continue; // The diff is a courtesy; its absence is not an error of the check.
     }
@@ -278,7 +324,8 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
   const target = suffixed?.target ?? request.target;
   const linesText = suffixed?.lines ?? request.lines;
   const absolute = faithfulName(resolve(request.cwd, target), target);
-  const lines = linesText ? parseLines(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
+  const ranges = linesText ? parseLineList(linesText, suffixed ? request.target : `--lines ${linesText}`) : undefined;
+  const lines = ranges?.[0];
   const exists = existsSync(fsName(absolute));
   if (exists && statSync(fsName(absolute)).isDirectory())
     throw new InputError(`${target} is a directory; check takes the file about to be edited.`);
@@ -287,10 +334,18 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
       `${target} does not exist, so it has no lines ${linesText} yet; ${suffixed ? `give ${target} alone` : 'leave out --lines'} to check creating it.`,
     );
   if (absolute.split(sep).includes('.git')) throw new InputError(`${target} is inside a git directory, not a work tree.`);
+  if (ranges) {
+    // Lines past the end of the file are no lines of it: said, never checked as if they were.
+    const count = lineCount(fsName(absolute));
+    if (count !== undefined && ranges.some((r) => r[1] > count))
+      throw new InputError(
+        `${suffixed ? request.target : `--lines ${linesText}`}: ${target} has ${count} line${count === 1 ? '' : 's'}; give lines within 1-${Math.max(count, 1)}${count === 0 ? ' (or none: it is empty)' : ''}.`,
+      );
+  }
   const { worktree, path } = await worktreeOf(absolute);
   if (path === '' || path.startsWith('..')) throw new InputError(`${target} is outside the work tree ${worktree}.`);
-  const entry = lines ? { path, lines } : { path };
-  const probe: Probe = request.agent ? { agent: request.agent, intent: [entry] } : { worktree, intent: [entry] };
+  const entries = ranges ? ranges.map((r) => ({ path, lines: r })) : [{ path }];
+  const probe: Probe = request.agent ? { agent: request.agent, intent: entries } : { worktree, intent: entries };
   const worktreeIds = request.agent ? await worktreeAgentIds(worktree) : [];
   return {
     request,
@@ -298,6 +353,7 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
     path,
     exists,
     ...(lines ? { lines } : {}),
+    ...(ranges && ranges.length > 1 ? { ranges } : {}),
     probe,
     options: checkScannerOptions(request, worktree),
     worktreeIds,
@@ -306,7 +362,7 @@ export async function prepareCheck(request: CheckRequest): Promise<PreparedCheck
 
 /** The answer of a prepared check from the probed scan's result. */
 export async function answerCheck(prepared: PreparedCheck, result: ScanResult): Promise<CheckResult> {
-  const { request, worktree, path, exists, lines, worktreeIds } = prepared;
+  const { request, worktree, path, exists, lines, ranges, worktreeIds } = prepared;
   if (
     request.agent &&
     !worktreeIds.includes(request.agent) &&
@@ -327,6 +383,7 @@ export async function answerCheck(prepared: PreparedCheck, result: ScanResult): 
     path,
     ...(exists ? {} : { new: true as const }),
     ...(lines ? { lines } : {}),
+    ...(ranges ? { ranges } : {}),
     agent: agentId,
     level,
     conflicts,

@@ -5,22 +5,14 @@
  * Anything that goes wrong returns `undefined` with a reason, and the caller scans in-process.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { enginePaths, findCommonDir, type EnginePaths } from './paths.js';
-import {
-  lineReader,
-  PROTOCOL_VERSION,
-  type EngineErrorBody,
-  type EngineChange,
-  type EngineMethod,
-  type EngineNotification,
-  type EngineResponse,
-  type HelloResult,
-} from './protocol.js';
+import { lineReader, PROTOCOL_VERSION, type EngineErrorBody, type EngineChange, type EngineMethod, type HelloResult } from './protocol.js';
+import { answerProblem, isChange, isErrorBody } from './shapes.js';
 
-export { enginePaths, findCommonDir, nearestDirectory, type EnginePaths } from './paths.js';
+export { enginePaths, findCommonDir, inWorkTree, nearestDirectory, type EnginePaths } from './paths.js';
 export { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from './protocol.js';
 
 /** How a connection takes part: `hold` keeps the engine from its idle exit; `onChange` subscribes to its change notifications. */
@@ -51,6 +43,21 @@ export class EngineVersionError extends Error {
   ) {
     super(`The engine (pid ${pid}) speaks protocol ${version}, this client ${PROTOCOL_VERSION}.`);
     this.name = 'EngineVersionError';
+  }
+}
+
+/**
+ * The engine's answer did not have the shape of one (or was no JSON): its process is not to be
+ * trusted for this question. Front ends answer in-process instead, and say so.
+ */
+export class EngineAnswerError extends Error {
+  readonly code = 'ENGINE_ANSWER_MALFORMED';
+  constructor(
+    readonly method: string,
+    readonly problem: string,
+  ) {
+    super(`The engine's answer to ${method} is malformed: ${problem}.`);
+    this.name = 'EngineAnswerError';
   }
 }
 
@@ -86,9 +93,46 @@ export function idleFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 export function readLock(paths: EnginePaths): LockInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(paths.lock, 'utf8')) as LockInfo;
-    return typeof info.pid === 'number' && typeof info.socket === 'string' ? info : undefined;
+    // A pid of 0 or below names a process group, or every process: never a holder.
+    return Number.isInteger(info.pid) && info.pid > 0 && typeof info.socket === 'string' ? info : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether process `pid` is an engine of the repository at `commonDir`, where the system says
+ * (Linux: its command line names `--common-dir` of this repository); undefined where it cannot be
+ * told. A lock naming a live process that is no engine of ours (pid 1, a pid reused after a
+ * crash) is not waited for as an engine starting, and that process is never signalled.
+ */
+export function engineProcess(pid: number, commonDir: string): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
+  }
+  const at = args.indexOf('--common-dir');
+  if (at < 0 || args[at + 1] === undefined) return false;
+  return realOr(args[at + 1]!) === realOr(commonDir);
+}
+
+const realOr = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** Removes the lock file if it still names `pid` (an engine that was ended, or a stale holder). */
+export function removeLockOf(paths: EnginePaths, pid: number): void {
+  try {
+    if (readLock(paths)?.pid === pid) unlinkSync(paths.lock);
+  } catch {
+    // Already gone.
   }
 }
 
@@ -110,7 +154,10 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
   const { hold, onChange, onClose } = connectOptions(how);
   return new Promise((resolve, reject) => {
     const conn = createConnection(socket);
-    const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+    const pending = new Map<
+      number,
+      { method: EngineMethod; resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }
+    >();
     let next = 1;
     let closed = false;
     const failAll = (error: Error): void => {
@@ -121,25 +168,44 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
       }
       pending.clear();
     };
+    // A line that is no response nor notification breaks the protocol: every question waiting on
+    // this connection gets the named problem at once (not a wait until its timeout), and the
+    // connection is dropped.
+    const broken = (problem: string): void => {
+      const first = pending.values().next().value;
+      failAll(new EngineAnswerError(first?.method ?? 'a request', problem));
+      conn.destroy();
+    };
     conn.on(
       'data',
       lineReader((line) => {
-        let response: EngineResponse | EngineNotification;
+        let response: unknown;
         try {
-          response = JSON.parse(line) as EngineResponse | EngineNotification;
+          response = JSON.parse(line);
         } catch {
+          return broken('a line that is not JSON');
+        }
+        if (typeof response !== 'object' || response === null || Array.isArray(response)) return broken('a line that is not an object');
+        const message = response as Record<string, unknown>;
+        if ('notification' in message) {
+          // A change said in a shape of its own is still a change: ask again about everything.
+          if (message.notification === 'changed')
+            onChange?.(isChange(message.params) ? message.params : { reason: 'the engine saw the repository move', all: true });
           return;
         }
-        if ('notification' in response) {
-          if (response.notification === 'changed') onChange?.(response.params);
-          return;
-        }
-        const p = pending.get(response.id);
+        if (typeof message.id !== 'number') return broken('a response without a request id');
+        const p = pending.get(message.id);
         if (!p) return;
-        pending.delete(response.id);
+        pending.delete(message.id);
         if (p.timer) clearTimeout(p.timer);
-        if ('error' in response) p.reject(new EngineRequestError(response.error));
-        else p.resolve(response.result);
+        if ('error' in message) {
+          if (isErrorBody(message.error)) p.reject(new EngineRequestError(message.error));
+          else p.reject(new EngineAnswerError(p.method, 'an error without a kind and message'));
+          return;
+        }
+        const problem = 'result' in message ? answerProblem(p.method, message.result) : 'a response with neither result nor error';
+        if (problem) p.reject(new EngineAnswerError(p.method, problem));
+        else p.resolve(message.result);
       }),
     );
     conn.on('error', (error) => failAll(error));
@@ -157,7 +223,7 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
               rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
             }, ms)
           : undefined;
-        pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
+        pending.set(id, { method, resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
         conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
       });
     const timer = setTimeout(() => {
@@ -176,7 +242,7 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
             conn.destroy();
             return reject(new EngineVersionError(hello.version, hello.pid));
           }
-          resolve({ hello, request, close: () => conn.end() });
+          resolve({ hello, request, close: () => closeConnection(conn) });
         },
         (error: Error) => {
           clearTimeout(timer);
@@ -190,6 +256,16 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
       reject(error);
     });
   });
+}
+
+/**
+ * Ends a connection without waiting on the engine: one that never closes its side (hung, or not
+ * an engine at all) must not keep a one-shot command from exiting.
+ */
+function closeConnection(conn: ReturnType<typeof createConnection>): void {
+  conn.end();
+  conn.unref();
+  setTimeout(() => conn.destroy(), 1000).unref();
 }
 
 /**
@@ -360,7 +436,14 @@ export async function ensureEngine(options: EnsureOptions): Promise<EngineLookup
         };
     }
     // Ours exited: it failed, or another process holds the lock without answering (yet).
-    if (pid !== undefined && !pidAlive(pid)) return { reason: `the engine exited at start (see ${paths.log})` };
+    if (pid !== undefined && !pidAlive(pid)) {
+      const holder = readLock(paths);
+      if (holder && holder.pid !== pid && pidAlive(holder.pid))
+        return {
+          reason: `the engine exited at start: pid ${holder.pid} holds the lock ${paths.lock} and does not answer on ${holder.socket} (\`airspace engine stop\` ends an engine that is stuck; if no engine runs, removing that file lets one start)`,
+        };
+      return { reason: `the engine exited at start (see ${paths.log})` };
+    }
   }
   return { reason: `the engine did not answer within ${options.waitMs ?? 15_000} ms (see ${paths.log})` };
 }

@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor, findConfig } from '@airspace/config';
-import { worktreeAgentId, worktreeCandidates } from '@airspace/git';
+import { unsafeRepoPath, worktreeAgentId, worktreeCandidates } from '@airspace/git';
 import {
   createScanner,
   scanRepository,
@@ -20,9 +20,10 @@ import {
   type Scanner,
   type ScannerOptions,
 } from '@airspace/scanner';
-import { acknowledgePair } from '@airspace/trail';
+import { acknowledgePair, pairAcknowledged } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
 import { InputError } from './errors.js';
+import { configLoadsWithin, configWaitMs } from './bounded.js';
 import { nextAction } from './advice.js';
 import type {
   AcknowledgeRequest,
@@ -47,7 +48,7 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, withBuffers, type RepositoryStamp } from './freshness.js';
+import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, statsHold, withBuffers, type RepositoryStamp } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -70,6 +71,8 @@ export interface EngineCoreOptions {
    * editor's settings) gets one, and the least recently used is let go beyond this.
    */
   readonly maxWarm?: number;
+  /** How long a config module may take to load before a question fails (ms; default `configWaitMs()`). */
+  readonly configTimeoutMs?: number;
 }
 
 interface WarmScanner {
@@ -90,6 +93,8 @@ interface WarmScanner {
   agents: readonly string[];
   /** The ids that declared intent in the scanner's last scan. */
   declaring?: ReadonlySet<string>;
+  /** Its config loaded within the limit (checked before its first scan, and after the config changed). */
+  configLoaded?: boolean;
 }
 
 export class EngineCore {
@@ -102,8 +107,11 @@ export class EngineCore {
    * it last told them, not only when its own refresh found something.
    */
   generation = 0;
-  /** Stamps read from git, and stamps taken from file events (nothing changed). */
-  readonly stamps = { git: 0, events: 0 };
+  /**
+   * Stamps read from git, stamps taken from file events (nothing changed), and changed files
+   * whose stat moved with no file event (late, or missed): those answers asked git.
+   */
+  readonly stamps = { git: 0, events: 0, missed: 0 };
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
@@ -187,10 +195,19 @@ export class EngineCore {
         entry.scanner = createScanner(entry.options);
         entry.stamp = undefined;
         entry.answers.clear();
+        entry.configLoaded = false;
         void old.dispose().catch(() => undefined);
       }
+      // A config module that never finishes loading fails this question, not every later one.
+      if (!entry.configLoaded) {
+        await configLoadsWithin(entry.options, this.options.configTimeoutMs ?? configWaitMs());
+        entry.configLoaded = true;
+      }
       const events = this.options.changes?.events();
-      const unchanged = this.unchanged(entry, events);
+      const vouched = this.unchanged(entry, events);
+      // File events vouch for the stamp; the stat of each changed path checks them.
+      const unchanged = vouched && statsHold(entry.stamp!);
+      if (vouched && !unchanged) this.stamps.missed++;
       this.stamps[unchanged ? 'events' : 'git']++;
       const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
       const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
@@ -275,7 +292,36 @@ export class EngineCore {
 
   async check(request: CheckRequest): Promise<CheckResult> {
     const intent = this.intent();
-    return runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+    const result = await runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+    return { ...result, conflicts: await this.withAcknowledgements(result.agent, this.withDeclarations(result.conflicts)) };
+  }
+
+  /** Each conflict whose advisory `agent` acknowledged (in the pair's trail) says so. */
+  private async withAcknowledgements<C extends CheckResult['conflicts'][number]>(agent: string, conflicts: readonly C[]): Promise<C[]> {
+    const trails = this.options.trailDir ?? join(this.options.commonDir, 'airspace', 'trails');
+    return Promise.all(
+      conflicts.map(async (c) =>
+        (await pairAcknowledged(trails, agent, c.with).catch(() => false)) ? { ...c, acknowledged: true as const } : c,
+      ),
+    );
+  }
+
+  /**
+   * Each conflict with an agent that declared intent carries its declaration (paths, symbols, its
+   * note); where the evidence is about a declared file, only that file's hunks are quoted (the
+   * declaring agent's other changes are not what the asker meets there).
+   */
+  private withDeclarations<C extends CheckResult['conflicts'][number]>(conflicts: readonly C[]): C[] {
+    const declarations = new Map(readIntents(this.options.commonDir, this.now()).map((d) => [d.agent, d]));
+    return conflicts.map((c) => {
+      const d = declarations.get(c.with);
+      if (!d) return c;
+      const files = new Set([...d.paths, ...d.symbols.map((s) => s.slice(0, s.lastIndexOf('#')))]);
+      const onDeclared = c.evidence.some((e) => [e.a, e.b].some((side) => side?.agent === c.with && files.has(side.path)));
+      const hunks = onDeclared ? c.hunks.filter((h) => files.has(h.path)) : c.hunks;
+      const declared = { paths: d.paths, symbols: d.symbols, ...(d.note ? { note: d.note } : {}), expiresAt: d.expiresAt };
+      return { ...c, hunks, declared };
+    });
   }
 
   /** The worktree and agent id of the asker: the agent of its worktree, else the id git would give it. */
@@ -313,6 +359,16 @@ export class EngineCore {
   async advisories(ref: AgentRef): Promise<AdvisoriesResult> {
     const result = await this.fullScan(ref.cwd);
     const { agent } = await this.whoIs(ref, result);
+    // An agent named but not in the airspace has no advisories: not "nobody is close", unknown.
+    if (ref.agent !== undefined && !result.agents.some((a) => a.id === agent))
+      throw new InputError(
+        `No agent "${agent}" in this repository, so its advisories are unknown; known agents: ${
+          result.agents
+            .map((a) => a.id)
+            .sort()
+            .join(', ') || 'none'
+        }.`,
+      );
     const advisories = await this.advisoriesOf(result, agent, ref.cwd);
     const intents = readIntents(this.options.commonDir, this.now()).filter((d) => d.agent !== agent);
     const forecasts = forecastsOf(result, agent);
@@ -321,13 +377,15 @@ export class EngineCore {
 
   private async advisoriesOf(result: ScanResult, agent: string, cwd: string): Promise<Advisory[]> {
     const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
-    const conflicts = await conflictsOf(result, agent, cwd);
+    const conflicts = await this.withAcknowledgements(agent, this.withDeclarations(await conflictsOf(result, agent, cwd)));
     return conflicts.map((c) => {
       const trigger: Trigger | undefined = triggersFor(
         { a: agent, b: c.with, level: c.level, risk: c.risk, evidence: c.evidence },
         agents,
       ).find((t) => t.to === agent);
-      return { ...c, action: nextAction(c, agent), ...(trigger ? { message: trigger.content } : {}) };
+      // Acknowledged traffic is done with: go on. A resolution still says who gives way.
+      const action = c.acknowledged && c.level === 'traffic' ? 'go-on' : nextAction(c, agent);
+      return { ...c, action, ...(trigger ? { message: trigger.content } : {}) };
     });
   }
 
@@ -339,7 +397,6 @@ export class EngineCore {
       if (at <= 0) throw new InputError(`Symbol "${s}" needs its file: write it as path#name (e.g. src/billing.ts#total).`);
       return `${repositoryPath(worktree, request.cwd, s.slice(0, at))}#${s.slice(at + 1)}`;
     });
-    if (paths.length + symbols.length === 0) throw new InputError('declare_intent needs at least one path or symbol.');
     const now = this.now();
     const ttl = request.ttlMs ?? DEFAULT_INTENT_TTL_MS;
     if (!(ttl > 0)) throw new InputError('ttl must be a positive number of milliseconds.');
@@ -351,9 +408,16 @@ export class EngineCore {
       declaredAt: new Date(now).toISOString(),
       expiresAt: new Date(now + ttl).toISOString(),
     };
+    // Nothing declared withdraws the declaration: it no longer counts for anyone.
+    const withdrawn = paths.length + symbols.length === 0;
     writeIntent(this.options.commonDir, declared, now);
     const result = await this.fullScan(request.cwd);
-    return { declared, advisories: await this.advisoriesOf(result, agent, request.cwd), problems: result.problems };
+    return {
+      declared,
+      ...(withdrawn ? { withdrawn: true as const } : {}),
+      advisories: await this.advisoriesOf(result, agent, request.cwd),
+      problems: result.problems,
+    };
   }
 
   async acknowledge(request: AcknowledgeRequest): Promise<AcknowledgeResult> {
@@ -382,7 +446,7 @@ export class EngineCore {
       now: this.now(),
       ...(request.note ? { note: request.note } : {}),
     });
-    return { agent, with: request.with, trail: ack.file, receipt: ack.receipt };
+    return { agent, with: request.with, trail: ack.file, receipt: ack.receipt, ...(ack.already ? { already: true as const } : {}) };
   }
 
   /** For `airspace engine status`. */
@@ -425,8 +489,10 @@ export function repositoryPath(worktree: string, cwd: string, given: string): st
     }
   }
   const rel = relative(realpathSync(worktree), real).split(sep).join(posix.sep);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new InputError(`${given} is outside the worktree ${worktree}.`);
-  if (rel.split('/').includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
+  // The one rule for paths from outside (`unsafeRepoPath`), as every reader of intent applies it.
+  const why = isAbsolute(rel) ? 'is an absolute path' : unsafeRepoPath(rel);
+  if (why?.includes('.git')) throw new InputError(`${given} is inside a git directory, not a work tree.`);
+  if (why) throw new InputError(`${given} is outside the worktree ${worktree}.`);
   return rel;
 }
 

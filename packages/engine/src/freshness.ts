@@ -43,6 +43,17 @@ function fileStamp(path: string): string {
   }
 }
 
+/**
+ * Whether every changed path of the stamp still has the stat it had then: a check without git
+ * (a stat per path) of what file events vouch for, since a watch that lost a file (one saved by
+ * rename, on a platform that watches inodes) would vouch for an edit it never saw.
+ */
+export function statsHold(stamp: RepositoryStamp): boolean {
+  for (const [dir, worktree] of stamp.worktrees)
+    for (const [path, value] of worktree.paths) if (value.slice(value.lastIndexOf(' ') + 1) !== fileStamp(join(dir, path))) return false;
+  return true;
+}
+
 /** Parses `git status --porcelain=v2 --branch -z` into HEAD and path → record. */
 export function parseStatusV2(text: string): { head: string; records: Map<string, string> } {
   const records = new Map<string, string>();

@@ -14,6 +14,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Problem } from '@airspace/core';
+import { isSafeRepoPath } from '@airspace/git';
 import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
 export interface DeclaredIntent {
@@ -111,7 +112,20 @@ export function readIntents(commonDir: string, now = Date.now()): DeclaredIntent
       // Locked or not movable: what was recovered counts now; the next read moves it aside.
     }
   }
-  return read.intents.filter((d) => Date.parse(d.expiresAt) > now);
+  return read.intents.filter((d) => Date.parse(d.expiresAt) > now).map(safePaths);
+}
+
+/**
+ * A declaration with only the paths inside the repository: the file is outside any worktree but
+ * writable by anyone who can write the repository, so the one rule for paths from outside holds
+ * on every read, not only when a declaration is made.
+ */
+function safePaths(d: DeclaredIntent): DeclaredIntent {
+  return {
+    ...d,
+    paths: d.paths.filter((p: unknown) => typeof p === 'string' && isSafeRepoPath(p)),
+    symbols: d.symbols.filter((s: unknown) => typeof s === 'string' && isSafeRepoPath(s.split('#')[0] ?? '')),
+  };
 }
 
 /** Damaged intents files kept aside, each a problem until it is removed. */
@@ -196,12 +210,12 @@ export function intentMap(declarations: readonly DeclaredIntent[]): IntentMap | 
   if (declarations.length === 0) return undefined;
   const out: Record<string, IntentSpec[]> = {};
   for (const d of declarations) {
-    const paths = [...new Set(d.paths)].sort();
-    // A symbol of a file declared whole adds nothing.
     const symbols = d.symbols
       .map(symbolSpec)
-      .filter((s): s is IntentEntry => s !== undefined && !paths.includes(s.path))
+      .filter((s): s is IntentEntry => s !== undefined)
       .sort((x, y) => `${x.path}#${x.symbol}`.localeCompare(`${y.path}#${y.symbol}`));
+    // A path and a symbol of one file: the symbol says which part of it, so the path adds nothing.
+    const paths = [...new Set(d.paths)].filter((p) => !symbols.some((s) => s.path === p)).sort();
     out[d.agent] = [...(out[d.agent] ?? []), ...paths, ...symbols];
   }
   return out;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { tmpdir, userInfo } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 export interface EnginePaths {
   readonly commonDir: string;
@@ -88,4 +88,20 @@ export function nearestDirectory(absolute: string): string {
     dir = up;
   }
   return dir;
+}
+
+/**
+ * Whether the file at `absolute` (which may not exist yet) lies in a git work tree: a `.git`
+ * beside it or above it, and none in its own path. A file outside every work tree, or inside a
+ * `.git` directory, is no agent's work: checks let an edit of it through without a word.
+ */
+export function inWorkTree(absolute: string): boolean {
+  if (resolve(absolute).split(sep).includes('.git')) return false;
+  let dir = dirname(resolve(absolute));
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return true;
+    const parent = dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
 }

@@ -71,9 +71,16 @@ export interface EngineStatus {
   /** Change notifications sent (to all subscribers, counted once each). */
   readonly notified: number;
   readonly mode: 'watch' | 'poll';
-  /** File events seen; freshness checks answered from git, and from file events alone. */
+  /** Directories followed by file events (0 while polling). */
+  readonly directories: number;
+  /** Why the engine gave up file events for polling, when a watch failed. */
+  readonly lostTrack?: string;
+  /**
+   * File events seen; freshness checks answered from git, from file events alone, and changes
+   * whose file event had not come (late, or missed: git was asked for them).
+   */
   readonly events: number;
-  readonly stamps: { readonly git: number; readonly events: number };
+  readonly stamps: { readonly git: number; readonly events: number; readonly missed: number };
 }
 
 /** Splits a byte stream into lines; a partial line waits for the rest. */

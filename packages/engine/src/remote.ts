@@ -10,6 +10,7 @@
  */
 import type { ScanResult } from '@airspace/core';
 import {
+  EngineAnswerError,
   EngineRequestError,
   engineDisabled,
   ensureEngine,
@@ -145,6 +146,13 @@ export function createEngineScans<I extends EngineScanInput>(options: EngineScan
     } catch (error) {
       // The engine's answer about the request (a bad config, not a repository): a cold scan gives it too.
       if (error instanceof EngineRequestError) throw error;
+      // An answer of the wrong shape: that engine is not to be trusted; this process answers from now on.
+      if (error instanceof EngineAnswerError) {
+        if (live === engine) live = undefined;
+        engine.close();
+        if (disposed) throw error;
+        return inProcess(error.message, `${error.message} Scanning in this process from now on.`).scan(input);
+      }
       // The engine went away (stopped, killed, replaced): find or start the next one once.
       if (live === engine) live = undefined;
       engine.close();

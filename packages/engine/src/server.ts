@@ -10,9 +10,10 @@ import { chmodSync, existsSync, mkdirSync, openSync, statSync, unlinkSync, write
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
-import { BUSY_ENGINE_MS, connectPatiently, pidAlive, readLock, socketListens, type LockInfo } from './client.js';
+import { BUSY_ENGINE_MS, connectPatiently, engineProcess, pidAlive, readLock, socketListens, type LockInfo } from './client.js';
 import { EngineCore } from './core.js';
 import { InputError } from './errors.js';
+import { within } from './bounded.js';
 import { enginePaths, type EnginePaths } from './paths.js';
 import {
   lineReader,
@@ -59,9 +60,11 @@ export async function acquireLock(
       // question): only one of an older protocol gives way. Unless it is hung (its socket refuses).
       if (typeof holder.version === 'number' && holder.version > info.version && (await socketListens(holder.socket)))
         return { acquired: false, holder };
-      // A young lock is an engine starting; a busy holder (its socket accepts, the handshake waits
+      // A young lock is an engine starting, unless its process is none of ours (pid 1, a reused
+      // pid) or its start time lies ahead; a busy holder (its socket accepts, the handshake waits
       // for a scan) is not silent either.
-      if (Date.now() - Date.parse(holder.startedAt) < graceMs) return { acquired: false, holder };
+      const age = Date.now() - Date.parse(holder.startedAt);
+      if (age >= 0 && age < graceMs && engineProcess(holder.pid, paths.commonDir) !== false) return { acquired: false, holder };
       const connection = await connectPatiently(holder.socket, 1000, busyMs);
       connection?.close();
       if (connection) return { acquired: false, holder };
@@ -72,6 +75,9 @@ export async function acquireLock(
   const holder = readLock(paths);
   return holder ? { acquired: false, holder } : { acquired: false, holder: info };
 }
+
+/** How long stopping waits for the scanners to close before the engine exits without them (ms). */
+const STOP_GRACE_MS = 3000;
 
 /** A takeover mark older than this was left by a process that died taking over (ms). */
 const TAKEOVER_MARK_STALE_MS = 10_000;
@@ -187,7 +193,10 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       source?.close();
       server?.close();
       for (const s of sockets) s.destroy();
-      await core.dispose().catch(() => undefined);
+      // A scan that never ends (a wedged plugin or config) must not keep the engine from stopping.
+      await within(core.dispose(), STOP_GRACE_MS, () => new Error(`its scanners did not close within ${STOP_GRACE_MS} ms`)).catch(
+        (error: Error) => log(`engine ${process.pid}: stopping without waiting: ${error.message}.`),
+      );
       if (ownsLock()) {
         try {
           unlinkSync(paths.socket);
@@ -265,6 +274,8 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       subscribers: subscribers.size,
       notified,
       mode: source?.mode() ?? 'poll',
+      directories: source?.directories() ?? 0,
+      ...(source?.lostTrack() !== undefined ? { lostTrack: source.lostTrack()! } : {}),
       events: source?.events() ?? 0,
       stamps: { ...core.stamps },
     };

@@ -41,6 +41,42 @@ describe('what subscribers are told', () => {
   });
 });
 
+describe('file events vouching for a stamp', () => {
+  it('are checked against the stat of every changed file: an edit no event told of still counts', { timeout: 60_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    // File events that never come (a watch that lost the file), over every worktree.
+    const worktrees = () =>
+      repo
+        .git('worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree '))
+        .map((l) => l.slice('worktree '.length));
+    const core = new EngineCore({ commonDir: join(repo.dir, '.git'), resident: true, changes: { events: () => 0, watching: worktrees } });
+    try {
+      repo
+        .worktree('alice')
+        .write('src/a.ts', text({ 5: 'export const a5 = "alice";' }))
+        .commit('alice');
+      const bob = repo.worktree('bob').write('src/a.ts', text({ 20: 'export const a20 = "bob";' }));
+      const pair = (result: Awaited<ReturnType<typeof scanInProcess>>) => result.links.find((l) => l.a === 'alice' && l.b === 'bob')?.level;
+      const level = async () => pair(await core.scanFor({ cwd: bob.dir }));
+      expect(await level()).toBe('clear');
+      // bob's dirty file edited in place with no event: onto alice's line, then away again.
+      bob.write('src/a.ts', text({ 5: 'export const a5 = "bob";' }));
+      const cold = pair(await scanInProcess({ cwd: bob.dir }));
+      expect(cold).toBe('resolution');
+      expect(await level()).toBe(cold);
+      expect(core.stamps.missed).toBe(1);
+      bob.write('src/a.ts', text({ 20: 'export const a20 = "bob, again";' }));
+      expect(await level()).toBe('clear');
+      expect(core.stamps.missed).toBe(2);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
+
 describe('warm scanners', () => {
   it('keeps at most maxWarm, letting go of the least recently used; answers stay those of a cold scan', { timeout: 60_000 }, async () => {
     const repo = createRepoFixture({ 'src/a.ts': text() });

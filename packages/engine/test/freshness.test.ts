@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatusV2, stampDelta, type RepositoryStamp } from '../src/freshness.js';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRepoFixture } from '@airspace/git/fixture';
+import { parseStatusV2, repositoryStamp, stampDelta, statsHold, type RepositoryStamp } from '../src/freshness.js';
 
 const stamp = (refs: string, worktrees: Record<string, { head: string; paths: Record<string, string> }>): RepositoryStamp => ({
   refs,
@@ -46,5 +49,25 @@ describe('stampDelta', () => {
     expect(
       stampDelta(base, stamp('refs moved', { '/w/a': { head: 'h1', paths: { 'x.ts': '1 .M 10' } }, '/w/b': { head: 'h2', paths: {} } })),
     ).toEqual({ kind: 'repository' });
+  });
+});
+
+describe('statsHold', () => {
+  it('holds while no changed path moved, and not after an edit of one, in place or by rename', async () => {
+    const repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    try {
+      const file = join(repo.dir, 'src/a.ts');
+      writeFileSync(file, 'dirty\n');
+      const taken = await repositoryStamp(repo.dir);
+      expect(statsHold(taken)).toBe(true);
+      writeFileSync(file, 'edited in place, longer\n');
+      expect(statsHold(taken)).toBe(false);
+      const again = await repositoryStamp(repo.dir);
+      writeFileSync(`${file}.tmp`, 'by rename\n');
+      renameSync(`${file}.tmp`, file); // a new inode, same size as before is no cover
+      expect(statsHold(again)).toBe(false);
+    } finally {
+      repo.dispose();
+    }
   });
 });

@@ -37,9 +37,17 @@ describe('declared intent', () => {
     expect(readIntents(dir, 3000)).toEqual([]);
   });
 
-  it("becomes the scanner's intent: paths whole, symbols to resolve (none of a file declared whole)", () => {
-    expect(intentMap([declaration('alice', ['a.ts'], 0, 1, ['src/b.ts#Parser.parse', 'a.ts#x', 'src/b.ts#total'])])).toEqual({
-      alice: ['a.ts', { path: 'src/b.ts', symbol: 'Parser.parse' }, { path: 'src/b.ts', symbol: 'total' }],
+  it('drops paths outside the work tree from a tampered file, on every read', () => {
+    const dir = common();
+    mkdirSync(join(dir, 'airspace'), { recursive: true });
+    const tampered = { ...declaration('mallory', ['../../etc/passwd', '/etc/shadow', '.git/config', 'src/a.ts'], 0, 60_000) };
+    writeFileSync(intentsFile(dir), JSON.stringify([{ ...tampered, symbols: ['../x.ts#f', 'src/b.ts#g'] }]));
+    expect(readIntents(dir, 1000)).toMatchObject([{ agent: 'mallory', paths: ['src/a.ts'], symbols: ['src/b.ts#g'] }]);
+  });
+
+  it("becomes the scanner's intent: paths whole, symbols to resolve (a path with a symbol of its own: the symbol)", () => {
+    expect(intentMap([declaration('alice', ['a.ts', 'c.ts'], 0, 1, ['src/b.ts#Parser.parse', 'a.ts#x', 'src/b.ts#total'])])).toEqual({
+      alice: ['c.ts', { path: 'a.ts', symbol: 'x' }, { path: 'src/b.ts', symbol: 'Parser.parse' }, { path: 'src/b.ts', symbol: 'total' }],
     });
     expect(intentMap([])).toBeUndefined();
   });

@@ -17,6 +17,11 @@ import { PROTOCOL_VERSION, type EngineChange, type EngineStatus } from '../src/p
 import type { ScanResult } from '@airspace/core';
 
 let repo: RepoFixture;
+
+/** A live process that stands for an engine of the repository at `commonDir` (its command line says so). */
+const sleeper = (commonDir: string) =>
+  spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', '--', '--common-dir', commonDir], { stdio: 'ignore' });
+
 beforeAll(() => {
   repo = createRepoFixture({ 'a.ts': 'export const a = 1;\n' });
 });
@@ -130,6 +135,9 @@ describe('the engine process', () => {
 
   it('takes over the lock of a dead process, never that of a live one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airspace-lock-'));
+    // Stand-ins for an engine of this repository starting, and one of another repository.
+    const starting = sleeper(dir);
+    const other = sleeper(tmpdir());
     try {
       mkdirSync(join(dir, 'airspace'));
       const paths = enginePaths(dir);
@@ -144,12 +152,24 @@ describe('the engine process', () => {
       expect(await acquireLock(paths, info(4242), 10_000)).toEqual({ acquired: true });
       expect(readLock(paths)?.pid).toBe(4242);
       // A live holder that is starting (young lock) keeps it; so does one that answers.
-      writeFileSync(paths.lock, JSON.stringify(info(process.ppid)));
-      expect(await acquireLock(paths, info(4343), 10_000)).toMatchObject({ acquired: false, holder: { pid: process.ppid } });
+      writeFileSync(paths.lock, JSON.stringify(info(starting.pid!)));
+      expect(await acquireLock(paths, info(4343), 10_000)).toMatchObject({ acquired: false, holder: { pid: starting.pid } });
       // A live holder that has been silent for longer than the grace period is taken over.
-      writeFileSync(paths.lock, JSON.stringify(info(process.ppid, new Date(Date.now() - 60_000).toISOString())));
+      writeFileSync(paths.lock, JSON.stringify(info(starting.pid!, new Date(Date.now() - 60_000).toISOString())));
       expect(await acquireLock(paths, info(4444), 10_000)).toEqual({ acquired: true });
+      // A start time ahead is no start: a silent holder is taken over at once.
+      writeFileSync(paths.lock, JSON.stringify(info(starting.pid!, new Date(Date.now() + 3_600_000).toISOString())));
+      expect(await acquireLock(paths, info(4545), 10_000)).toEqual({ acquired: true });
+      // A young lock naming a live process that is no engine of this repository: pid 1, or one
+      // of another repository.
+      if (process.platform === 'linux')
+        for (const pid of [1, process.pid, other.pid!]) {
+          writeFileSync(paths.lock, JSON.stringify(info(pid)));
+          expect(await acquireLock(paths, info(4646), 10_000)).toEqual({ acquired: true });
+        }
     } finally {
+      starting.kill();
+      other.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -188,7 +208,7 @@ describe('the engine process', () => {
   it('gives a silent holder’s lock to exactly one of several engines starting at once', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airspace-race-'));
     // Live processes to stand for the silent holder and for the engines starting at once.
-    const sleepers = Array.from({ length: 3 }, () => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }));
+    const sleepers = Array.from({ length: 4 }, () => sleeper(dir));
     try {
       mkdirSync(join(dir, 'airspace'));
       const paths = enginePaths(dir);
@@ -202,7 +222,7 @@ describe('the engine process', () => {
       // Alive, past its start-up grace, and its socket refuses: silent, so it is taken over. Each
       // contender judges it (an await) before any removes it.
       writeFileSync(paths.lock, JSON.stringify(info(sleepers[0]!.pid!, new Date(Date.now() - 60_000).toISOString())));
-      const contenders = [process.pid, sleepers[1]!.pid!, sleepers[2]!.pid!];
+      const contenders = [sleepers[1]!.pid!, sleepers[2]!.pid!, sleepers[3]!.pid!];
       const outcomes = await Promise.all(contenders.map((pid) => acquireLock(paths, info(pid), 10_000, 200)));
       expect(outcomes.filter((o) => o.acquired)).toHaveLength(1);
       const winner = contenders[outcomes.findIndex((o) => o.acquired)];

@@ -15,14 +15,17 @@ import {
   type Thresholds,
 } from '@airspace/core';
 import { openRepository, type GitService } from '@airspace/git';
-import { ANALYSIS_SERVICES, createAnalysisState, loadScanSetup, scanOptionsOf } from '@airspace/scanner';
+import { ANALYSIS_SERVICES, builtinChannels, createAnalysisState, loadScanSetup, scanOptionsOf } from '@airspace/scanner';
 import type { Scenario } from './extract/scenario.js';
 import { createChannelScorer, type ScenarioScorer } from './score/scorer.js';
 import { ReplayGitService, ReplayHistory } from './score/services.js';
 
 export interface ReplayScorerOptions {
   readonly repo: string;
-  /** Channels before the config's plugins; default: the scanner's built-ins. */
+  /**
+   * Channels before the config's plugins; default: the scanner's built-ins but `typecheck`, which
+   * compiles each pair's merge (seconds per scenario) and is not yet part of the replayed label.
+   */
   readonly builtins?: readonly LoadedChannel[];
   readonly configPath?: string;
   readonly config?: AirspaceConfig;
@@ -48,6 +51,11 @@ export interface ReplayScorer {
   dispose(): void;
 }
 
+/** The built-ins a replay scores by default: every one but `typecheck`. */
+export function replayedBuiltins(): LoadedChannel[] {
+  return builtinChannels().filter((c) => c.channel.id !== 'typecheck');
+}
+
 export async function createReplayScorer(options: ReplayScorerOptions): Promise<ReplayScorer> {
   const repository = await openRepository(options.repo);
   // The setup a scan here would use: this worktree's config, else the main worktree's (with a note
@@ -55,7 +63,7 @@ export async function createReplayScorer(options: ReplayScorerOptions): Promise<
   const { set, recency } = await loadScanSetup(repository, {
     ...(options.config ? { config: options.config } : options.configPath ? { config: options.configPath } : {}),
     ...(options.calibrationPath ? { calibration: options.calibrationPath } : {}),
-    ...(options.builtins ? { builtins: options.builtins } : {}),
+    builtins: options.builtins ?? replayedBuiltins(),
   });
   const git = new ReplayGitService(repository);
   const needs = new Set(set.channels.flatMap((c) => c.requires ?? []));

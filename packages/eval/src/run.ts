@@ -16,7 +16,7 @@ import {
   type Thresholds,
 } from '@airspace/core';
 import { readCalibration } from '@airspace/config';
-import { openRepository, runGit, ScratchStore } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, openRepository, runGit, ScratchStore } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
 import type { IntentMode, LabelKind, Skipped } from './extract/scenario.js';
 import type { Regularisation } from './fit/noisy-or.js';
@@ -123,7 +123,9 @@ export function readWeighting(path: string): { weighting?: Weighting; problems: 
 
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const repo = await openRepository(options.repo);
-  const head = (await runGit(['rev-parse', options.rev ?? 'HEAD'], { cwd: repo.root })).trim();
+  const head = (
+    await runGit(['rev-parse', '--verify', END_OF_OPTIONS, gitOperand(options.rev ?? 'HEAD', 'revision')], { cwd: repo.root })
+  ).trim();
   const scratch = new ScratchStore(join(repo.commonDir, 'objects'));
   const cache =
     options.cacheDir === false

@@ -2,8 +2,10 @@
  * Change tracking for long-running front ends (`airspace watch`, `airspace view`): what changed
  * in a repository's worktrees and git state, debounced, with the paths when they are known.
  *
- * File events come from a recursive `fs.watch` of every worktree and of the git common directory.
- * An event in a worktree names a path there (the deepest watched worktree wins, so a worktree
+ * File events come from watching every directory of every worktree and of the git common
+ * directory (`watchTree`): directories, not files, so that a file saved by rename (an editor's
+ * atomic save, `sed -i`) is still followed after it (Node's recursive watch on Linux watches each
+ * file's inode, and loses a file replaced by rename). An event in a worktree names a path there (the deepest watched worktree wins, so a worktree
  * nested in another is not a change of the outer one); an event in the git directory (refs, HEAD,
  * an index, the worktree list) changes what every agent is compared with, so everything is read
  * again. Where file events are unavailable (or polling is asked for), each worktree is polled with
@@ -11,7 +13,7 @@
  * a poll that sees nothing new reports nothing. Nothing is ever written to the repository
  * (`GIT_OPTIONAL_LOCKS=0`: even `git status` leaves the index alone).
  */
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { runGit, runGitRaw } from './exec.js';
 import { fsPath, splitPaths } from './path-bytes.js';
@@ -36,6 +38,8 @@ export interface ChangeTrackerOptions {
   readonly forcePoll?: boolean;
   readonly onChange: (change: TrackedChange) => void;
   readonly onWarning?: (message: string) => void;
+  /** Watch each directory rather than whole trees (default: where the platform's recursive watch follows inodes). */
+  readonly perDirectory?: boolean;
 }
 
 export interface ChangeTracker {
@@ -49,6 +53,10 @@ export interface ChangeTracker {
    */
   readonly events: () => number;
   readonly watching: () => readonly string[];
+  /** Directories followed by file events now (0 while polling). */
+  readonly directories: () => number;
+  /** Why file events were given up for polling, when they were (a watch failed: events could be missed). */
+  readonly lostTrack: () => string | undefined;
   close(): void;
 }
 
@@ -81,6 +89,125 @@ export function ignoredPath(relativePath: string, inGitDir = false): boolean {
     top.startsWith('airspace') ||
     (top === 'worktrees' && parts[2] === 'logs')
   );
+}
+
+/** Where `fs.watch` follows a whole tree itself by path (FSEvents, ReadDirectoryChangesW); elsewhere Node watches inodes. */
+const NATIVE_RECURSIVE = process.platform === 'darwin' || process.platform === 'win32';
+
+export interface TreeWatchOptions {
+  /** A directory (forward-slash path relative to the root) not to follow, nor anything below it. */
+  readonly skip: (relativeDir: string) => boolean;
+  /** Something at this path (relative to the root; '' for the root itself) changed, came or went. */
+  readonly onEvent: (relativePath: string) => void;
+  /** Following the tree failed beyond repair (e.g. the system's limit of watches): events may be missed from now on. */
+  readonly onLost: (error: NodeJS.ErrnoException) => void;
+  /** Force one watch per directory (the default where the platform has no recursive watch by path). */
+  readonly perDirectory?: boolean;
+}
+
+export interface TreeWatch {
+  /** Directories watched now. */
+  readonly directories: () => number;
+  close(): void;
+}
+
+/** Codes that mean a directory went away or cannot be read, not that watching failed. */
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'EPERM', 'EACCES']);
+
+/**
+ * Follows the tree at `root` by watching its directories, not its files: an event of a directory
+ * names the child that changed, came or went, whatever its inode, so a file replaced by rename
+ * stays followed. A directory that comes (created or moved in) is watched from then on and
+ * everything already in it counts as changed; one that goes (or is replaced) is let go.
+ */
+export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
+  if (!(options.perDirectory ?? !NATIVE_RECURSIVE)) {
+    const w = watch(root, { recursive: true, persistent: true }, (_event, name) =>
+      options.onEvent(name ? String(name).split(sep).join('/') : ''),
+    );
+    w.on('error', (error) => {
+      w.close();
+      options.onLost(error as NodeJS.ErrnoException);
+    });
+    return { directories: () => 1, close: () => w.close() };
+  }
+  /** Relative directory → its watcher and the inode it watches. */
+  const watchers = new Map<string, { watcher: FSWatcher; ino: number }>();
+  let closed = false;
+  const under = (dir: string, rel: string): boolean => dir === rel || rel === '' || dir.startsWith(`${rel}/`);
+  const letGo = (rel: string): void => {
+    for (const [dir, w] of watchers)
+      if (under(dir, rel)) {
+        w.watcher.close();
+        watchers.delete(dir);
+      }
+  };
+  const lost = (error: NodeJS.ErrnoException): void => {
+    if (closed) return;
+    closed = true;
+    for (const w of watchers.values()) w.watcher.close();
+    watchers.clear();
+    options.onLost(error);
+  };
+  const inode = (rel: string): number | undefined => {
+    try {
+      // The root may be reached through a link; below it, links are not followed.
+      const st = rel === '' ? statSync(root) : lstatSync(join(root, rel));
+      return st.isDirectory() ? st.ino : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const arm = (rel: string, announce: boolean): void => {
+    if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return;
+    const dir = rel === '' ? root : join(root, rel);
+    const ino = inode(rel);
+    if (ino === undefined) return;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dir, { persistent: true }, (_event, name) => changed(rel, name ? String(name) : undefined));
+    } catch (error) {
+      if (GONE.has((error as NodeJS.ErrnoException).code ?? '')) return;
+      return lost(error as NodeJS.ErrnoException);
+    }
+    watcher.on('error', (error) => {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (!GONE.has(code)) return lost(error as NodeJS.ErrnoException);
+      letGo(rel);
+      if (rel === '') options.onEvent('');
+    });
+    watchers.set(rel, { watcher, ino });
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) arm(child, announce);
+      else if (announce) options.onEvent(child);
+    }
+  };
+  const changed = (dir: string, name: string | undefined): void => {
+    if (closed) return;
+    if (name === undefined) return options.onEvent(dir);
+    const rel = dir === '' ? name : `${dir}/${name}`;
+    options.onEvent(rel);
+    const ino = inode(rel);
+    const known = watchers.get(rel);
+    if (known && known.ino !== ino) letGo(rel); // removed, moved away, or replaced by another
+    if (ino !== undefined && !watchers.has(rel)) arm(rel, true);
+  };
+  arm('', false);
+  return {
+    directories: () => watchers.size,
+    close() {
+      closed = true;
+      for (const w of watchers.values()) w.watcher.close();
+      watchers.clear();
+    },
+  };
 }
 
 /** The deepest of `worktrees` holding `file` (absolute), and the path inside it. */
@@ -125,7 +252,8 @@ async function gitSignature(commonDir: string): Promise<string> {
 
 export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracker {
   const debounceMs = options.debounceMs ?? 200;
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, TreeWatch>();
+  let lostTrack: string | undefined;
   let worktrees: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   let poller: NodeJS.Timeout | undefined;
@@ -218,28 +346,30 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
 
   const watchDir = (dir: string, inGitDir: boolean): void => {
     if (watchers.has(dir) || polling) return;
-    try {
-      const w = watch(dir, { recursive: true, persistent: true }, (_event, name) => {
-        const rel = name ? String(name) : '';
+    const tree = watchTree(dir, {
+      // Inside a worktree: not another worktree nested in it (it has its own watch), not a git
+      // directory or dependencies; inside the git directory: not what git writes constantly.
+      skip: (rel) => ignoredPath(rel, inGitDir) || (!inGitDir && worktrees.includes(join(dir, rel))),
+      onEvent: (rel) => {
         if (inGitDir) {
-          if (!rel || !ignoredPath(rel, true)) changedAll(rel ? `git ${rel.split(sep).join('/')}` : 'git');
+          if (!rel || !ignoredPath(rel, true)) changedAll(rel ? `git ${rel}` : 'git');
         } else if (rel) onFileEvent(join(dir, rel));
         else changedAll(dir);
-      });
-      w.on('error', (error) => {
-        w.close();
+      },
+      onLost: (error) => {
+        watchers.get(dir)?.close();
         watchers.delete(dir);
-        const code = (error as NodeJS.ErrnoException).code;
         // A deleted worktree is normal; anything else means events are unreliable: poll.
-        if (code !== 'ENOENT' && code !== 'EPERM') startPolling((error as Error).message);
-        else changedAll(dir);
-      });
-      watchers.set(dir, w);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return;
-      startPolling(code ?? (error as Error).message);
-    }
+        if (error.code === 'ENOENT' || error.code === 'EPERM') changedAll(dir);
+        else {
+          lostTrack ??= `watching ${dir} failed: ${error.message}`;
+          startPolling(error.code ?? error.message);
+        }
+      },
+      ...(options.perDirectory !== undefined ? { perDirectory: options.perDirectory } : {}),
+    });
+    if (!polling) watchers.set(dir, tree);
+    else tree.close();
   };
 
   const tracker: ChangeTracker = {
@@ -260,6 +390,8 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     mode: () => (polling ? 'poll' : 'watch'),
     events: () => events,
     watching: () => (polling ? [] : [...watchers.keys()]),
+    directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
+    lostTrack: () => lostTrack,
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

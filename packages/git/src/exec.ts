@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { launch, useLauncher } from './launcher.js';
-import { gitNotFound } from './problems.js';
+import { gitNotFound, optionLikeArgument } from './problems.js';
 import { runProcess } from './run-process.js';
 
 export interface GitRunOptions {
@@ -63,6 +63,24 @@ export function gitEnv(extra?: Readonly<Record<string, string>>): NodeJS.Process
     delete env[k];
   return { ...env, ...extra };
 }
+
+/**
+ * The one rule against option injection. A ref, URL, ref pattern or path that comes from a user, a
+ * config file or a teammate reaches git only through here: git reads an argument that starts with
+ * `-` as an option wherever it stands before `--` (`--upload-pack=CMD` runs CMD), so such a value
+ * is refused (a `GitSourceError` coded `OPTION_LIKE_ARGUMENT`). Callers also put
+ * `END_OF_OPTIONS` before revisions and URLs where git takes it, and paths after `--`.
+ */
+export function gitOperand(value: string, what: string): string {
+  if (value.startsWith('-')) throw optionLikeArgument(what, value);
+  return value;
+}
+
+/** Whether `value` would be refused by `gitOperand` (for callers that degrade rather than throw). */
+export const isOptionLike = (value: string): boolean => value.startsWith('-');
+
+/** git's own end of options (git ≥ 2.24): what follows is a revision, URL or pattern, never an option. */
+export const END_OF_OPTIONS = '--end-of-options';
 
 /** Runs git and returns raw stdout. Rejects with GitError unless the exit code is 0 or in okCodes. */
 export async function runGitRaw(args: readonly string[], options: GitRunOptions): Promise<GitResult> {

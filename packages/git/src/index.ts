@@ -1,5 +1,7 @@
 export * from './exec.js';
 export * from './problems.js';
+export * from './repo-path.js';
+export * from './worktree-file.js';
 export * from './blob.js';
 export * from './diff.js';
 export * from './mapping.js';

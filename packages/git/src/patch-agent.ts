@@ -9,7 +9,7 @@
  * agent in full: HEAD moved, a path is now a directory or a symbolic link, a file is over the size
  * limit, the agent was read file-level only.
  */
-import { lstatSync, readFileSync, type Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent, FileEdit, RecencyOptions } from '@airspace/core';
 import { writeLooseBlob } from './blob.js';
@@ -18,6 +18,8 @@ import type { GitService } from './service.js';
 import { readHeadCommit } from './repository.js';
 import { hasRawBytes } from './path-bytes.js';
 import { normalizeRelPath } from './state-tree.js';
+import { unsafeRepoPath } from './repo-path.js';
+import { readWorktreeFileSync } from './worktree-file.js';
 import { blobSizes, diffTrees, fileMtime, toFileEdit } from './working-set.js';
 
 export interface PatchAgentOptions {
@@ -69,7 +71,7 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
   for (const p of [...options.paths, ...overrides.keys(), ...before]) {
     const path = normalizeRelPath(p);
     if (!path || path === '.git' || path.startsWith('.git/')) continue;
-    if (path.split('/').includes('..')) return { fallback: `${p} is outside the worktree` };
+    if (unsafeRepoPath(path)) return { fallback: `${p} is outside the worktree` };
     // The tree model and the file system take text names; such a name is read in full instead.
     if (hasRawBytes(path)) return { fallback: `${p} is a name that is not UTF-8` };
     paths.add(path);
@@ -97,7 +99,14 @@ export async function patchAgent(options: PatchAgentOptions): Promise<PatchAgent
     if (stat && !isFile(stat)) return { fallback: `${path} is not a regular file` };
     if (stat && stat.size > maxBytes) return { fallback: `${path} is over the size limit` };
     if (stat && !old) untracked.push(path);
-    next.push({ path, ...(stat ? { stat, content: readFileSync(join(dir, path)) } : {}), overridden: false });
+    if (!stat) {
+      next.push({ path, overridden: false });
+      continue;
+    }
+    // Read as every work-tree file is: regular, inside the work tree, bounded (`readWorktreeFileSync`).
+    const read = readWorktreeFileSync(dir, path, maxBytes);
+    if (!('content' in read)) return { fallback: `${path} was not read (${read.detail})` };
+    next.push({ path, stat, content: read.content, overridden: false });
   }
   // New files count only when git would add them (`git add -A` leaves ignored files out).
   const ignored = new Set<string>();

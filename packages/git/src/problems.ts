@@ -19,6 +19,8 @@ export const GitProblemCodes = {
   DUPLICATE_AGENT: 'DUPLICATE_AGENT',
   NO_STATE: 'NO_STATE',
   PUBLISHED_UNAVAILABLE: 'PUBLISHED_UNAVAILABLE',
+  OPTION_LIKE_ARGUMENT: 'OPTION_LIKE_ARGUMENT',
+  UNSAFE_PATH: 'UNSAFE_PATH',
 } as const;
 
 export class GitSourceError extends Error {
@@ -63,6 +65,21 @@ export function noDefaultBase(tried: readonly string[]): GitSourceError {
   );
 }
 
+export function noCommitsYet(): GitSourceError {
+  return new GitSourceError(
+    GitProblemCodes.UNKNOWN_BASE,
+    'This repository has no commits yet, so there is no base to compare work against; make a first commit, then scan.',
+  );
+}
+
+/** A ref, URL, pattern or path from outside that git would read as an option (`--upload-pack=…`). */
+export function optionLikeArgument(what: string, value: string): GitSourceError {
+  return new GitSourceError(
+    GitProblemCodes.OPTION_LIKE_ARGUMENT,
+    `Refused ${what} ${JSON.stringify(value)}: it starts with "-", so git would read it as an option; nothing was run.`,
+  );
+}
+
 export function invalidObservations(why: string): GitSourceError {
   return new GitSourceError(GitProblemCodes.INVALID_OBSERVATIONS, `Invalid agent observations: ${why}.`);
 }
@@ -88,6 +105,16 @@ export function fileTooLarge(agent: string, path: string, bytes: number, limit: 
     agent,
     path,
     message: `${path} in ${agent} is ${bytes} bytes, over the ${limit}-byte limit: treated as a whole-file change without line ranges.`,
+  };
+}
+
+/** A path from outside (a published tree, paths or intent; observations) that leads out of the work tree. */
+export function unsafePath(agent: string, path: string, why: string): Problem {
+  return {
+    code: GitProblemCodes.UNSAFE_PATH,
+    agent,
+    path,
+    message: `${agent} names ${JSON.stringify(path)}, which ${why}: left out, and ${agent} counts as incomplete.`,
   };
 }
 

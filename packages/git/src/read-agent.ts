@@ -7,10 +7,12 @@ import type { Agent, FileEdit, Problem, RecencyOptions } from '@airspace/core';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { canonical } from './candidates.js';
 import { runGitRaw } from './exec.js';
-import { fileTooLarge, GitProblemCodes, missingMergeBase } from './problems.js';
+import { fileTooLarge, GitProblemCodes, missingMergeBase, unsafePath } from './problems.js';
+import { unsafeRepoPath } from './repo-path.js';
 import { creationTime, type BaseInfo, type RepositoryInfo } from './repository.js';
 import type { GitService } from './service.js';
 import { normalizeRelPath, snapshotWorktree, type OversizedFile } from './state-tree.js';
+import { parseTreeObject, type TreeEntry } from './tree-model.js';
 import type { AgentCandidate } from './sources.js';
 import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
 
@@ -70,7 +72,7 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
   const cwd = c.worktree ?? repository.root;
   const env = git.scratch.env();
   const published = c.published;
-  if (published && !published.tree) return unreadablePublished(c, published, scanBase.ref, repository, now);
+  if (published && !published.tree) return withSafePaths(unreadablePublished(c, published, scanBase.ref, repository, now), own);
   const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
   const wholeFiles = head !== undefined && mergeBase === undefined;
   if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
@@ -185,37 +187,120 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
         ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
         : []),
     ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env, repository))] : []),
+    ...(published?.tree ? await hostileTreeReason(c.id, git, published.tree, entries, own) : []),
   ];
   // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
   if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || isDeclaring(c))) return undefined;
 
   const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
   const incomplete = reasons.length > 0 ? reasons : undefined;
-  return {
-    id: c.id,
-    label: c.label,
-    startedAt,
-    committedWork: published ? published.committedWork : history.commits + history.changedLines,
-    files,
-    ...(c.intent ? { intent: c.intent } : {}),
-    ...(mergeBase ? { base: mergeBase } : {}),
-    repository: repository.id,
-    ...(c.worktree ? { worktree: c.worktree } : {}),
-    ...(incomplete ? { incomplete } : {}),
-    meta: {
-      source: c.source,
-      head: head ?? null,
-      ...(c.ref ? { ref: c.ref } : {}),
-      detached: c.detached ?? false,
-      baseRef: scanBase.ref,
-      mergeBase: mergeBase ?? null,
-      tree,
-      dirty,
-      commits: history.commits,
-      ...(published ? publishedMeta(published) : {}),
-      ...(overridden.length ? { overridden } : {}),
-      ...(!lineLevel ? { fileLevelOnly: true } : {}),
+  return withSafePaths(
+    {
+      id: c.id,
+      label: c.label,
+      startedAt,
+      committedWork: published ? published.committedWork : history.commits + history.changedLines,
+      files,
+      ...(c.intent ? { intent: c.intent } : {}),
+      ...(mergeBase ? { base: mergeBase } : {}),
+      repository: repository.id,
+      ...(c.worktree ? { worktree: c.worktree } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      meta: {
+        source: c.source,
+        head: head ?? null,
+        ...(c.ref ? { ref: c.ref } : {}),
+        detached: c.detached ?? false,
+        baseRef: scanBase.ref,
+        mergeBase: mergeBase ?? null,
+        tree,
+        dirty,
+        commits: history.commits,
+        ...(published ? publishedMeta(published) : {}),
+        ...(overridden.length ? { overridden } : {}),
+        ...(!lineLevel ? { fileLevelOnly: true } : {}),
+      },
     },
+    own,
+  );
+}
+
+/**
+ * A teammate's state tree is not trusted: the directories along its changed paths are read and
+ * their entries checked as git fsck checks them (`.`, `..`, `.git`, an empty name, a `/` in a
+ * name). Each offending entry is a problem; the agent is incomplete. (Paths under `..` or `.git`
+ * are then left out by `withSafePaths`; an entry named `a/b` would read as a path inside.)
+ */
+async function hostileTreeReason(
+  agent: string,
+  git: GitService,
+  root: string,
+  entries: readonly { path: string; oldPath?: string }[],
+  own: Problem[],
+): Promise<string[]> {
+  const read = new Map<string, Promise<Map<string, TreeEntry> | undefined>>();
+  const bad = new Set<string>();
+  const open = (id: string, dir: string): Promise<Map<string, TreeEntry> | undefined> => {
+    let hit = read.get(id);
+    if (!hit) {
+      hit = git.readObject(id).then(
+        (body) => {
+          const list = parseTreeObject(body);
+          for (const name of list.keys())
+            if (name.includes('/') || unsafeRepoPath(name) !== undefined) bad.add(dir ? `${dir}/${name}` : name);
+          return list;
+        },
+        () => undefined,
+      );
+      read.set(id, hit);
+    }
+    return hit;
+  };
+  const paths = new Set(entries.flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])));
+  await Promise.all(
+    [...paths].map(async (path) => {
+      const parts = path.split('/');
+      let id: string | undefined = root;
+      let dir = '';
+      for (let i = 0; i < parts.length - 1 && id; i++) {
+        const entry: TreeEntry | undefined = (await open(id, dir))?.get(parts[i]!);
+        dir = dir ? `${dir}/${parts[i]}` : parts[i]!;
+        id = entry?.mode === '40000' ? entry.id : undefined;
+      }
+      if (id) await open(id, dir);
+    }),
+  );
+  for (const entry of bad)
+    own.push(unsafePath(agent, entry, 'is a tree entry git fsck refuses (".", "..", ".git", an empty name or a "/" in a name)'));
+  return bad.size > 0 ? [`its published tree holds entries git fsck refuses (${[...bad].map((b) => JSON.stringify(b)).join(', ')})`] : [];
+}
+
+/**
+ * Every path an agent names — its edits (a published tree may hold `..` or `.git` entries), its
+ * declared intent (observations, a teammate's publication) — passes `unsafeRepoPath` or is left
+ * out with a problem, and the agent is incomplete (`unknown`, never `clear`).
+ */
+function withSafePaths(agent: Agent, own: Problem[]): Agent {
+  const refused: string[] = [];
+  const safe = (path: string): boolean => {
+    const why = unsafeRepoPath(path);
+    if (why === undefined) return true;
+    own.push(unsafePath(agent.id, path, why));
+    refused.push(path);
+    return false;
+  };
+  const files = agent.files.filter((f) => safe(f.path) && (f.oldPath === undefined || safe(f.oldPath)));
+  // Intent is typed by people and orchestrators: `./src/a.ts` is `src/a.ts`, as the scanner reads it.
+  const intent = agent.intent?.map((p) => p.replace(/^\.\//, '')).filter(safe);
+  if (refused.length === 0) return intent ? { ...agent, intent } : agent;
+  return {
+    ...agent,
+    files,
+    ...(intent ? { intent } : {}),
+    incomplete: [
+      ...(agent.incomplete ?? []),
+      `it names paths outside the work tree (${refused.map((p) => JSON.stringify(p)).join(', ')}), left out`,
+    ],
   };
 }
 

@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { GitError, runGit, runGitRaw } from './exec.js';
-import { GitSourceError, noDefaultBase, noSuchDirectory, notARepository, unknownBase } from './problems.js';
+import { END_OF_OPTIONS, GitError, isOptionLike, runGit, runGitRaw } from './exec.js';
+import { GitSourceError, noCommitsYet, noDefaultBase, noSuchDirectory, notARepository, unknownBase } from './problems.js';
 
 export interface RepositoryInfo {
   /** Identity shared by every worktree of the repository: its common git directory. */
@@ -64,8 +64,9 @@ export async function openRepository(dir: string): Promise<RepositoryInfo> {
 
 /** Resolves a commit-ish to a commit id, or undefined. */
 export async function resolveCommit(cwd: string, ref: string): Promise<string | undefined> {
-  if (ref.startsWith('-') || ref.length === 0) return undefined;
-  const r = await runGitRaw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
+  // An option-shaped ref names no commit (`gitOperand`'s rule; undefined says "unknown base").
+  if (isOptionLike(ref) || ref.length === 0) return undefined;
+  const r = await runGitRaw(['rev-parse', '--verify', '--quiet', END_OF_OPTIONS, `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
   const id = r.stdout.toString('utf8').trim();
   return r.code === 0 && id ? id : undefined;
 }
@@ -74,12 +75,13 @@ export const DEFAULT_BASE_CANDIDATES = ['origin/HEAD', 'main', 'master'] as cons
 
 /**
  * The scan base: `ref` when given (unknown → UNKNOWN_BASE naming it), else the repository's
- * default branch: origin/HEAD (reported as the branch it points at), then main, then master.
+ * default branch: origin/HEAD (reported as the branch it points at), then main, then master. A
+ * repository with no commits at all is told so, not asked for a base it cannot have.
  */
 export async function resolveBase(cwd: string, ref?: string): Promise<BaseInfo> {
   if (ref !== undefined) {
     const commit = await resolveCommit(cwd, ref);
-    if (!commit) throw unknownBase(ref);
+    if (!commit) throw (await hasCommits(cwd)) ? unknownBase(ref) : noCommitsYet();
     return { ref, commit };
   }
   for (const candidate of DEFAULT_BASE_CANDIDATES) {
@@ -92,7 +94,13 @@ export async function resolveBase(cwd: string, ref?: string): Promise<BaseInfo> 
     }
     return { ref: name, commit };
   }
-  throw noDefaultBase(DEFAULT_BASE_CANDIDATES);
+  throw (await hasCommits(cwd)) ? noDefaultBase(DEFAULT_BASE_CANDIDATES) : noCommitsYet();
+}
+
+/** Whether any ref of the repository names a commit (a fresh `git init` has none). */
+async function hasCommits(cwd: string): Promise<boolean> {
+  const r = await runGitRaw(['rev-list', '--all', '--max-count=1'], { cwd, okCodes: [128] });
+  return r.code !== 0 || r.stdout.length > 0;
 }
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;

@@ -4,7 +4,7 @@
  * and scratch merges (run and parsed in `merge-tree.ts`). Everything is cached, so N agents cost
  * N states, not N² diffs or merges.
  */
-import type { Agent, FileEdit, MergeOutcome, PairedEdits, PairEditsService, RecencyOptions } from '@airspace/core';
+import type { Agent, FileEdit, MergeOutcome, PairedEdits, PairEditsService, PairTrees, RecencyOptions } from '@airspace/core';
 import { DEFAULT_RECENCY } from '@airspace/core';
 import { join } from 'node:path';
 import { runGitRaw } from './exec.js';
@@ -75,6 +75,7 @@ export class GitService implements PairEditsService {
   private readonly commitCache = new Map<string, Promise<string>>();
   private readonly mergeCache = new Map<string, Promise<MergeOutcome>>();
   private readonly treeModels = new Map<string, TreeModel>();
+  private readonly listings = new Map<string, Promise<ReadonlyMap<string, string>>>();
   private objectReader: BlobReader | undefined;
 
   constructor(
@@ -334,6 +335,44 @@ export class GitService implements PairEditsService {
       this.stats.merges++;
       this.mergeCache.set(mergeKey(pair[0], pair[1]), Promise.resolve(outcome));
     });
+  }
+
+  /**
+   * The four trees of a pair's merge (core's `PairTrees`): the pair's merge base, each agent's
+   * state commit and their scratch merge (`merge`'s, cached with it).
+   */
+  async pairTrees(a: Agent | string, b: Agent | string): Promise<PairTrees> {
+    const [ca, cb, merge] = await Promise.all([this.stateCommit(a), this.stateCommit(b), this.merge(a, b)]);
+    const base = ca && cb ? await this.mergeBase(ca, cb) : undefined;
+    return { ...(base ? { base } : {}), a: ca ?? '', b: cb ?? '', merge };
+  }
+
+  /**
+   * Every file of a tree-ish of the repository or the scratch store, path → blob id
+   * (`git ls-tree -r`; submodules and symbolic links left out). Cached by id: a tree never changes.
+   */
+  listTree(tree: string): Promise<ReadonlyMap<string, string>> {
+    let hit = this.listings.get(tree);
+    if (!hit) {
+      hit = runGitRaw(['ls-tree', '-r', '-z', '--full-tree', tree], { cwd: this.cwd, env: this.scratch.env() }).then((r) => {
+        const files = new Map<string, string>();
+        for (const line of r.stdout.toString('utf8').split('\0')) {
+          const tab = line.indexOf('\t');
+          if (tab < 0) continue;
+          const [mode, type, id] = line.slice(0, tab).split(' ');
+          if (type === 'blob' && mode !== '120000' && id) files.set(line.slice(tab + 1), id);
+        }
+        return files;
+      });
+      hit.catch(() => this.listings.delete(tree));
+      this.listings.set(tree, hit);
+    }
+    return hit;
+  }
+
+  /** A blob's content as UTF-8 text. */
+  async readBlob(id: string): Promise<string> {
+    return (await this.readObject(id)).toString('utf8');
   }
 
   /** Removes the scratch object directory. */

@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { runGit, runGitRaw } from './exec.js';
+import { END_OF_OPTIONS, gitOperand, runGit, runGitRaw } from './exec.js';
+import { readRegularFileSync } from './worktree-file.js';
 import { invalidObservations, invalidSource } from './problems.js';
 
 export type AgentSourceKind = 'worktree' | 'branch' | 'remote' | 'observation' | 'published';
@@ -191,7 +192,8 @@ export async function worktreeAgentId(repo: string, dir: string): Promise<string
 }
 
 async function refCandidates(cwd: string, patterns: string[], source: AgentSourceKind): Promise<AgentCandidate[]> {
-  const out = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', ...patterns], { cwd });
+  for (const p of patterns) gitOperand(p, 'ref pattern');
+  const out = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', END_OF_OPTIONS, ...patterns], { cwd });
   const candidates: AgentCandidate[] = [];
   // One line per ref: `refname NUL objectname NUL symref` (ref names cannot hold NUL or LF).
   for (const line of out.split('\n')) {
@@ -208,7 +210,8 @@ export function branchCandidates(cwd: string): Promise<AgentCandidate[]> {
 }
 
 /** `pattern` as in `remote:origin/agent/*` (without `refs/remotes/`). */
-export function remoteCandidates(cwd: string, pattern: string): Promise<AgentCandidate[]> {
+export async function remoteCandidates(cwd: string, pattern: string): Promise<AgentCandidate[]> {
+  gitOperand(pattern, 'the ref pattern of source');
   const p = pattern.startsWith('refs/') ? pattern : `refs/remotes/${pattern}`;
   return refCandidates(cwd, [p], 'remote');
 }
@@ -311,16 +314,20 @@ export async function resolveObservationCandidates(
 /** Parses a source spec as the CLI spells it: worktrees | branches | remote:<pattern> | published:<remote> | json:<file>. */
 export function parseSourceSpec(spec: string, cwd: string = process.cwd()): AgentSource {
   if (spec === 'worktrees' || spec === 'branches') return spec;
-  if (spec.startsWith('remote:') && spec.length > 'remote:'.length) return spec as `remote:${string}`;
-  if (spec.startsWith('published:') && spec.length > 'published:'.length) return spec as `published:${string}`;
+  if (spec.startsWith('remote:') && spec.length > 'remote:'.length) {
+    gitOperand(spec.slice('remote:'.length), 'the ref pattern of source');
+    return spec as `remote:${string}`;
+  }
+  if (spec.startsWith('published:') && spec.length > 'published:'.length) {
+    gitOperand(spec.slice('published:'.length), 'the remote of source');
+    return spec as `published:${string}`;
+  }
   if (spec.startsWith('json:') && spec.length > 'json:'.length) {
     const file = resolve(cwd, spec.slice('json:'.length));
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw invalidObservations(`cannot read ${file} (${e instanceof Error ? e.message : String(e)})`);
-    }
+    // A file the user names: a regular file only, so a FIFO or a device never blocks.
+    const read = readRegularFileSync(file, { followLinks: true });
+    if (!('content' in read)) throw invalidObservations(`cannot read ${file} (${read.detail})`);
+    const text = read.content.toString('utf8');
     return { observations: text, relativeTo: resolve(file, '..') };
   }
   // A bare file name is the likely slip: say how to name it.

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, realpathSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChangeTracker, ignoredPath, watchTargets, type ChangeTracker, type TrackedChange } from '../src/changes.js';
+import { createChangeTracker, ignoredPath, watchTargets, watchTree, type ChangeTracker, type TrackedChange } from '../src/changes.js';
 import { createRepoFixture, type RepoFixture } from '../src/fixture.js';
 
 let tracker: ChangeTracker | undefined;
@@ -40,6 +41,52 @@ describe('ignoredPath', () => {
     ['HEAD', true, false],
   ])('%s (git dir: %s) → ignored %s', (path, inGitDir, ignored) => {
     expect(ignoredPath(path, inGitDir)).toBe(ignored);
+  });
+});
+
+describe('watchTree (one watch per directory)', () => {
+  it('reports new directories and what they hold, and lets go of removed ones', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const events: string[] = [];
+    const tree = watchTree(repo.dir, {
+      skip: (rel) => rel === '.git',
+      onEvent: (rel) => events.push(rel),
+      onLost: (error) => events.push(`lost ${error.code}`),
+      perDirectory: true,
+    });
+    try {
+      const before = tree.directories();
+      // Made with its content in one go (as a checkout or `mv` does): the content counts.
+      mkdirSync(join(repo.dir, 'tmp-new/deep'), { recursive: true });
+      writeFileSync(join(repo.dir, 'tmp-new/deep/x.ts'), 'x\n');
+      renameSync(join(repo.dir, 'tmp-new'), join(repo.dir, 'lib'));
+      await until('the moved-in file', () => events.includes('lib/deep/x.ts'));
+      expect(tree.directories()).toBe(before + 2);
+      events.length = 0;
+      writeFileSync(join(repo.dir, 'lib/deep/x.ts'), 'x2\n');
+      await until('an edit in it', () => events.includes('lib/deep/x.ts'));
+      execFileSync('rm', ['-r', join(repo.dir, 'lib')]);
+      await until('the removal', () => tree.directories() === before);
+      expect(events.filter((e) => e.startsWith('lost'))).toEqual([]);
+    } finally {
+      tree.close();
+    }
+  });
+
+  it('follows a root reached through a symbolic link', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const link = `${repo.dir}-link`;
+    symlinkSync(repo.dir, link);
+    const events: string[] = [];
+    const tree = watchTree(link, { skip: () => false, onEvent: (rel) => events.push(rel), onLost: () => undefined, perDirectory: true });
+    try {
+      expect(tree.directories()).toBeGreaterThan(1);
+      writeFileSync(join(repo.dir, 'src/a.ts'), 'a2\n');
+      await until('the edit', () => events.includes('src/a.ts'));
+    } finally {
+      tree.close();
+      unlinkSync(link);
+    }
   });
 });
 
@@ -107,6 +154,32 @@ describe('createChangeTracker', () => {
     await sleep(300);
     const paths = changes.flatMap((c) => (c.all ? [] : Object.entries(c.paths)));
     expect(paths.map(([dir, p]) => [realpathSync(dir), p])).toEqual([[realpathSync(inner), ['src/a.ts']]]);
+  });
+
+  it('follows a file saved by rename (an atomic save, sed -i) through its later in-place edits', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const alice = repo.worktree('alice');
+    const changes = await start(repo);
+    await sleep(100);
+    const file = join(alice.dir, 'src/a.ts');
+    const seen = async (what: string, save: () => void): Promise<void> => {
+      changes.length = 0;
+      save();
+      await until(what, () => changes.some((c) => !c.all && Object.values(c.paths).some((p) => p.includes('src/a.ts'))));
+    };
+    await seen('a save by rename', () => {
+      writeFileSync(`${file}.tmp`, 'renamed\n');
+      renameSync(`${file}.tmp`, file);
+    });
+    await seen('an in-place edit after it', () => writeFileSync(file, 'in place\n'));
+    await seen('sed -i', () => execFileSync('sed', ['-i', 's/in place/sed/', file]));
+    await seen('a revert in place after sed -i', () => writeFileSync(file, 'a\n'));
+    // A directory replaced by another of the same name is followed too.
+    renameSync(join(alice.dir, 'src'), join(alice.dir, 'old-src'));
+    mkdirSync(join(alice.dir, 'src'));
+    await seen('a file in a replaced directory', () => writeFileSync(file, 'new dir\n'));
+    await seen('an in-place edit in it', () => writeFileSync(file, 'new dir again\n'));
+    expect(tracker!.lostTrack()).toBeUndefined();
   });
 
   it('polls, reporting only what changed: an edit with its path, a commit as everything, nothing when idle', async () => {

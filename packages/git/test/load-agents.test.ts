@@ -216,6 +216,20 @@ describe('loadAgents: bases and errors', () => {
     });
   });
 
+  it('tells a repository with no commits so, instead of asking for a base it cannot have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-nocommits-'));
+    try {
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+      for (const base of [undefined, 'main'])
+        await expect(loadAgents({ repo: dir, ...(base ? { base } : {}) })).rejects.toMatchObject({
+          code: 'UNKNOWN_BASE',
+          message: expect.stringMatching(/^This repository has no commits yet/),
+        });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('defaults to main, then master; an explicit base and a per-agent base are honoured', async () => {
     repo = createRepoFixture({ 'a.txt': text(numbered(10)) }, { branch: 'master' });
     const w = repo

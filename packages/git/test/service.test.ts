@@ -92,3 +92,28 @@ describe('GitService.merge', () => {
     expect(swapped.conflicts.map((c) => c.message ?? '').join('\n')).not.toMatch(/[0-9a-f]{40}/);
   });
 });
+
+describe('GitService.pairTrees', () => {
+  it("gives the pair's base, both states (uncommitted work included) and their merge, readable file by file", async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 1;\n' });
+    const base = repo.head();
+    repo.worktree('alice').write('src/a.ts', 'export const a = 2;\n').commit('alice');
+    const bob = repo.worktree('bob').write('src/new.ts', 'export const n = 3;\n'); // untracked, not committed
+    result = await loadAgents({ repo: repo.dir });
+    const trees = await result.git.pairTrees(agent(result.agents, 'alice'), agent(result.agents, 'bob'));
+    expect(trees.base).toBe(base);
+    expect(trees.merge.clean).toBe(true);
+    const read = async (tree: string, path: string) => {
+      const id = (await result!.git.listTree(tree)).get(path);
+      return id === undefined ? undefined : result!.git.readBlob(id);
+    };
+    expect(await read(trees.base!, 'src/a.ts')).toBe('export const a = 1;\n');
+    expect(await read(trees.b, 'src/new.ts')).toBe('export const n = 3;\n');
+    expect(await read(trees.a, 'src/new.ts')).toBeUndefined();
+    expect(await read(trees.merge.tree!, 'src/a.ts')).toBe('export const a = 2;\n');
+    expect(await read(trees.merge.tree!, 'src/new.ts')).toBe('export const n = 3;\n');
+    expect([...(await result.git.listTree(trees.merge.tree!)).keys()].sort()).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
+    // The user's work tree and object store are untouched: bob's file is still untracked.
+    expect(bob.git('status', '--porcelain')).toContain('?? src/new.ts');
+  });
+});

@@ -102,10 +102,10 @@ export function registerCommands(s: Session): void {
           if (!repo || !selfAgent || !otherAgent)
             return { acknowledged: ids, recordedIn: 'memory', reason: 'the advisory is not in the latest scan' };
           try {
-            const { file, receipt } = await acknowledgePair(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir, {
+            const { file, receipt, already } = await acknowledgePair(trailDirOf(s, repo), selfAgent, otherAgent, repo.commonDir, {
               note: `acknowledged in the editor (${otherAgent.id})`,
             });
-            return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt };
+            return { acknowledged: ids, recordedIn: 'trail', trail: file, receipt, ...(already ? { already } : {}) };
           } catch (error) {
             s.log.error(`Recording the acknowledgement in the shadow trail failed: ${message(error)}; kept in memory.`);
             return { acknowledged: ids, recordedIn: 'memory', reason: message(error) };

@@ -6,6 +6,7 @@
 import { isAbsolute, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Problem } from '@airspace/core';
+import { unsafeRepoPath } from '@airspace/git';
 import { real, relativeTo } from './workspace.js';
 
 export type IntentPath = { readonly path: string } | { readonly problem: Problem };
@@ -28,9 +29,15 @@ export function intentPath(worktree: string, item: string): IntentPath {
   if (absolute !== undefined) {
     // The worktree is a real path; the client's may go through a symbolic link.
     const rel = relativeTo(worktree, resolve(absolute)) ?? relativeTo(worktree, real(absolute));
-    return rel === undefined ? refused(item, `is an absolute path outside this worktree (${worktree})`) : { path: rel };
+    if (rel === undefined) return refused(item, `is an absolute path outside this worktree (${worktree})`);
+    return checked(item, rel);
   }
-  const normal = posix.normalize(item.replace(/\\/g, '/'));
-  if (normal === '.' || normal === '..' || normal.startsWith('../')) return refused(item, 'leads outside the worktree');
-  return { path: normal.replace(/^\.\//, '') };
+  return checked(item, posix.normalize(item.replace(/\\/g, '/')).replace(/^\.\//, ''));
+}
+
+/** The one rule for paths from outside (`unsafeRepoPath`): nothing leads out of the worktree or into `.git`. */
+function checked(item: string, path: string): IntentPath {
+  const why = unsafeRepoPath(path);
+  if (why === undefined) return { path };
+  return refused(item, why.includes('outside') ? 'leads outside the worktree' : why);
 }

@@ -2,9 +2,7 @@
  * The other agent's change itself: the hunks of its diff (against its merge base, uncommitted
  * work included) that touch a region, read with git. Read-only.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { runGit } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, readWorktreeFile, runGit } from '@airspace/git';
 import type { Range } from '@airspace/core';
 
 export interface DiffHunk {
@@ -48,7 +46,8 @@ export interface OtherChangeQuery {
 
 /** The diff hunks of the other side near `range`, as unified-diff text, or a note why there is none. */
 export async function otherChange(q: OtherChangeQuery): Promise<string> {
-  const diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U2', q.base ?? 'HEAD', '--', q.path], { cwd: q.worktree });
+  const base = gitOperand(q.base ?? 'HEAD', 'base');
+  const diff = await runGit(['diff', '--no-color', '--no-ext-diff', '-U2', END_OF_OPTIONS, base, '--', q.path], { cwd: q.worktree });
   if (diff.trim() === '') return untrackedExcerpt(q);
   const hunks = parseUnifiedDiff(diff).filter((h) => near(h, q.range));
   const lines: string[] = [];
@@ -62,8 +61,9 @@ export async function otherChange(q: OtherChangeQuery): Promise<string> {
 
 /** A new, untracked file has no diff: show its lines as additions. */
 async function untrackedExcerpt(q: OtherChangeQuery): Promise<string> {
-  const text = await readFile(join(q.worktree, q.path), 'utf8').catch(() => undefined);
-  if (text === undefined) return '(their file is deleted or unreadable)';
+  const read = await readWorktreeFile(q.worktree, q.path);
+  if (!('content' in read)) return '(their file is deleted or unreadable)';
+  const text = read.content.toString('utf8');
   const all = text.split('\n');
   const from = Math.max(0, (q.range?.[0] ?? 1) - 1);
   const slice = all.slice(from, from + MAX_LINES).map((l) => `+${l}`);

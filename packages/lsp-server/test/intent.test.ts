@@ -21,14 +21,21 @@ describe('intentPath', () => {
     [pathToFileURL('/home/dev/tree/b.ts').href, 'b.ts'],
   ])('maps %s to %s', (item, path) => expect(intentPath(wt, item)).toEqual({ path }));
 
-  it.each(['/abs/x.ts', '/home/dev/treehouse/a.ts', '../x.ts', 'src/../../x.ts', '', '.', 'file://host/%%'])(
-    'refuses %j with a problem',
-    (item) => {
-      const got = intentPath(wt, item);
-      expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
-      expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
-    },
-  );
+  it.each([
+    '/abs/x.ts',
+    '/home/dev/treehouse/a.ts',
+    '../x.ts',
+    'src/../../x.ts',
+    '',
+    '.',
+    'file://host/%%',
+    '.git/config',
+    '/home/dev/tree/.git/hooks/x',
+  ])('refuses %j with a problem', (item) => {
+    const got = intentPath(wt, item);
+    expect(got).toMatchObject({ problem: { code: 'INTENT_PATH_REFUSED' } });
+    expect('problem' in got && got.problem.message).toMatch(/^declareIntent: .* not declared\.$/);
+  });
 });
 
 describe('airspace.declareIntent', () => {

@@ -5,6 +5,7 @@
  */
 import { EngineCore, InputError } from '@airspace/engine';
 import {
+  EngineAnswerError,
   EngineRequestError,
   engineDisabled,
   ensureEngine,
@@ -85,6 +86,12 @@ export function createBackend(options: { cwd: string; engine: boolean; env: Node
           if (error instanceof EngineRequestError && error.body.kind === 'INPUT') throw new InputError(error.message);
           conn.close();
           connection = undefined;
+          // An answer of the wrong shape: that engine is not asked again for a while.
+          if (error instanceof EngineAnswerError) {
+            options.log(`${error.message} Answering in-process.`);
+            engineDownUntil = Date.now() + RETRY_ENGINE_MS;
+            break;
+          }
           if (error instanceof EngineRequestError) {
             options.log(`The engine failed (${error.message}); answering in-process.`);
             break;

@@ -6,7 +6,6 @@
  */
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import type { ScanResult } from '@airspace/core';
@@ -14,6 +13,7 @@ import {
   advisoriesText,
   checkText,
   declaredText,
+  inWorkTree,
   InputError,
   type AcknowledgeResult,
   type AdvisoriesResult,
@@ -21,6 +21,8 @@ import {
   type DeclareIntentResult,
 } from '@airspace/engine';
 import { createBackend, type Backend } from './backend.js';
+import { BoundedStdioTransport } from './stdio-transport.js';
+import { scanSummary } from './summary.js';
 
 export interface McpServerOptions {
   /** The agent's directory (its worktree, or inside it). */
@@ -35,7 +37,7 @@ export interface McpServerOptions {
 
 const INSTRUCTIONS = `Airspace watches the other coding agents working in parallel git worktrees of this repository and tells you when your edit would collide with theirs.
 Before you edit a file, call check_edit with its path (and the lines, if you know them). Do what its last line says: go on, transmit intent (call declare_intent and tell the other agent), steer away (the other agent has right of way: do not make this edit now), or hold course.
-Call declare_intent as soon as you know which files you will change: it warns the others before you touch anything. Call list_advisories from time to time, and acknowledge once you have coordinated about an advisory.`;
+Call declare_intent as soon as you know which files you will change: it warns the others before you touch anything (empty paths withdraw it). Call list_advisories from time to time, and acknowledge once you have coordinated about an advisory. Read airspace://summary for everyone's work in brief.`;
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -92,6 +94,13 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     },
     ({ path, start_line, end_line }) =>
       answer(async () => {
+        // No agent works outside the repository's work trees (or inside .git): nothing to check
+        // there. (A server started outside any repository leaves that to the engine, which says so.)
+        if (path.trim() !== '' && inWorkTree(resolve(options.cwd, 'file')) && !inWorkTree(resolve(options.cwd, path)))
+          return ok(
+            `CLEAR: ${path} is outside the repository's work trees (or inside .git), where no other agent works; it needs no check. Next: go on with the edit.`,
+            { path, outside: true, level: 'clear', conflicts: [], action: 'go-on' },
+          );
         const lines = linesOf(start_line, end_line);
         const result = await backend.call<CheckResult>('check', { target: path, ...(lines ? { lines } : {}), ...me });
         const { text, action } = checkText(result);
@@ -121,14 +130,19 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     {
       title: 'Declare what you are about to change',
       description:
-        'Tells the other agents which files (and symbols) you are about to change, before you edit them; it counts at once and expires. Replaces your previous declaration. Answers who is already close to it.',
+        'Tells the other agents which files (and symbols) you are about to change, before you edit them; it counts at once and expires. Replaces your previous declaration; empty paths and symbols withdraw it. Answers who is already close to it.',
       inputSchema: {
-        paths: z.array(z.string()).default([]).describe('Files you will change, relative to your working directory or absolute.'),
+        paths: z
+          .array(z.string())
+          .default([])
+          .describe(
+            'Files you will change, relative to your working directory or absolute. Empty (and no symbols): withdraw your declaration.',
+          ),
         symbols: z
           .array(z.string())
           .default([])
           .describe(
-            'Functions or classes you will change, as path#name (e.g. src/billing.ts#total or src/a.ts#Parser.parse); each counts as that definition, or its whole file if the file does not define it.',
+            'Functions or classes you will change, as path#name (e.g. src/billing.ts#total or src/a.ts#Parser.parse); each counts as that definition (also when its file is in paths), or its whole file if the file does not define it.',
           ),
         note: z.string().max(500).optional().describe('One sentence for the others: what and why.'),
         minutes: z
@@ -169,10 +183,11 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
     ({ with: other, note }) =>
       answer(async () => {
         const result = await backend.call<AcknowledgeResult>('acknowledge', { with: other, ...(note ? { note } : {}), ...me });
-        return ok(
-          `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (receipt ${result.receipt.hash.slice(0, 12)}). Next: go on as agreed; check_edit again before editing shared lines.`,
-          result,
-        );
+        const receipt = `receipt ${result.receipt.hash.slice(0, 12)}`;
+        const said = result.already
+          ? `Already acknowledged: ${result.agent} acknowledged the advisory with ${result.with} before (${result.trail}, ${receipt}); nothing new was recorded.`
+          : `Acknowledged the advisory between ${result.agent} and ${result.with}; recorded in ${result.trail} (${receipt}).`;
+        return ok(`${said} Next: go on as agreed; check_edit again before editing shared lines.`, result);
       }),
   );
 
@@ -190,19 +205,30 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result, null, 2) }] };
     },
   );
+  server.registerResource(
+    'airspace-summary',
+    'airspace://summary',
+    {
+      title: 'The airspace now, in brief',
+      description:
+        'Each agent with its changed and declared files, each pair above clear with its level, risk, right of way and first evidence, and the forecasts: a few hundred bytes per agent, where airspace://scan is the full scan JSON.',
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const result = await backend.call<ScanResult>('scan', {});
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(scanSummary(result)) }] };
+    },
+  );
   return server;
 }
 
 /** Runs the server on stdio until the client goes away (the transport closes, or stdin ends). */
-export async function runMcpServer(options: McpServerOptions, transport: Transport = new StdioServerTransport()): Promise<void> {
+export async function runMcpServer(options: McpServerOptions, transport: Transport = new BoundedStdioTransport()): Promise<void> {
   const log = (m: string): void => void process.stderr.write(`airspace mcp: ${m}\n`);
   const backend = createBackend({ cwd: resolve(options.cwd), engine: options.engine !== false, env: options.env ?? process.env, log });
   const server = createAirspaceMcpServer(options, backend);
-  const closed = new Promise<void>((resolveClosed) => {
-    server.server.onclose = () => resolveClosed();
-    // The stdio transport does not notice the end of its input by itself.
-    if (transport instanceof StdioServerTransport) process.stdin.once('end', () => resolveClosed());
-  });
+  // The stdio transport closes at the end of its input.
+  const closed = new Promise<void>((resolveClosed) => (server.server.onclose = () => resolveClosed()));
   await server.connect(transport);
   await closed;
   await server.close().catch(() => undefined);

@@ -5,8 +5,9 @@
  * moves, an agent's overlay only when its changed files' contents do.
  */
 import { readFile } from 'node:fs/promises';
-import type { Agent } from '@airspace/core';
+import type { Agent, AnyChannel, Problem } from '@airspace/core';
 import {
+  loadParser,
   baseView,
   createFactsStore,
   createSymbolService,
@@ -26,10 +27,43 @@ import {
   type IndexView,
   type OverlayChange,
 } from '@airspace/analysis';
-import { fsPath, type GitService } from '@airspace/git';
+import { contentOf, fsPath, hasRawBytes, readWorktreeFile, type GitService } from '@airspace/git';
 
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
+
+/** Problem codes of the parser: none loaded (the channels needing facts not checked), or the wasm one used. */
+export const PARSER_UNAVAILABLE = 'PARSER_UNAVAILABLE';
+export const PARSER_WASM = 'PARSER_WASM';
+
+/**
+ * This process's parser, loaded once (`loadParser`, as `AIRSPACE_PARSER` says), as a scan
+ * problem when it is not the native one: `PARSER_WASM` (a note: same facts, slower), or
+ * `PARSER_UNAVAILABLE` with `unavailable`, the reason the channels needing facts are not checked.
+ */
+export async function parserProblem(
+  channels: readonly AnyChannel[],
+): Promise<{ readonly problem: Problem; readonly unavailable?: string } | undefined> {
+  const status = await loadParser();
+  if (status.kind === 'native') return undefined;
+  if (status.kind === 'wasm')
+    return {
+      problem: {
+        code: PARSER_WASM,
+        message: `Parsing with tree-sitter's WebAssembly build: ${status.why}. Same facts, slower (docs/benchmarks.md).`,
+      },
+    };
+  const names = channels
+    .filter((c) => (c.requires ?? []).some((r) => (ANALYSIS_SERVICES as readonly string[]).includes(r)))
+    .map((c) => c.id);
+  return {
+    problem: {
+      code: PARSER_UNAVAILABLE,
+      message: `No tree-sitter parser loaded (${status.why}): ${names.join(', ')} ${names.length === 1 ? 'was' : 'were'} not checked.`,
+    },
+    unavailable: `no tree-sitter parser loaded (${status.why})`,
+  };
+}
 
 export interface AnalysisServices {
   /** Import graph views (dependency channel). */
@@ -127,7 +161,11 @@ export function createAnalysisState(): AnalysisState {
         const key = overlayKey(agent);
         let entry = overlays.get(agent.id);
         if (entry?.key !== key) {
-          const worktreeRead = (path: string): Promise<Buffer> => readFile(fsPath(agent.worktree ?? root, path));
+          // A name that is not UTF-8 is read by its bytes; any other through the one work-tree file rule.
+          const worktreeRead = async (path: string): Promise<Buffer> =>
+            hasRawBytes(path)
+              ? readFile(fsPath(agent.worktree ?? root, path))
+              : contentOf(await readWorktreeFile(agent.worktree ?? root, path));
           entry = { key, overlay: await overlay(base.index, changesOf(agent, read, worktreeRead), { store, bodies }) };
           overlays.set(agent.id, entry);
         }

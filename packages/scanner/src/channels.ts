@@ -12,6 +12,7 @@ import { overlapChannel } from '@airspace/channel-overlap';
 import { pastConflictsChannel } from '@airspace/channel-pastconflicts';
 import { symbolsChannel } from '@airspace/channel-symbols';
 import { treeChannel } from '@airspace/channel-tree';
+import { typecheckChannel } from '@airspace/channel-typecheck';
 
 export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => overlapChannel(),
@@ -22,4 +23,5 @@ export const BUILTIN_CHANNELS: readonly (() => AnyChannel)[] = [
   () => callGraphChannel(),
   () => coChangeChannel(),
   () => pastConflictsChannel(),
+  () => typecheckChannel(),
 ];

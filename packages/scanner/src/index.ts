@@ -34,7 +34,15 @@ export {
   type IntentMap,
   type IntentSpec,
 } from './intent.js';
-export { indexWorktree, createAnalysisState, ANALYSIS_SERVICES, type AnalysisState, type AnalysisServices } from './analysis.js';
+export {
+  indexWorktree,
+  createAnalysisState,
+  ANALYSIS_SERVICES,
+  PARSER_UNAVAILABLE,
+  PARSER_WASM,
+  type AnalysisState,
+  type AnalysisServices,
+} from './analysis.js';
 export {
   conflictGroups,
   mergeOrder,

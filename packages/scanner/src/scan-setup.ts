@@ -97,8 +97,9 @@ export function scanOptionsOf(
 
 /**
  * Config + calibration + built-ins → the channel set and recency of every scan of `repository`.
- * An explicit config or calibration file that cannot be read is a `ScannerError`; an invalid one
- * is a problem in `set.problems` and its valid parts apply.
+ * An explicit config or calibration file that cannot be read, and a config module that hangs or
+ * calls `process.exit`, is a `ScannerError`; an invalid one is a problem in `set.problems` and its
+ * valid parts apply.
  */
 export async function loadScanSetup(repository: RepositoryInfo, options: ScanSetupOptions = {}): Promise<ScanSetup> {
   const where = await configLocation(repository);
@@ -115,10 +116,15 @@ export async function loadScanSetup(repository: RepositoryInfo, options: ScanSet
   // Which of two different configs applies is said, never silent (only when none was named).
   const loaded =
     options.config === undefined && where.problems.length ? { ...found, problems: [...where.problems, ...found.problems] } : found;
-  if (configPath) {
-    const fatal = loaded.problems.find((p) => p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE');
-    if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
-  }
+  // A config module that hangs or exits is never quietly replaced by defaults: its scan could
+  // then say "clear" where the config meant otherwise.
+  const fatal = loaded.problems.find(
+    (p) =>
+      p.code === 'CONFIG_TIMEOUT' ||
+      p.code === 'CONFIG_EXITED' ||
+      (configPath !== undefined && (p.code === 'CONFIG_NOT_FOUND' || p.code === 'CONFIG_UNREADABLE')),
+  );
+  if (fatal) throw new ScannerError('UNREADABLE_CONFIG', fatal.message.replace(/; using defaults\.$/, '.'));
   const set = await resolveChannelSet({
     builtins,
     loaded,

@@ -11,7 +11,15 @@
  *   await scanner.dispose();
  */
 import { basename, resolve } from 'node:path';
-import { createPairCache, scanAirspace, type Agent, type Problem, type RecencyOptions, type ScanResult } from '@airspace/core';
+import {
+  createPairCache,
+  scanAirspace,
+  unavailableService,
+  type Agent,
+  type Problem,
+  type RecencyOptions,
+  type ScanResult,
+} from '@airspace/core';
 import type { ChannelSet } from '@airspace/config';
 import {
   loadAgents,
@@ -30,7 +38,7 @@ import {
   type LoadAgentsResult,
   type RepositoryInfo,
 } from '@airspace/git';
-import { ANALYSIS_SERVICES, createAnalysisState, type AnalysisProgress } from './analysis.js';
+import { ANALYSIS_SERVICES, createAnalysisState, parserProblem, type AnalysisProgress } from './analysis.js';
 import { loadScanSetup, scanOptionsOf, type ScanSetupOptions } from './scan-setup.js';
 import { applyIntentMap, hasIntentSymbols, probeAgent, resolveIntentSymbols, type IntentMap } from './intent.js';
 
@@ -284,7 +292,12 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const services: Record<string, unknown> = { git: loaded.git };
     const problems: Problem[] = [];
     const needs = new Set(channels.flatMap((c) => c.requires ?? []));
-    if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
+    // No parser (neither native nor wasm loads): the channels that need facts are not checked.
+    const parser = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? await parserProblem(channels) : undefined;
+    if (parser) problems.push(parser.problem);
+    if (parser?.unavailable) {
+      for (const s of ANALYSIS_SERVICES) services[s] = unavailableService(parser.problem.code, parser.unavailable);
+    } else if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
       try {
         const onIndex = (p: AnalysisProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
         const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, {
@@ -361,7 +374,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
           base: loaded.base.commit,
           repository: loaded.repository.id,
           probe: extra.probe !== undefined,
-          analysis: services.importGraph !== undefined,
+          analysis: services.importGraph !== undefined && !parser?.unavailable,
         }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },

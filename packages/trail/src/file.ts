@@ -5,8 +5,9 @@
  * old trail or an appended receipt.
  */
 import { randomUUID } from 'node:crypto';
-import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readRegularFile } from '@airspace/git/worktree-file';
 import { TrailError, TrailErrorCodes } from './errors.js';
 import type { AcknowledgementInput, EventOptions } from './trail.js';
 import { appendAcknowledgement } from './trail.js';
@@ -18,14 +19,21 @@ export function serializeTrail(trail: ShadowTrail): string {
   return `${JSON.stringify(trail, null, 2)}\n`;
 }
 
+/**
+ * A file the user names (a trail): a link is followed, but only a regular file is read, through a
+ * non-blocking descriptor and bounded (`readRegularFile`), so a FIFO or a device never blocks.
+ */
+export async function readNamedFile(file: string): Promise<string> {
+  const read = await readRegularFile(file, { followLinks: true });
+  if ('content' in read) return read.content.toString('utf8');
+  throw new Error(read.detail);
+}
+
 /** Read and verify a trail file; throws `invalid-trail` (with the verification failure) when it does not verify. */
 export async function readTrailFile(file: string): Promise<ShadowTrail> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `Cannot read trail file ${file}: ${(error as Error).message}`);
-  }
+  const text = await readNamedFile(file).catch((error: Error) => {
+    throw new TrailError(TrailErrorCodes.INVALID_ARGUMENT, `Cannot read trail file ${file}: ${error.message}`);
+  });
   const result = verifyShadowTrailText(text);
   if (!result.ok)
     throw new TrailError(TrailErrorCodes.INVALID_TRAIL, `Trail file ${file} does not verify (${result.reason}): ${result.message}`, result);

@@ -6,6 +6,7 @@
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from '@airspace/core';
+import { TrailError, TrailErrorCodes } from './errors.js';
 import { acknowledgeAdvisory, findTrailFile, readTrailFile, withTrailLock, writeTrailFileAtomic } from './file.js';
 import type { ObservationInput } from './observation.js';
 import { createShadowTrail, summarizeShadowTrail } from './trail.js';
@@ -41,9 +42,14 @@ function observation(agent: Agent, repositoryId: string, now: number): Observati
 export interface PairAcknowledgement {
   readonly file: string;
   readonly receipt: { readonly eventId: string; readonly hash: string };
+  /** `self` had already acknowledged the latest advisory: nothing was appended, `receipt` is that acknowledgement's. */
+  readonly already?: true;
 }
 
-/** Appends `self`'s acknowledgement to the pair's trail in `dir`, creating the trail if needed. */
+/**
+ * Appends `self`'s acknowledgement to the pair's trail in `dir`, creating the trail if needed. A
+ * second acknowledgement of the same advisory appends nothing and says so (`already`).
+ */
 export async function acknowledgePair(
   dir: string,
   self: Agent,
@@ -66,8 +72,17 @@ export async function acknowledgePair(
         await createShadowTrail(observation(self, repositoryId, now), observation(other, repositoryId, now), { now }),
       );
   });
-  const { receipt } = await acknowledgeAdvisory(file, { agentId: self.id, note: options.note ?? `acknowledged (${other.id})` }, { now });
-  return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash } };
+  try {
+    const { receipt } = await acknowledgeAdvisory(file, { agentId: self.id, note: options.note ?? `acknowledged (${other.id})` }, { now });
+    return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash } };
+  } catch (error) {
+    if (!(error instanceof TrailError && error.code === TrailErrorCodes.DUPLICATE_ACKNOWLEDGEMENT)) throw error;
+    const trail = await readTrailFile(file);
+    const mine = summarizeShadowTrail(trail).acknowledgements.find((a) => a.agentId === self.id);
+    const receipt = trail.receipts.find((r) => r.eventId === mine?.eventId);
+    if (!receipt) throw error;
+    return { file, receipt: { eventId: receipt.eventId, hash: receipt.hash }, already: true };
+  }
 }
 
 /** Whether `self` acknowledged the latest advisory of its trail with `other` in `dir`. A trail that does not verify counts as none. */

@@ -33,9 +33,14 @@ describe('acknowledging an advisory between two agents of a scan', () => {
     expect(verifyShadowTrailText(readFileSync(ack.file, 'utf8')).ok).toBe(true);
     expect(await pairAcknowledged(dir, 'alice', 'bob/feature')).toBe(true);
     expect(await pairAcknowledged(dir, 'bob/feature', 'alice')).toBe(false);
-    // The other side acknowledges the same trail; a second acknowledgement by one side is refused.
+    // The other side acknowledges the same trail; a second acknowledgement by one side records
+    // nothing and says it was already made (the first one's receipt), never a failure.
     await acknowledgePair(dir, bob, alice, 'repo', { now: Date.parse('2026-12-01T10:01:00.000Z') });
     expect(await pairAcknowledged(dir, 'bob/feature', 'alice')).toBe(true);
-    await expect(acknowledgePair(dir, alice, bob, 'repo', { now: Date.parse('2026-12-01T10:02:00.000Z') })).rejects.toThrow();
+    const before = readFileSync(ack.file, 'utf8');
+    const again = await acknowledgePair(dir, alice, bob, 'repo', { now: Date.parse('2026-12-01T10:02:00.000Z') });
+    expect(again).toEqual({ file: ack.file, receipt: ack.receipt, already: true });
+    expect(ack.already).toBeUndefined();
+    expect(readFileSync(ack.file, 'utf8')).toBe(before);
   });
 });

@@ -321,6 +321,16 @@ describe('verifyShadowTrail', () => {
     expect(verifyShadowTrail(persisted(), { expectedHeadHash: trail.receipts[4]!.hash })).toMatchObject({ ok: true });
   });
 
+  it('tells a mistyped head (a few digits off a receipt) from a trail cut or replaced', () => {
+    const head = trail.receipts[4]!.hash;
+    const typo = (head[0] === 'a' ? 'b' : 'a') + head.slice(1);
+    const slip = verifyShadowTrail(persisted(), { expectedHeadHash: typo }) as { ok: false; reason: string; message: string };
+    expect(slip).toMatchObject({ ok: false, reason: 'head-mismatch' });
+    expect(slip.message).toMatch(/receipt 4's hash differs from it in 1 digit: check the head you copied/);
+    const other = verifyShadowTrail(persisted(), { expectedHeadHash: 'f'.repeat(64) }) as { message: string };
+    expect(other.message).toMatch(/not in this trail \(truncated or replaced\)/);
+  });
+
   it('rejects a duplicate event id, a time regression and a broken rule even in a consistently re-hashed chain', () => {
     const duplicate = persisted();
     duplicate.receipts[4].eventId = 'ack-alice';

@@ -1,10 +1,12 @@
 /**
  * The live view: an HTTP server on localhost that serves the page and pushes each new scan to it
- * as a server-sent event. Loopback only by default, and requests naming another host are refused
- * (a web page elsewhere cannot read the scan through DNS rebinding).
+ * as a server-sent event. Loopback only by default. Whatever the address, a request whose Host is
+ * not a name or address the server is bound to is refused (a web page elsewhere cannot read the
+ * scan through DNS rebinding); on an address other than loopback the server says it is `exposed`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import type { ScanResult } from '@airspace/core';
 import { renderViewHtml } from './html.js';
 
@@ -32,6 +34,8 @@ export interface ViewServer {
   update(result?: ScanResult): Promise<void>;
   /** Number of pages listening for updates. */
   readonly clients: number;
+  /** Listening on an address other than loopback: anyone who can reach it reads every path and diff of the scan. */
+  readonly exposed: boolean;
   close(): Promise<void>;
 }
 
@@ -43,8 +47,25 @@ function fingerprint(result: ScanResult): string {
   return JSON.stringify({ ...result, generatedAt: undefined });
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+/** Whether `host` (an address or name to listen on) is loopback only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || h.startsWith('127.') || h.startsWith('::ffff:127.');
+}
+
+/**
+ * The `Host` values a request may carry (lower case, with the port): the bound address and the
+ * loopback names; for a wildcard address (`0.0.0.0`, `::`), every address of this machine and its
+ * name. Any other name is refused, loopback or not: DNS rebinding lends a page elsewhere one.
+ */
+export function allowedHostHeaders(host: string, port: number): Set<string> {
+  const bracket = (a: string): string => (a.includes(':') ? `[${a}]` : a);
+  const names = new Set(['localhost', '127.0.0.1', '::1', host.replace(/^\[|\]$/g, '').toLowerCase()]);
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') {
+    names.add(hostname().toLowerCase());
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
+  }
+  return new Set([...names].map((n) => `${bracket(n)}:${port}`));
 }
 
 /**
@@ -59,7 +80,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const clients = new Set<ServerResponse>();
 
   let port = 0;
-  const allowedHosts = (): Set<string> => new Set([`${host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+  let allowed = new Set<string>();
 
   function send(res: ServerResponse, text: string): void {
     if (!res.writableEnded) res.write(text);
@@ -74,7 +95,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    if (isLoopback(host) && !allowedHosts().has(req.headers.host ?? '')) {
+    if (!allowed.has((req.headers.host ?? '').toLowerCase())) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('Forbidden: unexpected Host header.\n');
       return;
     }
@@ -109,6 +130,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     });
   });
   port = (server.address() as AddressInfo).port;
+  allowed = allowedHostHeaders(host, port);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
 
   function publish(result: ScanResult, force: boolean): void {
@@ -154,6 +176,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   let closed: Promise<void> | null = null;
   return {
     url,
+    exposed: !isLoopbackHost(host),
     get clients() {
       return clients.size;
     },

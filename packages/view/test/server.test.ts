@@ -1,7 +1,8 @@
 import { request } from 'node:http';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
-import { startViewServer, type ViewServer } from '../src/server.js';
+import { isLoopbackHost, startViewServer, type ViewServer } from '../src/server.js';
 import { forecastScan, smallScan } from './fixture.js';
 
 let server: ViewServer | undefined;
@@ -157,6 +158,28 @@ describe('startViewServer', () => {
     expect(await status('evil.example:80')).toBe(403);
     expect(await status(`localhost:${port}`)).toBe(200);
     expect(await status(`127.0.0.1:${port}`, '/nope')).toBe(404);
+  });
+
+  it('on a non-loopback address keeps refusing other host names, and says it is exposed', async () => {
+    server = await startViewServer({ scan: async () => smallScan(), host: '0.0.0.0' });
+    expect(server.exposed).toBe(true);
+    const { port } = new URL(server.url);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/scan.json', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status(`evil.example:${port}`)).toBe(403);
+    expect(await status(`attacker.test`)).toBe(403);
+    expect(await status(`localhost:${port}`)).toBe(200);
+    expect(await status(`127.0.0.1:${port}`)).toBe(200);
+    expect(await status(`${hostname()}:${port}`)).toBe(200);
+    expect(isLoopbackHost('127.0.0.1') && isLoopbackHost('::1') && isLoopbackHost('localhost')).toBe(true);
+    expect(isLoopbackHost('0.0.0.0') || isLoopbackHost('192.168.1.5') || isLoopbackHost('::')).toBe(false);
   });
 
   it('closes open event streams on close()', async () => {

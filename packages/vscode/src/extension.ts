@@ -3,6 +3,7 @@
  * or `airspace.server.command`), copies message summaries to the clipboard, and shows the
  * advisories that concern this workspace in the status bar. Everything else is the server's.
  */
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 
@@ -14,11 +15,16 @@ interface AdvisoriesParams {
   readonly advisories: readonly { readonly a: string; readonly b: string; readonly level: string; readonly steer?: string }[];
 }
 
-function serverOptions(): ServerOptions {
+/** The server inside the packaged extension (`server/`, bundled by scripts/release.mjs), else the workspace's. */
+function serverModule(context: vscode.ExtensionContext): string {
+  const bundled = context.asAbsolutePath('server/dist/bin.js');
+  return existsSync(bundled) ? bundled : require.resolve('@airspace/lsp-server/bin');
+}
+
+function serverOptions(context: vscode.ExtensionContext): ServerOptions {
   const command = vscode.workspace.getConfiguration('airspace').get<string[]>('server.command') ?? [];
   if (command.length > 0) return { command: command[0]!, args: command.slice(1), transport: TransportKind.stdio };
-  const module = require.resolve('@airspace/lsp-server/bin');
-  return { module, transport: TransportKind.stdio, args: ['--stdio'] };
+  return { module: serverModule(context), transport: TransportKind.stdio, args: ['--stdio'] };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -44,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   };
 
-  client = new LanguageClient('airspace', 'Airspace', serverOptions(), clientOptions);
+  client = new LanguageClient('airspace', 'Airspace', serverOptions(context), clientOptions);
   context.subscriptions.push(
     client.onNotification('airspace/advisories', (params: AdvisoriesParams) => {
       byFolder.set(params.folder, params);

@@ -1,13 +1,12 @@
 /**
- * Parse one file with native tree-sitter and turn query matches into `FileFacts`: the four query
+ * Parse one file with tree-sitter (native or WebAssembly: `parser-backend.ts`) and turn query matches into `FileFacts`: the four query
  * files compiled as one query per language, its matches split by query file and handed to the
  * readers (`js-imports.ts` or `python-imports.ts`, `definitions.ts`, `references.ts`, `calls.ts`).
  *
- * Only the facts are kept; the native tree is freed by a finalizer once the caller returns to the
- * event loop (see `worker.ts`). A tree with ERROR nodes still yields facts for what did parse;
+ * Only the facts are kept; a native tree is freed by a finalizer once the caller returns to the
+ * event loop (see `worker.ts`), a WebAssembly tree at once (its memory is the module's, not V8's). A tree with ERROR nodes still yields facts for what did parse;
  * the file is then marked `partial`, never dropped.
  */
-import { createRequire } from 'node:module';
 import type ParserType from 'tree-sitter';
 import type { FileFacts, ImportKind, Language } from '../facts.js';
 import { markImportsOnly } from '../cache/pack.js';
@@ -16,6 +15,7 @@ import { collectDefinitions } from './definitions.js';
 import { scanImportFacts } from './import-scanner.js';
 import { jsExports, jsImports } from './js-imports.js';
 import { bufferMatches, publicMatches, rawMatchesWork, type Match, type MatchLimits } from './matches.js';
+import { currentBackend, type LanguageParser, type ParserBackend } from './parser-backend.js';
 import { pythonImports } from './python-imports.js';
 import { QUERY_KINDS, queryText, type QueryKind } from './queries.js';
 import { collectReferences } from './references.js';
@@ -24,49 +24,34 @@ import type { ScopeMemo } from './scopes.js';
 
 type Query = ParserType.Query;
 
-const require = createRequire(import.meta.url);
-
 interface LanguageRuntime {
-  readonly parser: ParserType;
+  readonly parser: LanguageParser;
   /**
    * The four query files compiled as one query: a query cursor walks the whole tree whatever it
    * matches, so one walk instead of four cuts query time by more than half. Matches are split
    * by their role capture's prefix (see `splitMatches`).
    */
   readonly query: Query;
-  /** Whether matches are read from the transfer buffer (see `matches.ts`). */
+  /** Whether matches are read from the transfer buffer (see `matches.ts`; the native binding's only). */
   readonly raw: boolean;
 }
 
-const runtimes = new Map<string, LanguageRuntime>();
-
-function grammar(language: Language): unknown {
-  switch (language) {
-    case 'typescript':
-      return require('tree-sitter-typescript').typescript;
-    case 'tsx':
-      return require('tree-sitter-typescript').tsx;
-    case 'javascript':
-      return require('tree-sitter-javascript');
-    case 'python':
-      return require('tree-sitter-python');
-  }
-}
+const runtimes = new WeakMap<ParserBackend, Map<string, LanguageRuntime>>();
 
 /** `importsOnly`: the imports query alone (see `FactsScope`): the tree walk matches far less. */
-function runtime(language: Language, importsOnly = false): LanguageRuntime {
+function runtime(language: Language, importsOnly = false, backend: ParserBackend = currentBackend()): LanguageRuntime {
   const key = importsOnly ? `${language}/imports` : language;
-  let rt = runtimes.get(key);
+  let own = runtimes.get(backend);
+  if (!own) runtimes.set(backend, (own = new Map()));
+  let rt = own.get(key);
   if (rt) return rt;
-  const Parser = require('tree-sitter') as typeof ParserType;
-  const lang = grammar(language) as ParserType.Language;
-  const parser = new Parser();
-  parser.setLanguage(lang);
+  const parser = backend.language(language);
   const kinds: readonly QueryKind[] = importsOnly ? ['imports'] : QUERY_KINDS;
-  const query = new Parser.Query(lang, kinds.map((kind) => queryText(language, kind)).join('\n'));
-  const raw = rawMatchesWork(query, parser.parse(SELF_CHECK[language]));
+  const query = parser.query(kinds.map((kind) => queryText(language, kind)).join('\n'));
+  let raw = false;
+  if (backend.kind === 'native') raw = rawMatchesWork(query, parser.parse(SELF_CHECK[language]));
   rt = { parser, query, raw };
-  runtimes.set(key, rt);
+  own.set(key, rt);
   return rt;
 }
 
@@ -95,7 +80,8 @@ export function readsTransferBuffer(language: Language): boolean {
 
 /** Parses `source` as `extractFacts` does and drops the tree: what tree-sitter alone costs (the benchmarks' baseline). */
 export function parseTree(source: string, language: Language): void {
-  runtime(language).parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
+  const { parser } = runtime(language);
+  parser.release(parser.parse(source));
 }
 
 export interface ExtractOptions {
@@ -112,6 +98,8 @@ export interface ExtractOptions {
    * could answer (tests and the differential check compare the two).
    */
   readonly parse?: boolean;
+  /** The parser to use (default: this thread's, `currentBackend`); tests compare native with wasm. */
+  readonly backend?: ParserBackend;
 }
 
 /** Parse `source` as `language` and extract its facts. Never throws on bad input. */
@@ -124,9 +112,16 @@ export function extractFacts(source: string, language: Language, options: Extrac
       return scanned;
     }
   }
-  const rt = runtime(language, options.importsOnly);
-  // The callback form avoids the binding's copy of the whole string per chunk on big inputs.
-  const tree = rt.parser.parse(source, null, { bufferSize: Math.max(32 * 1024, source.length * 2 + 16) });
+  const rt = runtime(language, options.importsOnly, options.backend);
+  const tree = rt.parser.parse(source);
+  try {
+    return factsOf(rt, tree, source, language, options);
+  } finally {
+    rt.parser.release(tree);
+  }
+}
+
+function factsOf(rt: LanguageRuntime, tree: ParserType.Tree, source: string, language: Language, options: ExtractOptions): FileFacts {
   const root = tree.rootNode;
   // A tree with errors may hold zero-width (missing) identifiers, whose names cannot be read
   // from the source by their start: those files take the public API.

@@ -231,8 +231,12 @@ export function rawMatchesWork(query: Query, tree: Tree): boolean {
  * that run only this extractor: the parse workers.
  */
 export function dropNodeCache(): void {
-  const Parser = require('tree-sitter') as { Tree?: { prototype: Record<string, unknown> } };
-  const proto = Parser.Tree?.prototype;
+  let proto: Record<string, unknown> | undefined;
+  try {
+    proto = (require('tree-sitter') as { Tree?: { prototype: Record<string, unknown> } }).Tree?.prototype;
+  } catch {
+    return; // no native binding: nothing to change
+  }
   if (proto && typeof proto._cacheNode === 'function' && typeof proto._cacheNodes === 'function') {
     proto._cacheNode = () => undefined;
     proto._cacheNodes = () => undefined;

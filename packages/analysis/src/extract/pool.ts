@@ -16,6 +16,7 @@ import type { FileFacts, Language } from '../facts.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { scanImportFacts } from './import-scanner.js';
+import { loadParser } from './parser-backend.js';
 import { markImportsOnly, packFacts, unpackFacts } from '../cache/pack.js';
 import { readSource, type SourceSkip } from './source-file.js';
 import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
@@ -186,6 +187,8 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
 
   /** This thread: chunk by chunk, with a turn of the event loop between chunks. */
   const parseHere = async (jobs: readonly WorkerJob[]) => {
+    // This thread's parser (a WebAssembly one loads asynchronously); never rejects.
+    if (jobs.length) await loadParser();
     const collector = jobs.length > 1 ? treeCollector() : undefined;
     let sinceTurn = 0;
     for (const job of jobs) {

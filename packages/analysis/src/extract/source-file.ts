@@ -4,7 +4,7 @@
  * snapshot says where they are on disk (`SnapshotFile.diskPath`), so the thread that indexes
  * spends nothing on their bytes.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '@airspace/git/worktree-file';
 
 export type SourceSkip = { readonly skip: 'too-large' | 'binary' | 'unreadable'; readonly detail?: string };
 
@@ -22,13 +22,9 @@ export function sourceSkip(content: Uint8Array, maxBytes: number): SourceSkip | 
   return undefined;
 }
 
-/** The bytes of the file at `diskPath` to parse, or why not. */
+/** The bytes of the file at `diskPath` to parse, or why not: a regular file only, read up to `maxBytes` (`readRegularFileSync`). */
 export function readSource(diskPath: string, maxBytes: number): { readonly content: Buffer } | SourceSkip {
-  let content: Buffer;
-  try {
-    content = readFileSync(diskPath);
-  } catch (e) {
-    return { skip: 'unreadable', detail: e instanceof Error ? e.message : String(e) };
-  }
-  return sourceSkip(content, maxBytes) ?? { content };
+  const read = readRegularFileSync(diskPath, Number.isFinite(maxBytes) ? { maxBytes } : {});
+  if ('skip' in read) return { skip: read.skip === 'too-large' ? 'too-large' : 'unreadable', detail: read.detail };
+  return sourceSkip(read.content, maxBytes) ?? { content: read.content };
 }

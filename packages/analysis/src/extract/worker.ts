@@ -6,17 +6,24 @@
  * That return is what frees memory: the native trees are released by finalizers that Node runs
  * only between turns, so a thread parsing file after file without returning kept every tree it
  * had made. It also collects garbage every megabyte of source (see `collect.ts`).
+ *
+ * The parser (native, else WebAssembly: `parser-backend.ts`) is loaded before the worker says it
+ * is ready. A WebAssembly module's memory grows to the largest tree it held and is not given
+ * back; like native memory, it goes when the pool ends the thread.
  */
 import { parentPort } from 'node:worker_threads';
 import { packFacts } from '../cache/pack.js';
 import { treeCollector } from './collect.js';
 import { extractFacts, sourceText } from './extract.js';
 import { dropNodeCache } from './matches.js';
+import { loadParser } from './parser-backend.js';
 import { readSource } from './source-file.js';
 import { extractOptions, WORKER_READY, type WorkerJob, type WorkerResult } from './worker-protocol.js';
 
 const collector = treeCollector();
 dropNodeCache();
+// Never rejects: without a parser each job fails with why (the scanner reports it once, first).
+await loadParser();
 
 parentPort!.on('message', (jobs: WorkerJob[]) => {
   const results: WorkerResult[] = [];

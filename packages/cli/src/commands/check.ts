@@ -8,8 +8,7 @@
  * same function (`@airspace/engine`'s `runCheck`), the same answer. This module loads only the
  * engine's light client, so a check through the engine costs little more than Node's start.
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { engineDisabled, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
@@ -23,6 +22,8 @@ import { colorWanted, createStyle } from '../report/color.js';
 import { printable, printableDeep } from '../report/printable.js';
 import { createProgressBar } from '../report/progress.js';
 import { formatChannels, formatEvidence, formatRange } from '../report/table.js';
+import { parserLine } from './scan.js';
+import { toolCallTarget } from './tool-call.js';
 
 export type { CheckConflict, CheckResult, DiffHunk } from '@airspace/engine';
 
@@ -34,54 +35,9 @@ interface CheckFlags extends RepoFlags {
   readonly engine?: boolean;
   readonly verbose?: boolean;
   readonly toolCall?: boolean;
+  /** `--with-mcp`: the model also has Airspace's MCP tools, so the advice may name them. */
+  readonly withMcp?: boolean;
   readonly failOn?: 'traffic' | 'resolution';
-}
-
-/** What an agent harness's pre-edit hook receives on stdin, as far as a check needs it. */
-interface ToolCall {
-  readonly cwd?: unknown;
-  readonly tool_input?: { readonly file_path?: unknown; readonly path?: unknown; readonly old_string?: unknown; readonly edits?: unknown };
-}
-
-/**
- * The file (and lines) a harness's Edit/Write tool call is about to change: `tool_input.file_path`
- * (or `path`); for an edit whose `old_string` is found in the file, the lines it spans now.
- * Undefined when the call names no file (nothing to check).
- */
-export function toolCallTarget(text: string, cwd: string): { cwd: string; target: string; lines?: string } | undefined {
-  let call: ToolCall;
-  try {
-    call = JSON.parse(text) as ToolCall;
-  } catch {
-    throw new CliError('--tool-call expects the tool call as JSON on standard input.');
-  }
-  const input = call?.tool_input;
-  const file = typeof input?.file_path === 'string' ? input.file_path : typeof input?.path === 'string' ? input.path : undefined;
-  if (!file) return undefined;
-  const dir = typeof call.cwd === 'string' && isAbsolute(call.cwd) ? call.cwd : cwd;
-  const olds =
-    typeof input?.old_string === 'string'
-      ? [input.old_string]
-      : Array.isArray(input?.edits)
-        ? (input.edits as { old_string?: unknown }[]).map((e) => e?.old_string).filter((o): o is string => typeof o === 'string')
-        : [];
-  let content: string | undefined;
-  try {
-    content = readFileSync(resolve(dir, file), 'utf8');
-  } catch {
-    content = undefined;
-  }
-  // The lines the edits replace, when every one is found; otherwise the whole file.
-  let first = Infinity;
-  let last = 0;
-  for (const old of olds) {
-    const at = old === '' || content === undefined ? -1 : content.indexOf(old);
-    if (at < 0) return { cwd: dir, target: file };
-    const start = content!.slice(0, at).split('\n').length;
-    first = Math.min(first, start);
-    last = Math.max(last, start + old.split('\n').length - 1);
-  }
-  return { cwd: dir, target: file, ...(olds.length > 0 ? { lines: `${first}-${last}` } : {}) };
 }
 
 /** How long a check waits for the engine's answer before scanning in-process (the first one is a cold scan). */
@@ -144,6 +100,15 @@ function readStdin(): Promise<string> {
   });
 }
 
+/**
+ * Claude Code's structured answer of a PreToolUse hook that lets the call through: the advice as
+ * `additionalContext`, which the harness adds to the model's context before the tool runs (plain
+ * stdout of a passing hook reaches only the transcript). Harnesses that read no JSON ignore it.
+ */
+export function hookAnswer(advice: string): object {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: advice } };
+}
+
 /** Shown escaped, never obeyed: ids, paths and the other side's lines may hold escape sequences (a hunk keeps its line breaks). */
 function printableCheck(answer: CheckResult): CheckResult {
   const conflicts = answer.conflicts.map((c) => ({
@@ -153,6 +118,17 @@ function printableCheck(answer: CheckResult): CheckResult {
   return { ...printableDeep({ ...answer, conflicts: [] }), conflicts };
 }
 
+/**
+ * The exit code of an answer below the gate's level: ERROR when `--fail-on` was given and no
+ * parser loaded (the channels needing code facts were not checked: the gate cannot pass), else OK.
+ */
+function unchecked(io: Io, answer: CheckResult, failOn: CheckFlags['failOn']): number {
+  const none = failOn ? answer.problems.find((p) => p.code === 'PARSER_UNAVAILABLE' && p.channel === undefined) : undefined;
+  if (!none) return ExitCode.OK;
+  io.stderr.write(`airspace: ${printable(none.message)}\n`);
+  return ExitCode.ERROR;
+}
+
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
@@ -160,26 +136,28 @@ export function checkCommand(io: Io): Command {
       '[path]',
       'file about to be edited (relative to --repo DIR when given, else to the current directory); PATH:A-B also names its lines',
     )
-    .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file)')
+    .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file); several ranges as A-B,C-D')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', "print the answer as JSON, with the other side's diff hunks")
     .option('--no-engine', "scan in-process instead of asking the repository's resident engine (also AIRSPACE_ENGINE=off)")
     .option('--verbose', 'say on stderr whether the engine answered, and why not')
     .option(
       '--tool-call',
-      "a pre-edit hook: read the file (and, for an edit, its lines) from the harness's tool call as JSON on standard input (tool_input.file_path); advice for the model on stderr",
+      "a pre-edit hook: read the edit from the harness's tool call as JSON on standard input (Claude Code's PreToolUse input); exit 2 with advice on stderr on resolution, else exit 0 with traffic advice as Claude Code's additionalContext on stdout",
     )
+    .option('--with-mcp', "with --tool-call: the model also has Airspace's MCP tools (declare_intent, acknowledge); the advice names them")
     .addOption(
-      new Option('--fail-on <level>', 'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call)').choices([
-        'traffic',
-        'resolution',
-      ]),
+      new Option(
+        '--fail-on <level>',
+        'exit 2 when the answer reaches this level (default: traffic; resolution with --tool-call); given, 1 when no parser loaded',
+      ).choices(['traffic', 'resolution']),
     );
   addRepoOptions(command).action(async (given: string | undefined, flags: CheckFlags) => {
     if (flags.toolCall) {
       if (given !== undefined) throw new CliError('--tool-call reads the file from the tool call on standard input; leave out PATH.');
+      // Nothing to judge (a Read, a file outside the work tree or in .git, an edit that changes nothing): silent, exit 0.
       const call = toolCallTarget(await readStdin(), io.cwd);
-      if (!call) return; // A tool call without a file: nothing to check.
+      if (!call) return;
       const answer = await runCheck(
         io,
         call.target,
@@ -187,11 +165,22 @@ export function checkCommand(io: Io): Command {
         call.cwd,
       );
       const failOn = flags.failOn ?? 'resolution';
-      io.exitCode(levelRank(answer.level) >= levelRank(failOn) ? ExitCode.ADVISORY : ExitCode.OK);
-      // For the model (a blocking hook's stderr reaches it) and the user; JSON on stdout if asked.
-      if (answer.level === 'traffic' || answer.level === 'resolution')
-        io.stderr.write(checkText(answer).text.split('\n').map(printable).join('\n') + '\n');
+      const blocks = levelRank(answer.level) >= levelRank(failOn);
+      io.exitCode(blocks ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
+      if (answer.level !== 'traffic' && answer.level !== 'resolution') {
+        if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+        return;
+      }
+      const text = checkText(answer, { tools: flags.withMcp ? 'mcp' : 'cli' })
+        .text.split('\n')
+        .map(printable)
+        .join('\n');
+      // A blocking hook's stderr reaches the model (exit 2); a passing one's does not, so the
+      // advice goes to it as Claude Code's structured answer on stdout (additionalContext), unless
+      // --json asks for the answer itself.
+      io.stderr.write(text + '\n');
       if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+      else if (!blocks) io.stdout.write(JSON.stringify(hookAnswer(text)) + '\n');
       return;
     }
     if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
@@ -199,13 +188,16 @@ export function checkCommand(io: Io): Command {
     const inRepo = flags.repo !== undefined && flags.repo !== '.' && given.trim() !== '' && !isAbsolute(given);
     const target = inRepo ? resolve(io.cwd, flags.repo!, given) : given;
     const answer = await runCheck(io, target, flags);
+    const parser = flags.verbose === true || io.env.AIRSPACE_VERBOSE ? parserLine(answer) : undefined;
+    if (parser) io.stderr.write(`airspace: ${printable(parser)}\n`);
     // The code first: a reader that goes away mid-output (`| head`) must not turn an advisory into 0.
-    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : ExitCode.OK);
+    io.exitCode(levelRank(answer.level) >= levelRank(flags.failOn ?? 'traffic') ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
     if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
     else {
       const result = printableCheck(answer);
       const style = createStyle(colorWanted(io.stdout, io.env));
-      const what = `${result.path}${result.lines ? `:${formatRange(result.lines)}` : ''}${result.new ? ' (new file)' : ''}`;
+      const lines = result.ranges ?? (result.lines ? [result.lines] : []);
+      const what = `${result.path}${lines.length ? `:${lines.map(formatRange).join(',')}` : ''}${result.new ? ' (new file)' : ''}`;
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
       if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
       for (const c of result.conflicts) {

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { graphJson } from '@airspace/analysis';
+import { graphJson, loadParser } from '@airspace/analysis';
 import { openRepository } from '@airspace/git';
 import { indexWorktree } from '@airspace/scanner';
 import type { Io } from '../io.js';
@@ -26,6 +26,8 @@ export function graphCommand(io: Io): Command {
     .action(async (flags: GraphFlags) => {
       refuseEmpty(flags);
       const repository = await openRepository(resolve(io.cwd, flags.repo));
+      // Loaded here as the parse would (once per thread), to say so when none is available.
+      const parser = await loadParser();
       const bar = createProgressBar(io.stderr);
       const index = await indexWorktree(repository.root, (p) =>
         bar.update({ phase: 'index', done: p.done, total: p.total, message: p.phase }),
@@ -54,6 +56,11 @@ export function graphCommand(io: Io): Command {
         `${graph.files.length} source files, ${graph.edges.length} imports between them, ${graph.external.length} external, ` +
           `${graph.unresolved.length} unresolved, ${graph.skipped.length} skipped, ${graph.partial.length} parsed with errors\n`,
       );
+      // The import scanner reads most files without a parser; the others were skipped.
+      if (parser.kind === 'none')
+        io.stdout.write(
+          style.dim(`! No tree-sitter parser loaded (${parser.why}): files the import scanner could not read were skipped.\n`),
+        );
       for (const u of graph.unresolved.slice(0, 10)) io.stdout.write(style.dim(`! ${u.from}:${u.line} "${u.specifier}": ${u.reason}\n`));
     });
 }

@@ -30,11 +30,24 @@ interface ScanFlags extends RepoFlags {
   readonly verbose?: boolean;
 }
 
-/** Exit code for `--fail-on`: ADVISORY when any advisory reaches the given level. */
+/**
+ * Exit code for `--fail-on`: ADVISORY when any advisory reaches the given level; ERROR when the
+ * scan could not check what the gate asks (no parser loaded: the channels needing code facts
+ * were not checked), since a gate must not pass on what nobody looked at.
+ */
 export function failOnExit(result: ScanResult, failOn?: 'traffic' | 'resolution'): number {
   if (!failOn) return ExitCode.OK;
+  if (result.problems.some((p) => p.code === 'PARSER_UNAVAILABLE')) return ExitCode.ERROR;
   const hit = failOn === 'traffic' ? result.counts.traffic + result.counts.resolution : result.counts.resolution;
   return hit > 0 ? ExitCode.ADVISORY : ExitCode.OK;
+}
+
+/** For `--verbose`, when the scan's facts did not come from the native parser: `parser: wasm (why)` or `parser: none (why)`. */
+export function parserLine(result: Pick<ScanResult, 'problems'>): string | undefined {
+  const wasm = result.problems.find((p) => p.code === 'PARSER_WASM');
+  if (wasm) return `parser: wasm (${wasm.message})`;
+  const none = result.problems.find((p) => p.code === 'PARSER_UNAVAILABLE' && p.channel === undefined);
+  return none ? `parser: none (${none.message})` : undefined;
 }
 
 /** The human or JSON report of one scan, as `scan` and `demo` print it. */
@@ -116,11 +129,18 @@ export function scanCommand(io: Io): Command {
     .description('scan the repository once: every pair of agents by risk, with level, channels and evidence')
     .option('--json', 'print the scan result as JSON (the stable contract)')
     .option('--all', 'also list clear pairs with a non-zero risk')
-    .addOption(new Option('--fail-on <level>', 'exit 2 when an advisory at or above this level exists').choices(['traffic', 'resolution']))
+    .addOption(
+      new Option('--fail-on <level>', 'exit 2 when an advisory at or above this level exists, 1 when no parser loaded').choices([
+        'traffic',
+        'resolution',
+      ]),
+    )
     .option('--no-engine', "scan in-process instead of asking the repository's resident engine (also AIRSPACE_ENGINE=off)")
     .option('--verbose', 'say on stderr whether the engine answered, and why not');
   addRepoOptions(command).action(async (flags: ScanFlags) => {
     const result = await runScan(io, flags);
+    const parser = flags.verbose === true || io.env.AIRSPACE_VERBOSE ? parserLine(result) : undefined;
+    if (parser) io.stderr.write(`airspace: ${parser}\n`);
     // The code first: a reader that goes away mid-output (`| head`) must not turn a failing gate into 0.
     io.exitCode(failOnExit(result, flags.failOn));
     printResult(io, result, flags);

@@ -5,7 +5,6 @@
  * verification exits 1 with its reason code.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import {
@@ -14,6 +13,7 @@ import {
   acknowledgeAdvisory,
   createShadowTrail,
   firstDuplicateKey,
+  readNamedFile,
   summarizeShadowTrail,
   TrailError,
   updateTrailFile,
@@ -26,7 +26,7 @@ import {
 } from '@airspace/trail';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
-import { printableDeep } from '../report/printable.js';
+import { printable, printableDeep } from '../report/printable.js';
 
 interface EventFlags {
   readonly now?: string;
@@ -43,7 +43,7 @@ function refused(error: unknown): never {
 async function readJson(io: Io, file: string, what: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(resolve(io.cwd, file), 'utf8');
+    text = await readNamedFile(resolve(io.cwd, file));
   } catch (error) {
     throw new CliError(`Cannot read ${what} ${file}: ${(error as Error).message}`);
   }
@@ -209,7 +209,7 @@ export function trailCommand(io: Io): Command {
     .description('the latest advisory, its acknowledgements, historical acknowledgers and outcome (verifies first)')
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, flags: { json?: boolean }) => {
-      const text = await readFile(resolve(io.cwd, file), 'utf8').catch((error: Error) => {
+      const text = await readNamedFile(resolve(io.cwd, file)).catch((error: Error) => {
         throw new CliError(`Cannot read trail file ${file}: ${error.message}`);
       });
       const result = verifyShadowTrailText(text);
@@ -224,9 +224,14 @@ export function trailCommand(io: Io): Command {
     .option('--head <hash>', 'the head hash you kept; detects receipts cut from the end')
     .option('--json', 'print the verification result as JSON')
     .action(async (file: string, flags: { head?: string; json?: boolean }) => {
-      const text = await readFile(resolve(io.cwd, file), 'utf8').catch((error: Error) => {
+      const text = await readNamedFile(resolve(io.cwd, file)).catch((error: Error) => {
         throw new CliError(`Cannot read trail file ${file}: ${error.message}`);
       });
+      // A mis-copied head is the user's mistake, not the trail's: said before anything is verified.
+      if (flags.head !== undefined && !/^[0-9a-f]{64}$/.test(flags.head))
+        throw new CliError(
+          `--head "${printable(flags.head.slice(0, 80))}" is not a receipt hash: a head is 64 lowercase hexadecimal digits, as trail verify prints it.`,
+        );
       const result = verifyShadowTrailText(text, flags.head ? { expectedHeadHash: flags.head } : {});
       if (flags.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (result.ok) {

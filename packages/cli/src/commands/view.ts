@@ -107,6 +107,10 @@ export function viewCommand(io: Io): Command {
     // Teammates' published states change without a local event: refresh every 30 s when named.
     const published = (flags.source ?? []).some((s) => s.startsWith('published:'));
     const fetchTimer = published ? setInterval(() => followed.touch('fetch interval'), 30_000) : undefined;
+    if (server.exposed)
+      io.stderr.write(
+        `airspace view: warning: listening on ${printable(flags.host)}, not loopback: anyone who can reach ${server.url} reads every agent, path and diff of this scan (no authentication); requests naming another host are refused.\n`,
+      );
     io.stdout.write(`Airspace view at ${server.url} (live; Ctrl-C to stop)\n`);
     await new Promise<void>((done) => {
       const stop = (): void => {

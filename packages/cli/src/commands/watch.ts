@@ -5,7 +5,6 @@
  * resident engine, which tells watch when something moved; without one, watch scans and follows
  * the worktrees itself (watch/followed.ts).
  */
-import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import {
   AdvisoryTracker,
@@ -24,11 +23,13 @@ import { printable, printableDeep } from '../report/printable.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
 import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
+import { DEFAULT_EXEC_TIMEOUT_MS, TriggerCommands } from '../watch/exec.js';
 import { followChanges } from '../watch/followed.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
   readonly exec?: string;
+  readonly execTimeout: string;
   readonly interval: string;
   readonly poll?: boolean;
   readonly debounce: string;
@@ -60,26 +61,6 @@ function positiveInt(value: string, flag: string): number {
   return n;
 }
 
-/** Runs `command` in a shell with the trigger as JSON on stdin; resolves when it exits. */
-export function execTrigger(command: string, trigger: Trigger, cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, {
-      shell: true,
-      cwd,
-      stdio: ['pipe', 'inherit', 'inherit'],
-      env: { ...process.env, AIRSPACE_TRIGGER_TO: trigger.to, AIRSPACE_TRIGGER_TYPE: trigger.type },
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`--exec command exited with ${code ?? 'a signal'} for the ${trigger.type} trigger to ${trigger.to}`)),
-    );
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(JSON.stringify(trigger) + '\n');
-  });
-}
-
 function clock(time: number): string {
   return new Date(time).toISOString().slice(11, 19);
 }
@@ -103,6 +84,11 @@ export function watchCommand(io: Io): Command {
     .option('--jsonl', 'one JSON event per line: ready, raised, changed, cleared, trigger, problem, error')
     .option('--exec <command>', 'run this shell command for each trigger, with the trigger as JSON on its standard input')
     .option(
+      '--exec-timeout <ms>',
+      'stop an --exec command (and what it started) that runs longer than this',
+      String(DEFAULT_EXEC_TIMEOUT_MS),
+    )
+    .option(
       '--interval <ms>',
       'polling interval when file events are unavailable (or with --poll); in-process only, the engine follows changes itself',
       '2000',
@@ -117,6 +103,7 @@ export function watchCommand(io: Io): Command {
     const debounceMs = positiveInt(flags.debounce, '--debounce');
     const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
     const fetchIntervalMs = positiveInt(flags.fetchInterval, '--fetch-interval');
+    const execTimeoutMs = positiveInt(flags.execTimeout, '--exec-timeout');
     // A scan between two timed rescans reuses the last fetch if it is younger than half the interval.
     const options = { ...scannerOptions(flags), fetchIntervalMs: fetchIntervalMs / 2 };
     const style = createStyle(colorWanted(io.stdout, io.env));
@@ -132,6 +119,10 @@ export function watchCommand(io: Io): Command {
     const say = (message: string): void => {
       if (!flags.jsonl) io.stderr.write(`airspace watch: ${printable(message)}\n`);
     };
+    // Trigger commands run beside the scan loop, one at a time, each within --exec-timeout.
+    const commands = flags.exec
+      ? new TriggerCommands(flags.exec, options.repo ?? io.cwd, execTimeoutMs, (p) => warn(p.message))
+      : undefined;
     let tracker: AdvisoryTracker | undefined;
     let agents = new Map<string, Agent>();
     const dispatcher = new TriggerDispatcher({
@@ -140,7 +131,7 @@ export function watchCommand(io: Io): Command {
         emit({ type: 'trigger', time: new Date().toISOString(), trigger });
         if (!flags.jsonl)
           io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
-        if (flags.exec) await execTrigger(flags.exec, trigger, options.repo ?? io.cwd);
+        commands?.enqueue(trigger);
       },
     });
 
@@ -221,6 +212,7 @@ export function watchCommand(io: Io): Command {
       first = await followed.scan();
     } catch (error) {
       await followed.dispose();
+      await commands?.stop();
       throw error;
     }
     await handle(first);
@@ -264,6 +256,7 @@ export function watchCommand(io: Io): Command {
       process.on('SIGTERM', stop);
     });
     await followed.dispose();
+    await commands?.stop();
   });
   return command;
 }

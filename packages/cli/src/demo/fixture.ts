@@ -7,8 +7,10 @@
  *   carol ↔ dave   dave's src/api/server.ts imports src/api/routes.ts (untouched), which imports
  *                  carol's src/util/format.ts                       → traffic (dependency, import chain)
  *   erin ↔ frank   erin changes createSession's signature in src/auth/session.ts; frank's new lines
- *                  in src/auth/login.ts call it                     → resolution (symbols: a signature
- *                                                                     read; dependency alone: traffic)
+ *                  in src/auth/login.ts call it                     → resolution (typecheck: the merge
+ *                                                                     fails TS2554 at frank's call;
+ *                                                                     symbols: a signature read;
+ *                                                                     dependency alone: traffic)
  *   grace          only edits docs/guide.md                         → clear with everyone
  */
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
@@ -40,6 +42,12 @@ const INVOICE = lines(
 
 export const DEMO_BASE: Record<string, string> = {
   'package.json': lines('{', '  "name": "demo-shop",', '  "private": true,', '  "type": "module"', '}'),
+  'tsconfig.json': lines(
+    '{',
+    '  "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true },',
+    '  "include": ["src"]',
+    '}',
+  ),
   'README.md': lines('# demo-shop', '', 'A tiny shop used by `airspace demo`.'),
   'docs/guide.md': lines('# Guide', '', 'Run the server with `node src/api/server.js`.'),
   'src/billing/invoice.ts': INVOICE,

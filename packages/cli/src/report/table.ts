@@ -143,6 +143,7 @@ export function renderTable(unsafe: ScanResult, options: TableOptions = {}): str
     lines.push(
       style.dim('Fewer than two agents with work in progress: nothing to compare. Agents are git worktrees (or branches, with --source).'),
     );
-  for (const p of result.problems) lines.push(style.dim(`! ${p.message}`));
+  // Which parser ran is a note for `--verbose` and the JSON, not a problem of the scan.
+  for (const p of result.problems) if (p.code !== 'PARSER_WASM') lines.push(style.dim(`! ${p.message}`));
   return lines.join('\n') + '\n';
 }

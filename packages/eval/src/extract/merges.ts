@@ -2,7 +2,7 @@
  * The merge commits a replay walks: two-parent merges, newest first. One `git log` call; the
  * list is small (three ids and a time per merge) even for repositories with many thousands.
  */
-import { runGit } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, runGit } from '@airspace/git';
 
 export interface MergeCommit {
   readonly merge: string;
@@ -24,7 +24,7 @@ export async function listMerges(cwd: string, options: ListMergesOptions = {}): 
   const args = ['log', '--merges', '--date-order', '--no-show-signature', '--format=%H %ct %P'];
   if (options.maxMerges !== undefined) args.push(`--max-count=${Math.max(0, Math.floor(options.maxMerges))}`);
   if (options.since !== undefined) args.push(`--since=${options.since}`);
-  args.push(options.rev ?? 'HEAD', '--');
+  args.push(END_OF_OPTIONS, gitOperand(options.rev ?? 'HEAD', 'revision'), '--');
   const out = await runGit(args, { cwd });
   const merges: MergeCommit[] = [];
   for (const line of out.split('\n')) {

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import type { Agent, CoChangeService, CoChangeView, CoChangeViewOptions } from '@airspace/core';
-import { runGit } from '../exec.js';
+import { END_OF_OPTIONS, isOptionLike, runGit } from '../exec.js';
 import { compactSegments, HISTORY_CACHE_DIR, loadSegments, sweepOtherVersions, writeSegment, type Segment } from './cache.js';
 import { HistoryGraph, type HistoryView } from './graph.js';
 import { mineCommits } from './mine.js';
@@ -129,7 +129,8 @@ export class CommitHistory {
   /** The commit id a revision names (ids pass through). */
   private async resolve(rev: string): Promise<string | undefined> {
     if (isCommitId(rev)) return rev;
-    return runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: this.cwd }).then(
+    if (isOptionLike(rev)) return undefined;
+    return runGit(['rev-parse', '--verify', '--quiet', END_OF_OPTIONS, `${rev}^{commit}`], { cwd: this.cwd }).then(
       (s) => s.trim() || undefined,
       () => undefined,
     );

@@ -5,7 +5,7 @@
  * agents and renames a teammate's clashing id.
  */
 import type { Problem } from '@airspace/core';
-import { runGit, runGitRaw } from '../exec.js';
+import { END_OF_OPTIONS, gitOperand, runGit, runGitRaw } from '../exec.js';
 import { GitProblemCodes } from '../problems.js';
 import type { RepositoryInfo } from '../repository.js';
 import type { AgentCandidate } from '../sources.js';
@@ -55,7 +55,8 @@ export async function fetchPublished(
       '--prune',
       '--no-write-fetch-head',
       '--no-auto-gc',
-      remote.fetchUrl,
+      END_OF_OPTIONS,
+      gitOperand(remote.fetchUrl, 'remote URL'),
       `+${PUBLISHED_PREFIX}*:refs/airspace/remotes/${remote.key}/agents/*`,
     ]),
     { cwd: repository.root, okCodes: [1, 128], timeoutMs: options.timeoutMs ?? NETWORK_TIMEOUT_MS },

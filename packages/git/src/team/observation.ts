@@ -76,5 +76,9 @@ export function parseObservationMessage(message: string): { observation?: Publis
   }
   if (o.intent !== undefined && !(Array.isArray(o.intent) && o.intent.every((p) => typeof p === 'string')))
     return { error: 'its observation has a malformed intent' };
+  // Commit ids reach git as arguments: object ids only, never anything option-shaped.
+  const oid = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v);
+  if (!oid(o.base.commit) || (o.mergeBase !== undefined && !oid(o.mergeBase)))
+    return { error: 'its observation names a base or merge base that is not a commit id' };
   return { observation: { ...o, label: typeof o.label === 'string' ? o.label : o.id } as PublishedObservation };
 }

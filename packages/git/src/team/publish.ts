@@ -6,8 +6,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeLooseObject } from '../blob.js';
-import { runGit, runGitRaw } from '../exec.js';
+import { END_OF_OPTIONS, gitOperand, runGit, runGitRaw } from '../exec.js';
 import { creationTime, openRepository, resolveBase } from '../repository.js';
+import { unsafeRepoPath } from '../repo-path.js';
 import { ScratchStore } from '../scratch.js';
 import { snapshotWorktree } from '../state-tree.js';
 import { DEFAULT_MAX_FILE_BYTES, readHistory } from '../working-set.js';
@@ -136,6 +137,11 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   const headRun = await runGitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd, okCodes: [1, 128] });
   const head = headRun.code === 0 ? headRun.stdout.toString().trim() || undefined : undefined;
   const { id, branch } = await publishedId(cwd, options.agent);
+  for (const path of options.intent ?? []) {
+    const why = unsafeRepoPath(path);
+    if (why)
+      throw new TeamError('BAD_INTENT', `Intent ${JSON.stringify(path)} ${why}: name a path inside the work tree; nothing was published.`);
+  }
   const remote = await resolveRemote(repository, options.remote ?? 'origin');
   const base = await resolveBase(cwd, options.base);
   const store = await openTeamStore(repository);
@@ -212,7 +218,16 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
     // alternate; to the URL, so none of the user's remote-tracking refs is updated. No hooks of
     // the user's run: this pushes no branch.
     const push = await runGitRaw(
-      ['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous ?? ''}`, remote.pushUrl, `${commit}:${ref}`],
+      [
+        'push',
+        '--porcelain',
+        '--no-verify',
+        '--quiet',
+        `--force-with-lease=${ref}:${previous ?? ''}`,
+        END_OF_OPTIONS,
+        gitOperand(remote.pushUrl, 'push URL'),
+        `${commit}:${ref}`,
+      ],
       {
         cwd,
         env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
@@ -264,7 +279,16 @@ export async function withdrawAgent(options: WithdrawOptions): Promise<{ id: str
   const previous = await storeRef(store, cwd, ownRef);
   if (!previous) return { id, ref };
   const push = await runGitRaw(
-    ['push', '--porcelain', '--no-verify', '--quiet', `--force-with-lease=${ref}:${previous}`, remote.pushUrl, `:${ref}`],
+    [
+      'push',
+      '--porcelain',
+      '--no-verify',
+      '--quiet',
+      `--force-with-lease=${ref}:${previous}`,
+      END_OF_OPTIONS,
+      gitOperand(remote.pushUrl, 'push URL'),
+      `:${ref}`,
+    ],
     { cwd, okCodes: [1, 128], timeoutMs: NETWORK_TIMEOUT_MS },
   );
   if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);

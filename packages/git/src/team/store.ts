@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { runGit, runGitRaw } from '../exec.js';
+import { gitOperand, runGit, runGitRaw } from '../exec.js';
 import type { RepositoryInfo } from '../repository.js';
 
 /** Where teammates' states are published on the remote. */
@@ -38,7 +38,7 @@ export const NETWORK_TIMEOUT_MS = 60_000;
 
 export class TeamError extends Error {
   constructor(
-    readonly code: 'NO_REMOTE' | 'BAD_AGENT_ID' | 'LEASE_FAILED' | 'PUSH_REJECTED' | 'PUSH_FAILED' | 'NO_WORKTREE',
+    readonly code: 'NO_REMOTE' | 'BAD_AGENT_ID' | 'BAD_INTENT' | 'LEASE_FAILED' | 'PUSH_REJECTED' | 'PUSH_FAILED' | 'NO_WORKTREE',
     message: string,
   ) {
     super(message);
@@ -96,9 +96,11 @@ export interface RemoteTarget {
 /** A remote by name (`git remote get-url`, insteadOf applied) or a URL / path given directly. */
 export async function resolveRemote(repository: RepositoryInfo, remote: string): Promise<RemoteTarget> {
   const cwd = repository.root;
+  gitOperand(remote, 'remote');
+  // A configured URL is checked too: it reaches `git fetch` / `git push` as an argument.
   const get = async (push: boolean) => {
     const r = await runGitRaw(['remote', 'get-url', ...(push ? ['--push'] : []), '--', remote], { cwd, okCodes: [2, 128] });
-    return r.code === 0 ? r.stdout.toString().trim() : undefined;
+    return r.code === 0 ? gitOperand(r.stdout.toString().trim(), `the URL of remote "${remote}",`) : undefined;
   };
   const fetchUrl = await get(false);
   if (fetchUrl) return { name: remote, key: remote, fetchUrl, pushUrl: (await get(true)) ?? fetchUrl };
