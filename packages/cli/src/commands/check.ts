@@ -8,7 +8,7 @@
  * same function (`@airspace/engine`'s `runCheck`), the same answer. This module loads only the
  * engine's light client, so a check through the engine costs little more than Node's start.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { engineDisabled, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
