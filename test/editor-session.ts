@@ -39,6 +39,7 @@ export function runEditor<T>(
   args: readonly string[],
   file: string,
   out: string,
+  env: Readonly<Record<string, string>> = {},
 ): { run: SpawnSyncReturns<string>; result: () => T } {
   const path = join(out, 'result.json');
   const run = spawnSync(command, args, {
@@ -48,6 +49,7 @@ export function runEditor<T>(
       AIRSPACE_FILE: file,
       AIRSPACE_OUT: path,
       AIRSPACE_TIMEOUT_MS: '30000',
+      ...env,
     },
     encoding: 'utf8',
     timeout: 90_000,

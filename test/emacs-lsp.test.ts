@@ -21,6 +21,10 @@ interface Collected {
   diagnostics?: { line: number; type: string; text: string }[];
   hover?: string;
   advisories?: number;
+  errorShown?: boolean;
+  restarted?: boolean;
+  receivedAgain?: boolean;
+  messages?: string[];
 }
 
 describeWith(EMACS_EGLOT, 'Emacs with eglot as the client', () => {
@@ -44,6 +48,40 @@ describeWith(EMACS_EGLOT, 'Emacs with eglot as the client', () => {
       );
       expect(got.hover).toContain('+const line7 = "alice";');
       expect(got.advisories).toBe(1);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+
+  it('shows the error of a base the repository lacks, sent as initializationOptions', () => {
+    const { repo, file } = collidingWorktrees();
+    const out = mkdtempSync(join(tmpdir(), 'airspace-emacs-'));
+    try {
+      const { run, result } = runEditor<Collected>('emacs', ['--batch', '-l', COLLECT], file, out, { AIRSPACE_SCENARIO: 'bad-base' });
+      expect(run.error).toBeUndefined();
+      const got = result();
+      expect(got.error).toBeUndefined();
+      expect(got.errorShown).toBe(true);
+      expect(got.messages?.some((m) => /Airspace cannot scan .*Unknown base "no-such-base"/.test(m))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+
+  it('says so when the server is killed, and reconnects', () => {
+    const { repo, file } = collidingWorktrees();
+    const out = mkdtempSync(join(tmpdir(), 'airspace-emacs-'));
+    try {
+      const { run, result } = runEditor<Collected>('emacs', ['--batch', '-l', COLLECT], file, out, { AIRSPACE_SCENARIO: 'killed' });
+      expect(run.error).toBeUndefined();
+      const got = result();
+      expect(got.error).toBeUndefined();
+      expect(got.received).toBe(true);
+      expect(got.messages?.some((m) => m.includes('Reconnecting after unexpected server exit'))).toBe(true);
+      expect(got.restarted).toBe(true);
+      expect(got.receivedAgain).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
       repo.dispose();

@@ -11,6 +11,8 @@ import { collidingWorktrees, runEditor } from './editor-session.js';
 import { NEOVIM, describeWith } from './programs.js';
 
 const COLLECT = fileURLToPath(new URL('./nvim/collect.lua', import.meta.url));
+const NVIM = 'nvim';
+const NVIM_ARGS = ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`];
 
 describeWith(NEOVIM, 'Neovim as the client', () => {
   it('shows the diagnostic on the line both agents change', () => {
@@ -25,7 +27,7 @@ describeWith(NEOVIM, 'Neovim as the client', () => {
         advisories?: number;
         actions?: string[];
         shown?: string[];
-      }>('nvim', ['--headless', '--clean', '-n', '-i', 'NONE', '-c', `luafile ${COLLECT}`], file, out);
+      }>(NVIM, NVIM_ARGS, file, out);
       expect(run.error).toBeUndefined();
       const got = result();
       expect(got.error).toBeUndefined();
@@ -49,6 +51,49 @@ describeWith(NEOVIM, 'Neovim as the client', () => {
       expect(got.shown).toHaveLength(2);
       expect(got.shown![0]).toContain(`${join(realpathSync(alice.dir), 'src/app.ts')}:7`);
       expect(got.shown!.some((m) => m.includes('+const line7 = "alice";'))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+
+  it('shows a base the repository lacks as an error message (settings arrive without workspace.configuration)', () => {
+    const { repo, file } = collidingWorktrees();
+    const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
+    try {
+      const { run, result } = runEditor<{ error?: string; errorShown?: boolean; shown?: string[] }>(NVIM, NVIM_ARGS, file, out, {
+        AIRSPACE_SCENARIO: 'bad-base',
+      });
+      expect(run.error).toBeUndefined();
+      const got = result();
+      expect(got.error).toBeUndefined();
+      expect(got.errorShown).toBe(true);
+      expect(got.shown![0]).toMatch(/^Airspace cannot scan .*: Unknown base "no-such-base"/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+
+  it('tells the user when the server is killed, and restarts it', () => {
+    const { repo, file } = collidingWorktrees();
+    const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
+    try {
+      const { run, result } = runEditor<{
+        error?: string;
+        received?: boolean;
+        cleared?: boolean;
+        restarted?: boolean;
+        notified?: { message: string; level: number }[];
+      }>(NVIM, NVIM_ARGS, file, out, { AIRSPACE_SCENARIO: 'killed' });
+      expect(run.error).toBeUndefined();
+      const got = result();
+      expect(got.error).toBeUndefined();
+      expect(got.received).toBe(true);
+      // Neovim 0.7 clears a stopped client's diagnostics and says nothing of a SIGTERM itself.
+      expect(got.cleared).toBe(true);
+      expect(got.notified?.some((n) => /^Airspace stopped \(exit \d+, signal 15\).*restarting it\.$/.test(n.message))).toBe(true);
+      expect(got.restarted).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
       repo.dispose();

@@ -6,6 +6,9 @@
 (defvar airspace-command '("airspace" "lsp" "--stdio")
   "How to start the Airspace language server.")
 
+(defvar airspace-settings nil
+  "Airspace settings (docs/editors.md) as a plist, e.g. (:base \"main\"); sent as initializationOptions.")
+
 ;; Emacs 28 has no TypeScript mode. Use typescript-mode (MELPA) or Emacs 29's typescript-ts-mode
 ;; where you have them; otherwise this minimal mode (no highlighting) lets eglot attach to .ts files.
 (unless (fboundp 'typescript-mode)
@@ -15,6 +18,9 @@
 
 (add-to-list 'eglot-server-programs
              `((typescript-mode typescript-ts-mode tsx-ts-mode js-mode js-ts-mode python-mode python-ts-mode)
-               . ,(lambda (&optional _interactive) airspace-command)))
+               . ,(lambda (&optional _interactive)
+                    (if airspace-settings
+                        (append airspace-command (list :initializationOptions (list :settings airspace-settings)))
+                      airspace-command))))
 
 (provide 'airspace)

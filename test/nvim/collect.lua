@@ -1,7 +1,7 @@
 -- Headless run: open AIRSPACE_FILE with the tested configuration, wait (bounded) for Airspace's
 -- diagnostics, hover the first one, run its "open" and "copy a summary" code actions (Neovim 0.7
 -- cannot open a document for the server: both must arrive as plain messages, not as a prompt),
--- ask airspace/scan, write everything to AIRSPACE_OUT, quit.
+-- ask airspace/scan, write everything to AIRSPACE_OUT, quit. AIRSPACE_SCENARIO picks another run.
 local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 package.path = here .. '/?.lua;' .. package.path
 local timeout = tonumber(os.getenv('AIRSPACE_TIMEOUT_MS') or '20000')
@@ -9,11 +9,40 @@ local out = { diagnostics = {}, nvim = vim.version() }
 local shown = {}
 vim.lsp.handlers['window/showMessage'] = function(_, result) table.insert(shown, result.message) end
 
+local notified = {}
+vim.notify = function(msg, level) table.insert(notified, { message = msg, level = level }) end
+-- AIRSPACE_SCENARIO: `bad-base` (a base the repository lacks: the error must be shown), `killed`
+-- (the server is killed once diagnostics arrive: the user is told and it restarts), or the default.
+local scenario = os.getenv('AIRSPACE_SCENARIO') or ''
+
+local function airspace_client()
+  for _, c in ipairs(vim.lsp.get_active_clients()) do
+    if c.name == 'airspace' then return c end
+  end
+end
+
 local ok, err = pcall(function()
-  require('airspace').setup({ cmd = vim.fn.json_decode(os.getenv('AIRSPACE_LSP_CMD')) })
+  local settings = scenario == 'bad-base' and { base = 'no-such-base' } or nil
+  require('airspace').setup({ cmd = vim.fn.json_decode(os.getenv('AIRSPACE_LSP_CMD')), settings = settings })
   vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('AIRSPACE_FILE')))
   local buf = vim.api.nvim_get_current_buf()
+  if scenario == 'bad-base' then
+    out.errorShown = vim.wait(timeout, function() return #shown > 0 end, 50)
+    out.shown = shown
+    return
+  end
   out.received = vim.wait(timeout, function() return #vim.diagnostic.get(buf) > 0 end, 50)
+  if scenario == 'killed' and out.received then
+    local first = airspace_client()
+    vim.loop.kill(first.rpc.pid, 15)
+    out.cleared = vim.wait(timeout, function() return #vim.diagnostic.get(buf) == 0 end, 50)
+    out.restarted = vim.wait(timeout, function()
+      local c = airspace_client()
+      return c ~= nil and c.id ~= first.id and #vim.diagnostic.get(buf) > 0
+    end, 50)
+    out.notified = notified
+    return
+  end
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     table.insert(out.diagnostics, { lnum = d.lnum, message = d.message, severity = d.severity, source = d.source, code = d.code })
   end

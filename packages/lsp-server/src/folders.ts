@@ -8,8 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DidChangeConfigurationNotification } from 'vscode-languageserver';
 import { publishDiagnostics } from './diagnostics.js';
 import { closeRepo, openRepo, resetScanner } from './repositories.js';
-import { CLIENT_ANSWER_MS, type Session } from './session.js';
-import { debounceOf, mergeSettings, scannerOptionsOf } from './settings.js';
+import { CLIENT_ANSWER_MS, message, type Session } from './session.js';
+import { debounceOf, mergeSettings, scannerOptionsOf, settingsIn } from './settings.js';
 import { describeFolder, real, relativeTo, type FolderInfo } from './workspace.js';
 
 /** Adds a workspace folder; `asWorktree`: its whole worktree is the folder (single-file mode). */
@@ -46,11 +46,49 @@ export function removeFolder(s: Session, uri: string): void {
   if (repo.selves.length === 0) closeRepo(s, repo);
 }
 
-/** Asks the client for the `airspace` settings (if it answers them) and lays them over the held ones. */
+/** How long a client that did not advertise `workspace/configuration` is waited for before the first scan. */
+const UNADVERTISED_ANSWER_MS = 1000;
+
+/**
+ * Asks the client for the `airspace` settings and lays them over the held ones. Asked even when
+ * the client does not advertise `workspace/configuration`: Neovim 0.7 answers it from its
+ * `settings` without advertising it. An unadvertised request is waited for briefly (a client
+ * without it answers with an error at once); an answer that comes later still applies.
+ */
 export async function loadSettings(s: Session): Promise<void> {
-  if (!s.capabilities.workspace?.configuration) return;
-  const asked = s.connection.workspace.getConfiguration({ section: 'airspace' }).catch(() => undefined) as Promise<unknown>;
-  s.settings = mergeSettings(s.settings, await s.atMost(CLIENT_ANSWER_MS, asked, undefined, 'an answer to workspace/configuration'));
+  const advertised = s.capabilities.workspace?.configuration === true;
+  let settled = false;
+  const asked = (s.connection.workspace.getConfiguration({ section: 'airspace' }) as Promise<unknown>).then(
+    (got) => {
+      if (settled && got !== undefined && got !== null) void changeSettings(s, () => (s.settings = mergeSettings(s.settings, got)));
+      return got;
+    },
+    (e) => {
+      if (advertised) s.log.info(`workspace/configuration refused: ${message(e)}`);
+      return undefined;
+    },
+  );
+  const got = await s.atMost(
+    advertised ? CLIENT_ANSWER_MS : UNADVERTISED_ANSWER_MS,
+    asked,
+    undefined,
+    'an answer to workspace/configuration',
+  );
+  settled = true;
+  s.settings = mergeSettings(s.settings, got);
+}
+
+/** Changes the settings; a scanner whose options changed is replaced (and scans everything again). */
+async function changeSettings(s: Session, change: () => unknown): Promise<void> {
+  return s.guard('configuration', undefined, async () => {
+    const options = () =>
+      new Map([...s.repos.values()].map((r) => [r, JSON.stringify(scannerOptionsOf(s.settings, r.selves[0]!.worktree))]));
+    const before = options();
+    await change();
+    // Clients send this on every connect (eglot) or for other sections: a scanner (and the scan
+    // it runs, the first one indexes the repository) is replaced only when its options changed.
+    for (const [repo, now] of options()) if (now !== before.get(repo)) resetScanner(repo);
+  });
 }
 
 /** A document of some worktree changed: the next scan re-reads it, after `delayMs`. */
@@ -103,15 +141,9 @@ export function registerWorkspace(s: Session): void {
   });
 
   connection.onDidChangeConfiguration((change) => {
-    void s.guard('configuration', undefined, async () => {
-      const options = () =>
-        new Map([...s.repos.values()].map((r) => [r, JSON.stringify(scannerOptionsOf(s.settings, r.selves[0]!.worktree))]));
-      const before = options();
-      s.settings = mergeSettings(s.settings, (change.settings as { airspace?: unknown } | undefined)?.airspace);
+    void changeSettings(s, async () => {
+      s.settings = mergeSettings(s.settings, settingsIn(change.settings));
       await loadSettings(s);
-      // Clients send this on every connect (eglot) or for other sections: a scanner (and the scan
-      // it runs, the first one indexes the repository) is replaced only when its options changed.
-      for (const [repo, now] of options()) if (now !== before.get(repo)) resetScanner(repo);
     });
   });
 }

@@ -149,20 +149,24 @@ function shortPath(path: string): string {
 /**
  * One line of at most MAX_MESSAGE characters for a cluster, from its strongest finding: who, what
  * they do where (repository-relative), that finding's own channel, risk and level, and the pair's
- * chance of colliding. The evidence
+ * chance of colliding. A message too long is cut in its body, never in its status (level, chance,
+ * `(acknowledged)`). The evidence
  * sentences, the other lines and their diff are in hover and `relatedInformation`.
  */
 export function diagnosticMessage(group: readonly Finding[], acknowledged: boolean): string {
   const f = group[0]!;
   const also = [...new Set(group.map((g) => g.channel))].filter((c) => c !== f.channel);
-  const tail = ` (${channelRisk(f)}${also.length ? `; also ${also.join(', ')}` : ''}): ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`;
+  const evidence = ` (${channelRisk(f)}${also.length ? `; also ${also.join(', ')}` : ''})`;
+  // The status (level, chance, acknowledged) is never cut: what is too long is the body before it.
+  const status = plain(`: ${levelText(f)}${chance(f)}${acknowledged ? ' (acknowledged)' : ''}`);
+  const tail = evidence + status;
   const head = (symbol: string | undefined, path: string) =>
     `${f.other.label} ${otherVerb(f)} ${symbol ? `${symbol} in ` : ''}${path}${f.other.range ? ` ${linesText(f.other.range)}` : ''}`;
   const symbol = f.other.symbol;
   const path = f.other.path ?? '(no file)';
   const tries = [head(symbol, path), head(symbol && clip(symbol, 40), shortPath(path)), head(undefined, shortPath(path))];
   const fits = tries.find((h) => plain(h + tail).length <= MAX_MESSAGE) ?? tries[tries.length - 1]!;
-  return clip(plain(fits + tail), MAX_MESSAGE);
+  return clip(plain(fits + evidence), MAX_MESSAGE - status.length) + status;
 }
 
 export function severity(f: Finding, acknowledged: boolean): DiagnosticSeverity {
@@ -211,12 +215,17 @@ export function dataMatches(data: unknown, f: Finding): boolean {
   );
 }
 
-/** A lens above a symbol-precise finding: what the other agent does to which symbol, its risk and the pair's chance of colliding. */
-export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined {
-  const symbol = f.other.symbol ?? f.selfSymbol;
+/**
+ * A lens above a symbol: what the other agent does there, with the channel, risk and level of
+ * `f` (a cluster's strongest finding) and the symbol `named` names (`f` itself when it names one;
+ * else the cluster's strongest finding that does, often weaker evidence such as symbols 0.15 on a
+ * function whose lines merge 1.00 puts in conflict).
+ */
+export function toCodeLens(f: Finding, lineCount: number, named: Finding = f): CodeLens | undefined {
+  const symbol = f.other.symbol ?? f.selfSymbol ?? named.other.symbol ?? named.selfSymbol;
   if (!symbol) return undefined;
-  const range = toLspRange(f.range, lineCount);
-  const loc = otherLocation(f);
+  const range = toLspRange(((f.other.symbol ?? f.selfSymbol) ? f : named).range, lineCount);
+  const loc = otherLocation(f) ?? otherLocation(named);
   const title = plain(`⚠ ${f.other.label} ${otherVerb(f)} ${symbol} (${riskAndChance(f)})`);
   return {
     range: { start: range.start, end: range.start },
@@ -226,13 +235,13 @@ export function toCodeLens(f: Finding, lineCount: number): CodeLens | undefined 
   };
 }
 
-/** One lens per cluster, from its strongest finding that names a symbol. */
+/** One lens per cluster that names a symbol: the cluster's strongest finding, on that symbol. */
 export function codeLenses(findings: readonly Finding[], lineCount: number): CodeLens[] {
   const out: CodeLens[] = [];
   const seen = new Set<string>();
   for (const group of groupFindings(findings)) {
-    const f = group.find((g) => g.other.symbol ?? g.selfSymbol);
-    const lens = f && toCodeLens(f, lineCount);
+    const named = group.find((g) => g.other.symbol ?? g.selfSymbol);
+    const lens = named && toCodeLens(group[0]!, lineCount, named);
     const key = lens && `${lens.range.start.line}|${lens.command?.title}`;
     if (!lens || seen.has(key!)) continue;
     seen.add(key!);

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageType, ShowMessageNotification } from 'vscode-languageserver';
 import type { ScanResult } from '@airspace/core';
 import { createChangeTracker, runGit, worktreeAgentId, type TrackedChange } from '@airspace/git';
 import type { Advisory } from '@airspace/core';
@@ -18,6 +19,7 @@ import type { Intents, IntentSpec, LspScanner, Overrides } from './lsp-scanner.j
 import { message, type Repo, type Session } from './session.js';
 import { debounceOf, scannerOptionsOf, watchOptionsOf } from './settings.js';
 import { pairAcknowledged } from '@airspace/trail';
+import { plainText } from './text.js';
 import { listedWorktrees, real, relativeTo, type FolderInfo } from './workspace.js';
 
 export const AdvisoriesNotificationMethod = 'airspace/advisories';
@@ -44,11 +46,28 @@ export function openRepo(s: Session, info: FolderInfo): Repo {
     loop: new ScanLoop<ScanResult>({
       run: () => runScan(s, repo),
       publish: (result) => publishScan(s, repo, result),
-      onError: (error) => s.log.error(`Scan of ${info.commonDir} failed: ${message(error)}; keeping the previous advisories.`),
+      onError: (error) => scanFailed(s, repo, error),
     }),
   };
   s.repos.set(info.commonDir, repo);
   return repo;
+}
+
+/**
+ * A scan failed (a base that does not exist, an engine that cannot read the repository): logged
+ * every time, and shown to the user once per distinct error until a scan succeeds again, so that
+ * a failing scan is never taken for "all clear" and a keystroke does not repeat the message.
+ */
+function scanFailed(s: Session, repo: Repo, error: unknown): void {
+  const why = message(error);
+  s.log.error(`Scan of ${repo.commonDir} failed: ${why}; keeping the previous advisories.`);
+  if (s.stopped || repo.shownError === why) return;
+  repo.shownError = why;
+  const where = repo.selves[0]?.worktree ?? repo.commonDir;
+  void s.connection.sendNotification(ShowMessageNotification.type, {
+    type: MessageType.Error,
+    message: plainText(`Airspace cannot scan ${where}: ${why.replace(/\.?\s*$/, '.')} Its advisories are not up to date.`),
+  });
 }
 
 /** Stops a repository's scans, watcher and scanner. */
@@ -173,22 +192,25 @@ async function runScan(s: Session, repo: Repo): Promise<ScanResult> {
   const intent = await intentFor(s, repo);
   const { full, ...changes } = repo.changes.take();
   repo.fullScan = full;
+  let result: ScanResult;
   try {
-    return await scanner.scan({ overrides: overridesFor(s, repo), ...(intent ? { intent } : {}), ...changes });
+    result = await scanner.scan({ overrides: overridesFor(s, repo), ...(intent ? { intent } : {}), ...changes });
   } catch (error) {
     repo.changes.all();
     throw error;
   }
+  await restoreAcknowledgements(s, repo, result);
+  return result;
 }
 
 function publishScan(s: Session, repo: Repo, result: ScanResult): void {
   if (s.stopped) return;
+  repo.shownError = undefined;
   for (const self of repo.selves) {
     const agent = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree);
     if (agent) repo.selfIds.set(self.worktree, agent.id);
     else repo.selfIds.delete(self.worktree);
     s.findings.set(self.worktree, agent ? findingsFor(result, agent.id) : []);
-    if (agent) restoreAcknowledgements(s, repo, agent.id, result);
     const key = advisoriesKey(result, agent?.id ?? '\u0000none');
     if (repo.lastAdvisories.get(self.worktree) !== key) {
       repo.lastAdvisories.set(self.worktree, key);
@@ -219,23 +241,42 @@ async function followRepository(s: Session, repo: Repo, result: ScanResult): Pro
   await watchRepository(s, repo, result);
 }
 
-/** Acknowledgements recorded in the pairs' trails before this server started count again. */
-function restoreAcknowledgements(s: Session, repo: Repo, selfId: string, result: ScanResult): void {
-  for (const a of result.advisories) {
-    if (a.a !== selfId && a.b !== selfId) continue;
-    const other = a.a === selfId ? a.b : a.a;
-    const pair = pairKey(selfId, other);
-    if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
-    s.trailsRead.add(pair);
-    pairAcknowledged(trailDirOf(s, repo), selfId, other).then(
-      (yes) => {
-        if (!yes || s.acknowledged.has(pair)) return;
-        s.acknowledged.add(pair);
-        publishDiagnostics(s);
-      },
-      (e) => s.log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
-    );
+/** How long a scan's result waits for the trails of its new pairs before it is published. */
+const TRAIL_READ_MS = 2000;
+
+/**
+ * Acknowledgements recorded in the pairs' trails before this server started count again. Read
+ * once per pair, before the scan that first shows the pair is published: a diagnostic
+ * acknowledged earlier is information from its first delivery, not a warning that turns into
+ * information a moment later. A read slower than TRAIL_READ_MS still applies when it ends.
+ */
+async function restoreAcknowledgements(s: Session, repo: Repo, result: ScanResult): Promise<void> {
+  const reads: Promise<void>[] = [];
+  for (const self of repo.selves) {
+    const selfId = result.agents.find((a) => a.worktree !== undefined && real(a.worktree) === self.worktree)?.id;
+    if (selfId === undefined) continue;
+    for (const a of result.advisories) {
+      if (a.a !== selfId && a.b !== selfId) continue;
+      const other = a.a === selfId ? a.b : a.a;
+      const pair = pairKey(selfId, other);
+      if (s.acknowledged.has(pair) || s.trailsRead.has(pair)) continue;
+      s.trailsRead.add(pair);
+      reads.push(
+        pairAcknowledged(trailDirOf(s, repo), selfId, other).then(
+          (yes) => {
+            if (!yes || s.acknowledged.has(pair)) return;
+            s.acknowledged.add(pair);
+            publishDiagnostics(s);
+          },
+          (e) => s.log.info(`Reading the trail of ${selfId} and ${other} failed: ${message(e)}`),
+        ),
+      );
+    }
   }
+  if (reads.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(reads), new Promise((r) => (timer = setTimeout(r, TRAIL_READ_MS)))]);
+  clearTimeout(timer);
 }
 
 /** `git worktree list` of the repository, remembered with the agents' worktrees it was taken for. */

@@ -26,7 +26,7 @@ import { closeRepo } from './repositories.js';
 import { createDefaultScanner } from './engine-scanner.js';
 import type { CreateLspScanner, ScannerMode } from './lsp-scanner.js';
 import { CLIENT_ANSWER_MS, Session, type Repo } from './session.js';
-import { mergeSettings, type AirspaceSettings } from './settings.js';
+import { mergeSettings, settingsIn, type AirspaceSettings } from './settings.js';
 
 export { AdvisoriesNotificationMethod, type AdvisoriesParams } from './repositories.js';
 export type { AirspaceSettings } from './settings.js';
@@ -46,9 +46,10 @@ export function startServer(connection: Connection = createConnection(ProposedFe
 
   connection.onInitialize((params): InitializeResult => {
     s.capabilities = params.capabilities ?? {};
-    const init = (params.initializationOptions ?? {}) as { clipboard?: boolean; settings?: unknown };
+    const init = (params.initializationOptions ?? {}) as { clipboard?: boolean };
     s.clipboardInClient = init.clipboard === true;
-    s.settings = mergeSettings(s.settings, init.settings);
+    // `{ settings: {…} }`, `{ airspace: {…} }` or the settings themselves: Neovim's `init_options`.
+    s.settings = mergeSettings(s.settings, settingsIn(params.initializationOptions));
     s.features = clientFeatures(s.capabilities);
     const folders =
       params.workspaceFolders?.map((f) => f.uri) ??

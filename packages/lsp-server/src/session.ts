@@ -38,6 +38,8 @@ export interface Repo {
   fullScan: boolean;
   /** The last `git worktree list`, and the agents' worktrees when it was taken. */
   worktreeList?: { readonly agentsKey: string; readonly dirs: readonly string[] };
+  /** The scan error last shown to the user (`window/showMessage`), until a scan succeeds. */
+  shownError?: string | undefined;
   /** Follows every worktree and the git directory (created with the first scan's worktrees). */
   tracker?: ChangeTracker | undefined;
 }

@@ -26,7 +26,34 @@ const DEBOUNCE_MS = 150;
 
 /** Settings from the client laid over the ones held; anything but an object changes nothing. */
 export function mergeSettings(held: AirspaceSettings, got: unknown): AirspaceSettings {
-  return got && typeof got === 'object' && !Array.isArray(got) ? { ...held, ...(got as AirspaceSettings) } : held;
+  return isObject(got) ? { ...held, ...(got as AirspaceSettings) } : held;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/** The names of settings, to tell Airspace's own settings from a payload of every section. */
+const SETTING_NAMES: ReadonlySet<string> = new Set([
+  'base',
+  'sources',
+  'weights',
+  'thresholds',
+  'config',
+  'debounceMs',
+  'poll',
+  'pollMs',
+  'trailDir',
+]);
+
+/**
+ * Airspace's settings in what a client sends: `{ airspace: {…} }` (a section, as
+ * `workspace/didChangeConfiguration` and Neovim's `settings` carry it), `{ settings: {…} }`
+ * (initializationOptions), or the settings themselves. Undefined when the payload holds none.
+ */
+export function settingsIn(payload: unknown): unknown {
+  if (!isObject(payload)) return undefined;
+  if (isObject(payload.airspace)) return payload.airspace;
+  if (isObject(payload.settings)) return settingsIn(payload.settings);
+  return Object.keys(payload).some((k) => SETTING_NAMES.has(k)) ? payload : undefined;
 }
 
 /** What a repository's scanner is started with (a changed result restarts it). */

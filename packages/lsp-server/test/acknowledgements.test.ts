@@ -1,7 +1,10 @@
-/** Acknowledgements outlive the server (issue 16, item 8): restored from the pair's trail at start. */
+/**
+ * Acknowledgements outlive the server (issue 16, item 8): restored from the pair's trail at start,
+ * before the first delivery, and kept across rescans (issue 34: no warning that turns information).
+ */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { createScanner } from './support/fake-scanner.mjs';
 import { InProcessClient } from './support/in-process.js';
@@ -48,6 +51,17 @@ describe('acknowledgements across restarts', () => {
           context: { diagnostics: [] },
         })) as { title: string }[];
         expect(actions.some((a) => a.title.startsWith('Acknowledge'))).toBe(false);
+        // Rescans (keystrokes) keep it information; it never was a warning in this session.
+        const text = readFileSync(realpathSync(join(bob.dir, 'x.ts')), 'utf8');
+        await client.open(join(realpathSync(bob.dir), 'x.ts'), text, 1);
+        for (let v = 2; v < 6; v++) {
+          await client.change(join(realpathSync(bob.dir), 'x.ts'), `${text}// ${v}\n`, v);
+          await client.connection.sendRequest('airspace/scan', { folder: uriOf(bob.dir) });
+        }
+        const severities = client.pushes.filter((p) => p.uri === file).flatMap((p) => p.diagnostics.map((d) => d.severity));
+        expect(severities.length).toBeGreaterThan(0);
+        expect(new Set(severities)).toEqual(new Set([3]));
+        expect(client.diagnostics.get(file)?.[0]?.message).toMatch(/\(acknowledged\)$/);
       });
     } finally {
       repo.dispose();

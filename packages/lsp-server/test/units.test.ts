@@ -486,6 +486,64 @@ describe("one diagnostic per pair and lines, at the strongest finding's own leve
     expect(hoverMarkdown(fs, new Map([[fs[0]!, '+\tindented']]))).toContain('+    indented');
   });
 
+  it('cuts a long message in its body, never in its status', () => {
+    const other = `agent-${'x'.repeat(150)}`;
+    const e = {
+      message: 'both change line 3',
+      kind: 'overlap',
+      a: { agent: 'bob', path: 'a.ts', range: [3, 3] as const, access: 'write' as const },
+      b: { agent: other, path: 'a.ts', range: [3, 3] as const, access: 'write' as const },
+    };
+    const long = scan({
+      agents: [agent('bob'), agent(other)],
+      advisories: [{ a: 'bob', b: other, level: 'traffic', risk: 0.5, probability: 0.09, evidence: [e], message: '' }],
+    });
+    const group = groupFindings(findingsFor(long, 'bob'))[0]!;
+    for (const acknowledged of [false, true]) {
+      const message = String(toDiagnostic(group, 10, acknowledged).message);
+      expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE);
+      expect(message).toMatch(/^agent-x+…: traffic advisory, transmit intent; 9% chance of colliding/);
+      expect(message.endsWith('(acknowledged)')).toBe(acknowledged);
+    }
+  });
+
+  it('puts the strongest finding of those lines on the lens, not the one that names the symbol', () => {
+    const merge = {
+      message: 'both change lines 10–12',
+      kind: 'overlap',
+      a: { agent: 'bob', path: 'a.ts', range: [10, 12] as const, access: 'write' as const },
+      b: { agent: 'carol', path: 'a.ts', range: [10, 12] as const, access: 'write' as const },
+    };
+    const symbols = {
+      message: 'carol edits parse',
+      kind: 'symbols',
+      a: { agent: 'bob', path: 'a.ts', range: [8, 20] as const, symbol: 'parse', access: 'write' as const },
+      b: { agent: 'carol', path: 'a.ts', range: [8, 20] as const, symbol: 'parse', access: 'write' as const },
+    };
+    const both = scan({
+      agents: [agent('bob'), agent('carol')],
+      advisories: [{ a: 'bob', b: 'carol', level: 'resolution', risk: 1, steer: 'bob', hold: 'carol', evidence: [merge], message: '' }],
+      links: [
+        {
+          a: 'bob',
+          b: 'carol',
+          risk: 1,
+          distance: 0,
+          level: 'resolution',
+          evidence: [],
+          channels: [
+            { channel: 'symbols', weight: 1, risk: 0.15, weighted: 0.15, precision: 'symbol', evidence: [symbols] },
+            { channel: 'merge', weight: 1, risk: 1, weighted: 1, precision: 'line', evidence: [merge] },
+          ],
+        },
+      ],
+    });
+    const lenses = codeLenses(findingsFor(both, 'bob'), 100);
+    expect(lenses.map((l) => l.command!.title)).toEqual(['⚠ carol edits parse (merge 1.00)']);
+    // Above the function (line 8), where the finding that names it starts.
+    expect(lenses[0]!.range.start.line).toBe(7);
+  });
+
   it('names what the other side does: edits where it writes, uses where it only reads', () => {
     const cy = findingsFor(result, 'cy');
     const titles = codeLenses(cy, 200).map((l) => l.command!.title);

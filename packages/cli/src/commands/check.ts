@@ -8,7 +8,7 @@
  * same function (`@airspace/engine`'s `runCheck`), the same answer. This module loads only the
  * engine's light client, so a check through the engine costs little more than Node's start.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { engineDisabled, nearestDirectory } from '@airspace/engine/client';
 import { checkText } from '@airspace/engine/advice';
@@ -132,7 +132,10 @@ function unchecked(io: Io, answer: CheckResult, failOn: CheckFlags['failOn']): n
 export function checkCommand(io: Io): Command {
   const command = new Command('check')
     .description('would editing PATH (these lines) now collide with another agent? exit 0 clear, 2 traffic or resolution, 1 error')
-    .argument('[path]', 'file about to be edited (relative to the current directory); PATH:A-B also names its lines')
+    .argument(
+      '[path]',
+      'file about to be edited (relative to --repo DIR when given, else to the current directory); PATH:A-B also names its lines',
+    )
     .option('--lines <A-B>', 'the lines about to change, in the file as it is now (default: the whole file); several ranges as A-B,C-D')
     .option('--agent <id>', 'the agent about to edit (default: the agent whose worktree holds PATH)')
     .option('--json', "print the answer as JSON, with the other side's diff hunks")
@@ -181,7 +184,9 @@ export function checkCommand(io: Io): Command {
       return;
     }
     if (given === undefined) throw new CliError('check needs PATH, the file about to be edited (or --tool-call).');
-    const target = given;
+    // With --repo DIR, a relative PATH names a file of DIR (as DIR is the repository read), not of the shell's directory.
+    const inRepo = flags.repo !== undefined && flags.repo !== '.' && given.trim() !== '' && !isAbsolute(given);
+    const target = inRepo ? resolve(io.cwd, flags.repo!, given) : given;
     const answer = await runCheck(io, target, flags);
     const parser = flags.verbose === true || io.env.AIRSPACE_VERBOSE ? parserLine(answer) : undefined;
     if (parser) io.stderr.write(`airspace: ${printable(parser)}\n`);
