@@ -12,7 +12,10 @@ const LAYERS = {
   core: { may: [], why: 'core is the API boundary every other package builds on.' },
   // 1: a repository and a config, each over core alone.
   git: { may: ['core'], why: 'git turns a repository into agents; it knows no analysis, channel or front end.' },
-  config: { may: ['core'], why: 'config reads files and loads plugins; it knows no repository.' },
+  config: {
+    may: ['core', 'git'],
+    why: 'config reads files by git’s one file rule and loads plugins; it knows no analysis or scan.',
+  },
   // 1b: tree-sitter facts, listed and read through git (snapshots, blob reads).
   analysis: { may: ['core', 'git'], why: 'analysis reads files through git and nothing above it.' },
   // 2: the composition.

@@ -5,9 +5,9 @@
  * `schema/airspace.calibration.schema.json`: a weight out of range is dropped with a problem naming
  * its channel (the others still apply); any other defect rejects the file with one problem.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
+import { readUserFile } from './user-file.js';
 import {
   forecastModelProblem,
   probabilityMapProblem,
@@ -150,7 +150,7 @@ export function validateCalibration(value: unknown, source = 'calibration file',
 export function readCalibration(path: string): { calibration?: Calibration; problems: Problem[] } {
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(readUserFile(path));
   } catch (error) {
     return {
       problems: [

@@ -3,7 +3,8 @@
  * A broken config is a clear problem and a degraded result (built-in defaults), never a crash;
  * a config module runs in a thread of its own, so that it cannot end or wedge the process.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { readUserFile } from './user-file.js';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -135,11 +136,10 @@ function canonicalJson(value: unknown, top = true): string {
 
 function sameConfig(a: string, b: string): boolean {
   try {
-    const x = readFileSync(a);
-    const y = readFileSync(b);
-    if (x.equals(y)) return true;
-    if (a.endsWith('.json') && b.endsWith('.json'))
-      return canonicalJson(JSON.parse(x.toString('utf8'))) === canonicalJson(JSON.parse(y.toString('utf8')));
+    const x = readUserFile(a);
+    const y = readUserFile(b);
+    if (x === y) return true;
+    if (a.endsWith('.json') && b.endsWith('.json')) return canonicalJson(JSON.parse(x)) === canonicalJson(JSON.parse(y));
   } catch {
     // One of them cannot be read or parsed: they differ (loading the one used reports why).
   }
@@ -254,7 +254,7 @@ export function readConfigModule(path: string, options: { readonly timeoutMs?: n
 }
 
 async function readConfigFile(path: string, timeoutMs?: number): Promise<unknown> {
-  if (path.endsWith('.json')) return JSON.parse(readFileSync(path, 'utf8'));
+  if (path.endsWith('.json')) return JSON.parse(readUserFile(path));
   return readConfigModule(path, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
