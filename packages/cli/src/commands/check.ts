@@ -194,7 +194,14 @@ export function checkCommand(io: Io): Command {
       const lines = result.ranges ?? (result.lines ? [result.lines] : []);
       const what = `${result.path}${lines.length ? `:${lines.map(formatRange).join(',')}` : ''}${result.new ? ' (new file)' : ''}`;
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
-      if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
+      // A partial answer (the index still warming up): its CLEAR is not the full answer's, and it says why.
+      const partial = result.problems.find((p) => p.code === 'WARMING_UP' && p.channel === undefined);
+      if (result.conflicts.length === 0)
+        io.stdout.write(
+          partial
+            ? `${style.level('clear', 'CLEAR')}  ${what}: no other agent is close by the channels checked so far.\n`
+            : `${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`,
+        );
       for (const c of result.conflicts) {
         io.stdout.write(
           `${style.level(c.level, c.level.toUpperCase())}  ${what} × ${c.with}  risk ${c.risk.toFixed(2)}  ${formatChannels(c)}\n`,
@@ -211,8 +218,11 @@ export function checkCommand(io: Io): Command {
       }
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
-      // Everything else that shaped the answer (a config that could not be read, or which one applies), as `scan` prints it.
-      for (const p of result.problems) if (p.code !== 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`! ${p.message}`)}\n`);
+      if (partial) io.stdout.write(`${partial.message}\n`);
+      // Everything else that shaped the answer (a config that could not be read, or which one
+      // applies), as `scan` prints it; each channel not yet checked is named by the partial note.
+      const shown = (p: { code: string }): boolean => p.code !== 'PROBE_WITHOUT_CHANNEL' && p.code !== 'WARMING_UP';
+      for (const p of result.problems) if (shown(p)) io.stdout.write(`${style.dim(`! ${p.message}`)}\n`);
     }
   });
   return command;
