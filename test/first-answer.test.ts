@@ -95,6 +95,15 @@ describe('the first check on a repository never scanned', () => {
     });
     expect(hook.code).toBe(0);
     expect(partialOf(json(hook))).toBeDefined();
+    const told = await airspace(['check', '--tool-call'], {
+      cwd: alice.dir,
+      env: ENV,
+      input: JSON.stringify({ tool_name: 'Write', tool_input: { file_path: join(alice.dir, 'brand-new.ts'), content: '' } }),
+      timeoutMs: 60_000,
+    });
+    expect(told.code).toBe(0);
+    const context = (JSON.parse(told.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(context).toMatch(/^CLEAR \(partial\): .*\n\npartial: index warming up/s);
 
     // Once the index is ready, the next check gives the full answer: no note, as a cold check.
     let full: Answer | undefined;

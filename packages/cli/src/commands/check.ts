@@ -166,6 +166,9 @@ export function checkCommand(io: Io): Command {
       io.exitCode(blocks ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
       if (answer.level !== 'traffic' && answer.level !== 'resolution') {
         if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+        // A clear answer given while the index warms up is not the full answer: the model is told.
+        else if (answer.problems.some((p) => p.code === 'WARMING_UP' && p.channel === undefined))
+          io.stdout.write(JSON.stringify(hookAnswer(checkText(answer).text.split('\n').map(printable).join('\n'))) + '\n');
         return;
       }
       const text = checkText(answer, { tools: flags.withMcp ? 'mcp' : 'cli' })
