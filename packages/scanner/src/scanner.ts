@@ -16,6 +16,7 @@ import {
   scanAirspace,
   unavailableService,
   type Agent,
+  type AnyChannel,
   type Problem,
   type RecencyOptions,
   type ScanResult,
@@ -127,6 +128,27 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A partial answer's services and note: each of `slow` unavailable (its channels not checked, with
+ * why), and the scan-level `WARMING_UP` problem naming those channels and the index's size.
+ */
+function warmingUp(
+  channels: readonly AnyChannel[],
+  slow: readonly string[],
+  indexed: AnalysisProgress | undefined,
+): { services: Record<string, unknown>; problem: Problem } {
+  const waiting = channels.filter((c) => (c.requires ?? []).some((r) => slow.includes(r))).map((c) => c.id);
+  const files = indexed && indexed.total > 0 ? ` (${indexed.total.toLocaleString('en')} files)` : '';
+  const why = `the index is warming up${files}; the full answer comes once it is ready`;
+  return {
+    services: Object.fromEntries(slow.map((s) => [s, unavailableService(WARMING_UP, why)])),
+    problem: {
+      code: WARMING_UP,
+      message: `partial: index warming up${files}; not checked yet: ${waiting.join(', ')}. Ask again in a moment for the full answer.`,
+    },
+  };
 }
 
 /** What the last scan read: its agents, their git states and the base (`airspace order` merges them). */
@@ -421,14 +443,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       problems.push(...provided.problems);
       agents = provided.agents;
     } else {
-      const waiting = channels.filter((c) => (c.requires ?? []).some((r) => slow.includes(r))).map((c) => c.id);
-      const files = indexed && indexed.total > 0 ? ` (${indexed.total.toLocaleString('en')} files)` : '';
-      const why = `the index is warming up${files}; the full answer comes once it is ready`;
-      for (const s of slow) services[s] = unavailableService(WARMING_UP, why);
-      problems.push({
-        code: WARMING_UP,
-        message: `partial: index warming up${files}; not checked yet: ${waiting.join(', ')}. Ask again in a moment for the full answer.`,
-      });
+      const warming = warmingUp(channels, slow, indexed);
+      Object.assign(services, warming.services);
+      problems.push(warming.problem);
     }
 
     const pairs = (agents.length * (agents.length - 1)) / 2;
