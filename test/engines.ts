@@ -1,11 +1,12 @@
 /**
  * What the end-to-end tests of the resident engine share: the environment that lets the built
- * CLI use an engine (long idle time, so none exits mid-test), whether a process lives, and the
+ * CLI use an engine (long idle time, so none exits mid-test; full answers, never a partial first
+ * answer while the index warms up), whether a process lives, and the
  * teardown that leaves no engine of a test's repository running.
  */
 import { airspace, ENV } from './run-cli.js';
 
-export const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '120000' };
+export const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '120000', AIRSPACE_FIRST_ANSWER_MS: 'off' };
 
 export function alive(pid: number): boolean {
   try {

@@ -115,13 +115,16 @@ export function checkText(answer: CheckResult, options: AdviceOptions = {}): { t
   const actions = answer.conflicts.map((c) => nextAction(c, answer.agent));
   const action = overallAction(actions);
   const forecasts = (answer.forecasts ?? []).flatMap(forecastText);
+  // A partial answer (the index still warming up) says so: its CLEAR is not the full answer's.
+  const partial = answer.problems.find((p) => p.code === 'WARMING_UP' && p.channel === undefined);
+  const note = partial ? ['', partial.message] : [];
   if (answer.conflicts.length === 0) {
-    const clear = `CLEAR: no other agent is working near ${where} (you are ${answer.agent}). ${nextText('go-on', '')}`;
-    return { text: forecasts.length ? [clear, '', ...forecasts].join('\n') : clear, action };
+    const clear = `CLEAR${partial ? ' (partial)' : ''}: no other agent is working near ${where} (you are ${answer.agent}). ${nextText('go-on', '')}`;
+    return { text: [clear, ...(forecasts.length ? ['', ...forecasts] : []), ...note].join('\n'), action };
   }
   const head = `${answer.level.toUpperCase()}: editing ${where} as ${answer.agent} would come close to ${answer.conflicts.map((c) => c.with).join(', ')}.`;
   const body = answer.conflicts.flatMap((c, i) => conflictText(c, actions[i]!, 2, options.tools, answer.path));
-  return { text: [head, '', ...body, ...(forecasts.length ? ['', ...forecasts] : [])].join('\n'), action };
+  return { text: [head, '', ...body, ...(forecasts.length ? ['', ...forecasts] : []), ...note].join('\n'), action };
 }
 
 export function advisoriesText(result: AdvisoriesResult): { text: string; action: NextAction } {

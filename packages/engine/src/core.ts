@@ -19,6 +19,8 @@ import {
   type ScanExtra,
   type Scanner,
   type ScannerOptions,
+  FIRST_ANSWER_WAIT_MS,
+  WARMING_UP,
 } from '@airspace/scanner';
 import { acknowledgePair, pairAcknowledged } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
@@ -73,6 +75,22 @@ export interface EngineCoreOptions {
   readonly maxWarm?: number;
   /** How long a config module may take to load before a question fails (ms; default `configWaitMs()`). */
   readonly configTimeoutMs?: number;
+  /**
+   * Resident: how long a check waits for the index before answering in part (ms; default
+   * `firstAnswerWaitMs()`); `false` waits for the full answer.
+   */
+  readonly firstAnswerMs?: number | false;
+}
+
+/**
+ * How long a resident check waits for the index before answering in part: `AIRSPACE_FIRST_ANSWER_MS`
+ * (milliseconds, or `off` to always wait for the full answer), else `FIRST_ANSWER_WAIT_MS`.
+ */
+export function firstAnswerWaitMs(env: NodeJS.ProcessEnv = process.env): number | false {
+  const given = env.AIRSPACE_FIRST_ANSWER_MS?.trim();
+  if (given === 'off') return false;
+  const ms = Number(given);
+  return given && Number.isFinite(ms) && ms >= 0 ? ms : FIRST_ANSWER_WAIT_MS;
 }
 
 interface WarmScanner {
@@ -252,7 +270,8 @@ export class EngineCore {
         entry.stamp = stamp;
         entry.buffers = buffers;
         entry.stampEvents = events;
-        if (!custom) entry.answers.set(key, answer);
+        // A partial answer (the index still warming up) is never repeated: the next one may be full.
+        if (!custom && !result.problems.some((p) => p.code === WARMING_UP)) entry.answers.set(key, answer);
         entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
         if (kind !== 'fresh' || custom) this.generation++;
         entry.agents = result.agents.map((a) => a.id);
@@ -284,15 +303,32 @@ export class EngineCore {
     return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
   }
 
-  /** Brings every warm scanner up to date (after file events), so that the next question finds it fresh. */
+  /**
+   * Brings every warm scanner up to date (after file events), so that the next question finds it
+   * fresh. It waits for an index still warming up no longer than a check does: a check queued
+   * behind it must still answer within a moment.
+   */
   async refresh(): Promise<void> {
     const intent = this.intent();
-    for (const warm of [...this.scanners.values()]) await this.scan(warm.options, intent ? { intent } : {}).catch(() => undefined);
+    const extra = { ...(intent ? { intent } : {}), ...this.firstAnswer() };
+    for (const warm of [...this.scanners.values()]) await this.scan(warm.options, extra).catch(() => undefined);
   }
 
+  /** A check's (and a refresh's) wait for the index, resident: `{ firstAnswerMs }`, or nothing (wait for all). */
+  private firstAnswer(): { firstAnswerMs?: number } {
+    const wait = this.options.resident ? (this.options.firstAnswerMs ?? firstAnswerWaitMs()) : false;
+    return wait !== false ? { firstAnswerMs: wait } : {};
+  }
+
+  /**
+   * Resident, a check answers within a moment: on a repository whose index is not ready yet, with
+   * what needs no index (overlap) and a `WARMING_UP` problem naming what was not checked, while the
+   * index is built for the next check. In-process (cold) it does the full work.
+   */
   async check(request: CheckRequest): Promise<CheckResult> {
     const intent = this.intent();
-    const result = await runCheck(request, (options, extra) => this.scan(options, extra), intent ? { intent } : {});
+    const extra = { ...(intent ? { intent } : {}), ...this.firstAnswer() };
+    const result = await runCheck(request, (options, scanExtra) => this.scan(options, scanExtra), extra);
     return { ...result, conflicts: await this.withAcknowledgements(result.agent, this.withDeclarations(result.conflicts)) };
   }
 

@@ -32,6 +32,16 @@ import { contentOf, fsPath, hasRawBytes, readWorktreeFile, type GitService } fro
 /** Services the analysis layer provides, by the names channels put in `requires`. */
 export const ANALYSIS_SERVICES = ['importGraph', 'symbols'] as const;
 
+/**
+ * Tests only: `AIRSPACE_TEST_INDEX_DELAY_MS` delays every build of the base index by that many
+ * milliseconds, so that a test can meet an index still warming up on a small repository. Not a
+ * setting: nothing else reads it, and it is documented as a test knob only.
+ */
+function testIndexDelay(): Promise<void> {
+  const ms = Number(process.env.AIRSPACE_TEST_INDEX_DELAY_MS);
+  return ms > 0 ? new Promise((done) => setTimeout(done, ms)) : Promise.resolve();
+}
+
 /** Problem codes of the parser: none loaded (the channels needing facts not checked), or the wasm one used. */
 export const PARSER_UNAVAILABLE = 'PARSER_UNAVAILABLE';
 export const PARSER_WASM = 'PARSER_WASM';
@@ -141,6 +151,7 @@ export function createAnalysisState(): AnalysisState {
       // Without the symbols service only the import graph's facts are extracted (half the parse).
       const facts = bodies ? 'all' : 'imports';
       if (base?.commit !== baseCommit || (bodies && base.index.factsScope === 'imports')) {
+        await testIndexDelay();
         const snapshot = await treeSnapshot(root, baseCommit);
         const built = await index(snapshot, {
           store,

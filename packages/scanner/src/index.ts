@@ -1,6 +1,8 @@
 export {
   createScanner,
   scanRepository,
+  FIRST_ANSWER_WAIT_MS,
+  WARMING_UP,
   type ScannedState,
   type Overrides,
   type Probe,

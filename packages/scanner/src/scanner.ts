@@ -16,6 +16,7 @@ import {
   scanAirspace,
   unavailableService,
   type Agent,
+  type AnyChannel,
   type Problem,
   type RecencyOptions,
   type ScanResult,
@@ -98,6 +99,56 @@ export interface ScanExtra {
    * then answers "would editing this collide?" rather than "does my current work collide?".
    */
   readonly probe?: Probe;
+  /**
+   * Answer within a moment (a check through the resident engine): when the index or the history
+   * is not ready this many milliseconds after the scan started, score without the channels that
+   * need them, say so (`WARMING_UP`), and let the work go on; a later scan gives the full answer.
+   */
+  readonly firstAnswerMs?: number;
+}
+
+/** Code of a partial answer: the channels that need the index or the history were not checked yet. */
+export const WARMING_UP = 'WARMING_UP';
+
+/**
+ * How long after its start a check through the engine waits for the index and the history by
+ * default (ms): reading the agents counts, so that its answer comes within 2 s.
+ */
+export const FIRST_ANSWER_WAIT_MS = 750;
+
+/** Services that need the index or the mined history, not ready at once on a repository never scanned. */
+const SLOW_SERVICES: readonly string[] = [...ANALYSIS_SERVICES, 'coChange', 'pastConflicts'];
+
+/** `work`'s value, or undefined when it takes longer than `ms` (it goes on). */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A partial answer's services and note: each of `slow` unavailable (its channels not checked, with
+ * why), and the scan-level `WARMING_UP` problem naming those channels and the index's size.
+ */
+function warmingUp(
+  channels: readonly AnyChannel[],
+  slow: readonly string[],
+  indexed: AnalysisProgress | undefined,
+): { services: Record<string, unknown>; problem: Problem } {
+  const waiting = channels.filter((c) => (c.requires ?? []).some((r) => slow.includes(r))).map((c) => c.id);
+  const files = indexed && indexed.total > 0 ? ` (${indexed.total.toLocaleString('en')} files)` : '';
+  const why = `the index is warming up${files}; the full answer comes once it is ready`;
+  return {
+    services: Object.fromEntries(slow.map((s) => [s, unavailableService(WARMING_UP, why)])),
+    problem: {
+      code: WARMING_UP,
+      message: `partial: index warming up${files}; not checked yet: ${waiting.join(', ')}. Ask again in a moment for the full answer.`,
+    },
+  };
 }
 
 /** What the last scan read: its agents, their git states and the base (`airspace order` merges them). */
@@ -160,8 +211,14 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   /** The repository's past merges, re-merged (past conflicts), opened on the first scan that needs them. */
   let pastMerges: Promise<PastConflictHistory> | undefined;
   let disposed = false;
+  /** The index and history work of the last scan: the next waits for it rather than doing it twice. */
+  let indexing: Promise<void> = Promise.resolve();
+  /** The base commit and services of the last index and history work done: once warm, a scan waits for its own. */
+  let warmFor: string | undefined;
+  /** The base index's last progress (its number of files, for a partial answer's note). */
+  let indexed: AnalysisProgress | undefined;
   /** The last result, and the intent and probe it was asked with. */
-  let last: { result: ScanResult; asked: string } | undefined;
+  let last: { result: ScanResult; asked: string; partial: boolean } | undefined;
 
   /**
    * The agents of `extra.only` patched with their known changed paths, the others kept from the
@@ -204,6 +261,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
   const scan = async (overrideBuffers?: Overrides, extra: ScanExtra = {}): Promise<ScanResult> => {
     if (disposed) throw new Error('This scanner was disposed.');
+    const startedAt = performance.now();
     // A failed setup (e.g. not a repository) is retried on the next scan rather than cached.
     setup ??= setUp(options).catch((error: unknown) => {
       setup = undefined;
@@ -216,7 +274,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     const patch = await patched(extra, overrides, time);
     // A patch that changed nothing (a file event echoing a save already read) scores nothing new.
     const askedFor = JSON.stringify([extra.intent ?? null, extra.probe ?? null]);
-    if (patch?.unchanged && last?.asked === askedFor) return last.result;
+    if (patch?.unchanged && last?.asked === askedFor && !last.partial) return last.result;
     const intent = mergeIntent(options.intent, extra.intent);
     const loaded =
       patch ??
@@ -289,74 +347,105 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       }));
 
     // Analysis only when an enabled channel needs it.
-    const services: Record<string, unknown> = { git: loaded.git };
-    const problems: Problem[] = [];
     const needs = new Set(channels.flatMap((c) => c.requires ?? []));
     // No parser (neither native nor wasm loads): the channels that need facts are not checked.
     const parser = ANALYSIS_SERVICES.some((s) => needs.has(s)) ? await parserProblem(channels) : undefined;
-    if (parser) problems.push(parser.problem);
-    if (parser?.unavailable) {
-      for (const s of ANALYSIS_SERVICES) services[s] = unavailableService(parser.problem.code, parser.unavailable);
-    } else if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
-      try {
-        const onIndex = (p: AnalysisProgress): void => progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
-        const provided = await analysis.update(repository.root, loaded.base.commit, agents, loaded.git, onIndex, {
-          bodies: needs.has('symbols'),
-        });
-        services.importGraph = provided.importGraph;
-        services.symbols = provided.symbols;
-        // Declared symbols → their definitions' lines at the merge base, so that the symbol
-        // channels score that definition rather than the whole file (the overlays do not change:
-        // they depend on the agents' files and contents, not on the lines declared in them).
-        if (needs.has('symbols') && hasIntentSymbols(intent)) {
-          const resolved = resolveIntentSymbols(intent!, (path) => provided.baseDefinitions(path));
-          agents = await place(resolved.intent);
-          problems.push(...resolved.problems);
+    /** The services that need the index or the history, with the problems met (and the agents placed again). */
+    const provide = async (): Promise<{ services: Record<string, unknown>; problems: Problem[]; agents: Agent[] }> => {
+      const services: Record<string, unknown> = {};
+      const problems: Problem[] = [];
+      let placed = agents;
+      if (parser?.unavailable) {
+        for (const s of ANALYSIS_SERVICES) services[s] = unavailableService(parser.problem.code, parser.unavailable);
+      } else if (ANALYSIS_SERVICES.some((s) => needs.has(s))) {
+        try {
+          const onIndex = (p: AnalysisProgress): void => {
+            if (p.phase !== 'overlays') indexed = p;
+            progress({ phase: 'index', done: p.done, total: p.total, message: p.phase });
+          };
+          const provided = await analysis.update(repository.root, loaded.base.commit, placed, loaded.git, onIndex, {
+            bodies: needs.has('symbols'),
+          });
+          services.importGraph = provided.importGraph;
+          services.symbols = provided.symbols;
+          // Declared symbols → their definitions' lines at the merge base, so that the symbol
+          // channels score that definition rather than the whole file (the overlays do not change:
+          // they depend on the agents' files and contents, not on the lines declared in them).
+          if (needs.has('symbols') && hasIntentSymbols(intent)) {
+            const resolved = resolveIntentSymbols(intent!, (path) => provided.baseDefinitions(path));
+            placed = await place(resolved.intent);
+            problems.push(...resolved.problems);
+          }
+          for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
+        } catch (error) {
+          // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.
+          problems.push({
+            code: 'ANALYSIS_FAILED',
+            message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.`,
+          });
         }
-        for (const message of provided.problems) problems.push({ code: 'ANALYSIS_PROBLEM', message });
-      } catch (error) {
-        // Channels that need the index report MISSING_SERVICE and score 0; the scan goes on.
-        problems.push({
-          code: 'ANALYSIS_FAILED',
-          message: `Analysis failed: ${error instanceof Error ? error.message : String(error)}; channels that need it scored 0.`,
-        });
       }
-    }
-
-    const openHistory = (): Promise<CommitHistory> =>
-      (history ??= CommitHistory.open(repository.root).catch((error: unknown) => {
-        history = undefined;
-        throw error;
-      }));
-    if (needs.has('coChange')) {
-      try {
-        const opened = await openHistory();
-        // Each agent's history as of its merge base: what it started from, never later work.
-        const baseCommit = loaded.base.commit;
-        services.coChange = coChangeService(opened, (agent) => agent.base ?? baseCommit);
-      } catch (error) {
-        problems.push({
-          code: 'HISTORY_FAILED',
-          message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.`,
-        });
-      }
-    }
-    if (needs.has('pastConflicts')) {
-      try {
-        const opened = await openHistory();
-        pastMerges ??= PastConflictHistory.open(opened, repository.root).catch((error: unknown) => {
-          pastMerges = undefined;
+      const openHistory = (): Promise<CommitHistory> =>
+        (history ??= CommitHistory.open(repository.root).catch((error: unknown) => {
+          history = undefined;
           throw error;
-        });
-        // Each agent's past merges as of its merge base, as for co-change.
-        const baseCommit = loaded.base.commit;
-        services.pastConflicts = pastConflictsService(await pastMerges, (agent) => agent.base ?? baseCommit);
-      } catch (error) {
-        problems.push({
-          code: 'HISTORY_FAILED',
-          message: `The past merges could not be read: ${error instanceof Error ? error.message : String(error)}; the past-conflicts channel scored 0.`,
-        });
+        }));
+      if (needs.has('coChange')) {
+        try {
+          const opened = await openHistory();
+          // Each agent's history as of its merge base: what it started from, never later work.
+          const baseCommit = loaded.base.commit;
+          services.coChange = coChangeService(opened, (agent) => agent.base ?? baseCommit);
+        } catch (error) {
+          problems.push({
+            code: 'HISTORY_FAILED',
+            message: `The commit history could not be read: ${error instanceof Error ? error.message : String(error)}; the co-change channel scored 0.`,
+          });
+        }
       }
+      if (needs.has('pastConflicts')) {
+        try {
+          const opened = await openHistory();
+          pastMerges ??= PastConflictHistory.open(opened, repository.root).catch((error: unknown) => {
+            pastMerges = undefined;
+            throw error;
+          });
+          // Each agent's past merges as of its merge base, as for co-change.
+          const baseCommit = loaded.base.commit;
+          services.pastConflicts = pastConflictsService(await pastMerges, (agent) => agent.base ?? baseCommit);
+        } catch (error) {
+          problems.push({
+            code: 'HISTORY_FAILED',
+            message: `The past merges could not be read: ${error instanceof Error ? error.message : String(error)}; the past-conflicts channel scored 0.`,
+          });
+        }
+      }
+      warmFor = warmKey;
+      return { services, problems, agents: placed };
+    };
+
+    // Index and history work runs one at a time; a first answer waits for it only so long, and
+    // leaves it running: the next scan finds it done (or waits its turn behind it).
+    const slow = SLOW_SERVICES.filter(
+      (s) => needs.has(s) && !(parser?.unavailable && (ANALYSIS_SERVICES as readonly string[]).includes(s)),
+    );
+    const warmKey = JSON.stringify([loaded.base.commit, slow]);
+    const work = indexing.then(provide);
+    indexing = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && warmFor !== warmKey;
+    const provided = cold ? await within(work, extra.firstAnswerMs! - (performance.now() - startedAt)) : await work;
+    const services: Record<string, unknown> = { git: loaded.git, ...provided?.services };
+    const problems: Problem[] = parser ? [parser.problem] : [];
+    if (provided) {
+      problems.push(...provided.problems);
+      agents = provided.agents;
+    } else {
+      const warming = warmingUp(channels, slow, indexed);
+      Object.assign(services, warming.services);
+      problems.push(warming.problem);
     }
 
     const pairs = (agents.length * (agents.length - 1)) / 2;
@@ -375,13 +464,15 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
           repository: loaded.repository.id,
           probe: extra.probe !== undefined,
           analysis: services.importGraph !== undefined && !parser?.unavailable,
+          // A partial answer's scores are not the full answer's.
+          partial: provided === undefined,
         }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
       },
     );
     progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
     const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
-    last = { result: full, asked: askedFor };
+    last = { result: full, asked: askedFor, partial: provided === undefined };
     return full;
   };
 

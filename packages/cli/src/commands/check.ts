@@ -169,6 +169,9 @@ export function checkCommand(io: Io): Command {
       io.exitCode(blocks ? ExitCode.ADVISORY : unchecked(io, answer, flags.failOn));
       if (answer.level !== 'traffic' && answer.level !== 'resolution') {
         if (flags.json) io.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+        // A clear answer given while the index warms up is not the full answer: the model is told.
+        else if (answer.problems.some((p) => p.code === 'WARMING_UP' && p.channel === undefined))
+          io.stdout.write(JSON.stringify(hookAnswer(checkText(answer).text.split('\n').map(printable).join('\n'))) + '\n');
         return;
       }
       const text = checkText(answer, { tools: flags.withMcp ? 'mcp' : 'cli' })
@@ -199,7 +202,14 @@ export function checkCommand(io: Io): Command {
       const lines = result.ranges ?? (result.lines ? [result.lines] : []);
       const what = `${result.path}${lines.length ? `:${lines.map(formatRange).join(',')}` : ''}${result.new ? ' (new file)' : ''}`;
       if (result.new) io.stdout.write(style.dim(`${result.path} does not exist yet: checking ${result.agent} creating it.\n`));
-      if (result.conflicts.length === 0) io.stdout.write(`${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`);
+      // A partial answer (the index still warming up): its CLEAR is not the full answer's, and it says why.
+      const partial = result.problems.find((p) => p.code === 'WARMING_UP' && p.channel === undefined);
+      if (result.conflicts.length === 0)
+        io.stdout.write(
+          partial
+            ? `${style.level('clear', 'CLEAR')}  ${what}: no other agent is close by the channels checked so far.\n`
+            : `${style.level('clear', 'CLEAR')}  ${what}: no other agent is close.\n`,
+        );
       for (const c of result.conflicts) {
         io.stdout.write(
           `${style.level(c.level, c.level.toUpperCase())}  ${what} × ${c.with}  risk ${c.risk.toFixed(2)}  ${formatChannels(c)}\n`,
@@ -216,8 +226,11 @@ export function checkCommand(io: Io): Command {
       }
       // Say which channels could not judge a hypothetical edit (the merge channel).
       for (const p of result.problems) if (p.code === 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`note: ${p.message}`)}\n`);
-      // Everything else that shaped the answer (a config that could not be read, or which one applies), as `scan` prints it.
-      for (const p of result.problems) if (p.code !== 'PROBE_WITHOUT_CHANNEL') io.stdout.write(`${style.dim(`! ${p.message}`)}\n`);
+      if (partial) io.stdout.write(`${partial.message}\n`);
+      // Everything else that shaped the answer (a config that could not be read, or which one
+      // applies), as `scan` prints it; each channel not yet checked is named by the partial note.
+      const shown = (p: { code: string }): boolean => p.code !== 'PROBE_WITHOUT_CHANNEL' && p.code !== 'WARMING_UP';
+      for (const p of result.problems) if (shown(p)) io.stdout.write(`${style.dim(`! ${p.message}`)}\n`);
     }
   });
   return command;
