@@ -47,7 +47,8 @@ export const RECENT_CONFLICT_MERGES = 50;
 export interface PairHistory {
   /**
    * git merges the two current states cleanly: in a scan, the merge channel scored them clean
-   * (`gitMergeOf`; a probe has no merge channel and is not clean); in eval, no conflict was found.
+   * (`gitMergeOf`; a probe, which leaves the merge channel out, asks git about the pair's real
+   * states, `ScanOptions.gitMerge`); in eval, no conflict was found.
    */
   readonly clean: boolean;
   /** The pair's recent conflict rate c (`recentConflictsOf`), when known. */

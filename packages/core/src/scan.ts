@@ -109,6 +109,13 @@ export interface ScanOptions {
   readonly reuse?: PairCache;
   /** What the scores depend on besides the agents and the scan options (see `reuse`). */
   readonly reuseKey?: string;
+  /**
+   * git's verdict on a pair's real states (`clean` or `conflict`; undefined when it cannot say),
+   * for pairs the merge channel did not score because it was left out (a probe: an edit not yet
+   * made). A pair's probability reads the map part its git verdict selects (`pairProbability`), so
+   * with it a probe's pair reads the same part as the scan of that pair: one number on every surface.
+   */
+  readonly gitMerge?: (a: Agent, b: Agent) => Promise<'clean' | 'conflict' | undefined>;
 }
 
 /**
@@ -282,8 +289,14 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
     if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
     // A pair git merges cleanly reads the map's clean part with the repository's recent conflict
-    // rate; one whose merge is unknown (a probe leaves the merge channel out) reads the risk's map.
-    const clean = gitMergeOf(channels) === 'clean';
+    // rate; one whose merge is unknown reads the risk's map. A probe leaves the merge channel out:
+    // git's verdict on the pair's real states (`gitMerge`) selects the part, as a scan's would.
+    const verdict =
+      gitMergeOf(channels) ??
+      (options.gitMerge && level !== 'unknown' && probabilityMap.clean && pastConflicts && !channels.some((c) => c.channel === 'merge')
+        ? await options.gitMerge(ordered[i]!, ordered[j]!).catch(() => undefined)
+        : undefined);
+    const clean = verdict === 'clean';
     const recentConflicts =
       probabilityMap.clean && clean && pastConflicts
         ? pairRecentConflicts([

@@ -151,6 +151,18 @@ function warmingUp(
   };
 }
 
+/**
+ * git's verdict on a probed pair's real states, the one the merge channel would have scored: a
+ * probe's pairs read the same part of the probability map as the scan's (`ScanOptions.gitMerge`).
+ * Pairs without the probed agent are not shown by a check and are not merged for it.
+ */
+async function probeMergeVerdict(git: GitService, a: Agent, b: Agent): Promise<'clean' | 'conflict' | undefined> {
+  if (!a.meta?.probe && !b.meta?.probe) return undefined;
+  const outcome = await git.merge(a, b);
+  if (outcome.error) return undefined;
+  return outcome.clean || outcome.conflicts.length === 0 ? 'clean' : 'conflict';
+}
+
 /** What the last scan read: its agents, their git states and the base (`airspace order` merges them). */
 export interface ScannedState {
   readonly agents: readonly Agent[];
@@ -468,6 +480,11 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
           partial: provided === undefined,
         }),
         onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
+        // A probe left the merge channel out; its pairs' probabilities still read git's verdict on
+        // the real states (cached by the pair of trees: what a scan merged, a check does not again).
+        ...(extra.probe && set.channels.some((c) => c.id === 'merge' && c.meta?.scoresGitState)
+          ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
+          : {}),
       },
     );
     progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
