@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { chanceText } from '@airspace/core';
 import { createRepoFixture, type FixtureCheckout, type RepoFixture } from '@airspace/git/fixture';
-import { TestClient } from '../packages/lsp-server/test/support/client.js';
+import { TestClient, uriOf } from '../packages/lsp-server/test/support/client.js';
 import { airspace, BIN, ENV } from './run-cli.js';
 
 const LSP_BIN = fileURLToPath(new URL('../packages/lsp-server/dist/bin.js', import.meta.url));
@@ -128,14 +128,14 @@ describe('the probability of a pair', () => {
     try {
       await lsp.initialize([frank.dir]);
       await lsp.connection.sendRequest('airspace/scan', {});
-      const file = join(realpathSync(frank.dir), 'src/auth/login.ts');
+      const file = uriOf(join(realpathSync(frank.dir), 'src/auth/login.ts'));
+      const text = (m: string | { value: string }): string => (typeof m === 'string' ? m : m.value);
       const seen = await lsp.until(
-        "frank's diagnostic about erin",
-        () => [...lsp.diagnostics.entries()].flatMap(([, ds]) => ds).find((d) => /erin/.test(d.message)),
+        "frank's diagnostic about erin in src/auth/login.ts",
+        () => lsp.diagnostics.get(file)?.find((d) => /erin/.test(text(d.message))),
         60_000,
       );
-      expect(file).toContain('login.ts');
-      expect(seen.message).toContain(chanceText(p));
+      expect(text(seen.message)).toContain(chanceText(p));
     } finally {
       await lsp.close();
     }
