@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { readSource } from '../src/extract/source-file.js';
-import { index } from '../src/indexing/build.js';
+import { buildIndex } from '../src/indexing/build.js';
 import { patchSnapshot, worktreeSnapshot } from '../src/snapshot.js';
 
 let repo: RepoFixture;
@@ -30,7 +30,7 @@ describe('a work tree with untracked links, FIFOs and devices', () => {
     expect(snap.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
     const patched = await patchSnapshot(snap, ['src/fifo.ts', 'src/zero.ts', 'src/passwd.ts', '../etc/passwd', 'src/new.ts']);
     expect(patched.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
-    const built = await index(snap, { workers: 0 });
+    const built = await buildIndex(snap, { workers: 0 });
     expect([...built.files.keys()].sort()).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
   });
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { createFactsStore, STALE_CACHE_MS } from '../src/cache/cache.js';
 import { seal, unseal } from '../src/cache/checksum.js';
-import { index, type AnalysisIndex } from '../src/indexing/build.js';
+import { buildIndex, type AnalysisIndex } from '../src/indexing/build.js';
 import { overlay, baseView } from '../src/indexing/view.js';
 import { graphJson } from '../src/graph-json.js';
 import { defaultCacheDir, memorySnapshot, worktreeSnapshot, gitBlobId } from '../src/snapshot.js';
@@ -23,7 +23,7 @@ const edges = (ix: AnalysisIndex) => graphJson(ix).edges.map(([a, b]) => `${a} -
 
 describe('index of an in-memory file set', () => {
   test('graph, external, unresolved, partial and skipped files', async () => {
-    const ix = await index(
+    const ix = await buildIndex(
       memorySnapshot({
         'src/a.ts': "import { b } from './b.js';\nimport React from 'react';\nimport { gone } from './gone';\nexport const a = b;\n",
         'src/b.ts': "export * from './c';\nexport type * from './types';\nexport const b = 1;\n",
@@ -52,7 +52,7 @@ describe('index of an in-memory file set', () => {
   });
 
   test('import edges carry their kinds: value, type-only, guarded, dynamic, re-export', async () => {
-    const ix = await index(
+    const ix = await buildIndex(
       memorySnapshot({
         'src/ctx.ts': "import type { ButtonProps } from './button';\nimport { type CardProps } from './card';\nexport const theme = 1;\n",
         'src/button.ts': "import { theme } from './ctx';\nimport type { CardProps } from './card';\nexport type ButtonProps = {};\n",
@@ -91,7 +91,7 @@ describe('index of an in-memory file set', () => {
   });
 
   test('too-large files are skipped and reported, the rest indexed', async () => {
-    const ix = await index(memorySnapshot({ 'big.ts': `export const x = "${'x'.repeat(2000)}";\n`, 'ok.ts': "import './big';\n" }), {
+    const ix = await buildIndex(memorySnapshot({ 'big.ts': `export const x = "${'x'.repeat(2000)}";\n`, 'ok.ts': "import './big';\n" }), {
       workers: 0,
       maxFileBytes: 1000,
     });
@@ -101,8 +101,8 @@ describe('index of an in-memory file set', () => {
 
   test('a previous index is reused: nothing parsed, resolutions kept', async () => {
     const snap = memorySnapshot({ 'a.ts': "import './b';\n", 'b.ts': 'export {};\n' });
-    const first = await index(snap, { workers: 0 });
-    const second = await index(snap, { workers: 0, previous: first });
+    const first = await buildIndex(snap, { workers: 0 });
+    const second = await buildIndex(snap, { workers: 0, previous: first });
     expect(second.stats.parsed).toBe(0);
     expect(second.files.get('a.ts')!.imports).toBe(first.files.get('a.ts')!.imports);
   });
@@ -112,8 +112,8 @@ describe('index of an in-memory file set', () => {
     for (let i = 0; i < 60; i++)
       files[`m${i}.ts`] =
         `import { f${(i + 1) % 60} } from './m${(i + 1) % 60}';\nexport function f${i}() { return f${(i + 1) % 60}(); }\n${'// padding line for size\n'.repeat(200)}`;
-    const inThread = await index(memorySnapshot(files), { workers: 0 });
-    const pooled = await index(memorySnapshot(files), { workers: 2 });
+    const inThread = await buildIndex(memorySnapshot(files), { workers: 0 });
+    const pooled = await buildIndex(memorySnapshot(files), { workers: 2 });
     expect(pooled.stats.parsed).toBe(60);
     expect(graphJson(pooled)).toEqual(graphJson(inThread));
     expect(pooled.files.get('m3.ts')!.facts).toEqual(inThread.files.get('m3.ts')!.facts);
@@ -130,7 +130,7 @@ describe('a worktree with file names that are not UTF-8', () => {
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'latin1 name');
     writeFileSync(named(0xe8), "import { a } from './a';\nexport const g = a;\n");
-    const ix = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    const ix = await buildIndex(await worktreeSnapshot(repo.dir), { workers: 0 });
     expect(ix.skipped).toEqual([]);
     const odd = [...ix.files.keys()].filter((p) => p !== 'src/a.ts');
     expect(odd).toHaveLength(2);
@@ -181,12 +181,12 @@ describe('cache on disk under the git common directory', () => {
     const cacheDir = await defaultCacheDir(wt.dir);
     expect(cacheDir).toBe(join(repo.dir, '.git', 'airspace', 'cache'));
 
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(first.stats.parsed).toBe(6);
     // Another worktree, another process (a fresh store): everything shared comes from disk.
     const snap = await worktreeSnapshot(wt.dir);
     const fresh = createFactsStore({ cacheDir });
-    const second = await index(snap, { store: fresh, workers: 0 });
+    const second = await buildIndex(snap, { store: fresh, workers: 0 });
     expect(second.stats.parsed).toBe(1); // only the untracked file
     expect(fresh.stats.diskHits).toBe(6);
     expect(edges(second)).toContain('src/new.ts -> src/a.ts');
@@ -195,7 +195,7 @@ describe('cache on disk under the git common directory', () => {
     expect(untracked.blobId).toBeUndefined();
     expect(second.files.get('src/new.ts')!.blobId).toBe(wt.git('hash-object', 'src/new.ts'));
     // Restart again: nothing parsed at all.
-    const third = await index(await worktreeSnapshot(wt.dir), { cacheDir, workers: 0 });
+    const third = await buildIndex(await worktreeSnapshot(wt.dir), { cacheDir, workers: 0 });
     expect(third.stats.parsed).toBe(0);
   });
 
@@ -211,8 +211,8 @@ describe('cache on disk under the git common directory', () => {
     const snap = await worktreeSnapshot(repo.dir);
     rmSync(join(repo.dir, 'src/gone.ts')); // listed, then deleted: unreadable
     const options = { maxFileBytes: 2048, facts: 'imports' } as const;
-    const fromDisk = await index(snap, { ...options, workers: 2 });
-    const fromBytes = await index(
+    const fromDisk = await buildIndex(snap, { ...options, workers: 2 });
+    const fromBytes = await buildIndex(
       { files: snap.files.map(({ path, blobId, read }) => ({ path, ...(blobId ? { blobId } : {}), read })) },
       { ...options, workers: 0 },
     );
@@ -229,23 +229,23 @@ describe('cache on disk under the git common directory', () => {
   test('an imports-only index: same graph, its own cache, never read as whole facts', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
-    const part = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, facts: 'imports' });
+    const part = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, facts: 'imports' });
     expect(part.factsScope).toBe('imports');
     expect(part.stats.parsed).toBe(6);
     // Whole facts are never served from the imports-only store, nor from an imports-only previous.
-    const whole = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0, previous: part });
+    const whole = await buildIndex(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0, previous: part });
     expect(whole.factsScope).toBe('all');
     expect(whole.stats.parsed).toBe(6);
     expect(edges(whole)).toEqual(edges(part));
     expect(graphJson(whole)).toEqual(graphJson(part));
     expect([...whole.files.values()].some((f) => f.facts.definitions.length > 0)).toBe(true);
     // An imports-only facts' body is never read as empty: it throws (in a new process, from disk).
-    const again = await index(await worktreeSnapshot(repo.dir), {
+    const again = await buildIndex(await worktreeSnapshot(repo.dir), {
       store: createFactsStore({ cacheDir: mkdtempSync(join(tmpdir(), 'airspace-imports-')) }),
       workers: 0,
       facts: 'imports',
     });
-    const fromDisk = await index(await worktreeSnapshot(repo.dir), {
+    const fromDisk = await buildIndex(await worktreeSnapshot(repo.dir), {
       store: createFactsStore({ cacheDir: again.store.dir!.replace(/\/facts-[^/]*$/, '') }),
       workers: 0,
       facts: 'imports',
@@ -255,7 +255,11 @@ describe('cache on disk under the git common directory', () => {
     expect(() => anyFile.facts.definitions).toThrow(/import graph only/);
     expect(() => anyFile.facts.references).toThrow(/import graph only/);
     // A later imports-only index takes whole facts where the cache has them.
-    const reuse = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0, facts: 'imports' });
+    const reuse = await buildIndex(await worktreeSnapshot(repo.dir), {
+      store: createFactsStore({ cacheDir }),
+      workers: 0,
+      facts: 'imports',
+    });
     expect(reuse.stats.parsed).toBe(0);
     expect(readdirSync(cacheDir).filter((n) => n.startsWith('facts-')).length).toBe(2);
   });
@@ -263,7 +267,7 @@ describe('cache on disk under the git common directory', () => {
   test('corrupt segment heads and entries are detected, removed and rebuilt', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const segDir = first.store.dir!;
     const heads = readdirSync(segDir).filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'));
     expect(heads).toHaveLength(1);
@@ -276,13 +280,13 @@ describe('cache on disk under the git common directory', () => {
     seg.entries[1][1] = { ...seg.entries[1][1], l: lang === 'python' ? 'tsx' : 'python' };
     writeSealed(join(segDir, heads[0]!), seg);
     writeFileSync(join(segDir, 'seg-0-truncated.head.json'), '{"format":"airspace-facts-segment-4","vers');
-    const again = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const again = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(again.stats.parsed).toBe(2);
     expect(again.problems.join('\n')).toMatch(/The facts cache segment .*truncated.* was damaged \(no checksum line\); it was removed/);
     expect(again.problems.join('\n')).toMatch(/had 2 corrupt entries; they were removed and parsed again\./);
     expect(readdirSync(segDir)).not.toContain('seg-0-truncated.head.json');
     expect(graphJson(again)).toEqual(graphJson(first));
-    const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const healed = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(healed.stats.parsed).toBe(0);
     expect(healed.problems).toEqual([]);
     expect(healed.files.get('src/a.ts')!.facts).toEqual(first.files.get('src/a.ts')!.facts);
@@ -291,11 +295,11 @@ describe('cache on disk under the git common directory', () => {
   test('segment bodies load on first use; a corrupt body degrades to empty facts, is reported and reparsed next time', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const refs = first.files.get('src/a.ts')!.facts.references;
     expect(refs.length).toBeGreaterThan(0);
 
-    const warm = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    const warm = await buildIndex(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
     expect(warm.stats.parsed).toBe(0);
     expect(warm.store.stats.bodiesRead).toBe(0);
     expect(edges(warm)).toEqual(edges(first));
@@ -303,7 +307,7 @@ describe('cache on disk under the git common directory', () => {
     expect(warm.store.stats.bodiesRead).toBe(1);
 
     // Another process merges the segment away after this one read its head: the body stays readable.
-    const survivor = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    const survivor = await buildIndex(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
     const segFiles = readdirSync(first.store.dir!).filter((n) => n.startsWith('seg-'));
     const saved = segFiles.map((n) => [n, readFileSync(join(first.store.dir!, n))] as const);
     for (const [n] of saved) rmSync(join(first.store.dir!, n));
@@ -312,7 +316,7 @@ describe('cache on disk under the git common directory', () => {
     for (const [n, b] of saved) writeFileSync(join(first.store.dir!, n), b);
 
     // Damage the body after a warm index was built, before anything used it.
-    const damaged = await index(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
+    const damaged = await buildIndex(await worktreeSnapshot(repo.dir), { store: createFactsStore({ cacheDir }), workers: 0 });
     const segDir = first.store.dir!;
     const body = readdirSync(segDir).find((n) => n.endsWith('.body'))!;
     const bytes = readFileSync(join(segDir, body));
@@ -325,7 +329,7 @@ describe('cache on disk under the git common directory', () => {
     expect(problems.join('\n')).toMatch(/facts cache segment body .* was damaged \(checksum mismatch\); it was removed/);
     expect(readdirSync(segDir).filter((n) => n.startsWith('seg-'))).toEqual([]);
     // The next index (even with the damaged one as previous) parses those files again.
-    const next = await index(await worktreeSnapshot(repo.dir), { previous: damaged, workers: 0 });
+    const next = await buildIndex(await worktreeSnapshot(repo.dir), { previous: damaged, workers: 0 });
     expect(next.stats.parsed).toBe(6);
     expect(next.files.get('src/a.ts')!.facts.references).toEqual(refs);
   });
@@ -333,7 +337,7 @@ describe('cache on disk under the git common directory', () => {
   test('an index that will use bodies checks them on look-up: a damaged body is parsed again at once, with a problem', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const segDir = first.store.dir!;
     for (const [damage, why] of [
       [(b: Buffer) => b.subarray(0, b.length >> 1), /\d+ bytes, expected \d+/],
@@ -342,10 +346,10 @@ describe('cache on disk under the git common directory', () => {
       for (const n of readdirSync(segDir).filter((n) => n.endsWith('.body')))
         writeFileSync(join(segDir, n), damage(readFileSync(join(segDir, n))));
       // Without `bodies` a warm index reads heads only and cannot tell.
-      const unchecked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+      const unchecked = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       expect(unchecked.stats.parsed).toBe(0);
       expect(unchecked.problems).toEqual([]);
-      const checked = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
+      const checked = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
       expect(checked.stats.parsed).toBe(6);
       expect(checked.problems.join('\n')).toMatch(why);
       expect(checked.problems.join('\n')).toMatch(
@@ -353,7 +357,7 @@ describe('cache on disk under the git common directory', () => {
       );
       for (const [path, f] of first.files) expect(checked.files.get(path)!.facts, path).toEqual(f.facts);
       // Healed on disk: the next checked index parses nothing and finds nothing wrong.
-      const healed = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
+      const healed = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, bodies: true });
       expect(healed.stats.parsed).toBe(0);
       expect(healed.problems).toEqual([]);
       expect(healed.files.get('src/a.ts')!.facts.references).toEqual(first.files.get('src/a.ts')!.facts.references);
@@ -363,7 +367,7 @@ describe('cache on disk under the git common directory', () => {
   test('imports kept as text in a head that no longer decode: empty on use, parsed again by the next index', async () => {
     repo = createRepoFixture(files);
     const cacheDir = await defaultCacheDir(repo.dir);
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const segDir = first.store.dir!;
     const head = readdirSync(segDir).find((n) => n.endsWith('.head.json'))!;
     const seg = readSealed(join(segDir, head));
@@ -371,18 +375,18 @@ describe('cache on disk under the git common directory', () => {
     const entry = seg.entries.find((e: [string]) => e[0] === `${aBlob}:typescript`);
     entry[1].i = '[{"specifier":';
     writeSealed(join(segDir, head), seg);
-    const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const warm = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.stats.parsed).toBe(0);
     expect(edges(warm)).toEqual(edges(first)); // the persisted resolutions need no imports
     expect(warm.files.get('src/a.ts')!.facts.imports).toEqual([]);
-    const next = await index(await worktreeSnapshot(repo.dir), { previous: warm, workers: 0 });
+    const next = await buildIndex(await worktreeSnapshot(repo.dir), { previous: warm, workers: 0 });
     expect(next.stats.parsed).toBe(1);
     expect(next.problems.join('\n')).toMatch(
       /The facts cache segment .* had 1 corrupt entry; it was removed and that file is parsed again\./,
     );
     expect(graphJson(next)).toEqual(graphJson(first));
     // Healed on disk: the segment was rewritten without the damaged entry, plus the reparsed one.
-    const fresh = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const fresh = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(fresh.stats.parsed).toBe(0);
     expect(fresh.files.get('src/a.ts')!.facts.imports).toEqual(first.files.get('src/a.ts')!.facts.imports);
     expect(fresh.files.get('src/b.ts')!.facts).toEqual(first.files.get('src/b.ts')!.facts);
@@ -392,17 +396,17 @@ describe('cache on disk under the git common directory', () => {
   test('many segments are merged into one without losing entries; the largest is left as it is', async () => {
     repo = createRepoFixture({ 'a.ts': 'export const a = 0;\n', 'b.ts': 'export const b = 0;\n', 'c.ts': 'export const c = 0;\n' });
     const cacheDir = await defaultCacheDir(repo.dir);
-    await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const largest = readdirSync(join(cacheDir, readdirSync(cacheDir)[0]!)).find((n) => n.endsWith('.head.json'))!;
     for (let i = 1; i <= 10; i++) {
       repo.write('a.ts', `export const a = ${i};\n`);
-      await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+      await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     }
     const segDir = join(cacheDir, readdirSync(cacheDir)[0]!);
     expect(readdirSync(segDir).filter((n) => n.endsWith('.head.json')).length).toBeLessThanOrEqual(9);
     expect(readdirSync(segDir)).toContain(largest);
     repo.write('a.ts', 'export const a = 3;\n');
-    const back = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const back = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(back.stats.parsed).toBe(0);
   });
 
@@ -410,7 +414,7 @@ describe('cache on disk under the git common directory', () => {
     repo = createRepoFixture(files);
     const blocker = join(repo.dir, 'not-a-dir');
     writeFileSync(blocker, 'x');
-    const ix = await index(await worktreeSnapshot(repo.dir), { cacheDir: join(blocker, 'cache'), workers: 0 });
+    const ix = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir: join(blocker, 'cache'), workers: 0 });
     expect(ix.files.size).toBe(6);
     expect(ix.problems.join('\n')).toMatch(/^Cannot write the facts cache \(.*\); continuing without it\.$/);
   });
@@ -419,7 +423,7 @@ describe('cache on disk under the git common directory', () => {
     repo = createRepoFixture(files);
     const { treeSnapshot } = await import('../src/snapshot.js');
     const snap = await treeSnapshot(repo.dir, 'HEAD');
-    const ix = await index(snap, { workers: 0 });
+    const ix = await buildIndex(snap, { workers: 0 });
     expect(edges(ix)).toEqual(['src/a.ts -> src/b.ts', 'src/b.ts -> src/c.ts', 'tools/x.py -> pkg/y.py']);
     expect(gitBlobId(await snap.files[0]!.read())).toBe(snap.files[0]!.blobId);
   });
@@ -427,7 +431,7 @@ describe('cache on disk under the git common directory', () => {
 
 describe('overlays', () => {
   test("an agent's added import counts for that agent only", async () => {
-    const ix = await index(memorySnapshot({ 'a.ts': "import './b';\n", 'b.ts': '', 'c.ts': '', 'd.ts': "import './c';\n" }), {
+    const ix = await buildIndex(memorySnapshot({ 'a.ts': "import './b';\n", 'b.ts': '', 'c.ts': '', 'd.ts': "import './c';\n" }), {
       workers: 0,
     });
     const agent = await overlay(ix, [
@@ -475,7 +479,7 @@ describe('re-indexing with a previous index', () => {
   };
 
   test('the fast path (same file set) equals a full re-index of the same snapshot', async () => {
-    const first = await index(memorySnapshot(base), { workers: 0 });
+    const first = await buildIndex(memorySnapshot(base), { workers: 0 });
     const changes: Record<string, string | Buffer>[] = [
       // new imports, a removed import, an external added, an unresolved one
       { 'src/c.ts': "import { e } from './e';\nimport { nope } from './nope';\nexport const c = 3;\n", 'src/z.ts': 'export {};\n' },
@@ -487,15 +491,15 @@ describe('re-indexing with a previous index', () => {
     let previous = first;
     for (const change of changes) {
       const snap = memorySnapshot({ ...base, ...change });
-      const fast = await index(snap, { workers: 0, previous });
-      const full = await index(snap, { workers: 0 });
+      const fast = await buildIndex(snap, { workers: 0, previous });
+      const full = await buildIndex(snap, { workers: 0 });
       expect(fast.stats.parsed).toBeLessThanOrEqual(2);
       expect(fast.resolverKey).toBe(full.resolverKey);
       expect(shape(fast)).toEqual(shape(full));
       previous = fast;
     }
     // Back to the start: equal to the first index, facts from memory.
-    const back = await index(memorySnapshot(base), { workers: 0, previous });
+    const back = await buildIndex(memorySnapshot(base), { workers: 0, previous });
     expect(back.stats.parsed).toBe(0);
     expect(shape(back)).toEqual(shape(first));
   });
@@ -507,16 +511,16 @@ describe('re-indexing with a previous index', () => {
       'packages/lib/src/index.ts': 'export const l = 1;\n',
       'packages/app/src/main.ts': "import { l } from 'lib';\n",
     };
-    const first = await index(memorySnapshot(ws), { workers: 0 });
+    const first = await buildIndex(memorySnapshot(ws), { workers: 0 });
     expect(first.importers.get('packages/lib/src/index.ts')).toEqual(['packages/app/src/main.ts']);
     const renamed = { ...ws, 'packages/lib/package.json': '{"name":"lib2","main":"src/index.ts"}\n' };
-    const second = await index(memorySnapshot(renamed), { workers: 0, previous: first });
+    const second = await buildIndex(memorySnapshot(renamed), { workers: 0, previous: first });
     expect(second.resolverKey).not.toBe(first.resolverKey);
     expect(second.importers.get('packages/lib/src/index.ts')).toBeUndefined();
     expect(second.external.map((e) => e.package)).toEqual(['lib']);
-    const added = await index(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0, previous: second });
+    const added = await buildIndex(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0, previous: second });
     expect(added.resolverKey).not.toBe(second.resolverKey);
-    expect(shape(added)).toEqual(shape(await index(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0 })));
+    expect(shape(added)).toEqual(shape(await buildIndex(memorySnapshot({ ...renamed, 'packages/app/src/lib.ts': '' }), { workers: 0 })));
   });
 
   test('added and deleted files: resolutions carried from the previous resolver equal a fresh index', async () => {
@@ -542,20 +546,20 @@ describe('re-indexing with a previous index', () => {
       ['unrelated files', { 'docs/readme.md': 'hi\n', 'src/other.ts': "import { c } from './c';\n" }],
     ];
     let files: Record<string, string> = { ...tree };
-    let previous = await index(memorySnapshot(files), { workers: 0 });
+    let previous = await buildIndex(memorySnapshot(files), { workers: 0 });
     for (const [what, change] of steps) {
       files = { ...files };
       for (const [p, text] of Object.entries(change)) {
         if (text === null) delete files[p];
         else files[p] = text;
       }
-      const carried = await index(memorySnapshot(files), { workers: 0, previous });
-      const fresh = await index(memorySnapshot(files), { workers: 0 });
+      const carried = await buildIndex(memorySnapshot(files), { workers: 0, previous });
+      const fresh = await buildIndex(memorySnapshot(files), { workers: 0 });
       expect(shape(carried), what).toEqual(shape(fresh));
       previous = carried;
     }
     // The first step really changed targets.
-    const first = await index(memorySnapshot({ ...tree, ...steps[0]![1] } as Record<string, string>), { workers: 0 });
+    const first = await buildIndex(memorySnapshot({ ...tree, ...steps[0]![1] } as Record<string, string>), { workers: 0 });
     expect(first.imports.get('src/a.ts')).toEqual(expect.arrayContaining(['src/x.ts', 'src/y.ts', 'gone.ts']));
   });
 
@@ -568,7 +572,7 @@ describe('re-indexing with a previous index', () => {
       'src/c.ts': 'export const c = 1;\n',
     });
     const cacheDir = await defaultCacheDir(repo.dir);
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     const memoPath = join(first.store.dir!, `memo-${first.resolverKey}.json`);
     expect(existsSync(memoPath)).toBe(true);
     // Tamper with a memo entry that no added path touches: a later process must take it over.
@@ -579,10 +583,10 @@ describe('re-indexing with a previous index', () => {
     for (const damaged of [false, true]) {
       if (damaged)
         writeSealed(memoPath, { format: 'airspace-resolver-memo-3', memo: [['k', { resolution: { status: 'odd' }, probed: [] }]] });
-      const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+      const warm = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
       repo.write('src/x.ts', 'export const x = 2;\n');
       try {
-        const shifted = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, previous: warm });
+        const shifted = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0, previous: warm });
         // x.ts outranks x/index.ts whatever the memo said; the untouched entry came from the memo.
         expect(shifted.imports.get('src/a.ts')).toEqual(damaged ? ['src/b.ts', 'src/x.ts', 'src/c.ts'] : ['src/b.ts', 'src/x.ts']);
         expect(shifted.external.map((e) => e.package)).toEqual(damaged ? [] : ['memo-marker']);
@@ -600,7 +604,7 @@ describe('re-indexing with a previous index', () => {
     });
     const cacheDir = await defaultCacheDir(repo.dir);
     const resolutionFiles = (ix: AnalysisIndex) => readdirSync(ix.store.dir!).filter((n) => n.startsWith('res-'));
-    const first = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const first = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(first.imports.get('src/a.ts')).toEqual(['src/b.ts']);
     expect(resolutionFiles(first)).toEqual([`res-${first.resolverKey}.json`]);
     // Tamper with the persisted outcome: a new process must use it (proving it resolved nothing).
@@ -608,23 +612,23 @@ describe('re-indexing with a previous index', () => {
     const res = readSealed(resPath);
     res.files['src/a.ts'][1] = [{ specifier: 'b', kind: 'static', edge: 'value', line: 1, targets: [], external: 'persisted-marker' }];
     writeSealed(resPath, res);
-    const warm = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const warm = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(warm.resolverKey).toBe(first.resolverKey);
     expect(warm.external.map((e) => e.package)).toEqual(['persisted-marker']);
     // A configuration change: another key, resolved again.
     repo.write('tsconfig.json', '{"compilerOptions":{"baseUrl":"."}}\n');
-    const reconfigured = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const reconfigured = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(reconfigured.resolverKey).not.toBe(first.resolverKey);
     expect(reconfigured.external.map((e) => e.package)).toEqual(['b']);
     repo.write('tsconfig.json', '{"compilerOptions":{"baseUrl":"src"}}\n');
     // A file-set change: another key, resolved again.
     repo.write('src/c.ts', '');
-    const more = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const more = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(more.resolverKey).not.toBe(first.resolverKey);
     expect(more.imports.get('src/a.ts')).toEqual(['src/b.ts']);
     // A changed file under the same key: only its own persisted outcome is ignored.
     repo.write('src/c.ts', "import { b } from 'b';\n");
-    const edited = await index(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
+    const edited = await buildIndex(await worktreeSnapshot(repo.dir), { cacheDir, workers: 0 });
     expect(edited.resolverKey).toBe(more.resolverKey);
     expect(edited.imports.get('src/c.ts')).toEqual(['src/b.ts']);
   });
@@ -633,20 +637,20 @@ describe('re-indexing with a previous index', () => {
     repo = createRepoFixture({ 'src/a.ts': "import './b';\n", 'src/b.ts': 'export {};\n', 'src/c.ts': '' });
     const { patchSnapshot } = await import('../src/snapshot.js');
     const snap = await worktreeSnapshot(repo.dir);
-    const first = await index(snap, { workers: 0 });
+    const first = await buildIndex(snap, { workers: 0 });
     repo.write('src/b.ts', "import './c';\n");
     const patched = await patchSnapshot(snap, ['src/b.ts']);
-    const fast = await index(patched, { workers: 0, previous: first });
+    const fast = await buildIndex(patched, { workers: 0, previous: first });
     expect(fast.stats.parsed).toBe(1);
     expect(fast.importers.get('src/c.ts')).toEqual(['src/b.ts']);
-    const listed = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    const listed = await buildIndex(await worktreeSnapshot(repo.dir), { workers: 0 });
     expect(edges(fast)).toEqual(edges(listed));
     // Deleted and added files change the file set.
     repo.write('src/d.ts', "import './a';\n");
     rmSync(join(repo.dir, 'src/c.ts'));
     const patched2 = await patchSnapshot(patched, ['src/c.ts', 'src/d.ts']);
     expect(patched2.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/b.ts', 'src/d.ts']);
-    const again = await index(patched2, { workers: 0, previous: fast });
+    const again = await buildIndex(patched2, { workers: 0, previous: fast });
     expect(edges(again)).toEqual(['src/a.ts -> src/b.ts', 'src/d.ts -> src/a.ts']);
     expect(again.unresolved.map((u) => u.specifier)).toEqual(['./c']);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { index } from '../src/indexing/build.js';
+import { buildIndex } from '../src/indexing/build.js';
 import { baseView, overlay } from '../src/indexing/view.js';
 import { createSymbolResolver } from '../src/symbols/resolve.js';
 import { memorySnapshot } from '../src/snapshot.js';
@@ -12,7 +12,7 @@ const edgesOf = (g: { forEachEdge(cb: (e: string, a: unknown, s: string, t: stri
 };
 
 describe('TypeScript and JavaScript symbols', async () => {
-  const ix = await index(
+  const ix = await buildIndex(
     memorySnapshot({
       'src/math.ts': 'export function add(a: number, b: number) { return a + b; }\nexport const zero = 0;\n',
       'src/index.ts': "export * from './math';\nexport { Service as Svc } from './service';\n",
@@ -70,7 +70,7 @@ describe('TypeScript and JavaScript symbols', async () => {
 });
 
 describe('Python symbols', async () => {
-  const ix = await index(
+  const ix = await buildIndex(
     memorySnapshot({
       'pkg/__init__.py': 'from .core import Engine\n',
       'pkg/core.py':
@@ -97,7 +97,7 @@ describe('Python symbols', async () => {
 });
 
 describe('name-only fallback', async () => {
-  const ix = await index(
+  const ix = await buildIndex(
     memorySnapshot({
       'src/a.ts': 'export function helper() { return 1; }\n',
       'src/b.ts': 'export function other() { return 2; }\n',

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFactsStore, index, worktreeSnapshot } from '@airspace/analysis';
+import { createFactsStore, buildIndex, worktreeSnapshot } from '@airspace/analysis';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from './generate.js';
 import { inSubdirs, subdirList } from './subdirs.js';
@@ -170,7 +170,7 @@ async function main() {
       if (peers.depcruise) {
         // Agreement on relative imports: airspace's edges whose specifier is relative.
         const snap = await worktreeSnapshot(repoDir);
-        const ix = await index(
+        const ix = await buildIndex(
           { files: snap.files.filter((f) => inSubdirs(f.path, subdir!)) },
           { store: createFactsStore({ cacheDir: cacheTs }) },
         );

@@ -17,7 +17,7 @@ import {
   createFactsStore,
   extractFacts,
   prestartParseWorkers,
-  index,
+  buildIndex,
   languageOf,
   loadParser,
   parseTree,
@@ -106,7 +106,7 @@ async function measureMode(): Promise<Record<string, unknown>> {
     prestartParseWorkers(workers !== undefined ? { workers } : {});
   const snap = within(await worktreeSnapshot(repo!));
   const tList = performance.now();
-  const ix = await index(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });
+  const ix = await buildIndex(snap, { store, facts, ...(workers !== undefined ? { workers } : {}) });
   const t1 = performance.now();
   const cpu1 = process.cpuUsage(cpu0);
   const result: Record<string, unknown> = {
@@ -146,7 +146,7 @@ async function measureMode(): Promise<Record<string, unknown>> {
       const c0 = performance.now();
       const snap2 = within(await worktreeSnapshot(repo!));
       const c1 = performance.now();
-      const ix2 = await index(snap2, { cacheDir: cacheDir!, previous: ix, ...(workers !== undefined ? { workers } : {}) });
+      const ix2 = await buildIndex(snap2, { cacheDir: cacheDir!, previous: ix, ...(workers !== undefined ? { workers } : {}) });
       const c2 = performance.now();
       Object.assign(result, {
         changed,
@@ -165,7 +165,7 @@ async function measureMode(): Promise<Record<string, unknown>> {
         edit();
         const e0 = performance.now();
         prevSnap = await patchSnapshot(prevSnap, [changed]);
-        prevIx = await index(prevSnap, { cacheDir: cacheDir!, previous: prevIx, ...(workers !== undefined ? { workers } : {}) });
+        prevIx = await buildIndex(prevSnap, { cacheDir: cacheDir!, previous: prevIx, ...(workers !== undefined ? { workers } : {}) });
         editor.push(performance.now() - e0);
         parsed.push(prevIx.stats.parsed);
       }

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { loadPlugins, type Isolation } from '@airspace/config';
 import { scanAirspace, type Agent } from '@airspace/core';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { importGraphService, index, worktreeSnapshot } from '@airspace/analysis';
+import { importGraphService, buildIndex, worktreeSnapshot } from '@airspace/analysis';
 import { createScanner } from '@airspace/scanner';
 import { generateRepo, prng } from './generate.js';
 
@@ -117,7 +117,7 @@ async function measure(label: string, repo: string, pluginDir: string): Promise<
   const none = await scans(repo, [], undefined);
   // The plugins alone first: an in-process import is cached by the module system afterwards.
   // Their import graph is the repository's base graph (as the scanner's would be, overlays aside).
-  const services = { importGraph: importGraphService(await index(await worktreeSnapshot(repo))) };
+  const services = { importGraph: importGraphService(await buildIndex(await worktreeSnapshot(repo))) };
   const aloneIn = await pluginsAlone(pluginDir, plugins, none.agents, 'in-process', services);
   const aloneWorker = await pluginsAlone(pluginDir, plugins, none.agents, 'worker', services);
   const inProcess = await scans(repo, plugins, 'in-process');

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { edgeKindsTo, index, memorySnapshot } from '@airspace/analysis';
+import { edgeKindsTo, buildIndex, memorySnapshot } from '@airspace/analysis';
 import { importGraphOfEdges, type Agent, type FileEdit, type ImportGraphService } from '@airspace/core';
 import { generateRepo, prng } from './generate.js';
 
@@ -21,7 +21,7 @@ export async function generatedGraph(files: number, seed: number, cacheDir = joi
   const file = join(cacheDir, `graph-${files}-${seed}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as GraphEdges;
   const repo = generateRepo({ files, seed });
-  const ix = await index(memorySnapshot(repo.files));
+  const ix = await buildIndex(memorySnapshot(repo.files));
   const edges: [string, string, string[]][] = [];
   for (const [from, targets] of ix.imports) for (const to of targets) edges.push([from, to, [...edgeKindsTo(ix.files.get(from), to)]]);
   const out: GraphEdges = { files: [...ix.files.keys()].sort(), edges };

@@ -113,7 +113,8 @@ interface Scan {
   readonly answers: Map<string, PairAnswer>;
 }
 
-const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
+/** One key per ordered pair (a, b): answers are kept as asked, not folded with (b, a) as core's `pairKey` does. */
+const orderedPairKey = (a: string, b: string): string => `${a}\u0000${b}`;
 
 interface Pending {
   readonly channel: string;
@@ -224,7 +225,7 @@ export class PluginHost {
 
   private async score(channel: string, a: Agent, b: Agent): Promise<ChannelScore> {
     const scan = this.scans.get(channel);
-    const key = pairKey(a.id, b.id);
+    const key = orderedPairKey(a.id, b.id);
     let answer = scan?.answers.get(key);
     let problems: Problem[] = [];
     if (answer) scan!.answers.delete(key);
@@ -233,7 +234,7 @@ export class PluginHost {
       const reply = await this.call({ type: 'scores', channel, pairs, sliceMs: SLICE_MS }, `scoring ${a.id} × ${b.id}`);
       problems = reply.problems;
       const answers = reply.value as PairAnswer[];
-      answers.forEach((x, i) => scan?.answers.set(pairKey(pairs[i]![0], pairs[i]![1]), x));
+      answers.forEach((x, i) => scan?.answers.set(orderedPairKey(pairs[i]![0], pairs[i]![1]), x));
       answer = answers[0] ?? { ok: false, error: 'gave no answer' };
       scan?.answers.delete(key);
     }

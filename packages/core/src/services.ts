@@ -166,6 +166,15 @@ export function displayName(symbol: string): string {
   return symbol.slice(symbol.lastIndexOf('#') + 1);
 }
 
+/**
+ * `src/a.ts#Parser.parse` → `{ path: 'src/a.ts', name: 'Parser.parse' }`, split at the last `#`;
+ * undefined unless both the path and the name are non-empty.
+ */
+export function parseSymbolId(symbol: string): { readonly path: string; readonly name: string } | undefined {
+  const at = symbol.lastIndexOf('#');
+  return at > 0 && at < symbol.length - 1 ? { path: symbol.slice(0, at), name: symbol.slice(at + 1) } : undefined;
+}
+
 /** A file changed together with another in the commits of a history view. */
 export interface CoChangePartner {
   readonly path: string;

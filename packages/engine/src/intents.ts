@@ -13,7 +13,7 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Problem } from '@airspace/core';
+import { parseSymbolId, type Problem } from '@airspace/core';
 import { isSafeRepoPath } from '@airspace/git';
 import type { IntentEntry, IntentMap, IntentSpec } from '@airspace/scanner';
 
@@ -198,8 +198,8 @@ export function writeIntent(commonDir: string, declaration: DeclaredIntent, now 
 
 /** `path#name` → the scanner's symbol intent (`#` splits at its last occurrence). */
 export function symbolSpec(declared: string): IntentEntry | undefined {
-  const at = declared.lastIndexOf('#');
-  return at > 0 && at < declared.length - 1 ? { path: declared.slice(0, at), symbol: declared.slice(at + 1) } : undefined;
+  const id = parseSymbolId(declared);
+  return id ? { path: id.path, symbol: id.name } : undefined;
 }
 
 /**

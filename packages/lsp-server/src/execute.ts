@@ -3,7 +3,7 @@
  * advisory (recorded in the pair's shadow trail), declare intent. Arguments as commands.ts types them.
  */
 import { MessageType, ShowMessageNotification } from 'vscode-languageserver';
-import type { Problem } from '@airspace/core';
+import { parseSymbolId, type Problem } from '@airspace/core';
 import { Commands, parseIntentArgs, parseLocation, parsePairArgs } from './commands.js';
 import { locationText } from './delivery.js';
 import { publishDiagnostics } from './diagnostics.js';
@@ -140,16 +140,16 @@ async function declareIntent(s: Session, args: readonly unknown[] | undefined) {
     else problems.push(got.problem);
   }
   for (const item of symbols ?? []) {
-    const at = typeof item === 'string' ? item.lastIndexOf('#') : -1;
-    if (typeof item !== 'string' || at <= 0 || at === item.length - 1) {
+    const id = typeof item === 'string' ? parseSymbolId(item) : undefined;
+    if (!id) {
       problems.push({
         code: 'INTENT_PATH_REFUSED',
         message: `declareIntent: ${JSON.stringify(item)} is not a symbol written as path#name; not declared.`,
       });
       continue;
     }
-    const got = intentPath(self.worktree, item.slice(0, at));
-    const symbol = item.slice(at + 1);
+    const got = intentPath(self.worktree, id.path);
+    const symbol = id.name;
     if ('path' in got) declared.set(`${got.path}#${symbol}`, { path: got.path, symbol });
     else problems.push(got.problem);
   }

@@ -6,15 +6,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ScanResult, Thresholds } from '@airspace/core';
+import type { IntentMap, IntentSpec, Overrides } from '@airspace/scanner';
 
-/** Unsaved buffer texts: worktree directory → repository-relative path → text. */
-export type Overrides = Readonly<Record<string, Readonly<Record<string, string>>>>;
-
-/** One declared item: a repository-relative path (the whole file), or a definition of a file. */
-export type IntentSpec = string | { readonly path: string; readonly symbol: string };
-
+/** Unsaved buffer texts (worktree → path → text) and declared intent, as the scanner takes them. */
+export type { IntentSpec, Overrides };
 /** Declared intent: agent id → the paths (and symbols) it is about to touch. */
-export type Intents = Readonly<Record<string, readonly IntentSpec[]>>;
+export type Intents = IntentMap;
 
 export interface ScanInput {
   readonly overrides?: Overrides;

@@ -13,7 +13,7 @@ import {
   createSymbolService,
   defaultCacheDir,
   importGraphService,
-  index,
+  buildIndex,
   overlay,
   prestartParseWorkers,
   treeSnapshot,
@@ -153,7 +153,7 @@ export function createAnalysisState(): AnalysisState {
       if (base?.commit !== baseCommit || (bodies && base.index.factsScope === 'imports')) {
         await testIndexDelay();
         const snapshot = await treeSnapshot(root, baseCommit);
-        const built = await index(snapshot, {
+        const built = await buildIndex(snapshot, {
           store,
           bodies,
           facts,
@@ -213,5 +213,5 @@ export async function indexWorktree(
   const stores = facts === 'imports' ? [store, store.importsOnly()] : [store];
   await Promise.all(stores.map((s) => s.refresh()));
   if (facts !== 'imports' && stores.every((s) => s.stats.segmentsRead === 0)) prestartParseWorkers();
-  return index(await worktreeSnapshot(dir), { store, facts, ...(onProgress ? { onProgress } : {}) });
+  return buildIndex(await worktreeSnapshot(dir), { store, facts, ...(onProgress ? { onProgress } : {}) });
 }

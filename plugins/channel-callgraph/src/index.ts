@@ -9,6 +9,7 @@
  * File-level precision: a call chain alone raises at most a traffic advisory.
  */
 import {
+  displayName,
   defineChannel,
   type Agent,
   type CallStep,
@@ -79,8 +80,6 @@ function bfs(
   return reached;
 }
 
-const NAME = (symbol: string) => symbol.slice(symbol.lastIndexOf('#') + 1);
-
 /** The chain from a source of the BFS to `target`, source first. */
 function chainTo(reached: ReadonlyMap<string, Reached>, target: string): { symbols: string[]; steps: CallStep[] } {
   const symbols = [target];
@@ -146,7 +145,7 @@ export function callGraphChannel() {
           const risk = Math.pow(o.gamma, d - 1) * source.weight * target.weight;
           if (best && best.risk >= risk) continue;
           const hops = steps
-            .map((s) => `${s.direction === 'calls' ? 'calls' : 'is called by'} ${NAME(s.symbol)} (${s.path}:${s.line})`)
+            .map((s) => `${s.direction === 'calls' ? 'calls' : 'is called by'} ${displayName(s.symbol)} (${s.path}:${s.line})`)
             .join(', which ');
           const message =
             r.depth === 0
@@ -171,7 +170,7 @@ export function callGraphChannel() {
               kind: 'call-chain',
               risk,
               message,
-              chain: (steps[0]?.direction === 'called-by' ? [...symbols].reverse() : symbols).map(NAME),
+              chain: (steps[0]?.direction === 'called-by' ? [...symbols].reverse() : symbols).map(displayName),
               ...(fromIsA ? { a: fromSide, b: toSide } : { a: toSide, b: fromSide }),
             },
           };

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { DEFAULT_THRESHOLDS, type Agent, type ChannelContext, type FileEdit } from '@airspace/core';
 import { scoreOnce } from '@airspace/core/testing';
-import { index, importGraphService, memorySnapshot, overlay, worktreeSnapshot } from '@airspace/analysis';
+import { buildIndex, importGraphService, memorySnapshot, overlay, worktreeSnapshot } from '@airspace/analysis';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { dependencyChannel, type DependencyOptions, type ImportGraphService } from '../src/dependency.js';
 
@@ -41,7 +41,7 @@ describe('dependency channel', () => {
     repo = createRepoFixture(chain);
     const alice = repo.worktree('alice').write('src/a.ts', "import { x } from './x';\nexport const a = x + 1;\n");
     const bob = repo.worktree('bob').write('lib/b.ts', 'export const b = 2;\n');
-    const ix = await index(await worktreeSnapshot(repo.dir), { workers: 0 });
+    const ix = await buildIndex(await worktreeSnapshot(repo.dir), { workers: 0 });
     const service = importGraphService(ix);
     const result = await pairScore(agent('alice', [edit('src/a.ts')]), agent('bob', [edit('lib/b.ts')]), service);
     expect(result.risk).toBeCloseTo(0.7 ** 2);
@@ -57,7 +57,7 @@ describe('dependency channel', () => {
   });
 
   test('the order of the pair does not change the risk; evidence sides follow the pair', async () => {
-    const ix = await index(memorySnapshot(chain), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot(chain), { workers: 0 });
     const s = importGraphService(ix);
     const ab = await pairScore(agent('a', [edit('src/a.ts')]), agent('b', [edit('lib/b.ts')]), s);
     const ba = await pairScore(agent('b', [edit('lib/b.ts')]), agent('a', [edit('src/a.ts')]), s);
@@ -67,19 +67,19 @@ describe('dependency channel', () => {
   });
 
   test('direct import is coupling 1 scaled by both recency weights', async () => {
-    const ix = await index(memorySnapshot(chain), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot(chain), { workers: 0 });
     const r = await pairScore(agent('a', [edit('src/y.ts', 0.5)]), agent('b', [edit('lib/b.ts', 0.8)]), importGraphService(ix));
     expect(r.risk).toBeCloseTo(0.4);
     expect(r.evidence[0]!.kind).toBe('direct-import');
   });
 
   test('unreachable, beyond the depth cap, or only through a shared ancestor: no risk', async () => {
-    const ix = await index(memorySnapshot(chain), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot(chain), { workers: 0 });
     const s = importGraphService(ix);
     expect((await pairScore(agent('a', [edit('src/a.ts')]), agent('b', [edit('lib/far.ts')]), s)).risk).toBe(0);
     expect((await pairScore(agent('a', [edit('src/a.ts')]), agent('b', [edit('lib/b.ts')]), s, { maxDepth: 2 })).risk).toBe(0);
     // x and … both depend on y, but neither depends on the other: directed distance is infinite.
-    const fork = await index(memorySnapshot({ 'p.ts': "import './q';\nimport './r';\n", 'q.ts': '', 'r.ts': '' }), { workers: 0 });
+    const fork = await buildIndex(memorySnapshot({ 'p.ts': "import './q';\nimport './r';\n", 'q.ts': '', 'r.ts': '' }), { workers: 0 });
     expect((await pairScore(agent('a', [edit('q.ts')]), agent('b', [edit('r.ts')]), importGraphService(fork))).risk).toBe(0);
     const undirected = await pairScore(agent('a', [edit('q.ts')]), agent('b', [edit('r.ts')]), importGraphService(fork), {
       direction: 'undirected',
@@ -88,7 +88,7 @@ describe('dependency channel', () => {
   });
 
   test("an import that one agent adds counts through that agent's overlay", async () => {
-    const ix = await index(memorySnapshot({ 'a.ts': '', 'b.ts': '', 'c.ts': '' }), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot({ 'a.ts': '', 'b.ts': '', 'c.ts': '' }), { workers: 0 });
     const bobView = await overlay(ix, [{ path: 'b.ts', read: () => Buffer.from("import './c';\n") }]);
     const service = importGraphService(ix, new Map([['bob', bobView]]));
     const r = await pairScore(agent('alice', [edit('c.ts')]), agent('bob', [edit('b.ts')]), service);
@@ -99,7 +99,7 @@ describe('dependency channel', () => {
   });
 
   test('a missing or malformed service is a problem, not a throw', async () => {
-    const ix = await index(memorySnapshot(chain), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot(chain), { workers: 0 });
     // A graph that is not core's ImportGraphService (here graphology's) is as good as missing.
     const graphology = await scoreOnce(dependencyChannel(), agent('a', [edit('src/x.ts')]), agent('b', [edit('src/y.ts')]), {
       services: { importGraph: ix.graph as never },
@@ -112,7 +112,7 @@ describe('dependency channel', () => {
 
   test('files both agents changed are left to the overlap channel', async () => {
     const service: ImportGraphService = { base: { importsOf: () => [], importersOf: () => [] }, forAgent: () => service.base };
-    const ix = await index(memorySnapshot(chain), { workers: 0 });
+    const ix = await buildIndex(memorySnapshot(chain), { workers: 0 });
     const s = importGraphService(ix);
     expect((await pairScore(agent('a', [edit('src/x.ts')]), agent('b', [edit('src/x.ts')]), s)).risk).toBe(0);
     expect((await pairScore(agent('a', [edit('src/x.ts')]), agent('b', [edit('src/x.ts')]), service)).risk).toBe(0);

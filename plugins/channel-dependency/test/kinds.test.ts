@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { scanAirspace } from '@airspace/core';
 import { agent, channelTester, edit, scoreOnce } from '@airspace/core/testing';
-import { importGraphService, index, memorySnapshot } from '@airspace/analysis';
+import { importGraphService, buildIndex, memorySnapshot } from '@airspace/analysis';
 import { dependencyChannel, findHubs } from '../src/dependency.js';
 
 const COMPONENTS = 24;
@@ -29,7 +29,7 @@ const files: Record<string, string> = {
 for (const n of names)
   files[`src/components/${n}.ts`] =
     `import { theme } from '../ctx';\nexport type ${n}Props = { size: number };\nexport const ${n} = () => theme.size;\n`;
-const ix = await index(memorySnapshot(files), { workers: 0 });
+const ix = await buildIndex(memorySnapshot(files), { workers: 0 });
 const services = { importGraph: importGraphService(ix) };
 const one = (id: string, path: string) => agent(id, [edit(path, [[2, 2]])]);
 
@@ -133,7 +133,7 @@ describe('dependency channel: kinds and hubs', () => {
   });
 
   test('undirected paths weigh each import by its kind too', async () => {
-    const fork = await index(
+    const fork = await buildIndex(
       memorySnapshot({
         'p.ts': "import type { Q } from './q';\nimport { r } from './r';\n",
         'q.ts': 'export type Q = 1;\n',

@@ -1,11 +1,11 @@
 import { expect, test } from 'vitest';
 import { scanAirspace } from '@airspace/core';
 import { agent, channelTester, edit } from '@airspace/core/testing';
-import { importGraphService, index, memorySnapshot } from '@airspace/analysis';
+import { importGraphService, buildIndex, memorySnapshot } from '@airspace/analysis';
 import { dependencyChannel } from '../src/dependency.js';
 
 // a → x → y → b, and a file nobody reaches.
-const ix = await index(
+const ix = await buildIndex(
   memorySnapshot({
     'src/a.ts': "import { x } from './x';\nexport const a = x;\n",
     'src/x.ts': "import { y } from './y';\nexport const y2 = y;\n",

@@ -26,6 +26,7 @@
  * file-level evidence, reported through `preciseRisk`, so it raises traffic at most.
  */
 import {
+  displayName,
   conflicts,
   defineChannel,
   describeRange,
@@ -105,8 +106,6 @@ type Prepared = ReadonlyMap<string, AgentSymbols>;
 
 /** A found hazard; `coarse` when it rests on a file edited without line information, `declared` when on declared intent. */
 type Found = Evidence & { readonly coarse?: boolean; readonly declared?: boolean };
-
-const NAME = (symbol: string) => symbol.slice(symbol.lastIndexOf('#') + 1);
 
 function where(path: string, range: Range | undefined): string {
   if (!range) return path;
@@ -241,7 +240,7 @@ export function symbolsChannel() {
           if (read.confidence === 'low') risk *= o.lowConfidenceFactor;
           risk *= weightOf(sw, w.path) * weightOf(sr, read.path);
           const how = read.strength === 'changed' ? 'in its changed lines' : 'elsewhere in a file it changed';
-          const guess = read.confidence === 'low' ? ` (resolved by name only: ${NAME(read.symbol)} may be another definition)` : '';
+          const guess = read.confidence === 'low' ? ` (resolved by name only: ${displayName(read.symbol)} may be another definition)` : '';
           const writerSide = side(writer, w);
           const readerSide = {
             agent: reader.id,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scanAirspace, type Agent, type AnyChannel, type Link, type SymbolService, type SymbolWrite } from '@airspace/core';
 import { agent as agentOf, edit } from '@airspace/core/builders';
-import { baseView, createSymbolService, index, memorySnapshot, overlay, type IndexView } from '@airspace/analysis';
+import { baseView, createSymbolService, buildIndex, memorySnapshot, overlay, type IndexView } from '@airspace/analysis';
 import { loadAgents } from '@airspace/git';
 import { createRepoFixture, type FixtureCheckout, type FileTree, type RepoFixture } from '@airspace/git/fixture';
 import { overlapChannel } from '@airspace/channel-overlap';
@@ -22,7 +22,7 @@ async function scenario(files: Record<string, string>, edits: Record<string, (wt
   for (const [id, edit] of Object.entries(edits)) edit(repo.worktree(id));
   // Recency is not under test: every file weighs 1.
   const { agents } = await loadAgents({ repo: repo.dir, base: 'main', recency: { halfLifeMs: 3_600_000, floor: 1 } });
-  const idx = await index(memorySnapshot(files), { workers: 0 });
+  const idx = await buildIndex(memorySnapshot(files), { workers: 0 });
   const base = baseView(idx);
   const views = new Map<string, IndexView>();
   for (const agent of agents) {

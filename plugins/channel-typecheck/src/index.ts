@@ -19,6 +19,7 @@
  */
 import {
   defineChannel,
+  pairKey,
   type Agent,
   type AgentPair,
   type ChannelScore,
@@ -88,8 +89,6 @@ interface Prepared {
   readonly started: number;
   readonly pairs: readonly AgentPair[];
 }
-
-const pairKey = (x: string, y: string) => (x < y ? `${x}\0${y}` : `${y}\0${x}`);
 
 function notChecked(a: Agent, b: Agent, reason: string): ChannelScore {
   return {

@@ -113,7 +113,7 @@ const states = new WeakMap<AnalysisIndex, IndexState>();
 /** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
 const withoutPrevious = ({ previous: _previous, ...rest }: IndexOptions): IndexOptions => rest;
 
-export async function index(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
+export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
   const factsScope: FactsScope = given.facts ?? 'all';
   // An imports-only index cannot stand in for whole facts: the whole ones are parsed anew.
@@ -285,7 +285,7 @@ function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
 }
 
 /**
- * The fast path of `index` with a previous index when the file set and the configuration files
+ * The fast path of `buildIndex` with a previous index when the file set and the configuration files
  * are unchanged (an edit, a commit touching a few files): one pass compares blob ids, only the
  * changed files get facts and resolutions, and the adjacency is patched rather than rebuilt.
  * Undefined when it does not apply (the full path then runs, still reusing `previous`).

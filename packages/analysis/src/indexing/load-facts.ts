@@ -22,7 +22,7 @@ interface FactsJob {
 
 /**
  * Facts for a set of files: reused from `previous`, the store (memory, then disk), or parsed.
- * Shared by `index` and `overlay`.
+ * Shared by `buildIndex` and `overlay`.
  */
 export async function loadFacts(
   files: readonly { file: SnapshotFile; language: Language }[],
