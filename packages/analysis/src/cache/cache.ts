@@ -103,174 +103,240 @@ interface Slot extends SegmentEntry {
   fromDisk: boolean;
 }
 
+/** A store's state, shared by the steps below. `dir` is used only by the steps that touch disk. */
+interface StoreState {
+  readonly dir: string | undefined;
+  readonly version: string;
+  readonly memory: Map<string, Slot>;
+  readonly pending: Map<string, Slot>;
+  readonly loadedSegments: Set<string>;
+  /** Segments whose body was found corrupt. */
+  readonly dropped: Set<string>;
+  /** Keys of each segment read or written. */
+  readonly segmentKeys: Map<string, readonly string[]>;
+  readonly stats: CacheStats;
+  readonly problems: string[];
+}
+
+/** The state of a store with a disk directory. */
+interface DiskState extends StoreState {
+  readonly dir: string;
+}
+
+/** Forgets a segment whose body is bad: its entries go, so their files are parsed again. */
+/** `onLookUp`: found by a checked look-up, so its files are parsed again now rather than by the next index. */
+function dropSegment(st: DiskState, name: string, keys: readonly string[], why: string, onLookUp = false): void {
+  const files = keys.length === 1 ? '1 file' : `${keys.length} files`;
+  st.stats.corrupt++;
+  st.dropped.add(name);
+  noteDamage();
+  st.problems.push(
+    onLookUp
+      ? `The facts cache segment body ${bodyPath(st.dir, name)} was damaged (${why}); it was removed and its ${files} ${keys.length === 1 ? 'was' : 'were'} parsed again.`
+      : `The facts cache segment body ${bodyPath(st.dir, name)} was damaged (${why}); it was removed and its ${files} lack references, calls and definitions until the next index parses them again.`,
+  );
+  st.loadedSegments.delete(name);
+  st.segmentKeys.delete(name);
+  for (const k of keys) if (st.memory.get(k)?.segment === name) st.memory.delete(k);
+  removeSegment(st.dir, name);
+}
+
+/**
+ * Removes a segment with one damaged entry: its other entries are kept in memory and go into
+ * the next segment written (their bodies read now), the damaged one is parsed again.
+ */
+function healSegment(st: DiskState, name: string, damagedKey: string): void {
+  st.stats.corrupt++;
+  st.problems.push(`The facts cache segment ${headPath(st.dir, name)} had 1 corrupt entry; it was removed and that file is parsed again.`);
+  for (const k of st.segmentKeys.get(name) ?? []) {
+    const s = st.memory.get(k);
+    if (k === damagedKey || s?.segment !== name) continue;
+    const body = s.body();
+    if (!body) return; // the body is bad too: dropped with its segment
+    const own: Slot = { head: s.head, body: () => body, fromDisk: s.fromDisk };
+    if (s.facts) own.facts = s.facts;
+    st.memory.set(k, own);
+    st.pending.set(k, own);
+  }
+  st.loadedSegments.delete(name);
+  st.segmentKeys.delete(name);
+  removeSegment(st.dir, name);
+}
+
+async function loadSegment(st: DiskState, name: string): Promise<void> {
+  const path = headPath(st.dir, name);
+  let raw: Buffer;
+  try {
+    raw = await readFile(path);
+  } catch {
+    return; // merged away by another process meanwhile
+  }
+  st.loadedSegments.add(name);
+  st.stats.segmentsRead++;
+  const seg = parseSegmentHead(raw, st.version);
+  if ('damaged' in seg) {
+    st.stats.corrupt++;
+    st.problems.push(`The facts cache segment ${path} was damaged (${seg.damaged}); it was removed and its files are parsed again.`);
+    st.loadedSegments.delete(name);
+    removeSegment(st.dir, name);
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(bodyPath(st.dir, name), 'r');
+  } catch {
+    st.loadedSegments.delete(name);
+    if (!(await stat(path).catch(() => undefined))) return; // merged away meanwhile
+    st.stats.corrupt++;
+    st.problems.push(`The facts cache segment ${path} had no body; it was removed and its files are parsed again.`);
+    await unlink(path).catch(() => undefined);
+    return;
+  }
+  const reader = bodyReader(seg, fd, {
+    read: () => void st.stats.bodiesRead++,
+    damaged: (why, onLookUp) =>
+      dropSegment(
+        st,
+        name,
+        seg.entries.map((x) => x[0]),
+        why,
+        onLookUp,
+      ),
+  });
+  let bad = 0;
+  let used = 0;
+  const good: [string, Slot][] = [];
+  for (const e of seg.entries) {
+    const checked = checkedEntry(e);
+    if (!checked) {
+      bad++;
+      continue;
+    }
+    const { key, head } = checked;
+    const slot: Slot = { head, body: () => reader.read(e), bodyWhole: reader.whole, segment: name, fromDisk: true };
+    good.push([key, slot]);
+    if (!st.memory.has(key)) {
+      st.memory.set(key, slot);
+      used++;
+    }
+  }
+  st.segmentKeys.set(
+    name,
+    good.map(([k]) => k),
+  );
+  // Nothing new in it (another process merged entries this one has): its body is never needed,
+  // and an open descriptor would keep the file's space after that process deletes it.
+  if (used === 0 && bad === 0) closeSync(fd);
+  if (bad > 0) {
+    // Heal: the good entries go into the next segment written, the damaged one goes away.
+    st.stats.corrupt += bad;
+    st.problems.push(
+      `The facts cache segment ${path} had ${bad} corrupt entr${bad === 1 ? 'y' : 'ies'}; ${bad === 1 ? 'it was' : 'they were'} removed and parsed again.`,
+    );
+    for (const [k, s] of good) {
+      const body = s.body();
+      if (!body) break; // the body is bad too: dropped with its segment
+      const own: Slot = { head: s.head, body: () => body, fromDisk: true };
+      st.pending.set(k, own);
+      if (st.memory.get(k) === s) st.memory.set(k, own);
+    }
+    if (st.loadedSegments.has(name)) {
+      st.loadedSegments.delete(name);
+      removeSegment(st.dir, name);
+    }
+  }
+}
+
+async function writeSegment(st: DiskState, entries: Iterable<[string, Slot]>): Promise<string | undefined> {
+  const name = newSegmentName();
+  try {
+    const keys = await writeSegmentFiles(st.dir, name, st.version, entries);
+    st.stats.writes++;
+    st.loadedSegments.add(name);
+    st.segmentKeys.set(name, keys);
+    return name;
+  } catch (e) {
+    st.stats.writeErrors++;
+    if (st.stats.writeErrors <= 3)
+      st.problems.push(`Cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it.`);
+    return undefined;
+  }
+}
+
+/** The slot for a key, or undefined (a miss): drops what a checked or earlier use found damaged. */
+function lookUp(st: StoreState, key: string, body: boolean | undefined): Slot | undefined {
+  let slot = st.memory.get(key);
+  // A body that is not whole drops its segment (and this slot with it), with a problem.
+  if (body && slot?.bodyWhole && !slot.bodyWhole(true)) slot = undefined;
+  if (slot?.facts && isDamaged(slot.facts)) {
+    // Found damaged on use since (imports text that does not decode): the entry goes.
+    st.memory.delete(key);
+    if (slot.segment !== undefined && !st.dropped.has(slot.segment)) healSegment(st as DiskState, slot.segment, key);
+    slot = undefined;
+  }
+  return slot;
+}
+
+/** Reads the segments in the directory this store has not read yet. */
+async function loadFreshSegments(st: DiskState): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(st.dir);
+  } catch {
+    return;
+  }
+  const fresh = names
+    .filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'))
+    .map((n) => n.slice(0, -'.head.json'.length))
+    .filter((n) => !st.loadedSegments.has(n))
+    .sort();
+  await Promise.all(fresh.map((n) => loadSegment(st, n)));
+}
+
+/** Merges all segments but the largest into one, then deletes them (only those this store has read). */
+async function mergeSegments(st: DiskState): Promise<void> {
+  const { loadedSegments, segmentKeys } = st;
+  const bySize = [...loadedSegments].sort((a, b) => (segmentKeys.get(b)?.length ?? 0) - (segmentKeys.get(a)?.length ?? 0));
+  const old = bySize.slice(1);
+  const keys = new Set(old.flatMap((n) => segmentKeys.get(n) ?? []));
+  for (const k of segmentKeys.get(bySize[0]!) ?? []) keys.delete(k);
+  const merged = await writeSegment(
+    st,
+    [...keys].flatMap((k) => {
+      const slot = st.memory.get(k);
+      return slot ? [[k, slot] as [string, Slot]] : [];
+    }),
+  );
+  if (merged) {
+    for (const n of old) {
+      loadedSegments.delete(n);
+      segmentKeys.delete(n);
+      removeSegment(st.dir, n);
+    }
+    await removeOrphans(st.dir, await readdir(st.dir).catch(() => []));
+  }
+}
+
 export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
   const version = factsVersion();
   const dir = options.cacheDir
     ? join(options.cacheDir, `facts-${version}-${options.variant ? `${options.variant}-` : ''}${LAYOUT}`)
     : undefined;
-  let companion: FactsStore | undefined;
-  const memory = new Map<string, Slot>();
-  const pending = new Map<string, Slot>();
-  const loadedSegments = new Set<string>();
-  /** Segments whose body was found corrupt. */
-  const dropped = new Set<string>();
-  /** Keys of each segment read or written. */
-  const segmentKeys = new Map<string, readonly string[]>();
-  const stats: CacheStats = {
-    memoryHits: 0,
-    diskHits: 0,
-    misses: 0,
-    corrupt: 0,
-    writes: 0,
-    writeErrors: 0,
-    segmentsRead: 0,
-    bodiesRead: 0,
+  const st: StoreState = {
+    dir,
+    version,
+    memory: new Map(),
+    pending: new Map(),
+    loadedSegments: new Set(),
+    dropped: new Set(),
+    segmentKeys: new Map(),
+    stats: { memoryHits: 0, diskHits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0, segmentsRead: 0, bodiesRead: 0 },
+    problems: [],
   };
-  const problems: string[] = [];
+  const { stats, memory, pending } = st;
+  let companion: FactsStore | undefined;
   let refreshing: Promise<void> | undefined;
   let swept = false;
-
-  const headFile = (name: string) => headPath(dir!, name);
-  const bodyFile = (name: string) => bodyPath(dir!, name);
-
-  /** Forgets a segment whose body is bad: its entries go, so their files are parsed again. */
-  /** `onLookUp`: found by a checked look-up, so its files are parsed again now rather than by the next index. */
-  const dropSegment = (name: string, keys: readonly string[], why: string, onLookUp = false) => {
-    const files = keys.length === 1 ? '1 file' : `${keys.length} files`;
-    stats.corrupt++;
-    dropped.add(name);
-    noteDamage();
-    problems.push(
-      onLookUp
-        ? `The facts cache segment body ${bodyFile(name)} was damaged (${why}); it was removed and its ${files} ${keys.length === 1 ? 'was' : 'were'} parsed again.`
-        : `The facts cache segment body ${bodyFile(name)} was damaged (${why}); it was removed and its ${files} lack references, calls and definitions until the next index parses them again.`,
-    );
-    loadedSegments.delete(name);
-    segmentKeys.delete(name);
-    for (const k of keys) if (memory.get(k)?.segment === name) memory.delete(k);
-    removeSegment(dir!, name);
-  };
-
-  /**
-   * Removes a segment with one damaged entry: its other entries are kept in memory and go into
-   * the next segment written (their bodies read now), the damaged one is parsed again.
-   */
-  const healSegment = (name: string, damagedKey: string) => {
-    stats.corrupt++;
-    problems.push(`The facts cache segment ${headFile(name)} had 1 corrupt entry; it was removed and that file is parsed again.`);
-    for (const k of segmentKeys.get(name) ?? []) {
-      const s = memory.get(k);
-      if (k === damagedKey || s?.segment !== name) continue;
-      const body = s.body();
-      if (!body) return; // the body is bad too: dropped with its segment
-      const own: Slot = { head: s.head, body: () => body, fromDisk: s.fromDisk };
-      if (s.facts) own.facts = s.facts;
-      memory.set(k, own);
-      pending.set(k, own);
-    }
-    loadedSegments.delete(name);
-    segmentKeys.delete(name);
-    removeSegment(dir!, name);
-  };
-
-  const loadSegment = async (name: string): Promise<void> => {
-    const path = headFile(name);
-    let raw: Buffer;
-    try {
-      raw = await readFile(path);
-    } catch {
-      return; // merged away by another process meanwhile
-    }
-    loadedSegments.add(name);
-    stats.segmentsRead++;
-    const seg = parseSegmentHead(raw, version);
-    if ('damaged' in seg) {
-      stats.corrupt++;
-      problems.push(`The facts cache segment ${path} was damaged (${seg.damaged}); it was removed and its files are parsed again.`);
-      loadedSegments.delete(name);
-      removeSegment(dir!, name);
-      return;
-    }
-    let fd: number;
-    try {
-      fd = openSync(bodyFile(name), 'r');
-    } catch {
-      loadedSegments.delete(name);
-      if (!(await stat(path).catch(() => undefined))) return; // merged away meanwhile
-      stats.corrupt++;
-      problems.push(`The facts cache segment ${path} had no body; it was removed and its files are parsed again.`);
-      await unlink(path).catch(() => undefined);
-      return;
-    }
-    const reader = bodyReader(seg, fd, {
-      read: () => void stats.bodiesRead++,
-      damaged: (why, onLookUp) =>
-        dropSegment(
-          name,
-          seg.entries.map((x) => x[0]),
-          why,
-          onLookUp,
-        ),
-    });
-    let bad = 0;
-    let used = 0;
-    const good: [string, Slot][] = [];
-    for (const e of seg.entries) {
-      const checked = checkedEntry(e);
-      if (!checked) {
-        bad++;
-        continue;
-      }
-      const { key, head } = checked;
-      const slot: Slot = { head, body: () => reader.read(e), bodyWhole: reader.whole, segment: name, fromDisk: true };
-      good.push([key, slot]);
-      if (!memory.has(key)) {
-        memory.set(key, slot);
-        used++;
-      }
-    }
-    segmentKeys.set(
-      name,
-      good.map(([k]) => k),
-    );
-    // Nothing new in it (another process merged entries this one has): its body is never needed,
-    // and an open descriptor would keep the file's space after that process deletes it.
-    if (used === 0 && bad === 0) closeSync(fd);
-    if (bad > 0) {
-      // Heal: the good entries go into the next segment written, the damaged one goes away.
-      stats.corrupt += bad;
-      problems.push(
-        `The facts cache segment ${path} had ${bad} corrupt entr${bad === 1 ? 'y' : 'ies'}; ${bad === 1 ? 'it was' : 'they were'} removed and parsed again.`,
-      );
-      for (const [k, s] of good) {
-        const body = s.body();
-        if (!body) break; // the body is bad too: dropped with its segment
-        const own: Slot = { head: s.head, body: () => body, fromDisk: true };
-        pending.set(k, own);
-        if (memory.get(k) === s) memory.set(k, own);
-      }
-      if (loadedSegments.has(name)) {
-        loadedSegments.delete(name);
-        removeSegment(dir!, name);
-      }
-    }
-  };
-
-  const writeSegment = async (entries: Iterable<[string, Slot]>): Promise<string | undefined> => {
-    const name = newSegmentName();
-    try {
-      const keys = await writeSegmentFiles(dir!, name, version, entries);
-      stats.writes++;
-      loadedSegments.add(name);
-      segmentKeys.set(name, keys);
-      return name;
-    } catch (e) {
-      stats.writeErrors++;
-      if (stats.writeErrors <= 3)
-        problems.push(`Cannot write the facts cache (${e instanceof Error ? e.message : String(e)}); continuing without it.`);
-      return undefined;
-    }
-  };
 
   const store: FactsStore = {
     ...(dir ? { dir } : {}),
@@ -282,34 +348,14 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
           swept = true;
           await sweepStaleVersions(options.cacheDir!, dir);
         }
-        let names: string[];
-        try {
-          names = await readdir(dir);
-        } catch {
-          return;
-        }
-        const fresh = names
-          .filter((n) => n.startsWith('seg-') && n.endsWith('.head.json'))
-          .map((n) => n.slice(0, -'.head.json'.length))
-          .filter((n) => !loadedSegments.has(n))
-          .sort();
-        await Promise.all(fresh.map(loadSegment));
+        await loadFreshSegments(st as DiskState);
       })().finally(() => {
         refreshing = undefined;
       });
       return refreshing;
     },
     get(blob, language, options) {
-      const key = `${blob}:${language}`;
-      let slot = memory.get(key);
-      // A body that is not whole drops its segment (and this slot with it), with a problem.
-      if (options?.body && slot?.bodyWhole && !slot.bodyWhole(true)) slot = undefined;
-      if (slot?.facts && isDamaged(slot.facts)) {
-        // Found damaged on use since (imports text that does not decode): the entry goes.
-        memory.delete(key);
-        if (slot.segment !== undefined && !dropped.has(slot.segment)) healSegment(slot.segment, key);
-        slot = undefined;
-      }
+      const slot = lookUp(st, `${blob}:${language}`, options?.body);
       if (!slot) {
         stats.misses++;
         return undefined;
@@ -319,7 +365,7 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
         stats.diskHits++;
       } else stats.memoryHits++;
       const segment = slot.segment;
-      slot.facts ??= unpackLazy(slot.head, slot.body, segment === undefined ? undefined : () => !dropped.has(segment));
+      slot.facts ??= unpackLazy(slot.head, slot.body, segment === undefined ? undefined : () => !st.dropped.has(segment));
       return slot.facts;
     },
     put(blob, language, facts) {
@@ -335,31 +381,12 @@ export function createFactsStore(options: FactsStoreOptions = {}): FactsStore {
       if (pending.size > 0) {
         const batch = [...pending];
         pending.clear();
-        await writeSegment(batch);
+        await writeSegment(st as DiskState, batch);
       }
-      if (loadedSegments.size > MAX_SEGMENTS) {
-        const bySize = [...loadedSegments].sort((a, b) => (segmentKeys.get(b)?.length ?? 0) - (segmentKeys.get(a)?.length ?? 0));
-        const old = bySize.slice(1);
-        const keys = new Set(old.flatMap((n) => segmentKeys.get(n) ?? []));
-        for (const k of segmentKeys.get(bySize[0]!) ?? []) keys.delete(k);
-        const merged = await writeSegment(
-          [...keys].flatMap((k) => {
-            const slot = memory.get(k);
-            return slot ? [[k, slot] as [string, Slot]] : [];
-          }),
-        );
-        if (merged) {
-          for (const n of old) {
-            loadedSegments.delete(n);
-            segmentKeys.delete(n);
-            removeSegment(dir, n);
-          }
-          await removeOrphans(dir, await readdir(dir).catch(() => []));
-        }
-      }
+      if (st.loadedSegments.size > MAX_SEGMENTS) await mergeSegments(st as DiskState);
     },
     takeProblems() {
-      return problems.splice(0);
+      return st.problems.splice(0);
     },
     importsOnly() {
       if (options.variant === 'imports') return store;

@@ -78,6 +78,146 @@ export interface ParsePool {
   close(): Promise<void>;
 }
 
+type Settle = (id: number, outcome: ParseOutcome) => void;
+
+/** A thread of the pool; `worker` is started on its first chunk (and again after it dies). */
+interface Lane {
+  worker: Worker | undefined;
+  /** Whether the worker has said it loaded (see `WORKER_READY`). */
+  ready: boolean;
+  busy: boolean;
+}
+
+/** The message for a job; its content is held only until its chunk is answered (or, in this thread, parsed). */
+function workerJob(id: number, job: ParseJob, content: Uint8Array | undefined, declined: boolean): WorkerJob {
+  return {
+    id,
+    language: job.language,
+    ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
+    ...(job.importsOnly ? { importsOnly: true } : {}),
+    // parsed without trying the scanner again
+    ...(declined ? { parse: true } : {}),
+  };
+}
+
+/** This thread: chunk by chunk, with a turn of the event loop between chunks. */
+async function parseHere(jobs: readonly WorkerJob[], chunkBytes: number, settle: Settle): Promise<void> {
+  // This thread's parser (a WebAssembly one loads asynchronously); never rejects.
+  if (jobs.length) await loadParser();
+  const collector = jobs.length > 1 ? treeCollector() : undefined;
+  let sinceTurn = 0;
+  for (const job of jobs) {
+    if (sinceTurn >= chunkBytes) {
+      sinceTurn = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    try {
+      const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+      if (!('content' in read)) {
+        settle(job.id, read);
+        continue;
+      }
+      sinceTurn += read.content.length;
+      collector?.parsed(read.content.length);
+      // Same form as from a worker: packed, references and calls decoded on use.
+      settle(job.id, {
+        facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, extractOptions(job)))),
+      });
+    } catch (e) {
+      settle(job.id, { error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
+
+/** One imports-only job through the import scanner; a file it declines is queued for a parse. */
+function scanOne(
+  id: number,
+  job: ParseJob,
+  settle: Settle,
+  enqueue: (id: number, job: ParseJob, content: Uint8Array, declined: boolean) => void,
+): void {
+  const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
+  if (!('content' in read)) return settle(id, read);
+  const facts = scanImportFacts(sourceText(read.content), job.language);
+  if (!facts) return enqueue(id, job, read.content, true);
+  markImportsOnly(facts);
+  // Same form as from a worker: packed, references and calls decoded on use.
+  settle(id, { facts: unpackFacts(packFacts(facts)) });
+}
+
+/**
+ * Starts the lane's worker (a spare one if there is), with the listeners for while it has no chunk:
+ * a worker that died there must not be sent the next one (`diedIdle`); during a chunk, `send`'s
+ * own listeners decide.
+ */
+function startLaneWorker(lane: Lane, url: URL, diedIdle: (why: string) => void): void {
+  const spare = takeSpare(url);
+  const w = spare?.worker ?? new Worker(url);
+  lane.worker = w;
+  lane.ready = spare?.ready ?? false;
+  let failure: string | undefined;
+  w.on('message', (message: unknown) => {
+    if (message === WORKER_READY) lane.ready = true;
+  });
+  w.on('error', (e: Error) => {
+    failure = `parse worker failed: ${e.message}`;
+  });
+  w.on('exit', (code: number) => {
+    if (lane.worker !== w || lane.busy) return;
+    lane.worker = undefined;
+    diedIdle(failure ?? `parse worker exited with code ${code}`);
+  });
+}
+
+/**
+ * Imports-only jobs wait here for the import scanner (`import-scanner.ts`), which answers most
+ * files faster than a worker could be started and handed them (its start, the JIT warming up
+ * again in each thread, the hand-off of facts: see docs/benchmarks.md). This thread scans them
+ * in slices between turns of the event loop, so that it stays responsive (an engine indexing
+ * keeps answering its clients); files the scanner declines go to the workers' parse.
+ */
+function createScanQueue(scan: (id: number, job: ParseJob) => void, settle: Settle) {
+  const toScan: { id: number; job: ParseJob }[] = [];
+  let scanAt = 0;
+  let scanning = false;
+  let scanned: (() => void) | undefined;
+  /** Scans for about `SCAN_SLICE_MS`, then yields to the event loop. */
+  const scanSome = () => {
+    const until = performance.now() + SCAN_SLICE_MS;
+    while (scanAt < toScan.length && performance.now() < until) {
+      const { id, job } = toScan[scanAt]!;
+      toScan[scanAt++] = undefined as never;
+      try {
+        scan(id, job);
+      } catch (e) {
+        settle(id, { error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    if (scanAt < toScan.length) {
+      setImmediate(scanSome);
+      return;
+    }
+    toScan.length = 0;
+    scanAt = 0;
+    scanning = false;
+    scanned?.();
+    scanned = undefined;
+  };
+  return {
+    push(id: number, job: ParseJob): void {
+      toScan.push({ id, job });
+      if (!scanning) {
+        scanning = true;
+        setImmediate(scanSome);
+      }
+    },
+    /** Settles when every job pushed has been scanned; undefined when none is waiting. */
+    whenScanned(): Promise<void> | undefined {
+      return scanning ? new Promise<void>((resolve) => (scanned = resolve)) : undefined;
+    },
+  };
+}
+
 export function createParsePool(options: ParseOptions = {}): ParsePool {
   const workers = options.workers ?? defaultWorkers();
   const url = workers > 0 ? (options.workerUrl ?? workerUrl()) : undefined;
@@ -94,12 +234,6 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   let current: WorkerJob[] = [];
   let currentBytes = 0;
   const queue: WorkerJob[][] = [];
-  interface Lane {
-    worker: Worker | undefined;
-    /** Whether the worker has said it loaded (see `WORKER_READY`). */
-    ready: boolean;
-    busy: boolean;
-  }
   const lanes: Lane[] = [];
   let pending = 0; // chunks sent and not answered
   let idle: (() => void) | undefined;
@@ -148,27 +282,11 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   const startFailed = (lane: Lane, why: string) => {
     if (!lane.ready && ++startFailures >= 2) broken ??= `parse workers cannot start: ${why}`;
   };
-  const startWorker = (lane: Lane) => {
-    const spare = takeSpare(url!);
-    const w = spare?.worker ?? new Worker(url!);
-    lane.worker = w;
-    lane.ready = spare?.ready ?? false;
-    let failure: string | undefined;
-    // What happens while the worker has no chunk (between chunks: a worker that died there
-    // must not be sent the next one); during a chunk, `send`'s own listeners decide.
-    w.on('message', (message: unknown) => {
-      if (message === WORKER_READY) lane.ready = true;
-    });
-    w.on('error', (e: Error) => {
-      failure = `parse worker failed: ${e.message}`;
-    });
-    w.on('exit', (code: number) => {
-      if (lane.worker !== w || lane.busy) return;
-      lane.worker = undefined;
-      startFailed(lane, failure ?? `parse worker exited with code ${code}`);
+  const startWorker = (lane: Lane) =>
+    startLaneWorker(lane, url!, (why) => {
+      startFailed(lane, why);
       pump();
     });
-  };
   const pump = () => {
     if (broken) for (const c of queue.splice(0)) for (const job of c) settle(job.id, { error: broken });
     while (queue.length) {
@@ -185,48 +303,13 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     currentBytes = 0;
   };
 
-  /** This thread: chunk by chunk, with a turn of the event loop between chunks. */
-  const parseHere = async (jobs: readonly WorkerJob[]) => {
-    // This thread's parser (a WebAssembly one loads asynchronously); never rejects.
-    if (jobs.length) await loadParser();
-    const collector = jobs.length > 1 ? treeCollector() : undefined;
-    let sinceTurn = 0;
-    for (const job of jobs) {
-      if (sinceTurn >= chunkBytes) {
-        sinceTurn = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      try {
-        const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
-        if (!('content' in read)) {
-          settle(job.id, read);
-          continue;
-        }
-        sinceTurn += read.content.length;
-        collector?.parsed(read.content.length);
-        // Same form as from a worker: packed, references and calls decoded on use.
-        settle(job.id, {
-          facts: unpackFacts(packFacts(extractFacts(sourceText(read.content), job.language, extractOptions(job)))),
-        });
-      } catch (e) {
-        settle(job.id, { error: e instanceof Error ? e.message : String(e) });
-      }
-    }
-  };
   let threadsStarted = false;
 
   /** Queues a job for the workers (or this thread's parse at `close`); `declined` by the import scanner already. */
   const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined, declined = false) => {
     if (broken) return settle(id, { error: broken });
     // Held only until its chunk is answered (or, in this thread, parsed).
-    current.push({
-      id,
-      language: job.language,
-      ...(content ? { content } : { diskPath: job.diskPath!, ...(job.maxBytes !== undefined ? { maxBytes: job.maxBytes } : {}) }),
-      ...(job.importsOnly ? { importsOnly: true } : {}),
-      // parsed without trying the scanner again
-      ...(declined ? { parse: true } : {}),
-    });
+    current.push(workerJob(id, job, content, declined));
     currentBytes += content?.length ?? DISK_JOB_BYTES;
     if (url && currentBytes >= chunkBytes) {
       threadsStarted = true;
@@ -235,46 +318,8 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     }
   };
 
-  // Imports-only jobs wait here for the import scanner (`import-scanner.ts`), which answers most
-  // files faster than a worker could be started and handed them (its start, the JIT warming up
-  // again in each thread, the hand-off of facts: see docs/benchmarks.md). This thread scans them
-  // in slices between turns of the event loop, so that it stays responsive (an engine indexing
-  // keeps answering its clients); files the scanner declines go to the workers' parse.
-  const toScan: { id: number; job: ParseJob }[] = [];
-  let scanAt = 0;
-  let scanning = false;
-  let scanned: (() => void) | undefined;
-  const scanOne = (id: number, job: ParseJob) => {
-    const read = job.content ? { content: job.content } : readSource(job.diskPath!, job.maxBytes ?? Infinity);
-    if (!('content' in read)) return settle(id, read);
-    const facts = scanImportFacts(sourceText(read.content), job.language);
-    if (!facts) return enqueue(id, job, read.content, true);
-    markImportsOnly(facts);
-    // Same form as from a worker: packed, references and calls decoded on use.
-    settle(id, { facts: unpackFacts(packFacts(facts)) });
-  };
-  /** Scans for about `SCAN_SLICE_MS`, then yields to the event loop. */
-  const scanSome = () => {
-    const until = performance.now() + SCAN_SLICE_MS;
-    while (scanAt < toScan.length && performance.now() < until) {
-      const { id, job } = toScan[scanAt]!;
-      toScan[scanAt++] = undefined as never;
-      try {
-        scanOne(id, job);
-      } catch (e) {
-        settle(id, { error: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    if (scanAt < toScan.length) {
-      setImmediate(scanSome);
-      return;
-    }
-    toScan.length = 0;
-    scanAt = 0;
-    scanning = false;
-    scanned?.();
-    scanned = undefined;
-  };
+  // Imports-only jobs go to the import scanner first (`createScanQueue`).
+  const scans = createScanQueue((id, job) => scanOne(id, job, settle, enqueue), settle);
 
   return {
     parse(job) {
@@ -285,23 +330,18 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
         return outcome;
       }
       if (!job.importsOnly) enqueue(id, job, job.content);
-      else {
-        toScan.push({ id, job });
-        if (!scanning) {
-          scanning = true;
-          setImmediate(scanSome);
-        }
-      }
+      else scans.push(id, job);
       return outcome;
     },
     async close() {
       try {
-        if (scanning) await new Promise<void>((resolve) => (scanned = resolve));
+        const scanning = scans.whenScanned();
+        if (scanning) await scanning;
         // No threads, or less than a chunk in all (a thread costs more than these few files).
         if (!threadsStarted) {
           const here = current;
           current = [];
-          await parseHere(here);
+          await parseHere(here, chunkBytes, settle);
           return;
         }
         cut();
