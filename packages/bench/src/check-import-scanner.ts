@@ -6,27 +6,12 @@
  * files where only the parse-error marks differ (tree-sitter saw an error the scanner did not),
  * and a JSON summary; exits 1 on a mismatch. `node_modules` and `.git` are skipped.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_MAX_FILE_BYTES, extractFacts, languageOf, scanImportFacts, sourceText, type FileFacts } from '@airspace/analysis';
+import { extractFacts, scanImportFacts, sourceText, type FileFacts } from '@airspace/analysis';
+import { differentialArgs, sourceFilesUnder } from './differential.js';
 
-const [dir, ...rest] = process.argv.slice(2);
-if (!dir) {
-  console.error('usage: check-import-scanner DIR [--show N]');
-  process.exit(2);
-}
-const showAt = rest.indexOf('--show');
-const show = showAt >= 0 ? Number(rest[showAt + 1]) : 5;
-
-function* walk(d: string): Generator<string> {
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === '.git') continue;
-    const p = join(d, e.name);
-    if (e.isDirectory()) yield* walk(p);
-    else if (e.isFile()) yield p;
-  }
-}
+const { dir, show } = differentialArgs('check-import-scanner');
 
 const plain = (f: FileFacts) => JSON.parse(JSON.stringify({ imports: f.imports, exports: f.exports, lineCount: f.lineCount })) as unknown;
 let files = 0;
@@ -34,9 +19,7 @@ let answered = 0;
 let mismatches = 0;
 let marksOnly = 0;
 let scanMs = 0;
-for (const path of walk(dir)) {
-  const language = languageOf(path);
-  if (!language || statSync(path).size > DEFAULT_MAX_FILE_BYTES) continue;
+for (const { path, language } of sourceFilesUnder(dir)) {
   const source = sourceText(readFileSync(path));
   files++;
   const t0 = performance.now();

@@ -5,27 +5,12 @@
  * (`parserBackendOf('native' | 'wasm')`). Prints the first mismatches and a JSON summary; exits 1
  * on a mismatch. `node_modules` and `.git` are skipped.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_MAX_FILE_BYTES, extractFacts, languageOf, parserBackendOf, sourceText, type FileFacts } from '@airspace/analysis';
+import { extractFacts, parserBackendOf, sourceText, type FileFacts } from '@airspace/analysis';
+import { differentialArgs, sourceFilesUnder } from './differential.js';
 
-const [dir, ...rest] = process.argv.slice(2);
-if (!dir) {
-  console.error('usage: check-parser DIR [--show N]');
-  process.exit(2);
-}
-const showAt = rest.indexOf('--show');
-const show = showAt >= 0 ? Number(rest[showAt + 1]) : 5;
-
-function* walk(d: string): Generator<string> {
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === '.git') continue;
-    const p = join(d, e.name);
-    if (e.isDirectory()) yield* walk(p);
-    else if (e.isFile()) yield p;
-  }
-}
+const { dir, show } = differentialArgs('check-parser');
 
 const native = await parserBackendOf('native');
 const wasm = await parserBackendOf('wasm');
@@ -34,9 +19,7 @@ let files = 0;
 let bytes = 0;
 let partial = 0;
 let mismatches = 0;
-for (const path of walk(dir)) {
-  const language = languageOf(path);
-  if (!language || statSync(path).size > DEFAULT_MAX_FILE_BYTES) continue;
+for (const { path, language } of sourceFilesUnder(dir)) {
   const buf = readFileSync(path);
   if (buf.subarray(0, 8000).includes(0)) continue;
   const source = sourceText(buf);
