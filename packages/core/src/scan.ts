@@ -133,16 +133,101 @@ const SILENT: Logger = { debug() {}, info() {}, warn() {} };
 
 export async function scanAirspace(agents: readonly Agent[], context: ScanContext, options: ScanOptions = {}): Promise<ScanResult> {
   const now = context.now ?? Date.now();
-  const pastConflicts = context.services?.pastConflicts;
-  // Each agent's recent conflict rate, read once per scan (every clean pair of it reads it).
-  const recentByAgent = new Map<string, Promise<number | undefined>>();
-  const recentOf = (agent: Agent, service: PastConflictsService, merges: number): Promise<number | undefined> => {
-    let rate = recentByAgent.get(agent.id);
-    if (!rate) recentByAgent.set(agent.id, (rate = agentRecentConflicts(agent, service, merges)));
-    return rate;
-  };
   const logger = context.logger ?? SILENT;
   const problems = new ProblemLog();
+  const settings = scanSettings(options, problems);
+  const { ordered, scored } = orderAgents(agents, problems);
+
+  // Channels: weights, services, options, prepare once.
+  const { weights, active, skipped } = await prepareChannels(
+    resolveChannels(context.channels, problems),
+    scored,
+    {
+      services: context.services ?? {},
+      now,
+      logger,
+      ...(options.weights ? { weights: options.weights } : {}),
+      ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
+      ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(context.repository ? { repository: context.repository } : {}),
+    },
+    problems,
+  );
+
+  const plan = await planPairs({ ordered, scored, active, skipped, weights, settings, context, options }, problems);
+  const n = scored.length;
+  const totalPairs = (n * (n - 1)) / 2;
+  const counts = { agents: n, pairs: totalPairs, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
+  const links: Link[] = [];
+  const advisories: Advisory[] = [];
+  const nextPairs = new Map<string, CachedPair>();
+  const recentOf = recentConflictsReader();
+  const pairContext: PairContext = {
+    ordered,
+    scored,
+    active,
+    skipped,
+    settings,
+    context,
+    options,
+    plan,
+    problems,
+    recentOf,
+    skippedIds: new Set(skipped.map((x) => x.channel.id)),
+  };
+
+  let pairsDone = 0;
+  for (const key of plan.order) {
+    if (options.onProgress && pairsDone > 0 && pairsDone % PROGRESS_EVERY === 0) options.onProgress(pairsDone, plan.order.length);
+    pairsDone++;
+    const i = Math.floor(key / n);
+    const j = key % n;
+    const link = await scoreLink(i, j, key, pairContext);
+    if (plan.cache) nextPairs.set(`${link.a}\u0000${link.b}`, { a: link.a, b: link.b, channels: link.channels });
+    links.push(link);
+    counts[link.level]++;
+    if (link.level !== 'clear') advisories.push(advisoryFor({ ...link, level: link.level }, ordered[i]!, ordered[j]!));
+  }
+  // Pairs neither scored nor kept are clear (see pair-selection.ts).
+  counts.clear = totalPairs - counts.traffic - counts.resolution - counts.unknown;
+  if (plan.cache) rememberScan(plan.cache, nextPairs, scored, plan.keys!);
+  options.onProgress?.(plan.order.length, plan.order.length);
+  advisories.sort(
+    (x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1),
+  );
+
+  const { positions, fileCoordinates } = embedAgents(scored, options.edges ? { edges: options.edges } : {});
+  logger.debug(`scanned ${ordered.length} agents, ${counts.pairs} pairs, ${active.length} channels`);
+  const scanCounts: ScanCounts = counts;
+  return {
+    version: 1,
+    generatedAt: new Date(now).toISOString(),
+    thresholds: settings.thresholds,
+    weights,
+    probabilityLabel: settings.probabilityMap.label,
+    agents: ordered,
+    advisories,
+    links,
+    positions,
+    fileCoordinates,
+    counts: scanCounts,
+    problems: problems.finish(),
+  };
+}
+
+/** The scan's options, checked: a bad threshold, map or model is a problem and falls back to the default. */
+interface ScanSettings {
+  readonly thresholds: Thresholds;
+  readonly escalation: EscalationOptions;
+  readonly probabilityMap: ProbabilityMap;
+  readonly forecastModel: ForecastModel | false;
+  readonly maxEvidence: number;
+  readonly rules: LevelRules;
+  readonly exhaustive: boolean;
+  readonly evidenceMinRisk: number;
+}
+
+function scanSettings(options: ScanOptions, problems: ProblemLog): ScanSettings {
   let thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...(options.thresholds ?? {}) };
   if (!(thresholds.traffic >= 0 && thresholds.resolution <= 1 && thresholds.traffic <= thresholds.resolution)) {
     problems.add(invalidThresholds(thresholds));
@@ -161,9 +246,25 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     problems.add(invalidForecastModel(forecastProblem));
     forecastModel = DEFAULT_FORECAST_MODEL;
   }
-  const maxEvidence = options.maxLinkEvidence ?? 10;
+  const rules: LevelRules = {
+    thresholds,
+    escalation,
+    allowed: new Set<Precision>(escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions),
+  };
+  return {
+    thresholds,
+    escalation,
+    probabilityMap,
+    forecastModel,
+    maxEvidence: options.maxLinkEvidence ?? 10,
+    rules,
+    exhaustive: options.exhaustive === true,
+    evidenceMinRisk: options.evidenceMinRisk ?? DEFAULT_EVIDENCE_MIN_RISK,
+  };
+}
 
-  // Agents: unique ids, sorted, sanitized for channels.
+/** Agents with unique ids, sorted (`ordered`), and frozen, sanitized copies for channels (`scored`). */
+function orderAgents(agents: readonly Agent[], problems: ProblemLog): { ordered: Agent[]; scored: readonly Agent[] } {
   const byId = new Map<string, Agent>();
   for (const agent of agents) {
     if (byId.has(agent.id)) {
@@ -176,46 +277,48 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
   const scored = Object.freeze(ordered.map((agent) => deepFreeze(sanitizeAgent(agent, problems))));
   for (const agent of ordered)
     if (agent.incomplete && agent.incomplete.length > 0) problems.add(incompleteAgent(agent.id, agent.incomplete));
+  return { ordered, scored };
+}
 
-  // Channels: weights, services, options, prepare once.
-  const { weights, active, skipped } = await prepareChannels(
-    resolveChannels(context.channels, problems),
-    scored,
-    {
-      services: context.services ?? {},
-      now,
-      logger,
-      ...(options.weights ? { weights: options.weights } : {}),
-      ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
-      ...(options.budgets ? { budgets: options.budgets } : {}),
-      ...(context.repository ? { repository: context.repository } : {}),
-    },
-    problems,
-  );
+type PreparedChannels = Awaited<ReturnType<typeof prepareChannels>>;
 
-  // Pairs.
-  const rules: LevelRules = {
-    thresholds,
-    escalation,
-    allowed: new Set<Precision>(escalation.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions),
-  };
+/** Which pairs this scan scores, which it keeps from the previous scan, and in what order. */
+interface PairPlan {
+  /** Pair keys (`i * n + j`, i < j) to score or keep, ascending. */
+  readonly order: readonly number[];
+  readonly sparse: Awaited<ReturnType<typeof choosePairs>>['sparse'];
+  /** Pairs kept from the previous scan, by pair key. */
+  readonly reused: ReadonlyMap<number, readonly ChannelBreakdown[]>;
   /** Agents with nothing that could make a pair incomparable or unknown (the common case). */
+  readonly plain: readonly boolean[];
+  readonly cache: PairCacheState | undefined;
+  readonly keys: readonly string[] | undefined;
+}
+
+async function planPairs(
+  input: {
+    ordered: readonly Agent[];
+    scored: readonly Agent[];
+    active: PreparedChannels['active'];
+    skipped: PreparedChannels['skipped'];
+    weights: PreparedChannels['weights'];
+    settings: ScanSettings;
+    context: ScanContext;
+    options: ScanOptions;
+  },
+  problems: ProblemLog,
+): Promise<PairPlan> {
+  const { ordered, scored, active, skipped, weights, settings, context, options } = input;
   const plain = ordered.map(
     (x) =>
       x.base === undefined && x.repository === undefined && !(x.incomplete && x.incomplete.length > 0) && context.repository === undefined,
   );
-  const links: Link[] = [];
-  const advisories: Advisory[] = [];
   const n = scored.length;
-  const totalPairs = (n * (n - 1)) / 2;
-  const counts = { agents: n, pairs: totalPairs, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
-  const exhaustive = options.exhaustive === true;
-  const evidenceMinRisk = options.evidenceMinRisk ?? DEFAULT_EVIDENCE_MIN_RISK;
   const indexOf = new Map(scored.map((x, i) => [x.id, i]));
   const pairKeyOf = (i: number, j: number): number => (i < j ? i * n + j : j * n + i);
 
   // The previous scan's pair scores, for pairs of agents whose working sets did not change.
-  const cache = !exhaustive && options.reuse ? (options.reuse as PairCacheState) : undefined;
+  const cache = !settings.exhaustive && options.reuse ? (options.reuse as PairCacheState) : undefined;
   const keys = cache ? scored.map(workingSetKey) : undefined;
   /** Agents whose pairs are scored again; undefined: every agent's. */
   const changed = cache
@@ -226,11 +329,11 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
           channels: active.map((c) => c.channel.id),
           skipped: skipped.map((c) => c.channel.id),
           weights,
-          thresholds,
-          escalation,
+          thresholds: settings.thresholds,
+          escalation: settings.escalation,
           channelOptions: options.channelOptions ?? null,
-          maxEvidence,
-          evidenceMinRisk,
+          maxEvidence: settings.maxEvidence,
+          evidenceMinRisk: settings.evidenceMinRisk,
           repository: context.repository?.id ?? null,
         }),
         scored,
@@ -239,10 +342,9 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
     : undefined;
 
   const { toScore, sparse } = await choosePairs(
-    { agents: scored, active, traffic: thresholds.traffic, exhaustive, plain, changed, indexOf, pairKeyOf },
+    { agents: scored, active, traffic: settings.thresholds.traffic, exhaustive: settings.exhaustive, plain, changed, indexOf, pairKeyOf },
     problems,
   );
-  /** Pairs kept from the previous scan, by pair key. */
   const reused =
     cache && changed
       ? keptPairs(cache, changed, (x, y) => {
@@ -253,120 +355,133 @@ export async function scanAirspace(agents: readonly Agent[], context: ScanContex
       : new Map<number, readonly ChannelBreakdown[]>();
   const order = reused.size > 0 ? [...new Set([...toScore, ...reused.keys()])] : toScore;
   order.sort((x, y) => x - y);
-  const nextPairs = new Map<string, CachedPair>();
-  const skippedIds = new Set(skipped.map((x) => x.channel.id));
+  return { order, sparse, reused, plain, cache, keys };
+}
 
-  let pairsDone = 0;
-  for (const key of order) {
-    if (options.onProgress && pairsDone > 0 && pairsDone % PROGRESS_EVERY === 0) options.onProgress(pairsDone, order.length);
-    pairsDone++;
-    const i = Math.floor(key / n);
-    const j = key % n;
-    const a = scored[i]!;
-    const b = scored[j]!;
-    const comparable = plain[i] && plain[j] ? COMPARABLE : comparability(ordered[i]!, ordered[j]!, context.repository?.id);
-    let breakdown: readonly Part[];
-    const kept = reused.get(key);
-    if (kept) {
-      breakdown = kept;
-      for (const c of kept) if (!skippedIds.has(c.channel)) for (const p of c.problems ?? []) problems.add(p);
-      if (!comparable.comparable) problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
-    } else {
-      if (!comparable.comparable) problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
-      const parts = await scorePair(
-        a,
-        b,
-        key,
-        comparable,
-        { active, sparse, skipped },
-        { withEvidence: exhaustive || evidenceMinRisk <= 0, evidenceMinRisk, rules },
-      );
-      for (const p of parts) if (!p.quiet) for (const q of p.problems ?? []) problems.add(q);
-      breakdown = parts;
-    }
-    const { risk, level, levelReason } = classifyPair(breakdown, comparable, rules);
-    const { evidence, deferredEvidence } = linkEvidence(breakdown, maxEvidence);
-    const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
-    if (cache) nextPairs.set(`${a.id}\u0000${b.id}`, { a: a.id, b: b.id, channels });
-    // A pair git merges cleanly reads the map's clean part with the repository's recent conflict
-    // rate; one whose merge is unknown reads the risk's map. A probe leaves the merge channel out:
-    // git's verdict on the pair's real states (`gitMerge`) selects the part, as a scan's would.
-    const verdict =
-      gitMergeOf(channels) ??
-      (options.gitMerge && level !== 'unknown' && probabilityMap.clean && pastConflicts && !channels.some((c) => c.channel === 'merge')
-        ? await options.gitMerge(ordered[i]!, ordered[j]!).catch(() => undefined)
-        : undefined);
-    const clean = verdict === 'clean';
-    const recentConflicts =
-      probabilityMap.clean && clean && pastConflicts
-        ? pairRecentConflicts([
-            await recentOf(a, pastConflicts, probabilityMap.clean.recentMerges),
-            await recentOf(b, pastConflicts, probabilityMap.clean.recentMerges),
-          ])
-        : undefined;
-    // An unknown pair has no probability: its risk is what could be seen, not a measure of it.
-    const probability =
-      level === 'unknown'
-        ? undefined
-        : pairProbability(risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
-    const forecast = forecastModel
-      ? forecastFor({ a: a.id, b: b.id, level, channels }, () => sharedChangedFiles(a, b), forecastModel)
-      : undefined;
-    const link: Link = {
-      a: a.id,
-      b: b.id,
-      risk,
-      distance: 1 - risk,
-      ...(probability !== undefined ? { probability } : {}),
-      level,
-      ...(levelReason !== undefined ? { levelReason } : {}),
-      channels,
-      evidence,
-      ...(deferredEvidence && !exhaustive ? { deferredEvidence: true as const } : {}),
-      ...(forecast ? { forecast } : {}),
-    };
-    links.push(link);
-    counts[level]++;
-    if (level !== 'clear') {
-      const A = ordered[i]!;
-      const B = ordered[j]!;
-      const way = level === 'resolution' ? rightOfWay(A, B) : undefined;
-      advisories.push({
-        a: a.id,
-        b: b.id,
-        level,
-        risk: link.risk,
-        ...(probability !== undefined ? { probability } : {}),
-        ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
-        evidence: link.evidence,
-        message: advisoryMessage(link, A, B, way?.steer, way?.hold),
-      });
-    }
+/** Each agent's recent conflict rate, read once per scan (every clean pair of it reads it). */
+function recentConflictsReader(): (agent: Agent, service: PastConflictsService, merges: number) => Promise<number | undefined> {
+  const recentByAgent = new Map<string, Promise<number | undefined>>();
+  return (agent, service, merges) => {
+    let rate = recentByAgent.get(agent.id);
+    if (!rate) recentByAgent.set(agent.id, (rate = agentRecentConflicts(agent, service, merges)));
+    return rate;
+  };
+}
+
+interface PairContext {
+  readonly ordered: readonly Agent[];
+  readonly scored: readonly Agent[];
+  readonly active: PreparedChannels['active'];
+  readonly skipped: PreparedChannels['skipped'];
+  readonly settings: ScanSettings;
+  readonly context: ScanContext;
+  readonly options: ScanOptions;
+  readonly plan: PairPlan;
+  readonly problems: ProblemLog;
+  readonly recentOf: ReturnType<typeof recentConflictsReader>;
+  readonly skippedIds: ReadonlySet<string>;
+}
+
+/** One pair's link: its channels' parts (scored now or kept), its level, probability and forecast. */
+async function scoreLink(i: number, j: number, key: number, pc: PairContext): Promise<Link> {
+  const { ordered, scored, settings, context, plan, problems } = pc;
+  const a = scored[i]!;
+  const b = scored[j]!;
+  const comparable = plan.plain[i] && plan.plain[j] ? COMPARABLE : comparability(ordered[i]!, ordered[j]!, context.repository?.id);
+  let breakdown: readonly Part[];
+  const kept = plan.reused.get(key);
+  if (kept) {
+    breakdown = kept;
+    for (const c of kept) if (!pc.skippedIds.has(c.channel)) for (const p of c.problems ?? []) problems.add(p);
+    if (!comparable.comparable) problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
+  } else {
+    if (!comparable.comparable) problems.add(incomparableAgents(a.id, b.id, comparable.reasons.join('; ')));
+    const parts = await scorePair(
+      a,
+      b,
+      key,
+      comparable,
+      { active: pc.active, sparse: plan.sparse, skipped: pc.skipped },
+      {
+        withEvidence: settings.exhaustive || settings.evidenceMinRisk <= 0,
+        evidenceMinRisk: settings.evidenceMinRisk,
+        rules: settings.rules,
+      },
+    );
+    for (const p of parts) if (!p.quiet) for (const q of p.problems ?? []) problems.add(q);
+    breakdown = parts;
   }
-  // Pairs neither scored nor kept are clear (see pair-selection.ts).
-  counts.clear = totalPairs - counts.traffic - counts.resolution - counts.unknown;
-  if (cache) rememberScan(cache, nextPairs, scored, keys!);
-  options.onProgress?.(order.length, order.length);
-  advisories.sort(
-    (x, y) => levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1),
-  );
-
-  const { positions, fileCoordinates } = embedAgents(scored, options.edges ? { edges: options.edges } : {});
-  logger.debug(`scanned ${ordered.length} agents, ${counts.pairs} pairs, ${active.length} channels`);
-  const scanCounts: ScanCounts = counts;
+  const { risk, level, levelReason } = classifyPair(breakdown, comparable, settings.rules);
+  const { evidence, deferredEvidence } = linkEvidence(breakdown, settings.maxEvidence);
+  const channels: readonly ChannelBreakdown[] = breakdown.map((c) => ('deferred' in c || 'quiet' in c ? plainPart(c) : c));
+  const probability = await linkProbability(ordered[i]!, ordered[j]!, { a, b, risk, level, channels }, pc);
+  const forecast = settings.forecastModel
+    ? forecastFor({ a: a.id, b: b.id, level, channels }, () => sharedChangedFiles(a, b), settings.forecastModel)
+    : undefined;
   return {
-    version: 1,
-    generatedAt: new Date(now).toISOString(),
-    thresholds,
-    weights,
-    probabilityLabel: probabilityMap.label,
-    agents: ordered,
-    advisories,
-    links,
-    positions,
-    fileCoordinates,
-    counts: scanCounts,
-    problems: problems.finish(),
+    a: a.id,
+    b: b.id,
+    risk,
+    distance: 1 - risk,
+    ...(probability !== undefined ? { probability } : {}),
+    level,
+    ...(levelReason !== undefined ? { levelReason } : {}),
+    channels,
+    evidence,
+    ...(deferredEvidence && !settings.exhaustive ? { deferredEvidence: true as const } : {}),
+    ...(forecast ? { forecast } : {}),
+  };
+}
+
+/**
+ * A pair git merges cleanly reads the map's clean part with the repository's recent conflict
+ * rate; one whose merge is unknown reads the risk's map. A probe leaves the merge channel out:
+ * git's verdict on the pair's real states (`gitMerge`) selects the part, as a scan's would.
+ * An unknown pair has no probability: its risk is what could be seen, not a measure of it.
+ */
+async function linkProbability(
+  realA: Agent,
+  realB: Agent,
+  pair: { a: Agent; b: Agent; risk: number; level: Link['level']; channels: readonly ChannelBreakdown[] },
+  pc: PairContext,
+): Promise<number | undefined> {
+  const { probabilityMap } = pc.settings;
+  const pastConflicts = pc.context.services?.pastConflicts;
+  const { options } = pc;
+  const verdict =
+    gitMergeOf(pair.channels) ??
+    (options.gitMerge &&
+    pair.level !== 'unknown' &&
+    probabilityMap.clean &&
+    pastConflicts &&
+    !pair.channels.some((c) => c.channel === 'merge')
+      ? await options.gitMerge(realA, realB).catch(() => undefined)
+      : undefined);
+  const clean = verdict === 'clean';
+  const recentConflicts =
+    probabilityMap.clean && clean && pastConflicts
+      ? pairRecentConflicts([
+          await pc.recentOf(pair.a, pastConflicts, probabilityMap.clean.recentMerges),
+          await pc.recentOf(pair.b, pastConflicts, probabilityMap.clean.recentMerges),
+        ])
+      : undefined;
+  return pair.level === 'unknown'
+    ? undefined
+    : pairProbability(pair.risk, { clean, ...(recentConflicts !== undefined ? { recentConflicts } : {}) }, probabilityMap);
+}
+
+/** The advisory of a pair that is not clear: who steers and who holds at resolution, and why. */
+function advisoryFor(link: Link & { level: Advisory['level'] }, A: Agent, B: Agent): Advisory {
+  const way = link.level === 'resolution' ? rightOfWay(A, B) : undefined;
+  return {
+    a: link.a,
+    b: link.b,
+    level: link.level,
+    risk: link.risk,
+    ...(link.probability !== undefined ? { probability: link.probability } : {}),
+    ...(way ? { steer: way.steer.id, hold: way.hold.id } : {}),
+    evidence: link.evidence,
+    message: advisoryMessage(link, A, B, way?.steer, way?.hold),
   };
 }
 
