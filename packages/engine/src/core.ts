@@ -13,6 +13,7 @@ import { configRootFor, findConfig } from '@airspace/config';
 import { unsafeRepoPath, worktreeAgentId, worktreeCandidates } from '@airspace/git';
 import {
   createScanner,
+  mergeIntent,
   scanRepository,
   watchConfigFiles,
   type Overrides,
@@ -388,7 +389,7 @@ export class EngineCore {
    */
   async editorScan(request: EditorScanRequest): Promise<ScanResult> {
     const { worktree } = await worktreeOf(resolve(request.cwd));
-    const intent = mergeIntentMaps(this.intent(), request.intent);
+    const intent = mergeIntent(this.intent(), request.intent);
     return this.scan({ repo: worktree, ...editorSettings(request.settings) }, intent ? { intent } : {}, request.overrides);
   }
 
@@ -583,13 +584,6 @@ function editorSettings(settings: EditorScanRequest['settings']): Partial<Scanne
     ...(thresholds !== undefined ? { thresholds } : {}),
     ...(config !== undefined ? { config } : {}),
   };
-}
-
-function mergeIntentMaps(a: ScanExtra['intent'], b: ScanExtra['intent']): ScanExtra['intent'] {
-  if (!a || !b) return a ?? b;
-  const out: Record<string, NonNullable<ScanExtra['intent']>[string]> = { ...a };
-  for (const [id, specs] of Object.entries(b)) out[id] = [...(out[id] ?? []), ...specs];
-  return out;
 }
 
 /** One check in this process, cold: the fallback of every front end, and `--no-engine`. */

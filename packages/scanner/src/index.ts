@@ -28,6 +28,7 @@ export {
 export {
   applyIntent,
   applyIntentMap,
+  mergeIntent,
   hasIntentSymbols,
   normalizeIntent,
   resolveIntentSymbols,

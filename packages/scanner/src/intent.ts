@@ -75,6 +75,15 @@ export function applyIntent(agent: Agent, specs: readonly IntentSpec[]): Agent {
   return { ...agent, files: [...files.values()], intent };
 }
 
+/** Two intent maps as one: an agent's entries from both, `a`'s first (the scanner's own, then a scan's or a request's). */
+export function mergeIntent(a?: IntentMap, b?: IntentMap): IntentMap | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const out: Record<string, IntentMap[string]> = { ...a };
+  for (const [id, specs] of Object.entries(b)) out[id] = [...(out[id] ?? []), ...specs];
+  return out;
+}
+
 /**
  * Applies each agent's own declared intent (`agent.intent`, e.g. from observations) and an intent
  * map to a set of agents; ids of the map not among them become new agents with only their intent.
