@@ -12,13 +12,14 @@
  * measure the neighbours.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFactsStore, buildIndex, worktreeSnapshot } from '@airspace/analysis';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from './generate.js';
+import { writeMarkedBlock } from './report.js';
 import { inSubdirs, subdirList } from './subdirs.js';
 
 const args = process.argv.slice(2);
@@ -249,16 +250,6 @@ function report(
   ].join('\n');
 }
 
-/** Replace the bench block in `--write`'s file (or append it). */
-function writeBlock(write: string, md: string): void {
-  const begin = '<!-- bench:analysis -->';
-  const end = '<!-- /bench:analysis -->';
-  const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
-  const block = `${begin}\n${md}\n${end}`;
-  const next = old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`;
-  writeFileSync(write, next);
-}
-
 async function main() {
   const loadStart = loadavg()[0]!;
   const { repoDir, subdir, label, dispose } = prepareRepository();
@@ -272,7 +263,7 @@ async function main() {
     const md = report(label, cores, loadStart, rows, peerRows, agreement, subdir);
     console.log(md);
     const write = opt('write');
-    if (write) writeBlock(write, md);
+    if (write) writeMarkedBlock(write, 'bench:analysis', md);
   } finally {
     rmSync(cache, { recursive: true, force: true });
     rmSync(cacheTs, { recursive: true, force: true });

@@ -21,13 +21,14 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRepoFixture } from '@airspace/git/fixture';
 import { enginePaths, findCommonDir, findEngine, pidAlive, readLock } from '@airspace/engine/client';
 import { generateRepo } from './generate.js';
+import { median, writeMarkedBlock } from './report.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -47,7 +48,6 @@ function timed(command: string, argv: readonly string[], cwd: string, env: NodeJ
   return ms;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
 
 interface Setup {
@@ -162,156 +162,188 @@ function shownArgs(): string {
     .join(' ');
 }
 
+/** An editor open on another worktree: it starts the engine and holds it. */
+async function openEditor(editorDir: string): Promise<{ editor: Editor; firstMs: number }> {
+  const t = performance.now();
+  const editor = startEditor(editorDir);
+  await editor.request('initialize', {
+    processId: process.pid,
+    rootUri: null,
+    capabilities: {},
+    workspaceFolders: [{ uri: pathToFileURL(editorDir).href, name: 'editor' }],
+  });
+  editor.notify('initialized', {});
+  await editor.request('airspace/scan', {});
+  return { editor, firstMs: performance.now() - t };
+}
+
+/** Each sample's wall times (ms), in the order of the table. */
+interface Samples {
+  first: number;
+  gitStatus: number[];
+  nodeStart: number[];
+  same: number[];
+  rotating: number[];
+  saved: number[];
+  scanSame: number[];
+  scanSaved: number[];
+  scanCold: number[];
+  resident: number[];
+  residentRotating: number[];
+  cold: number[];
+}
+
+/** `run(i)` after a save of another agent's file before each (its content restored at the end). */
+function afterSaves(setup: Setup, tag: string, run: (i: number) => number): number[] {
+  if (!setup.save) return [];
+  const file = join(setup.save.worktree, setup.save.path);
+  const original = readFileSync(file, 'utf8');
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < Math.min(RUNS, 9); i++) {
+      writeFileSync(file, `${original}// ${tag} ${i}\n`);
+      out.push(run(i));
+    }
+  } finally {
+    writeFileSync(file, original);
+  }
+  return out;
+}
+
+async function measureAll(setup: Setup, paths: ReturnType<typeof enginePaths>): Promise<Samples> {
+  const check = (path: string, extra: string[] = []): number =>
+    timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
+  // The engine starts on the first check (a cold scan); then every answer is from the warm engine.
+  const first = check(setup.paths[0]!);
+  const gitStatus: number[] = [];
+  const nodeStart: number[] = [];
+  const same: number[] = [];
+  const rotating: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    gitStatus.push(timed('git', ['status', '--porcelain'], setup.worktree, process.env));
+    nodeStart.push(timed(process.execPath, ['-e', ''], setup.worktree, process.env));
+    same.push(check(setup.paths[0]!));
+    rotating.push(check(setup.paths[1 + ((2 * i) % (setup.paths.length - 1))]!));
+  }
+  // A save in another agent's worktree right before each question.
+  const saved = afterSaves(setup, 'save', () => check(setup.paths[1]!));
+  // The whole scan (`airspace scan --json`, an orchestrator's question) through the warm engine:
+  // nothing changed, and right after a save in another worktree; then cold in-process.
+  const scan = (extra: string[] = []): number => timed(process.execPath, [BIN, 'scan', '--json', ...extra], setup.worktree);
+  const scanSame: number[] = [];
+  for (let i = 0; i < RUNS; i++) scanSame.push(scan());
+  const scanSaved = afterSaves(setup, 'scan save', () => scan());
+  const scanCold: number[] = [];
+  for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) scanCold.push(scan(['--no-engine']));
+  const { resident, residentRotating } = await measureResident(setup, paths);
+  const cold: number[] = [];
+  for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) cold.push(check(setup.paths[i % setup.paths.length]!, ['--no-engine']));
+  return { first, gitStatus, nodeStart, same, rotating, saved, scanSame, scanSaved, scanCold, resident, residentRotating, cold };
+}
+
+/** The engine's answer alone, from a client that stays connected (the MCP server's case). */
+async function measureResident(
+  setup: Setup,
+  paths: ReturnType<typeof enginePaths>,
+): Promise<{ resident: number[]; residentRotating: number[] }> {
+  const resident: number[] = [];
+  const residentRotating: number[] = [];
+  const engine = await findEngine(paths);
+  if (!engine) return { resident, residentRotating };
+  for (let i = 0; i < RUNS; i++) {
+    let t = performance.now();
+    await engine.request('check', { cwd: setup.worktree, target: setup.paths[0] }, 120_000);
+    resident.push(performance.now() - t);
+    t = performance.now();
+    await engine.request('check', { cwd: setup.worktree, target: setup.paths[1 + ((2 * i + 1) % (setup.paths.length - 1))] }, 120_000);
+    residentRotating.push(performance.now() - t);
+  }
+  engine.close();
+  return { resident, residentRotating };
+}
+
+function tableRows(x: Samples, setup: Setup, editorFirst: number | undefined): string[] {
+  const g = median(x.gitStatus);
+  const row = (what: string, xs: number[], note = ''): string =>
+    `| ${what} | ${fmt(median(xs))} | ${(median(xs) / g).toFixed(1)}× | ${note} |`;
+  return [
+    row('`git status --porcelain` (same worktree)', x.gitStatus, `${RUNS} runs`),
+    row('`node -e ""` (Node\'s start, the floor of any Node client)', x.nodeStart),
+    row('`airspace check` through the engine, same question again', x.same, 'nothing changed: the answer is reused, git is not asked'),
+    row(
+      '`airspace check` through the engine, another file each time',
+      x.rotating,
+      `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`,
+    ),
+    ...(x.saved.length
+      ? [
+          row(
+            '`airspace check` through the engine right after a save in another worktree',
+            x.saved,
+            `${x.saved.length} saves; that agent is patched`,
+          ),
+        ]
+      : []),
+    ...(x.resident.length
+      ? [
+          row('engine answer alone, connected client, same question', x.resident),
+          row('engine answer alone, connected client, another file each time', x.residentRotating),
+        ]
+      : []),
+    row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', x.cold, `${x.cold.length} runs`),
+    row(
+      '`airspace scan --json` through the engine, nothing changed',
+      x.scanSame,
+      `${(median(x.scanCold) / median(x.scanSame)).toFixed(1)}× faster than \`--no-engine\``,
+    ),
+    ...(x.scanSaved.length
+      ? [
+          row(
+            '`airspace scan --json` through the engine right after a save in another worktree',
+            x.scanSaved,
+            `${x.scanSaved.length} saves; ${(median(x.scanCold) / median(x.scanSaved)).toFixed(1)}× faster than \`--no-engine\``,
+          ),
+        ]
+      : []),
+    row('`airspace scan --json --no-engine` (cold, in-process; facts cache warm on disk)', x.scanCold, `${x.scanCold.length} runs`),
+    editorFirst !== undefined
+      ? `| first \`airspace check\` (the engine the editor started: its scanner warm, a probe scan) | ${fmt(x.first)} | ${(x.first / g).toFixed(1)}× | once; the editor's own first scan (starting the engine, cold) took ${fmt(editorFirst)} |`
+      : `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(x.first)} | ${(x.first / g).toFixed(1)}× | once |`,
+  ];
+}
+
+/** Close the editor, stop the engine (killed by pid if it does not stop), remove the repository. */
+async function tearDown(editor: Editor | undefined, paths: ReturnType<typeof enginePaths>, setup: Setup): Promise<void> {
+  if (editor) {
+    await Promise.race([editor.request('shutdown', null), new Promise((r) => setTimeout(r, 5000))]);
+    editor.notify('exit', null);
+    await Promise.race([new Promise((r) => editor.child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
+    editor.child.kill();
+  }
+  const info = readLock(paths);
+  const engine = await findEngine(paths);
+  if (engine) {
+    await engine.request('stop', undefined, 5000).catch(() => undefined);
+    engine.close();
+  }
+  for (let i = 0; info && pidAlive(info.pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+  if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  setup.dispose?.();
+}
+
 async function main(): Promise<void> {
   const repo = opt('repo');
   const setup = repo ? given(repo) : generated();
-  const common = findCommonDir(setup.worktree)!;
-  const paths = enginePaths(common);
+  const paths = enginePaths(findCommonDir(setup.worktree)!);
   const loadStart = loadavg()[0]!;
-  const rows: string[] = [];
   const editorDir = opt('editor');
-  let editor: Editor | undefined;
-  let editorFirst: number | undefined;
+  let opened: { editor: Editor; firstMs: number } | undefined;
+  let rows: string[];
   try {
-    if (editorDir) {
-      // An editor open on another worktree: it starts the engine and holds it.
-      const t = performance.now();
-      editor = startEditor(editorDir);
-      await editor.request('initialize', {
-        processId: process.pid,
-        rootUri: null,
-        capabilities: {},
-        workspaceFolders: [{ uri: pathToFileURL(editorDir).href, name: 'editor' }],
-      });
-      editor.notify('initialized', {});
-      await editor.request('airspace/scan', {});
-      editorFirst = performance.now() - t;
-    }
-    const check = (path: string, extra: string[] = []): number =>
-      timed(process.execPath, [BIN, 'check', path, '--json', ...extra], setup.worktree);
-    // The engine starts on the first check (a cold scan); then every answer is from the warm engine.
-    const first = check(setup.paths[0]!);
-    const gitStatus: number[] = [];
-    const nodeStart: number[] = [];
-    const same: number[] = [];
-    const rotating: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      gitStatus.push(timed('git', ['status', '--porcelain'], setup.worktree, process.env));
-      nodeStart.push(timed(process.execPath, ['-e', ''], setup.worktree, process.env));
-      same.push(check(setup.paths[0]!));
-      rotating.push(check(setup.paths[1 + ((2 * i) % (setup.paths.length - 1))]!));
-    }
-    // A save in another agent's worktree right before each question.
-    const saved: number[] = [];
-    if (setup.save) {
-      const file = join(setup.save.worktree, setup.save.path);
-      const original = readFileSync(file, 'utf8');
-      for (let i = 0; i < Math.min(RUNS, 9); i++) {
-        writeFileSync(file, `${original}// save ${i}\n`);
-        saved.push(check(setup.paths[1]!));
-      }
-      writeFileSync(file, original);
-    }
-    // The whole scan (`airspace scan --json`, an orchestrator's question) through the warm engine:
-    // nothing changed, and right after a save in another worktree; then cold in-process.
-    const scan = (extra: string[] = []): number => timed(process.execPath, [BIN, 'scan', '--json', ...extra], setup.worktree);
-    const scanSame: number[] = [];
-    const scanSaved: number[] = [];
-    for (let i = 0; i < RUNS; i++) scanSame.push(scan());
-    if (setup.save) {
-      const file = join(setup.save.worktree, setup.save.path);
-      const original = readFileSync(file, 'utf8');
-      for (let i = 0; i < Math.min(RUNS, 9); i++) {
-        writeFileSync(file, `${original}// scan save ${i}\n`);
-        scanSaved.push(scan());
-      }
-      writeFileSync(file, original);
-    }
-    const scanCold: number[] = [];
-    for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) scanCold.push(scan(['--no-engine']));
-
-    // The engine's answer alone, from a client that stays connected (the MCP server's case).
-    const resident: number[] = [];
-    const residentRotating: number[] = [];
-    const engine = await findEngine(paths);
-    if (engine) {
-      for (let i = 0; i < RUNS; i++) {
-        let t = performance.now();
-        await engine.request('check', { cwd: setup.worktree, target: setup.paths[0] }, 120_000);
-        resident.push(performance.now() - t);
-        t = performance.now();
-        await engine.request('check', { cwd: setup.worktree, target: setup.paths[1 + ((2 * i + 1) % (setup.paths.length - 1))] }, 120_000);
-        residentRotating.push(performance.now() - t);
-      }
-      engine.close();
-    }
-    const coldRuns = Math.max(3, Math.floor(RUNS / 3));
-    const cold: number[] = [];
-    for (let i = 0; i < coldRuns; i++) cold.push(check(setup.paths[i % setup.paths.length]!, ['--no-engine']));
-
-    const g = median(gitStatus);
-    const row = (what: string, xs: number[], note = ''): string =>
-      `| ${what} | ${fmt(median(xs))} | ${(median(xs) / g).toFixed(1)}× | ${note} |`;
-    rows.push(
-      row('`git status --porcelain` (same worktree)', gitStatus, `${RUNS} runs`),
-      row('`node -e ""` (Node\'s start, the floor of any Node client)', nodeStart),
-      row('`airspace check` through the engine, same question again', same, 'nothing changed: the answer is reused, git is not asked'),
-      row(
-        '`airspace check` through the engine, another file each time',
-        rotating,
-        `a probe scan on the warm scanner${setup.paths.length - 1 < 2 * RUNS ? ' (files repeat: answers reused)' : ''}`,
-      ),
-      ...(saved.length
-        ? [
-            row(
-              '`airspace check` through the engine right after a save in another worktree',
-              saved,
-              `${saved.length} saves; that agent is patched`,
-            ),
-          ]
-        : []),
-      ...(resident.length
-        ? [
-            row('engine answer alone, connected client, same question', resident),
-            row('engine answer alone, connected client, another file each time', residentRotating),
-          ]
-        : []),
-      row('`airspace check --no-engine` (cold, in-process; facts cache warm on disk)', cold, `${coldRuns} runs`),
-      row(
-        '`airspace scan --json` through the engine, nothing changed',
-        scanSame,
-        `${(median(scanCold) / median(scanSame)).toFixed(1)}× faster than \`--no-engine\``,
-      ),
-      ...(scanSaved.length
-        ? [
-            row(
-              '`airspace scan --json` through the engine right after a save in another worktree',
-              scanSaved,
-              `${scanSaved.length} saves; ${(median(scanCold) / median(scanSaved)).toFixed(1)}× faster than \`--no-engine\``,
-            ),
-          ]
-        : []),
-      row('`airspace scan --json --no-engine` (cold, in-process; facts cache warm on disk)', scanCold, `${scanCold.length} runs`),
-      editorFirst !== undefined
-        ? `| first \`airspace check\` (the engine the editor started: its scanner warm, a probe scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once; the editor's own first scan (starting the engine, cold) took ${fmt(editorFirst)} |`
-        : `| first \`airspace check\` (starts the engine: cold scan) | ${fmt(first)} | ${(first / g).toFixed(1)}× | once |`,
-    );
+    if (editorDir) opened = await openEditor(editorDir);
+    rows = tableRows(await measureAll(setup, paths), setup, opened?.firstMs);
   } finally {
-    if (editor) {
-      await Promise.race([editor.request('shutdown', null), new Promise((r) => setTimeout(r, 5000))]);
-      editor.notify('exit', null);
-      await Promise.race([new Promise((r) => editor!.child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
-      editor.child.kill();
-    }
-    const info = readLock(paths);
-    const engine = await findEngine(paths);
-    if (engine) {
-      await engine.request('stop', undefined, 5000).catch(() => undefined);
-      engine.close();
-    }
-    for (let i = 0; info && pidAlive(info.pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
-    if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
-    setup.dispose?.();
+    await tearDown(opened?.editor, paths, setup);
   }
   const md = [
     `### Pre-edit check: ${setup.label}${editorDir ? ', an editor open on another worktree' : ''}`,
@@ -325,17 +357,7 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(md);
   const write = opt('write');
-  if (write) {
-    const marker = opt('marker') ?? (repo ? 'bench:engine-repo' : 'bench:engine');
-    const begin = `<!-- ${marker} -->`;
-    const end = `<!-- /${marker} -->`;
-    const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
-    const block = `${begin}\n${md}\n${end}`;
-    writeFileSync(
-      write,
-      old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`,
-    );
-  }
+  if (write) writeMarkedBlock(write, opt('marker') ?? (repo ? 'bench:engine-repo' : 'bench:engine'), md);
 }
 
 main().catch((e) => {

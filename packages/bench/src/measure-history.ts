@@ -9,11 +9,12 @@
  *   node dist/measure-history.js [--commits 60000] [--seed 7] [--repo DIR] [--write ../../docs/benchmarks.md]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommitHistory, DEFAULT_CO_CHANGE_VIEW } from '@airspace/git';
 import { prng } from './generate.js';
+import { writeMarkedBlock } from './report.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -225,15 +226,7 @@ async function main(): Promise<void> {
   console.log(md);
   const write = opt('write');
   if (write) {
-    const key = given ? 'history-repo' : 'history';
-    const begin = `<!-- bench:${key} -->`;
-    const end = `<!-- /bench:${key} -->`;
-    const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
-    const block = `${begin}\n${md}\n${end}`;
-    writeFileSync(
-      write,
-      old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`,
-    );
+    writeMarkedBlock(write, given ? 'bench:history-repo' : 'bench:history', md);
   }
 }
 

@@ -29,6 +29,7 @@ import {
   type Snapshot,
 } from '@airspace/analysis';
 import { inSubdirs } from './subdirs.js';
+import { median } from './report.js';
 
 const [repo, cacheDir, mode = 'cold', workersArg, subdir, factsArg] = process.argv.slice(2);
 if (!repo || !cacheDir) {
@@ -44,7 +45,6 @@ const edgeCount = (ix: AnalysisIndex) => {
   for (const list of ix.imports.values()) n += list.length;
   return n;
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /**
  * Tree-sitter's parse alone, one thread, over the files the index would parse (the baseline); in

@@ -8,10 +8,11 @@
  * section; `--write FILE` replaces the one between the `bench:parser` markers.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeMarkedBlock } from './report.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -109,14 +110,7 @@ function main(): void {
   console.log(md);
   const write = opt('write');
   if (write) {
-    const begin = '<!-- bench:parser -->';
-    const end = '<!-- /bench:parser -->';
-    const old = existsSync(write) ? readFileSync(write, 'utf8') : '# Benchmarks\n';
-    const block = `${begin}\n${md}\n${end}`;
-    writeFileSync(
-      write,
-      old.includes(begin) ? old.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block) : `${old.trimEnd()}\n\n${block}\n`,
-    );
+    writeMarkedBlock(write, 'bench:parser', md);
   }
 }
 

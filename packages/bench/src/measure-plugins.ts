@@ -21,6 +21,7 @@ import { createRepoFixture } from '@airspace/git/fixture';
 import { importGraphService, buildIndex, worktreeSnapshot } from '@airspace/analysis';
 import { createScanner } from '@airspace/scanner';
 import { generateRepo, prng } from './generate.js';
+import { median } from './report.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -60,7 +61,6 @@ export default {
 `,
 };
 
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 const ms = (x: number): string => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
 
 async function timed<T>(run: () => Promise<T>): Promise<[number, T]> {

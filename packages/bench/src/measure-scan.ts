@@ -16,7 +16,6 @@
  * the figures of issue 21 were taken; alternated, the fastest of R kept.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import { scanAirspace, createPairCache, type AnyChannel, type ScanResult } from '@airspace/core';
@@ -24,6 +23,7 @@ import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
 import { generateAgents, generatedGraph, graphService } from './scan-graph.js';
+import { writeMarkedBlock } from './report.js';
 import { seedScan } from './seed-baseline.js';
 
 const args = process.argv.slice(2);
@@ -224,13 +224,7 @@ async function main() {
   console.log(text);
   const write = opt('write');
   if (write) {
-    const doc = readFileSync(write, 'utf8');
-    const start = '<!-- bench:scan -->';
-    const end = '<!-- /bench:scan -->';
-    const i = doc.indexOf(start);
-    const j = doc.indexOf(end);
-    const block = `${start}\n${text}\n${end}`;
-    writeFileSync(write, i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`);
+    writeMarkedBlock(write, 'bench:scan', text);
   }
 }
 
