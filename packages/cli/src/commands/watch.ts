@@ -98,46 +98,113 @@ export function watchCommand(io: Io): Command {
     .option('--cooldown <ms>', 'a pair at an unchanged level is re-notified at most once per this period', String(10 * 60_000))
     .option('--fetch-interval <ms>', "with --source published:REMOTE: fetch teammates' states and rescan this often", '30000')
     .option('--no-engine', "scan in this process, not through the repository's resident engine");
-  addRepoOptions(command).action(async (flags: WatchFlags) => {
-    const pollMs = positiveInt(flags.interval, '--interval');
-    const debounceMs = positiveInt(flags.debounce, '--debounce');
-    const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
-    const fetchIntervalMs = positiveInt(flags.fetchInterval, '--fetch-interval');
-    const execTimeoutMs = positiveInt(flags.execTimeout, '--exec-timeout');
-    // A scan between two timed rescans reuses the last fetch if it is younger than half the interval.
-    const options = { ...scannerOptions(flags), fetchIntervalMs: fetchIntervalMs / 2 };
-    const style = createStyle(colorWanted(io.stdout, io.env));
-    const emit = (event: WatchEvent): void => {
-      if (flags.jsonl) io.stdout.write(JSON.stringify(event) + '\n');
-    };
-    const warn = (message: string): void => {
+  addRepoOptions(command).action((flags: WatchFlags) => runWatch(io, flags));
+  return command;
+}
+
+/** Follow, scan, report, until SIGINT or SIGTERM. */
+async function runWatch(io: Io, flags: WatchFlags): Promise<void> {
+  const pollMs = positiveInt(flags.interval, '--interval');
+  const debounceMs = positiveInt(flags.debounce, '--debounce');
+  const cooldownMs = positiveInt(flags.cooldown, '--cooldown');
+  const fetchIntervalMs = positiveInt(flags.fetchInterval, '--fetch-interval');
+  const execTimeoutMs = positiveInt(flags.execTimeout, '--exec-timeout');
+  // A scan between two timed rescans reuses the last fetch if it is younger than half the interval.
+  const options = { ...scannerOptions(flags), fetchIntervalMs: fetchIntervalMs / 2 };
+  const out = watchOutput(io, flags);
+  // Trigger commands run beside the scan loop, one at a time, each within --exec-timeout.
+  const commands = flags.exec
+    ? new TriggerCommands(flags.exec, options.repo ?? io.cwd, execTimeoutMs, (p) => out.warn(p.message))
+    : undefined;
+  const handle = advisoryHandler(io, flags, out, cooldownMs, commands);
+
+  // Held during the first scan too: what changes meanwhile waits for the loop.
+  let scanning = true;
+  let stopped = false;
+  const rescan = async (): Promise<void> => {
+    if (scanning) return; // the running scan, or loop, takes what is pending
+    scanning = true;
+    try {
+      while (followed.pending() && !stopped) {
+        try {
+          const result = await followed.scan();
+          if (stopped) return;
+          await handle(result);
+        } catch (error) {
+          out.warn(`scan failed: ${(error as Error).message}`);
+          break;
+        }
+      }
+    } finally {
+      scanning = false;
+    }
+  };
+  // Following starts before the first scan, so that an edit made during it is not missed.
+  const followed = followChanges({
+    options,
+    io,
+    engine: flags.engine !== false,
+    pollMs,
+    debounceMs,
+    ...(flags.poll ? { forcePoll: true } : {}),
+    onChange: () => void rescan(),
+    onWarning: out.warn,
+    say: out.say,
+  });
+  // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
+  let first: ScanResult;
+  try {
+    await followed.start();
+    first = await followed.scan();
+  } catch (error) {
+    await followed.dispose();
+    await commands?.stop();
+    throw error;
+  }
+  await handle(first);
+  scanning = false;
+  void rescan();
+  // Teammates' published states change without a local event: rescan on the fetch interval.
+  // (Sources from the config file show themselves by what the first scan read.)
+  const published =
+    (flags.source ?? []).some((s) => s.startsWith('published:')) ||
+    first.agents.some((a) => a.meta?.['source'] === 'published') ||
+    first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
+  const fetchTimer = published ? setInterval(() => followed.touch('fetch interval'), fetchIntervalMs) : undefined;
+  announceReady(io, flags, out, first, followed.following(), pollMs);
+  await untilSignal();
+  stopped = true;
+  if (fetchTimer) clearInterval(fetchTimer);
+  await followed.dispose();
+  await commands?.stop();
+}
+
+interface WatchOutput {
+  /** A `--jsonl` event (nothing without `--jsonl`). */
+  readonly emit: (event: WatchEvent) => void;
+  /** An error event, or a line on stderr. */
+  readonly warn: (message: string) => void;
+  /** Only where a person reads it: a log line about the engine is no JSON event. */
+  readonly say: (message: string) => void;
+  /** A scan's problems (a plugin that timed out, exited, left a rejection), reported when new. */
+  readonly reportProblems: (problems: readonly Problem[]) => void;
+}
+
+function watchOutput(io: Io, flags: WatchFlags): WatchOutput {
+  const emit = (event: WatchEvent): void => {
+    if (flags.jsonl) io.stdout.write(JSON.stringify(event) + '\n');
+  };
+  let seenProblems = new Set<string>();
+  return {
+    emit,
+    warn: (message) => {
       if (flags.jsonl) emit({ type: 'error', time: new Date().toISOString(), message });
       else io.stderr.write(`airspace watch: ${printable(message)}\n`);
-    };
-
-    // Only where a person reads it: a log line about the engine is no JSON event.
-    const say = (message: string): void => {
+    },
+    say: (message) => {
       if (!flags.jsonl) io.stderr.write(`airspace watch: ${printable(message)}\n`);
-    };
-    // Trigger commands run beside the scan loop, one at a time, each within --exec-timeout.
-    const commands = flags.exec
-      ? new TriggerCommands(flags.exec, options.repo ?? io.cwd, execTimeoutMs, (p) => warn(p.message))
-      : undefined;
-    let tracker: AdvisoryTracker | undefined;
-    let agents = new Map<string, Agent>();
-    const dispatcher = new TriggerDispatcher({
-      cooldownMs,
-      sink: async (trigger) => {
-        emit({ type: 'trigger', time: new Date().toISOString(), trigger });
-        if (!flags.jsonl)
-          io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
-        commands?.enqueue(trigger);
-      },
-    });
-
-    // A scan's problems (a plugin that timed out, exited, left a rejection) are reported when new.
-    let seenProblems = new Set<string>();
-    const reportProblems = (problems: readonly Problem[]): void => {
+    },
+    reportProblems: (problems) => {
       const now = new Set<string>();
       for (const problem of problems) {
         const key = `${problem.code}\u0000${problem.channel ?? ''}\u0000${problem.message}`;
@@ -147,116 +214,87 @@ export function watchCommand(io: Io): Command {
         else io.stderr.write(`airspace watch: ${problem.message}\n`);
       }
       seenProblems = now;
-    };
+    },
+  };
+}
 
-    const handle = async (result: ScanResult): Promise<void> => {
-      reportProblems(result.problems);
-      const time = Date.parse(result.generatedAt) || Date.now();
-      agents = new Map(result.agents.map((a) => [a.id, a]));
-      const links = new Map(result.links.map((l) => [pairKey(l.a, l.b), l]));
-      // The scan's own thresholds (config, calibration) drive hysteresis and early escalation,
-      // those of a config edited while watching included.
-      if (tracker) tracker.setThresholds(result.thresholds);
-      else tracker = new AdvisoryTracker({ thresholds: result.thresholds });
-      for (const event of tracker.update(result.links, time, { complete: true })) {
-        if (event.type === 'cleared') dispatcher.reset(event.a, event.b);
-        if (flags.jsonl) emit({ ...event, time: new Date(event.time).toISOString() });
-        else io.stdout.write(humanEvent(event, style) + '\n');
-      }
-      // Every active pair's triggers go to the dispatcher; its cooldown decides what is re-sent.
-      const triggers = tracker.active().flatMap((pair) => {
-        const link = links.get(pairKey(pair.a, pair.b));
-        return triggersFor({ a: pair.a, b: pair.b, level: pair.level, risk: pair.risk, evidence: link?.evidence ?? [] }, agents);
-      });
-      const outcome = await dispatcher.dispatch(triggers, time);
-      for (const p of outcome.problems) warn(p.message);
-    };
-
-    // Held during the first scan too: what changes meanwhile waits for the loop.
-    let scanning = true;
-    let stopped = false;
-    const rescan = async (): Promise<void> => {
-      if (scanning) return; // the running scan, or loop, takes what is pending
-      scanning = true;
-      try {
-        while (followed.pending() && !stopped) {
-          try {
-            const result = await followed.scan();
-            if (stopped) return;
-            await handle(result);
-          } catch (error) {
-            warn(`scan failed: ${(error as Error).message}`);
-            break;
-          }
-        }
-      } finally {
-        scanning = false;
-      }
-    };
-    // Following starts before the first scan, so that an edit made during it is not missed.
-    const followed = followChanges({
-      options,
-      io,
-      engine: flags.engine !== false,
-      pollMs,
-      debounceMs,
-      ...(flags.poll ? { forcePoll: true } : {}),
-      onChange: () => void rescan(),
-      onWarning: warn,
-      say,
-    });
-    // The first scan decides whether we can run at all (not a repository, unknown base → exit 1).
-    let first: ScanResult;
-    try {
-      await followed.start();
-      first = await followed.scan();
-    } catch (error) {
-      await followed.dispose();
-      await commands?.stop();
-      throw error;
-    }
-    await handle(first);
-    scanning = false;
-    void rescan();
-    // Teammates' published states change without a local event: rescan on the fetch interval.
-    // (Sources from the config file show themselves by what the first scan read.)
-    const published =
-      (flags.source ?? []).some((s) => s.startsWith('published:')) ||
-      first.agents.some((a) => a.meta?.['source'] === 'published') ||
-      first.problems.some((p) => p.code === 'PUBLISHED_UNAVAILABLE');
-    const fetchTimer = published ? setInterval(() => followed.touch('fetch interval'), fetchIntervalMs) : undefined;
-    const following = followed.following();
-    emit({
-      type: 'ready',
-      time: new Date().toISOString(),
-      agents: first.agents.map((a) => a.id),
-      mode: following === 'poll' ? 'poll' : 'watch',
-      via: following === 'engine' ? 'engine' : 'in-process',
-    });
-    if (!flags.jsonl)
-      io.stderr.write(
-        `airspace watch: ${first.agents.length} agents, ${
-          following === 'engine'
-            ? "told of changes by the repository's engine"
-            : following === 'watch'
-              ? 'watching for changes'
-              : `polling every ${pollMs} ms`
-        } (Ctrl-C to stop).\n`,
-      );
-
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        stopped = true;
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        if (fetchTimer) clearInterval(fetchTimer);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
-    await followed.dispose();
-    await commands?.stop();
+/** Each scan's result → the tracker's events (raised, changed, cleared) and the dispatcher's triggers. */
+function advisoryHandler(
+  io: Io,
+  flags: WatchFlags,
+  out: WatchOutput,
+  cooldownMs: number,
+  commands: TriggerCommands | undefined,
+): (result: ScanResult) => Promise<void> {
+  const style = createStyle(colorWanted(io.stdout, io.env));
+  let tracker: AdvisoryTracker | undefined;
+  const dispatcher = new TriggerDispatcher({
+    cooldownMs,
+    sink: async (trigger) => {
+      out.emit({ type: 'trigger', time: new Date().toISOString(), trigger });
+      if (!flags.jsonl)
+        io.stdout.write(printable(`${clock(Date.now())} TRIGGER  ${trigger.type} → ${trigger.to}: ${trigger.content}`) + '\n');
+      commands?.enqueue(trigger);
+    },
   });
-  return command;
+  return async (result) => {
+    out.reportProblems(result.problems);
+    const time = Date.parse(result.generatedAt) || Date.now();
+    const agents = new Map<string, Agent>(result.agents.map((a) => [a.id, a]));
+    const links = new Map(result.links.map((l) => [pairKey(l.a, l.b), l]));
+    // The scan's own thresholds (config, calibration) drive hysteresis and early escalation,
+    // those of a config edited while watching included.
+    if (tracker) tracker.setThresholds(result.thresholds);
+    else tracker = new AdvisoryTracker({ thresholds: result.thresholds });
+    for (const event of tracker.update(result.links, time, { complete: true })) {
+      if (event.type === 'cleared') dispatcher.reset(event.a, event.b);
+      if (flags.jsonl) out.emit({ ...event, time: new Date(event.time).toISOString() });
+      else io.stdout.write(humanEvent(event, style) + '\n');
+    }
+    // Every active pair's triggers go to the dispatcher; its cooldown decides what is re-sent.
+    const triggers = tracker.active().flatMap((pair) => {
+      const link = links.get(pairKey(pair.a, pair.b));
+      return triggersFor({ a: pair.a, b: pair.b, level: pair.level, risk: pair.risk, evidence: link?.evidence ?? [] }, agents);
+    });
+    const outcome = await dispatcher.dispatch(triggers, time);
+    for (const p of outcome.problems) out.warn(p.message);
+  };
+}
+
+function announceReady(
+  io: Io,
+  flags: WatchFlags,
+  out: WatchOutput,
+  first: ScanResult,
+  following: ReturnType<ReturnType<typeof followChanges>['following']>,
+  pollMs: number,
+): void {
+  out.emit({
+    type: 'ready',
+    time: new Date().toISOString(),
+    agents: first.agents.map((a) => a.id),
+    mode: following === 'poll' ? 'poll' : 'watch',
+    via: following === 'engine' ? 'engine' : 'in-process',
+  });
+  if (flags.jsonl) return;
+  const how =
+    following === 'engine'
+      ? "told of changes by the repository's engine"
+      : following === 'watch'
+        ? 'watching for changes'
+        : `polling every ${pollMs} ms`;
+  io.stderr.write(`airspace watch: ${first.agents.length} agents, ${how} (Ctrl-C to stop).\n`);
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
