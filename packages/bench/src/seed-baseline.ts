@@ -1,5 +1,5 @@
 /**
- * BASELINE, not Airspace: the seed design note's algorithm (agent-proximity.md, eqs. 2–6), kept
+ * BASELINE, not Airspace: the original design's algorithm (the plain equations 2–6 of docs/model.md), kept
  * only so the scan benchmark measures, in the same run and on the same agents, what the seed's way
  * of scoring costs. For every pair of agents and every pair of their touched files it runs one
  * breadth-first search between the two files over the undirected import graph (eq. 4:

@@ -141,7 +141,7 @@ export function intersectionSize(a: readonly Range[], b: readonly Range[]): numb
 }
 
 /**
- * Overlap coefficient |A ∩ B| / min(|A|, |B|) (seed eq. 3): stays high when a small edit sits
+ * Overlap coefficient |A ∩ B| / min(|A|, |B|) (model eq. 3, docs/model.md): stays high when a small edit sits
  * inside a large one. 0 when either side covers no lines (insertions only); insertion conflicts
  * are `conflicts`' business.
  */

@@ -1,6 +1,6 @@
 /**
  * The result of `scanAirspace`: the stable JSON contract that `airspace scan --json`, the LSP
- * request `airspace/scan` and the view all share. Names follow the seed
+ * request `airspace/scan` and the view all share. Names follow the original design
  * (`advisories`, `links`, `positions`, `fileCoordinates`, `counts`) plus `agents`.
  */
 import type { Evidence, Overrule, Precision, Problem } from './channel.js';

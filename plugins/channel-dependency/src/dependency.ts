@@ -1,5 +1,5 @@
 /**
- * The dependency channel (seed eqs. 4–5) over the whole repository's import graph:
+ * The dependency channel (model eqs. 4–5, docs/model.md) over the whole repository's import graph:
  *
  *   coupling(f, g) = γ^(d(f,g) − 1) · Π k(e) · Π h(v)   over the best directed import path f → g or g → f
  *   r_dep(a, b)    = max over f ∈ W_a, g ∈ W_b of  w_f · w_g · coupling(f, g)

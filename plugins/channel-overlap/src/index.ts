@@ -1,5 +1,5 @@
 /**
- * The overlap channel: seed eq. 3 in merge-base coordinates, with git's conflict rule.
+ * The overlap channel: model eq. 3 (docs/model.md) in merge-base coordinates, with git's conflict rule.
  *
  * Per file both agents change (matched by path, or by the base path of a rename):
  *   lineOverlap = |A ∩ B| / min(|A|, |B|)  (overlap coefficient of the base ranges)

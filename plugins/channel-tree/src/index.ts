@@ -1,5 +1,5 @@
 /**
- * The tree channel: seed eq. 6, a soft prior for files that sit close in the directory tree.
+ * The tree channel: model eq. 6 (docs/model.md), a soft prior for files that sit close in the directory tree.
  *
  *   treeDistance(f, g) = ((depth_f − L) + (depth_g − L)) / (depth_f + depth_g)
  *   r_tree             = max over f ∈ a, g ∈ b of  w_f · w_g · (1 − treeDistance(f, g))
@@ -7,7 +7,7 @@
  * where depth is the number of path segments (`src/a.ts` has depth 2) and L the number of
  * leading segments f and g share (so the same file has distance 0, two files in one directory
  * `src/` have 0.5, files with no common directory have 1). The recency weights w_f, w_g make a
- * stale file count less, as in the other channels (seed eqs. 3, 5).
+ * stale file count less, as in the other channels (model eqs. 3, 5).
  *
  * `prepare` builds one trie per agent, keeping at each directory the heaviest file per depth
  * below it, so a pair costs O(|files of a| · depth · distinct depths), not O(|a| · |b|).
@@ -76,7 +76,7 @@ export function buildTrie(files: readonly FileEdit[]): TrieNode {
   return root;
 }
 
-/** 1 − treeDistance, exactly as seed eq. 6. */
+/** 1 − treeDistance, exactly as model eq. 6. */
 export function treeCloseness(f: string, g: string): number {
   const x = segments(f);
   const y = segments(g);
@@ -190,7 +190,7 @@ export function treeChannel() {
     // Fitted on six public histories (docs/evaluation.md, "Shipped defaults"): nearness in the tree
     // alone foretold almost no textual conflict.
     defaultWeight: 0.007,
-    meta: { description: 'Files two agents touch that sit close in the directory tree (seed eq. 6): a soft prior.', precision: 'file' },
+    meta: { description: 'Files two agents touch that sit close in the directory tree (model eq. 6): a soft prior.', precision: 'file' },
     defaultOptions: DEFAULT_TREE_OPTIONS,
     optionsSchema: TREE_OPTIONS_SCHEMA,
     prepare(agents: readonly Agent[]): ReadonlyMap<string, PreparedAgent> {

@@ -28,7 +28,7 @@ channelTester.run('tree', tree, {
 });
 
 describe('tree channel', () => {
-  it('matches seed eq. 6 exactly', () => {
+  it('matches model eq. 6 exactly', () => {
     expect(treeCloseness('src/a.ts', 'src/a.ts')).toBe(1);
     expect(treeCloseness('src/a.ts', 'src/b.ts')).toBe(0.5);
     expect(treeCloseness('src/x/a.ts', 'src/b.ts')).toBeCloseTo(2 / 5);
