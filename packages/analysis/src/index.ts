@@ -2,7 +2,6 @@ export * from './facts.js';
 export { extractFacts, parseTree, readsTransferBuffer, sourceText, type ExtractOptions } from './extract/extract.js';
 export {
   loadParser,
-  parserStatus,
   parserChoice,
   parserBackendOf,
   currentBackend,

@@ -46,7 +46,7 @@ worker.on('exit', (code) => {
 process.on('message', (request: RelayRequest) => {
   if (request.kind === 'host') worker.postMessage(request.message);
   else {
-    // As serveServices does for a thread in the host's process: post the answer, then wake it.
+    // Post the plugin thread's service answer, then wake it (it waits on `flag`).
     bridge.port1.postMessage(request.answer);
     Atomics.store(flag, 0, 1);
     Atomics.notify(flag, 0);

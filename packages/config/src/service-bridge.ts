@@ -108,21 +108,6 @@ export class ServiceTable {
   }
 }
 
-/** Answers the plugin thread's service calls on `port`, waking it through `flag`. */
-export function serveServices(port: MessagePort, flag: Int32Array, table: () => ServiceTable | undefined): void {
-  port.on('message', (call: ServiceCall) => {
-    void (async () => {
-      const current = table();
-      const answer: ServiceAnswer = current ? await current.answer(call) : { seq: call.seq, error: 'no scan is running' };
-      port.postMessage(answer);
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-    })();
-  });
-  // Waiting for service calls never keeps the process alive.
-  port.unref();
-}
-
 /** The plugin's side: stand-ins for the services, calling through `port`. */
 export class ServiceClient {
   private readonly handles = new WeakMap<object, number>();

@@ -206,10 +206,4 @@ export function defineChannel<Options = unknown, Prepared = unknown, const Needs
   return channel;
 }
 
-/**
- * A plugin module may default-export a channel or a factory `() => channel`, called once with no
- * arguments: options reach the channel only as `ctx.options`.
- */
-export type ChannelFactory = () => AnyChannel;
-
 export type AnyChannel = Channel<any, any, any>;

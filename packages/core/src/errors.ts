@@ -27,8 +27,6 @@ export const ErrorCodes = {
   CHANNEL_OVER_BUDGET: 'CHANNEL_OVER_BUDGET',
 } as const;
 
-export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
-
 export class AirspaceError extends Error {
   readonly code: string;
   readonly channel?: string;

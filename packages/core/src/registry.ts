@@ -103,7 +103,3 @@ function describe(entry: unknown): string {
     return `channel "${(entry as { id: string }).id}"`;
   return 'channel';
 }
-
-export function createRegistry(entries: Iterable<ChannelEntry> = []): ChannelRegistry {
-  return new ChannelRegistry(entries);
-}

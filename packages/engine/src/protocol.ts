@@ -29,8 +29,6 @@ export interface EngineErrorBody {
   readonly message: string;
 }
 
-export type EngineResponse = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: EngineErrorBody };
-
 /** What a subscriber is told when the repository moved: why, and whether git's state (not only files) changed. */
 export interface EngineChange {
   readonly reason: string;

@@ -216,8 +216,3 @@ export function advisoriesKey(result: ScanResult, self: string | undefined): str
       .map((a) => [a.a, a.b, a.level, a.steer ?? '', Math.round(a.risk * 1000)]),
   );
 }
-
-/** The agent whose worktree is `dir` (already a real path). */
-export function selfAgent(result: ScanResult, dir: string, realpath: (p: string) => string): Agent | undefined {
-  return result.agents.find((a) => a.worktree !== undefined && realpath(a.worktree) === dir);
-}

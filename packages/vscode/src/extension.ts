@@ -27,6 +27,7 @@ function serverOptions(context: vscode.ExtensionContext): ServerOptions {
   return { module: serverModule(context), transport: TransportKind.stdio, args: ['--stdio'] };
 }
 
+/** @public VS Code calls it (the manifest's `main`). */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   status.command = 'airspace.showScan';
@@ -72,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   await client.start();
 }
 
+/** @public VS Code calls it on shutdown. */
 export async function deactivate(): Promise<void> {
   await client?.stop();
   client = undefined;

@@ -185,4 +185,5 @@ export function callGraphChannel() {
   });
 }
 
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default callGraphChannel;

@@ -265,4 +265,5 @@ export function coChangeChannel() {
   });
 }
 
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default coChangeChannel;

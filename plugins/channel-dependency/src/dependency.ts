@@ -684,4 +684,5 @@ export function dependencyChannel() {
 }
 
 export const dependency = dependencyChannel();
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default dependency;

@@ -180,4 +180,5 @@ export function pastConflictsChannel() {
   });
 }
 
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default pastConflictsChannel;

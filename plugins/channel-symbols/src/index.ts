@@ -376,4 +376,5 @@ function side(agent: Agent, w: SymbolWrite) {
   };
 }
 
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default symbolsChannel;

@@ -284,4 +284,5 @@ export function typecheckChannel() {
   });
 }
 
+/** @public What a config naming this package as a plugin loads (`docs/plugins.md`). */
 export default typecheckChannel;

@@ -8,7 +8,7 @@
  * the file is then marked `partial`, never dropped.
  */
 import type ParserType from 'tree-sitter';
-import type { FileFacts, ImportKind, Language } from '../facts.js';
+import type { FileFacts, Language } from '../facts.js';
 import { markImportsOnly } from '../cache/pack.js';
 import { collectCalls } from './calls.js';
 import { collectDefinitions } from './definitions.js';
@@ -235,6 +235,3 @@ function factsOfTree(root: SyntaxNode, language: Language, all: readonly Match[]
   for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineCount++;
   return { language, partial: errorCount > 0, errorCount, errorLines, lineCount, imports, exports, definitions, references, calls };
 }
-
-/** Kinds in one list, for documentation and tests. */
-export const IMPORT_KINDS: readonly ImportKind[] = ['static', 'type', 'dynamic', 'require', 'reexport', 'python-from', 'python-import'];

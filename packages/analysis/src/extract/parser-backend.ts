@@ -7,8 +7,8 @@
  * `AIRSPACE_PARSER` chooses: `auto` (default: native, else wasm), `native`, `wasm`, or `none`
  * (no parser: what a machine where neither loads sees, for tests). Native loads synchronously on
  * first use; wasm must be loaded with `loadParser()` first (its start is asynchronous), which the
- * parse workers and the pool's own thread do before parsing. `parserStatus()` says what loaded
- * and why, so that a scan can report it once (`PARSER_WASM`, `PARSER_UNAVAILABLE`).
+ * parse workers and the pool's own thread do before parsing. `loadParser()`'s status says what
+ * loaded and why, so that a scan can report it once (`PARSER_WASM`, `PARSER_UNAVAILABLE`).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -181,11 +181,6 @@ function settle(loaded: ParserBackend | undefined, s: ParserStatus): ParserStatu
   backend = loaded;
   status = s;
   return s;
-}
-
-/** What `loadParser` found, if it ran. */
-export function parserStatus(): ParserStatus | undefined {
-  return status;
 }
 
 /**
