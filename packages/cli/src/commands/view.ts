@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import { CliError } from '../errors.js';
 import type { Io } from '../io.js';
 import { addRepoOptions, scannerOptions, type RepoFlags } from '../options.js';
+import { untilSignal } from '../signals.js';
 import { printable } from '../report/printable.js';
 import { followChanges } from '../watch/followed.js';
 import { runScan } from './scan.js';
@@ -112,15 +113,7 @@ export function viewCommand(io: Io): Command {
         `airspace view: warning: listening on ${printable(flags.host)}, not loopback: anyone who can reach ${server.url} reads every agent, path and diff of this scan (no authentication); requests naming another host are refused.\n`,
       );
     io.stdout.write(`Airspace view at ${server.url} (live; Ctrl-C to stop)\n`);
-    await new Promise<void>((done) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilSignal();
     if (fetchTimer) clearInterval(fetchTimer);
     await server.close();
     await followed.dispose();

@@ -25,6 +25,7 @@ import { colorWanted, createStyle, type Style } from '../report/color.js';
 import { formatEvidence } from '../report/table.js';
 import { DEFAULT_EXEC_TIMEOUT_MS, TriggerCommands } from '../watch/exec.js';
 import { followChanges } from '../watch/followed.js';
+import { untilSignal } from '../signals.js';
 
 interface WatchFlags extends RepoFlags {
   readonly jsonl?: boolean;
@@ -284,17 +285,4 @@ function announceReady(
         ? 'watching for changes'
         : `polling every ${pollMs} ms`;
   io.stderr.write(`airspace watch: ${first.agents.length} agents, ${how} (Ctrl-C to stop).\n`);
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
