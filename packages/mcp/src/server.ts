@@ -65,11 +65,27 @@ function linesOf(start?: number, end?: number): string | undefined {
   return `${s}-${end ?? s}`;
 }
 
+/** What every tool needs: the server's options, its backend, and the agent it speaks for. */
+interface ToolContext {
+  readonly options: McpServerOptions;
+  readonly backend: Backend;
+  readonly me: { agent?: string };
+}
+
 /** Builds the server (tools and resource) on a backend; `connect` it to a transport. */
 export function createAirspaceMcpServer(options: McpServerOptions, backend: Backend): McpServer {
   const server = new McpServer({ name: 'airspace', version: options.version ?? '0.1.0' }, { instructions: INSTRUCTIONS });
-  const me = options.agent ? { agent: options.agent } : {};
+  const tools: ToolContext = { options, backend, me: options.agent ? { agent: options.agent } : {} };
+  registerCheckEdit(server, tools);
+  registerListAdvisories(server, tools);
+  registerDeclareIntent(server, tools);
+  registerAcknowledge(server, tools);
+  registerResources(server, backend);
+  return server;
+}
 
+/** check_edit: the verdict on an edit before it is made. */
+function registerCheckEdit(server: McpServer, { options, backend, me }: ToolContext): void {
   server.registerTool(
     'check_edit',
     {
@@ -107,7 +123,10 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         return ok(text, { ...result, action });
       }),
   );
+}
 
+/** list_advisories: the pairs close to this agent, worst first. */
+function registerListAdvisories(server: McpServer, { backend, me }: ToolContext): void {
   server.registerTool(
     'list_advisories',
     {
@@ -124,7 +143,10 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         return ok(text, { ...result, action });
       }),
   );
+}
 
+/** declare_intent: files and symbols about to change (empty withdraws). */
+function registerDeclareIntent(server: McpServer, { backend, me }: ToolContext): void {
   server.registerTool(
     'declare_intent',
     {
@@ -167,7 +189,10 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         return ok(text, { ...result, action });
       }),
   );
+}
 
+/** acknowledge: an advisory seen and acted on, recorded in the trail. */
+function registerAcknowledge(server: McpServer, { backend, me }: ToolContext): void {
   server.registerTool(
     'acknowledge',
     {
@@ -190,7 +215,10 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
         return ok(`${said} Next: go on as agreed; check_edit again before editing shared lines.`, result);
       }),
   );
+}
 
+/** airspace://scan (the scan JSON) and airspace://summary (the same in brief). */
+function registerResources(server: McpServer, backend: Backend): void {
   server.registerResource(
     'airspace',
     'airspace://scan',
@@ -219,7 +247,6 @@ export function createAirspaceMcpServer(options: McpServerOptions, backend: Back
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(scanSummary(result)) }] };
     },
   );
-  return server;
 }
 
 /** Runs the server on stdio until the client goes away (the transport closes, or stdin ends). */
