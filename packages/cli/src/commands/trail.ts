@@ -116,7 +116,16 @@ export function trailCommand(io: Io): Command {
   const trail = new Command('trail').description(
     'the passive shadow receipt trail of one two-agent change: verifiable receipts of advisories, acknowledgements and declared scope revisions',
   );
+  addCreateCommand(trail, io);
+  addAckCommand(trail, io);
+  addReviseCommand(trail, io);
+  addReobserveCommand(trail, io);
+  addSummarizeCommand(trail, io);
+  addVerifyCommand(trail, io);
+  return trail;
+}
 
+function addCreateCommand(trail: Command, io: Io): void {
   withEventOptions(
     trail
       .command('create <file>')
@@ -145,7 +154,9 @@ export function trailCommand(io: Io): Command {
     });
     report(io, file, created, flags, 'trail created');
   });
+}
 
+function addAckCommand(trail: Command, io: Io): void {
   withEventOptions(
     trail
       .command('ack <file>')
@@ -165,7 +176,9 @@ export function trailCommand(io: Io): Command {
     ).catch(refused);
     report(io, file, next, flags, `acknowledgement by ${flags.agent} recorded`);
   });
+}
 
+function addReviseCommand(trail: Command, io: Io): void {
   withEventOptions(
     trail
       .command('revise <file>')
@@ -184,7 +197,9 @@ export function trailCommand(io: Io): Command {
     ).catch(refused);
     report(io, file, next, flags, `scope revision by ${flags.agent} recorded`);
   });
+}
 
+function addReobserveCommand(trail: Command, io: Io): void {
   withEventOptions(
     trail
       .command('reobserve <file>')
@@ -203,7 +218,9 @@ export function trailCommand(io: Io): Command {
     ).catch(refused);
     report(io, file, next, flags, 're-observation recorded');
   });
+}
 
+function addSummarizeCommand(trail: Command, io: Io): void {
   trail
     .command('summarize <file>')
     .description('the latest advisory, its acknowledgements, historical acknowledgers and outcome (verifies first)')
@@ -217,7 +234,9 @@ export function trailCommand(io: Io): Command {
       const summary = summarizeShadowTrail(JSON.parse(text) as ShadowTrail);
       io.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(summary));
     });
+}
 
+function addVerifyCommand(trail: Command, io: Io): void {
   trail
     .command('verify <file>')
     .description('check the receipt chain: canonical order, chain links, SHA-256 hashes and event rules; exit 1 when it fails')
@@ -242,6 +261,4 @@ export function trailCommand(io: Io): Command {
       io.stderr.write(`airspace: ${file} does not verify (${result.reason}): ${result.message}\n`);
       io.exitCode(ExitCode.ERROR);
     });
-
-  return trail;
 }
