@@ -18,11 +18,11 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
-import { scanAirspace, createPairCache, type AnyChannel, type ScanResult } from '@airspace/core';
+import { scanAirspace, createPairCache, type Agent, type AnyChannel, type ScanResult } from '@airspace/core';
 import { dependencyChannel } from '@airspace/channel-dependency';
 import { overlapChannel } from '@airspace/channel-overlap';
 import { treeChannel } from '@airspace/channel-tree';
-import { generateAgents, generatedGraph, graphService } from './scan-graph.js';
+import { generateAgents, generatedGraph, graphService, type GraphEdges } from './scan-graph.js';
 import { writeMarkedBlock } from './report.js';
 import { seedScan } from './seed-baseline.js';
 
@@ -103,93 +103,78 @@ function oneShots(counts: readonly number[], runs: number): Map<number, { ms: nu
   return best;
 }
 
-async function main() {
-  const loadStart = loadavg()[0]!;
-  const t0 = performance.now();
-  const graph = await generatedGraph(GRAPH_FILES, 42);
-  console.error(`graph: ${graph.files.length} files, ${graph.edges.length} edges (${fmtMs(performance.now() - t0)})`);
-  const importGraph = graphService(graph);
-  const all = generateAgents(graph.files, Math.max(...COUNTS), PER_AGENT);
-  // First scan of this base graph (other agents): numbers the graph once, as a scanner does once
-  // per base commit, and warms up the code. Every row below scans with new channel objects, so
-  // no agent's import reach is kept from an earlier row.
-  const warm = await timed(() =>
-    scanAirspace(generateAgents(graph.files, 2, PER_AGENT, 99), { channels: channels(), services: { importGraph }, now: 0 }),
-  );
-  console.error(`first scan of the graph (numbering it; 2 agents): ${fmtMs(warm.ms)} (cpu ${fmtMs(warm.cpu)})`);
-  // A few more small scans, so that the first rows do not pay the JIT's warm-up: the ratio of
-  // 100 agents to 3 would otherwise look better than it is.
-  for (let i = 0; i < WARM_UP_SCANS; i++)
-    await scanAirspace(generateAgents(graph.files, 3, PER_AGENT, 100 + i), { channels: channels(), services: { importGraph }, now: 0 });
-  const rows: Row[] = [];
-  for (const n of COUNTS) {
-    const agents = all.slice(0, n);
-    const chs = channels();
-    const context = { channels: chs, services: { importGraph }, now: 0 };
-    let lastProgress = 0;
-    let cache = createPairCache();
-    const scanOnce = (c: ReturnType<typeof createPairCache>, ctx: typeof context) =>
-      timed(() =>
-        scanAirspace(agents, ctx, {
-          reuse: c,
-          onProgress: (done, total) => {
-            if (n >= 300 && performance.now() - lastProgress > 1000) {
-              lastProgress = performance.now();
-              console.error(`  ${n} agents: ${done}/${total} pairs`);
-            }
-          },
-        }),
-      );
-    let full = await scanOnce(cache, context);
-    // Small scans take milliseconds: the median of a few (each with new channels and cache) is the row.
-    if (n <= 10) {
-      const runs = [full];
-      for (let i = 1; i < SMALL_RUNS; i++) {
-        const c = createPairCache();
-        runs.push(await scanOnce(c, { ...context, channels: channels() }));
-      }
-      full = [...runs].sort((a, b) => a.cpu - b.cpu)[runs.length >> 1]!;
-      cache = createPairCache();
-      await scanAirspace(agents, context, { reuse: cache });
+/** One row: a full scan of the first `n` agents, a rescan after one changed, and the baselines. */
+async function measureRow(n: number, all: readonly Agent[], graph: GraphEdges, importGraph: ReturnType<typeof graphService>): Promise<Row> {
+  const agents = all.slice(0, n);
+  const chs = channels();
+  const context = { channels: chs, services: { importGraph }, now: 0 };
+  let lastProgress = 0;
+  let cache = createPairCache();
+  const scanOnce = (c: ReturnType<typeof createPairCache>, ctx: typeof context) =>
+    timed(() =>
+      scanAirspace(agents, ctx, {
+        reuse: c,
+        onProgress: (done, total) => {
+          if (n >= 300 && performance.now() - lastProgress > 1000) {
+            lastProgress = performance.now();
+            console.error(`  ${n} agents: ${done}/${total} pairs`);
+          }
+        },
+      }),
+    );
+  let full = await scanOnce(cache, context);
+  // Small scans take milliseconds: the median of a few (each with new channels and cache) is the row.
+  if (n <= 10) {
+    const runs = [full];
+    for (let i = 1; i < SMALL_RUNS; i++) {
+      const c = createPairCache();
+      runs.push(await scanOnce(c, { ...context, channels: channels() }));
     }
-    // Only the counts are kept: the rescan's memory is the scanner's (its cache), not two results.
-    const result = {
-      counts: full.out.counts,
-      links: { length: full.out.links.length },
-      advisories: { length: full.out.advisories.length },
-    };
-    (full as { out?: ScanResult | undefined }).out = undefined;
-    // Rescan after one agent changed: a new object for it (one more changed file), the cache of the scan before.
-    const changed = agents.map((a, i) =>
-      i === Math.floor(n / 2)
-        ? { ...a, files: [...a.files.slice(1), { ...a.files[0]!, baseRanges: [[1, 3]] as const, newRanges: [[1, 3]] as const }] }
-        : a,
-    );
-    const rescan = await timed(() => scanAirspace(changed, context, { reuse: cache }));
-    let exhaustive: number | undefined;
-    if (n <= EXHAUSTIVE_MAX)
-      exhaustive = (await timed(() => scanAirspace(agents, { ...context, channels: channels() }, { exhaustive: true }))).cpu;
-    let seed: number | undefined;
-    if (SEED_COUNTS.includes(n)) seed = (await timed(() => seedScan(agents, graph))).cpu;
-    const row: Row = {
-      agents: n,
-      pairs: result.counts.pairs,
-      scored: result.links.length,
-      advisories: result.advisories.length,
-      full: full.ms,
-      fullCpu: full.cpu,
-      rescan: rescan.ms,
-      rescanCpu: rescan.cpu,
-      ...(exhaustive !== undefined ? { exhaustive } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      rss: peakMiB(),
-    };
-    rows.push(row);
-    console.error(
-      `${n} agents: ${row.pairs} pairs, ${row.scored} links, ${row.advisories} advisories; full ${fmtMs(row.full)} (cpu ${fmtMs(full.cpu)}), rescan ${fmtMs(rescan.ms)}` +
-        `${exhaustive !== undefined ? `, exhaustive ${fmtMs(exhaustive)}` : ''}${seed !== undefined ? `, seed ${fmtMs(seed)}` : ''}; peak RSS ${row.rss.toFixed(0)} MiB`,
-    );
+    full = [...runs].sort((a, b) => a.cpu - b.cpu)[runs.length >> 1]!;
+    cache = createPairCache();
+    await scanAirspace(agents, context, { reuse: cache });
   }
+  // Only the counts are kept: the rescan's memory is the scanner's (its cache), not two results.
+  const result = {
+    counts: full.out.counts,
+    links: { length: full.out.links.length },
+    advisories: { length: full.out.advisories.length },
+  };
+  (full as { out?: ScanResult | undefined }).out = undefined;
+  // Rescan after one agent changed: a new object for it (one more changed file), the cache of the scan before.
+  const changed = agents.map((a, i) =>
+    i === Math.floor(n / 2)
+      ? { ...a, files: [...a.files.slice(1), { ...a.files[0]!, baseRanges: [[1, 3]] as const, newRanges: [[1, 3]] as const }] }
+      : a,
+  );
+  const rescan = await timed(() => scanAirspace(changed, context, { reuse: cache }));
+  let exhaustive: number | undefined;
+  if (n <= EXHAUSTIVE_MAX)
+    exhaustive = (await timed(() => scanAirspace(agents, { ...context, channels: channels() }, { exhaustive: true }))).cpu;
+  let seed: number | undefined;
+  if (SEED_COUNTS.includes(n)) seed = (await timed(() => seedScan(agents, graph))).cpu;
+  const row: Row = {
+    agents: n,
+    pairs: result.counts.pairs,
+    scored: result.links.length,
+    advisories: result.advisories.length,
+    full: full.ms,
+    fullCpu: full.cpu,
+    rescan: rescan.ms,
+    rescanCpu: rescan.cpu,
+    ...(exhaustive !== undefined ? { exhaustive } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    rss: peakMiB(),
+  };
+  console.error(
+    `${n} agents: ${row.pairs} pairs, ${row.scored} links, ${row.advisories} advisories; full ${fmtMs(row.full)} (cpu ${fmtMs(full.cpu)}), rescan ${fmtMs(rescan.ms)}` +
+      `${exhaustive !== undefined ? `, exhaustive ${fmtMs(exhaustive)}` : ''}${seed !== undefined ? `, seed ${fmtMs(seed)}` : ''}; peak RSS ${row.rss.toFixed(0)} MiB`,
+  );
+  return row;
+}
+
+/** The Markdown of the run: the rows, then the one-shot scans. */
+function scanTable(rows: readonly Row[], graph: GraphEdges, warmCpu: number, loadStart: number): string {
   const shots = ONE_SHOT.length ? oneShots(ONE_SHOT, ONE_SHOT_RUNS) : new Map<number, { ms: number; cpu: number }>();
   const shotBase = shots.get(ONE_SHOT[0]!);
   const shotLines = shots.size
@@ -209,7 +194,7 @@ async function main() {
   const lines = [
     `### Scan: ${PER_AGENT} files per agent on the import graph of the generated repository (${graph.files.length} files, ${graph.edges.length} edges)`,
     '',
-    `Command: \`node dist/measure-scan.js --agents ${COUNTS.join(',')} --seed-agents ${SEED_COUNTS.join(',')} --exhaustive ${EXHAUSTIVE_MAX} --one-shot ${ONE_SHOT.join(',')} --runs ${ONE_SHOT_RUNS}\` in \`packages/bench\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Channels overlap, tree, dependency with the shipped weights. CPU time of this process (user + system) and wall time of one scan; the first scan of the graph (numbering it, once per base commit) took ${fmtMs(warm.cpu)} CPU and is not in the rows. The straightforward scan and the seed's algorithm are CPU time too.`,
+    `Command: \`node dist/measure-scan.js --agents ${COUNTS.join(',')} --seed-agents ${SEED_COUNTS.join(',')} --exhaustive ${EXHAUSTIVE_MAX} --one-shot ${ONE_SHOT.join(',')} --runs ${ONE_SHOT_RUNS}\` in \`packages/bench\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end. Channels overlap, tree, dependency with the shipped weights. CPU time of this process (user + system) and wall time of one scan; the first scan of the graph (numbering it, once per base commit) took ${fmtMs(warmCpu)} CPU and is not in the rows. The straightforward scan and the seed's algorithm are CPU time too.`,
     '',
     `| agents | pairs | links kept | advisories | full scan, CPU (wall) | CPU ÷ ${base.agents} agents | rescan after one agent changed, CPU (wall) | straightforward scan (every pair, all evidence), CPU | seed's algorithm (baseline), CPU | seed ÷ full | peak RSS |`,
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -220,7 +205,30 @@ async function main() {
     '',
     ...shotLines,
   ];
-  const text = lines.join('\n');
+  return lines.join('\n');
+}
+
+async function main() {
+  const loadStart = loadavg()[0]!;
+  const t0 = performance.now();
+  const graph = await generatedGraph(GRAPH_FILES, 42);
+  console.error(`graph: ${graph.files.length} files, ${graph.edges.length} edges (${fmtMs(performance.now() - t0)})`);
+  const importGraph = graphService(graph);
+  const all = generateAgents(graph.files, Math.max(...COUNTS), PER_AGENT);
+  // First scan of this base graph (other agents): numbers the graph once, as a scanner does once
+  // per base commit, and warms up the code. Every row below scans with new channel objects, so
+  // no agent's import reach is kept from an earlier row.
+  const warm = await timed(() =>
+    scanAirspace(generateAgents(graph.files, 2, PER_AGENT, 99), { channels: channels(), services: { importGraph }, now: 0 }),
+  );
+  console.error(`first scan of the graph (numbering it; 2 agents): ${fmtMs(warm.ms)} (cpu ${fmtMs(warm.cpu)})`);
+  // A few more small scans, so that the first rows do not pay the JIT's warm-up: the ratio of
+  // 100 agents to 3 would otherwise look better than it is.
+  for (let i = 0; i < WARM_UP_SCANS; i++)
+    await scanAirspace(generateAgents(graph.files, 3, PER_AGENT, 100 + i), { channels: channels(), services: { importGraph }, now: 0 });
+  const rows: Row[] = [];
+  for (const n of COUNTS) rows.push(await measureRow(n, all, graph, importGraph));
+  const text = scanTable(rows, graph, warm.cpu, loadStart);
   console.log(text);
   const write = opt('write');
   if (write) {

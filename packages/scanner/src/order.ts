@@ -117,33 +117,10 @@ export async function searchOrder(
 
   if (agents.length > (options.exactLimit ?? 10)) return { order: await greedy(), exact: false };
 
-  // Branch and bound. A lower bound on the conflicts still to meet: every agent left that
-  // conflicts pairwise with one already merged meets at least one (a conflict between two agents
-  // persists once both are merged: a clean merge keeps the hunk, a conflicted path is counted for
-  // every later agent touching it), and of two agents left that conflict pairwise, the later one
-  // does (so any matching among the rest counts too).
+  // Branch and bound, with a lower bound on the conflicts still to meet (conflictBound).
   const pairwise = options.conflicts ?? (() => false);
   const hitsMerged = (agent: string, merged: readonly string[]): number => (merged.some((m) => pairwise(m, agent)) ? 1 : 0);
-  const lowerBound = (merged: readonly string[], left: readonly string[]): number => {
-    let bound = 0;
-    const free: string[] = [];
-    for (const a of left) {
-      if (hitsMerged(a, merged)) bound++;
-      else free.push(a);
-    }
-    const used = new Set<string>();
-    for (let i = 0; i < free.length; i++) {
-      if (used.has(free[i]!)) continue;
-      for (let j = i + 1; j < free.length; j++) {
-        if (!used.has(free[j]!) && pairwise(free[i]!, free[j]!)) {
-          used.add(free[i]!).add(free[j]!);
-          bound++;
-          break;
-        }
-      }
-    }
-    return bound;
-  };
+  const lowerBound = (merged: readonly string[], left: readonly string[]): number => conflictBound(pairwise, merged, left);
 
   // Best completion from (merged content, agents left) costing fewer than `limit` conflicts:
   // exact results memoised (orders that merged to the same content share their futures), and
@@ -471,4 +448,32 @@ export async function mergeOrder(options: ScannerOptions & PlanOptions = {}): Pr
   } finally {
     await scanner.dispose();
   }
+}
+
+/**
+ * A lower bound on the conflicts still to meet: every agent left that conflicts pairwise with one
+ * already merged meets at least one (a conflict between two agents persists once both are merged:
+ * a clean merge keeps the hunk, a conflicted path is counted for every later agent touching it),
+ * and of two agents left that conflict pairwise, the later one does (so any matching among the
+ * rest counts too).
+ */
+function conflictBound(pairwise: (a: string, b: string) => boolean, merged: readonly string[], left: readonly string[]): number {
+  let bound = 0;
+  const free: string[] = [];
+  for (const a of left) {
+    if (merged.some((m) => pairwise(m, a))) bound++;
+    else free.push(a);
+  }
+  const used = new Set<string>();
+  for (let i = 0; i < free.length; i++) {
+    if (used.has(free[i]!)) continue;
+    for (let j = i + 1; j < free.length; j++) {
+      if (!used.has(free[j]!) && pairwise(free[i]!, free[j]!)) {
+        used.add(free[i]!).add(free[j]!);
+        bound++;
+        break;
+      }
+    }
+  }
+  return bound;
 }
