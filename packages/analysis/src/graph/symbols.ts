@@ -8,6 +8,7 @@
  * `self.m`/`this.m` inside a class, `require` destructuring, `from m import f`, `import m; m.f`,
  * `export … from` and `export *` chains. What cannot be resolved is left out, never guessed.
  */
+import { parseSymbolId } from '@airspace/core';
 import { DirectedGraph } from 'graphology';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import type { IndexView } from '../indexing/view.js';
@@ -132,8 +133,9 @@ export function createNameResolver(view: IndexView): NameResolver {
     const bound = bindingsOf(path).get(receiver);
     if (bound && 'namespace' in bound) return exportsOf(bound.module).get(name);
     const owner = resolveName(path, receiver);
-    if (!owner || owner.endsWith(`#${MODULE_SCOPE}`)) return undefined;
-    const [ownerPath, ownerName] = owner.split('#') as [string, string];
+    const parsed = owner ? parseSymbolId(owner) : undefined;
+    if (!parsed || parsed.name === MODULE_SCOPE) return undefined;
+    const { path: ownerPath, name: ownerName } = parsed;
     return definitionsByName(ownerPath).has(`${ownerName}.${name}`) ? symbolId(ownerPath, `${ownerName}.${name}`) : undefined;
   };
 
