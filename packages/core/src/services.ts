@@ -161,18 +161,24 @@ export interface SymbolService {
   callNeighbors(agent: Agent, symbol: string): readonly CallStep[];
 }
 
-/** `src/a.ts#Parser.parse` → `Parser.parse`. */
-export function displayName(symbol: string): string {
-  return symbol.slice(symbol.lastIndexOf('#') + 1);
-}
-
 /**
- * `src/a.ts#Parser.parse` → `{ path: 'src/a.ts', name: 'Parser.parse' }`, split at the last `#`;
- * undefined unless both the path and the name are non-empty.
+ * The one rule for symbol ids, `path#name` (`src/a.ts#Parser.parse`), used wherever one is split:
+ * - `name` is a qualified name, its segments identifiers; a `#` in it only starts a private
+ *   member's segment, right after a `.` (`src/a.ts#Store.#cache`). `path` may hold `#`.
+ * - So the id splits at its last `#` that does not follow a `.`.
+ * - An id with no such `#`, or with an empty path or an empty name, is malformed: `parseSymbolId`
+ *   gives undefined, and a reader takes it as no symbol (refused, or left out), never guessing a
+ *   path from it.
  */
 export function parseSymbolId(symbol: string): { readonly path: string; readonly name: string } | undefined {
-  const at = symbol.lastIndexOf('#');
+  let at = symbol.lastIndexOf('#');
+  while (at > 0 && symbol.charCodeAt(at - 1) === 46) at = symbol.lastIndexOf('#', at - 1); // `.#`: a private member
   return at > 0 && at < symbol.length - 1 ? { path: symbol.slice(0, at), name: symbol.slice(at + 1) } : undefined;
+}
+
+/** `src/a.ts#Parser.parse` → `Parser.parse` (see `parseSymbolId`); a malformed id is shown whole. */
+export function displayName(symbol: string): string {
+  return parseSymbolId(symbol)?.name ?? symbol;
 }
 
 /** A file changed together with another in the commits of a history view. */

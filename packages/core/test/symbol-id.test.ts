@@ -8,7 +8,18 @@ describe('symbol ids (path#name)', () => {
     expect(displayName('src/#gen/a.ts#run')).toBe('run');
   });
 
+  it('keeps a private member in the name: a # after a . starts its segment', () => {
+    expect(parseSymbolId('src/a.ts#Store.#cache')).toEqual({ path: 'src/a.ts', name: 'Store.#cache' });
+    expect(parseSymbolId('src/#gen/a.ts#Store.#cache.#x')).toEqual({ path: 'src/#gen/a.ts', name: 'Store.#cache.#x' });
+    expect(displayName('src/a.ts#Store.#cache')).toBe('Store.#cache');
+  });
+
   it('refuses an id without a path or without a name', () => {
-    for (const bad of ['total', '#total', 'src/a.ts#', '', '#']) expect(parseSymbolId(bad)).toBeUndefined();
+    for (const bad of ['total', '#total', 'src/a.ts#', '', '#', 'a.#b', '.#b'])
+      expect(parseSymbolId(bad), JSON.stringify(bad)).toBeUndefined();
+  });
+
+  it('shows a malformed id whole', () => {
+    for (const bad of ['total', 'src/a.ts#', '#total']) expect(displayName(bad)).toBe(bad);
   });
 });

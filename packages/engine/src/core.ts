@@ -8,7 +8,7 @@
 import { basename, dirname, join, relative, resolve, sep, posix, isAbsolute } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
-import { triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
+import { parseSymbolId, triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor, findConfig } from '@airspace/config';
 import { unsafeRepoPath, worktreeAgentId, worktreeCandidates } from '@airspace/git';
 import {
@@ -353,7 +353,7 @@ export class EngineCore {
     return conflicts.map((c) => {
       const d = declarations.get(c.with);
       if (!d) return c;
-      const files = new Set([...d.paths, ...d.symbols.map((s) => s.slice(0, s.lastIndexOf('#')))]);
+      const files = new Set([...d.paths, ...d.symbols.flatMap((s) => parseSymbolId(s)?.path ?? [])]);
       const onDeclared = c.evidence.some((e) => [e.a, e.b].some((side) => side?.agent === c.with && files.has(side.path)));
       const hunks = onDeclared ? c.hunks.filter((h) => files.has(h.path)) : c.hunks;
       const declared = { paths: d.paths, symbols: d.symbols, ...(d.note ? { note: d.note } : {}), expiresAt: d.expiresAt };
@@ -430,9 +430,9 @@ export class EngineCore {
     const { worktree, agent } = await this.whoIs(request, await this.fullScan(request.cwd).catch(() => undefined));
     const paths = (request.paths ?? []).map((p) => repositoryPath(worktree, request.cwd, p));
     const symbols = (request.symbols ?? []).map((s) => {
-      const at = s.lastIndexOf('#');
-      if (at <= 0) throw new InputError(`Symbol "${s}" needs its file: write it as path#name (e.g. src/billing.ts#total).`);
-      return `${repositoryPath(worktree, request.cwd, s.slice(0, at))}#${s.slice(at + 1)}`;
+      const id = parseSymbolId(s);
+      if (!id) throw new InputError(`Symbol "${s}" needs its file: write it as path#name (e.g. src/billing.ts#total).`);
+      return `${repositoryPath(worktree, request.cwd, id.path)}#${id.name}`;
     });
     const now = this.now();
     const ttl = request.ttlMs ?? DEFAULT_INTENT_TTL_MS;

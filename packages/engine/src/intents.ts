@@ -124,7 +124,7 @@ function safePaths(d: DeclaredIntent): DeclaredIntent {
   return {
     ...d,
     paths: d.paths.filter((p: unknown) => typeof p === 'string' && isSafeRepoPath(p)),
-    symbols: d.symbols.filter((s: unknown) => typeof s === 'string' && isSafeRepoPath(s.split('#')[0] ?? '')),
+    symbols: d.symbols.filter((s: unknown) => typeof s === 'string' && isSafeRepoPath(parseSymbolId(s)?.path ?? '')),
   };
 }
 
@@ -196,7 +196,7 @@ export function writeIntent(commonDir: string, declaration: DeclaredIntent, now 
   });
 }
 
-/** `path#name` → the scanner's symbol intent (`#` splits at its last occurrence). */
+/** `path#name` → the scanner's symbol intent (split by `parseSymbolId`'s rule). */
 export function symbolSpec(declared: string): IntentEntry | undefined {
   const id = parseSymbolId(declared);
   return id ? { path: id.path, symbol: id.name } : undefined;

@@ -251,51 +251,15 @@ async function gitSignature(commonDir: string): Promise<string> {
 }
 
 export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracker {
-  const debounceMs = options.debounceMs ?? 200;
   const watchers = new Map<string, TreeWatch>();
   let lostTrack: string | undefined;
   let worktrees: string[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let poller: NodeJS.Timeout | undefined;
   let polling = options.forcePoll === true;
   let closed = false;
-  // What the next report says: everything, or paths per worktree.
-  let all: string | undefined;
-  let paths = new Map<string, Set<string>>();
-  let firstReason: string | undefined;
-  let events = 0;
-
-  const flush = (): void => {
-    timer = undefined;
-    if (closed) return;
-    const reason = all ?? firstReason ?? 'change';
-    const change: TrackedChange =
-      all !== undefined
-        ? { all: true, reason }
-        : { all: false, reason, paths: Object.fromEntries([...paths].map(([w, set]) => [w, [...set].sort()])) };
-    all = undefined;
-    firstReason = undefined;
-    paths = new Map();
-    options.onChange(change);
-  };
-  const schedule = (): void => {
-    if (closed) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(flush, debounceMs);
-  };
-  const changedAll = (reason: string): void => {
-    events++;
-    all ??= reason;
-    schedule();
-  };
-  const changedPath = (worktree: string, path: string): void => {
-    events++;
-    let set = paths.get(worktree);
-    if (!set) paths.set(worktree, (set = new Set()));
-    set.add(path);
-    firstReason ??= join(worktree, path);
-    schedule();
-  };
+  const isClosed = () => closed;
+  const report = createPendingReport(options.debounceMs ?? 200, options.onChange, isClosed);
+  const { changedAll, changedPath } = report;
 
   const onFileEvent = (file: string): void => {
     const at = locate(worktrees, file);
@@ -303,44 +267,15 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     changedPath(at.worktree, at.path);
   };
 
-  // Polling: the last stamps of each worktree and of git's state; the first poll only records.
-  const lastStamps = new Map<string, Map<string, string>>();
-  let lastGit: string | undefined;
-  let pollRunning = false;
-  const pollOnce = async (): Promise<void> => {
-    if (pollRunning || closed) return;
-    pollRunning = true;
-    try {
-      const signature = await gitSignature(options.commonDir);
-      if (lastGit !== undefined && signature !== lastGit) changedAll('git state changed (poll)');
-      lastGit = signature;
-      for (const dir of worktrees) {
-        let now: Map<string, string>;
-        try {
-          now = await worktreeStamps(dir);
-        } catch {
-          continue; // a worktree removed between two polls: the git state says so
-        }
-        const before = lastStamps.get(dir);
-        lastStamps.set(dir, now);
-        if (!before) continue;
-        for (const [path, stamp] of now) if (before.get(path) !== stamp) changedPath(dir, path);
-        for (const path of before.keys()) if (!now.has(path)) changedPath(dir, path); // reverted to its committed state
-      }
-    } catch (error) {
-      options.onWarning?.(`polling failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      pollRunning = false;
-    }
-  };
+  const poll = createPoll(options, () => worktrees, report, isClosed);
   const startPolling = (why?: string): void => {
     if (why) options.onWarning?.(`file events unavailable (${why}); polling every ${options.pollMs} ms`);
     polling = true;
     for (const w of watchers.values()) w.close();
     watchers.clear();
     if (!poller) {
-      poller = setInterval(() => void pollOnce(), options.pollMs);
-      void pollOnce();
+      poller = setInterval(() => void poll.once(), options.pollMs);
+      void poll.once();
     }
   };
 
@@ -383,18 +318,18 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
           watchers.delete(dir);
         }
       }
-      for (const dir of [...lastStamps.keys()]) if (!wanted.has(dir)) lastStamps.delete(dir);
+      poll.forget(wanted);
       watchDir(options.commonDir, true);
       for (const dir of worktrees) watchDir(dir, false);
     },
     mode: () => (polling ? 'poll' : 'watch'),
-    events: () => events,
+    events: report.events,
     watching: () => (polling ? [] : [...watchers.keys()]),
     directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
     lostTrack: () => lostTrack,
     close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      report.cancel();
       if (poller) clearInterval(poller);
       for (const w of watchers.values()) w.close();
       watchers.clear();
@@ -403,4 +338,95 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   if (polling) startPolling();
   tracker.setWorktrees(options.worktrees);
   return tracker;
+}
+
+/** What the next report says (everything, or paths per worktree), sent `debounceMs` after the last change; the count of changes seen. */
+function createPendingReport(debounceMs: number, onChange: (change: TrackedChange) => void, isClosed: () => boolean) {
+  let timer: NodeJS.Timeout | undefined;
+  let all: string | undefined;
+  let paths = new Map<string, Set<string>>();
+  let firstReason: string | undefined;
+  let events = 0;
+  const flush = (): void => {
+    timer = undefined;
+    if (isClosed()) return;
+    const reason = all ?? firstReason ?? 'change';
+    const change: TrackedChange =
+      all !== undefined
+        ? { all: true, reason }
+        : { all: false, reason, paths: Object.fromEntries([...paths].map(([w, set]) => [w, [...set].sort()])) };
+    all = undefined;
+    firstReason = undefined;
+    paths = new Map();
+    onChange(change);
+  };
+  const schedule = (): void => {
+    if (isClosed()) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(flush, debounceMs);
+  };
+  return {
+    changedAll(reason: string): void {
+      events++;
+      all ??= reason;
+      schedule();
+    },
+    changedPath(worktree: string, path: string): void {
+      events++;
+      let set = paths.get(worktree);
+      if (!set) paths.set(worktree, (set = new Set()));
+      set.add(path);
+      firstReason ??= join(worktree, path);
+      schedule();
+    },
+    events: (): number => events,
+    cancel(): void {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/** Polling: the last stamps of each worktree and of git's state; the first poll only records. */
+function createPoll(
+  options: Pick<ChangeTrackerOptions, 'commonDir' | 'onWarning'>,
+  worktrees: () => readonly string[],
+  report: ReturnType<typeof createPendingReport>,
+  isClosed: () => boolean,
+) {
+  const lastStamps = new Map<string, Map<string, string>>();
+  let lastGit: string | undefined;
+  let pollRunning = false;
+  const once = async (): Promise<void> => {
+    if (pollRunning || isClosed()) return;
+    pollRunning = true;
+    try {
+      const signature = await gitSignature(options.commonDir);
+      if (lastGit !== undefined && signature !== lastGit) report.changedAll('git state changed (poll)');
+      lastGit = signature;
+      for (const dir of worktrees()) {
+        let now: Map<string, string>;
+        try {
+          now = await worktreeStamps(dir);
+        } catch {
+          continue; // a worktree removed between two polls: the git state says so
+        }
+        const before = lastStamps.get(dir);
+        lastStamps.set(dir, now);
+        if (!before) continue;
+        for (const [path, stamp] of now) if (before.get(path) !== stamp) report.changedPath(dir, path);
+        for (const path of before.keys()) if (!now.has(path)) report.changedPath(dir, path); // reverted to its committed state
+      }
+    } catch (error) {
+      options.onWarning?.(`polling failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      pollRunning = false;
+    }
+  };
+  return {
+    once,
+    /** Forgets the stamps of directories no longer wanted. */
+    forget(wanted: ReadonlySet<string>): void {
+      for (const dir of [...lastStamps.keys()]) if (!wanted.has(dir)) lastStamps.delete(dir);
+    },
+  };
 }

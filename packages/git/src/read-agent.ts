@@ -14,7 +14,18 @@ import type { GitService } from './service.js';
 import { normalizeRelPath, snapshotWorktree, type OversizedFile } from './state-tree.js';
 import { parseTreeObject, type TreeEntry } from './tree-model.js';
 import type { AgentCandidate } from './sources.js';
-import { blobSizes, changedPaths, diffTrees, diffTreesRaw, EMPTY_TREE, fileMtime, readHistory, toFileEdit } from './working-set.js';
+import type { DiffEntry } from './diff.js';
+import {
+  blobSizes,
+  changedPaths,
+  diffTrees,
+  diffTreesRaw,
+  EMPTY_TREE,
+  fileMtime,
+  readHistory,
+  toFileEdit,
+  type History,
+} from './working-set.js';
 
 /** What reading one candidate needs of `loadAgents`' options and state. */
 export interface ReadContext {
@@ -42,21 +53,9 @@ export interface ReadContext {
  * and no intent, an unknown base), with the problem in `own`.
  */
 export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadContext): Promise<Agent | undefined> {
-  const { repository, git, base, baseCommit, now, recency, maxFileBytes, isDeclaring } = ctx;
-  const overrideRef = ctx.baseOverrides?.[c.id] ?? (c.worktree ? ctx.baseOverrides?.[c.worktree] : undefined) ?? c.base;
-  let scanBase = base;
-  if (overrideRef !== undefined) {
-    const commit = await baseCommit(overrideRef);
-    if (!commit) {
-      own.push({
-        code: GitProblemCodes.UNKNOWN_BASE,
-        agent: c.id,
-        message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.`,
-      });
-      return undefined;
-    }
-    scanBase = { ref: overrideRef, commit };
-  }
+  const { repository, git, baseCommit, now } = ctx;
+  const scanBase = await scanBaseOf(c, own, ctx);
+  if (!scanBase) return undefined;
   // A published observation that could not be read has no commit of its own: it is `unknown`
   // with the reason it carries, never left out as a ref that names no commit.
   if (c.published && !c.published.tree && !c.head) return unreadablePublished(c, c.published, scanBase.ref, repository, now);
@@ -69,36 +68,97 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     });
     return undefined;
   }
-  const cwd = c.worktree ?? repository.root;
-  const env = git.scratch.env();
   const published = c.published;
   if (published && !published.tree) return withSafePaths(unreadablePublished(c, published, scanBase.ref, repository, now), own);
   const mergeBase = head ? await git.mergeBase(head, scanBase.commit) : undefined;
   const wholeFiles = head !== undefined && mergeBase === undefined;
   if (wholeFiles) own.push(missingMergeBase(c.id, scanBase.ref));
+  const state = await stateTree(c, head, ctx);
+  const read = await readWork(c, { scanBase, head, mergeBase, wholeFiles, ...state }, own, ctx);
+  const files = await agentFiles(c, read, own, ctx);
+  const dirty = read.hasWork && (read.uncommitted.size > 0 || read.oversized.length > 0);
+  git.register({
+    id: c.id,
+    ...(head ? { head } : {}),
+    tree: read.tree,
+    dirty,
+    ...(mergeBase ? { mergeBase } : {}),
+    ...(c.worktree ? { worktree: c.worktree } : {}),
+  });
+  const reasons = await incompleteReasons(c, read, own, ctx);
+  // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
+  if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || ctx.isDeclaring(c))) return undefined;
+  return withSafePaths(agentOf(c, read, files, reasons, dirty, ctx), own);
+}
 
-  // The agent's current state as a tree.
-  let tree: string;
-  let overridden: readonly string[] = [];
-  let oversized: readonly OversizedFile[] = [];
-  if (c.worktree && c.gitDir) {
-    const overrides = overridesFor(ctx.overrides, c.worktree);
-    const snap = await snapshotWorktree(
-      git.scratch,
-      { dir: c.worktree, gitDir: c.gitDir },
-      { maxFileBytes, ...(overrides ? { overrides } : {}) },
-    );
-    tree = snap.tree;
-    overridden = snap.overridden;
-    oversized = snap.oversized;
-  } else {
-    tree = published?.tree ?? head!;
+/** The base a candidate is read against: its own (an override or the candidate's), else the scan's; undefined (with a problem) when that ref names no commit. */
+async function scanBaseOf(c: AgentCandidate, own: Problem[], ctx: ReadContext): Promise<BaseInfo | undefined> {
+  const overrideRef = ctx.baseOverrides?.[c.id] ?? (c.worktree ? ctx.baseOverrides?.[c.worktree] : undefined) ?? c.base;
+  if (overrideRef === undefined) return ctx.base;
+  const commit = await ctx.baseCommit(overrideRef);
+  if (!commit) {
+    own.push({
+      code: GitProblemCodes.UNKNOWN_BASE,
+      agent: c.id,
+      message: `Unknown base "${overrideRef}" for agent ${c.id}: no such branch, tag or commit; the agent was left out.`,
+    });
+    return undefined;
   }
-  const from = mergeBase ?? (head ? scanBase.commit : EMPTY_TREE);
-  let entries;
+  return { ref: overrideRef, commit };
+}
+
+interface StateTree {
+  readonly tree: string;
+  /** Paths whose content came from unsaved editor buffers. */
+  readonly overridden: readonly string[];
+  /** Untracked files over the size limit, left out of the tree. */
+  readonly oversized: readonly OversizedFile[];
+}
+
+/** The agent's current state as a tree: its worktree snapshotted (with unsaved buffers), or its published tree, or its head. */
+async function stateTree(c: AgentCandidate, head: string | undefined, ctx: ReadContext): Promise<StateTree> {
+  if (!(c.worktree && c.gitDir)) return { tree: c.published?.tree ?? head!, overridden: [], oversized: [] };
+  const overrides = overridesFor(ctx.overrides, c.worktree);
+  const snap = await snapshotWorktree(
+    ctx.git.scratch,
+    { dir: c.worktree, gitDir: c.gitDir },
+    { maxFileBytes: ctx.maxFileBytes, ...(overrides ? { overrides } : {}) },
+  );
+  return { tree: snap.tree, overridden: snap.overridden, oversized: snap.oversized };
+}
+
+/** What was read of one agent's work: its diff from the merge base, what is uncommitted, its history. */
+interface WorkRead extends StateTree {
+  readonly scanBase: BaseInfo;
+  readonly head: string | undefined;
+  readonly mergeBase: string | undefined;
+  readonly wholeFiles: boolean;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly entries: readonly DiffEntry[];
+  /** Line changes were read (else files are compared whole). */
+  readonly lineLevel: boolean;
+  /** A worktree or a published state: uncommitted work counts. */
+  readonly hasWork: boolean;
+  readonly uncommitted: ReadonlySet<string>;
+  readonly history: History;
+}
+
+/** One diff from the merge base to the state tree (file level when line changes cannot be read), the uncommitted paths, the history. */
+async function readWork(
+  c: AgentCandidate,
+  at: Pick<WorkRead, 'scanBase' | 'head' | 'mergeBase' | 'wholeFiles'> & StateTree,
+  own: Problem[],
+  ctx: ReadContext,
+): Promise<WorkRead> {
+  const { head, mergeBase, wholeFiles, tree } = at;
+  const cwd = c.worktree ?? ctx.repository.root;
+  const env = ctx.git.scratch.env();
+  const from = mergeBase ?? (head ? at.scanBase.commit : EMPTY_TREE);
+  let entries: DiffEntry[];
   let lineLevel = !wholeFiles;
   try {
-    entries = await diffTrees(cwd, env, from, tree, maxFileBytes);
+    entries = await diffTrees(cwd, env, from, tree, ctx.maxFileBytes);
   } catch (e) {
     // Degrade to file level rather than lose the agent.
     entries = await diffTreesRaw(cwd, env, from, tree);
@@ -110,28 +170,33 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     });
   }
   // With no commit since the merge base, every change is uncommitted: no need to ask git.
-  const hasWork = c.worktree !== undefined || published !== undefined;
+  const hasWork = c.worktree !== undefined || c.published !== undefined;
   const uncommitted = !hasWork
     ? new Set<string>()
     : head && head !== from
       ? await changedPaths(cwd, env, head, tree)
       : new Set(entries.map((e) => e.path));
   // A published agent's right of way is what it recorded from its real branch.
-  const history = published
+  const history: History = c.published
     ? { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() }
     : head && head !== mergeBase && !wholeFiles
       ? await readHistory(cwd, mergeBase, head, { numstat: lineLevel }).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
       : { commits: 0, changedLines: 0, lastCommitAt: new Map<string, number>() };
+  return { ...at, cwd, env, entries, lineLevel, hasWork, uncommitted, history };
+}
 
+/** The agent's file edits, sorted by path: each diff entry, and each untracked file over the size limit (whole). */
+async function agentFiles(c: AgentCandidate, w: WorkRead, own: Problem[], ctx: ReadContext): Promise<FileEdit[]> {
+  const { now, recency, maxFileBytes } = ctx;
+  const { entries, uncommitted, history, hasWork } = w;
   // Binary entries may be files over the size limit (git treats those as binary): ask their sizes.
   const binaryBlobs = entries
     .filter((e) => e.binary)
     .flatMap((e) => [e.newBlob, e.oldBlob])
     .filter((x): x is string => !!x);
-  const sizes = Number.isFinite(maxFileBytes) ? await blobSizes(cwd, env, binaryBlobs) : new Map<string, number>();
+  const sizes = Number.isFinite(maxFileBytes) ? await blobSizes(w.cwd, w.env, binaryBlobs) : new Map<string, number>();
   const tooLarge = (blob: string | undefined) => blob !== undefined && (sizes.get(blob) ?? 0) > maxFileBytes;
-  const overriddenSet = new Set(overridden);
-
+  const overriddenSet = new Set(w.overridden);
   const files: FileEdit[] = [];
   for (const e of entries) {
     const edit = toFileEdit(e, {
@@ -141,21 +206,21 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
           : uncommitted.has(path)
             ? c.worktree
               ? fileMtime(c.worktree, path)
-              : published?.publishedAt
+              : c.published?.publishedAt
             : history.lastCommitAt.get(path),
       uncommitted: (path) => overriddenSet.has(path) || (hasWork && uncommitted.has(path)),
       now,
       recency,
       tooLarge,
-      wholeFiles: !lineLevel,
+      wholeFiles: !w.lineLevel,
     });
     if (!edit) continue;
     files.push(edit);
     if (e.binary && (tooLarge(e.newBlob) || tooLarge(e.oldBlob)))
       own.push(fileTooLarge(c.id, e.path, Math.max(sizes.get(e.newBlob ?? '') ?? 0, sizes.get(e.oldBlob ?? '') ?? 0), maxFileBytes));
   }
-  for (const o of oversized) {
-    const at = fileMtime(cwd, o.path);
+  for (const o of w.oversized) {
+    const at = fileMtime(w.cwd, o.path);
     // An untracked file (over the size limit) is uncommitted work: current. Its blob id (hashed
     // as a stream) lets two sides adding the same content be told apart from an add/add conflict.
     files.push({
@@ -170,59 +235,55 @@ export async function readAgent(c: AgentCandidate, own: Problem[], ctx: ReadCont
     own.push(fileTooLarge(c.id, o.path, o.bytes, maxFileBytes));
   }
   files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  return files;
+}
 
-  const dirty = hasWork && (uncommitted.size > 0 || oversized.length > 0);
-  git.register({
-    id: c.id,
-    ...(head ? { head } : {}),
-    tree,
-    dirty,
-    ...(mergeBase ? { mergeBase } : {}),
-    ...(c.worktree ? { worktree: c.worktree } : {}),
-  });
-  const reasons = [
-    ...(!lineLevel && !wholeFiles
+/** Why the agent is incomplete: file level only, a published state's own reasons and base, a hostile published tree. */
+async function incompleteReasons(c: AgentCandidate, w: WorkRead, own: Problem[], ctx: ReadContext): Promise<string[]> {
+  const published = c.published;
+  return [
+    ...(!w.lineLevel && !w.wholeFiles
       ? ['its line changes could not be read: compared file-level only']
-      : wholeFiles
-        ? [`no merge base with ${scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
+      : w.wholeFiles
+        ? [`no merge base with ${w.scanBase.ref} (shallow clone or unrelated history): compared file-level only`]
         : []),
-    ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, scanBase, env, repository))] : []),
-    ...(published?.tree ? await hostileTreeReason(c.id, git, published.tree, entries, own) : []),
+    ...(published ? [...published.incomplete, ...(await publishedBaseReason(published, w.scanBase, w.env, ctx.repository))] : []),
+    ...(published?.tree ? await hostileTreeReason(c.id, ctx.git, published.tree, w.entries, own) : []),
   ];
-  // No work yet: an agent only if it declared what it is about to touch (or a published state is incomplete).
-  if (files.length === 0 && !(published && reasons.length > 0) && !(c.intent?.length || isDeclaring(c))) return undefined;
+}
 
-  const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? now;
+/** The agent record: its files, intent, base, and what the scan shows of how it was read (`meta`). */
+function agentOf(c: AgentCandidate, w: WorkRead, files: FileEdit[], reasons: string[], dirty: boolean, ctx: ReadContext): Agent {
+  const { head, mergeBase, history, tree, overridden } = w;
+  const published = c.published;
+  const startedAt = c.startedAt ?? history.firstCommitAt ?? creationTime(c.gitDir) ?? ctx.now;
   const incomplete = reasons.length > 0 ? reasons : undefined;
-  return withSafePaths(
-    {
-      id: c.id,
-      label: c.label,
-      startedAt,
-      committedWork: published ? published.committedWork : history.commits + history.changedLines,
-      files,
-      ...(c.intent ? { intent: c.intent } : {}),
-      ...(mergeBase ? { base: mergeBase } : {}),
-      repository: repository.id,
-      ...(c.worktree ? { worktree: c.worktree } : {}),
-      ...(incomplete ? { incomplete } : {}),
-      meta: {
-        source: c.source,
-        head: head ?? null,
-        ...(c.ref ? { ref: c.ref } : {}),
-        detached: c.detached ?? false,
-        baseRef: scanBase.ref,
-        mergeBase: mergeBase ?? null,
-        tree,
-        dirty,
-        commits: history.commits,
-        ...(published ? publishedMeta(published) : {}),
-        ...(overridden.length ? { overridden } : {}),
-        ...(!lineLevel ? { fileLevelOnly: true } : {}),
-      },
+  return {
+    id: c.id,
+    label: c.label,
+    startedAt,
+    committedWork: published ? published.committedWork : history.commits + history.changedLines,
+    files,
+    ...(c.intent ? { intent: c.intent } : {}),
+    ...(mergeBase ? { base: mergeBase } : {}),
+    repository: ctx.repository.id,
+    ...(c.worktree ? { worktree: c.worktree } : {}),
+    ...(incomplete ? { incomplete } : {}),
+    meta: {
+      source: c.source,
+      head: head ?? null,
+      ...(c.ref ? { ref: c.ref } : {}),
+      detached: c.detached ?? false,
+      baseRef: w.scanBase.ref,
+      mergeBase: mergeBase ?? null,
+      tree,
+      dirty,
+      commits: history.commits,
+      ...(published ? publishedMeta(published) : {}),
+      ...(overridden.length ? { overridden } : {}),
+      ...(!w.lineLevel ? { fileLevelOnly: true } : {}),
     },
-    own,
-  );
+  };
 }
 
 /**

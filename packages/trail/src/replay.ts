@@ -8,7 +8,7 @@ import type { TrailErrorCode } from './errors.js';
 import { TrailErrorCodes } from './errors.js';
 import type { ShadowObservation } from './observation.js';
 import { currencyProblem, isCanonicalTime, pathProblem } from './observation.js';
-import type { ReceiptKind, ShadowReceipt } from './types.js';
+import type { AcknowledgementPayload, ReceiptKind, ReobservationPayload, ScopeRevisionPayload, ShadowReceipt } from './types.js';
 import { DECLARED_ONLY } from './types.js';
 
 type Shape = Record<string, unknown>;
@@ -298,105 +298,116 @@ export function eventProblem(state: TrailState, receipt: ShadowReceipt): EventPr
     };
   }
   const p = receipt.payload;
-  const party = (agentId: string): EventProblem | undefined =>
-    state.agents.includes(agentId)
-      ? undefined
-      : {
-          code: TrailErrorCodes.NOT_A_PARTY,
-          message: `agent ${agentId} is not one of the two observed agents (${state.agents.join(', ')})`,
-        };
   switch (p.kind) {
     case 'created':
       return { code: TrailErrorCodes.INVALID_ARGUMENT, message: 'a trail has exactly one "created" receipt, the first' };
-    case 'acknowledgement': {
-      const notParty = party(p.agentId);
-      if (notParty) return notParty;
-      const latest = state.advisory;
-      if (p.advisoryEventId !== latest.eventId) {
-        return state.acknowledged.has(p.advisoryEventId)
-          ? {
-              code: TrailErrorCodes.SUPERSEDED_ADVISORY,
-              message: `advisory ${p.advisoryEventId} was superseded by ${latest.eventId}; acknowledge the latest advisory`,
-            }
-          : { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `no advisory ${p.advisoryEventId} in this trail` };
-      }
-      if (p.advisoryHash !== latest.hash)
-        return { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `advisoryHash does not match the hash of advisory ${latest.eventId}` };
-      const level = (latest.payload as { advisory: { level: string } }).advisory.level;
-      if (level === 'clear')
-        return {
-          code: TrailErrorCodes.NOTHING_TO_ACKNOWLEDGE,
-          message: `advisory ${latest.eventId} is clear: no advisory was found, so there is nothing to acknowledge`,
-        };
-      if (state.acknowledged.get(latest.eventId)?.has(p.agentId)) {
-        return {
-          code: TrailErrorCodes.DUPLICATE_ACKNOWLEDGEMENT,
-          message: `agent ${p.agentId} already acknowledged advisory ${latest.eventId}`,
-        };
-      }
-      return undefined;
-    }
-    case 'scope-revision': {
-      const notParty = party(p.agentId);
-      if (notParty) return notParty;
-      if (p.observationEventId !== state.observationEventId) {
-        return {
-          code: TrailErrorCodes.INVALID_ARGUMENT,
-          message: `the revision departs from observations ${p.observationEventId}, but the current observations are ${state.observationEventId}`,
-        };
-      }
-      if (state.revised) {
-        return {
-          code: TrailErrorCodes.REVISION_ALREADY_DECLARED,
-          message: `a scope revision was already declared on observations ${state.observationEventId}; re-observe before declaring another`,
-        };
-      }
-      for (const observation of state.observations) {
-        const problem = currencyProblem(observation, receipt.time);
-        if (problem)
-          return {
-            code: TrailErrorCodes.OBSERVATION_NOT_CURRENT,
-            message: `both original observations must be current when a scope revision is declared: ${problem}`,
-          };
-      }
-      if (p.authorizationRef.label !== DECLARED_ONLY)
-        return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `authorizationRef.label must be "${DECLARED_ONLY}"` };
-      return undefined;
-    }
-    case 'reobservation': {
-      const [a, b] = p.observations;
-      const ids = [a.agentId, b.agentId];
-      if (ids[0] !== state.agents[0] || ids[1] !== state.agents[1]) {
-        return {
-          code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
-          message: `a re-observation must observe ${state.agents.join(' and ')}, got ${ids.join(' and ')}`,
-        };
-      }
-      for (const o of [a, b]) {
-        if (o.taskId !== state.taskId)
-          return {
-            code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
-            message: `task ${JSON.stringify(o.taskId)} of ${o.agentId} is not the trail's task ${JSON.stringify(state.taskId)}`,
-          };
-        if (o.repositoryId !== state.repositoryId) {
-          return {
-            code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
-            message: `repository ${JSON.stringify(o.repositoryId)} of ${o.agentId} is not the trail's repository ${JSON.stringify(state.repositoryId)}`,
-          };
+    case 'acknowledgement':
+      return partyProblem(state, p.agentId) ?? acknowledgementProblem(state, p);
+    case 'scope-revision':
+      return partyProblem(state, p.agentId) ?? scopeRevisionProblem(state, p, receipt.time);
+    case 'reobservation':
+      return reobservationProblem(state, p);
+  }
+}
+
+/** An acknowledgement, scope revision or re-observation comes from one of the two observed agents. */
+function partyProblem(state: TrailState, agentId: string): EventProblem | undefined {
+  return state.agents.includes(agentId)
+    ? undefined
+    : {
+        code: TrailErrorCodes.NOT_A_PARTY,
+        message: `agent ${agentId} is not one of the two observed agents (${state.agents.join(', ')})`,
+      };
+}
+
+/** An acknowledgement names the latest advisory (by id and hash), one that is not clear, once per agent. */
+function acknowledgementProblem(state: TrailState, p: AcknowledgementPayload): EventProblem | undefined {
+  const latest = state.advisory;
+  if (p.advisoryEventId !== latest.eventId) {
+    return state.acknowledged.has(p.advisoryEventId)
+      ? {
+          code: TrailErrorCodes.SUPERSEDED_ADVISORY,
+          message: `advisory ${p.advisoryEventId} was superseded by ${latest.eventId}; acknowledge the latest advisory`,
         }
-      }
-      for (const [i, o] of [a, b].entries()) {
-        const before = state.observations[i]!;
-        if (Date.parse(o.observedAt) <= Date.parse(before.observedAt)) {
-          return {
-            code: TrailErrorCodes.STALE_REOBSERVATION,
-            message: `the re-observation of ${o.agentId} (observed ${o.observedAt}) is not newer than the observation it replaces (${before.observedAt})`,
-          };
-        }
-      }
-      return undefined;
+      : { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `no advisory ${p.advisoryEventId} in this trail` };
+  }
+  if (p.advisoryHash !== latest.hash)
+    return { code: TrailErrorCodes.UNKNOWN_ADVISORY, message: `advisoryHash does not match the hash of advisory ${latest.eventId}` };
+  const level = (latest.payload as { advisory: { level: string } }).advisory.level;
+  if (level === 'clear')
+    return {
+      code: TrailErrorCodes.NOTHING_TO_ACKNOWLEDGE,
+      message: `advisory ${latest.eventId} is clear: no advisory was found, so there is nothing to acknowledge`,
+    };
+  if (state.acknowledged.get(latest.eventId)?.has(p.agentId)) {
+    return {
+      code: TrailErrorCodes.DUPLICATE_ACKNOWLEDGEMENT,
+      message: `agent ${p.agentId} already acknowledged advisory ${latest.eventId}`,
+    };
+  }
+  return undefined;
+}
+
+/** A scope revision departs from the current observations, once, while both are current, declared only. */
+function scopeRevisionProblem(state: TrailState, p: ScopeRevisionPayload, time: string): EventProblem | undefined {
+  if (p.observationEventId !== state.observationEventId) {
+    return {
+      code: TrailErrorCodes.INVALID_ARGUMENT,
+      message: `the revision departs from observations ${p.observationEventId}, but the current observations are ${state.observationEventId}`,
+    };
+  }
+  if (state.revised) {
+    return {
+      code: TrailErrorCodes.REVISION_ALREADY_DECLARED,
+      message: `a scope revision was already declared on observations ${state.observationEventId}; re-observe before declaring another`,
+    };
+  }
+  for (const observation of state.observations) {
+    const problem = currencyProblem(observation, time);
+    if (problem)
+      return {
+        code: TrailErrorCodes.OBSERVATION_NOT_CURRENT,
+        message: `both original observations must be current when a scope revision is declared: ${problem}`,
+      };
+  }
+  if (p.authorizationRef.label !== DECLARED_ONLY)
+    return { code: TrailErrorCodes.INVALID_ARGUMENT, message: `authorizationRef.label must be "${DECLARED_ONLY}"` };
+  return undefined;
+}
+
+/** A re-observation observes the same two agents, task and repository, each newer than before. */
+function reobservationProblem(state: TrailState, p: ReobservationPayload): EventProblem | undefined {
+  const [a, b] = p.observations;
+  const ids = [a.agentId, b.agentId];
+  if (ids[0] !== state.agents[0] || ids[1] !== state.agents[1]) {
+    return {
+      code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+      message: `a re-observation must observe ${state.agents.join(' and ')}, got ${ids.join(' and ')}`,
+    };
+  }
+  for (const o of [a, b]) {
+    if (o.taskId !== state.taskId)
+      return {
+        code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+        message: `task ${JSON.stringify(o.taskId)} of ${o.agentId} is not the trail's task ${JSON.stringify(state.taskId)}`,
+      };
+    if (o.repositoryId !== state.repositoryId) {
+      return {
+        code: TrailErrorCodes.MISMATCHED_REOBSERVATION,
+        message: `repository ${JSON.stringify(o.repositoryId)} of ${o.agentId} is not the trail's repository ${JSON.stringify(state.repositoryId)}`,
+      };
     }
   }
+  for (const [i, o] of [a, b].entries()) {
+    const before = state.observations[i]!;
+    if (Date.parse(o.observedAt) <= Date.parse(before.observedAt)) {
+      return {
+        code: TrailErrorCodes.STALE_REOBSERVATION,
+        message: `the re-observation of ${o.agentId} (observed ${o.observedAt}) is not newer than the observation it replaces (${before.observedAt})`,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** Advance `state` past `receipt` (which `eventProblem` accepted). */

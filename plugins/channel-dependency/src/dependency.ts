@@ -21,6 +21,7 @@ import {
   type Evidence,
   type FileEdit,
   type ImportEdgeKind,
+  type ImportGraphService,
   type ImportGraphView,
   type OptionsSchema,
   type Problem,
@@ -453,109 +454,17 @@ export function dependencyChannel() {
     optionsSchema: DEPENDENCY_OPTIONS_SCHEMA,
     requires: ['importGraph'],
     prepare(agents, ctx): DependencyPrepared {
-      const o = resolved(ctx.options);
-      const problems: Problem[] = [];
-      const service = ctx.services.importGraph;
-      const out = new Map<string, AgentReach>();
-      let graph: PreparedGraph;
-      try {
-        graph = prepareGraph(service.base, o);
-      } catch (e) {
-        problems.push({
-          code: 'GRAPH_FAILED',
-          channel: ID,
-          message: `The import graph could not be read: ${e instanceof Error ? e.message : String(e)}`,
-        });
-        return { agents: out, hubs: new Map(), options: o, problems };
-      }
-      problems.push(...graph.problems);
-      for (const agent of agents) {
-        try {
-          const view = service.forAgent(agent.id);
-          const key = workingSetKey(agent);
-          const known = reaches.get(agent.id);
-          // An agent's runs are kept while its working set, its view and the base graph stay.
-          if (known && known.key === key && known.view === view && known.graph === graph) {
-            out.set(agent.id, known);
-            continue;
-          }
-          const files = new Map(agent.files.map((f) => [f.path, f]));
-          const numbered = [...files.values()].map((edit) => ({ id: idOf(graph.num, edit.path), path: edit.path, edit }));
-          const r: AgentReach = { files, view, numbered, key, graph };
-          reaches.set(agent.id, r);
-          out.set(agent.id, r);
-        } catch (e) {
-          problems.push({
-            code: 'GRAPH_FAILED',
-            channel: ID,
-            agent: agent.id,
-            message: `Import graph of ${agent.id} could not be walked: ${e instanceof Error ? e.message : String(e)}`,
-          });
-        }
-      }
-      for (const id of reaches.keys()) if (!out.has(id)) reaches.delete(id);
-      return { agents: out, hubs: graph.hubs, options: o, problems };
+      return prepareReaches(agents, resolved(ctx.options), ctx.services.importGraph, reaches);
     },
     candidates(agents, ctx, only) {
-      // Inverted index: file id → the agents that change it; each agent's reach is looked up in it
-      // once, so a pair that reaches nothing of the other is never named.
-      const prepared = ctx.prepared;
-      const o = prepared.options;
-      const byFile = new Map<number, AgentReach[]>();
-      const index = (r: AgentReach) => {
-        for (const f of r.numbered) (byFile.get(f.id) ?? byFile.set(f.id, []).get(f.id)!).push(r);
-      };
-      const all = agents.map((a) => prepared.agents.get(a.id)).filter((r): r is AgentReach => r !== undefined);
-      const idOfReach = new Map(agents.map((a) => [prepared.agents.get(a.id), a.id] as const));
-      const named = (ids: ReadonlySet<string> | undefined) => all.filter((r) => !ids || ids.has(idOfReach.get(r)!));
-      const pairs = new Set<string>();
-      const out: [string, string][] = [];
-      const look = (froms: readonly AgentReach[]) => {
-        for (const r of froms) {
-          const runs = runsOf(r, o, 0);
-          const me = idOfReach.get(r)!;
-          for (const log of [runs.forward, runs.backward]) {
-            if (!log) continue;
-            for (let k = 0; k < log.reached.length; k++) {
-              const others = byFile.get(log.reached[k]!);
-              if (!others) continue;
-              for (const other of others) {
-                if (other === r) continue;
-                const you = idOfReach.get(other)!;
-                const key = me < you ? `${me}\u0000${you}` : `${you}\u0000${me}`;
-                if (pairs.has(key)) continue;
-                pairs.add(key);
-                out.push([me, you]);
-              }
-            }
-          }
-        }
-      };
-      if (!only) {
-        for (const r of all) index(r);
-        look(all);
-      } else {
-        // Pairs with a changed agent: its reach against everyone's files, everyone's reach against its files.
-        for (const r of all) index(r);
-        look(named(only));
-        byFile.clear();
-        for (const r of named(only)) index(r);
-        look(all);
-      }
-      return out;
+      return candidatePairs(agents, ctx.prepared, only);
     },
     risk(a, b, ctx) {
       const prepared = ctx.prepared;
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
-      const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
-      if (!ra || !rb)
-        return {
-          risk: 0,
-          problems: problems.length
-            ? problems
-            : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }],
-        };
+      const problems = reachProblems(prepared, ra, rb);
+      if (!ra || !rb) return { risk: 0, problems: problems.length ? problems : [notPrepared(ra ? b : a)] };
       const o = prepared.options;
       const first = firstFloor(o);
       let risk = Math.max(strongest(ra, rb, o, first), strongest(rb, ra, o, first));
@@ -564,123 +473,229 @@ export function dependencyChannel() {
     },
     score(a, b, ctx) {
       const prepared = ctx.prepared;
-      const o = prepared?.options ?? resolved(ctx.options);
       const ra = prepared?.agents.get(a.id);
       const rb = prepared?.agents.get(b.id);
-      /**
-       * The kept hits: strongest first, shorter chains first (a chain of d imports has d + 1
-       * files), then in gathering order; one item per pair of files; at most maxEvidence items,
-       * chains at most maxDepth imports long. Picked one by one (as a stable sort by that order
-       * would give them) without sorting every hit.
-       */
-      const pick = (floor: number) => {
-        const kept: Hit[] = [];
-        if (!ra || !rb) return { count: 0, kept };
-        const runsA = runsOf(ra, o, floor);
-        const runsB = runsOf(rb, o, floor);
-        const logs = [runsA.forward, runsA.backward, runsB.forward, runsB.backward] as const;
-        hits.length = 0;
-        gatherHits(ra, rb, logs[0], logs[1], 0, o);
-        gatherHits(rb, ra, logs[2], logs[3], 2, o);
-        const n = hits.length;
-        const depth = (i: number) =>
-          hits.depth[i]! >= 0 ? hits.depth[i]! : (hits.depth[i] = depthOf(logs[hits.run[i]!]!, hits.entry[i]!));
-        const seen = new Set<string>();
-        const limit = Math.max(1, o.maxEvidence);
-        while (kept.length < limit) {
-          let best = -1;
-          for (let i = 0; i < n; i++) {
-            if (hits.taken[i]) continue;
-            if (best < 0 || hits.risk[i]! > hits.risk[best]! || (hits.risk[i] === hits.risk[best] && depth(i) < depth(best))) best = i;
-          }
-          if (best < 0) break;
-          hits.taken[best] = 1;
-          const run = hits.run[best]!;
-          const swap = run >= 2;
-          const [from, to, fromReach, toReach] = swap ? [b, a, rb, ra] : [a, b, ra, rb];
-          const log = logs[run]!;
-          const entry = hits.entry[best]!;
-          const path = toReach.numbered[hits.file[best]!]!.path;
-          const fromFile = ra.graph.num.paths[sourceOf(log, entry)]!;
-          const key = swap ? `${path}|${fromFile}` : `${fromFile}|${path}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          kept.push({ risk: hits.risk[best]!, swap, path, backward: run % 2 === 1, entry, log, from, to, fromReach });
-        }
-        return { count: n, kept };
-      };
+      if (!ra || !rb) {
+        const problems = reachProblems(prepared, ra, rb);
+        return { risk: 0, evidence: [], problems: problems.length ? problems : [notPrepared(ra ? b : a)] };
+      }
+      const o = prepared.options;
       // Exact on cut runs when every kept item is at or above the floor and none is missing
       // (a hit the cut runs lack is below the floor, so it sorts after all of them).
       const first = firstFloor(o);
-      let picked = pick(first);
+      let picked = pickHits(a, b, ra, rb, o, first);
       if (first > 0 && (picked.kept.length < Math.max(1, o.maxEvidence) || picked.kept[picked.kept.length - 1]!.risk < first))
-        picked = pick(0);
-      const problems = [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
-      if (!ra || !rb)
-        return {
-          risk: 0,
-          evidence: [],
-          problems: problems.length
-            ? problems
-            : [{ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${ra ? b.id : a.id}.` }],
-        };
-      const hubs = prepared.hubs;
-      const paths = ra.graph.num.paths;
-
-      /** `x → y (type-only) → z`: each file after an import that is not a plain value import names its kind. */
-      const describe = (view: ImportGraphView, chain: readonly string[]) => {
-        const parts = [chain[0]!];
-        const kindsOf: string[] = [];
-        for (let i = 1; i < chain.length; i++) {
-          const [x, y] = [chain[i - 1]!, chain[i]!];
-          const kinds = view.importKinds?.(x, y) ?? [];
-          const kind = strongestKind(kinds.length || o.direction === 'directed' ? kinds : (view.importKinds?.(y, x) ?? []), o.kindWeights);
-          kindsOf.push(kind);
-          parts.push(kind === 'value' ? y : `${y} (${kind})`);
-        }
-        return { text: parts.join(' → '), kinds: kindsOf };
-      };
-      const hubNote = (chain: readonly string[]) => {
-        const passed = chain.slice(1, -1).filter((p) => hubs.has(p));
-        return passed
-          .map((p) => {
-            const h = hubs.get(p)!;
-            return ` ${p} is a hub (${h.importers} importers, ${h.imports} imports): the path through it is discounted ×${o.hubFactor}.`;
-          })
-          .join('');
-      };
-      /** The evidence of one hit: built only for the hits that are kept. */
-      const evidenceOf = (h: Hit): Evidence => {
-        const walk = chainTo(h.log, h.entry, paths); // from's file … to's file
-        // Chains are reported in import direction (importer first).
-        const chain = h.backward ? [...walk].reverse() : walk;
-        const d = chain.length - 1;
-        const fromFile = paths[sourceOf(h.log, h.entry)]!;
-        const importer = !h.backward ? `${h.from.id}'s ${fromFile}` : `${h.to.id}'s ${h.path}`;
-        const imported = !h.backward ? `${h.to.id}'s ${h.path}` : `${h.from.id}'s ${fromFile}`;
-        const { text, kinds } = describe(h.fromReach.view, chain);
-        const how = d === 1 ? 'imports' : `reaches through ${d} imports`;
-        const detail = d > 1 ? ` (${text})` : kinds[0] && kinds[0] !== 'value' ? ` (${kinds[0]})` : '';
-        const sideFrom = { agent: h.from.id, path: fromFile };
-        const sideTo = { agent: h.to.id, path: h.path };
-        return {
-          message: `${importer} ${how} ${imported}${detail}.${hubNote(chain)}`,
-          kind: d === 1 ? 'direct-import' : 'import-chain',
-          risk: h.risk,
-          chain,
-          a: h.swap ? sideTo : sideFrom,
-          b: h.swap ? sideFrom : sideTo,
-          confidence: 'high',
-        };
-      };
-
+        picked = pickHits(a, b, ra, rb, o, 0);
+      // After the walks: a walk that failed leaves its problem on its reach.
+      const problems = reachProblems(prepared, ra, rb);
       const { count, kept } = picked;
       if (count === 0) return problems.length ? { risk: 0, evidence: [], problems } : { risk: 0, evidence: [] };
-      const evidence = kept.map(evidenceOf);
+      const evidence = kept.map((h) => hitEvidence(h, ra.graph.num.paths, prepared.hubs, o));
       const risk = Math.min(1, kept[0]!.risk);
       return { risk, evidence, ...(problems.length ? { problems } : {}) };
     },
   });
+}
+
+/** The problems a pair carries: the preparation's and each side's failed walk. */
+function reachProblems(prepared: DependencyPrepared | undefined, ra: AgentReach | undefined, rb: AgentReach | undefined): Problem[] {
+  return [...(prepared?.problems ?? []), ...(ra?.failed ? [ra.failed] : []), ...(rb?.failed ? [rb.failed] : [])];
+}
+
+const notPrepared = (agent: Agent): Problem => ({ code: 'NOT_PREPARED', channel: ID, message: `No import reach for ${agent.id}.` });
+
+/**
+ * The base graph prepared once, and each agent's reach (kept in `reaches` while the agent's
+ * working set, its view and the base graph stay; dropped for agents no longer scanned).
+ */
+function prepareReaches(
+  agents: readonly Agent[],
+  o: ResolvedOptions,
+  service: ImportGraphService,
+  reaches: Map<string, AgentReach>,
+): DependencyPrepared {
+  const problems: Problem[] = [];
+  const out = new Map<string, AgentReach>();
+  let graph: PreparedGraph;
+  try {
+    graph = prepareGraph(service.base, o);
+  } catch (e) {
+    problems.push({
+      code: 'GRAPH_FAILED',
+      channel: ID,
+      message: `The import graph could not be read: ${e instanceof Error ? e.message : String(e)}`,
+    });
+    return { agents: out, hubs: new Map(), options: o, problems };
+  }
+  problems.push(...graph.problems);
+  for (const agent of agents) {
+    try {
+      const view = service.forAgent(agent.id);
+      const key = workingSetKey(agent);
+      const known = reaches.get(agent.id);
+      // An agent's runs are kept while its working set, its view and the base graph stay.
+      if (known && known.key === key && known.view === view && known.graph === graph) {
+        out.set(agent.id, known);
+        continue;
+      }
+      const files = new Map(agent.files.map((f) => [f.path, f]));
+      const numbered = [...files.values()].map((edit) => ({ id: idOf(graph.num, edit.path), path: edit.path, edit }));
+      const r: AgentReach = { files, view, numbered, key, graph };
+      reaches.set(agent.id, r);
+      out.set(agent.id, r);
+    } catch (e) {
+      problems.push({
+        code: 'GRAPH_FAILED',
+        channel: ID,
+        agent: agent.id,
+        message: `Import graph of ${agent.id} could not be walked: ${e instanceof Error ? e.message : String(e)}`,
+      });
+    }
+  }
+  for (const id of reaches.keys()) if (!out.has(id)) reaches.delete(id);
+  return { agents: out, hubs: graph.hubs, options: o, problems };
+}
+
+/**
+ * The pairs worth scoring, through an inverted index: file id → the agents that change it; each
+ * agent's reach is looked up in it once, so a pair that reaches nothing of the other is never
+ * named. With `only`, just the pairs with one of those agents.
+ */
+function candidatePairs(agents: readonly Agent[], prepared: DependencyPrepared, only: ReadonlySet<string> | undefined): [string, string][] {
+  const o = prepared.options;
+  const byFile = new Map<number, AgentReach[]>();
+  const index = (r: AgentReach) => {
+    for (const f of r.numbered) (byFile.get(f.id) ?? byFile.set(f.id, []).get(f.id)!).push(r);
+  };
+  const all = agents.map((a) => prepared.agents.get(a.id)).filter((r): r is AgentReach => r !== undefined);
+  const idOfReach = new Map(agents.map((a) => [prepared.agents.get(a.id), a.id] as const));
+  const named = (ids: ReadonlySet<string> | undefined) => all.filter((r) => !ids || ids.has(idOfReach.get(r)!));
+  const pairs = new Set<string>();
+  const out: [string, string][] = [];
+  const look = (froms: readonly AgentReach[]) => {
+    for (const r of froms) {
+      const runs = runsOf(r, o, 0);
+      const me = idOfReach.get(r)!;
+      for (const log of [runs.forward, runs.backward]) {
+        if (!log) continue;
+        for (let k = 0; k < log.reached.length; k++) {
+          const others = byFile.get(log.reached[k]!);
+          if (!others) continue;
+          for (const other of others) {
+            if (other === r) continue;
+            const you = idOfReach.get(other)!;
+            const key = me < you ? `${me}\u0000${you}` : `${you}\u0000${me}`;
+            if (pairs.has(key)) continue;
+            pairs.add(key);
+            out.push([me, you]);
+          }
+        }
+      }
+    }
+  };
+  if (!only) {
+    for (const r of all) index(r);
+    look(all);
+  } else {
+    // Pairs with a changed agent: its reach against everyone's files, everyone's reach against its files.
+    for (const r of all) index(r);
+    look(named(only));
+    byFile.clear();
+    for (const r of named(only)) index(r);
+    look(all);
+  }
+  return out;
+}
+
+/**
+ * The kept hits: strongest first, shorter chains first (a chain of d imports has d + 1 files),
+ * then in gathering order; one item per pair of files; at most maxEvidence items, chains at most
+ * maxDepth imports long. Picked one by one (as a stable sort by that order would give them)
+ * without sorting every hit.
+ */
+function pickHits(a: Agent, b: Agent, ra: AgentReach, rb: AgentReach, o: ResolvedOptions, floor: number): { count: number; kept: Hit[] } {
+  const kept: Hit[] = [];
+  const runsA = runsOf(ra, o, floor);
+  const runsB = runsOf(rb, o, floor);
+  const logs = [runsA.forward, runsA.backward, runsB.forward, runsB.backward] as const;
+  hits.length = 0;
+  gatherHits(ra, rb, logs[0], logs[1], 0, o);
+  gatherHits(rb, ra, logs[2], logs[3], 2, o);
+  const n = hits.length;
+  const depth = (i: number) => (hits.depth[i]! >= 0 ? hits.depth[i]! : (hits.depth[i] = depthOf(logs[hits.run[i]!]!, hits.entry[i]!)));
+  const seen = new Set<string>();
+  const limit = Math.max(1, o.maxEvidence);
+  while (kept.length < limit) {
+    let best = -1;
+    for (let i = 0; i < n; i++) {
+      if (hits.taken[i]) continue;
+      if (best < 0 || hits.risk[i]! > hits.risk[best]! || (hits.risk[i] === hits.risk[best] && depth(i) < depth(best))) best = i;
+    }
+    if (best < 0) break;
+    hits.taken[best] = 1;
+    const run = hits.run[best]!;
+    const swap = run >= 2;
+    const [from, to, fromReach, toReach] = swap ? [b, a, rb, ra] : [a, b, ra, rb];
+    const log = logs[run]!;
+    const entry = hits.entry[best]!;
+    const path = toReach.numbered[hits.file[best]!]!.path;
+    const fromFile = ra.graph.num.paths[sourceOf(log, entry)]!;
+    const key = swap ? `${path}|${fromFile}` : `${fromFile}|${path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push({ risk: hits.risk[best]!, swap, path, backward: run % 2 === 1, entry, log, from, to, fromReach });
+  }
+  return { count: n, kept };
+}
+
+/** `x → y (type-only) → z`: each file after an import that is not a plain value import names its kind. */
+function describeChain(view: ImportGraphView, chain: readonly string[], o: ResolvedOptions): { text: string; kinds: string[] } {
+  const parts = [chain[0]!];
+  const kindsOf: string[] = [];
+  for (let i = 1; i < chain.length; i++) {
+    const [x, y] = [chain[i - 1]!, chain[i]!];
+    const kinds = view.importKinds?.(x, y) ?? [];
+    const kind = strongestKind(kinds.length || o.direction === 'directed' ? kinds : (view.importKinds?.(y, x) ?? []), o.kindWeights);
+    kindsOf.push(kind);
+    parts.push(kind === 'value' ? y : `${y} (${kind})`);
+  }
+  return { text: parts.join(' → '), kinds: kindsOf };
+}
+
+/** A sentence per hub the chain passes through (its ends excepted). */
+function hubNote(chain: readonly string[], hubs: ReadonlyMap<string, Hub>, o: ResolvedOptions): string {
+  const passed = chain.slice(1, -1).filter((p) => hubs.has(p));
+  return passed
+    .map((p) => {
+      const h = hubs.get(p)!;
+      return ` ${p} is a hub (${h.importers} importers, ${h.imports} imports): the path through it is discounted ×${o.hubFactor}.`;
+    })
+    .join('');
+}
+
+/** The evidence of one hit: built only for the hits that are kept. */
+function hitEvidence(h: Hit, paths: readonly string[], hubs: ReadonlyMap<string, Hub>, o: ResolvedOptions): Evidence {
+  const walk = chainTo(h.log, h.entry, paths); // from's file … to's file
+  // Chains are reported in import direction (importer first).
+  const chain = h.backward ? [...walk].reverse() : walk;
+  const d = chain.length - 1;
+  const fromFile = paths[sourceOf(h.log, h.entry)]!;
+  const importer = !h.backward ? `${h.from.id}'s ${fromFile}` : `${h.to.id}'s ${h.path}`;
+  const imported = !h.backward ? `${h.to.id}'s ${h.path}` : `${h.from.id}'s ${fromFile}`;
+  const { text, kinds } = describeChain(h.fromReach.view, chain, o);
+  const how = d === 1 ? 'imports' : `reaches through ${d} imports`;
+  const detail = d > 1 ? ` (${text})` : kinds[0] && kinds[0] !== 'value' ? ` (${kinds[0]})` : '';
+  const sideFrom = { agent: h.from.id, path: fromFile };
+  const sideTo = { agent: h.to.id, path: h.path };
+  return {
+    message: `${importer} ${how} ${imported}${detail}.${hubNote(chain, hubs, o)}`,
+    kind: d === 1 ? 'direct-import' : 'import-chain',
+    risk: h.risk,
+    chain,
+    a: h.swap ? sideTo : sideFrom,
+    b: h.swap ? sideFrom : sideTo,
+    confidence: 'high',
+  };
 }
 
 export const dependency = dependencyChannel();

@@ -181,31 +181,8 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
   } as FileFacts;
   importCounts.set(facts, h.ni);
   if (h.o === 1) importsOnly.add(facts);
-  if (typeof h.i === 'string') {
-    const text = h.i;
-    let imports: FileFacts['imports'] | undefined;
-    Object.defineProperty(facts, 'imports', {
-      enumerable: true,
-      get() {
-        if (!imports) {
-          let v: unknown;
-          try {
-            v = JSON.parse(text);
-          } catch {
-            v = undefined;
-          }
-          if (Array.isArray(v)) imports = v as FileFacts['imports'];
-          else {
-            // Damaged on disk: no imports now, parsed again by the next index.
-            imports = [];
-            damaged.add(facts);
-            noteDamage();
-          }
-        }
-        return imports;
-      },
-    });
-  } else Object.defineProperty(facts, 'imports', { enumerable: true, value: h.i, writable: false });
+  if (typeof h.i === 'string') defineStoredImports(facts, h.i);
+  else Object.defineProperty(facts, 'imports', { enumerable: true, value: h.i, writable: false });
   if (canLoad) loadable.set(facts, () => body !== undefined || canLoad());
   const getBody = (): PackedBody => {
     // A caller that needs bodies asks the index for them (`IndexOptions.facts`): an empty body
@@ -227,55 +204,81 @@ export function unpackLazy(h: PackedHead, loadBody: () => PackedBody | undefined
   Object.defineProperty(facts, 'definitions', { enumerable: true, get: (): readonly DefinitionFact[] => getBody().d });
   Object.defineProperty(facts, 'references', {
     enumerable: true,
-    get() {
-      if (!references) {
-        const { r, s } = getBody();
-        references = [];
-        for (let k = 0; k < r.length; k += 5) {
-          const receiver = r[k + 4]!;
-          references.push(
-            receiver >= 0
-              ? { name: s[r[k]!]!, receiver: s[receiver]!, line: r[k + 1]!, column: r[k + 2]!, endColumn: r[k + 3]! }
-              : { name: s[r[k]!]!, line: r[k + 1]!, column: r[k + 2]!, endColumn: r[k + 3]! },
-          );
-        }
-      }
-      return references;
-    },
+    get: () => (references ??= decodeReferences(getBody())),
   });
   Object.defineProperty(facts, 'calls', {
     enumerable: true,
-    get() {
-      if (!calls) {
-        const { c, s } = getBody();
-        calls = [];
-        for (let k = 0; k < c.length; k += 7) {
-          const receiver = c[k + 2]!;
-          const base = {
-            callee: s[c[k]!]!,
-            name: s[c[k + 1]!]!,
-            kind: CALL_KINDS[c[k + 3]!] ?? 'function',
-            line: c[k + 4]!,
-            column: c[k + 5]!,
-            caller: s[c[k + 6]!]!,
-          };
-          calls.push(
-            receiver >= 0
-              ? {
-                  callee: base.callee,
-                  name: base.name,
-                  receiver: s[receiver]!,
-                  kind: base.kind,
-                  line: base.line,
-                  column: base.column,
-                  caller: base.caller,
-                }
-              : base,
-          );
-        }
-      }
-      return calls;
-    },
+    get: () => (calls ??= decodeCalls(getBody())),
   });
   return facts;
+}
+
+/** `imports` as their stored JSON text, parsed on first access; unreadable text reads as none and marks the facts damaged. */
+function defineStoredImports(facts: FileFacts, text: string): void {
+  let imports: FileFacts['imports'] | undefined;
+  Object.defineProperty(facts, 'imports', {
+    enumerable: true,
+    get() {
+      if (!imports) {
+        let v: unknown;
+        try {
+          v = JSON.parse(text);
+        } catch {
+          v = undefined;
+        }
+        if (Array.isArray(v)) imports = v as FileFacts['imports'];
+        else {
+          // Damaged on disk: no imports now, parsed again by the next index.
+          imports = [];
+          damaged.add(facts);
+          noteDamage();
+        }
+      }
+      return imports;
+    },
+  });
+}
+
+/** The references of a body: [name, line, column, endColumn, receiver (−1: none)] each. */
+function decodeReferences({ r, s }: PackedBody): ReferenceFact[] {
+  const references: ReferenceFact[] = [];
+  for (let k = 0; k < r.length; k += 5) {
+    const receiver = r[k + 4]!;
+    references.push(
+      receiver >= 0
+        ? { name: s[r[k]!]!, receiver: s[receiver]!, line: r[k + 1]!, column: r[k + 2]!, endColumn: r[k + 3]! }
+        : { name: s[r[k]!]!, line: r[k + 1]!, column: r[k + 2]!, endColumn: r[k + 3]! },
+    );
+  }
+  return references;
+}
+
+/** The calls of a body: [callee, name, receiver (−1), kind, line, column, caller] each. */
+function decodeCalls({ c, s }: PackedBody): CallFact[] {
+  const calls: CallFact[] = [];
+  for (let k = 0; k < c.length; k += 7) {
+    const receiver = c[k + 2]!;
+    const base = {
+      callee: s[c[k]!]!,
+      name: s[c[k + 1]!]!,
+      kind: CALL_KINDS[c[k + 3]!] ?? 'function',
+      line: c[k + 4]!,
+      column: c[k + 5]!,
+      caller: s[c[k + 6]!]!,
+    };
+    calls.push(
+      receiver >= 0
+        ? {
+            callee: base.callee,
+            name: base.name,
+            receiver: s[receiver]!,
+            kind: base.kind,
+            line: base.line,
+            column: base.column,
+            caller: base.caller,
+          }
+        : base,
+    );
+  }
+  return calls;
 }

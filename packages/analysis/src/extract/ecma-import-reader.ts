@@ -379,85 +379,23 @@ export class Reader {
     if (!this.statementEnds(j)) bail();
   }
 
+  /** `export …` at token `i`: one of `exportDefault`, `exportList`, `exportStar`, `export =`, or `exportDeclaration`. */
   private exportStatement(i: number): void {
     const { t } = this;
-    // Decorators before `export` belong to the statement: it starts at the first of them.
-    let first = i;
-    for (let j = i - 1; j >= 0;) {
-      let k = j;
-      if (this.is(k, ')')) k = t.match[k]! - 1;
-      while (k >= 1 && this.isName(k) && this.is(k - 1, '.')) k -= 2;
-      if (!this.isName(k) || !this.is(k - 1, '@')) break;
-      first = k - 1;
-      j = k - 2;
-    }
+    const first = this.decoratorsBefore(i);
     const at = this.line(first);
     let j = i + 1;
     if (!this.statementStarts(first)) bail();
     if (t.comment[j]) bail();
-    if (this.is(j, 'default')) {
-      j++;
-      if (this.expressionEnds(j)) bail(); // `export default,`
-      if (this.is(j, 'async') && this.is(j + 1, 'function') && !t.nl[j + 1]) j++;
-      else if (this.isName(j) && (CONTEXTUAL.has(this.text(j)) || /^(await|using|yield|let)$/.test(this.text(j)))) bail();
-      if (this.is(j, 'function') || this.is(j, 'class') || (this.is(j, 'abstract') && this.is(j + 1, 'class'))) {
-        if (this.is(j, 'abstract')) j++;
-        j++;
-        if (this.is(j, '*')) j++;
-        const local = this.isName(j) && !this.is(j, 'extends') && !this.is(j, 'implements') ? this.text(j) : undefined;
-        if (this.typescript) {
-          // an overload signature (`export default function (a: A): R;`) has no body: not read here
-          let k = j;
-          while (k < t.count && !this.is(k, '(') && !this.is(k, '{')) k++;
-          if (this.is(k, '('))
-            for (k = t.match[k]! + 1; k < t.count && !this.is(k, '{'); k++) if (this.is(k, ';') || t.depth[k]! < t.depth[j]!) bail();
-        }
-        this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
-        return;
-      }
-      if (/^(interface|enum|type|namespace|module|declare)$/.test(this.isName(j) ? this.text(j) : '')) bail();
-      const local =
-        this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') && !NOT_IDENTIFIERS.has(this.text(j))
-          ? this.text(j)
-          : undefined;
-      this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
-      return;
-    }
+    if (this.is(j, 'default')) return this.exportDefault(j + 1, at);
     let typeOnly = false;
     if (this.is(j, 'type') && (this.is(j + 1, '{') || this.is(j + 1, '*'))) {
       if (!this.typescript || this.is(j + 1, '*')) bail();
       typeOnly = true;
       j++;
     }
-    if (this.is(j, '{')) {
-      const close = t.match[j]!;
-      if (this.is(close + 1, 'from')) {
-        const names: ImportedName[] = [];
-        this.specifiers(j, typeOnly, names);
-        const specifier = this.specifier(close + 2);
-        this.end(close + 3);
-        if (specifier !== undefined) this.imports.push({ specifier, kind: 'reexport', names, line: at });
-      } else {
-        this.specifiers(j, typeOnly, [], this.localExports, at);
-        this.end(close + 1);
-      }
-      return;
-    }
-    if (this.is(j, '*')) {
-      const names: ImportedName[] = [];
-      j++;
-      if (this.is(j, 'as')) {
-        if (!this.isName(j + 1) || RESERVED.has(this.text(j + 1))) bail();
-        names.push({ name: '*', alias: this.text(j + 1) });
-        j += 2;
-      }
-      if (!this.is(j, 'from')) bail();
-      const specifier = this.specifier(j + 1);
-      this.end(j + 2);
-      if (specifier !== undefined)
-        this.imports.push({ specifier, kind: 'reexport', names, ...(names.length ? {} : { wildcard: true }), line: at });
-      return;
-    }
+    if (this.is(j, '{')) return this.exportList(j, typeOnly, at);
+    if (this.is(j, '*')) return this.exportStar(j + 1, at);
     if (this.is(j, '=')) {
       if (!this.typescript) bail();
       const local =
@@ -467,6 +405,83 @@ export class Reader {
       this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'assignment', line: at });
       return;
     }
+    this.exportDeclaration(j, at);
+  }
+
+  /** Decorators before `export` at `i` belong to the statement: the token it starts at (the first `@`, or `i`). */
+  private decoratorsBefore(i: number): number {
+    let first = i;
+    for (let j = i - 1; j >= 0;) {
+      let k = j;
+      if (this.is(k, ')')) k = this.t.match[k]! - 1;
+      while (k >= 1 && this.isName(k) && this.is(k - 1, '.')) k -= 2;
+      if (!this.isName(k) || !this.is(k - 1, '@')) break;
+      first = k - 1;
+      j = k - 2;
+    }
+    return first;
+  }
+
+  /** `export default …` from token `j` (after `default`): a function or class (its name as local), or an expression. */
+  private exportDefault(j: number, at: number): void {
+    const { t } = this;
+    if (this.expressionEnds(j)) bail(); // `export default,`
+    if (this.is(j, 'async') && this.is(j + 1, 'function') && !t.nl[j + 1]) j++;
+    else if (this.isName(j) && (CONTEXTUAL.has(this.text(j)) || /^(await|using|yield|let)$/.test(this.text(j)))) bail();
+    if (this.is(j, 'function') || this.is(j, 'class') || (this.is(j, 'abstract') && this.is(j + 1, 'class'))) {
+      if (this.is(j, 'abstract')) j++;
+      j++;
+      if (this.is(j, '*')) j++;
+      const local = this.isName(j) && !this.is(j, 'extends') && !this.is(j, 'implements') ? this.text(j) : undefined;
+      if (this.typescript) {
+        // an overload signature (`export default function (a: A): R;`) has no body: not read here
+        let k = j;
+        while (k < t.count && !this.is(k, '(') && !this.is(k, '{')) k++;
+        if (this.is(k, '('))
+          for (k = t.match[k]! + 1; k < t.count && !this.is(k, '{'); k++) if (this.is(k, ';') || t.depth[k]! < t.depth[j]!) bail();
+      }
+      this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
+      return;
+    }
+    if (/^(interface|enum|type|namespace|module|declare)$/.test(this.isName(j) ? this.text(j) : '')) bail();
+    const local =
+      this.isName(j) && this.expressionEnds(j + 1) && !this.is(j + 1, ':') && !NOT_IDENTIFIERS.has(this.text(j)) ? this.text(j) : undefined;
+    this.localExports.push({ name: 'default', ...(local ? { local } : {}), kind: 'default', line: at });
+  }
+
+  /** `export { … }` (local names) or `export { … } from 'm'` (a re-export), the `{` at `j`. */
+  private exportList(j: number, typeOnly: boolean, at: number): void {
+    const close = this.t.match[j]!;
+    if (this.is(close + 1, 'from')) {
+      const names: ImportedName[] = [];
+      this.specifiers(j, typeOnly, names);
+      const specifier = this.specifier(close + 2);
+      this.end(close + 3);
+      if (specifier !== undefined) this.imports.push({ specifier, kind: 'reexport', names, line: at });
+    } else {
+      this.specifiers(j, typeOnly, [], this.localExports, at);
+      this.end(close + 1);
+    }
+  }
+
+  /** `export * from 'm'` or `export * as ns from 'm'`, from token `j` (after `*`). */
+  private exportStar(j: number, at: number): void {
+    const names: ImportedName[] = [];
+    if (this.is(j, 'as')) {
+      if (!this.isName(j + 1) || RESERVED.has(this.text(j + 1))) bail();
+      names.push({ name: '*', alias: this.text(j + 1) });
+      j += 2;
+    }
+    if (!this.is(j, 'from')) bail();
+    const specifier = this.specifier(j + 1);
+    this.end(j + 2);
+    if (specifier !== undefined)
+      this.imports.push({ specifier, kind: 'reexport', names, ...(names.length ? {} : { wildcard: true }), line: at });
+  }
+
+  /** `export const|let|var|function|class|interface|enum|type …` from token `j`: the names it declares. */
+  private exportDeclaration(j: number, at: number): void {
+    const { t } = this;
     if (this.is(j, 'declare')) return; // an ambient declaration: no names (as `declarationNames` reads it)
     if (this.is(j, 'const') && this.is(j + 1, 'enum')) j++;
     if (this.is(j, 'async') && this.is(j + 1, 'function')) j++;

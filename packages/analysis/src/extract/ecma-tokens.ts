@@ -131,459 +131,589 @@ export interface Tokens {
   readonly frames: Frame[];
 }
 
+/**
+ * One pass over `src` into the shared `TOKENS` (reused from file to file). Throws through `bail()`
+ * when the file is outside what the scanner reads (tree-sitter then reads it).
+ */
 export function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens {
   const t = TOKENS;
   t.count = 0;
   t.frameCount = 0;
-  const frames = t.frames;
-  const frameOpened = FRAME_OPENED;
   newFrameAt(t, TOP, false, -1, -1);
-  const { kind, start, end, frame: frameOf, depth: depthOf, nl: nlOf, comment: commentOf, match, escaped } = t;
-  const n = src.length;
-  let pos = 0;
-  let cur = 0; // current frame
-  let depth = 0;
-  let sawNl = false;
-  let sawComment = false;
-  /** Decorator: `@` then a name; a `(` right after the name is its call, not a method. */
-  let decorator = false;
+  const scan = new EcmaTokenizer(src, jsx, typescript, t);
+  scan.code(0);
+  scan.popArrows();
+  if (scan.cur !== 0) bail();
+  return t;
+}
 
-  if (src.charCodeAt(0) === 35 && src.charCodeAt(1) === 33) {
-    pos = src.indexOf('\n');
-    if (pos < 0) pos = n;
+/**
+ * The tokenizer's state (position, current frame, depth, what came before the next token) and
+ * its steps: `code` reads tokens until a frame closes; one scanner per token class (`identifier`,
+ * `number`, `string`, `template`, `regex`, `jsxToken`, `punctuator`); `opening`, `close`, `ident`
+ * and `punct` keep the frames (what each bracket opens) as tokens arrive.
+ */
+class EcmaTokenizer {
+  readonly n: number;
+  readonly frames: Frame[];
+  readonly frameOpened = FRAME_OPENED;
+  readonly kind: number[];
+  readonly start: number[];
+  readonly end: number[];
+  readonly frameOf: number[];
+  readonly depthOf: number[];
+  readonly nlOf: boolean[];
+  readonly commentOf: boolean[];
+  readonly match: number[];
+  readonly escaped: boolean[];
+  pos = 0;
+  /** The current frame. */
+  cur = 0;
+  depth = 0;
+  sawNl = false;
+  sawComment = false;
+  /** Decorator: `@` then a name; a `(` right after the name is its call, not a method. */
+  decorator = false;
+
+  constructor(
+    readonly src: string,
+    readonly jsx: boolean,
+    readonly typescript: boolean,
+    readonly t: Tokens,
+  ) {
+    this.n = src.length;
+    this.frames = t.frames;
+    this.kind = t.kind;
+    this.start = t.start;
+    this.end = t.end;
+    this.frameOf = t.frame;
+    this.depthOf = t.depth;
+    this.nlOf = t.nl;
+    this.commentOf = t.comment;
+    this.match = t.match;
+    this.escaped = t.escaped;
+    if (src.charCodeAt(0) === 35 && src.charCodeAt(1) === 33) {
+      const p = src.indexOf('\n');
+      this.pos = p < 0 ? this.n : p;
+    }
   }
 
-  const last = () => t.count - 1;
-  const text = (i: number) => src.slice(start[i]!, end[i]!);
-  const isP = (i: number, p: string) =>
-    i >= 0 &&
-    kind[i] === PUNCT &&
-    end[i]! - start[i]! === p.length &&
-    src.charCodeAt(start[i]!) === p.charCodeAt(0) &&
-    (p.length === 1 || src.startsWith(p, start[i]!));
+  last(): number {
+    return this.t.count - 1;
+  }
+  text(i: number): string {
+    return this.src.slice(this.start[i]!, this.end[i]!);
+  }
+  isP(i: number, p: string): boolean {
+    const { src, start } = this;
+    return (
+      i >= 0 &&
+      this.kind[i] === PUNCT &&
+      this.end[i]! - start[i]! === p.length &&
+      src.charCodeAt(start[i]!) === p.charCodeAt(0) &&
+      (p.length === 1 || src.startsWith(p, start[i]!))
+    );
+  }
   /** An identifier's text when it may be a keyword (short, lower case), else '' (no string made for most names). */
-  const word = (i: number): string => keywordAt(src, start[i]!, end[i]!);
-  const isId = (i: number, w: string) => i >= 0 && kind[i] === IDENT && end[i]! - start[i]! === w.length && src.startsWith(w, start[i]!);
-  const afterDot = (i: number) => i > 0 && (isP(i - 1, '.') || isP(i - 1, '?.'));
+  word(i: number): string {
+    return keywordAt(this.src, this.start[i]!, this.end[i]!);
+  }
+  isId(i: number, w: string): boolean {
+    return i >= 0 && this.kind[i] === IDENT && this.end[i]! - this.start[i]! === w.length && this.src.startsWith(w, this.start[i]!);
+  }
+  afterDot(i: number): boolean {
+    return i > 0 && (this.isP(i - 1, '.') || this.isP(i - 1, '?.'));
+  }
 
-  const push = (k: number, s: number, e: number): number => {
-    const i = t.count++;
-    kind[i] = k;
-    start[i] = s;
-    end[i] = e;
-    frameOf[i] = cur;
-    depthOf[i] = depth;
-    nlOf[i] = sawNl;
-    commentOf[i] = sawComment;
-    match[i] = -1;
-    escaped[i] = false;
-    sawNl = false;
-    sawComment = false;
+  push(k: number, s: number, e: number): number {
+    const i = this.t.count++;
+    this.kind[i] = k;
+    this.start[i] = s;
+    this.end[i] = e;
+    this.frameOf[i] = this.cur;
+    this.depthOf[i] = this.depth;
+    this.nlOf[i] = this.sawNl;
+    this.commentOf[i] = this.sawComment;
+    this.match[i] = -1;
+    this.escaped[i] = false;
+    this.sawNl = false;
+    this.sawComment = false;
     return i;
-  };
+  }
 
   /** Whether an expression may start here (so `/` is a regular expression, `<` JSX). */
-  const expressionStarts = (): boolean => {
-    const i = last();
+  expressionStarts(): boolean {
+    const i = this.last();
     if (i < 0) return true;
-    const k = kind[i]!;
-    if (k === IDENT) return !afterDot(i) && EXPRESSION_BEFORE.has(word(i));
+    const k = this.kind[i]!;
+    if (k === IDENT) return !this.afterDot(i) && EXPRESSION_BEFORE.has(this.word(i));
     if (k !== PUNCT) return false;
-    const c = src.charCodeAt(start[i]!);
-    if (c === 41) return frames[closedFrame(i)]?.kind === HEADER; // )
+    const c = this.src.charCodeAt(this.start[i]!);
+    if (c === 41) return this.frames[this.closedFrame(i)]?.kind === HEADER; // )
     if (c === 93) return false; // ]
     if (c === 125) {
-      const f = frames[closedFrame(i)]?.kind;
+      const f = this.frames[this.closedFrame(i)]?.kind;
       return f === BLOCK || f === CLASS || f === TYPE;
     }
-    if (isP(i, '++') || isP(i, '--')) return false;
+    if (this.isP(i, '++') || this.isP(i, '--')) return false;
     return true;
-  };
-  const closedFrame = (i: number): number => {
-    const o = match[i]!;
-    return o >= 0 ? frameOpened[o]! : -1;
-  };
+  }
+  closedFrame(i: number): number {
+    const o = this.match[i]!;
+    return o >= 0 ? this.frameOpened[o]! : -1;
+  }
 
-  const open = (k: number, fn: boolean, tok: number): number => {
-    const id = newFrameAt(t, k, fn, cur, tok);
-    frameOpened[tok] = id;
-    cur = id;
-    depth++;
-    return cur;
-  };
+  open(k: number, fn: boolean, tok: number): number {
+    const id = newFrameAt(this.t, k, fn, this.cur, tok);
+    this.frameOpened[tok] = id;
+    this.cur = id;
+    this.depth++;
+    return id;
+  }
 
   /** Ends arrow bodies at the top of the stack. */
-  const popArrows = () => {
-    while (frames[cur]!.kind === ARROW) cur = frames[cur]!.parent;
-  };
+  popArrows(): void {
+    const frames = this.frames;
+    while (frames[this.cur]!.kind === ARROW) this.cur = frames[this.cur]!.parent;
+  }
 
-  const close = (tok: number, closer: number) => {
-    popArrows();
-    const f = frames[cur]!;
+  close(tok: number, closer: number): void {
+    this.popArrows();
+    const { frames, frameOpened } = this;
+    const f = frames[this.cur]!;
     if (f.open < 0) bail();
-    const opener = src.charCodeAt(start[f.open]!);
-    if ((closer === 41 && opener !== 40) || (closer === 93 && opener !== 91) || (closer === 125 && opener !== 123 && !isTplOpen(f.open)))
+    const opener = this.src.charCodeAt(this.start[f.open]!);
+    if (
+      (closer === 41 && opener !== 40) ||
+      (closer === 93 && opener !== 91) ||
+      (closer === 125 && opener !== 123 && this.kind[f.open] !== TPL)
+    )
       bail();
-    match[tok] = f.open;
-    match[f.open] = tok;
-    cur = f.parent;
-    depth--;
-    frameOf[tok] = cur;
-    depthOf[tok] = depth;
-    const parent = frames[cur]!;
+    this.match[tok] = f.open;
+    this.match[f.open] = tok;
+    this.cur = f.parent;
+    this.depth--;
+    this.frameOf[tok] = this.cur;
+    this.depthOf[tok] = this.depth;
+    const parent = frames[this.cur]!;
     if (f.kind === PARAMS && parent.pending === 1 && parent.pendingParams === frameOpened[f.open]) parent.pending = 2;
     if (closer === 41) parent.lastParen = frameOpened[f.open]!;
     if (closer === 125 && (parent.kind === CLASS || parent.kind === OBJECT) && (f.kind === BLOCK || f.kind === CLASS))
       parent.memberClean = true;
-  };
-  const isTplOpen = (i: number) => kind[i] === TPL;
+  }
 
-  const operandStarts = (i: number): boolean => {
-    const k = kind[i]!;
+  operandStarts(i: number): boolean {
+    const k = this.kind[i]!;
     if (k === NUM || k === STR) return true;
-    return k === IDENT && !INFIX_WORDS.has(word(i));
-  };
-  const operandEnds = (i: number): boolean => {
-    const k = kind[i]!;
+    return k === IDENT && !INFIX_WORDS.has(this.word(i));
+  }
+  operandEnds(i: number): boolean {
+    const k = this.kind[i]!;
     if (k === NUM || k === STR || k === REGEX) return true;
-    if (k === IDENT) return !afterDot(i) ? !WORDS_BEFORE_OPERAND.has(word(i)) : true;
-    if (k === PUNCT && (isP(i, ']') || (isP(i, ')') && frames[closedFrame(i)]?.kind !== HEADER))) return true;
+    if (k === IDENT) return !this.afterDot(i) ? !WORDS_BEFORE_OPERAND.has(this.word(i)) : true;
+    if (k === PUNCT && (this.isP(i, ']') || (this.isP(i, ')') && this.frames[this.closedFrame(i)]?.kind !== HEADER))) return true;
     return false;
-  };
+  }
 
   /** Whether a line break between `a` and `b` ends a statement (tree-sitter-javascript's automatic semicolon). */
-  const breaks = (a: number, b: number): boolean => asiBreak(src, t, a, b);
+  breaks(a: number, b: number): boolean {
+    return asiBreak(this.src, this.t, a, b);
+  }
 
-  const onToken = (i: number) => {
-    const f = frames[cur]!;
+  onToken(i: number): void {
+    const frames = this.frames;
+    const f = frames[this.cur]!;
+    const nl = this.nlOf[i];
     // Two operands side by side on one line (`x as T`, `type T = …`, `declare var`): not
     // JavaScript, so tree-sitter's parse has errors; the scanner leaves such files to it.
-    if (!typescript && !nlOf[i] && i > 0 && operandStarts(i) && operandEnds(i - 1)) bail();
-    if (!typescript && !nlOf[i] && i > 0 && isId(i, 'as') && !afterDot(i) && (operandEnds(i - 1) || isP(i - 1, '}')) && f.kind !== OBJECT)
+    if (!this.typescript && !nl && i > 0 && this.operandStarts(i) && this.operandEnds(i - 1)) bail();
+    if (
+      !this.typescript &&
+      !nl &&
+      i > 0 &&
+      this.isId(i, 'as') &&
+      !this.afterDot(i) &&
+      (this.operandEnds(i - 1) || this.isP(i - 1, '}')) &&
+      f.kind !== OBJECT
+    )
       bail();
     // A line break may end an arrow body or a class member.
-    if (nlOf[i] && i > 0) {
-      while (frames[cur]!.kind === ARROW && breaks(i - 1, i)) cur = frames[cur]!.parent;
-      frameOf[i] = cur;
-      if (frames[cur]!.kind === CLASS && breaks(i - 1, i)) frames[cur]!.memberClean = true;
+    if (nl && i > 0) {
+      while (frames[this.cur]!.kind === ARROW && this.breaks(i - 1, i)) this.cur = frames[this.cur]!.parent;
+      this.frameOf[i] = this.cur;
+      if (frames[this.cur]!.kind === CLASS && this.breaks(i - 1, i)) frames[this.cur]!.memberClean = true;
     }
-  };
+  }
 
-  const scanTemplate = (): void => {
-    // at a backtick or right after the `}` of `${`
-    for (;;) {
-      if (pos >= n) bail();
-      const c = src.charCodeAt(pos);
-      if (c === 96) {
-        pos++;
-        return;
-      }
-      if (c === 92) pos += 2;
-      else if (c === 36 && src.charCodeAt(pos + 1) === 123) {
-        const i = push(TPL, pos, pos + 2);
-        pos += 2;
-        open(TEMPLATE, false, i);
-        code(cur);
-        if (src.charCodeAt(pos - 1) !== 125) bail();
-      } else pos++;
-    }
-  };
-
-  const skipSpace = (): void => {
-    let p = pos;
+  skipSpace(): void {
+    const src = this.src;
+    const n = this.n;
+    let p = this.pos;
     for (;;) {
       const c = src.charCodeAt(p);
       if (c === 32 || c === 9 || c === 13) p++;
       else if (c === 10) {
-        sawNl = true;
+        this.sawNl = true;
         p++;
       } else if (c === 47 && src.charCodeAt(p + 1) === 47) {
         const e = src.indexOf('\n', p);
         p = e < 0 ? n : e;
-        sawComment = true;
+        this.sawComment = true;
       } else if (c === 47 && src.charCodeAt(p + 1) === 42) {
         const e = src.indexOf('*/', p + 2);
         if (e < 0) bail();
-        if (src.lastIndexOf('\n', e) > p) sawNl = true;
+        if (src.lastIndexOf('\n', e) > p) this.sawNl = true;
         p = e + 2;
-        sawComment = true;
+        this.sawComment = true;
       } else if (c === 11 || c === 12 || c === 0xa0 || c === 0xfeff) p++;
       else if (c === 0x2028 || c === 0x2029) {
-        sawNl = true;
+        this.sawNl = true;
         p++;
       } else if (c > 127 && /\s/.test(src[p]!)) p++;
       else break;
     }
-    pos = p;
-  };
-
-  /** A JSX element from its `<` to its end, with the code in its braces scanned as code. */
-  const scanJsx = (): void => {
-    const s = pos;
-    const nl0 = sawNl;
-    sawNl = false;
-    jsxElement();
-    sawNl = nl0;
-    push(JSX, s, pos);
-  };
-  const jsxName = (): boolean => {
-    const s = pos;
-    while (pos < n) {
-      const c = src.charCodeAt(pos);
-      if (isIdPart(c) || c === 45 || c === 46 || c === 58) pos++;
-      else break;
-    }
-    return pos > s;
-  };
-  const jsxSpace = skipSpace;
-  const jsxBraces = (): void => {
-    // at `{`
-    const i = push(PUNCT, pos, pos + 1);
-    pos++;
-    open(JSX_EXPR, false, i);
-    code(cur);
-  };
-  const jsxElement = (): void => {
-    // at `<`
-    pos++;
-    jsxSpace();
-    const fragment = src.charCodeAt(pos) === 62;
-    if (!fragment && !jsxName()) bail();
-    if (typescript && src.charCodeAt(pos) === 60) {
-      // `<Table<Row> …>`: type arguments (no brackets or strings in them, or the file is left to tree-sitter)
-      let angle = 0;
-      for (; pos < n; pos++) {
-        const c = src.charCodeAt(pos);
-        if (c === 60) angle++;
-        else if (c === 62 && src.charCodeAt(pos - 1) !== 61 && --angle === 0) break;
-        else if (c === 34 || c === 39 || c === 96 || c === 47) bail();
-      }
-      pos++;
-    }
-    // attributes
-    for (;;) {
-      jsxSpace();
-      const c = src.charCodeAt(pos);
-      if (c === 47 && src.charCodeAt(pos + 1) === 62) {
-        pos += 2;
-        return;
-      }
-      if (c === 62) {
-        pos++;
-        break;
-      }
-      if (c === 123) {
-        jsxBraces();
-        continue;
-      }
-      const attr = pos;
-      if (!jsxName()) bail();
-      // `class="x"`: tree-sitter-javascript reads a reserved word there as an error
-      if (!typescript && RESERVED.has(src.slice(attr, pos))) bail();
-      jsxSpace();
-      if (src.charCodeAt(pos) !== 61) continue;
-      pos++;
-      jsxSpace();
-      const v = src.charCodeAt(pos);
-      if (v === 34 || v === 39) {
-        const e = src.indexOf(String.fromCharCode(v), pos + 1);
-        if (e < 0) bail();
-        jsxAmpersands(pos + 1, e);
-        pos = e + 1;
-      } else if (v === 123) jsxBraces();
-      else if (v === 60) jsxElement();
-      else bail();
-    }
-    // children
-    for (;;) {
-      if (pos >= n) bail();
-      const c = src.charCodeAt(pos);
-      if (c === 123) jsxBraces();
-      else if (c === 60) {
-        if (src.charCodeAt(pos + 1) === 47) {
-          pos += 2;
-          jsxSpace();
-          jsxName();
-          jsxSpace();
-          if (src.charCodeAt(pos) !== 62) bail();
-          pos++;
-          return;
-        }
-        jsxElement();
-      } else {
-        if (c === 38) jsxAmpersands(pos, pos + 1);
-        pos++;
-      }
-    }
-  };
-  /** tree-sitter-javascript reads `&` in JSX text as an entity: one that is not makes a parse error. */
-  const jsxAmpersands = (from: number, to: number): void => {
-    for (let a = src.indexOf('&', from); a >= 0 && a < to; a = src.indexOf('&', a + 1)) {
-      if (!ENTITY.test(src.slice(a, a + 12))) bail();
-    }
-  };
+    this.pos = p;
+  }
 
   /** Scans code until the frame `until` closes (or the end of the file for the top). */
-  const code = (until: number): void => {
+  code(until: number): void {
     for (;;) {
-      skipSpace();
-      if (pos >= n) {
+      this.skipSpace();
+      if (this.pos >= this.n) {
         if (until !== 0) bail();
         return;
       }
-      const c = src.charCodeAt(pos);
-      const s = pos;
-      if (isIdStart(c) || c === 35) {
-        let q = pos + 1; // a local: the captured `pos` is slower to step
-        while (q < n && isIdPart(src.charCodeAt(q))) q++;
-        pos = q;
-        if (src.charCodeAt(pos) === 92) bail();
-        const i = push(IDENT, s, pos);
-        onToken(i);
-        ident(i);
-        continue;
-      }
-      if (c === 92) bail();
-      if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(pos + 1)))) {
-        pos++;
-        while (pos < n) {
-          const d = src.charCodeAt(pos);
-          if (isIdPart(d) || d === 46) pos++;
-          else if ((d === 43 || d === 45) && (src.charCodeAt(pos - 1) | 32) === 101 && !/^0[xX]/.test(src.slice(s, s + 2))) pos++;
-          else break;
-        }
-        onToken(push(NUM, s, pos));
-        continue;
-      }
-      if (c === 34 || c === 39) {
-        let q = pos + 1;
-        let esc = false;
-        for (;;) {
-          if (q >= n) bail();
-          const d = src.charCodeAt(q);
-          if (d === c) break;
-          if (d === 92) {
-            esc = true;
-            q += 2;
-            continue;
-          }
-          if (d === 10 || d === 13) bail();
-          q++;
-        }
-        pos = q + 1;
-        const i = push(STR, s, pos);
-        escaped[i] = esc;
-        onToken(i);
-        continue;
-      }
-      if (c === 96) {
-        const i = push(TPL, s, s + 1);
-        onToken(i);
-        pos++;
-        scanTemplate();
-        // The template's end: what follows sees a finished operand.
-        push(TPL, pos - 1, pos);
-        continue;
-      }
-      if (c === 47 && expressionStarts()) {
-        // regular expression
-        pos++;
-        let inClass = false;
-        for (;;) {
-          if (pos >= n) bail();
-          const d = src.charCodeAt(pos);
-          if (d === 10 || d === 13) bail();
-          if (d === 92) pos += 2;
-          else {
-            pos++;
-            if (d === 91) inClass = true;
-            else if (d === 93) inClass = false;
-            else if (d === 47 && !inClass) break;
-          }
-        }
-        while (pos < n && isIdPart(src.charCodeAt(pos))) pos++;
-        onToken(push(REGEX, s, pos));
-        continue;
-      }
-      if (c === 60 && jsx && expressionStarts()) {
-        const d = src.charCodeAt(pos + 1);
-        // In TSX `<T extends U>(…) =>`, `<T,>(…) =>`, `<T = U>(…) =>` are type parameters.
-        if ((isIdStart(d) || d === 62) && !(typescript && TYPE_PARAMETERS.test(src.slice(pos, pos + 200)))) {
-          scanJsx();
-          onToken(last());
-          continue;
-        }
-      }
-      // punctuator
-      const len = punctuatorLength(src, pos, c);
-      pos += len;
-      const i = push(PUNCT, s, pos);
-      onToken(i);
-      if (len === 1) {
-        if (c === 40 || c === 91 || c === 123) {
-          opening(i, c);
-          continue;
-        }
-        if (c === 41 || c === 93 || c === 125) {
-          const f = frames[cur]!;
-          const closes = popArrowsThen(f);
-          const fk = frames[closes]!;
-          close(i, c);
-          if (closes === until) {
-            if (fk.kind === TEMPLATE) return;
-            if (fk.kind === JSX_EXPR) return;
-          }
-          decorator = false;
-          continue;
-        }
-      }
-      punct(i, c, len);
+      if (this.token(until)) return;
     }
-  };
-  const popArrowsThen = (f: Frame): number => {
-    let id = cur;
-    let g = f;
+  }
+
+  /** One token at `pos`, by its first character; true when it closes `until`, a template's `${` or a JSX `{`. */
+  token(until: number): boolean {
+    const src = this.src;
+    const s = this.pos;
+    const c = src.charCodeAt(s);
+    if (isIdStart(c) || c === 35) {
+      this.identifier(s);
+      return false;
+    }
+    if (c === 92) bail();
+    if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(s + 1)))) {
+      this.number(s);
+      return false;
+    }
+    if (c === 34 || c === 39) {
+      this.string(s, c);
+      return false;
+    }
+    if (c === 96) {
+      this.template(s);
+      return false;
+    }
+    if (c === 47 && this.expressionStarts()) {
+      this.regex(s);
+      return false;
+    }
+    if (c === 60 && this.jsx && this.expressionStarts()) {
+      const d = src.charCodeAt(s + 1);
+      // In TSX `<T extends U>(…) =>`, `<T,>(…) =>`, `<T = U>(…) =>` are type parameters.
+      if ((isIdStart(d) || d === 62) && !(this.typescript && TYPE_PARAMETERS.test(src.slice(s, s + 200)))) {
+        this.jsxToken();
+        this.onToken(this.last());
+        return false;
+      }
+    }
+    return this.punctuator(s, c, until);
+  }
+
+  identifier(s: number): void {
+    const src = this.src;
+    const n = this.n;
+    let q = s + 1; // a local: the field `pos` is slower to step
+    while (q < n && isIdPart(src.charCodeAt(q))) q++;
+    this.pos = q;
+    if (src.charCodeAt(q) === 92) bail();
+    const i = this.push(IDENT, s, q);
+    this.onToken(i);
+    this.ident(i);
+  }
+
+  number(s: number): void {
+    const src = this.src;
+    const n = this.n;
+    let pos = s + 1;
+    while (pos < n) {
+      const d = src.charCodeAt(pos);
+      if (isIdPart(d) || d === 46) pos++;
+      else if ((d === 43 || d === 45) && (src.charCodeAt(pos - 1) | 32) === 101 && !/^0[xX]/.test(src.slice(s, s + 2))) pos++;
+      else break;
+    }
+    this.pos = pos;
+    this.onToken(this.push(NUM, s, pos));
+  }
+
+  /** A string quoted with `quote` (no line breaks in it). */
+  string(s: number, quote: number): void {
+    const src = this.src;
+    const n = this.n;
+    let q = s + 1;
+    let esc = false;
+    for (;;) {
+      if (q >= n) bail();
+      const d = src.charCodeAt(q);
+      if (d === quote) break;
+      if (d === 92) {
+        esc = true;
+        q += 2;
+        continue;
+      }
+      if (d === 10 || d === 13) bail();
+      q++;
+    }
+    this.pos = q + 1;
+    const i = this.push(STR, s, this.pos);
+    this.escaped[i] = esc;
+    this.onToken(i);
+  }
+
+  /** A template: its backtick, a `${` token and the code of each substitution, its closing backtick. */
+  template(s: number): void {
+    const i = this.push(TPL, s, s + 1);
+    this.onToken(i);
+    this.pos++;
+    this.templateRest();
+    // The template's end: what follows sees a finished operand.
+    this.push(TPL, this.pos - 1, this.pos);
+  }
+  templateRest(): void {
+    const src = this.src;
+    // at a backtick or right after the `}` of `${`
+    for (;;) {
+      if (this.pos >= this.n) bail();
+      const c = src.charCodeAt(this.pos);
+      if (c === 96) {
+        this.pos++;
+        return;
+      }
+      if (c === 92) this.pos += 2;
+      else if (c === 36 && src.charCodeAt(this.pos + 1) === 123) {
+        const i = this.push(TPL, this.pos, this.pos + 2);
+        this.pos += 2;
+        this.code(this.open(TEMPLATE, false, i));
+        if (src.charCodeAt(this.pos - 1) !== 125) bail();
+      } else this.pos++;
+    }
+  }
+
+  regex(s: number): void {
+    const src = this.src;
+    const n = this.n;
+    let pos = s + 1;
+    let inClass = false;
+    for (;;) {
+      if (pos >= n) bail();
+      const d = src.charCodeAt(pos);
+      if (d === 10 || d === 13) bail();
+      if (d === 92) pos += 2;
+      else {
+        pos++;
+        if (d === 91) inClass = true;
+        else if (d === 93) inClass = false;
+        else if (d === 47 && !inClass) break;
+      }
+    }
+    while (pos < n && isIdPart(src.charCodeAt(pos))) pos++;
+    this.pos = pos;
+    this.onToken(this.push(REGEX, s, pos));
+  }
+
+  /** A punctuator; a bracket opens or closes a frame. True when it closes `until`, a template's or JSX's braces. */
+  punctuator(s: number, c: number, until: number): boolean {
+    const len = punctuatorLength(this.src, s, c);
+    this.pos += len;
+    const i = this.push(PUNCT, s, this.pos);
+    this.onToken(i);
+    if (len === 1) {
+      if (c === 40 || c === 91 || c === 123) {
+        this.opening(i, c);
+        return false;
+      }
+      if (c === 41 || c === 93 || c === 125) {
+        const closes = this.popArrowsThen();
+        const fk = this.frames[closes]!;
+        this.close(i, c);
+        if (closes === until && (fk.kind === TEMPLATE || fk.kind === JSX_EXPR)) return true;
+        this.decorator = false;
+        return false;
+      }
+    }
+    this.punct(i, c, len);
+    return false;
+  }
+  /** The frame a closing bracket closes: the current one, past arrow bodies. */
+  popArrowsThen(): number {
+    let id = this.cur;
+    let g = this.frames[id]!;
     while (g.kind === ARROW) {
       id = g.parent;
-      g = frames[id]!;
+      g = this.frames[id]!;
     }
     return id;
-  };
+  }
 
-  const opening = (i: number, c: number) => {
-    const f = frames[cur]!;
-    const p = i - 1;
-    if (c === 40) {
-      let k = PAREN;
-      let fn = false;
-      if (decorator) {
-        decorator = false;
-      } else if (f.pending === 1) {
-        k = PARAMS;
-        fn = true;
-      } else if (p >= 0 && kind[p] === IDENT && !afterDot(p) && HEADER_WORDS.has(word(p))) k = HEADER;
-      else if (p >= 1 && isId(p, 'await') && isId(p - 1, 'for')) k = HEADER;
-      else if ((f.kind === CLASS || f.kind === OBJECT) && f.memberClean && p >= 0 && isMethodName(p)) {
-        k = PARAMS;
-        fn = true;
-        f.pending = 1;
+  /** A JSX element from its `<` to its end, with the code in its braces scanned as code. */
+  jsxToken(): void {
+    const s = this.pos;
+    const nl0 = this.sawNl;
+    this.sawNl = false;
+    this.jsxElement();
+    this.sawNl = nl0;
+    this.push(JSX, s, this.pos);
+  }
+  jsxName(): boolean {
+    const src = this.src;
+    const s = this.pos;
+    while (this.pos < this.n) {
+      const c = src.charCodeAt(this.pos);
+      if (isIdPart(c) || c === 45 || c === 46 || c === 58) this.pos++;
+      else break;
+    }
+    return this.pos > s;
+  }
+  jsxBraces(): void {
+    // at `{`
+    const i = this.push(PUNCT, this.pos, this.pos + 1);
+    this.pos++;
+    this.code(this.open(JSX_EXPR, false, i));
+  }
+  jsxElement(): void {
+    const src = this.src;
+    // at `<`
+    this.pos++;
+    this.skipSpace();
+    const fragment = src.charCodeAt(this.pos) === 62;
+    if (!fragment && !this.jsxName()) bail();
+    if (this.typescript && src.charCodeAt(this.pos) === 60) this.jsxTypeArguments();
+    if (this.jsxAttributes()) this.jsxChildren();
+  }
+  /** `<Table<Row> …>`: type arguments (no brackets or strings in them, or the file is left to tree-sitter). */
+  jsxTypeArguments(): void {
+    const src = this.src;
+    let angle = 0;
+    for (; this.pos < this.n; this.pos++) {
+      const c = src.charCodeAt(this.pos);
+      if (c === 60) angle++;
+      else if (c === 62 && src.charCodeAt(this.pos - 1) !== 61 && --angle === 0) break;
+      else if (c === 34 || c === 39 || c === 96 || c === 47) bail();
+    }
+    this.pos++;
+  }
+  /** The attributes up to the end of the opening tag; false when the element closes itself (`/>`). */
+  jsxAttributes(): boolean {
+    const src = this.src;
+    for (;;) {
+      this.skipSpace();
+      const c = src.charCodeAt(this.pos);
+      if (c === 47 && src.charCodeAt(this.pos + 1) === 62) {
+        this.pos += 2;
+        return false;
       }
-      const id = open(k, fn, i);
-      if (k === PARAMS) f.pendingParams = id;
-      return;
+      if (c === 62) {
+        this.pos++;
+        return true;
+      }
+      if (c === 123) {
+        this.jsxBraces();
+        continue;
+      }
+      const attr = this.pos;
+      if (!this.jsxName()) bail();
+      // `class="x"`: tree-sitter-javascript reads a reserved word there as an error
+      if (!this.typescript && RESERVED.has(src.slice(attr, this.pos))) bail();
+      this.skipSpace();
+      if (src.charCodeAt(this.pos) !== 61) continue;
+      this.pos++;
+      this.skipSpace();
+      const v = src.charCodeAt(this.pos);
+      if (v === 34 || v === 39) {
+        const e = src.indexOf(String.fromCharCode(v), this.pos + 1);
+        if (e < 0) bail();
+        this.jsxAmpersands(this.pos + 1, e);
+        this.pos = e + 1;
+      } else if (v === 123) this.jsxBraces();
+      else if (v === 60) this.jsxElement();
+      else bail();
     }
-    if (c === 91) {
-      open(ARRAY, false, i);
-      return;
+  }
+  /** Text, braces and elements up to the closing tag. */
+  jsxChildren(): void {
+    const src = this.src;
+    for (;;) {
+      if (this.pos >= this.n) bail();
+      const c = src.charCodeAt(this.pos);
+      if (c === 123) this.jsxBraces();
+      else if (c === 60) {
+        if (src.charCodeAt(this.pos + 1) === 47) {
+          this.pos += 2;
+          this.skipSpace();
+          this.jsxName();
+          this.skipSpace();
+          if (src.charCodeAt(this.pos) !== 62) bail();
+          this.pos++;
+          return;
+        }
+        this.jsxElement();
+      } else {
+        if (c === 38) this.jsxAmpersands(this.pos, this.pos + 1);
+        this.pos++;
+      }
     }
-    // `{`
-    decorator = false;
+  }
+  /** tree-sitter-javascript reads `&` in JSX text as an entity: one that is not makes a parse error. */
+  jsxAmpersands(from: number, to: number): void {
+    const src = this.src;
+    for (let a = src.indexOf('&', from); a >= 0 && a < to; a = src.indexOf('&', a + 1)) {
+      if (!ENTITY.test(src.slice(a, a + 12))) bail();
+    }
+  }
+
+  /** An opening bracket: the frame it opens. */
+  opening(i: number, c: number): void {
+    if (c === 40) this.openParen(i);
+    else if (c === 91) this.open(ARRAY, false, i);
+    else this.openBrace(i);
+  }
+  /** `(`: a call or group, a statement header, or a function's (or method's) parameters. */
+  openParen(i: number): void {
+    const f = this.frames[this.cur]!;
+    const p = i - 1;
+    let k = PAREN;
+    let fn = false;
+    if (this.decorator) {
+      this.decorator = false;
+    } else if (f.pending === 1) {
+      k = PARAMS;
+      fn = true;
+    } else if (p >= 0 && this.kind[p] === IDENT && !this.afterDot(p) && HEADER_WORDS.has(this.word(p))) k = HEADER;
+    else if (p >= 1 && this.isId(p, 'await') && this.isId(p - 1, 'for')) k = HEADER;
+    else if ((f.kind === CLASS || f.kind === OBJECT) && f.memberClean && p >= 0 && this.isMethodName(p)) {
+      k = PARAMS;
+      fn = true;
+      f.pending = 1;
+    }
+    const id = this.open(k, fn, i);
+    if (k === PARAMS) f.pendingParams = id;
+  }
+  /** `{`: a block (a function's body or not), an object, a class or interface body, or a type. */
+  openBrace(i: number): void {
+    const f = this.frames[this.cur]!;
+    const p = i - 1;
+    this.decorator = false;
     let k = OBJECT;
     let fn = false;
-    const pt = p >= 0 ? (kind[p] === PUNCT || kind[p] === IDENT ? text(p) : '') : ';';
+    const pt = p >= 0 ? (this.kind[p] === PUNCT || this.kind[p] === IDENT ? this.text(p) : '') : ';';
     let decided = false;
     if (f.pending === 2) {
-      if (p >= 0 && isP(p, ')') && frameOpened[match[p]!] === f.pendingParams) {
+      if (p >= 0 && this.isP(p, ')') && this.frameOpened[this.match[p]!] === f.pendingParams) {
         k = BLOCK;
         fn = true;
         f.pending = 0;
@@ -607,51 +737,40 @@ export function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens
     } else if (f.pendingBody > 0 && !CLASS_HEAD_CONTINUES.has(pt)) {
       k = f.pendingBody === 1 ? CLASS : TYPE;
       f.pendingBody = 0;
-    } else if (
-      p < 0 ||
-      pt === ';' ||
-      pt === '}' ||
-      pt === ')' ||
-      pt === 'else' ||
-      pt === 'do' ||
-      pt === 'try' ||
-      pt === 'catch' ||
-      pt === 'finally' ||
-      (pt === 'static' && f.kind === CLASS)
-    )
-      k = BLOCK;
+    } else if (p < 0 || BLOCK_AFTER.has(pt) || (pt === 'static' && f.kind === CLASS)) k = BLOCK;
     else if (pt === '{') k = f.kind === TOP || f.kind === BLOCK ? BLOCK : OBJECT;
-    else if (nlOf[i] && endsExpression(src, t, p)) k = BLOCK;
-    else if (pt === ':' && (f.kind === BLOCK || f.kind === TOP) && caseBefore(p)) k = BLOCK;
-    open(k, fn, i);
-    if (k === OBJECT || k === CLASS) frames[cur]!.memberClean = true;
-  };
-  const caseBefore = (p: number): boolean => {
+    else if (this.nlOf[i] && endsExpression(this.src, this.t, p)) k = BLOCK;
+    else if (pt === ':' && (f.kind === BLOCK || f.kind === TOP) && this.caseBefore(p)) k = BLOCK;
+    this.open(k, fn, i);
+    if (k === OBJECT || k === CLASS) this.frames[this.cur]!.memberClean = true;
+  }
+  caseBefore(p: number): boolean {
     // `case x: {` / `default: {`: a `case` or `default` since the last `;`, `{`, `}` of this frame
     for (let j = p - 1; j >= 0 && j > p - 40; j--) {
-      if (frameOf[j] !== cur) continue;
-      if (isId(j, 'case') || (isId(j, 'default') && isP(j + 1, ':') && !isId(j - 1, 'export'))) return true;
-      if (kind[j] === PUNCT && /^[;{}]$/.test(text(j))) return false;
+      if (this.frameOf[j] !== this.cur) continue;
+      if (this.isId(j, 'case') || (this.isId(j, 'default') && this.isP(j + 1, ':') && !this.isId(j - 1, 'export'))) return true;
+      if (this.kind[j] === PUNCT && /^[;{}]$/.test(this.text(j))) return false;
     }
     return false;
-  };
-  const isMethodName = (p: number): boolean => {
-    const k = kind[p]!;
-    if (k === IDENT || k === STR || k === NUM) return !afterDot(p);
-    if (isP(p, ']') || isP(p, '>') || isP(p, '*') || isP(p, '?')) return true;
+  }
+  isMethodName(p: number): boolean {
+    const k = this.kind[p]!;
+    if (k === IDENT || k === STR || k === NUM) return !this.afterDot(p);
+    if (this.isP(p, ']') || this.isP(p, '>') || this.isP(p, '*') || this.isP(p, '?')) return true;
     return false;
-  };
+  }
 
-  const ident = (i: number) => {
-    const f = frames[cur]!;
-    if (decorator) {
-      if (isP(i - 1, '@') || isP(i - 1, '.')) return;
-      decorator = false;
+  /** An identifier: `function`, `class`, `interface` announce a header or body; namespaces are left to tree-sitter. */
+  ident(i: number): void {
+    const f = this.frames[this.cur]!;
+    if (this.decorator) {
+      if (this.isP(i - 1, '@') || this.isP(i - 1, '.')) return;
+      this.decorator = false;
     }
-    if (afterDot(i)) return;
-    const w = word(i);
+    if (this.afterDot(i)) return;
+    const w = this.word(i);
     if (w === '') return;
-    const next = nextChar();
+    const next = this.nextChar();
     if (w === 'function') {
       if (next === 58 || next === 44 || next === 125 || next === 61 || next === 41 || next === 59) return;
       f.pending = 1;
@@ -659,9 +778,9 @@ export function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens
     } else if (w === 'class') {
       if (next === 58 || next === 44 || next === 125 || next === 61 || next === 41 || next === 59 || next === 40) return;
       f.pendingBody = 1;
-    } else if (typescript && w === 'interface' && isIdStart(next)) f.pendingBody = 2;
+    } else if (this.typescript && w === 'interface' && isIdStart(next)) f.pendingBody = 2;
     else if (
-      typescript &&
+      this.typescript &&
       (w === 'namespace' || w === 'module' || w === 'global') &&
       next !== 58 &&
       next !== 46 &&
@@ -671,90 +790,87 @@ export function tokenize(src: string, jsx: boolean, typescript: boolean): Tokens
       next !== 41
     ) {
       // `namespace N {`, `declare module 'm' {`, `declare global {`: statements nest; left to tree-sitter
-      if (NESTED.test(src.slice(start[i]!, start[i]! + 200))) bail();
+      if (NESTED.test(this.src.slice(this.start[i]!, this.start[i]! + 200))) bail();
     }
-  };
-  const nextChar = (): number => {
-    let p = pos;
+  }
+  nextChar(): number {
+    const src = this.src;
+    let p = this.pos;
     for (;;) {
       const c = src.charCodeAt(p);
       if (c === 32 || c === 9 || c === 10 || c === 13) p++;
       else if (c === 47 && (src.charCodeAt(p + 1) === 47 || src.charCodeAt(p + 1) === 42)) return 0;
       else return c;
     }
-  };
+  }
 
-  const punct = (i: number, c: number, len: number) => {
-    const f = frames[cur]!;
+  /** A punctuator that is not a bracket: decorators, arrows, `:`, `?`, `,`, `;`, `=`, `...`. */
+  punct(i: number, c: number, len: number): void {
+    const f = this.frames[this.cur]!;
     if (len === 1 && c === 64) {
-      decorator = true;
+      this.decorator = true;
       return;
     }
-    if (decorator && !(len === 1 && c === 46)) decorator = false;
-    if (len === 2 && isP(i, '=>')) {
-      f.memberClean = false;
-      // arrow parameters: the paren closed right before (or before a return type)
-      const p = i - 1;
-      let params = -1;
-      if (isP(p, ')')) params = frameOpened[match[p]!]!;
-      else if (typescript && f.lastParen >= 0 && frames[f.lastParen]!.pendingBody === -1) params = f.lastParen;
-      if (params >= 0) {
-        frames[params]!.kind = PARAMS;
-        frames[params]!.fn = true;
-      }
-      if (nextChar() !== 123) {
-        cur = newFrameAt(t, ARROW, true, cur, -1);
-      }
-      return;
-    }
-    if (len === 1 && c === 58) {
-      // `):` a return type follows the parameters
-      if (isP(i - 1, ')')) {
-        const pf = frameOpened[match[i - 1]!]!;
-        frames[pf]!.pendingBody = -1; // marks "a type annotation followed"
-      }
-      // ends arrow bodies unless a `?` is open in them
-      while (frames[cur]!.kind === ARROW) {
-        const a = frames[cur]!;
-        if (a.questions > 0) {
-          a.questions--;
-          return;
-        }
-        cur = a.parent;
-      }
-      frameOf[i] = cur;
-      const g = frames[cur]!;
-      g.memberClean = false;
-      if (g.questions > 0) g.questions--;
-      else if (!typescript) {
-        // Flow or TypeScript annotations in JavaScript: tree-sitter's parse has errors there.
-        if (g.kind === PAREN || g.kind === PARAMS || g.kind === HEADER || g.kind === CLASS || g.kind === ARRAY) bail();
-        if (isP(i - 1, ')') && (frames[frameOpened[match[i - 1]!]!]!.kind === PARAMS || !caseBefore(i))) bail();
-      }
-      return;
-    }
-    if (len === 1 && c === 63) {
-      f.questions++;
-      return;
-    }
-    if (len === 1 && (c === 44 || c === 59)) {
-      popArrows();
-      frameOf[i] = cur;
-      const g = frames[cur]!;
+    if (this.decorator && !(len === 1 && c === 46)) this.decorator = false;
+    if (len === 2 && this.isP(i, '=>')) this.arrow(i, f);
+    else if (len === 1 && c === 58) this.colon(i);
+    else if (len === 1 && c === 63) f.questions++;
+    else if (len === 1 && (c === 44 || c === 59)) {
+      this.popArrows();
+      this.frameOf[i] = this.cur;
+      const g = this.frames[this.cur]!;
       if (g.kind === OBJECT || g.kind === CLASS) g.memberClean = true;
       if (g.pending === 2) g.pending = 0;
       if (c === 59 && g.pendingBody > 0) g.pendingBody = 0;
-      return;
+    } else if (len === 1 && c === 61) f.memberClean = false;
+    else if (len === 3 && c === 46) f.memberClean = false;
+  }
+  /** `=>`: the paren before it held parameters; without a `{` next, an arrow body frame opens. */
+  arrow(i: number, f: Frame): void {
+    const frames = this.frames;
+    f.memberClean = false;
+    // arrow parameters: the paren closed right before (or before a return type)
+    const p = i - 1;
+    let params = -1;
+    if (this.isP(p, ')')) params = this.frameOpened[this.match[p]!]!;
+    else if (this.typescript && f.lastParen >= 0 && frames[f.lastParen]!.pendingBody === -1) params = f.lastParen;
+    if (params >= 0) {
+      frames[params]!.kind = PARAMS;
+      frames[params]!.fn = true;
     }
-    if (len === 1 && c === 61) f.memberClean = false;
-    if (len === 3 && c === 46) f.memberClean = false;
-  };
-
-  code(0);
-  popArrows();
-  if (cur !== 0) bail();
-  return t;
+    if (this.nextChar() !== 123) {
+      this.cur = newFrameAt(this.t, ARROW, true, this.cur, -1);
+    }
+  }
+  /** `:`: a return type after `)`, the end of arrow bodies unless a `?` is open in them; annotations bail in JavaScript. */
+  colon(i: number): void {
+    const frames = this.frames;
+    if (this.isP(i - 1, ')')) {
+      const pf = this.frameOpened[this.match[i - 1]!]!;
+      frames[pf]!.pendingBody = -1; // marks "a type annotation followed"
+    }
+    while (frames[this.cur]!.kind === ARROW) {
+      const a = frames[this.cur]!;
+      if (a.questions > 0) {
+        a.questions--;
+        return;
+      }
+      this.cur = a.parent;
+    }
+    this.frameOf[i] = this.cur;
+    const g = frames[this.cur]!;
+    g.memberClean = false;
+    if (g.questions > 0) g.questions--;
+    else if (!this.typescript) {
+      // Flow or TypeScript annotations in JavaScript: tree-sitter's parse has errors there.
+      if (g.kind === PAREN || g.kind === PARAMS || g.kind === HEADER || g.kind === CLASS || g.kind === ARRAY) bail();
+      if (this.isP(i - 1, ')') && (frames[this.frameOpened[this.match[i - 1]!]!]!.kind === PARAMS || !this.caseBefore(i))) bail();
+    }
+  }
 }
+
+/** Before a `{` that opens a block. */
+const BLOCK_AFTER = new Set([';', '}', ')', 'else', 'do', 'try', 'catch', 'finally']);
 
 /** Words after which an operand may follow on the same line. */
 const WORDS_BEFORE_OPERAND = new Set([

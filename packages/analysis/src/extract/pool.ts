@@ -233,6 +233,75 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
 
   let current: WorkerJob[] = [];
   let currentBytes = 0;
+  const lanes = createLanes(workers, url, settle);
+  const cut = () => {
+    if (current.length) lanes.queue.push(current);
+    current = [];
+    currentBytes = 0;
+  };
+
+  let threadsStarted = false;
+
+  /** Queues a job for the workers (or this thread's parse at `close`); `declined` by the import scanner already. */
+  const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined, declined = false) => {
+    const broken = lanes.broken();
+    if (broken) return settle(id, { error: broken });
+    // Held only until its chunk is answered (or, in this thread, parsed).
+    current.push(workerJob(id, job, content, declined));
+    currentBytes += content?.length ?? DISK_JOB_BYTES;
+    if (url && currentBytes >= chunkBytes) {
+      threadsStarted = true;
+      cut();
+      lanes.pump();
+    }
+  };
+
+  // Imports-only jobs go to the import scanner first (`createScanQueue`).
+  const scans = createScanQueue((id, job) => scanOne(id, job, settle, enqueue), settle);
+
+  return {
+    parse(job) {
+      const id = answers.length;
+      const outcome = new Promise<ParseOutcome>((resolve) => answers.push(resolve));
+      const broken = lanes.broken();
+      if (broken) {
+        settle(id, { error: broken });
+        return outcome;
+      }
+      if (!job.importsOnly) enqueue(id, job, job.content);
+      else scans.push(id, job);
+      return outcome;
+    },
+    async close() {
+      try {
+        const scanning = scans.whenScanned();
+        if (scanning) await scanning;
+        // No threads, or less than a chunk in all (a thread costs more than these few files).
+        if (!threadsStarted) {
+          const here = current;
+          current = [];
+          await parseHere(here, chunkBytes, settle);
+          return;
+        }
+        cut();
+        await lanes.whenIdle();
+      } finally {
+        await lanes.terminate();
+      }
+    },
+  };
+}
+
+/**
+ * The worker threads of a pool: chunks queued, each sent to a free lane (at most `workers` lanes,
+ * each with its worker), their results given to `settle`.
+ *
+ * A chunk whose worker died is split into single files, each tried in a fresh worker, so
+ * that one file that kills its thread (out of memory, a crash) fails alone. A worker that dies
+ * before it has loaded says nothing about the files: its chunk is sent again, and after two
+ * such deaths every file left fails with that reason (rather than one thread start per file).
+ */
+function createLanes(workers: number, url: URL | undefined, settle: (id: number, outcome: ParseOutcome) => void) {
   const queue: WorkerJob[][] = [];
   const lanes: Lane[] = [];
   let pending = 0; // chunks sent and not answered
@@ -240,10 +309,6 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
   let startFailures = 0;
   let broken: string | undefined;
 
-  // A chunk whose worker died is split into single files, each tried in a fresh worker, so
-  // that one file that kills its thread (out of memory, a crash) fails alone. A worker that dies
-  // before it has loaded says nothing about the files: its chunk is sent again, and after two
-  // such deaths every file left fails with that reason (rather than one thread start per file).
   const send = (lane: Lane, chunk: WorkerJob[]) => {
     lane.busy = true;
     pending++;
@@ -297,62 +362,23 @@ export function createParsePool(options: ParseOptions = {}): ParsePool {
     }
     if (pending === 0 && queue.length === 0) idle?.();
   };
-  const cut = () => {
-    if (current.length) queue.push(current);
-    current = [];
-    currentBytes = 0;
-  };
-
-  let threadsStarted = false;
-
-  /** Queues a job for the workers (or this thread's parse at `close`); `declined` by the import scanner already. */
-  const enqueue = (id: number, job: ParseJob, content: Uint8Array | undefined, declined = false) => {
-    if (broken) return settle(id, { error: broken });
-    // Held only until its chunk is answered (or, in this thread, parsed).
-    current.push(workerJob(id, job, content, declined));
-    currentBytes += content?.length ?? DISK_JOB_BYTES;
-    if (url && currentBytes >= chunkBytes) {
-      threadsStarted = true;
-      cut();
-      pump();
-    }
-  };
-
-  // Imports-only jobs go to the import scanner first (`createScanQueue`).
-  const scans = createScanQueue((id, job) => scanOne(id, job, settle, enqueue), settle);
 
   return {
-    parse(job) {
-      const id = answers.length;
-      const outcome = new Promise<ParseOutcome>((resolve) => answers.push(resolve));
-      if (broken) {
-        settle(id, { error: broken });
-        return outcome;
-      }
-      if (!job.importsOnly) enqueue(id, job, job.content);
-      else scans.push(id, job);
-      return outcome;
-    },
-    async close() {
-      try {
-        const scanning = scans.whenScanned();
-        if (scanning) await scanning;
-        // No threads, or less than a chunk in all (a thread costs more than these few files).
-        if (!threadsStarted) {
-          const here = current;
-          current = [];
-          await parseHere(here, chunkBytes, settle);
-          return;
-        }
-        cut();
-        await new Promise<void>((resolve) => {
-          idle = resolve;
-          pump();
-        });
-      } finally {
-        await Promise.all(lanes.map((l) => l.worker?.terminate()));
-        lanes.length = 0;
-      }
+    /** Chunks waiting for a lane. */
+    queue,
+    /** Sends queued chunks to free lanes (starting lanes up to `workers`). */
+    pump,
+    /** Why the workers cannot start, once two died before loading. */
+    broken: (): string | undefined => broken,
+    /** Settles when every chunk queued has been answered. */
+    whenIdle: (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        idle = resolve;
+        pump();
+      }),
+    async terminate(): Promise<void> {
+      await Promise.all(lanes.map((l) => l.worker?.terminate()));
+      lanes.length = 0;
     },
   };
 }

@@ -26,119 +26,140 @@ export function scanPythonImportFacts(src: string): FileFacts | undefined {
 }
 
 function pythonImports(src: string): ImportFact[] {
-  const n = src.length;
   const out: ImportFact[] = [];
   const lineOf = lineIndex(src);
   /** Open blocks: the indentation of their header and their kind. */
-  const blocks: { indent: number; kind: number }[] = [];
-  let indentChar = 0; // 32 or 9 once seen
-  let pos = 0;
-  if (src.charCodeAt(0) === 0xfeff) pos = 1;
-  while (pos < n) {
-    // one logical line
-    const lineStart = pos;
-    let p = pos;
-    while (src.charCodeAt(p) === 32 || src.charCodeAt(p) === 9 || src.charCodeAt(p) === 12) {
-      const c = src.charCodeAt(p);
-      if (c === 12) bail();
-      if (indentChar === 0) indentChar = c;
-      else if (c !== indentChar) bail(); // tabs and spaces mixed: tree-sitter's columns are not ours
-      p++;
-    }
-    const indent = p - lineStart;
-    const tokens: PyToken[] = [];
-    let depth = 0;
-    for (;;) {
-      const c = src.charCodeAt(p);
-      if (p >= n) break;
-      if (c === 10) {
-        p++;
-        if (depth === 0) break;
-        continue;
-      }
-      if (c === 32 || c === 9 || c === 13 || c === 12) {
-        p++;
-        continue;
-      }
-      if (c === 35) {
-        const e = src.indexOf('\n', p);
-        p = e < 0 ? n : e;
-        continue;
-      }
-      if (c === 92) {
-        // line continuation
-        if (src.charCodeAt(p + 1) === 10) p += 2;
-        else if (src.charCodeAt(p + 1) === 13 && src.charCodeAt(p + 2) === 10) p += 3;
-        else bail();
-        continue;
-      }
-      const s = p;
-      if (isIdStart(c) && c !== 36) {
-        while (p < n && isIdPart(src.charCodeAt(p)) && src.charCodeAt(p) !== 36) p++;
-        const q = src.charCodeAt(p);
-        if ((q === 34 || q === 39) && p - s <= 2 && /^[rRbBuUfF]+$/.test(src.slice(s, p))) {
-          p = pyString(src, p, /[fF]/.test(src.slice(s, p)));
-          tokens.push({ kind: 2, text: '', start: s });
-          continue;
-        }
-        tokens.push({ kind: 0, text: src.slice(s, p), start: s });
-        continue;
-      }
-      if (c === 34 || c === 39) {
-        p = pyString(src, p, false);
-        tokens.push({ kind: 2, text: '', start: s });
-        continue;
-      }
-      if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(p + 1)))) {
-        while (p < n && (isIdPart(src.charCodeAt(p)) || src.charCodeAt(p) === 46)) p++;
-        tokens.push({ kind: 3, text: '', start: s });
-        continue;
-      }
-      if (c === 40 || c === 91 || c === 123) depth++;
-      else if (c === 41 || c === 93 || c === 125) {
-        if (--depth < 0) bail();
-      } else if (c === 96 || c === 36 || c === 63) bail(); // backticks (Python 2), stray characters
-      // operators: one character each, except those the reader looks at
-      let len = 1;
-      if (c === 58 && src.charCodeAt(p + 1) === 61)
-        len = 2; // :=
-      else if (c === 45 && src.charCodeAt(p + 1) === 62)
-        len = 2; // ->
-      else if (c === 60 && src.charCodeAt(p + 1) === 62) bail(); // <> (Python 2)
-      p += len;
-      tokens.push({ kind: 1, text: src.slice(s, p), start: s });
-    }
-    if (depth !== 0) bail();
-    pos = p;
-    if (tokens.length === 0) continue;
-    while (blocks.length && blocks[blocks.length - 1]!.indent >= indent) blocks.pop();
-    if (blocks.length === 0 && indent > 0 && out.length >= 0) {
-      // indented without a header: only continuation of a docstring-free file is fine
-    }
-    // simple statements of the line, split at `;`; a header's `:` opens a block
-    let first = 0;
-    let kinds = blocks.map((b) => b.kind);
-    const headerEnd = pyHeaderColon(tokens);
-    if (headerEnd >= 0) {
-      const kind = pyBlockKind(tokens, headerEnd);
-      if (headerEnd === tokens.length - 1) {
-        blocks.push({ indent, kind });
-        continue;
-      }
-      kinds = [...kinds, kind];
-      first = headerEnd + 1;
-      if (pyHeaderColon(tokens.slice(first)) >= 0) bail(); // `if a: if b: …`
-    }
-    const guarded = kinds.includes(PY_GUARD);
-    const lazy = !guarded && kinds.includes(PY_FUNCTION);
-    for (let i = first; i < tokens.length;) {
-      let e = i;
-      while (e < tokens.length && tokens[e]!.text !== ';') e++;
-      pyStatement(tokens.slice(i, e), guarded, lazy, lineOf, out);
-      i = e + 1;
-    }
+  const blocks: PyBlock[] = [];
+  const indentation = { char: 0 }; // 32 or 9 once seen
+  let pos = src.charCodeAt(0) === 0xfeff ? 1 : 0;
+  while (pos < src.length) {
+    const line = pyLogicalLine(src, pos, indentation);
+    pos = line.end;
+    if (line.tokens.length > 0) pyLineStatements(line.tokens, line.indent, blocks, lineOf, out);
   }
   return out;
+}
+
+interface PyBlock {
+  readonly indent: number;
+  readonly kind: number;
+}
+
+/** One logical line from `lineStart` (brackets and backslashes join lines): its indentation, tokens, and where the next starts. */
+function pyLogicalLine(src: string, lineStart: number, indentation: { char: number }): { indent: number; tokens: PyToken[]; end: number } {
+  const n = src.length;
+  let p = lineStart;
+  while (src.charCodeAt(p) === 32 || src.charCodeAt(p) === 9 || src.charCodeAt(p) === 12) {
+    const c = src.charCodeAt(p);
+    if (c === 12) bail();
+    if (indentation.char === 0) indentation.char = c;
+    else if (c !== indentation.char) bail(); // tabs and spaces mixed: tree-sitter's columns are not ours
+    p++;
+  }
+  const indent = p - lineStart;
+  const tokens: PyToken[] = [];
+  let depth = 0;
+  for (;;) {
+    const c = src.charCodeAt(p);
+    if (p >= n) break;
+    if (c === 10) {
+      p++;
+      if (depth === 0) break;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13 || c === 12) {
+      p++;
+      continue;
+    }
+    if (c === 35) {
+      const e = src.indexOf('\n', p);
+      p = e < 0 ? n : e;
+      continue;
+    }
+    if (c === 92) {
+      // line continuation
+      if (src.charCodeAt(p + 1) === 10) p += 2;
+      else if (src.charCodeAt(p + 1) === 13 && src.charCodeAt(p + 2) === 10) p += 3;
+      else bail();
+      continue;
+    }
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) {
+      if (--depth < 0) bail();
+    }
+    p = pyToken(src, p, tokens);
+  }
+  if (depth !== 0) bail();
+  return { indent, tokens, end: p };
+}
+
+/** The token at `s` (a name, string, number or operator) pushed to `tokens`; returns the position after it. */
+function pyToken(src: string, s: number, tokens: PyToken[]): number {
+  const n = src.length;
+  const c = src.charCodeAt(s);
+  let p = s;
+  if (isIdStart(c) && c !== 36) {
+    while (p < n && isIdPart(src.charCodeAt(p)) && src.charCodeAt(p) !== 36) p++;
+    const q = src.charCodeAt(p);
+    if ((q === 34 || q === 39) && p - s <= 2 && /^[rRbBuUfF]+$/.test(src.slice(s, p))) {
+      tokens.push({ kind: 2, text: '', start: s });
+      return pyString(src, p, /[fF]/.test(src.slice(s, p)));
+    }
+    tokens.push({ kind: 0, text: src.slice(s, p), start: s });
+    return p;
+  }
+  if (c === 34 || c === 39) {
+    tokens.push({ kind: 2, text: '', start: s });
+    return pyString(src, p, false);
+  }
+  if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(p + 1)))) {
+    while (p < n && (isIdPart(src.charCodeAt(p)) || src.charCodeAt(p) === 46)) p++;
+    tokens.push({ kind: 3, text: '', start: s });
+    return p;
+  }
+  if (c === 96 || c === 36 || c === 63) bail(); // backticks (Python 2), stray characters
+  // operators: one character each, except those the reader looks at
+  let len = 1;
+  if (c === 58 && src.charCodeAt(p + 1) === 61)
+    len = 2; // :=
+  else if (c === 45 && src.charCodeAt(p + 1) === 62)
+    len = 2; // ->
+  else if (c === 60 && src.charCodeAt(p + 1) === 62) bail(); // <> (Python 2)
+  p += len;
+  tokens.push({ kind: 1, text: src.slice(s, p), start: s });
+  return p;
+}
+
+/** The simple statements of one logical line, split at `;`, in the blocks open at its indentation; a header's `:` opens a block. */
+function pyLineStatements(
+  tokens: readonly PyToken[],
+  indent: number,
+  blocks: PyBlock[],
+  lineOf: (at: number) => number,
+  out: ImportFact[],
+): void {
+  while (blocks.length && blocks[blocks.length - 1]!.indent >= indent) blocks.pop();
+  let first = 0;
+  let kinds = blocks.map((b) => b.kind);
+  const headerEnd = pyHeaderColon(tokens);
+  if (headerEnd >= 0) {
+    const kind = pyBlockKind(tokens, headerEnd);
+    if (headerEnd === tokens.length - 1) {
+      blocks.push({ indent, kind });
+      return;
+    }
+    kinds = [...kinds, kind];
+    first = headerEnd + 1;
+    if (pyHeaderColon(tokens.slice(first)) >= 0) bail(); // `if a: if b: …`
+  }
+  const guarded = kinds.includes(PY_GUARD);
+  const lazy = !guarded && kinds.includes(PY_FUNCTION);
+  for (let i = first; i < tokens.length;) {
+    let e = i;
+    while (e < tokens.length && tokens[e]!.text !== ';') e++;
+    pyStatement(tokens.slice(i, e), guarded, lazy, lineOf, out);
+    i = e + 1;
+  }
 }
 
 /** Past the string whose quote is at `p`; f-strings whose braces hold quotes are not read. */

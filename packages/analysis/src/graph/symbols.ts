@@ -8,6 +8,7 @@
  * `self.m`/`this.m` inside a class, `require` destructuring, `from m import f`, `import m; m.f`,
  * `export … from` and `export *` chains. What cannot be resolved is left out, never guessed.
  */
+import { parseSymbolId } from '@airspace/core';
 import { DirectedGraph } from 'graphology';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import type { IndexView } from '../indexing/view.js';
@@ -67,32 +68,8 @@ export function createNameResolver(view: IndexView): NameResolver {
   const bindingsOf = (path: string): Map<string, Binding> => {
     let b = bindingsCache.get(path);
     if (b) return b;
-    b = new Map();
+    b = importBindings(view, path);
     bindingsCache.set(path, b);
-    const facts = view.facts(path);
-    const file = view.file(path);
-    if (!facts || !file) return b;
-    facts.imports.forEach((imp, i) => {
-      if (imp.kind === 'reexport') return;
-      // IndexedFile.imports are the facts' imports, resolved, in the same order.
-      const targets = file.imports[i]?.targets ?? [];
-      const module = targets[0];
-      if (!module) return;
-      if (imp.defaultBinding) b!.set(imp.defaultBinding, { module, name: 'default' });
-      if (imp.namespaceBinding) {
-        // `import a.b.c` binds `a` but is used as `a.b.c.f`: the dotted name stands for the module.
-        const dottedWithoutAlias =
-          imp.kind === 'python-import' && imp.specifier.includes('.') && imp.namespaceBinding === imp.specifier.split('.')[0];
-        b!.set(dottedWithoutAlias ? imp.specifier : imp.namespaceBinding, { module, namespace: true });
-      }
-      for (const n of imp.names) {
-        if (imp.kind === 'python-from') {
-          // `from pkg import sub` binds a submodule when one resolved for that name.
-          const sub = targets.find((t) => t.endsWith(`/${n.name}.py`) || t.endsWith(`/${n.name}/__init__.py`) || t === `${n.name}.py`);
-          b!.set(n.alias, sub ? { module: sub, namespace: true } : { module, name: n.name });
-        } else b!.set(n.alias, { module, name: n.name });
-      }
-    });
     return b;
   };
 
@@ -156,21 +133,54 @@ export function createNameResolver(view: IndexView): NameResolver {
     const bound = bindingsOf(path).get(receiver);
     if (bound && 'namespace' in bound) return exportsOf(bound.module).get(name);
     const owner = resolveName(path, receiver);
-    if (!owner || owner.endsWith(`#${MODULE_SCOPE}`)) return undefined;
-    const [ownerPath, ownerName] = owner.split('#') as [string, string];
+    const parsed = owner ? parseSymbolId(owner) : undefined;
+    if (!parsed || parsed.name === MODULE_SCOPE) return undefined;
+    const { path: ownerPath, name: ownerName } = parsed;
     return definitionsByName(ownerPath).has(`${ownerName}.${name}`) ? symbolId(ownerPath, `${ownerName}.${name}`) : undefined;
   };
 
-  const enclosing = (path: string, line: number): SymbolId => {
-    let best: DefinitionFact | undefined;
-    for (const d of view.facts(path)?.definitions ?? []) {
-      if (d.kind === 'variable' || d.kind === 'field' || d.kind === 'type' || d.kind === 'interface') continue;
-      if (d.startLine <= line && line <= d.endLine && (!best || d.endLine - d.startLine <= best.endLine - best.startLine)) best = d;
-    }
-    return symbolId(path, best?.qualifiedName ?? MODULE_SCOPE);
-  };
+  const enclosing = (path: string, line: number): SymbolId => innermostDefinition(view, path, line);
 
   return { exportsOf: (p) => exportsOf(p), bindingsOf, resolveName, resolveMember, enclosing };
+}
+
+/** The local names a file's imports bind (IndexedFile.imports are the facts' imports, resolved, in the same order). */
+function importBindings(view: IndexView, path: string): Map<string, Binding> {
+  const b = new Map<string, Binding>();
+  const facts = view.facts(path);
+  const file = view.file(path);
+  if (!facts || !file) return b;
+  facts.imports.forEach((imp, i) => {
+    if (imp.kind === 'reexport') return;
+    const targets = file.imports[i]?.targets ?? [];
+    const module = targets[0];
+    if (!module) return;
+    if (imp.defaultBinding) b.set(imp.defaultBinding, { module, name: 'default' });
+    if (imp.namespaceBinding) {
+      // `import a.b.c` binds `a` but is used as `a.b.c.f`: the dotted name stands for the module.
+      const dottedWithoutAlias =
+        imp.kind === 'python-import' && imp.specifier.includes('.') && imp.namespaceBinding === imp.specifier.split('.')[0];
+      b.set(dottedWithoutAlias ? imp.specifier : imp.namespaceBinding, { module, namespace: true });
+    }
+    for (const n of imp.names) {
+      if (imp.kind === 'python-from') {
+        // `from pkg import sub` binds a submodule when one resolved for that name.
+        const sub = targets.find((t) => t.endsWith(`/${n.name}.py`) || t.endsWith(`/${n.name}/__init__.py`) || t === `${n.name}.py`);
+        b.set(n.alias, sub ? { module: sub, namespace: true } : { module, name: n.name });
+      } else b.set(n.alias, { module, name: n.name });
+    }
+  });
+  return b;
+}
+
+/** The innermost definition of `path` (not a variable, field or type) containing `line`, or the module scope. */
+function innermostDefinition(view: IndexView, path: string, line: number): SymbolId {
+  let best: DefinitionFact | undefined;
+  for (const d of view.facts(path)?.definitions ?? []) {
+    if (d.kind === 'variable' || d.kind === 'field' || d.kind === 'type' || d.kind === 'interface') continue;
+    if (d.startLine <= line && line <= d.endLine && (!best || d.endLine - d.startLine <= best.endLine - best.startLine)) best = d;
+  }
+  return symbolId(path, best?.qualifiedName ?? MODULE_SCOPE);
 }
 
 function addNodes(graph: SymbolGraph, view: IndexView, path: string): void {

@@ -13,6 +13,7 @@
  * A name bound by an import (resolved or external) never falls back to a name-only guess, so two
  * unrelated modules that both define `parse` are not confused.
  */
+import { parseSymbolId } from '@airspace/core';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import { createNameResolver } from '../graph/symbols.js';
 import { baseView, type AgentOverlay, type IndexView } from '../indexing/view.js';
@@ -125,11 +126,10 @@ export function createSymbolResolver(view: IndexView, options: SymbolResolverOpt
 
   /** The definition behind a symbol id, or undefined for module scopes and unknown ids. */
   const definitionOf = (id: string | undefined): SymbolDef | undefined => {
-    if (!id) return undefined;
-    const at = id.lastIndexOf('#');
-    const path = id.slice(0, at);
-    const d = definitionsOf(path).get(id.slice(at + 1));
-    return d ? toSymbolDef(path, d) : undefined;
+    const parsed = id ? parseSymbolId(id) : undefined;
+    if (!parsed) return undefined;
+    const d = definitionsOf(parsed.path).get(parsed.name);
+    return d ? toSymbolDef(parsed.path, d) : undefined;
   };
 
   const enclosingClass = (path: string, line: number): DefinitionFact | undefined => {

@@ -6,7 +6,7 @@
  * The base call graph is built once per base view; an agent's graph is the base graph with the
  * edges out of its changed files replaced by theirs, answered lazily (no copy per agent).
  */
-import type { Agent, CallStep, SymbolRead, SymbolService, SymbolWrite } from '@airspace/core';
+import { parseSymbolId, type Agent, type CallStep, type SymbolRead, type SymbolService, type SymbolWrite } from '@airspace/core';
 import type { IndexView } from '../indexing/view.js';
 import { createSymbolResolver, symbolId, type SymbolResolver } from './resolve.js';
 import { agentReads, agentWrites } from './working-set.js';
@@ -27,8 +27,9 @@ export function moduleSymbol(path: string): string {
   return symbolId(path, '<module>');
 }
 
-export function symbolPath(symbol: string): string {
-  return symbol.slice(0, symbol.lastIndexOf('#'));
+/** The file of a symbol id (undefined for a malformed one: see `parseSymbolId`). */
+export function symbolPath(symbol: string): string | undefined {
+  return parseSymbolId(symbol)?.path;
 }
 
 function addEdge(adj: Adjacency, from: string, to: string, path: string, line: number): void {
@@ -118,8 +119,9 @@ export function createSymbolService(input: SymbolServiceInput): SymbolService {
       }
       const changed = s.changed;
       const own = s.own!;
-      const out = changed.has(symbolPath(symbol)) ? (own.out.get(symbol) ?? []) : (base.out.get(symbol) ?? []);
-      const inBase = (base.in.get(symbol) ?? []).filter((step) => !changed.has(symbolPath(step.symbol)));
+      const inChanged = (s: string) => changed.has(symbolPath(s) ?? '');
+      const out = inChanged(symbol) ? (own.out.get(symbol) ?? []) : (base.out.get(symbol) ?? []);
+      const inBase = (base.in.get(symbol) ?? []).filter((step) => !inChanged(step.symbol));
       return [...out, ...inBase, ...(own.in.get(symbol) ?? [])];
     },
   };

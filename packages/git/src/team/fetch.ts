@@ -161,69 +161,85 @@ export async function publishedCandidates(
     refs.map(([, oid]) => oid),
   );
   const candidates: AgentCandidate[] = [];
-  for (const [refname, oid] of refs) {
-    const id = refname.slice(prefix.length);
-    const incomplete: string[] = [];
-    if (fetched.error) incomplete.push(`not refreshed: fetching from ${remote.name} failed (${fetched.error})`);
-    const commit = commits.get(oid);
-    const parsed = commit
-      ? parseObservationMessage(commit.message)
-      : { error: `its published state ${oid.slice(0, 12)} is not among the fetched objects` };
-    const o = parsed.observation;
-    if (!o) {
-      candidates.push({
-        id,
-        label: id,
-        source: 'published',
-        ref: refname,
-        detached: false,
-        published: {
-          remote: remote.name,
-          committedWork: 0,
-          paths: [],
-          incomplete: [...incomplete, `published observation unreadable: ${parsed.error}`],
-          self: false,
-        },
-      });
-      continue;
-    }
-    const publishedAt = Date.parse(o.publishedAt);
-    const expiresAt = Date.parse(o.expiresAt);
-    if (expiresAt <= now) incomplete.push(`its published observation expired at ${o.expiresAt} (published ${o.publishedAt})`);
-    const head = commit!.parents[0];
-    let tree = commit!.tree;
-    if (tree && !(await hasObject(store, cwd, tree))) {
-      incomplete.push(
-        `its published state ${oid.slice(0, 12)} is only partly fetched (tree ${tree.slice(0, 12)} missing): compared by its recorded paths only`,
-      );
-      tree = undefined;
-    }
-    if (o.pathsTruncated && !tree) incomplete.push('its recorded paths were cut at 5,000');
-    candidates.push({
+  const read = { store, cwd, clone, remote, now, fetchError: fetched.error };
+  for (const [refname, oid] of refs)
+    candidates.push(await publishedCandidate(refname.slice(prefix.length), refname, oid, commits.get(oid), read));
+  return { candidates, problems, objectsDir: store.objectsDir };
+}
+
+/** One published ref as a candidate: its observation read, with why it is incomplete (stale, expired, partly fetched, unreadable). */
+async function publishedCandidate(
+  id: string,
+  refname: string,
+  oid: string,
+  commit: { readonly tree?: string; readonly parents: readonly string[]; readonly message: string } | undefined,
+  read: {
+    readonly store: TeamStore;
+    readonly cwd: string;
+    readonly clone: string;
+    readonly remote: RemoteTarget;
+    readonly now: number;
+    readonly fetchError: string | undefined;
+  },
+): Promise<AgentCandidate> {
+  const { store, cwd, clone, remote, now, fetchError } = read;
+  const incomplete: string[] = [];
+  if (fetchError) incomplete.push(`not refreshed: fetching from ${remote.name} failed (${fetchError})`);
+  const parsed = commit
+    ? parseObservationMessage(commit.message)
+    : { error: `its published state ${oid.slice(0, 12)} is not among the fetched objects` };
+  const o = parsed.observation;
+  if (!o) {
+    return {
       id,
-      label: o.label === o.id ? id : o.label,
+      label: id,
       source: 'published',
       ref: refname,
-      detached: o.branch === undefined,
-      ...(head ? { head } : {}),
-      startedAt: Date.parse(o.startedAt),
-      ...(o.intent ? { intent: o.intent } : {}),
+      detached: false,
       published: {
         remote: remote.name,
-        ...(tree ? { tree } : {}),
-        committedWork: o.committedWork,
-        publishedAt,
-        expiresAt,
-        paths: o.paths,
-        ...(o.mergeBase ? { mergeBase: o.mergeBase } : {}),
-        baseRef: o.base.ref,
-        incomplete,
-        self: o.clone === clone,
-        ...(o.branch ? { branch: o.branch } : {}),
+        committedWork: 0,
+        paths: [],
+        incomplete: [...incomplete, `published observation unreadable: ${parsed.error}`],
+        self: false,
       },
-    });
+    };
   }
-  return { candidates, problems, objectsDir: store.objectsDir };
+  const publishedAt = Date.parse(o.publishedAt);
+  const expiresAt = Date.parse(o.expiresAt);
+  if (expiresAt <= now) incomplete.push(`its published observation expired at ${o.expiresAt} (published ${o.publishedAt})`);
+  const head = commit!.parents[0];
+  let tree = commit!.tree;
+  if (tree && !(await hasObject(store, cwd, tree))) {
+    incomplete.push(
+      `its published state ${oid.slice(0, 12)} is only partly fetched (tree ${tree.slice(0, 12)} missing): compared by its recorded paths only`,
+    );
+    tree = undefined;
+  }
+  if (o.pathsTruncated && !tree) incomplete.push('its recorded paths were cut at 5,000');
+  return {
+    id,
+    label: o.label === o.id ? id : o.label,
+    source: 'published',
+    ref: refname,
+    detached: o.branch === undefined,
+    ...(head ? { head } : {}),
+    startedAt: Date.parse(o.startedAt),
+    ...(o.intent ? { intent: o.intent } : {}),
+    published: {
+      remote: remote.name,
+      ...(tree ? { tree } : {}),
+      committedWork: o.committedWork,
+      publishedAt,
+      expiresAt,
+      paths: o.paths,
+      ...(o.mergeBase ? { mergeBase: o.mergeBase } : {}),
+      baseRef: o.base.ref,
+      incomplete,
+      self: o.clone === clone,
+      ...(o.branch ? { branch: o.branch } : {}),
+    },
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from 'no
 import { basename, join } from 'node:path';
 import { writeLooseObject } from '../blob.js';
 import { END_OF_OPTIONS, gitOperand, runGit, runGitRaw } from '../exec.js';
-import { creationTime, openRepository, resolveBase } from '../repository.js';
+import { creationTime, openRepository, resolveBase, type BaseInfo } from '../repository.js';
 import { unsafeRepoPath } from '../repo-path.js';
 import { ScratchStore } from '../scratch.js';
 import { snapshotWorktree } from '../state-tree.js';
@@ -24,6 +24,7 @@ import {
   resolveRemote,
   TeamError,
   validAgentId,
+  type RemoteTarget,
   type TeamStore,
 } from './store.js';
 
@@ -154,44 +155,11 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
       { dir: cwd, gitDir: repository.gitDir },
       { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES },
     );
-    const env = scratch.env();
-    const mb = head ? await runGitRaw(['merge-base', head, base.commit], { cwd, env, okCodes: [1] }) : undefined;
-    const mergeBase = mb?.code === 0 ? mb.stdout.toString().trim().split('\n')[0] || undefined : undefined;
-    const history =
-      head && head !== mergeBase
-        ? await readHistory(cwd, mergeBase, head).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
-        : undefined;
-    const from = mergeBase ?? (head ? base.commit : '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
-    const paths = (await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, snap.tree], { cwd, env }))
-      .split('\0')
-      .filter(Boolean);
-    const dirty = head
-      ? (await runGit(['diff-tree', '-r', '--name-only', '--no-renames', head, snap.tree], { cwd, env })).trim() !== ''
-      : paths.length > 0;
-    const startedAt = history?.firstCommitAt ?? creationTime(repository.gitDir) ?? now;
-    const commits = history?.commits ?? 0;
-    const changedLines = history?.changedLines ?? 0;
-    const ttl = options.ttlMs ?? DEFAULT_TTL_MS;
-    const observation: PublishedObservation = {
-      airspace: OBSERVATION_VERSION,
-      id,
-      label: options.label ?? id,
-      clone,
-      ...(head ? { head } : {}),
-      ...(branch ? { branch } : {}),
-      base: { ref: base.ref, commit: base.commit },
-      ...(mergeBase ? { mergeBase } : {}),
-      committedWork: commits + changedLines,
-      commits,
-      changedLines,
-      startedAt: new Date(startedAt).toISOString(),
-      publishedAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + ttl).toISOString(),
-      ...(options.intent?.length ? { intent: [...options.intent] } : {}),
-      dirty,
-      paths: paths.slice(0, MAX_RECORDED_PATHS),
-      ...(paths.length > MAX_RECORDED_PATHS ? { pathsTruncated: true } : {}),
-    };
+    const observation = await observe(
+      { cwd, env: scratch.env(), head, base, tree: snap.tree, gitDir: repository.gitDir, now },
+      { id, branch, clone },
+      options,
+    );
     const seconds = Math.floor(now / 1000);
     const who = `${IDENTITY} ${seconds} +0000`;
     const body = `tree ${snap.tree}\n${head ? `parent ${head}\n` : ''}author ${who}\ncommitter ${who}\n\n${observationMessage(observation)}`;
@@ -214,34 +182,7 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
     }
     copyLooseObjects(scratch.objectsDir, store.objectsDir);
 
-    // Push from the user's repository (its config: credentials, ssh) with the store as an extra
-    // alternate; to the URL, so none of the user's remote-tracking refs is updated. No hooks of
-    // the user's run: this pushes no branch.
-    const push = await runGitRaw(
-      [
-        'push',
-        '--porcelain',
-        '--no-verify',
-        '--quiet',
-        `--force-with-lease=${ref}:${previous ?? ''}`,
-        END_OF_OPTIONS,
-        gitOperand(remote.pushUrl, 'push URL'),
-        `${commit}:${ref}`,
-      ],
-      {
-        cwd,
-        env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
-        okCodes: [1, 128],
-        timeoutMs: NETWORK_TIMEOUT_MS,
-      },
-    );
-    if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
-    // The lease of the next publish; and the store's copy, so a scan sees it before the next fetch.
-    await runGit(gitInStore(store, ['update-ref', ownRef, commit]), { cwd });
-    await runGit(gitInStore(store, ['update-ref', `refs/airspace/remotes/${remote.key}/agents/${id}`, commit]), { cwd });
-    // Each publish adds the changed files' blobs: let git pack (and in time prune) the store when
-    // loose objects pile up (git's own threshold), in the foreground so no process outlives us.
-    await runGitRaw(gitInStore(store, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']), { cwd, okCodes: [1, 128] });
+    await pushPublished(cwd, store, remote, { ref, ownRef, id, commit, previous });
     return {
       id,
       remote: remote.name,
@@ -255,6 +196,102 @@ export async function publishAgent(options: PublishOptions): Promise<PublishResu
   } finally {
     scratch.dispose();
   }
+}
+
+/** Where and what a publish observes: the worktree's state tree against the base. */
+interface ObserveAt {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly head: string | undefined;
+  readonly base: BaseInfo;
+  readonly tree: string;
+  readonly gitDir: string;
+  readonly now: number;
+}
+
+/** The observation published with the state: merge base, history, changed paths, dirtiness, times and intent. */
+async function observe(
+  at: ObserveAt,
+  who: { readonly id: string; readonly branch: string | undefined; readonly clone: string },
+  options: PublishOptions,
+): Promise<PublishedObservation> {
+  const { cwd, env, head, base, now } = at;
+  const mb = head ? await runGitRaw(['merge-base', head, base.commit], { cwd, env, okCodes: [1] }) : undefined;
+  const mergeBase = mb?.code === 0 ? mb.stdout.toString().trim().split('\n')[0] || undefined : undefined;
+  const history =
+    head && head !== mergeBase
+      ? await readHistory(cwd, mergeBase, head).catch(() => readHistory(cwd, mergeBase, head, { numstat: false }))
+      : undefined;
+  const from = mergeBase ?? (head ? base.commit : '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+  const paths = (await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, at.tree], { cwd, env }))
+    .split('\0')
+    .filter(Boolean);
+  const dirty = head
+    ? (await runGit(['diff-tree', '-r', '--name-only', '--no-renames', head, at.tree], { cwd, env })).trim() !== ''
+    : paths.length > 0;
+  const startedAt = history?.firstCommitAt ?? creationTime(at.gitDir) ?? now;
+  const commits = history?.commits ?? 0;
+  const changedLines = history?.changedLines ?? 0;
+  const ttl = options.ttlMs ?? DEFAULT_TTL_MS;
+  const { id, branch, clone } = who;
+  return {
+    airspace: OBSERVATION_VERSION,
+    id,
+    label: options.label ?? id,
+    clone,
+    ...(head ? { head } : {}),
+    ...(branch ? { branch } : {}),
+    base: { ref: base.ref, commit: base.commit },
+    ...(mergeBase ? { mergeBase } : {}),
+    committedWork: commits + changedLines,
+    commits,
+    changedLines,
+    startedAt: new Date(startedAt).toISOString(),
+    publishedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + ttl).toISOString(),
+    ...(options.intent?.length ? { intent: [...options.intent] } : {}),
+    dirty,
+    paths: paths.slice(0, MAX_RECORDED_PATHS),
+    ...(paths.length > MAX_RECORDED_PATHS ? { pathsTruncated: true } : {}),
+  };
+}
+
+/** Pushes `commit` to `ref` on the remote, leased on `previous`; then records it in the store (the next lease, the scan's copy). */
+async function pushPublished(
+  cwd: string,
+  store: TeamStore,
+  remote: RemoteTarget,
+  p: { readonly ref: string; readonly ownRef: string; readonly id: string; readonly commit: string; readonly previous: string | undefined },
+): Promise<void> {
+  const { ref, commit, previous } = p;
+  // Push from the user's repository (its config: credentials, ssh) with the store as an extra
+  // alternate; to the URL, so none of the user's remote-tracking refs is updated. No hooks of
+  // the user's run: this pushes no branch.
+  const push = await runGitRaw(
+    [
+      'push',
+      '--porcelain',
+      '--no-verify',
+      '--quiet',
+      `--force-with-lease=${ref}:${previous ?? ''}`,
+      END_OF_OPTIONS,
+      gitOperand(remote.pushUrl, 'push URL'),
+      `${commit}:${ref}`,
+    ],
+    {
+      cwd,
+      env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: store.objectsDir },
+      okCodes: [1, 128],
+      timeoutMs: NETWORK_TIMEOUT_MS,
+    },
+  );
+  if (push.code !== 0) throw pushFailure(remote.name, ref, push.stdout.toString(), push.stderr, previous);
+  // The lease of the next publish; and the store's copy, so a scan sees it before the next fetch.
+  await runGit(gitInStore(store, ['update-ref', p.ownRef, commit]), { cwd });
+  await runGit(gitInStore(store, ['update-ref', `refs/airspace/remotes/${remote.key}/agents/${p.id}`, commit]), { cwd });
+  // Each publish adds the changed files' blobs: let git pack (and in time prune) the store when
+  // loose objects pile up (git's own threshold), in the foreground so no process outlives us.
+  await runGitRaw(gitInStore(store, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']), { cwd, okCodes: [1, 128] });
 }
 
 export interface WithdrawOptions {
