@@ -1,0 +1,97 @@
+/**
+ * Evidence in runs: findings that say the same thing about neighbouring lines or symbols become
+ * one evidence line with a range ("deletes v35–v52 (18 symbols) (src/x.ts:36–53)"), so that an
+ * evidence list does not repeat itself line by line. Channels group their findings with these
+ * before they rank and cut them (docs/channels.md, "Grouped evidence").
+ */
+import type { Range } from './model.js';
+
+/** Two findings are neighbours when at most this many lines lie between them (blank lines, a decorator). */
+export const RUN_GAP_LINES = 2;
+
+/** Is `next` (starting at or after `prev`'s start) a neighbour of `prev`: overlapping, touching or at most `gap` lines after it? */
+export function withinGap(prev: Range, next: Range, gap = RUN_GAP_LINES): boolean {
+  return next[0] <= Math.max(prev[0], prev[1]) + 1 + gap;
+}
+
+/** The smallest range covering all of `ranges` (a zero-width insertion counts at its point). */
+export function spanOf(ranges: readonly Range[]): Range {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const [s, e] of ranges) {
+    start = Math.min(start, s);
+    end = Math.max(end, e);
+  }
+  return [start, end];
+}
+
+/**
+ * Groups findings into runs: findings with the same `keyOf` (undefined: never grouped) whose ranges
+ * are neighbours on every side that `spansOf` gives (one range per side, in a fixed order; an
+ * undefined side is not compared). A run breaks where any side's next range is not a neighbour of
+ * the run so far (`joins(run so far, next range, side, next item)`, by default `withinGap`). Runs come in the order of their first finding.
+ */
+export function groupRuns<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string | undefined,
+  spansOf: (item: T) => readonly (Range | undefined)[],
+  joins: (prev: Range, next: Range, side: number, item: T) => boolean = (p, n) => withinGap(p, n),
+): T[][] {
+  const byKey = new Map<string, T[]>();
+  const order: (T[] | T)[] = [];
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) {
+      order.push(item);
+      continue;
+    }
+    const list = byKey.get(key);
+    if (list) list.push(item);
+    else {
+      const fresh = [item];
+      byKey.set(key, fresh);
+      order.push(fresh);
+    }
+  }
+  const runs: T[][] = [];
+  for (const entry of order) {
+    if (!Array.isArray(entry)) runs.push([entry as T]);
+    else runs.push(...splitRuns(entry as T[], spansOf, joins));
+  }
+  const position = new Map(items.map((item, i) => [item, i]));
+  return runs.sort((x, y) => position.get(x[0]!)! - position.get(y[0]!)!);
+}
+
+function splitRuns<T>(
+  list: readonly T[],
+  spansOf: (item: T) => readonly (Range | undefined)[],
+  joins: (prev: Range, next: Range, side: number, item: T) => boolean,
+): T[][] {
+  const start = (item: T): number => spansOf(item).find((r) => r !== undefined)?.[0] ?? 0;
+  const sorted = [...list].sort((x, y) => start(x) - start(y));
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let covered: (Range | undefined)[] = [];
+  for (const item of sorted) {
+    const spans = spansOf(item);
+    const fits =
+      run.length > 0 && spans.every((r, side) => r === undefined || covered[side] === undefined || joins(covered[side]!, r, side, item));
+    if (!fits && run.length > 0) {
+      runs.push(run);
+      run = [];
+    }
+    covered =
+      run.length === 0 ? [...spans] : spans.map((r, side) => (r && covered[side] ? spanOf([covered[side]!, r]) : (r ?? covered[side])));
+    run.push(item);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/** Names in evidence: `v35`, `v35 and v36`, `v35, v36 and v37`, `v35–v52 (18 symbols)`. */
+export function describeNames(names: readonly string[], noun = 'symbols'): string {
+  if (names.length <= 1) return names[0] ?? '';
+  if (names.length === 2) return `${names[0]} and ${names[1]}`;
+  if (names.length === 3) return `${names[0]}, ${names[1]} and ${names[2]}`;
+  return `${names[0]}–${names[names.length - 1]} (${names.length} ${noun})`;
+}
