@@ -14,6 +14,14 @@ export function withinGap(prev: Range, next: Range, gap = RUN_GAP_LINES): boolea
   return next[0] <= Math.max(prev[0], prev[1]) + 1 + gap;
 }
 
+/** Does a finding with ranges `next` (per side) join a run spanning `covered` (per side)? */
+export type Joins<T> = (covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[], item: T) => boolean;
+
+/** The default `Joins`: on every side both have, the finding is within `RUN_GAP_LINES` of the run. */
+export function everySideWithinGap(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[]): boolean {
+  return next.every((r, side) => r === undefined || covered[side] === undefined || withinGap(covered[side]!, r));
+}
+
 /** The smallest range covering all of `ranges` (a zero-width insertion counts at its point). */
 export function spanOf(ranges: readonly Range[]): Range {
   let start = Infinity;
@@ -27,15 +35,16 @@ export function spanOf(ranges: readonly Range[]): Range {
 
 /**
  * Groups findings into runs: findings with the same `keyOf` (undefined: never grouped) whose ranges
- * are neighbours on every side that `spansOf` gives (one range per side, in a fixed order; an
- * undefined side is not compared). A run breaks where any side's next range is not a neighbour of
- * the run so far (`joins(run so far, next range, side, next item)`, by default `withinGap`). Runs come in the order of their first finding.
+ * are neighbours, one range per side as `spansOf` gives them (in a fixed order; an undefined side
+ * is not compared). A run breaks where the next finding does not join the run so far: `joins`
+ * gets the run's span per side and the finding's ranges; by default every side must be within
+ * `RUN_GAP_LINES` of the run (`withinGap`). Runs come in the order of their first finding.
  */
 export function groupRuns<T>(
   items: readonly T[],
   keyOf: (item: T) => string | undefined,
   spansOf: (item: T) => readonly (Range | undefined)[],
-  joins: (prev: Range, next: Range, side: number, item: T) => boolean = (p, n) => withinGap(p, n),
+  joins: Joins<T> = everySideWithinGap,
 ): T[][] {
   const byKey = new Map<string, T[]>();
   const order: (T[] | T)[] = [];
@@ -62,11 +71,7 @@ export function groupRuns<T>(
   return runs.sort((x, y) => position.get(x[0]!)! - position.get(y[0]!)!);
 }
 
-function splitRuns<T>(
-  list: readonly T[],
-  spansOf: (item: T) => readonly (Range | undefined)[],
-  joins: (prev: Range, next: Range, side: number, item: T) => boolean,
-): T[][] {
+function splitRuns<T>(list: readonly T[], spansOf: (item: T) => readonly (Range | undefined)[], joins: Joins<T>): T[][] {
   const start = (item: T): number => spansOf(item).find((r) => r !== undefined)?.[0] ?? 0;
   const sorted = [...list].sort((x, y) => start(x) - start(y));
   const runs: T[][] = [];
@@ -74,8 +79,7 @@ function splitRuns<T>(
   let covered: (Range | undefined)[] = [];
   for (const item of sorted) {
     const spans = spansOf(item);
-    const fits =
-      run.length > 0 && spans.every((r, side) => r === undefined || covered[side] === undefined || joins(covered[side]!, r, side, item));
+    const fits = run.length > 0 && joins(covered, spans, item);
     if (!fits && run.length > 0) {
       runs.push(run);
       run = [];

@@ -195,14 +195,16 @@ const changedAround = (f: FileEdit | undefined, w: SymbolWrite): Ranges | undefi
 const writeKey = (w: SymbolWrite): string | undefined =>
   w.renamedTo || w.renamedFrom ? undefined : `${w.change}\0${w.kind}\0${isClassBody(w)}\0${w.path}`;
 
-/** Are the lines between two neighbouring spans few, or all changed by the side too? */
-function joins(prev: Range, next: Range, side: number, item: Found): boolean {
-  if (withinGap(prev, next)) return true;
-  const changed = item.run?.changed[side];
-  const from = Math.max(prev[0], prev[1]) + 1;
-  const to = next[0] - 1;
-  if (changed === undefined) return false;
-  return changed === 'whole' || changed.some((r) => r[0] <= from && to <= r[1]);
+/** Are the lines between a run and the next symbol few, or all changed by the side too (on every side)? */
+function joins(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[], item: Found): boolean {
+  return next.every((r, side) => {
+    const prev = covered[side];
+    if (r === undefined || prev === undefined || withinGap(prev, r)) return true;
+    const changed = item.run?.changed[side];
+    const from = Math.max(prev[0], prev[1]) + 1;
+    const to = r[0] - 1;
+    return changed === 'whole' || (changed !== undefined && changed.some((c) => c[0] <= from && to <= c[1]));
+  });
 }
 
 /** Neighbouring findings that say the same thing become one evidence line (`Run`). */
