@@ -148,7 +148,7 @@ channelTester.run('overlap', overlap, {
       check: (r) => expect(r.evidence[0]!.message).toContain('of src/old.ts (alice renames it → src/new.ts) in the merge base'),
     },
     {
-      name: 'many neighbouring conflicting hunks: one evidence line with a range',
+      name: 'many neighbouring conflicting hunks: one evidence line with a range; one far apart: a line of its own',
       a: a(
         edit('src/a.ts', [
           [10, 10],
@@ -156,6 +156,7 @@ channelTester.run('overlap', overlap, {
           [14, 14],
           [16, 16],
           [18, 18],
+          [100, 101],
         ]),
       ),
       b: b(
@@ -165,12 +166,14 @@ channelTester.run('overlap', overlap, {
           [14, 14],
           [16, 16],
           [18, 18],
+          [100, 100],
         ]),
       ),
       kind: 'overlap',
       check: (r) => {
         expect(r.evidence.map((e) => e.message)).toEqual([
           'alice (lines 10–18, 5 changes) and bob (lines 10–18, 5 changes) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
+          'alice (lines 100–101) and bob (line 100) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
         ]);
         expect(r.evidence[0]).toMatchObject({ a: { baseRange: [10, 18] }, b: { baseRange: [10, 18] } });
       },
@@ -189,27 +192,6 @@ channelTester.run('overlap', overlap, {
       check: (r) =>
         expect(r.evidence.map((e) => e.message)).toEqual([
           'alice (lines 10–60) and bob (line 12, line 30 and lines 55–56) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
-        ]),
-    },
-    {
-      name: 'conflicting hunks far apart keep a line each',
-      a: a(
-        edit('src/a.ts', [
-          [10, 10],
-          [100, 101],
-        ]),
-      ),
-      b: b(
-        edit('src/a.ts', [
-          [10, 10],
-          [100, 100],
-        ]),
-      ),
-      kind: 'overlap',
-      check: (r) =>
-        expect(r.evidence.map((e) => e.message)).toEqual([
-          'alice (line 10) and bob (line 10) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
-          'alice (lines 100–101) and bob (line 100) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
         ]),
     },
     {

@@ -470,52 +470,39 @@ describe('symbols evidence: grouped by range, renames named', () => {
     '',
   ].join('\n');
 
-  it('names a renamed TypeScript function old → new, for a writer and a reader of the old name', async () => {
+  it('names a renamed TypeScript function old → new, for a writer and a reader; another body or scope stays a deletion', async () => {
     const app = "import { refererStr } from './url';\nexport const x = 1;\n";
-    const s = await scenario(
-      { 'src/url.ts': URL_TS, 'src/app.ts': app },
-      {
-        alice: (wt) => wt.write('src/url.ts', URL_TS.replace('refererStr', 'referrerStr')).commit('a'),
-        bob: (wt) => wt.write('src/url.ts', URL_TS.replace('parts[0]', 'parts[1]')).commit('b'),
-        carol: (wt) => wt.write('src/app.ts', app.replace('x = 1', "x = refererStr('a/b')")).commit('c'),
-      },
+    const extra = 'export function hostOf(url: string) {\n  return url.length;\n}\nexport class Box {\n  size() {\n    return 1;\n  }\n}\n';
+    const files = { 'src/url.ts': URL_TS, 'src/more.ts': extra, 'src/app.ts': app };
+    // In src/more.ts hostOf goes, and comes back with another body under another name, and its
+    // body (renamed) as a method of Box: neither is a rename of it.
+    const more = extra
+      .replace('hostOf(url: string) {\n  return url.length;', 'portOf(url: string) {\n  return url.indexOf(":");')
+      .replace('  size() {', '  hostname(url: string) {\n    return url.length;\n  }\n  size() {');
+    const s = await scenario(files, {
+      alice: (wt) => wt.write('src/url.ts', URL_TS.replace('refererStr', 'referrerStr')).write('src/more.ts', more).commit('a'),
+      bob: (wt) =>
+        wt
+          .write('src/url.ts', URL_TS.replace('parts[0]', 'parts[1]'))
+          .write('src/more.ts', extra.replace('url.length', 'url.length + 1'))
+          .commit('b'),
+      carol: (wt) => wt.write('src/app.ts', app.replace('x = 1', "x = refererStr('a/b')")).commit('c'),
+    });
+    const ww = s.channel(s.link('alice', 'bob'), 'symbols').evidence.map((e) => e.message);
+    expect(ww.find((m) => m.includes('refererStr'))).toMatch(
+      /^alice renames refererStr → referrerStr \(src\/url\.ts:1–4\) and bob changes the body of refererStr/,
     );
-    const ww = s.channel(s.link('alice', 'bob'), 'symbols').evidence[0]!;
-    expect(ww.message).toMatch(/^alice renames refererStr → referrerStr \(src\/url\.ts:1–4\) and bob changes the body of refererStr/);
+    expect(ww.find((m) => m.includes('hostOf'))).toMatch(/^alice deletes hostOf \(src\/more\.ts:1–3\) and bob changes the body of hostOf/);
     const read = s.channel(s.link('alice', 'carol'), 'symbols').evidence[0]!;
     expect(read.message).toBe(
       'alice renames refererStr → referrerStr (src/url.ts:1–4), which carol reads at src/app.ts:2 in its changed lines.',
     );
-    const write = s.symbols.writes(s.byId('alice')).find((w) => w.qualifiedName === 'refererStr')!;
-    expect(write).toMatchObject({ change: 'deleted', renamedTo: { qualifiedName: 'referrerStr', range: [1, 4] } });
-    expect(s.channel(s.link('alice', 'bob'), 'call-graph').evidence[0]!.message).toContain('alice renames refererStr → referrerStr');
-  });
-
-  it('keeps a deletion a deletion when the new definition has another body or another scope', async () => {
-    const two = URL_TS + 'export class Box {\n  size() {\n    return 1;\n  }\n}\n';
-    const s = await scenario(
-      { 'src/url.ts': two },
-      {
-        // refererStr goes; a function with another body comes, and a method of the same body in a class.
-        alice: (wt) =>
-          wt
-            .write(
-              'src/url.ts',
-              two
-                .replace(URL_TS, 'export function hostOf(url: string) {\n  return new URL(url).host;\n}\n')
-                .replace(
-                  '  size() {',
-                  "  referrerStr(url: string) {\n    const parts = url.split('/');\n    return parts[0];\n  }\n  size() {",
-                ),
-            )
-            .commit('a'),
-        bob: (wt) => wt.write('src/url.ts', two.replace('parts[0]', 'parts[1]')).commit('b'),
-      },
-    );
     const writes = s.symbols.writes(s.byId('alice'));
-    expect(writes.find((w) => w.qualifiedName === 'refererStr')).toMatchObject({ change: 'deleted' });
-    expect(writes.find((w) => w.qualifiedName === 'refererStr')!.renamedTo).toBeUndefined();
-    expect(s.channel(s.link('alice', 'bob'), 'symbols').evidence[0]!.message).toMatch(/^alice deletes refererStr/);
+    expect(writes.find((w) => w.qualifiedName === 'refererStr')).toMatchObject({
+      change: 'deleted',
+      renamedTo: { qualifiedName: 'referrerStr', range: [1, 4] },
+    });
+    expect(writes.find((w) => w.qualifiedName === 'hostOf')!.renamedTo).toBeUndefined();
   });
 
   it('names a renamed Python function old → new', async () => {
@@ -539,6 +526,9 @@ describe('symbols evidence: grouped by range, renames named', () => {
     const ww = s.channel(s.link('alice', 'bob'), 'symbols').evidence[0]!;
     expect(ww.message).toMatch(/^alice renames referer_str → referrer_str \(pkg\/m\.py:1–3\) and bob changes the body of referer_str/);
     expect(ww.a).toMatchObject({ agent: 'alice', symbol: 'referer_str', range: [1, 3] });
+    expect(s.channel(s.link('alice', 'bob'), 'call-graph').evidence[0]!.message).toBe(
+      'alice renames referer_str → referrer_str and bob edits referer_str (pkg/m.py).',
+    );
   });
 
   it('names a renamed Python method old → new inside its class', async () => {
