@@ -75,8 +75,11 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
     const baseDefs = file.status === 'added' ? [] : (base.facts(basePath)?.definitions ?? []);
     const baseByName = new Map(baseDefs.map((d) => [d.qualifiedName, d]));
     const ownByName = new Map(ownDefs.map((d) => [d.qualifiedName, d]));
+    let born = false; // a definition added, and one deleted: maybe a rename
+    let gone = false;
     for (const { def, header } of touchedDefinitions(ownDefs, file.status === 'added' ? 'whole' : file.newRanges)) {
       const before = baseByName.get(def.qualifiedName);
+      born ||= !before;
       writes.set(symbolId(file.path, def.qualifiedName), {
         symbol: symbolId(file.path, def.qualifiedName),
         path: file.path,
@@ -90,6 +93,7 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
     // Code that is gone from the agent's version was written too (deleted), in base coordinates.
     for (const { def } of touchedDefinitions(baseDefs, file.status === 'deleted' ? 'whole' : file.baseRanges)) {
       if (ownByName.has(def.qualifiedName)) continue;
+      gone = true;
       const id = symbolId(file.path, def.qualifiedName);
       if (!writes.has(id))
         writes.set(id, {
@@ -113,7 +117,7 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
         });
       }
     }
-    if (file.status === 'modified' || file.status === 'renamed')
+    if (born && gone && (file.status === 'modified' || file.status === 'renamed'))
       markRenames(writes, file.path, basePath, own.facts(file.path), base.facts(basePath));
   }
   return [...writes.values()];
