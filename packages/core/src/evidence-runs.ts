@@ -5,6 +5,7 @@
  * before they rank and cut them (docs/channels.md, "Grouped evidence").
  */
 import type { Range } from './model.js';
+import { describeRange, isInsertion } from './ranges.js';
 
 /** Two findings are neighbours when at most this many lines lie between them (blank lines, a decorator). */
 export const RUN_GAP_LINES = 2;
@@ -20,6 +21,32 @@ export type Joins<T> = (covered: readonly (Range | undefined)[], next: readonly 
 /** The default `Joins`: on every side both have, the finding is within `RUN_GAP_LINES` of the run. */
 export function everySideWithinGap(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[]): boolean {
   return next.every((r, side) => r === undefined || covered[side] === undefined || withinGap(covered[side]!, r));
+}
+
+/**
+ * A `Joins` for pairs of changes (one range per side): the pair joins a run when it shares a change
+ * with it (one side's range meets the run's span on that side: one large change against several
+ * small ones), or when every side is a neighbour (`everySideWithinGap`).
+ */
+export function sharesOrWithinGap(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[]): boolean {
+  const shares = next.some((r, side) => {
+    const c = covered[side];
+    return r !== undefined && c !== undefined && r[0] <= c[1] && c[0] <= r[1];
+  });
+  return shares || everySideWithinGap(covered, next);
+}
+
+/**
+ * Several ranges of one side in words: each of up to three (`line 12, line 30 and lines 55–56`),
+ * else their span and how many (`lines 10–18, 5 changes`; `6 insertions after lines 319–354`).
+ */
+export function describeRanges(ranges: readonly Range[]): string {
+  const distinct = [...new Map(ranges.map((r) => [`${r[0]}:${r[1]}`, r])).values()].sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  if (distinct.length <= 3) return describeNames(distinct.map(describeRange));
+  if (distinct.every(isInsertion))
+    return `${distinct.length} insertions after lines ${distinct[0]![1]}–${distinct[distinct.length - 1]![1]}`;
+  const [s, e] = spanOf(distinct);
+  return `lines ${s}–${e}, ${distinct.length} changes`;
 }
 
 /** The smallest range covering all of `ranges` (a zero-width insertion counts at its point). */

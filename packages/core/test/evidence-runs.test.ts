@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeNames, groupRuns, spanOf, type Range } from '../src/index.js';
+import { describeNames, describeRanges, groupRuns, sharesOrWithinGap, spanOf, type Range } from '../src/index.js';
 
 interface F {
   readonly id: string;
@@ -36,6 +36,56 @@ describe('describeNames and spanOf', () => {
     expect(describeNames(['v1', 'v2'])).toBe('v1 and v2');
     expect(describeNames(['v1', 'v2', 'v3'])).toBe('v1, v2 and v3');
     expect(describeNames(['v35', 'v36', 'v37', 'v52'])).toBe('v35–v52 (4 symbols)');
+  });
+
+  it('words ranges: each of up to three, else their span and count', () => {
+    expect(
+      describeRanges([
+        [12, 12],
+        [30, 30],
+        [55, 56],
+      ]),
+    ).toBe('line 12, line 30 and lines 55–56');
+    expect(
+      describeRanges([
+        [10, 10],
+        [12, 12],
+        [14, 14],
+        [16, 18],
+      ]),
+    ).toBe('lines 10–18, 4 changes');
+    expect(
+      describeRanges([
+        [320, 319],
+        [327, 326],
+        [334, 333],
+        [341, 340],
+      ]),
+    ).toBe('4 insertions after lines 319–340');
+  });
+
+  it('joins pairs of changes that share one large change, however far apart the small ones are', () => {
+    const pairs: [Range, Range][] = [
+      [
+        [10, 60],
+        [12, 12],
+      ],
+      [
+        [10, 60],
+        [40, 40],
+      ],
+      [
+        [100, 100],
+        [100, 100],
+      ],
+    ];
+    const runs = groupRuns(
+      pairs,
+      () => 'k',
+      (p) => p,
+      sharesOrWithinGap,
+    );
+    expect(runs.map((r) => r.length)).toEqual([2, 1]);
   });
 
   it('spans ranges', () => {
