@@ -37,15 +37,15 @@
 import {
   conflicts,
   defineChannel,
-  describeNames,
   describeRange,
-  everySideWithinGap,
+  describeRanges,
   groupRuns,
   isInsertion,
   mapToCurrent,
   nearestPair,
   overlapCoefficient,
   pairsSharingKeys,
+  sharesOrWithinGap,
   spanOf,
   type Agent,
   type Evidence,
@@ -315,26 +315,6 @@ function lineChanges(p: EditPair): FileResult {
   return nearbyResult(p, A, B, compatible);
 }
 
-/** Several ranges of one side in words: each of up to three, else their span and how many. */
-function describeRanges(ranges: readonly Range[]): string {
-  const distinct = [...new Map(ranges.map((r) => [`${r[0]}:${r[1]}`, r])).values()].sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-  if (distinct.length <= 3) return describeNames(distinct.map(describeRange));
-  const [s, e] = spanOf(distinct);
-  return `lines ${s}–${e}, ${distinct.length} changes`;
-}
-
-/**
- * A conflicting pair joins a run of pairs when it shares a change with the run (one side's range
- * meets the run's span on that side: one large change against several small ones) or when it is
- * a neighbour of the run on both sides.
- */
-function sharesOrNeighbours(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[]): boolean {
-  const shares = next.some(
-    (r, side) => r !== undefined && covered[side] !== undefined && r[0] <= covered[side]![1] && covered[side]![0] <= r[1],
-  );
-  return shares || everySideWithinGap(covered, next);
-}
-
 /**
  * Pairs of changes git would report as conflicts, `risk` being w · lineOverlap but never below the
  * floor: a conflict git will report is not made harmless by the age of the edits. Neighbouring
@@ -347,7 +327,7 @@ function conflictResult(p: EditPair, pairs: readonly RangeConflict[], risk: numb
     ranked,
     (c) => c.kind,
     (c) => [c.a, c.b],
-    sharesOrNeighbours,
+    sharesOrWithinGap,
   );
   const shown = runs.slice(0, Math.max(1, p.options.maxEvidencePerFile));
   const evidence = shown.map((run): Evidence => {
