@@ -128,15 +128,15 @@ async function evidenceFor(
         const [as, bs] = [run.map((p) => p.a), run.map((p) => p.b)];
         const one = run.length === 1;
         const changes = one
-          ? `${a.id} changes base ${lines(as[0]!)}, ${b.id} changes base ${lines(bs[0]!)}`
-          : `${a.id} changes ${describeRanges(as)}, ${b.id} changes ${describeRanges(bs)} of the base`;
+          ? `: ${a.id} changes base ${lines(as[0]!)}, ${b.id} changes base ${lines(bs[0]!)}`
+          : ` where ${a.id} (${describeRanges(as)}) and ${b.id} (${describeRanges(bs)}) change the base`;
         return {
           kind: 'merge-conflict',
           risk: 1,
           confidence: 'high' as const,
           a: side(a.id, f!, one ? as[0] : spanOf(as)),
           b: side(b.id, g!, one ? bs[0] : spanOf(bs)),
-          message: `git merge of ${a.id} and ${b.id} conflicts in ${c.path}: ${changes} (${why}).`,
+          message: `git merge of ${a.id} and ${b.id} conflicts in ${c.path}${changes} (${why}).`,
         };
       });
     }

@@ -102,7 +102,7 @@ describe('merge channel on real worktrees', () => {
     result = await loadAgents({ repo: repo.dir });
     const [score] = await scorePairs([['big', 'small']]);
     expect(score!.evidence.map((e) => e.message.replace(/ \(CONFLICT.*$/, ''))).toEqual([
-      'git merge of big and small conflicts in a.ts: big changes lines 5–30, small changes lines 6–24, 4 changes of the base',
+      'git merge of big and small conflicts in a.ts where big (lines 5–30) and small (lines 6–24, 4 changes) change the base',
     ]);
     expect(score!.evidence[0]).toMatchObject({ a: { baseRange: [5, 30] }, b: { baseRange: [6, 24] } });
   });
