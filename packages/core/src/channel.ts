@@ -17,8 +17,8 @@ export interface EvidenceSide {
   readonly symbol?: string;
   /**
    * Of evidence that groups neighbouring symbols into one line ("deletes v35–v52 (18 symbols)"):
-   * every symbol the side covers, in line order; `symbol` is then absent and `range` /
-   * `baseRange` span them all.
+   * the symbols the side covers, in line order (the symbols channel names at most 50); `symbol`
+   * is then absent and `range` / `baseRange` span them all.
    */
   readonly symbols?: readonly string[];
   /**

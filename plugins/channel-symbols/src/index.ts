@@ -224,7 +224,10 @@ function groupFound(found: readonly Found[]): Found[] {
 /** The writes of a group of findings on one side of their runs. */
 const writesOf = (group: readonly Found[], side: number): SymbolWrite[] => group.map((f) => f.run!.writes[side]!);
 
-/** One side of a group of writes: every symbol, and the span of their lines. */
+/** A grouped side names at most this many symbols (its message and range cover them all). */
+const MAX_SIDE_SYMBOLS = 50;
+
+/** One side of a group of writes: its symbols (the first `MAX_SIDE_SYMBOLS`), and the span of their lines. */
 function sideOfWrites(agent: Agent, ws: readonly SymbolWrite[]): EvidenceSide {
   if (ws.length === 1) return side(agent, ws[0]!);
   const ranges = ws.map((w) => w.range).filter((r): r is Range => r !== undefined);
@@ -232,7 +235,7 @@ function sideOfWrites(agent: Agent, ws: readonly SymbolWrite[]): EvidenceSide {
   return {
     agent: agent.id,
     path: ws[0]!.path,
-    symbols: ws.map((w) => w.qualifiedName),
+    symbols: ws.slice(0, MAX_SIDE_SYMBOLS).map((w) => w.qualifiedName),
     access: 'write',
     ...(ranges.length === ws.length ? { range: spanOf(ranges) } : {}),
     ...(baseRanges.length === ws.length ? { baseRange: spanOf(baseRanges) } : {}),
@@ -400,7 +403,7 @@ function readHazards(writer: Agent, sw: AgentSymbols, reader: Agent, sr: AgentSy
                 agent: reader.id,
                 path: read.path,
                 range: spanOf(rs.map((r) => r.range!)),
-                symbols: rs.map((r) => r.symbol!),
+                symbols: rs.slice(0, MAX_SIDE_SYMBOLS).map((r) => r.symbol!),
                 access: 'read',
               };
               const writers = sideOfWrites(writer, ws);

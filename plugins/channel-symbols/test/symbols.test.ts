@@ -440,6 +440,21 @@ describe('symbols evidence: grouped by range, renames named', () => {
     expect(messages.filter((m) => m.startsWith('alice deletes v28 (src/values.ts:28)'))).toHaveLength(1);
   });
 
+  it('names at most 50 symbols on a grouped side, and counts them all in its message', async () => {
+    const many = Array.from({ length: 70 }, (_, i) => `export const w${i + 1} = ${i + 1};`).join('\n') + '\n';
+    const s = await scenario(
+      { 'src/many.ts': many },
+      {
+        alice: (wt) => wt.write('src/many.ts', many.replace(/^export const w([1-9]|[1-5]\d|60) = \d+;\n/gm, '')).commit('a'),
+        bob: (wt) => wt.write('src/many.ts', many.replace(/= (\d+);/g, '= $10;')).commit('b'),
+      },
+    );
+    const [run] = s.channel(s.link('alice', 'bob'), 'symbols').evidence;
+    expect(run!.message).toMatch(/^alice deletes w1–w60 \(60 symbols\) \(src\/many\.ts:1–60\)/);
+    expect(run!.a!.symbols).toHaveLength(50);
+    expect(run!.a!.baseRange).toEqual([1, 60]);
+  });
+
   it('groups the reads of neighbouring deleted symbols by one reader into one line', async () => {
     const app = "import { v5, v6, v7, v8 } from './values';\nexport const total = 0;\n";
     const s = await scenario(
