@@ -16,6 +16,12 @@ export interface EvidenceSide {
   /** Qualified symbol name, e.g. `Parser.parse`. */
   readonly symbol?: string;
   /**
+   * Of evidence that groups neighbouring symbols into one line ("deletes v35–v52 (18 symbols)"):
+   * the symbols the side covers, in line order (the symbols channel names at most 50); `symbol`
+   * is then absent and `range` / `baseRange` span them all.
+   */
+  readonly symbols?: readonly string[];
+  /**
    * What the side's agent does there: `write` (it changes that code) or `read` (it only reads or
    * calls it). Absent means `write`: most evidence is about what both agents change. Editors take
    * their verbs from it ("ben calls `assign`", not "ben writes `assign`").

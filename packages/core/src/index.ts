@@ -3,6 +3,7 @@ export * from './channel.js';
 export * from './scan-types.js';
 export * from './errors.js';
 export * from './ranges.js';
+export * from './evidence-runs.js';
 export * from './combine.js';
 export * from './probability.js';
 export * from './forecast.js';

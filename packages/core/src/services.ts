@@ -134,6 +134,13 @@ export interface SymbolWrite {
   readonly change: 'signature' | 'body' | 'added' | 'deleted';
   readonly range?: Range;
   readonly baseRange?: Range;
+  /**
+   * A `deleted` definition whose body reappears under another name in the same scope: the agent
+   * renamed it (docs/channels.md, "Renames"). The new name and its lines (current coordinates).
+   */
+  readonly renamedTo?: { readonly qualifiedName: string; readonly range: Range };
+  /** The `added` side of a rename: the definition's old qualified name. */
+  readonly renamedFrom?: string;
 }
 
 export interface SymbolRead {

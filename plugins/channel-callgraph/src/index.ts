@@ -91,6 +91,10 @@ function chainTo(reached: ReadonlyMap<string, Reached>, target: string): { symbo
   return { symbols, steps };
 }
 
+/** What an agent does to an edited function, naming both names of a rename (docs/channels.md, "Renames"). */
+const edits = (w: SymbolWrite): string =>
+  w.renamedTo ? `renames ${w.qualifiedName} → ${w.renamedTo.qualifiedName}` : `edits ${w.qualifiedName}`;
+
 export function callGraphChannel() {
   return defineChannel({
     id: 'call-graph',
@@ -147,10 +151,13 @@ export function callGraphChannel() {
           const hops = steps
             .map((s) => `${s.direction === 'calls' ? 'calls' : 'is called by'} ${displayName(s.symbol)} (${s.path}:${s.line})`)
             .join(', which ');
+          const renamed = source.write.renamedTo || target.write.renamedTo;
           const message =
-            r.depth === 0
+            r.depth === 0 && !renamed
               ? `${from.label} and ${to.label} both edit ${source.write.qualifiedName} (${source.write.path}).`
-              : `${from.label} edits ${source.write.qualifiedName} (${source.write.path}), which ${hops}; ${to.label} edits ${target.write.qualifiedName} — ${r.depth} call${r.depth === 1 ? '' : 's'} apart.`;
+              : r.depth === 0
+                ? `${from.label} ${edits(source.write)} and ${to.label} ${edits(target.write)} (${source.write.path}).`
+                : `${from.label} ${edits(source.write)} (${source.write.path}), which ${hops}; ${to.label} ${edits(target.write)} — ${r.depth} call${r.depth === 1 ? '' : 's'} apart.`;
           const fromSide = {
             agent: from.id,
             path: source.write.path,

@@ -14,7 +14,11 @@
 import {
   conflicts,
   defineChannel,
+  describeRanges,
+  groupRuns,
   mapToCurrent,
+  sharesOrWithinGap,
+  spanOf,
   type Agent,
   type Evidence,
   type EvidenceSide,
@@ -113,14 +117,28 @@ async function evidenceFor(
       return !(p.a[0] === p.b[0] && p.a[1] === p.b[1] && idA !== undefined && idA === idB);
     });
     if (pairs.length > 0) {
-      return pairs.slice(0, opts.maxEvidencePerPath).map((p) => ({
-        kind: 'merge-conflict',
-        risk: 1,
-        confidence: 'high' as const,
-        a: side(a.id, f!, p.a),
-        b: side(b.id, g!, p.b),
-        message: `git merge of ${a.id} and ${b.id} conflicts in ${c.path}: ${a.id} changes base ${lines(p.a)}, ${b.id} changes base ${lines(p.b)} (${why}).`,
-      }));
+      // Neighbouring pairs, or several small changes inside one large one, share one line.
+      const runs = groupRuns(
+        pairs,
+        () => 'conflict',
+        (p) => [p.a, p.b],
+        sharesOrWithinGap,
+      );
+      return runs.slice(0, opts.maxEvidencePerPath).map((run) => {
+        const [as, bs] = [run.map((p) => p.a), run.map((p) => p.b)];
+        const one = run.length === 1;
+        const changes = one
+          ? `: ${a.id} changes base ${lines(as[0]!)}, ${b.id} changes base ${lines(bs[0]!)}`
+          : ` where ${a.id} (${describeRanges(as)}) and ${b.id} (${describeRanges(bs)}) change the base`;
+        return {
+          kind: 'merge-conflict',
+          risk: 1,
+          confidence: 'high' as const,
+          a: side(a.id, f!, one ? as[0] : spanOf(as)),
+          b: side(b.id, g!, one ? bs[0] : spanOf(bs)),
+          message: `git merge of ${a.id} and ${b.id} conflicts in ${c.path}${changes} (${why}).`,
+        };
+      });
     }
   }
   return [

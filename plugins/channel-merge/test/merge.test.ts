@@ -89,6 +89,24 @@ describe('merge channel on real worktrees', () => {
     expect(scores[2]!.evidence[0]).toMatchObject({ a: { baseRange: [21, 20], range: [21, 21] }, b: { baseRange: [21, 20] } });
   });
 
+  it('gives several small conflicting changes inside one large change one evidence line', async () => {
+    repo = createRepoFixture({ 'a.ts': text(base) });
+    // big rewrites lines 5–30; small changes lines 6, 12, 18 and 24 (each a hunk of its own).
+    repo
+      .worktree('big')
+      .write('a.ts', text(replaced(base, 5, 30, 'big')))
+      .commit('big');
+    let small = base;
+    for (const n of [6, 12, 18, 24]) small = replaced(small, n, n, 'small');
+    repo.worktree('small').write('a.ts', text(small)).commit('small');
+    result = await loadAgents({ repo: repo.dir });
+    const [score] = await scorePairs([['big', 'small']]);
+    expect(score!.evidence.map((e) => e.message.replace(/ \(CONFLICT.*$/, ''))).toEqual([
+      'git merge of big and small conflicts in a.ts where big (lines 5–30) and small (lines 6–24, 4 changes) change the base',
+    ]);
+    expect(score!.evidence[0]).toMatchObject({ a: { baseRange: [5, 30] }, b: { baseRange: [6, 24] } });
+  });
+
   it('(4) two agents adding the same file: conflict unless the content is identical', async () => {
     repo = createRepoFixture({ 'a.ts': 'a\n' });
     repo.worktree('p').write('new.ts', 'export const p = 1;\n').commit('p');

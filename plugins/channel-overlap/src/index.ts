@@ -38,11 +38,15 @@ import {
   conflicts,
   defineChannel,
   describeRange,
+  describeRanges,
+  groupRuns,
   isInsertion,
   mapToCurrent,
   nearestPair,
   overlapCoefficient,
   pairsSharingKeys,
+  sharesOrWithinGap,
+  spanOf,
   type Agent,
   type Evidence,
   type EvidenceSide,
@@ -51,6 +55,7 @@ import {
   type PairedEdits,
   type Problem,
   type Range,
+  type RangeConflict,
   editWeight,
 } from '@airspace/core';
 
@@ -221,118 +226,144 @@ function realPart(f: FileEdit): FileEdit | undefined {
   return rest;
 }
 
+/** What every step of scoring one file of a pair needs. */
+interface EditPair {
+  readonly aId: string;
+  readonly bId: string;
+  readonly f: FileEdit;
+  readonly g: FileEdit;
+  readonly options: OverlapOptions;
+  /** w_a · w_b. */
+  readonly w: number;
+  /** The file in words; a renamed file by both names, old → new. */
+  readonly where: string;
+  readonly confidence: { readonly confidence?: 'low' };
+}
+
+/** A file in evidence: one path, or the base path and what one side renamed it to. */
+function fileWords(aId: string, bId: string, f: FileEdit, g: FileEdit): string {
+  if (f.path === g.path) return f.path;
+  if (f.oldPath === g.path) return `${g.path} (${aId} renames it → ${f.path})`;
+  if (g.oldPath === f.path) return `${f.path} (${bId} renames it → ${g.path})`;
+  return `${f.path} / ${g.path}`;
+}
+
 function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options: OverlapOptions, lowConfidence: boolean): FileResult {
-  const w = editWeight(f) * editWeight(g);
-  const where = f.path === g.path ? f.path : `${f.path} / ${g.path}`;
-  const confidence = lowConfidence ? { confidence: 'low' as const } : {};
+  const pair: EditPair = {
+    aId,
+    bId,
+    f,
+    g,
+    options,
+    w: editWeight(f) * editWeight(g),
+    where: fileWords(aId, bId, f, g),
+    confidence: lowConfidence ? { confidence: 'low' } : {},
+  };
+  return identicalFile(pair) ?? wholeFile(pair) ?? lineChanges(pair);
+}
 
-  // Identical change: git merges it cleanly.
+/** One evidence item about the pair's file as a whole. */
+function fileEvidence(p: EditPair, kind: string, risk: number, message: string): Evidence {
+  return { kind, risk, a: side(p.aId, p.f), b: side(p.bId, p.g), ...p.confidence, message };
+}
+
+/** Identical change (same new content, or both delete the file): git merges it cleanly. */
+function identicalFile(p: EditPair): FileResult | undefined {
+  const { f, g } = p;
   const bothDeleted = f.status === 'deleted' && g.status === 'deleted';
-  if (bothDeleted || (f.newBlob !== undefined && f.newBlob === g.newBlob && f.path === g.path)) {
-    const risk = w * options.identicalRisk;
-    const what = bothDeleted ? 'both delete it' : `both changed it to the same content (blob ${f.newBlob!.slice(0, 10)})`;
-    return {
-      risk,
-      evidence: [
-        {
-          kind: 'identical-change',
-          risk,
-          a: side(aId, f),
-          b: side(bId, g),
-          ...confidence,
-          message: `${aId} and ${bId} made the same change to ${where}: ${what}; git merges identical changes cleanly.`,
-        },
-      ],
-    };
-  }
+  if (!bothDeleted && !(f.newBlob !== undefined && f.newBlob === g.newBlob && f.path === g.path)) return undefined;
+  const risk = p.w * p.options.identicalRisk;
+  const what = bothDeleted ? 'both delete it' : `both changed it to the same content (blob ${f.newBlob!.slice(0, 10)})`;
+  const message = `${p.aId} and ${p.bId} made the same change to ${p.where}: ${what}; git merges identical changes cleanly.`;
+  return { risk, evidence: [fileEvidence(p, 'identical-change', risk, message)] };
+}
 
+/** Whole-file edits (added, deleted, binary, renamed apart, declared, no line information) overlap every change. */
+function wholeFile(p: EditPair): FileResult | undefined {
+  const { f, g, aId, bId } = p;
   /** `certain`: git will report this conflict (add/add, modify/delete, binary, rename/rename). */
   const whole = (text: string, certain: boolean): FileResult => {
-    const risk = certain ? Math.max(w, options.conflictFloor) : w;
+    const risk = certain ? Math.max(p.w, p.options.conflictFloor) : p.w;
     const tail = certain ? '; git would report a conflict' : '; file-level evidence only';
-    return {
-      risk,
-      evidence: [
-        {
-          kind: 'whole-file',
-          risk,
-          a: side(aId, f),
-          b: side(bId, g),
-          ...confidence,
-          message: `${aId} and ${bId} both change ${where}: ${text}${tail}.`,
-        },
-      ],
-      ...(certain ? {} : { coarse: true }),
-    };
+    const evidence = [fileEvidence(p, 'whole-file', risk, `${aId} and ${bId} both change ${p.where}: ${text}${tail}.`)];
+    return { risk, evidence, ...(certain ? {} : { coarse: true }) };
   };
   if (f.status === 'added' && g.status === 'added' && f.path === g.path) return whole('both add it with different content', true);
   if (f.oldPath !== undefined && g.oldPath !== undefined && f.oldPath === g.oldPath && f.path !== g.path) {
-    return whole(`both rename ${f.oldPath}, to different paths`, true);
+    return whole(`both rename ${f.oldPath}, to different paths (${f.path} and ${g.path})`, true);
   }
   const wf = f.baseRanges === 'whole' || f.binary || f.status === 'deleted' ? (whyWhole(f) ?? 'changes the whole file') : undefined;
   const wg = g.baseRanges === 'whole' || g.binary || g.status === 'deleted' ? (whyWhole(g) ?? 'changes the whole file') : undefined;
   if (f.declared && g.declared && f.baseRanges === 'whole' && g.baseRanges === 'whole') {
-    const risk = w;
-    return {
-      risk,
-      coarse: true,
-      evidence: [
-        {
-          kind: 'whole-file',
-          risk,
-          a: side(aId, f),
-          b: side(bId, g),
-          ...confidence,
-          message: `${aId} and ${bId} both declared they are about to touch ${where}; file-level evidence only.`,
-        },
-      ],
-    };
+    const message = `${aId} and ${bId} both declared they are about to touch ${p.where}; file-level evidence only.`;
+    return { risk: p.w, coarse: true, evidence: [fileEvidence(p, 'whole-file', p.w, message)] };
   }
-  if (wf !== undefined || wg !== undefined) {
-    const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
-    const certain =
-      f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
-    return whole(`${text}; a whole-file change overlaps every change`, certain);
-  }
+  if (wf === undefined && wg === undefined) return undefined;
+  const text = [wf !== undefined ? `${aId} ${wf}` : undefined, wg !== undefined ? `${bId} ${wg}` : undefined].filter(Boolean).join(', ');
+  const certain =
+    f.status === 'deleted' || g.status === 'deleted' || !!f.binary || !!g.binary || f.status === 'added' || g.status === 'added';
+  return whole(`${text}; a whole-file change overlaps every change`, certain);
+}
 
-  const compatible = compatibleHunks(f, g);
-  const A = comparableRanges(f, compatible);
-  const B = comparableRanges(g, compatible);
+/** Line changes: git conflicts first; else how close the changes are, and the hunks made identically. */
+function lineChanges(p: EditPair): FileResult {
+  const compatible = compatibleHunks(p.f, p.g);
+  const A = comparableRanges(p.f, compatible);
+  const B = comparableRanges(p.g, compatible);
   const pairs = conflicts(A, B);
-  if (pairs.length > 0) {
-    // w · lineOverlap, but never below the floor: a conflict git will report is not made
-    // harmless by the age of the edits.
-    const risk = Math.max(w * overlapCoefficient(A, B), options.conflictFloor);
-    const order = { overlap: 0, 'same-insertion-point': 1, touching: 2 } as const;
-    const ranked = pairs.map((p) => ({ ...p, kind: conflictKind(p.a, p.b) })).sort((x, y) => order[x.kind] - order[y.kind]);
-    const evidence = ranked.slice(0, Math.max(1, options.maxEvidencePerFile)).map((p): Evidence => ({
-      kind: p.kind,
-      risk,
-      a: side(aId, f, p.a),
-      b: side(bId, g, p.b),
-      ...confidence,
-      message: `${aId} (${describeRange(p.a)}) and ${bId} (${describeRange(p.b)}) change ${KIND_TEXT[p.kind]} of ${where} in the merge base; git would report a conflict.`,
-    }));
-    if (ranked.length > evidence.length)
-      evidence[evidence.length - 1] = {
-        ...evidence[evidence.length - 1]!,
-        message: `${evidence[evidence.length - 1]!.message} (${ranked.length - evidence.length} more conflicting pairs in this file)`,
-      };
-    return { risk, evidence };
-  }
+  if (pairs.length > 0) return conflictResult(p, pairs, Math.max(p.w * overlapCoefficient(A, B), p.options.conflictFloor));
+  return nearbyResult(p, A, B, compatible);
+}
 
+/**
+ * Pairs of changes git would report as conflicts, `risk` being w · lineOverlap but never below the
+ * floor: a conflict git will report is not made harmless by the age of the edits. Neighbouring
+ * pairs of one kind share one evidence line (a run: docs/channels.md, "Grouped evidence").
+ */
+function conflictResult(p: EditPair, pairs: readonly RangeConflict[], risk: number): FileResult {
+  const order = { overlap: 0, 'same-insertion-point': 1, touching: 2 } as const;
+  const ranked = pairs.map((c) => ({ ...c, kind: conflictKind(c.a, c.b) })).sort((x, y) => order[x.kind] - order[y.kind]);
+  const runs = groupRuns(
+    ranked,
+    (c) => c.kind,
+    (c) => [c.a, c.b],
+    sharesOrWithinGap,
+  );
+  const shown = runs.slice(0, Math.max(1, p.options.maxEvidencePerFile));
+  const evidence = shown.map((run): Evidence => {
+    const [as, bs] = [run.map((c) => c.a), run.map((c) => c.b)];
+    return {
+      kind: run[0]!.kind,
+      risk,
+      a: side(p.aId, p.f, run.length === 1 ? as[0] : spanOf(as)),
+      b: side(p.bId, p.g, run.length === 1 ? bs[0] : spanOf(bs)),
+      ...p.confidence,
+      message: `${p.aId} (${describeRanges(as)}) and ${p.bId} (${describeRanges(bs)}) change ${KIND_TEXT[run[0]!.kind]} of ${p.where} in the merge base; git would report a conflict.`,
+    };
+  });
+  const more = runs.slice(shown.length).reduce((n, run) => n + run.length, 0);
+  if (more > 0) {
+    const last = evidence[evidence.length - 1]!;
+    evidence[evidence.length - 1] = { ...last, message: `${last.message} (${more} more conflicting pairs in this file)` };
+  }
+  return { risk, evidence };
+}
+
+/** No conflict: a proximity risk for close changes, and a note on hunks both sides made identically. */
+function nearbyResult(p: EditPair, A: readonly Range[], B: readonly Range[], compatible: ReadonlySet<string>): FileResult {
+  const { aId, bId, options } = p;
   const evidence: Evidence[] = [];
   let risk = 0;
   const near = options.proximityRisk > 0 ? nearestPair(A, B) : undefined;
   if (near && near.distance <= options.proximityMaxLines) {
-    risk = w * options.proximityRisk * Math.pow(0.5, (near.distance - 1) / Math.max(1e-9, options.proximityHalfLifeLines));
+    risk = p.w * options.proximityRisk * Math.pow(0.5, (near.distance - 1) / Math.max(1e-9, options.proximityHalfLifeLines));
     evidence.push({
       kind: 'nearby',
       risk,
-      a: side(aId, f, near.a),
-      b: side(bId, g, near.b),
-      ...confidence,
-      message: `${aId} (${describeRange(near.a)}) and ${bId} (${describeRange(near.b)}) change ${where} ${near.distance} unchanged line${near.distance === 1 ? '' : 's'} apart; git merges this cleanly, but the changes are close.`,
+      a: side(aId, p.f, near.a),
+      b: side(bId, p.g, near.b),
+      ...p.confidence,
+      message: `${aId} (${describeRange(near.a)}) and ${bId} (${describeRange(near.b)}) change ${p.where} ${near.distance} unchanged line${near.distance === 1 ? '' : 's'} apart; git merges this cleanly, but the changes are close.`,
     });
   }
   if (compatible.size > 0) {
@@ -342,10 +373,10 @@ function scoreEdits(aId: string, bId: string, f: FileEdit, g: FileEdit, options:
     evidence.push({
       kind: 'compatible-change',
       risk: 0,
-      a: side(aId, f, shown),
-      b: side(bId, g, shown),
-      ...confidence,
-      message: `${aId} and ${bId} made the same change to ${describeRange(shown)} of ${where}${compatible.size > 1 ? ` (and ${compatible.size - 1} more identical hunks)` : ''}; git merges identical hunks cleanly.`,
+      a: side(aId, p.f, shown),
+      b: side(bId, p.g, shown),
+      ...p.confidence,
+      message: `${aId} and ${bId} made the same change to ${describeRange(shown)} of ${p.where}${compatible.size > 1 ? ` (and ${compatible.size - 1} more identical hunks)` : ''}; git merges identical hunks cleanly.`,
     });
   }
   return { risk, evidence };

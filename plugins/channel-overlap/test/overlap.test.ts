@@ -141,6 +141,60 @@ channelTester.run('overlap', overlap, {
       min: 1,
     },
     {
+      name: 'a renamed file is named old → new in the evidence',
+      a: a(edit('src/new.ts', [[3, 5]], { status: 'renamed', oldPath: 'src/old.ts' })),
+      b: b(edit('src/old.ts', [[4, 4]])),
+      kind: 'overlap',
+      check: (r) => expect(r.evidence[0]!.message).toContain('of src/old.ts (alice renames it → src/new.ts) in the merge base'),
+    },
+    {
+      name: 'many neighbouring conflicting hunks: one evidence line with a range; one far apart: a line of its own',
+      a: a(
+        edit('src/a.ts', [
+          [10, 10],
+          [12, 12],
+          [14, 14],
+          [16, 16],
+          [18, 18],
+          [100, 101],
+        ]),
+      ),
+      b: b(
+        edit('src/a.ts', [
+          [10, 10],
+          [12, 12],
+          [14, 14],
+          [16, 16],
+          [18, 18],
+          [100, 100],
+        ]),
+      ),
+      kind: 'overlap',
+      check: (r) => {
+        expect(r.evidence.map((e) => e.message)).toEqual([
+          'alice (lines 10–18, 5 changes) and bob (lines 10–18, 5 changes) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
+          'alice (lines 100–101) and bob (line 100) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
+        ]);
+        expect(r.evidence[0]).toMatchObject({ a: { baseRange: [10, 18] }, b: { baseRange: [10, 18] } });
+      },
+    },
+    {
+      name: 'one large change against several small ones far apart: one evidence line',
+      a: a(edit('src/a.ts', [[10, 60]])),
+      b: b(
+        edit('src/a.ts', [
+          [12, 12],
+          [30, 30],
+          [55, 56],
+        ]),
+      ),
+      kind: 'overlap',
+      check: (r) =>
+        expect(r.evidence.map((e) => e.message)).toEqual([
+          'alice (lines 10–60) and bob (line 12, line 30 and lines 55–56) change overlapping lines of src/a.ts in the merge base; git would report a conflict.',
+        ]),
+    },
+    {
       name: 'both rename one file to different paths',
       a: a(edit('src/x.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })),
       b: b(edit('src/y.ts', [], { status: 'renamed', oldPath: 'src/old.ts' })),

@@ -29,14 +29,20 @@ import {
   displayName,
   conflicts,
   defineChannel,
+  describeNames,
   describeRange,
+  groupRuns,
   isInsertion,
   nearestPair,
+  spanOf,
+  withinGap,
   type Agent,
   type Evidence,
+  type EvidenceSide,
   type FileEdit,
   type Hunk,
   type Range,
+  type Ranges,
   type SymbolRead,
   type OptionsSchema,
   type SymbolWrite,
@@ -104,8 +110,27 @@ interface AgentSymbols {
 
 type Prepared = ReadonlyMap<string, AgentSymbols>;
 
-/** A found hazard; `coarse` when it rests on a file edited without line information, `declared` when on declared intent. */
-type Found = Evidence & { readonly coarse?: boolean; readonly declared?: boolean };
+/**
+ * A found hazard; `coarse` when it rests on a file edited without line information, `declared` when
+ * on declared intent; `run` when it may share one evidence line with its neighbours (`groupFound`).
+ */
+type Found = Evidence & { readonly coarse?: boolean; readonly declared?: boolean; readonly run?: Run };
+
+/**
+ * How a finding joins neighbours saying the same thing: findings with one `key` whose symbols are
+ * neighbours on each side (`spans`, one per side) become one line, which `message` words and
+ * `sides` places. `changed` are each side's changed lines in the spans' coordinates: a gap between
+ * two symbols that the agent changed too (comments deleted with them) does not break a run.
+ */
+interface Run {
+  readonly key: string;
+  /** The writes the finding is about, one per side of `spans`. */
+  readonly writes: readonly SymbolWrite[];
+  readonly spans: readonly (Range | undefined)[];
+  readonly changed: readonly (Ranges | undefined)[];
+  readonly message: (group: readonly Found[]) => string;
+  readonly sides: (group: readonly Found[]) => Pick<Evidence, 'a' | 'b'>;
+}
 
 function where(path: string, range: Range | undefined): string {
   if (!range) return path;
@@ -121,6 +146,8 @@ function where(path: string, range: Range | undefined): string {
 const isClassBody = (w: SymbolWrite): boolean => w.kind === 'class' && w.change === 'body';
 
 function describeWrite(w: SymbolWrite): string {
+  if (w.renamedTo) return `renames ${w.qualifiedName} → ${w.renamedTo.qualifiedName}`;
+  if (w.renamedFrom) return `renames ${w.renamedFrom} → ${w.qualifiedName}`;
   if (isClassBody(w))
     return `changes the class ${w.qualifiedName} outside the methods and fields found in it (docstring, comments, class-level statements or member declarations)`;
   switch (w.change) {
@@ -133,6 +160,86 @@ function describeWrite(w: SymbolWrite): string {
     case 'deleted':
       return `deletes ${w.qualifiedName}`;
   }
+}
+
+/** What several writes of one kind and change do, with their names in one phrase. */
+function describeWrites(ws: readonly SymbolWrite[]): string {
+  const w = ws[0]!;
+  if (ws.length === 1) return describeWrite(w);
+  const names = describeNames(ws.map((x) => x.qualifiedName));
+  if (isClassBody(w)) return `changes the classes ${names} outside the methods and fields found in them`;
+  switch (w.change) {
+    case 'signature':
+      return `changes the signatures of ${names}`;
+    case 'body':
+      return `changes the bodies of ${names}`;
+    case 'added':
+      return `adds ${names}`;
+    case 'deleted':
+      return `deletes ${names}`;
+  }
+}
+
+/** Where a write is: the new lines of a renamed definition, else its lines on the side it exists. */
+const spanOfWrite = (w: SymbolWrite): Range | undefined =>
+  w.renamedTo?.range ?? (w.change === 'deleted' ? w.baseRange : (w.range ?? w.baseRange));
+const whereWrite = (w: SymbolWrite): string => where(w.path, w.renamedTo?.range ?? w.range ?? w.baseRange);
+const whereWrites = (ws: readonly SymbolWrite[]): string =>
+  ws.length === 1 ? whereWrite(ws[0]!) : where(ws[0]!.path, spanOf(ws.map(spanOfWrite).filter((r): r is Range => r !== undefined)));
+
+/** The lines a side changed, in the coordinates of `spanOfWrite(w)`. */
+const changedAround = (f: FileEdit | undefined, w: SymbolWrite): Ranges | undefined =>
+  f === undefined ? undefined : w.change === 'deleted' && !w.renamedTo ? f.baseRanges : f.newRanges;
+
+/** A group key for a write: what it does, to what kind of definition, in which file (renames never group). */
+const writeKey = (w: SymbolWrite): string | undefined =>
+  w.renamedTo || w.renamedFrom ? undefined : `${w.change}\0${w.kind}\0${isClassBody(w)}\0${w.path}`;
+
+/** Are the lines between a run and the next symbol few, or all changed by the side too (on every side)? */
+function joins(covered: readonly (Range | undefined)[], next: readonly (Range | undefined)[], item: Found): boolean {
+  return next.every((r, side) => {
+    const prev = covered[side];
+    if (r === undefined || prev === undefined || withinGap(prev, r)) return true;
+    const changed = item.run?.changed[side];
+    const from = Math.max(prev[0], prev[1]) + 1;
+    const to = r[0] - 1;
+    return changed === 'whole' || (changed !== undefined && changed.some((c) => c[0] <= from && to <= c[1]));
+  });
+}
+
+/** Neighbouring findings that say the same thing become one evidence line (`Run`). */
+function groupFound(found: readonly Found[]): Found[] {
+  return groupRuns(
+    found,
+    (f) => f.run?.key,
+    (f) => f.run?.spans ?? [],
+    joins,
+  ).map((group) => {
+    const first = group[0]!;
+    if (group.length === 1 || !first.run) return first;
+    return { ...first, ...first.run.sides(group), message: first.run.message(group) };
+  });
+}
+
+/** The writes of a group of findings on one side of their runs. */
+const writesOf = (group: readonly Found[], side: number): SymbolWrite[] => group.map((f) => f.run!.writes[side]!);
+
+/** A grouped side names at most this many symbols (its message and range cover them all). */
+const MAX_SIDE_SYMBOLS = 50;
+
+/** One side of a group of writes: its symbols (the first `MAX_SIDE_SYMBOLS`), and the span of their lines. */
+function sideOfWrites(agent: Agent, ws: readonly SymbolWrite[]): EvidenceSide {
+  if (ws.length === 1) return side(agent, ws[0]!);
+  const ranges = ws.map((w) => w.range).filter((r): r is Range => r !== undefined);
+  const baseRanges = ws.map((w) => w.baseRange).filter((r): r is Range => r !== undefined);
+  return {
+    agent: agent.id,
+    path: ws[0]!.path,
+    symbols: ws.slice(0, MAX_SIDE_SYMBOLS).map((w) => w.qualifiedName),
+    access: 'write',
+    ...(ranges.length === ws.length ? { range: spanOf(ranges) } : {}),
+    ...(baseRanges.length === ws.length ? { baseRange: spanOf(baseRanges) } : {}),
+  };
 }
 
 /** The agent's edit of a path (either side of a rename). */
@@ -211,7 +318,6 @@ export function symbolsChannel() {
       const sb = ctx.prepared.get(b.id);
       if (!sa || !sb) return { risk: 0, evidence: [] };
       const found: Found[] = [];
-      const weightOf = (s: AgentSymbols, path: string) => fileOf(s, path)?.weight ?? 1;
       // Different merge bases: base lines of the two sides differ, so regions are compared by
       // their offset from the symbol's start in each side's base (an approximation; said so).
       const differentBases = a.base !== undefined && b.base !== undefined && a.base !== b.base;
@@ -223,52 +329,13 @@ export function symbolsChannel() {
         found.push(writeWrite(a, wa, sa, b, wb, sb, o, weightOf(sa, wa.path) * weightOf(sb, wb.path), differentBases));
       }
       // write by one, read by the other, both directions
-      const hazards = (writer: Agent, sw: AgentSymbols, reader: Agent, sr: AgentSymbols, writerIsA: boolean) => {
-        for (const read of sr.reads) {
-          const w = sw.writes.get(read.symbol);
-          if (!w || w.change === 'added' || sr.writes.has(read.symbol)) continue;
-          const structural = w.change === 'signature' || w.change === 'deleted';
-          let risk = isClassBody(w)
-            ? Math.min(o.classBodyRead, read.strength === 'changed' ? o.bodyRead : o.touchedBodyRead)
-            : read.strength === 'changed'
-              ? structural
-                ? o.signatureRead
-                : o.bodyRead
-              : structural
-                ? o.touchedSignatureRead
-                : o.touchedBodyRead;
-          if (read.confidence === 'low') risk *= o.lowConfidenceFactor;
-          risk *= weightOf(sw, w.path) * weightOf(sr, read.path);
-          const how = read.strength === 'changed' ? 'in its changed lines' : 'elsewhere in a file it changed';
-          const guess = read.confidence === 'low' ? ` (resolved by name only: ${displayName(read.symbol)} may be another definition)` : '';
-          const writerSide = side(writer, w);
-          const readerSide = {
-            agent: reader.id,
-            path: read.path,
-            range: [read.line, read.line] as Range,
-            symbol: read.qualifiedName,
-            access: 'read' as const,
-          };
-          const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
-          const declared = !!fileOf(sw, w.path)?.declared || (read.strength === 'changed' && !!fileOf(sr, read.path)?.declared);
-          found.push({
-            ...(coarse ? { coarse } : {}),
-            ...(declared ? { declared } : {}),
-            kind: read.strength === 'changed' ? 'write-read' : 'write-read-touched',
-            risk,
-            confidence: read.confidence,
-            message: `${writer.label} ${describeWrite(w)} (${where(w.path, w.range ?? w.baseRange)}), which ${reader.label} reads at ${read.path}:${read.line} ${how}${guess}.`,
-            ...(writerIsA ? { a: writerSide, b: readerSide } : { a: readerSide, b: writerSide }),
-          });
-        }
-      };
-      hazards(a, sa, b, sb, true);
-      hazards(b, sb, a, sa, false);
+      found.push(...readHazards(a, sa, b, sb, true, o), ...readHazards(b, sb, a, sa, false, o));
 
-      found.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || x.message.localeCompare(y.message));
-      const risk = Math.min(1, found[0]?.risk ?? 0);
-      const precise = Math.min(1, found.find((f) => !f.coarse)?.risk ?? 0);
-      const evidence = found.slice(0, o.maxEvidence).map(({ coarse, declared, ...e }) =>
+      const grouped = groupFound(found);
+      grouped.sort((x, y) => (y.risk ?? 0) - (x.risk ?? 0) || x.message.localeCompare(y.message));
+      const risk = Math.min(1, grouped[0]?.risk ?? 0);
+      const precise = Math.min(1, grouped.find((f) => !f.coarse)?.risk ?? 0);
+      const evidence = grouped.slice(0, o.maxEvidence).map(({ coarse, declared, run: _, ...e }) =>
         coarse
           ? {
               ...e,
@@ -279,6 +346,82 @@ export function symbolsChannel() {
       return { risk, ...(precise < risk ? { preciseRisk: precise } : {}), evidence };
     },
   });
+}
+
+const weightOf = (s: AgentSymbols, path: string): number => fileOf(s, path)?.weight ?? 1;
+
+/** The risk of a read of a written symbol, before weights and confidence. */
+function readRisk(w: SymbolWrite, read: SymbolRead, o: SymbolsOptions): number {
+  const structural = w.change === 'signature' || w.change === 'deleted';
+  if (isClassBody(w)) return Math.min(o.classBodyRead, read.strength === 'changed' ? o.bodyRead : o.touchedBodyRead);
+  if (read.strength === 'changed') return structural ? o.signatureRead : o.bodyRead;
+  return structural ? o.touchedSignatureRead : o.touchedBodyRead;
+}
+
+/** Write by one, read by the other: the writer's symbols the reader's changed files use. */
+function readHazards(writer: Agent, sw: AgentSymbols, reader: Agent, sr: AgentSymbols, writerIsA: boolean, o: SymbolsOptions): Found[] {
+  const found: Found[] = [];
+  for (const read of sr.reads) {
+    const w = sw.writes.get(read.symbol);
+    if (!w || w.change === 'added' || sr.writes.has(read.symbol)) continue;
+    let risk = readRisk(w, read, o);
+    if (read.confidence === 'low') risk *= o.lowConfidenceFactor;
+    risk *= weightOf(sw, w.path) * weightOf(sr, read.path);
+    const how = read.strength === 'changed' ? 'in its changed lines' : 'elsewhere in a file it changed';
+    const guess = read.confidence === 'low' ? ` (resolved by name only: ${displayName(read.symbol)} may be another definition)` : '';
+    const readerSide: EvidenceSide = {
+      agent: reader.id,
+      path: read.path,
+      range: [read.line, read.line],
+      symbol: read.qualifiedName,
+      access: 'read',
+    };
+    const coarse = lineless(sw, fileOf(sw, w.path)) || (read.strength === 'changed' && lineless(sr, fileOf(sr, read.path)));
+    const declared = !!fileOf(sw, w.path)?.declared || (read.strength === 'changed' && !!fileOf(sr, read.path)?.declared);
+    const kind = read.strength === 'changed' ? 'write-read' : 'write-read-touched';
+    const key = writeKey(w);
+    const reads = (group: readonly Found[]) => group.map((f) => f[writerIsA ? 'b' : 'a']!);
+    const run: Run | undefined =
+      key === undefined
+        ? undefined
+        : {
+            key: [kind, risk, read.confidence, coarse, declared, key, read.path].join('\0'),
+            writes: [w],
+            spans: [spanOfWrite(w)],
+            changed: [changedAround(fileOf(sw, w.path), w)],
+            message: (group) => {
+              const lines = [...new Set(reads(group).map((r) => r.range![0]))].sort((x, y) => x - y);
+              const at = lines.length <= 3 ? describeNames(lines.map(String), 'lines') : `${lines[0]}–${lines[lines.length - 1]}`;
+              const guesses = read.confidence === 'low' ? ' (resolved by name only: these may be other definitions)' : '';
+              const ws = writesOf(group, 0);
+              return `${writer.label} ${describeWrites(ws)} (${whereWrites(ws)}), which ${reader.label} reads at ${read.path}:${at} ${how}${guesses}.`;
+            },
+            sides: (group) => {
+              const ws = writesOf(group, 0);
+              const rs = reads(group);
+              const readers: EvidenceSide = {
+                agent: reader.id,
+                path: read.path,
+                range: spanOf(rs.map((r) => r.range!)),
+                symbols: rs.slice(0, MAX_SIDE_SYMBOLS).map((r) => r.symbol!),
+                access: 'read',
+              };
+              const writers = sideOfWrites(writer, ws);
+              return writerIsA ? { a: writers, b: readers } : { a: readers, b: writers };
+            },
+          };
+    found.push({
+      ...(coarse ? { coarse } : {}),
+      ...(declared ? { declared } : {}),
+      ...(run ? { run } : {}),
+      kind,
+      risk,
+      confidence: read.confidence,
+      message: `${writer.label} ${describeWrite(w)} (${whereWrite(w)}), which ${reader.label} reads at ${read.path}:${read.line} ${how}${guess}.`,
+      ...(writerIsA ? { a: side(writer, w), b: readerSide } : { a: readerSide, b: side(writer, w) }),
+    });
+  }
+  return found;
 }
 
 /** Both agents change one symbol: how close their changes inside it are decides the risk. */
@@ -295,8 +438,21 @@ function writeWrite(
 ): Found {
   const fa = fileOf(sa, wa.path);
   const fb = fileOf(sb, wb.path);
-  const both = `${a.label} ${describeWrite(wa)} (${where(wa.path, wa.range ?? wa.baseRange)}) and ${b.label} ${describeWrite(wb)} (${where(wb.path, wb.range ?? wb.baseRange)})`;
+  const both = `${a.label} ${describeWrite(wa)} (${whereWrite(wa)}) and ${b.label} ${describeWrite(wb)} (${whereWrite(wb)})`;
   const sides = { a: side(a, wa), b: side(b, wb) };
+  /** A write/write finding that joins its neighbours' into one line, `tail` worded for many symbols. */
+  const run = (f: Found, tail: string): Found => {
+    const keys = [writeKey(wa), writeKey(wb)];
+    if (keys.includes(undefined)) return f;
+    const key = [f.kind, tail, f.risk, f.confidence, f.coarse, f.declared, ...keys].join('\0');
+    const message = (group: readonly Found[]) => {
+      const [was, wbs] = [writesOf(group, 0), writesOf(group, 1)];
+      return `${a.label} ${describeWrites(was)} (${whereWrites(was)}) and ${b.label} ${describeWrites(wbs)} (${whereWrites(wbs)})${tail}`;
+    };
+    const sidesOf = (group: readonly Found[]) => ({ a: sideOfWrites(a, writesOf(group, 0)), b: sideOfWrites(b, writesOf(group, 1)) });
+    const changed = [changedAround(fa, wa), changedAround(fb, wb)];
+    return { ...f, run: { key, writes: [wa, wb], spans: [spanOfWrite(wa), spanOfWrite(wb)], changed, message, sides: sidesOf } };
+  };
   if (fa?.newBlob !== undefined && fa.newBlob === fb?.newBlob && fa.path === fb.path) {
     const risk = w * o.identicalRisk;
     return {
@@ -307,7 +463,7 @@ function writeWrite(
     };
   }
   if (lineless(sa, fa) || lineless(sb, fb)) {
-    return {
+    const f: Found = {
       kind: 'write-write',
       risk: w * o.writeWrite,
       coarse: true,
@@ -315,6 +471,7 @@ function writeWrite(
       ...sides,
       message: `${both}.`,
     };
+    return run(f, '.');
   }
   let ra = regionsIn(fa!, wa);
   let rb = regionsIn(fb!, wb);
@@ -336,7 +493,7 @@ function writeWrite(
   }
   // Whole-file sides (added or deleted files: add/add, modify/delete) and regions we cannot place
   // are a write/write on the symbol as such; git reports add/add and modify/delete as conflicts.
-  if (ra.length === 0 || rb.length === 0) return { kind: 'write-write', risk: w * o.writeWrite, ...sides, message: `${both}.` };
+  if (ra.length === 0 || rb.length === 0) return run({ kind: 'write-write', risk: w * o.writeWrite, ...sides, message: `${both}.` }, '.');
   const offset = (s: SymbolWrite) => (differentBases ? (s.baseRange?.[0] ?? 1) - 1 : 0);
   const shift = (hs: readonly Hunk[], by: number): Range[] => hs.map((h) => [h.base[0] - by, h.base[1] - by] as Range);
   const A = shift(ra, offset(wa));
@@ -346,32 +503,35 @@ function writeWrite(
   const clash = conflicts(A, B)[0];
   if (clash) {
     const kind = Math.max(clash.a[0], clash.b[0]) <= Math.min(clash.a[1], clash.b[1]) ? 'overlapping' : 'touching';
-    return {
+    const f: Found = {
       kind: 'write-write',
       risk: w * o.writeWrite,
       ...guess,
       ...sides,
       message: `${both}: their changes inside it (${describeRange(clash.a)}, ${describeRange(clash.b)} of the merge base) are ${kind}${basesNote}.`,
     };
+    return run(f, `: their changes inside each overlap or touch${basesNote}.`);
   }
   const near = nearestPair(A, B)!;
   const risk = w * o.writeWriteApart * Math.pow(0.5, (near.distance - 1) / Math.max(1e-9, o.writeWriteHalfLifeLines));
-  return {
+  const f: Found = {
     kind: 'write-write-apart',
     risk,
     ...guess,
     ...sides,
     message: `${both}, ${near.distance} unchanged line${near.distance === 1 ? '' : 's'} apart inside it (${describeRange(near.a)} and ${describeRange(near.b)} of the merge base)${basesNote}; git merges this cleanly, but both change one definition.`,
   };
+  return run(f, `, their changes apart inside each${basesNote}; git merges this cleanly, but both change each of these definitions.`);
 }
 
-function side(agent: Agent, w: SymbolWrite) {
+function side(agent: Agent, w: SymbolWrite): EvidenceSide {
+  const range = w.renamedTo?.range ?? w.range;
   return {
     agent: agent.id,
     path: w.path,
     symbol: w.qualifiedName,
     access: 'write' as const,
-    ...(w.range ? { range: w.range } : {}),
+    ...(range ? { range } : {}),
     ...(w.baseRange ? { baseRange: w.baseRange } : {}),
   };
 }

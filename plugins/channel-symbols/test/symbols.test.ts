@@ -406,3 +406,157 @@ describe('symbols precision', () => {
     expect(link.level).not.toBe('resolution');
   });
 });
+
+describe('symbols evidence: grouped by range, renames named', () => {
+  /** `export const v1 = 1;` … one constant a line, line i defining v{i}. */
+  const CONSTS = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`).join('\n') + '\n';
+  const without = (src: string, drop: (i: number) => boolean) =>
+    src
+      .split('\n')
+      .filter((l) => !/^export const v(\d+) =/.test(l) || !drop(Number(/^export const v(\d+)/.exec(l)![1])))
+      .join('\n');
+  const retyped = (src: string, pick: (i: number) => boolean) =>
+    src.replace(/^export const v(\d+) = (\d+);$/gm, (l, i: string, n: string) => (pick(Number(i)) ? `export const v${i} = ${n}0;` : l));
+
+  it('gives many neighbouring deletions one line with a range, and a deletion apart a line of its own', async () => {
+    const touched = (i: number) => (i >= 5 && i <= 20) || i === 28;
+    const s = await scenario(
+      { 'src/values.ts': CONSTS },
+      {
+        alice: (wt) => wt.write('src/values.ts', without(CONSTS, touched)).commit('a'),
+        bob: (wt) => wt.write('src/values.ts', retyped(CONSTS, touched)).commit('b'),
+      },
+    );
+    const evidence = s.channel(s.link('alice', 'bob'), 'symbols').evidence;
+    const messages = evidence.map((e) => e.message);
+    expect(messages).toHaveLength(2);
+    const run = evidence.find((e) => e.message.includes('v5–v20'))!;
+    expect(run.message).toMatch(
+      /^alice deletes v5–v20 \(16 symbols\) \(src\/values\.ts:5–20\) and bob changes the signatures of v5–v20 \(16 symbols\)/,
+    );
+    expect(run.a).toMatchObject({ agent: 'alice', baseRange: [5, 20], symbols: Array.from({ length: 16 }, (_, i) => `v${i + 5}`) });
+    expect(run.a!.symbol).toBeUndefined();
+    expect(run.b).toMatchObject({ agent: 'bob', range: [5, 20] });
+    expect(messages.filter((m) => m.startsWith('alice deletes v28 (src/values.ts:28)'))).toHaveLength(1);
+  });
+
+  it('names at most 50 symbols on a grouped side, and counts them all in its message', async () => {
+    const many = Array.from({ length: 70 }, (_, i) => `export const w${i + 1} = ${i + 1};`).join('\n') + '\n';
+    const s = await scenario(
+      { 'src/many.ts': many },
+      {
+        alice: (wt) => wt.write('src/many.ts', many.replace(/^export const w([1-9]|[1-5]\d|60) = \d+;\n/gm, '')).commit('a'),
+        bob: (wt) => wt.write('src/many.ts', many.replace(/= (\d+);/g, '= $10;')).commit('b'),
+      },
+    );
+    const [run] = s.channel(s.link('alice', 'bob'), 'symbols').evidence;
+    expect(run!.message).toMatch(/^alice deletes w1–w60 \(60 symbols\) \(src\/many\.ts:1–60\)/);
+    expect(run!.a!.symbols).toHaveLength(50);
+    expect(run!.a!.baseRange).toEqual([1, 60]);
+  });
+
+  it('groups the reads of neighbouring deleted symbols by one reader into one line', async () => {
+    const app = "import { v5, v6, v7, v8 } from './values';\nexport const total = 0;\n";
+    const s = await scenario(
+      { 'src/values.ts': CONSTS, 'src/app.ts': app },
+      {
+        alice: (wt) =>
+          wt
+            .write(
+              'src/values.ts',
+              without(CONSTS, (i) => i >= 5 && i <= 8),
+            )
+            .commit('a'),
+        bob: (wt) => wt.write('src/app.ts', app.replace('total = 0', 'total = v5 + v6 + v7 + v8')).commit('b'),
+      },
+    );
+    const evidence = s.channel(s.link('alice', 'bob'), 'symbols').evidence.filter((e) => e.kind === 'write-read');
+    expect(evidence.map((e) => e.message)).toEqual([
+      'alice deletes v5–v8 (4 symbols) (src/values.ts:5–8), which bob reads at src/app.ts:2 in its changed lines.',
+    ]);
+    expect(evidence[0]!.b).toMatchObject({ agent: 'bob', access: 'read', symbols: ['v5', 'v6', 'v7', 'v8'] });
+  });
+
+  const URL_TS = [
+    'export function refererStr(url: string) {', // 1
+    "  const parts = url.split('/');", // 2
+    '  return parts[0];', // 3
+    '}', // 4
+    '',
+  ].join('\n');
+
+  it('names a renamed TypeScript function old → new, for a writer and a reader; another body or scope stays a deletion', async () => {
+    const app = "import { refererStr } from './url';\nexport const x = 1;\n";
+    const extra = 'export function hostOf(url: string) {\n  return url.length;\n}\nexport class Box {\n  size() {\n    return 1;\n  }\n}\n';
+    const files = { 'src/url.ts': URL_TS, 'src/more.ts': extra, 'src/app.ts': app };
+    // In src/more.ts hostOf goes, and comes back with another body under another name, and its
+    // body (renamed) as a method of Box: neither is a rename of it.
+    const more = extra
+      .replace('hostOf(url: string) {\n  return url.length;', 'portOf(url: string) {\n  return url.indexOf(":");')
+      .replace('  size() {', '  hostname(url: string) {\n    return url.length;\n  }\n  size() {');
+    const s = await scenario(files, {
+      alice: (wt) => wt.write('src/url.ts', URL_TS.replace('refererStr', 'referrerStr')).write('src/more.ts', more).commit('a'),
+      bob: (wt) =>
+        wt
+          .write('src/url.ts', URL_TS.replace('parts[0]', 'parts[1]'))
+          .write('src/more.ts', extra.replace('url.length', 'url.length + 1'))
+          .commit('b'),
+      carol: (wt) => wt.write('src/app.ts', app.replace('x = 1', "x = refererStr('a/b')")).commit('c'),
+    });
+    const ww = s.channel(s.link('alice', 'bob'), 'symbols').evidence.map((e) => e.message);
+    expect(ww.find((m) => m.includes('refererStr'))).toMatch(
+      /^alice renames refererStr → referrerStr \(src\/url\.ts:1–4\) and bob changes the body of refererStr/,
+    );
+    expect(ww.find((m) => m.includes('hostOf'))).toMatch(/^alice deletes hostOf \(src\/more\.ts:1–3\) and bob changes the body of hostOf/);
+    const read = s.channel(s.link('alice', 'carol'), 'symbols').evidence[0]!;
+    expect(read.message).toBe(
+      'alice renames refererStr → referrerStr (src/url.ts:1–4), which carol reads at src/app.ts:2 in its changed lines.',
+    );
+    const writes = s.symbols.writes(s.byId('alice'));
+    expect(writes.find((w) => w.qualifiedName === 'refererStr')).toMatchObject({
+      change: 'deleted',
+      renamedTo: { qualifiedName: 'referrerStr', range: [1, 4] },
+    });
+    expect(writes.find((w) => w.qualifiedName === 'hostOf')!.renamedTo).toBeUndefined();
+  });
+
+  it('names a renamed Python function old → new', async () => {
+    const M = [
+      'def referer_str(url):',
+      '    parts = url.split("/")',
+      '    return parts[0]',
+      '',
+      '',
+      'def other(x):',
+      '    return x + 1',
+      '',
+    ].join('\n');
+    const s = await scenario(
+      { 'pkg/__init__.py': '', 'pkg/m.py': M },
+      {
+        alice: (wt) => wt.write('pkg/m.py', M.replace('referer_str', 'referrer_str')).commit('a'),
+        bob: (wt) => wt.write('pkg/m.py', M.replace('return parts[0]', 'return parts[-1]')).commit('b'),
+      },
+    );
+    const ww = s.channel(s.link('alice', 'bob'), 'symbols').evidence[0]!;
+    expect(ww.message).toMatch(/^alice renames referer_str → referrer_str \(pkg\/m\.py:1–3\) and bob changes the body of referer_str/);
+    expect(ww.a).toMatchObject({ agent: 'alice', symbol: 'referer_str', range: [1, 3] });
+    expect(s.channel(s.link('alice', 'bob'), 'call-graph').evidence[0]!.message).toBe(
+      'alice renames referer_str → referrer_str and bob edits referer_str (pkg/m.py).',
+    );
+  });
+
+  it('names a renamed Python method old → new inside its class', async () => {
+    const M = ['class Req:', '    def referer_str(self):', '        return self.h.get("referer")', ''].join('\n');
+    const s = await scenario(
+      { 'pkg/__init__.py': '', 'pkg/m.py': M },
+      {
+        alice: (wt) => wt.write('pkg/m.py', M.replace('referer_str', 'referrer_str')).commit('a'),
+        bob: (wt) => wt.write('pkg/m.py', M.replace('"referer"', '"Referer"')).commit('b'),
+      },
+    );
+    expect(s.channel(s.link('alice', 'bob'), 'symbols').evidence[0]!.message).toMatch(
+      /^alice renames Req\.referer_str → Req\.referrer_str/,
+    );
+  });
+});

@@ -5,7 +5,8 @@
  * the agent's changed lines — in the agent's version for added and modified code, in the base
  * version for deleted code. A change to a method writes the method, not its whole class.
  * A write is `signature` when it touches the definition's header (first line through the line of
- * its name), `body` otherwise, `added` / `deleted` when the definition exists on one side only.
+ * its name), `body` otherwise, `added` / `deleted` when the definition exists on one side only;
+ * a deleted and an added definition with one body are a rename (`renames.ts`).
  *
  * Reads: uses (references and calls) resolved to definitions; `changed` when the use is on one of
  * the agent's changed lines, `touched` when it is elsewhere in a file the agent changed.
@@ -13,6 +14,7 @@
 import type { Agent, FileEdit, Range, SymbolRead, SymbolWrite } from '@airspace/core';
 import type { DefinitionFact, DefinitionKind } from '../facts.js';
 import type { IndexView } from '../indexing/view.js';
+import { markRenames } from './renames.js';
 import { createSymbolResolver, symbolId, type SymbolResolver } from './resolve.js';
 
 export type { SymbolRead, SymbolWrite } from '@airspace/core';
@@ -73,8 +75,11 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
     const baseDefs = file.status === 'added' ? [] : (base.facts(basePath)?.definitions ?? []);
     const baseByName = new Map(baseDefs.map((d) => [d.qualifiedName, d]));
     const ownByName = new Map(ownDefs.map((d) => [d.qualifiedName, d]));
+    let born = false; // a definition added, and one deleted: maybe a rename
+    let gone = false;
     for (const { def, header } of touchedDefinitions(ownDefs, file.status === 'added' ? 'whole' : file.newRanges)) {
       const before = baseByName.get(def.qualifiedName);
+      born ||= !before;
       writes.set(symbolId(file.path, def.qualifiedName), {
         symbol: symbolId(file.path, def.qualifiedName),
         path: file.path,
@@ -88,6 +93,7 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
     // Code that is gone from the agent's version was written too (deleted), in base coordinates.
     for (const { def } of touchedDefinitions(baseDefs, file.status === 'deleted' ? 'whole' : file.baseRanges)) {
       if (ownByName.has(def.qualifiedName)) continue;
+      gone = true;
       const id = symbolId(file.path, def.qualifiedName);
       if (!writes.has(id))
         writes.set(id, {
@@ -111,6 +117,8 @@ export function agentWrites(agent: Agent, own: IndexView, base: IndexView): Symb
         });
       }
     }
+    if (born && gone && (file.status === 'modified' || file.status === 'renamed'))
+      markRenames(writes, file.path, basePath, own.facts(file.path), base.facts(basePath));
   }
   return [...writes.values()];
 }
