@@ -31,6 +31,8 @@ import {
 import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
+import { isPyrightInput } from './pyright.js';
+import { changedPython, checkPythonPair } from './python.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
 
 export { newErrors, type Diag } from './compare.js';
@@ -53,6 +55,8 @@ export interface TypecheckOptions {
   readonly timeLimitMs: number;
   /** Evidence items per pair at most. */
   readonly maxEvidence: number;
+  /** The pyright CLI (`index.js`) that checks Python; '' for the installed npm package `pyright`. */
+  readonly pyright: string;
 }
 
 export const DEFAULT_TYPECHECK_OPTIONS: TypecheckOptions = {
@@ -64,6 +68,7 @@ export const DEFAULT_TYPECHECK_OPTIONS: TypecheckOptions = {
   budgetMs: 30_000,
   timeLimitMs: 15_000,
   maxEvidence: 5,
+  pyright: '',
 };
 
 export const TYPECHECK_OPTIONS_SCHEMA: OptionsSchema<TypecheckOptions> = {
@@ -75,6 +80,7 @@ export const TYPECHECK_OPTIONS_SCHEMA: OptionsSchema<TypecheckOptions> = {
   budgetMs: { type: 'number', min: 0 },
   timeLimitMs: { type: 'number', above: 0 },
   maxEvidence: { type: 'number', integer: true, min: 1 },
+  pyright: { type: 'string' },
 };
 
 /** The symbols channel's findings the compiler's word replaces: a definition changed that the other reads. */
@@ -176,13 +182,73 @@ function swapped(r: CheckResult): CheckResult {
   };
 }
 
+type TreeReader = {
+  listTree(tree: string): Promise<ReadonlyMap<string, string>>;
+  readBlob(id: string): Promise<string>;
+};
+
+/**
+ * Checks a pair's trees: TypeScript where the trees have the tsconfig, Python (pyright) where the
+ * merge changes Python files; both where both.
+ */
+async function checkTrees(
+  git: TreeReader,
+  root: string,
+  o: TypecheckOptions,
+  ids: { readonly base: string; readonly a: string; readonly b: string; readonly merge: string },
+  started: number,
+): Promise<CheckResult> {
+  const [base, ta, tb, merge] = await Promise.all([ids.base, ids.a, ids.b, ids.merge].map((t) => git.listTree(t)));
+  const trees: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
+  const typescript = trees.merge.has(o.tsconfig) || trees.a.has(o.tsconfig) || trees.b.has(o.tsconfig);
+  const python = changedPython(trees).length > 0;
+  // Neither a TypeScript project nor Python changed: nothing to read, no checker to load.
+  if (!typescript && !python)
+    return { status: 'not-checked', reason: `no ${o.tsconfig} in the merged tree and no Python file changed`, quiet: true };
+  const wanted: string[] = [];
+  for (const l of [trees.merge, trees.a, trees.b, trees.base])
+    for (const [p, id] of l) if ((typescript && isCompilerInput(p, false)) || (python && isPyrightInput(p))) wanted.push(id);
+  await fetchTexts(wanted, texts, (id) => git.readBlob(id));
+  const deadline = Date.now() + Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - started)));
+  const parts: CheckResult[] = [];
+  if (typescript) {
+    const ts = await loadTypeScript();
+    parts.push(
+      ts
+        ? checkPair({ ts, root, trees, texts, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline })
+        : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' },
+    );
+  }
+  if (python)
+    parts.push(
+      await checkPythonPair({ root, trees, ids, texts, pyright: o.pyright, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline }),
+    );
+  return combine(parts);
+}
+
+/** One result of a pair's languages: their errors; never clear while a part could not be checked. */
+function combine(parts: readonly CheckResult[]): CheckResult {
+  if (parts.length === 1) return parts[0]!;
+  const checked = parts.flatMap((p) => (p.status === 'checked' ? [p] : []));
+  const failed = parts.find((p) => p.status === 'not-checked' && !p.quiet);
+  const errors = checked.flatMap((p) => p.errors);
+  if (checked.length === 0 || (failed && errors.length === 0)) return failed ?? parts[0]!;
+  return {
+    status: 'checked',
+    config: checked.map((p) => p.config).join(' and '),
+    files: checked.reduce((n, p) => n + p.files, 0),
+    truncated: checked.reduce((n, p) => n + p.truncated, 0),
+    errors,
+  };
+}
+
 export function typecheckChannel() {
   return defineChannel({
     id: 'typecheck',
     defaultWeight: 1,
     meta: {
       description:
-        "Semantic collisions: type-checks the scratch merge of the two agents' current states with the TypeScript compiler; an error neither side nor the base has is a collision.",
+        "Semantic collisions: type-checks the scratch merge of the two agents' current states with the TypeScript compiler (pyright for Python); an error neither side nor the base has is a collision.",
       precision: 'line',
       scoresGitState: true,
     },
@@ -224,31 +290,11 @@ export function typecheckChannel() {
       if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
       if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
 
-      const key = [root, o.tsconfig, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join('\0');
+      const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join('\0');
       let result = results.get(key);
       if (!result) {
-        const [base, ta, tb, merge] = await Promise.all([trees.base, trees.a, trees.b, trees.merge.tree].map((t) => git.listTree!(t)));
-        const listings: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
-        // Not a TypeScript project: nothing to read, no compiler to load.
-        if (!listings.merge.has(o.tsconfig) && !listings.a.has(o.tsconfig) && !listings.b.has(o.tsconfig))
-          return skipped(a, b, `no ${o.tsconfig} in the merged tree`);
-        const ts = await loadTypeScript();
-        if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
-        const wanted: string[] = [];
-        for (const l of [listings.merge, listings.a, listings.b, listings.base])
-          for (const [p, id] of l) if (isCompilerInput(p, false)) wanted.push(id);
-        await fetchTexts(wanted, texts, (id) => git.readBlob!(id));
-        const limit = Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - ctx.prepared.started)));
-        result = checkPair({
-          ts,
-          root,
-          trees: listings,
-          texts,
-          tsconfig: o.tsconfig,
-          importerDepth: o.importerDepth,
-          maxFiles: o.maxFiles,
-          deadline: Date.now() + limit,
-        });
+        const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };
+        result = await checkTrees(git as TreeReader, root, o, ids, ctx.prepared.started);
         // A time limit is not a property of the trees: the next scan tries again.
         if (result.status === 'checked' || result.quiet) {
           if (results.size >= MAX_RESULTS) results.clear();
