@@ -39,10 +39,14 @@ beforeAll(async () => {
     },
     { epoch: Math.floor(Date.now() / 1000) - 600 },
   );
-  repo.worktree('ann').write('src/shop/pricing.py', lines('def price(cents: int, unit: str = "EUR") -> str:', '    return f"{cents} {unit}"'));
+  repo
+    .worktree('ann')
+    .write('src/shop/pricing.py', lines('def price(cents: int, unit: str = "EUR") -> str:', '    return f"{cents} {unit}"'));
   repo.worktree('ben').write('src/shop/cart.py', lines('from shop.pricing import price', '', 'shown = price(12)'));
   repo.worktree('cat').write('src/shop/receipt.py', lines('from shop.pricing import price', '', 'line = price(300)'));
-  repo.worktree('erin').write('src/shop/session.py', lines('def create_session(user: str, ttl: int) -> str:', '    return user + str(ttl)'));
+  repo
+    .worktree('erin')
+    .write('src/shop/session.py', lines('def create_session(user: str, ttl: int) -> str:', '    return user + str(ttl)'));
   repo.worktree('frank').write('src/shop/login.py', lines('from shop.session import create_session', '', 'token = create_session("ann")'));
   const run = await airspace(['scan', '--repo', repo.dir, '--json'], { timeoutMs: 90_000 });
   expect(run.stderr).toBe('');
@@ -60,7 +64,9 @@ describe('typecheck on Python in a scan', () => {
       const p = pair('ann', other);
       expect(part(p, 'symbols').risk).toBeCloseTo(0.9);
       expect(part(p, 'typecheck').risk).toBe(0);
-      expect(part(p, 'typecheck').evidence[0]!.message).toMatch(/^checked: the merge of ann and (ben|cat) type-checks with no new error .* pyright/);
+      expect(part(p, 'typecheck').evidence[0]!.message).toMatch(
+        /^checked: the merge of ann and (ben|cat) type-checks with no new error .* pyright/,
+      );
       expect(p.level).not.toBe('resolution');
       expect(p.levelReason).toMatch(/symbols overruled: the compiler checked the merge/);
     }

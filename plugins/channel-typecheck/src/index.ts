@@ -221,7 +221,16 @@ async function checkTrees(
   }
   if (python)
     parts.push(
-      await checkPythonPair({ root, trees, ids, texts, pyright: o.pyright, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline }),
+      await checkPythonPair({
+        root,
+        trees,
+        ids,
+        texts,
+        pyright: o.pyright,
+        importerDepth: o.importerDepth,
+        maxFiles: o.maxFiles,
+        deadline,
+      }),
     );
   return combine(parts);
 }
@@ -290,7 +299,9 @@ export function typecheckChannel() {
       if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
       if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
 
-      const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join('\0');
+      const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join(
+        '\0',
+      );
       let result = results.get(key);
       if (!result) {
         const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };

@@ -14,7 +14,8 @@
 import type { Agent, AgentPair, ImportGraphService, SymbolService } from '@airspace/core';
 import { isPythonPath } from './pyright.js';
 
-export const isSourcePath = (path: string): boolean => (/\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(path) && !path.includes('node_modules/')) || isPythonPath(path);
+export const isSourcePath = (path: string): boolean =>
+  (/\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(path) && !path.includes('node_modules/')) || isPythonPath(path);
 
 /** The source files an agent changes (both sides of a rename). */
 export function changedSources(agent: Agent): Set<string> {

@@ -33,6 +33,18 @@ export function findPyright(configured: string): string | undefined {
   }
 }
 
+/** The interpreter of the repository's own virtual environment, if it has one (read, never written). */
+export function venvPython(root: string): string | undefined {
+  for (const dir of ['.venv', 'venv']) {
+    const python = join(root, dir, 'bin', 'python');
+    if (existsSync(python)) return python;
+  }
+  return undefined;
+}
+
+/** `dir/rel`: where a tree's file is in its scratch directory. */
+export const inDir = (dir: string, rel: string): string => join(dir, rel);
+
 /** One error or warning pyright reports, as `--outputjson` writes it. */
 export interface PyrightDiagnostic {
   readonly file: string;

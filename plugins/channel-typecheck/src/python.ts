@@ -12,11 +12,19 @@
  * the affected ones). Third-party imports resolve against the repository's own virtual
  * environment (`.venv`, `venv`) when it has one, read from disk, never written.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CheckResult, NewError } from './check.js';
 import { affectedFiles, changedPaths, newErrors, readerOf, type Diag, type PairListings } from './compare.js';
-import { findPyright, isPythonPath, materialise, runPyright, type PyrightAnswer, type PyrightDiagnostic, type PyrightRequest } from './pyright.js';
+import {
+  findPyright,
+  inDir,
+  isPythonPath,
+  materialise,
+  runPyright,
+  venvPython,
+  type PyrightAnswer,
+  type PyrightDiagnostic,
+  type PyrightRequest,
+} from './pyright.js';
 import { moduleNames, siteOf } from './python-site.js';
 import type { BlobTexts } from './tree-fs.js';
 
@@ -40,7 +48,10 @@ export function changedPython(trees: PairListings): string[] {
 }
 
 /** The project's pyright settings and extra import roots, from the merged tree. */
-function projectSettings(trees: PairListings, texts: BlobTexts): { settings: Record<string, unknown>; extraPaths: string[]; config: string } {
+function projectSettings(
+  trees: PairListings,
+  texts: BlobTexts,
+): { settings: Record<string, unknown>; extraPaths: string[]; config: string } {
   const read = (p: string) => {
     const id = trees.merge.get(p);
     return id ? texts.get(id) : undefined;
@@ -63,7 +74,20 @@ function projectSettings(trees: PairListings, texts: BlobTexts): { settings: Rec
   const extra = Array.isArray(settings.extraPaths) ? settings.extraPaths.filter((p): p is string => typeof p === 'string') : [];
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(settings))
-    if (!['include', 'exclude', 'ignore', 'strict', 'executionEnvironments', 'venvPath', 'venv', 'extraPaths', 'stubPath', 'projectRoot'].includes(k))
+    if (
+      ![
+        'include',
+        'exclude',
+        'ignore',
+        'strict',
+        'executionEnvironments',
+        'venvPath',
+        'venv',
+        'extraPaths',
+        'stubPath',
+        'projectRoot',
+      ].includes(k)
+    )
       kept[k] = v;
   return { settings: kept, extraPaths: [...new Set(['src', ...extra])], config };
 }
@@ -90,19 +114,10 @@ function tomlSection(toml: string, name: string): Record<string, unknown> {
   return out;
 }
 
-/** The interpreter of the repository's own virtual environment, if it has one. */
-function venvPython(root: string): string | undefined {
-  for (const dir of ['.venv', 'venv']) {
-    const python = join(root, dir, 'bin', 'python');
-    if (existsSync(python)) return python;
-  }
-  return undefined;
-}
-
 /** pyright's errors of a file of one tree, as diagnostics to compare. */
 function diagsOf(answer: ReadonlyMap<string, readonly PyrightDiagnostic[]>, dir: string, rel: string, text: string | undefined): Diag[] {
   const lines = (text ?? '').split(/\r?\n/);
-  return (answer.get(join(dir, rel)) ?? [])
+  return (answer.get(inDir(dir, rel)) ?? [])
     .filter((d) => d.severity === 'error')
     .map((d) => {
       const line = d.range.start.line + 1;
@@ -129,10 +144,21 @@ export async function checkPythonPair(input: PythonCheckInput): Promise<CheckRes
   const truncated = affected.length - files.length;
   const pythonPath = venvPython(input.root);
   const ask = (roots: string[], abs: string[]) =>
-    runPyright({ cli, settings, extraPaths, ...(pythonPath ? { pythonPath } : {}), roots, files: abs, deadline: input.deadline } satisfies PyrightRequest);
+    runPyright({
+      cli,
+      settings,
+      extraPaths,
+      ...(pythonPath ? { pythonPath } : {}),
+      roots,
+      files: abs,
+      deadline: input.deadline,
+    } satisfies PyrightRequest);
   try {
     const mergeDir = materialise(ids.merge, trees.merge, texts);
-    const merged = await ask([mergeDir], files.map((f) => join(mergeDir, f)));
+    const merged = await ask(
+      [mergeDir],
+      files.map((f) => inDir(mergeDir, f)),
+    );
     if (failed(merged)) return { status: 'not-checked', reason: merged.failed };
     const mergeDiags = new Map<string, Diag[]>();
     for (const rel of files) {
@@ -147,7 +173,7 @@ export async function checkPythonPair(input: PythonCheckInput): Promise<CheckRes
     const erring = [...mergeDiags.keys()];
     const others = await ask(
       sides.map((s) => s.dir),
-      sides.flatMap((s) => erring.filter((rel) => trees[s.which].has(rel)).map((rel) => join(s.dir, rel))),
+      sides.flatMap((s) => erring.filter((rel) => trees[s.which].has(rel)).map((rel) => inDir(s.dir, rel))),
     );
     if (failed(others)) return { status: 'not-checked', reason: others.failed };
     const errors: NewError[] = [];
@@ -182,7 +208,8 @@ export function importedModules(rel: string, text: string): string[] {
     const from = /^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?\s*([\w\s,]*)/.exec(line);
     if (!from) continue;
     const dots = from[1]!.length;
-    const base = dots > 0 ? [...pkg.slice(0, Math.max(0, pkg.length - dots + 1)), ...(from[2] ? from[2].split('.') : [])].join('.') : from[2]!;
+    const base =
+      dots > 0 ? [...pkg.slice(0, Math.max(0, pkg.length - dots + 1)), ...(from[2] ? from[2].split('.') : [])].join('.') : from[2]!;
     if (base) out.push(base);
     for (const name of from[3]!.split(',')) {
       const n = name.trim().split(/\s+/)[0];
@@ -195,7 +222,8 @@ export function importedModules(rel: string, text: string): string[] {
 /** File → the Python files of the tree that import it. */
 function importersIndex(tree: ReadonlyMap<string, string>, texts: BlobTexts): Map<string, Set<string>> {
   const byModule = new Map<string, string[]>();
-  for (const rel of tree.keys()) if (isPythonPath(rel)) for (const m of moduleNames(rel)) (byModule.get(m) ?? byModule.set(m, []).get(m)!).push(rel);
+  for (const rel of tree.keys())
+    if (isPythonPath(rel)) for (const m of moduleNames(rel)) (byModule.get(m) ?? byModule.set(m, []).get(m)!).push(rel);
   const index = new Map<string, Set<string>>();
   for (const [from, id] of tree) {
     const text = isPythonPath(from) ? texts.get(id) : undefined;

@@ -51,7 +51,19 @@ const SCENARIOS: Record<string, readonly [Side, Side]> = {
     { write: { 'src/app/cart.py': lines('from app.pricing import price', '', 'shown = price(1, "EUR")') } },
   ],
   dataclass: [
-    { write: { 'src/app/users.py': lines('from dataclasses import dataclass', '', '', '@dataclass', 'class User:', '    name: str', '    email: str') } },
+    {
+      write: {
+        'src/app/users.py': lines(
+          'from dataclasses import dataclass',
+          '',
+          '',
+          '@dataclass',
+          'class User:',
+          '    name: str',
+          '    email: str',
+        ),
+      },
+    },
     { write: { 'src/app/admin.py': lines('from app.users import User', '', 'admin = User(name="root")') } },
   ],
   returns: [
@@ -63,8 +75,19 @@ const SCENARIOS: Record<string, readonly [Side, Side]> = {
     { write: { 'src/app/cart.py': lines('from app.pricing import price', '', 'shown = price(12)', 'again = price(3)') } },
   ],
   identical: [
-    { write: { 'src/app/session.py': SIGNATURE, 'src/app/login.py': lines('from app.session import create_session', '', 'token = create_session("ann", 5)') }, commit: true },
-    { write: { 'src/app/session.py': SIGNATURE, 'src/app/login.py': lines('from app.session import create_session', '', 'token = create_session("ann", 5)') } },
+    {
+      write: {
+        'src/app/session.py': SIGNATURE,
+        'src/app/login.py': lines('from app.session import create_session', '', 'token = create_session("ann", 5)'),
+      },
+      commit: true,
+    },
+    {
+      write: {
+        'src/app/session.py': SIGNATURE,
+        'src/app/login.py': lines('from app.session import create_session', '', 'token = create_session("ann", 5)'),
+      },
+    },
   ],
   unrelated: [
     { write: { 'src/app/parsing.py': lines('def parse(text: str, base: int) -> int:', '    return int(text, base)') } },
@@ -135,7 +158,9 @@ const checkedClean = (name: string) => {
   const s = scores.get(name)!;
   expect(s.problems ?? []).toEqual([]);
   expect(s.evidence.map((e) => e.kind)).toEqual(['typecheck-clean']);
-  expect(s.evidence[0]!.message).toMatch(/^checked: the merge of .* type-checks with no new error \(\d+ files? checked with pyright \(pyproject\.toml\)\)/);
+  expect(s.evidence[0]!.message).toMatch(
+    /^checked: the merge of .* type-checks with no new error \(\d+ files? checked with pyright \(pyproject\.toml\)\)/,
+  );
   expect(s.risk).toBe(0);
   expect(s.overrules?.[0]).toMatchObject({ channel: 'symbols' });
 };
@@ -211,7 +236,12 @@ describe('typecheck channel, Python: not checked says why, never clear', () => {
 
 describe('Python imports and definitions', () => {
   it('reads absolute and relative imports, and names a file by every dotted suffix', () => {
-    expect(importedModules('src/app/views.py', lines('import os, app.session as s', 'from .users import User, Admin', 'from .. import pricing', 'from app.parsing import (parse,'))).toEqual([
+    expect(
+      importedModules(
+        'src/app/views.py',
+        lines('import os, app.session as s', 'from .users import User, Admin', 'from .. import pricing', 'from app.parsing import (parse,'),
+      ),
+    ).toEqual([
       'os',
       'app.session',
       'src.app.users',
@@ -227,7 +257,17 @@ describe('Python imports and definitions', () => {
   });
 
   it('finds a def or class block with its decorators, methods qualified by their class', () => {
-    const text = lines('@dataclass', 'class User:', '    name: str', '', '    @property', '    def shown(self) -> str:', '        return self.name', '', 'x = 1');
+    const text = lines(
+      '@dataclass',
+      'class User:',
+      '    name: str',
+      '',
+      '    @property',
+      '    def shown(self) -> str:',
+      '        return self.name',
+      '',
+      'x = 1',
+    );
     expect(blocksNamed(text, 'User').map((b) => [b.name, b.lines])).toEqual([['User', [1, 7]]]);
     expect(blocksNamed(text, 'shown').map((b) => [b.name, b.lines])).toEqual([['User.shown', [5, 7]]]);
   });
