@@ -5,9 +5,10 @@
  * whose work can interact (`pairs.ts`), the channel type-checks the scratch merge the merge
  * channel makes (`git merge-tree --write-tree` of the two current states, uncommitted work
  * included) with the TypeScript compiler and the project's own tsconfig, reading every file from
- * the git trees (`tree-fs.ts`, `check.ts`). An error the merge has and neither side nor the base
- * has (`compare.ts`) is risk 1 with the compiler's message at the breaking line and the other
- * agent's change that breaks it.
+ * the git trees (`tree-fs.ts`, `check.ts`); Python files with pyright, on copies of the trees'
+ * Python files in a private temporary directory (`python.ts`, `pyright.ts`). An error the merge
+ * has and neither side nor the base has (`compare.ts`) is risk 1 with the compiler's message at
+ * the breaking line and the other agent's change that breaks it.
  *
  * A checked pair with no new error is risk 0 with evidence that says "checked", and overrules the
  * symbols channel's signature/body reads for that pair (core's overrule rule: they no longer raise
