@@ -26,13 +26,14 @@ import {
   type ChannelScore,
   type Evidence,
   type EvidenceSide,
+  type GitChannelService,
   type OptionsSchema,
   type Range,
 } from '@airspace/core';
 import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
-import { isPyrightInput } from './pyright.js';
+import { holdRuns, isPyrightInput } from './pyright.js';
 import { changedPython, checkPythonPair } from './python.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
 
@@ -95,6 +96,8 @@ const MAX_RESULTS = 10_000;
 interface Prepared {
   readonly started: number;
   readonly pairs: readonly AgentPair[];
+  /** Pairs whose check started in `prepare`, by `a\0b`. */
+  readonly ahead: ReadonlyMap<string, Promise<ChannelScore>>;
 }
 
 function notChecked(a: Agent, b: Agent, reason: string): ChannelScore {
@@ -198,6 +201,7 @@ async function checkTrees(
   o: TypecheckOptions,
   ids: { readonly base: string; readonly a: string; readonly b: string; readonly merge: string },
   started: number,
+  release?: () => void,
 ): Promise<CheckResult> {
   const [base, ta, tb, merge] = await Promise.all([ids.base, ids.a, ids.b, ids.merge].map((t) => git.listTree(t)));
   const trees: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
@@ -231,6 +235,7 @@ async function checkTrees(
         importerDepth: o.importerDepth,
         maxFiles: o.maxFiles,
         deadline,
+        ...(release ? { release } : {}),
       }),
     );
   return combine(parts);
@@ -252,6 +257,80 @@ function combine(parts: readonly CheckResult[]): CheckResult {
   };
 }
 
+/** What scoring one pair reads of the scan's context. */
+interface ScoreContext {
+  readonly options: TypecheckOptions;
+  readonly git: GitChannelService;
+  readonly root: string | undefined;
+  readonly started: number;
+  /** This check's hold on pyright's next run (started with others in `prepare`). */
+  readonly release?: () => void;
+}
+
+/** Pairs checked at once, from `prepare`: their pyright runs are shared (see `pyright.ts`). */
+const AHEAD = 32;
+
+/** The channel's score of one pair (cached by its trees). */
+async function scoreOnce(a: Agent, b: Agent, ctx: ScoreContext): Promise<ChannelScore> {
+  const o = ctx.options;
+  const git = ctx.git;
+  if (!git.pairTrees || !git.listTree || !git.readBlob) return notChecked(a, b, 'the git service cannot read trees');
+  const root = ctx.root;
+  if (!root) return notChecked(a, b, 'no repository root');
+  const spent = Date.now() - ctx.started;
+  if (spent >= o.budgetMs) return notChecked(a, b, `the scan's type-check budget (${o.budgetMs} ms) is spent`);
+
+  let trees;
+  try {
+    trees = await git.pairTrees(a, b);
+  } catch (e) {
+    return notChecked(a, b, `git could not merge them: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (trees.merge.error) return notChecked(a, b, `git could not merge them (${trees.merge.error})`);
+  // A textual conflict is the merge channel's, at risk 1: no problem to raise, but said.
+  if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
+  if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
+
+  const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join(
+    '\0',
+  );
+  let result = results.get(key);
+  if (!result) {
+    const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };
+    result = await checkTrees(git as TreeReader, root, o, ids, ctx.started, ctx.release);
+    // A time limit is not a property of the trees: the next scan tries again.
+    if (result.status === 'checked' || result.quiet) {
+      if (results.size >= MAX_RESULTS) results.clear();
+      results.set(key, trees.a <= trees.b ? result : swapped(result));
+    }
+  } else if (trees.a > trees.b) result = swapped(result);
+
+  if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
+  if (result.errors.length === 0) {
+    const scope = result.files === 0 ? 'no source file changed' : `${result.files} file${result.files === 1 ? '' : 's'} checked`;
+    const partly = result.truncated > 0 ? `; ${result.truncated} more importers not checked (maxFiles)` : '';
+    return {
+      risk: 0,
+      evidence: [
+        {
+          kind: 'typecheck-clean',
+          risk: 0,
+          confidence: 'high',
+          message: `checked: the merge of ${a.label} and ${b.label} type-checks with no new error (${scope} with ${result.config}${partly}).`,
+        },
+      ],
+      overrules: [
+        {
+          channel: 'symbols',
+          kinds: OVERRULED_SYMBOL_KINDS,
+          reason: `the compiler checked the merge of ${a.label} and ${b.label} and found no new error`,
+        },
+      ],
+    };
+  }
+  return { risk: 1, evidence: result.errors.slice(0, o.maxEvidence).map((e) => evidenceOf(a, b, e)) };
+}
+
 export function typecheckChannel() {
   return defineChannel({
     id: 'typecheck',
@@ -265,79 +344,44 @@ export function typecheckChannel() {
     defaultOptions: DEFAULT_TYPECHECK_OPTIONS,
     optionsSchema: TYPECHECK_OPTIONS_SCHEMA,
     requires: ['git'],
-    prepare(agents, ctx): Prepared {
+    async prepare(agents, ctx): Promise<Prepared> {
       const o = ctx.options;
       const git = ctx.services.git;
+      const ahead = new Map<string, Promise<ChannelScore>>();
       // A front end whose git service cannot read trees (a replay of supplied observations) checks nothing.
-      if (!git.pairTrees || !git.listTree || !git.readBlob) return { started: Date.now(), pairs: [] };
+      if (!git.pairTrees || !git.listTree || !git.readBlob) return { started: Date.now(), pairs: [], ahead };
       const pairs = interactingPairs(agents, {
         ...(o.pairs === 'interacting' && ctx.services.importGraph ? { importGraph: ctx.services.importGraph } : {}),
         ...(o.pairs === 'interacting' && ctx.services.symbols ? { symbols: ctx.services.symbols } : {}),
         importDepth: o.importDepth,
       });
-      return { started: Date.now(), pairs };
+      const started = Date.now();
+      // Several pairs: their checks start together (not awaited here), so that the pyright runs of
+      // the same moment are shared; `score` reads them.
+      if (pairs.length > 1) {
+        const byId = new Map(agents.map((x) => [x.id, x]));
+        const first = pairs.slice(0, AHEAD).map(([x, y]) => [byId.get(x)!, byId.get(y)!] as const);
+        await git.mergeMany?.(first).catch(() => undefined);
+        for (const [x, y] of first) {
+          const release = holdRuns();
+          const p = scoreOnce(x, y, { options: o, git, root: ctx.repository?.root, started, release }).finally(release);
+          p.catch(() => undefined); // read (and reported) by `score`
+          ahead.set(`${x.id}\0${y.id}`, p);
+        }
+      }
+      return { started, pairs, ahead };
     },
     candidates(_agents, ctx, only) {
       return only ? ctx.prepared.pairs.filter(([x, y]) => only.has(x) || only.has(y)) : ctx.prepared.pairs;
     },
     async score(a, b, ctx) {
-      const o = ctx.options;
-      const git = ctx.services.git;
-      if (!git.pairTrees || !git.listTree || !git.readBlob) return notChecked(a, b, 'the git service cannot read trees');
-      const root = ctx.repository?.root;
-      if (!root) return notChecked(a, b, 'no repository root');
-      const spent = Date.now() - ctx.prepared.started;
-      if (spent >= o.budgetMs) return notChecked(a, b, `the scan's type-check budget (${o.budgetMs} ms) is spent`);
-
-      let trees;
-      try {
-        trees = await git.pairTrees(a, b);
-      } catch (e) {
-        return notChecked(a, b, `git could not merge them: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      if (trees.merge.error) return notChecked(a, b, `git could not merge them (${trees.merge.error})`);
-      // A textual conflict is the merge channel's, at risk 1: no problem to raise, but said.
-      if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
-      if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
-
-      const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join(
-        '\0',
-      );
-      let result = results.get(key);
-      if (!result) {
-        const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };
-        result = await checkTrees(git as TreeReader, root, o, ids, ctx.prepared.started);
-        // A time limit is not a property of the trees: the next scan tries again.
-        if (result.status === 'checked' || result.quiet) {
-          if (results.size >= MAX_RESULTS) results.clear();
-          results.set(key, trees.a <= trees.b ? result : swapped(result));
-        }
-      } else if (trees.a > trees.b) result = swapped(result);
-
-      if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
-      if (result.errors.length === 0) {
-        const scope = result.files === 0 ? 'no source file changed' : `${result.files} file${result.files === 1 ? '' : 's'} checked`;
-        const partly = result.truncated > 0 ? `; ${result.truncated} more importers not checked (maxFiles)` : '';
-        return {
-          risk: 0,
-          evidence: [
-            {
-              kind: 'typecheck-clean',
-              risk: 0,
-              confidence: 'high',
-              message: `checked: the merge of ${a.label} and ${b.label} type-checks with no new error (${scope} with ${result.config}${partly}).`,
-            },
-          ],
-          overrules: [
-            {
-              channel: 'symbols',
-              kinds: OVERRULED_SYMBOL_KINDS,
-              reason: `the compiler checked the merge of ${a.label} and ${b.label} and found no new error`,
-            },
-          ],
-        };
-      }
-      return { risk: 1, evidence: result.errors.slice(0, o.maxEvidence).map((e) => evidenceOf(a, b, e)) };
+      const sc: ScoreContext = { options: ctx.options, git: ctx.services.git, root: ctx.repository?.root, started: ctx.prepared.started };
+      const ahead = ctx.prepared.ahead;
+      const mine = ahead.get(`${a.id}\0${b.id}`);
+      if (mine) return mine;
+      // Checked ahead in the other order: wait for it (its result is cached), then read it this way round.
+      await ahead.get(`${b.id}\0${a.id}`)?.catch(() => undefined);
+      return scoreOnce(a, b, sc);
     },
   });
 }

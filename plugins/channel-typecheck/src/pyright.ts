@@ -5,7 +5,7 @@
  * while it lives, removed at exit): never to a work tree. One pyright process checks several
  * trees at once, one execution environment per tree (each tree is its own import root, `src/`
  * and the project's `extraPaths` included); requests made within a few milliseconds of each
- * other share one process, since pyright's start-up (reading typeshed's builtins) is most of a small
+ * other, or by checks started together (`holdRuns`), share one process, since pyright's start-up (reading typeshed's builtins) is most of a small
  * check's cost.
  */
 import { spawn } from 'node:child_process';
@@ -118,16 +118,52 @@ interface Pending {
 let pending: Pending[] = [];
 /** How long a request waits for others to share its process (small beside pyright's start-up). */
 const GATHER_MS = 30;
+/** How long held checks may keep a request waiting at most. */
+const HOLD_MS = 5_000;
+/** Checks started together that have not asked yet (`holdRuns`). */
+let holders = 0;
+let gathered = false;
+let batch = 0;
 
-/** Checks the request's files; requests made within `GATHER_MS` with the same settings share one pyright process. */
-export function runPyright(request: PyrightRequest): Promise<PyrightAnswer> {
+/**
+ * Holds the next run until this check has asked (the `release` given to `runPyright`) or ended
+ * (calling the returned function; again is harmless): checks started together share one run
+ * however long their git work takes (`HOLD_MS` at most).
+ */
+export function holdRuns(): () => void {
+  holders++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holders--;
+    if (gathered && holders === 0 && pending.length > 0) flush();
+  };
+}
+
+/**
+ * Checks the request's files; requests made within `GATHER_MS` (or while checks started together
+ * are held) with the same settings share one pyright process. `release`: this check's hold.
+ */
+export function runPyright(request: PyrightRequest, release?: () => void): Promise<PyrightAnswer> {
   return new Promise((resolve) => {
-    if (pending.length === 0) setTimeout(flush, GATHER_MS);
+    if (pending.length === 0) {
+      const mine = ++batch;
+      gathered = false;
+      setTimeout(() => {
+        gathered = true;
+        if (mine === batch && holders === 0 && pending.length > 0) flush();
+      }, GATHER_MS);
+      setTimeout(() => mine === batch && pending.length > 0 && flush(), HOLD_MS);
+    }
     pending.push({ request, resolve });
+    release?.();
   });
 }
 
 function flush(): void {
+  batch++;
+  gathered = false;
   const groups = new Map<string, Pending[]>();
   for (const p of pending) {
     const r = p.request;

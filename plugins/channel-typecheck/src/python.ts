@@ -40,6 +40,8 @@ export interface PythonCheckInput {
   readonly importerDepth: number;
   readonly maxFiles: number;
   readonly deadline: number;
+  /** Releases this check's hold on pyright's next run (`holdRuns`) once it has asked. */
+  readonly release?: () => void;
 }
 
 /** The Python files a pair's merge changes (present in the merge); none: the pair has no Python to check. */
@@ -144,15 +146,18 @@ export async function checkPythonPair(input: PythonCheckInput): Promise<CheckRes
   const truncated = affected.length - files.length;
   const pythonPath = venvPython(input.root);
   const ask = (roots: string[], abs: string[]) =>
-    runPyright({
-      cli,
-      settings,
-      extraPaths,
-      ...(pythonPath ? { pythonPath } : {}),
-      roots,
-      files: abs,
-      deadline: input.deadline,
-    } satisfies PyrightRequest);
+    runPyright(
+      {
+        cli,
+        settings,
+        extraPaths,
+        ...(pythonPath ? { pythonPath } : {}),
+        roots,
+        files: abs,
+        deadline: input.deadline,
+      } satisfies PyrightRequest,
+      input.release,
+    );
   try {
     const mergeDir = materialise(ids.merge, trees.merge, texts);
     const merged = await ask(

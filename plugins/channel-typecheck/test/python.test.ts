@@ -5,7 +5,7 @@
  * the merges that have errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent, ChannelScore } from '@airspace/core';
@@ -122,15 +122,22 @@ let scores: Map<string, ChannelScore>;
 async function scoreAll(names: readonly string[], options: Record<string, unknown> = {}): Promise<Map<string, ChannelScore>> {
   const channel = typecheckChannel();
   const ctx = {
-    options: { ...channel.defaultOptions!, ...options },
+    // Generous limits: the machine running the tests may be busy (one test sets its own).
+    options: { ...channel.defaultOptions!, timeLimitMs: 90_000, budgetMs: 90_000, ...options },
     now: Date.now(),
     logger: silent,
     services: { git: loaded.git },
     repository: { id: 'test', root: repo.dir },
   };
-  const prepared = await channel.prepare!(loaded.agents, ctx);
   const agent = (id: string): Agent => loaded.agents.find((x) => x.id === id)!;
-  const out = await Promise.all(names.map((n) => channel.score(agent(`${n}-a`), agent(`${n}-b`), { ...ctx, prepared })));
+  // Each pair prepared alone (the repository's other agents are other scenarios), scored together.
+  const out = await Promise.all(
+    names.map(async (n) => {
+      const [a, b] = [agent(`${n}-a`), agent(`${n}-b`)];
+      const prepared = await channel.prepare!([a, b], ctx);
+      return channel.score(a, b, { ...ctx, prepared });
+    }),
+  );
   return new Map(names.map((n, i) => [n, out[i]!]));
 }
 
@@ -146,7 +153,7 @@ beforeAll(async () => {
   }
   loaded = await loadAgents({ repo: repo.dir });
   scores = await scoreAll(Object.keys(SCENARIOS));
-}, 60_000);
+}, 120_000);
 
 afterAll(() => {
   loaded?.git.dispose();
@@ -230,6 +237,41 @@ describe('typecheck channel, Python: not checked says why, never clear', () => {
       expect(s.evidence).toEqual([]);
       expect(s.problems?.[0]).toMatchObject({ code: 'TYPECHECK_NOT_CHECKED' });
       expect(s.problems?.[0]!.message).toMatch(why);
+    }
+  });
+});
+
+describe('typecheck channel, Python: the pairs of one scan', () => {
+  it('start together and share one pyright run, though scored one after another', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-pyright-'));
+    writeFileSync(
+      join(dir, 'quiet.cjs'),
+      "require('fs').appendFileSync(__dirname + '/runs.log', process.argv.filter((a) => a.endsWith('.py')).length + '\\n');\n" +
+        'process.stdout.write(JSON.stringify({ generalDiagnostics: [] }));\n',
+    );
+    try {
+      const channel = typecheckChannel();
+      const ctx = {
+        options: { ...channel.defaultOptions!, pyright: join(dir, 'quiet.cjs') },
+        now: Date.now(),
+        logger: silent,
+        services: { git: loaded.git },
+        repository: { id: 'test', root: repo.dir },
+      };
+      const three = ['signature-a', 'renamed-a', 'dataclass-a'].map((id) => loaded.agents.find((x) => x.id === id)!);
+      const prepared = await channel.prepare!(three, ctx);
+      for (const [x, y] of [
+        [0, 1],
+        [0, 2],
+        [2, 1], // the other order than prepared
+      ] as const) {
+        const s = await channel.score(three[x]!, three[y]!, { ...ctx, prepared });
+        expect(s.evidence.map((e) => e.kind)).toEqual(['typecheck-clean']);
+      }
+      // One run for the three merges (each changes two files).
+      expect(readFileSync(join(dir, 'runs.log'), 'utf8')).toBe('6\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
