@@ -57,7 +57,7 @@ export interface PyrightDiagnostic {
 let scratch: string | undefined;
 /** Tree id → its directory, oldest first. */
 const written = new Map<string, string>();
-const MAX_TREES = 48;
+const MAX_TREES = 24;
 
 function scratchDir(): string {
   if (!scratch) {
