@@ -6,6 +6,8 @@
  * each run's time, the channel's first evidence or problem, and the median of the warm runs.
  *
  *   node dist/measure-typecheck.js --repo DIR --a ann --b ben --file DIR-ben/src/x.ts [--runs 9]
+ *
+ * (A Python `--file` gets a `#` comment.)
  */
 import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -31,7 +33,7 @@ const channel = typecheckChannel();
 const silent = { debug() {}, info() {}, warn() {} };
 const warm: number[] = [];
 for (let i = 0; i <= runs; i++) {
-  if (i > 0) appendFileSync(file, `// airspace bench edit ${i}\n`);
+  if (i > 0) appendFileSync(file, `${/\.pyi?$/.test(file) ? '#' : '//'} airspace bench edit ${i}\n`);
   const loaded = await loadAgents({ repo });
   try {
     const options = { ...channel.defaultOptions!, timeLimitMs: 600_000, budgetMs: 600_000 };

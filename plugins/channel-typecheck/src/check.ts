@@ -11,7 +11,9 @@
  */
 import type * as TS from 'typescript';
 import { BlobTexts, normalizePath, TreeFs } from './tree-fs.js';
-import { newErrors, type Diag } from './compare.js';
+import { affectedFiles, changedPaths, newErrors, readerOf, type Diag, type PairListings } from './compare.js';
+
+export { changedPaths, type PairListings } from './compare.js';
 
 export type Ts = typeof TS;
 
@@ -153,14 +155,6 @@ function compilerHost(ts: Ts, fs: TreeFs, optionsKey: string): TS.CompilerHost {
   return host;
 }
 
-/** The four trees of a pair, as listings (path → blob id). */
-export interface PairListings {
-  readonly base: ReadonlyMap<string, string>;
-  readonly a: ReadonlyMap<string, string>;
-  readonly b: ReadonlyMap<string, string>;
-  readonly merge: ReadonlyMap<string, string>;
-}
-
 export interface CheckInput {
   readonly ts: Ts;
   /** Absolute root the trees' files appear under (the repository's root). */
@@ -208,14 +202,6 @@ export type CheckResult =
 class TimeUp extends Error {}
 
 const isSource = (rel: string) => /\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(rel) && !rel.includes('node_modules/');
-
-/** Paths whose blob differs between two listings (added, changed or removed). */
-export function changedPaths(from: ReadonlyMap<string, string>, to: ReadonlyMap<string, string>): Set<string> {
-  const out = new Set<string>();
-  for (const [p, id] of to) if (from.get(p) !== id) out.add(p);
-  for (const p of from.keys()) if (!to.has(p)) out.add(p);
-  return out;
-}
 
 interface Built {
   readonly fs: TreeFs;
@@ -313,33 +299,17 @@ export function checkPair(input: CheckInput): CheckResult {
     const config = input.tsconfig;
     if (changed.length === 0) return { status: 'checked', config, files: 0, truncated: 0, errors: [] };
 
-    // The files to check: those either side changed, and unchanged files that import (within
-    // `importerDepth` steps) changes of both sides. An unchanged file whose imports reach the
-    // changes of one side only reads in the merge what it reads in that side's tree, so its
-    // errors are that side's, never new.
+    // The files to check (`affectedFiles`): what either side changed, and importers of both sides' changes.
     const owned = (rel: string) => ownerOf(merged.projects, merged.fs.absolute(rel));
     const ownChanged = changed.filter((p) => owned(p));
-    const affected = new Set(ownChanged);
+    const index = new Map<string, Set<string>>();
     if (input.importerDepth > 0 && ownChanged.length > 0) {
       const programs = new Set(ownChanged.map((p) => programFor(ts, merged, owned(p)!)));
-      const index = new Map<string, Set<string>>();
       for (const program of programs)
         for (const [k, v] of importersIndex(program, merged.fs))
           for (const f of v) (index.get(k) ?? index.set(k, new Set()).get(k)!).add(f);
-      const importers = (from: readonly string[]): Set<string> => {
-        const seen = new Set<string>(from);
-        let frontier = [...from];
-        for (let depth = 0; depth < input.importerDepth && frontier.length > 0; depth++) {
-          const next: string[] = [];
-          for (const p of frontier) for (const i of index.get(p) ?? []) if (!seen.has(i) && owned(i)) (seen.add(i), next.push(i));
-          frontier = next;
-        }
-        return seen;
-      };
-      const bySide = (side: ReadonlyMap<string, string>) => ownChanged.filter((p) => side.get(p) !== trees.base.get(p));
-      const ofB = importers(bySide(trees.b));
-      for (const f of importers(bySide(trees.a))) if (ofB.has(f)) affected.add(f);
     }
+    const affected = affectedFiles(ownChanged, trees, index, input.importerDepth, (f) => !!owned(f));
     const files = [...affected].slice(0, input.maxFiles);
     const truncated = affected.size - files.length;
 
@@ -380,34 +350,11 @@ export function checkPair(input: CheckInput): CheckResult {
 /** Which side wrote the breaking line, and which change of the other side breaks it. */
 function explain(ts: Ts, program: TS.Program, fs: TreeFs, d: Diag, trees: PairListings): NewError {
   const changedBy = (side: 'a' | 'b', rel: string) => trees[side].get(rel) !== trees.base.get(rel);
-  const textOf = (side: 'a' | 'b' | 'base'): string[] | undefined => {
-    const id = trees[side].get(d.path);
-    const t = id ? fs.text(id) : undefined;
-    return t?.split(/\r?\n/);
-  };
-  const has = (lines: string[] | undefined) => !!lines?.some((l) => l.trim() === d.text);
-  const inA = changedBy('a', d.path) && has(textOf('a'));
-  const inB = changedBy('b', d.path) && has(textOf('b'));
-  const baseHas = has(textOf('base'));
-  let reader: 'a' | 'b' | undefined;
-  if (inA && !inB) reader = 'a';
-  else if (inB && !inA) reader = 'b';
-  else if (inA && inB) reader = baseHas ? undefined : 'b';
-  else if (changedBy('a', d.path) !== changedBy('b', d.path)) reader = changedBy('a', d.path) ? 'a' : 'b';
-  const readerLine = reader ? nearestLine(textOf(reader), d.text, d.line) : undefined;
+  const { reader, readerLine } = readerOf(d, trees, (id) => fs.text(id));
   const breaker: 'a' | 'b' | undefined = reader ? (reader === 'a' ? 'b' : 'a') : undefined;
   const known = (rel: string) => trees.merge.has(rel) || trees.base.has(rel);
   const site = breaker ? siteOf(ts, program, fs, d, (rel) => changedBy(breaker, rel), breaker, known) : undefined;
   return { diag: d, ...(reader ? { reader } : {}), ...(readerLine ? { readerLine } : {}), ...(site ? { site } : {}) };
-}
-
-function nearestLine(lines: string[] | undefined, text: string, near: number): number | undefined {
-  if (!lines) return undefined;
-  let best: number | undefined;
-  lines.forEach((l, i) => {
-    if (l.trim() === text && (best === undefined || Math.abs(i + 1 - near) < Math.abs(best - near))) best = i + 1;
-  });
-  return best;
 }
 
 /** The deepest node of `sf` that spans `pos`. */

@@ -13,7 +13,8 @@ export interface Diag {
   readonly path: string;
   /** 1-based line in the tree it was found in. */
   readonly line: number;
-  readonly code: number;
+  /** TypeScript's error number (2554), or pyright's rule (`reportCallIssue`). */
+  readonly code: number | string;
   /** The compiler's message, its chain flattened with newlines. */
   readonly message: string;
   /** The text of its line, trimmed (the line's identity across trees). */
@@ -43,7 +44,90 @@ export function newErrors(merge: readonly Diag[], others: readonly (readonly Dia
   return out;
 }
 
-/** `TS2554 Expected 2 arguments, but got 1`: the code and the message's first line, without its full stop. */
+/**
+ * `TS2554 Expected 2 arguments, but got 1` (or `reportCallIssue Expected 1 positional argument`):
+ * the code and the message's first line, without its full stop.
+ */
 export function describeDiag(d: Diag): string {
-  return `TS${d.code} ${d.message.split('\n')[0]!.replace(/\.$/, '')}`;
+  const code = typeof d.code === 'number' ? `TS${d.code}` : d.code;
+  return `${code} ${d.message.split('\n')[0]!.replace(/\.$/, '')}`;
+}
+
+/** The four trees of a pair, as listings (path → blob id). */
+export interface PairListings {
+  readonly base: ReadonlyMap<string, string>;
+  readonly a: ReadonlyMap<string, string>;
+  readonly b: ReadonlyMap<string, string>;
+  readonly merge: ReadonlyMap<string, string>;
+}
+
+/** Paths whose blob differs between two listings (added, changed or removed). */
+export function changedPaths(from: ReadonlyMap<string, string>, to: ReadonlyMap<string, string>): Set<string> {
+  const out = new Set<string>();
+  for (const [p, id] of to) if (from.get(p) !== id) out.add(p);
+  for (const p of from.keys()) if (!to.has(p)) out.add(p);
+  return out;
+}
+
+/**
+ * The files to check: those either side changed (`changed`, in the merge), and unchanged files
+ * that import (within `depth` steps, by `importers`: file → files importing it) changes of both
+ * sides. An unchanged file whose imports reach the changes of one side only reads in the merge
+ * what it reads in that side's tree, so its errors are that side's, never new.
+ */
+export function affectedFiles(
+  changed: readonly string[],
+  trees: PairListings,
+  importers: ReadonlyMap<string, ReadonlySet<string>>,
+  depth: number,
+  keep: (rel: string) => boolean = () => true,
+): Set<string> {
+  const affected = new Set(changed);
+  if (depth <= 0 || changed.length === 0) return affected;
+  const reach = (from: readonly string[]): Set<string> => {
+    const seen = new Set<string>(from);
+    let frontier = [...from];
+    for (let step = 0; step < depth && frontier.length > 0; step++) {
+      const next: string[] = [];
+      for (const p of frontier) for (const i of importers.get(p) ?? []) if (!seen.has(i) && keep(i)) (seen.add(i), next.push(i));
+      frontier = next;
+    }
+    return seen;
+  };
+  const bySide = (side: ReadonlyMap<string, string>) => changed.filter((p) => side.get(p) !== trees.base.get(p));
+  const ofB = reach(bySide(trees.b));
+  for (const f of reach(bySide(trees.a))) if (ofB.has(f)) affected.add(f);
+  return affected;
+}
+
+/** Which side wrote a merged line that breaks (its new code), and the line in that side's own version. */
+export function readerOf(
+  d: Diag,
+  trees: PairListings,
+  text: (id: string) => string | undefined,
+): { reader?: 'a' | 'b'; readerLine?: number } {
+  const changedBy = (side: 'a' | 'b') => trees[side].get(d.path) !== trees.base.get(d.path);
+  const textOf = (side: 'a' | 'b' | 'base'): string[] | undefined => {
+    const id = trees[side].get(d.path);
+    return id ? text(id)?.split(/\r?\n/) : undefined;
+  };
+  const has = (lines: string[] | undefined) => !!lines?.some((l) => l.trim() === d.text);
+  const inA = changedBy('a') && has(textOf('a'));
+  const inB = changedBy('b') && has(textOf('b'));
+  let reader: 'a' | 'b' | undefined;
+  if (inA && !inB) reader = 'a';
+  else if (inB && !inA) reader = 'b';
+  else if (inA && inB) reader = has(textOf('base')) ? undefined : 'b';
+  else if (changedBy('a') !== changedBy('b')) reader = changedBy('a') ? 'a' : 'b';
+  const readerLine = reader ? nearestLine(textOf(reader), d.text, d.line) : undefined;
+  return { ...(reader ? { reader } : {}), ...(readerLine ? { readerLine } : {}) };
+}
+
+function nearestLine(lines: string[] | undefined, text: string, near: number): number | undefined {
+  if (!lines) return undefined;
+  let best: number | undefined;
+  lines.forEach((l, i) => {
+    if (l.trim() === text && (best === undefined || Math.abs(i + 1 - near) < Math.abs(best - near))) best = i + 1;
+  });
+  return best;
 }

@@ -5,9 +5,10 @@
  * whose work can interact (`pairs.ts`), the channel type-checks the scratch merge the merge
  * channel makes (`git merge-tree --write-tree` of the two current states, uncommitted work
  * included) with the TypeScript compiler and the project's own tsconfig, reading every file from
- * the git trees (`tree-fs.ts`, `check.ts`). An error the merge has and neither side nor the base
- * has (`compare.ts`) is risk 1 with the compiler's message at the breaking line and the other
- * agent's change that breaks it.
+ * the git trees (`tree-fs.ts`, `check.ts`); Python files with pyright, on copies of the trees'
+ * Python files in a private temporary directory (`python.ts`, `pyright.ts`). An error the merge
+ * has and neither side nor the base has (`compare.ts`) is risk 1 with the compiler's message at
+ * the breaking line and the other agent's change that breaks it.
  *
  * A checked pair with no new error is risk 0 with evidence that says "checked", and overrules the
  * symbols channel's signature/body reads for that pair (core's overrule rule: they no longer raise
@@ -25,12 +26,15 @@ import {
   type ChannelScore,
   type Evidence,
   type EvidenceSide,
+  type GitChannelService,
   type OptionsSchema,
   type Range,
 } from '@airspace/core';
 import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
+import { holdRuns, isPyrightInput } from './pyright.js';
+import { changedPython, checkPythonPair } from './python.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
 
 export { newErrors, type Diag } from './compare.js';
@@ -53,6 +57,8 @@ export interface TypecheckOptions {
   readonly timeLimitMs: number;
   /** Evidence items per pair at most. */
   readonly maxEvidence: number;
+  /** The pyright CLI (`index.js`) that checks Python; '' for the installed npm package `pyright`. */
+  readonly pyright: string;
 }
 
 export const DEFAULT_TYPECHECK_OPTIONS: TypecheckOptions = {
@@ -64,6 +70,7 @@ export const DEFAULT_TYPECHECK_OPTIONS: TypecheckOptions = {
   budgetMs: 30_000,
   timeLimitMs: 15_000,
   maxEvidence: 5,
+  pyright: '',
 };
 
 export const TYPECHECK_OPTIONS_SCHEMA: OptionsSchema<TypecheckOptions> = {
@@ -75,6 +82,7 @@ export const TYPECHECK_OPTIONS_SCHEMA: OptionsSchema<TypecheckOptions> = {
   budgetMs: { type: 'number', min: 0 },
   timeLimitMs: { type: 'number', above: 0 },
   maxEvidence: { type: 'number', integer: true, min: 1 },
+  pyright: { type: 'string' },
 };
 
 /** The symbols channel's findings the compiler's word replaces: a definition changed that the other reads. */
@@ -88,6 +96,8 @@ const MAX_RESULTS = 10_000;
 interface Prepared {
   readonly started: number;
   readonly pairs: readonly AgentPair[];
+  /** Pairs whose check started in `prepare`, by `a\0b`. */
+  readonly ahead: ReadonlyMap<string, Promise<ChannelScore>>;
 }
 
 function notChecked(a: Agent, b: Agent, reason: string): ChannelScore {
@@ -176,110 +186,202 @@ function swapped(r: CheckResult): CheckResult {
   };
 }
 
+type TreeReader = {
+  listTree(tree: string): Promise<ReadonlyMap<string, string>>;
+  readBlob(id: string): Promise<string>;
+};
+
+/**
+ * Checks a pair's trees: TypeScript where the trees have the tsconfig, Python (pyright) where the
+ * merge changes Python files; both where both.
+ */
+async function checkTrees(
+  git: TreeReader,
+  root: string,
+  o: TypecheckOptions,
+  ids: { readonly base: string; readonly a: string; readonly b: string; readonly merge: string },
+  started: number,
+  release?: () => void,
+): Promise<CheckResult> {
+  const [base, ta, tb, merge] = await Promise.all([ids.base, ids.a, ids.b, ids.merge].map((t) => git.listTree(t)));
+  const trees: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
+  const typescript = trees.merge.has(o.tsconfig) || trees.a.has(o.tsconfig) || trees.b.has(o.tsconfig);
+  const python = changedPython(trees).length > 0;
+  // Neither a TypeScript project nor Python changed: nothing to read, no checker to load.
+  if (!typescript && !python)
+    return { status: 'not-checked', reason: `no ${o.tsconfig} in the merged tree and no Python file changed`, quiet: true };
+  const wanted: string[] = [];
+  for (const l of [trees.merge, trees.a, trees.b, trees.base])
+    for (const [p, id] of l) if ((typescript && isCompilerInput(p, false)) || (python && isPyrightInput(p))) wanted.push(id);
+  await fetchTexts(wanted, texts, (id) => git.readBlob(id));
+  const deadline = Date.now() + Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - started)));
+  const parts: CheckResult[] = [];
+  if (typescript) {
+    const ts = await loadTypeScript();
+    parts.push(
+      ts
+        ? checkPair({ ts, root, trees, texts, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline })
+        : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' },
+    );
+  }
+  if (python)
+    parts.push(
+      await checkPythonPair({
+        root,
+        trees,
+        ids,
+        texts,
+        pyright: o.pyright,
+        importerDepth: o.importerDepth,
+        maxFiles: o.maxFiles,
+        deadline,
+        ...(release ? { release } : {}),
+      }),
+    );
+  return combine(parts);
+}
+
+/** One result of a pair's languages: their errors; never clear while a part could not be checked. */
+function combine(parts: readonly CheckResult[]): CheckResult {
+  if (parts.length === 1) return parts[0]!;
+  const checked = parts.flatMap((p) => (p.status === 'checked' ? [p] : []));
+  const failed = parts.find((p) => p.status === 'not-checked' && !p.quiet);
+  const errors = checked.flatMap((p) => p.errors);
+  if (checked.length === 0 || (failed && errors.length === 0)) return failed ?? parts[0]!;
+  return {
+    status: 'checked',
+    config: checked.map((p) => p.config).join(' and '),
+    files: checked.reduce((n, p) => n + p.files, 0),
+    truncated: checked.reduce((n, p) => n + p.truncated, 0),
+    errors,
+  };
+}
+
+/** What scoring one pair reads of the scan's context. */
+interface ScoreContext {
+  readonly options: TypecheckOptions;
+  readonly git: GitChannelService;
+  readonly root: string | undefined;
+  readonly started: number;
+  /** This check's hold on pyright's next run (started with others in `prepare`). */
+  readonly release?: () => void;
+}
+
+/** Pairs checked at once, from `prepare`: their pyright runs are shared (see `pyright.ts`). */
+const AHEAD = 32;
+
+/** The channel's score of one pair (cached by its trees). */
+async function scoreOnce(a: Agent, b: Agent, ctx: ScoreContext): Promise<ChannelScore> {
+  const o = ctx.options;
+  const git = ctx.git;
+  if (!git.pairTrees || !git.listTree || !git.readBlob) return notChecked(a, b, 'the git service cannot read trees');
+  const root = ctx.root;
+  if (!root) return notChecked(a, b, 'no repository root');
+  const spent = Date.now() - ctx.started;
+  if (spent >= o.budgetMs) return notChecked(a, b, `the scan's type-check budget (${o.budgetMs} ms) is spent`);
+
+  let trees;
+  try {
+    trees = await git.pairTrees(a, b);
+  } catch (e) {
+    return notChecked(a, b, `git could not merge them: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (trees.merge.error) return notChecked(a, b, `git could not merge them (${trees.merge.error})`);
+  // A textual conflict is the merge channel's, at risk 1: no problem to raise, but said.
+  if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
+  if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
+
+  const key = [root, o.tsconfig, o.pyright, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join(
+    '\0',
+  );
+  let result = results.get(key);
+  if (!result) {
+    const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };
+    result = await checkTrees(git as TreeReader, root, o, ids, ctx.started, ctx.release);
+    // A time limit is not a property of the trees: the next scan tries again.
+    if (result.status === 'checked' || result.quiet) {
+      if (results.size >= MAX_RESULTS) results.clear();
+      results.set(key, trees.a <= trees.b ? result : swapped(result));
+    }
+  } else if (trees.a > trees.b) result = swapped(result);
+
+  if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
+  if (result.errors.length === 0) {
+    const scope = result.files === 0 ? 'no source file changed' : `${result.files} file${result.files === 1 ? '' : 's'} checked`;
+    const partly = result.truncated > 0 ? `; ${result.truncated} more importers not checked (maxFiles)` : '';
+    return {
+      risk: 0,
+      evidence: [
+        {
+          kind: 'typecheck-clean',
+          risk: 0,
+          confidence: 'high',
+          message: `checked: the merge of ${a.label} and ${b.label} type-checks with no new error (${scope} with ${result.config}${partly}).`,
+        },
+      ],
+      overrules: [
+        {
+          channel: 'symbols',
+          kinds: OVERRULED_SYMBOL_KINDS,
+          reason: `the compiler checked the merge of ${a.label} and ${b.label} and found no new error`,
+        },
+      ],
+    };
+  }
+  return { risk: 1, evidence: result.errors.slice(0, o.maxEvidence).map((e) => evidenceOf(a, b, e)) };
+}
+
 export function typecheckChannel() {
   return defineChannel({
     id: 'typecheck',
     defaultWeight: 1,
     meta: {
       description:
-        "Semantic collisions: type-checks the scratch merge of the two agents' current states with the TypeScript compiler; an error neither side nor the base has is a collision.",
+        "Semantic collisions: type-checks the scratch merge of the two agents' current states with the TypeScript compiler (pyright for Python); an error neither side nor the base has is a collision.",
       precision: 'line',
       scoresGitState: true,
     },
     defaultOptions: DEFAULT_TYPECHECK_OPTIONS,
     optionsSchema: TYPECHECK_OPTIONS_SCHEMA,
     requires: ['git'],
-    prepare(agents, ctx): Prepared {
+    async prepare(agents, ctx): Promise<Prepared> {
       const o = ctx.options;
       const git = ctx.services.git;
+      const ahead = new Map<string, Promise<ChannelScore>>();
       // A front end whose git service cannot read trees (a replay of supplied observations) checks nothing.
-      if (!git.pairTrees || !git.listTree || !git.readBlob) return { started: Date.now(), pairs: [] };
+      if (!git.pairTrees || !git.listTree || !git.readBlob) return { started: Date.now(), pairs: [], ahead };
       const pairs = interactingPairs(agents, {
         ...(o.pairs === 'interacting' && ctx.services.importGraph ? { importGraph: ctx.services.importGraph } : {}),
         ...(o.pairs === 'interacting' && ctx.services.symbols ? { symbols: ctx.services.symbols } : {}),
         importDepth: o.importDepth,
       });
-      return { started: Date.now(), pairs };
+      const started = Date.now();
+      // Several pairs: their checks start together (not awaited here), so that the pyright runs of
+      // the same moment are shared; `score` reads them.
+      if (pairs.length > 1) {
+        const byId = new Map(agents.map((x) => [x.id, x]));
+        const first = pairs.slice(0, AHEAD).map(([x, y]) => [byId.get(x)!, byId.get(y)!] as const);
+        await git.mergeMany?.(first).catch(() => undefined);
+        for (const [x, y] of first) {
+          const release = holdRuns();
+          const p = scoreOnce(x, y, { options: o, git, root: ctx.repository?.root, started, release }).finally(release);
+          p.catch(() => undefined); // read (and reported) by `score`
+          ahead.set(`${x.id}\0${y.id}`, p);
+        }
+      }
+      return { started, pairs, ahead };
     },
     candidates(_agents, ctx, only) {
       return only ? ctx.prepared.pairs.filter(([x, y]) => only.has(x) || only.has(y)) : ctx.prepared.pairs;
     },
     async score(a, b, ctx) {
-      const o = ctx.options;
-      const git = ctx.services.git;
-      if (!git.pairTrees || !git.listTree || !git.readBlob) return notChecked(a, b, 'the git service cannot read trees');
-      const root = ctx.repository?.root;
-      if (!root) return notChecked(a, b, 'no repository root');
-      const spent = Date.now() - ctx.prepared.started;
-      if (spent >= o.budgetMs) return notChecked(a, b, `the scan's type-check budget (${o.budgetMs} ms) is spent`);
-
-      let trees;
-      try {
-        trees = await git.pairTrees(a, b);
-      } catch (e) {
-        return notChecked(a, b, `git could not merge them: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      if (trees.merge.error) return notChecked(a, b, `git could not merge them (${trees.merge.error})`);
-      // A textual conflict is the merge channel's, at risk 1: no problem to raise, but said.
-      if (!trees.merge.clean) return skipped(a, b, 'git reports a textual conflict (the merge channel scores it)');
-      if (!trees.base || !trees.merge.tree || !trees.a || !trees.b) return notChecked(a, b, 'they share no merge base');
-
-      const key = [root, o.tsconfig, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join('\0');
-      let result = results.get(key);
-      if (!result) {
-        const [base, ta, tb, merge] = await Promise.all([trees.base, trees.a, trees.b, trees.merge.tree].map((t) => git.listTree!(t)));
-        const listings: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
-        // Not a TypeScript project: nothing to read, no compiler to load.
-        if (!listings.merge.has(o.tsconfig) && !listings.a.has(o.tsconfig) && !listings.b.has(o.tsconfig))
-          return skipped(a, b, `no ${o.tsconfig} in the merged tree`);
-        const ts = await loadTypeScript();
-        if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
-        const wanted: string[] = [];
-        for (const l of [listings.merge, listings.a, listings.b, listings.base])
-          for (const [p, id] of l) if (isCompilerInput(p, false)) wanted.push(id);
-        await fetchTexts(wanted, texts, (id) => git.readBlob!(id));
-        const limit = Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - ctx.prepared.started)));
-        result = checkPair({
-          ts,
-          root,
-          trees: listings,
-          texts,
-          tsconfig: o.tsconfig,
-          importerDepth: o.importerDepth,
-          maxFiles: o.maxFiles,
-          deadline: Date.now() + limit,
-        });
-        // A time limit is not a property of the trees: the next scan tries again.
-        if (result.status === 'checked' || result.quiet) {
-          if (results.size >= MAX_RESULTS) results.clear();
-          results.set(key, trees.a <= trees.b ? result : swapped(result));
-        }
-      } else if (trees.a > trees.b) result = swapped(result);
-
-      if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
-      if (result.errors.length === 0) {
-        const scope = result.files === 0 ? 'no source file changed' : `${result.files} file${result.files === 1 ? '' : 's'} checked`;
-        const partly = result.truncated > 0 ? `; ${result.truncated} more importers not checked (maxFiles)` : '';
-        return {
-          risk: 0,
-          evidence: [
-            {
-              kind: 'typecheck-clean',
-              risk: 0,
-              confidence: 'high',
-              message: `checked: the merge of ${a.label} and ${b.label} type-checks with no new error (${scope} with ${result.config}${partly}).`,
-            },
-          ],
-          overrules: [
-            {
-              channel: 'symbols',
-              kinds: OVERRULED_SYMBOL_KINDS,
-              reason: `the compiler checked the merge of ${a.label} and ${b.label} and found no new error`,
-            },
-          ],
-        };
-      }
-      return { risk: 1, evidence: result.errors.slice(0, o.maxEvidence).map((e) => evidenceOf(a, b, e)) };
+      const sc: ScoreContext = { options: ctx.options, git: ctx.services.git, root: ctx.repository?.root, started: ctx.prepared.started };
+      const ahead = ctx.prepared.ahead;
+      const mine = ahead.get(`${a.id}\0${b.id}`);
+      if (mine) return mine;
+      // Checked ahead in the other order: wait for it (its result is cached), then read it this way round.
+      await ahead.get(`${b.id}\0${a.id}`)?.catch(() => undefined);
+      return scoreOnce(a, b, sc);
     },
   });
 }

@@ -3,7 +3,7 @@
  * each other's results, so the test reads the same prepared data the dependency and symbols
  * channels read (`importGraph`, `symbols` services, when the front end supplies them):
  *
- *   - a source file both change;
+ *   - a source file (TypeScript/JavaScript, Python) both change;
  *   - one's changed file reaches the other's changed file through at most `importDepth` imports
  *     (in the importer's own view of the graph: its new files and imports count);
  *   - one changes a definition (signature, body, deletion) that the other's code reads.
@@ -12,8 +12,10 @@
  * budget bounds the cost).
  */
 import type { Agent, AgentPair, ImportGraphService, SymbolService } from '@airspace/core';
+import { isPythonPath } from './pyright.js';
 
-export const isSourcePath = (path: string): boolean => /\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(path) && !path.includes('node_modules/');
+export const isSourcePath = (path: string): boolean =>
+  (/\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(path) && !path.includes('node_modules/')) || isPythonPath(path);
 
 /** The source files an agent changes (both sides of a rename). */
 export function changedSources(agent: Agent): Set<string> {
