@@ -116,9 +116,13 @@ function expectReadable(g: Geometry, plan: CrowdPlan): void {
       if (key(p.a, p.b) >= key(q.a, q.b) || [p.a, p.b].some((x) => x === q.a || x === q.b)) continue;
       expect(sharedBand(p, q, p.half + q.half + 3), `${p.a}–${p.b} and ${q.a}–${q.b}`).toBeLessThan(6);
     }
-  // Labels: every agent of a drawn pair has one, and none covers a link, a marker or another label.
+  // Labels: every agent of a resolution pair has one, and all but one in twenty of the other
+  // agents of drawn pairs (a label with no free spot is hidden rather than laid over a link);
+  // none covers a link, a marker or another label.
   const labelled = new Set(g.labels.map((l) => l.id));
-  for (const l of g.links) expect(labelled.has(l.a) && labelled.has(l.b), `labels of ${l.a}, ${l.b}`).toBe(true);
+  for (const l of g.links) if (l.level === 'resolution') expect(labelled.has(l.a) && labelled.has(l.b), `labels of ${l.a}, ${l.b}`).toBe(true);
+  const paired = new Set(g.links.flatMap((l) => [l.a, l.b]));
+  expect([...paired].filter((a) => !labelled.has(a)).length).toBeLessThanOrEqual(Math.floor(g.agents.length / 20));
   for (const box of g.labels) {
     for (const l of g.links) expect(segmentBox(l, box) - l.half, `label ${box.id} over ${l.a}–${l.b}`).toBeGreaterThan(0);
     for (const a of g.agents) {

@@ -149,9 +149,9 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 .agent-label.selected { background: rgba(30, 42, 70, 0.95); border-color: #fff; }
 .agent-label.dim { opacity: 0.35; }
 .agent-label.compact .meta { display: none; }
-#legend { position: absolute; left: 14px; bottom: 14px; z-index: 3; padding: 10px 12px; border-radius: 8px; background: rgba(15, 22, 39, 0.88);
-  border: 1px solid var(--line); display: grid; grid-template-columns: auto auto; gap: 4px 14px; font-size: 12px; }
-#legend h3 { grid-column: 1 / -1; margin: 2px 0; font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); font-weight: 600; }
+#legend { position: absolute; left: 14px; right: 14px; bottom: 30px; z-index: 3; padding: 5px 10px; border-radius: 8px; background: rgba(15, 22, 39, 0.88);
+  border: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: 3px 12px; font-size: 11.5px; align-items: center; }
+#legend h3 { margin: 0; font-size: 10.5px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); font-weight: 600; }
 #legend .item { display: flex; align-items: center; gap: 7px; white-space: nowrap; }
 .swatch-line { width: 22px; border-radius: 3px; }
 .swatch-dash { width: 22px; height: 2px; background: repeating-linear-gradient(90deg, var(--dash) 0 5px, transparent 5px 8px); }
@@ -163,8 +163,8 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 #tooltip .pair { font-weight: 600; color: #fff; }
 #tooltip .forecast { color: var(--forecast); font-weight: 600; }
 #tooltip .evidence-line { margin-top: 3px; border-top: 1px dashed var(--line); padding-top: 3px; }
-#hint { position: absolute; right: 14px; bottom: 14px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
-#no-webgl { position: absolute; right: 14px; bottom: 30px; color: var(--muted); font-size: 11px; z-index: 3; }
+#hint { position: absolute; right: 14px; bottom: 10px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
+#no-webgl { position: absolute; left: 14px; bottom: 10px; color: var(--muted); font-size: 11px; z-index: 3; }
 .toggle { pointer-events: auto; display: inline-flex; align-items: center; gap: 5px; padding: 2px 9px; border-radius: 999px; background: rgba(20, 29, 51, 0.85);
   border: 1px solid var(--line); color: var(--text); font: inherit; cursor: pointer; white-space: nowrap; }
 .toggle input { margin: 0; accent-color: var(--clear); }

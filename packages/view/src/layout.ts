@@ -5,6 +5,7 @@
  * agents lie in the plane z = 0, which the page's camera faces, so what holds here holds on screen.
  */
 import type { Vec3 } from '@airspace/core';
+import { placeLabels } from './label-layout.js';
 
 /** One pair as the layout sees it (indexes into the agents). */
 export interface LayoutLink {
@@ -29,17 +30,22 @@ const FORCE_LIMIT = 250;
 
 type P = [number, number];
 
-/** Agents in ring order: each connected group of pulling pairs together, strongest pulls first. */
-export function ringOrder(count: number, links: readonly LayoutLink[]): number[] {
+/**
+ * Agents in ring order: each connected group of pulling pairs together, strongest pulls first.
+ * `variant` changes where each group starts and which way it is walked (other starts, same rule).
+ */
+export function ringOrder(count: number, links: readonly LayoutLink[], variant = 0): number[] {
   const next = Array.from({ length: count }, () => [] as Array<{ to: number; pull: number }>);
   for (const l of links) {
     if (l.pull <= 0 || l.a === l.b) continue;
     next[l.a]!.push({ to: l.b, pull: l.pull });
     next[l.b]!.push({ to: l.a, pull: l.pull });
   }
-  for (const n of next) n.sort((x, y) => y.pull - x.pull || x.to - y.to);
+  for (const n of next) n.sort((x, y) => y.pull - x.pull || (variant % 2 === 0 ? x.to - y.to : y.to - x.to));
   const weight = next.map((n) => n.reduce((s, e) => s + e.pull, 0));
   const starts = [...Array(count).keys()].sort((x, y) => weight[y]! - weight[x]! || x - y);
+  // Another start for each group: its `variant`-th agent by weight.
+  for (let k = 0; k < Math.floor(variant / 2); k++) starts.push(starts.shift()!);
   const seen = new Array<boolean>(count).fill(false);
   const order: number[] = [];
   const visit = (i: number): void => {
@@ -51,12 +57,30 @@ export function ringOrder(count: number, links: readonly LayoutLink[]): number[]
   return order;
 }
 
-/** Start on a ring in `ringOrder`, so that pulling pairs start side by side. */
-function ringStart(count: number, links: readonly LayoutLink[]): P[] {
+/**
+ * Start with each group of pulling pairs on its own small ring, walked in `ringOrder` (a cycle of
+ * pairs starts as a convex polygon, so the springs do not fold an agent inside it), and the groups
+ * on a large ring.
+ */
+function ringStart(count: number, links: readonly LayoutLink[], variant: number): P[] {
   const p: P[] = Array.from({ length: count }, () => [0, 0] as P);
-  ringOrder(count, links).forEach((agent, k) => {
-    const angle = (2 * Math.PI * k) / Math.max(1, count) + Math.PI / 2;
-    p[agent] = [SPREAD_RADIUS * Math.cos(angle), SPREAD_RADIUS * Math.sin(angle)];
+  const group = [...Array(count).keys()];
+  const find = (i: number): number => (group[i] === i ? i : (group[i] = find(group[i]!)));
+  for (const l of links) if (l.pull > 0) group[find(l.a)] = find(l.b);
+  const groups = new Map<number, number[]>();
+  for (const agent of ringOrder(count, links, variant)) {
+    const g = find(agent);
+    (groups.get(g) ?? groups.set(g, []).get(g)!).push(agent);
+  }
+  const list = [...groups.values()];
+  list.forEach((members, k) => {
+    const angle = (2 * Math.PI * k) / list.length + Math.PI / 2;
+    const c: P = list.length > 1 ? [SPREAD_RADIUS * Math.cos(angle), SPREAD_RADIUS * Math.sin(angle)] : [0, 0];
+    const r = members.length > 1 ? Math.max(6, members.length * 4) : 0;
+    members.forEach((agent, j) => {
+      const t = (2 * Math.PI * j) / members.length;
+      p[agent] = [c[0] + r * Math.cos(t), c[1] + r * Math.sin(t)];
+    });
   });
   return p;
 }
@@ -87,7 +111,7 @@ function relax(p: P[], links: readonly LayoutLink[], radii: readonly number[]): 
       const dx = b[0] - a[0],
         dy = b[1] - a[1];
       const d = Math.max(1e-6, Math.hypot(dx, dy));
-      const rest = (radii[l.a]! + radii[l.b]!) * 2 + 8;
+      const rest = (radii[l.a]! + radii[l.b]!) * 2 + 16;
       const pull = (l.pull * Math.max(0, d - rest)) / ideal;
       force[l.a]![0] += dx * pull;
       force[l.a]![1] += dy * pull;
@@ -210,6 +234,41 @@ function clearBands(p: P[], drawn: readonly LayoutLink[]): boolean {
   return moved;
 }
 
+/** Lay out once from one ring order: relax, fit, then clear the links (bounded rounds). */
+function layoutOnce(radii: readonly number[], links: readonly LayoutLink[], drawn: readonly LayoutLink[], variant: number): P[] {
+  const p = ringStart(radii.length, links, variant);
+  relax(p, links, radii);
+  fit(p);
+  for (let round = 0; round < 400; round++) {
+    const a = clearAgents(p, radii, drawn);
+    const b = clearBands(p, drawn);
+    if (!a && !b) break;
+  }
+  return p;
+}
+
+/**
+ * How many agents of drawn links would find no room for their label (`placeLabels`, in scene
+ * units, with a label about the size the page draws it at its usual scale), plus the clearances
+ * still broken: lower is better.
+ */
+function crowding(p: readonly P[], radii: readonly number[], drawn: readonly LayoutLink[]): number {
+  const compact = p.length > 12;
+  const w = compact ? 14 : 20,
+    h = compact ? 4.5 : 7;
+  const labelled = new Set(drawn.flatMap((l) => [l.a, l.b]));
+  const requests = [...labelled].map((i) => ({ id: String(i), x: p[i]![0], y: -p[i]![1], r: radii[i]!, w, h, rank: 0 }));
+  const segments = drawn.map((l) => ({ x1: p[l.a]![0], y1: -p[l.a]![1], x2: p[l.b]![0], y2: -p[l.b]![1], half: l.width }));
+  const markers = p.map((q, i) => ({ x: q[0], y: -q[1], r: radii[i]! }));
+  const far = SPREAD_RADIUS * 4;
+  const boxes = placeLabels(requests, segments, markers, { left: -far, top: -far, width: far * 2, height: far * 2 });
+  let broken = 0;
+  for (const l of drawn)
+    for (let k = 0; k < p.length; k++)
+      if (k !== l.a && k !== l.b && segmentDistance(p[k]!, p[l.a]!, p[l.b]!).d < radii[k]! + l.width + LINK_MARGIN - 0.01) broken++;
+  return [...boxes.values()].filter((b) => b === null).length + broken * 10;
+}
+
 /**
  * The agents' positions (z = 0) from their pairs: a ring in pair order, relaxed by springs, then
  * nudged until no agent sits within its radius plus `LINK_MARGIN` of a drawn link of another pair
@@ -220,14 +279,15 @@ export function layoutAgents(radii: readonly number[], links: readonly LayoutLin
   const n = radii.length;
   if (n === 0) return [];
   if (n === 1) return [[0, 0, 0]];
-  const p = ringStart(n, links);
-  relax(p, links, radii);
-  fit(p);
   const drawn = links.filter((l) => l.drawn && l.a !== l.b);
-  for (let round = 0; round < 400; round++) {
-    const a = clearAgents(p, radii, drawn);
-    const b = clearBands(p, drawn);
-    if (!a && !b) break;
+  // A few starts, the least crowded kept (one start for a large airspace, where each costs more).
+  const variants = n > 60 ? 1 : 8;
+  let best: P[] = [];
+  let bestScore = Infinity;
+  for (let v = 0; v < variants && bestScore > 0; v++) {
+    const p = layoutOnce(radii, links, drawn, v);
+    const score = variants > 1 ? crowding(p, radii, drawn) : 0;
+    if (score < bestScore) [best, bestScore] = [p, score];
   }
-  return p.map((q) => [q[0], q[1], 0] as Vec3);
+  return best.map((q) => [q[0], q[1], 0] as Vec3);
 }

@@ -163,7 +163,7 @@ function renderCounts(): void {
 
 function renderLegend(): void {
   const box = $('legend');
-  box.replaceChildren(el('h3', undefined, 'Links by risk'));
+  box.replaceChildren(el('h3', undefined, 'Links'));
   const line = (level: keyof typeof LEVEL_COLORS, label: string, height: number): void => {
     const item = el('div', 'item');
     const sw = el('span', 'swatch-line');
@@ -177,16 +177,17 @@ function renderLegend(): void {
   const dashed = el('div', 'item');
   const dash = el('span', 'swatch-dash');
   dash.style.setProperty('--dash', FORECAST_COLOR);
-  dashed.append(dash, 'forecast (clear today, likely later)');
+  dashed.append(dash, 'forecast');
   box.append(dashed);
   const dotted = el('div', 'item');
   const dots = el('span', 'swatch-dots');
   dots.style.setProperty('--dash', NEAR_THRESHOLD_COLOR);
   dotted.append(dots, `near threshold (clear, within ${model.nearThresholdMargin} of traffic)`);
+  dotted.title = 'A clear pair whose risk is just under the traffic threshold: no advisory, one small change from one.';
   box.append(dotted);
-  line('clear', showClear ? 'clear' : 'clear (hidden: “clear links”)', 1);
+  line('clear', showClear ? 'clear' : 'clear (hidden)', 1);
   line('unknown', 'unknown', 1);
-  box.append(el('h3', undefined, 'Markers'));
+  box.append(el('h3', undefined, 'Spheres'));
   const dot = (bg: string, label: string, ball = false): void => {
     const item = el('div', 'item');
     const sw = el('span', ball ? 'swatch-ball' : 'swatch-dot');
