@@ -71,6 +71,26 @@ function paint(
   g.globalAlpha = 1;
 }
 
+/** Scene → client pixels (`project`), canvas pixels with depth (`local`), and sizes on the canvas. */
+function projections(canvas: HTMLCanvasElement, camera: THREE.PerspectiveCamera) {
+  const v = new THREE.Vector3();
+  const dpr = Math.min(2, window.devicePixelRatio || 1);
+  const project: Project = (position) => {
+    v.fromArray(position).project(camera);
+    if (v.z > 1 || v.z < -1) return null;
+    const rect = canvas.getBoundingClientRect();
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  };
+  /** Larger z is nearer the camera. */
+  const local = (position: readonly [number, number, number]) => {
+    v.fromArray(position).project(camera);
+    if (v.z > 1 || v.z < -1) return null;
+    return { x: ((v.x + 1) / 2) * canvas.width, y: ((1 - v.y) / 2) * canvas.height, z: -v.z };
+  };
+  const pixelsPer = (position: readonly [number, number, number], r: number): number => screenRadius(camera, project, position, r) * dpr;
+  return { project, local, pixelsPer, dpr };
+}
+
 export function createFlatViewer(container: HTMLElement): Viewer {
   const canvas = document.createElement('canvas');
   container.prepend(canvas);
@@ -86,22 +106,7 @@ export function createFlatViewer(container: HTMLElement): Viewer {
   let scheduled = false;
   let lastRenderMs = 0;
   const listeners: Array<() => void> = [];
-  const v = new THREE.Vector3();
-  const dpr = Math.min(2, window.devicePixelRatio || 1);
-
-  const project: Project = (position) => {
-    v.fromArray(position).project(camera);
-    if (v.z > 1 || v.z < -1) return null;
-    const rect = canvas.getBoundingClientRect();
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
-  };
-  /** Canvas pixels, with depth for ordering (larger z is nearer the camera). */
-  const local = (position: readonly [number, number, number]) => {
-    v.fromArray(position).project(camera);
-    if (v.z > 1 || v.z < -1) return null;
-    return { x: ((v.x + 1) / 2) * canvas.width, y: ((1 - v.y) / 2) * canvas.height, z: -v.z };
-  };
-  const pixelsPer = (position: readonly [number, number, number], r: number): number => screenRadius(camera, project, position, r) * dpr;
+  const { project, local, pixelsPer } = projections(canvas, camera);
 
   function renderNow(): void {
     scheduled = false;
@@ -120,6 +125,7 @@ export function createFlatViewer(container: HTMLElement): Viewer {
   function resize(): void {
     const w = Math.max(1, container.clientWidth);
     const h = Math.max(1, container.clientHeight);
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
     camera.aspect = w / h;

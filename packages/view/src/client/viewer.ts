@@ -477,6 +477,64 @@ function startRenderLoop(stage: ReturnType<typeof createStage>, container: HTMLE
   };
 }
 
+/** The model's objects, for the links drawn now: tubes (traffic, resolution), dashes (forecasts), dots (near threshold), hairlines (the rest). */
+function buildLayers(next: SceneModel, drawn: readonly Link[], shared: Shared): Layers {
+  const thin = drawn.filter((l) => l.radius === 0);
+  return {
+    points: buildFiles(next, shared.pointMaterial),
+    agents: buildAgents(next, shared),
+    tubes: buildTubes(
+      drawn.filter((l) => l.radius > 0),
+      shared,
+    ),
+    hairlines: buildHairlines(thin.filter((l) => l.forecast === undefined && !l.nearThreshold)),
+    dashes: buildDashes(thin.filter((l) => l.forecast !== undefined)),
+    dots: buildDashes(
+      thin.filter((l) => l.forecast === undefined && l.nearThreshold),
+      0.55,
+      0.55,
+    ),
+    spokes: null,
+  };
+}
+
+/** Picking an agent (a ray through its marker, or the nearest within a few pixels) or a file. */
+function createPicking(
+  canvas: HTMLCanvasElement,
+  camera: THREE.PerspectiveCamera,
+  target: THREE.Vector3,
+  current: () => { model: SceneModel; layers: Layers } | null,
+  project: Project,
+) {
+  const raycaster = new THREE.Raycaster();
+  const ndc = new THREE.Vector2();
+  function aim(clientX: number, clientY: number): DOMRect {
+    const rect = canvas.getBoundingClientRect();
+    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    raycaster.setFromCamera(ndc, camera);
+    return rect;
+  }
+  function pick(clientX: number, clientY: number): string | null {
+    const now = current();
+    if (!now?.layers.agents) return null;
+    aim(clientX, clientY);
+    const hit = raycaster.intersectObject(now.layers.agents, false)[0];
+    if (hit && hit.instanceId !== undefined) return now.model.agents[hit.instanceId]?.id ?? null;
+    return nearestAgent(now.model, project, clientX, clientY);
+  }
+  function pickFile(clientX: number, clientY: number): number | null {
+    const now = current();
+    if (!now?.layers.points || now.model.files.length === 0) return null;
+    const rect = aim(clientX, clientY);
+    // About 6 px around the pointer, in world units at the target's distance.
+    const distance = camera.position.distanceTo(target);
+    raycaster.params.Points = { threshold: (6 / rect.height) * 2 * distance * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) };
+    const hit = raycaster.intersectObject(now.layers.points, false)[0];
+    return hit && hit.index !== undefined ? hit.index : null;
+  }
+  return { pick, pickFile };
+}
+
 export function createViewer(container: HTMLElement, options: { antialias?: boolean } = {}): Viewer {
   const stage = createStage(container, options.antialias ?? true);
   const { canvas, scene, camera, controls } = stage;
@@ -492,27 +550,10 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
   let drawn: Link[] = [];
   let focusNow: { agentId: string | null; pair?: readonly [string, string] } = { agentId: null };
 
-  /** The model's objects, for the links drawn now: tubes (traffic, resolution), dashes (forecasts), dots (near threshold), hairlines (the rest). */
   function build(next: SceneModel): void {
     disposeGroup(dynamic, shared);
     drawn = drawnLinks(next, showClear);
-    const thin = drawn.filter((l) => l.radius === 0);
-    layers = {
-      points: buildFiles(next, shared.pointMaterial),
-      agents: buildAgents(next, shared),
-      tubes: buildTubes(
-        drawn.filter((l) => l.radius > 0),
-        shared,
-      ),
-      hairlines: buildHairlines(thin.filter((l) => l.forecast === undefined && !l.nearThreshold)),
-      dashes: buildDashes(thin.filter((l) => l.forecast !== undefined)),
-      dots: buildDashes(
-        thin.filter((l) => l.forecast === undefined && l.nearThreshold),
-        0.55,
-        0.55,
-      ),
-      spokes: null,
-    };
+    layers = buildLayers(next, drawn, shared);
     for (const object of [layers.points, layers.agents, layers.tubes, layers.hairlines, layers.dashes, layers.dots])
       if (object) dynamic.add(object);
   }
@@ -551,32 +592,7 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     render.requestRender();
   }
 
-  const raycaster = new THREE.Raycaster();
-  const ndc = new THREE.Vector2();
-  function aim(clientX: number, clientY: number): DOMRect {
-    const rect = canvas.getBoundingClientRect();
-    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
-    raycaster.setFromCamera(ndc, camera);
-    return rect;
-  }
-
-  function pick(clientX: number, clientY: number): string | null {
-    if (!layers.agents || !model) return null;
-    aim(clientX, clientY);
-    const hit = raycaster.intersectObject(layers.agents, false)[0];
-    if (hit && hit.instanceId !== undefined) return model.agents[hit.instanceId]?.id ?? null;
-    return nearestAgent(model, project, clientX, clientY);
-  }
-
-  function pickFile(clientX: number, clientY: number): number | null {
-    if (!layers.points || !model || model.files.length === 0) return null;
-    const rect = aim(clientX, clientY);
-    // About 6 px around the pointer, in world units at the target's distance.
-    const distance = camera.position.distanceTo(controls.target);
-    raycaster.params.Points = { threshold: (6 / rect.height) * 2 * distance * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) };
-    const hit = raycaster.intersectObject(layers.points, false)[0];
-    return hit && hit.index !== undefined ? hit.index : null;
-  }
+  const { pick, pickFile } = createPicking(canvas, camera, controls.target, () => (model ? { model, layers } : null), (p) => project(p));
 
   const v = new THREE.Vector3();
   function project(position: Point3): { x: number; y: number } | null {
