@@ -21,7 +21,18 @@ import { PLAN_20, PLAN_8, crowdScan, type CrowdPlan } from './scenario.js';
 
 interface Geometry {
   agents: Array<{ id: string; x: number; y: number; r: number }>;
-  links: Array<{ a: string; b: string; level: string; color: string; near: boolean; x1: number; y1: number; x2: number; y2: number; half: number }>;
+  links: Array<{
+    a: string;
+    b: string;
+    level: string;
+    color: string;
+    near: boolean;
+    x1: number;
+    y1: number;
+    x2: number;
+    y2: number;
+    half: number;
+  }>;
   labels: Array<{ id: string; left: number; top: number; width: number; height: number }>;
   stage: { left: number; top: number; width: number; height: number };
 }
@@ -51,7 +62,8 @@ function segmentBox(s: Seg, b: Box): number {
     { x1: l, y1: d, x2: l, y2: t },
   ];
   const cross = (p: typeof s | (typeof edges)[number], q: (typeof edges)[number]): boolean => {
-    const o = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) => Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
+    const o = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) =>
+      Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
     return (
       o(p.x1, p.y1, p.x2, p.y2, q.x1, q.y1) * o(p.x1, p.y1, p.x2, p.y2, q.x2, q.y2) < 0 &&
       o(q.x1, q.y1, q.x2, q.y2, p.x1, p.y1) * o(q.x1, q.y1, q.x2, q.y2, p.x2, p.y2) < 0
@@ -120,7 +132,8 @@ function expectReadable(g: Geometry, plan: CrowdPlan): void {
   // agents of drawn pairs (a label with no free spot is hidden rather than laid over a link);
   // none covers a link, a marker or another label.
   const labelled = new Set(g.labels.map((l) => l.id));
-  for (const l of g.links) if (l.level === 'resolution') expect(labelled.has(l.a) && labelled.has(l.b), `labels of ${l.a}, ${l.b}`).toBe(true);
+  for (const l of g.links)
+    if (l.level === 'resolution') expect(labelled.has(l.a) && labelled.has(l.b), `labels of ${l.a}, ${l.b}`).toBe(true);
   const paired = new Set(g.links.flatMap((l) => [l.a, l.b]));
   expect([...paired].filter((a) => !labelled.has(a)).length).toBeLessThanOrEqual(Math.floor(g.agents.length / 20));
   for (const box of g.labels) {
@@ -132,7 +145,10 @@ function expectReadable(g: Geometry, plan: CrowdPlan): void {
     }
     // It reads as its own agent's: no other marker is nearer the box.
     const gap = (a: { x: number; y: number; r: number }): number =>
-      Math.hypot(a.x - Math.min(Math.max(a.x, box.left), box.left + box.width), a.y - Math.min(Math.max(a.y, box.top), box.top + box.height)) - a.r;
+      Math.hypot(
+        a.x - Math.min(Math.max(a.x, box.left), box.left + box.width),
+        a.y - Math.min(Math.max(a.y, box.top), box.top + box.height),
+      ) - a.r;
     const own = gap(at.get(box.id)!);
     for (const a of g.agents) if (a.id !== box.id) expect(gap(a), `label ${box.id} nearer ${a.id}`).toBeGreaterThan(own);
     for (const o of g.labels) {

@@ -135,7 +135,15 @@ const nudgeChannel = (pairs: ReadonlyArray<readonly [string, string, number]>) =
       const path = a.files[0]!.path;
       return {
         risk: hit[2],
-        evidence: [{ kind: 'nudge', risk: hit[2], message: `${a.label} and ${b.label} change neighbouring code.`, a: { agent: a.id, path }, b: { agent: b.id, path: b.files[0]!.path } }],
+        evidence: [
+          {
+            kind: 'nudge',
+            risk: hit[2],
+            message: `${a.label} and ${b.label} change neighbouring code.`,
+            a: { agent: a.id, path },
+            b: { agent: b.id, path: b.files[0]!.path },
+          },
+        ],
       };
     },
   });
@@ -197,7 +205,11 @@ export function crowdScan(count: number, plan: CrowdPlan): Promise<ScanResult> {
   const id = (k: number): string => `agent-${String(k).padStart(2, '0')}`;
   const files = new Map<number, FileEdit[]>();
   for (let k = 1; k <= count; k++)
-    files.set(k, [edit(`src/area${k}/main.ts`, [[1, 20]]), edit(`src/area${k}/util.ts`, [[5, 9]]), edit('package.json', [[k * 10, k * 10 + 2]])]);
+    files.set(k, [
+      edit(`src/area${k}/main.ts`, [[1, 20]]),
+      edit(`src/area${k}/util.ts`, [[5, 9]]),
+      edit('package.json', [[k * 10, k * 10 + 2]]),
+    ]);
   plan.resolution.forEach(([x, y], i) => {
     files.get(x)!.push(edit(`src/shared/r${i}.ts`, [[10, 20]]));
     files.get(y)!.push(edit(`src/shared/r${i}.ts`, [[15, 25]]));

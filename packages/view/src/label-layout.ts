@@ -69,7 +69,9 @@ export function segmentHitsBox(s: ScreenSegment, b: Box, pad = 0): boolean {
 }
 
 export function boxesOverlap(a: Box, b: Box, pad = 0): boolean {
-  return a.left < b.left + b.width + pad && b.left < a.left + a.width + pad && a.top < b.top + b.height + pad && b.top < a.top + a.height + pad;
+  return (
+    a.left < b.left + b.width + pad && b.left < a.left + a.width + pad && a.top < b.top + b.height + pad && b.top < a.top + a.height + pad
+  );
 }
 
 /** Whether a circle comes within the box. */
@@ -122,7 +124,10 @@ export function placeLabels(
   const placed: Box[] = [...avoid];
   const out = new Map<string, Box | null>();
   const inside = (b: Box): boolean =>
-    b.left >= bounds.left && b.top >= bounds.top && b.left + b.width <= bounds.left + bounds.width && b.top + b.height <= bounds.top + bounds.height;
+    b.left >= bounds.left &&
+    b.top >= bounds.top &&
+    b.left + b.width <= bounds.left + bounds.width &&
+    b.top + b.height <= bounds.top + bounds.height;
   const order = [...requests].sort((p, q) => p.rank - q.rank || p.y - q.y || (p.id < q.id ? -1 : 1));
   for (const q of order) {
     const box = candidates(q).find(

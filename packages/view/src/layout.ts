@@ -204,7 +204,13 @@ function clearAgents(p: P[], radii: readonly number[], drawn: readonly LayoutLin
 }
 
 /** Whether two links (no agent in common) run along each other: nearly parallel and close. */
-export function readAsOneBand(a1: readonly number[], b1: readonly number[], a2: readonly number[], b2: readonly number[], gap: number): boolean {
+export function readAsOneBand(
+  a1: readonly number[],
+  b1: readonly number[],
+  a2: readonly number[],
+  b2: readonly number[],
+  gap: number,
+): boolean {
   const u = [b1[0]! - a1[0]!, b1[1]! - a1[1]!],
     v = [b2[0]! - a2[0]!, b2[1]! - a2[1]!];
   const lu = Math.hypot(u[0]!, u[1]!),

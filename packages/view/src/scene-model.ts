@@ -546,7 +546,10 @@ function citedFiles(advisories: readonly Advisory[]): Map<string, Exclude<Level,
  * or two agents sits just behind them, spread by its embedding; any other in a dim backdrop far
  * behind the agents, placed by the embedding.
  */
-function placeFiles(input: SceneInput, agentAt: ReadonlyMap<string, { position: Vec3; radius: number }>): { files: SceneFile[]; scale: number } {
+function placeFiles(
+  input: SceneInput,
+  agentAt: ReadonlyMap<string, { position: Vec3; radius: number }>,
+): { files: SceneFile[]; scale: number } {
   const { coordinates } = input;
   const paths = Object.keys(coordinates).filter((p) => finiteVec(coordinates[p]));
   paths.sort();

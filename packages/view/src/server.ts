@@ -169,7 +169,9 @@ function createRescan(options: ViewServerOptions, current: Current, broadcast: (
         (result) => publish(result, force),
         (error: unknown) => {
           options.onError?.(error);
-          broadcast(`event: problem\ndata: ${JSON.stringify(`scan failed: ${error instanceof Error ? error.message : String(error)}`)}\n\n`);
+          broadcast(
+            `event: problem\ndata: ${JSON.stringify(`scan failed: ${error instanceof Error ? error.message : String(error)}`)}\n\n`,
+          );
         },
       )
       .finally(() => {

@@ -8,7 +8,8 @@ describe('layoutAgents', () => {
   // Two resolution pairs sharing agent 7, one pair apart, two traffic pairs, a near miss, and
   // every other pair clear: the 8-agent airspace that read as one red band.
   const links: LayoutLink[] = [pair(0, 7, 1), pair(7, 3, 1), pair(1, 5, 1), pair(2, 6, 0.7), pair(4, 5, 0.7), pair(3, 4, 0.35)];
-  for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) if (!links.some((l) => (l.a === i && l.b === j) || (l.a === j && l.b === i))) links.push(pair(i, j, 0));
+  for (let i = 0; i < 8; i++)
+    for (let j = i + 1; j < 8; j++) if (!links.some((l) => (l.a === i && l.b === j) || (l.a === j && l.b === i))) links.push(pair(i, j, 0));
   const radii = [2, 2, 1.9, 2, 2, 1.9, 2, 2.1];
   const at = layoutAgents(radii, links);
 

@@ -129,7 +129,10 @@ describe('buildSceneModel', () => {
   it('lists every pair with an advisory, worst first, with its strongest evidence line', () => {
     const scan = smallScan();
     const strongest = { message: 'both change src/shared.ts lines 1–5', kind: 'overlap', risk: 1 };
-    const m = buildSceneModel({ ...scan, links: scan.links.map((l) => (l.a === 'a' && l.b === 'b' ? { ...l, evidence: [strongest] } : l)) });
+    const m = buildSceneModel({
+      ...scan,
+      links: scan.links.map((l) => (l.a === 'a' && l.b === 'b' ? { ...l, evidence: [strongest] } : l)),
+    });
     expect(m.pairs.map((p) => p.key)).toEqual(['a|b', 'b|c']);
     const [ab, bc] = m.pairs;
     expect(ab!.level).toBe('resolution');

@@ -48,7 +48,19 @@ interface AirspaceViewApi {
 
 interface SceneGeometry {
   agents: Array<{ id: string; x: number; y: number; r: number }>;
-  links: Array<{ a: string; b: string; level: string; color: string; near: boolean; forecast: boolean; x1: number; y1: number; x2: number; y2: number; half: number }>;
+  links: Array<{
+    a: string;
+    b: string;
+    level: string;
+    color: string;
+    near: boolean;
+    forecast: boolean;
+    x1: number;
+    y1: number;
+    x2: number;
+    y2: number;
+    half: number;
+  }>;
   labels: Array<{ id: string; left: number; top: number; width: number; height: number }>;
   /** The stage's box: where the scene is. */
   stage: { left: number; top: number; width: number; height: number };
@@ -281,7 +293,13 @@ function placeLabels(): void {
     }
     requests.push({ id: a.id, x: p.x - rect.left, y: p.y - rect.top, r, w: size.w, h: size.h, rank });
   }
-  const segments = screenSegments().map((s) => ({ ...s, x1: s.x1 - rect.left, y1: s.y1 - rect.top, x2: s.x2 - rect.left, y2: s.y2 - rect.top }));
+  const segments = screenSegments().map((s) => ({
+    ...s,
+    x1: s.x1 - rect.left,
+    y1: s.y1 - rect.top,
+    x2: s.x2 - rect.left,
+    y2: s.y2 - rect.top,
+  }));
   const hud = $('hud').getBoundingClientRect();
   const top = hud.bottom - rect.top + 4;
   const legend = $('legend').getBoundingClientRect();
@@ -331,7 +349,13 @@ function pairRow(p: ScenePair): HTMLElement {
   row.style.setProperty('--level', p.color);
   const level = el('td', 'lvl');
   level.append(el('span', 'badge', p.mark ?? p.level));
-  row.append(el('td', 'pair', p.title), level, el('td', 'num', p.riskText), el('td', 'num', p.percentText ?? '—'), el('td', 'ev', p.evidence));
+  row.append(
+    el('td', 'pair', p.title),
+    level,
+    el('td', 'num', p.riskText),
+    el('td', 'num', p.percentText ?? '—'),
+    el('td', 'ev', p.evidence),
+  );
   row.addEventListener('click', () => {
     if (pairByKey(p.key)) selectPair(selectedPair === p.key ? null : p.key);
   });

@@ -265,10 +265,17 @@ function buildDashes(forecast: Link[], dashSize = 1.6, gapSize = 1.1): THREE.Lin
  * Point the camera at the agents, nearly face on: they lie in the plane z = 0 (`layout.ts`), so
  * their clearances on screen are those of the layout. Tilted a little from above, for depth.
  */
-export function frameCamera(camera: THREE.PerspectiveCamera, controls: { target: THREE.Vector3; update(): unknown }, next: SceneModel): void {
+export function frameCamera(
+  camera: THREE.PerspectiveCamera,
+  controls: { target: THREE.Vector3; update(): unknown },
+  next: SceneModel,
+): void {
   let r = 10;
   for (const a of next.agents) r = Math.max(r, Math.hypot(a.position[0], a.position[1]) + a.radius * 2);
-  const fit = Math.min(camera.fov, 2 * THREE.MathUtils.radToDeg(Math.atan(Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) * camera.aspect)));
+  const fit = Math.min(
+    camera.fov,
+    2 * THREE.MathUtils.radToDeg(Math.atan(Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) * camera.aspect)),
+  );
   const distance = (r / Math.sin(THREE.MathUtils.degToRad(fit / 2))) * 1.12;
   // Aimed a little below the centre, so the agents sit higher, clear of the legend at the bottom.
   camera.position.set(0, distance * 0.2 - r * 0.12, distance * 0.98);
@@ -348,10 +355,7 @@ function buildSpokes(model: SceneModel, focus: ReadonlySet<string>): THREE.LineS
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
   g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
-  return new THREE.LineSegments(
-    g,
-    new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.5, depthWrite: false }),
-  );
+  return new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.5, depthWrite: false }));
 }
 
 export type Project = (position: Point3) => { x: number; y: number } | null;
@@ -373,7 +377,12 @@ export function nearestAgent(model: SceneModel, project: Project, clientX: numbe
 }
 
 /** Screen-space distance to each drawn link's segment (links are few; a ray test on lines is fussier). */
-export function nearestLink(links: readonly Link[], project: Project, clientX: number, clientY: number): { link: Link; distance: number } | null {
+export function nearestLink(
+  links: readonly Link[],
+  project: Project,
+  clientX: number,
+  clientY: number,
+): { link: Link; distance: number } | null {
   let best: Link | null = null;
   let bestD = 6;
   for (const l of links) {
@@ -592,7 +601,13 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     render.requestRender();
   }
 
-  const { pick, pickFile } = createPicking(canvas, camera, controls.target, () => (model ? { model, layers } : null), (p) => project(p));
+  const { pick, pickFile } = createPicking(
+    canvas,
+    camera,
+    controls.target,
+    () => (model ? { model, layers } : null),
+    (p) => project(p),
+  );
 
   const v = new THREE.Vector3();
   function project(position: Point3): { x: number; y: number } | null {
