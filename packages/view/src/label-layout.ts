@@ -75,7 +75,7 @@ export function boxesOverlap(a: Box, b: Box, pad = 0): boolean {
 }
 
 /** Whether a circle comes within the box. */
-export function circleHitsBox(x: number, y: number, r: number, b: Box): boolean {
+function circleHitsBox(x: number, y: number, r: number, b: Box): boolean {
   const cx = Math.min(Math.max(x, b.left), b.left + b.width);
   const cy = Math.min(Math.max(y, b.top), b.top + b.height);
   return Math.hypot(x - cx, y - cy) < r;
