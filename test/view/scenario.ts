@@ -122,3 +122,101 @@ export function largeScan(agentCount: number, fileCount: number): Promise<ScanRe
   }
   return scanAgents(agents, imports);
 }
+
+/** A test double standing for any channel with a partial finding: the given pairs get the given risk. */
+const nudgeChannel = (pairs: ReadonlyArray<readonly [string, string, number]>) =>
+  defineChannel({
+    id: 'nudge',
+    defaultWeight: 1,
+    meta: { description: 'A partial finding on chosen pairs.', precision: 'file' },
+    score(a, b) {
+      const hit = pairs.find(([x, y]) => (x === a.id && y === b.id) || (x === b.id && y === a.id));
+      if (!hit) return { risk: 0, evidence: [] };
+      const path = a.files[0]!.path;
+      return {
+        risk: hit[2],
+        evidence: [
+          {
+            kind: 'nudge',
+            risk: hit[2],
+            message: `${a.label} and ${b.label} change neighbouring code.`,
+            a: { agent: a.id, path },
+            b: { agent: b.id, path: b.files[0]!.path },
+          },
+        ],
+      };
+    },
+  });
+
+/** The pairs of a crowded airspace: which agents (1-based) collide, and how. */
+export interface CrowdPlan {
+  readonly resolution: ReadonlyArray<readonly [number, number]>;
+  readonly traffic: ReadonlyArray<readonly [number, number]>;
+  /** Clear pairs just under τ_TA (risk 0.455 against 0.526). */
+  readonly near: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The 8-agent airspace of a large library tour: two resolution pairs sharing agent 8, one apart, traffic, a near miss. */
+export const PLAN_8: CrowdPlan = {
+  resolution: [
+    [1, 8],
+    [8, 4],
+    [2, 6],
+  ],
+  traffic: [
+    [3, 7],
+    [5, 6],
+  ],
+  near: [[4, 5]],
+};
+
+/** 20 agents: chains, a hub and pairs across the ring. */
+export const PLAN_20: CrowdPlan = {
+  resolution: [
+    [1, 2],
+    [3, 11],
+    [5, 17],
+    [6, 7],
+    [7, 8],
+    [12, 20],
+    [14, 9],
+  ],
+  traffic: [
+    [2, 10],
+    [4, 15],
+    [13, 16],
+    [18, 19],
+    [19, 1],
+    [9, 12],
+  ],
+  near: [
+    [6, 13],
+    [10, 18],
+  ],
+};
+
+/**
+ * `count` agents ("agent 1" …) in one repository: every one edits its own lines of package.json
+ * (so every pair has a little clear risk, the clutter of dozens of clear links), a resolution pair
+ * edits the same lines of a shared file, a traffic pair imports one from the other, and a near pair
+ * gets a partial finding of 0.455, just under τ_TA 0.526.
+ */
+export function crowdScan(count: number, plan: CrowdPlan): Promise<ScanResult> {
+  const id = (k: number): string => `agent-${String(k).padStart(2, '0')}`;
+  const files = new Map<number, FileEdit[]>();
+  for (let k = 1; k <= count; k++)
+    files.set(k, [
+      edit(`src/area${k}/main.ts`, [[1, 20]]),
+      edit(`src/area${k}/util.ts`, [[5, 9]]),
+      edit('package.json', [[k * 10, k * 10 + 2]]),
+    ]);
+  plan.resolution.forEach(([x, y], i) => {
+    files.get(x)!.push(edit(`src/shared/r${i}.ts`, [[10, 20]]));
+    files.get(y)!.push(edit(`src/shared/r${i}.ts`, [[15, 25]]));
+  });
+  const imports = plan.traffic.map(([x, y]) => [`src/area${x}/main.ts`, `src/area${y}/main.ts`] as const);
+  const agents = [...files].map(([k, f]) => agent(id(k), `agent ${k}`, k % 3, 10 + k, f));
+  // With the clear 0.3 of package.json the pair scores 1 − 0.7 · (1 − 0.2214) = 0.455.
+  const near = plan.near.map(([x, y]) => [id(x), id(y), 0.2214] as const);
+  return scanAirspace(agents, { channels: [linesChannel, importsChannel(imports), nudgeChannel(near)], now: NOW }, { edges: imports });
+}

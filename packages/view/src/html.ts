@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ScanResult } from '@airspace/core';
-import { FORECAST_COLOR } from './scene-model.js';
+import { FORECAST_COLOR, NEAR_THRESHOLD_COLOR } from './scene-model.js';
 
 export interface RenderViewOptions {
   /** Path of the server-sent events stream; set by the live server, absent in an exported file. */
@@ -72,13 +72,22 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
     <div id="hud">
       <div class="brand">Airspace</div>
       <div id="counts" class="chips"></div>
+      <label class="toggle"><input type="checkbox" id="show-clear"> clear links</label>
+      <button type="button" id="mode" class="toggle">Pair list</button>
       <div id="status" class="status"></div>
     </div>
     <div id="labels"></div>
     <div id="tooltip" hidden></div>
     <div id="legend" aria-label="Legend"></div>
     <div id="hint">drag to orbit · scroll to zoom · right-drag to pan · click an agent or a link · Esc clears</div>
-    <div id="no-webgl" hidden>WebGL is not available in this browser; the lists on the right still show every advisory.</div>
+    <div id="no-webgl" hidden>no WebGL: drawn flat</div>
+    <section id="pair-list" hidden aria-label="Pairs">
+      <h2>Pairs <span id="pair-count" class="muted"></span></h2>
+      <table>
+        <thead><tr><th>pair</th><th>level</th><th>risk</th><th>chance</th><th>strongest evidence</th></tr></thead>
+        <tbody id="pair-rows"></tbody>
+      </table>
+    </section>
   </main>
   <aside id="panel">
     <section id="selection" hidden></section>
@@ -110,7 +119,7 @@ export function renderViewHtml(result: ScanResult, options: RenderViewOptions = 
 const STYLES = `
 :root {
   --bg: #0a0f1c; --panel: #0f1627; --panel-2: #141d33; --line: #22304d; --text: #dfe6f5; --muted: #8592ad;
-  --clear: #3fc1a5; --traffic: #f5b33c; --resolution: #ff4b5c; --unknown: #9aa3b8; --forecast: ${FORECAST_COLOR};
+  --clear: #3fc1a5; --traffic: #f5b33c; --resolution: #ff4b5c; --unknown: #9aa3b8; --forecast: ${FORECAST_COLOR}; --near: ${NEAR_THRESHOLD_COLOR};
   font-family: ui-sans-serif, system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
   font-size: 13px; color: var(--text); background: var(--bg);
 }
@@ -130,7 +139,7 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 .status.live .dot { background: var(--clear); box-shadow: 0 0 8px var(--clear); }
 .status.lost .dot { background: var(--traffic); }
 #labels { position: absolute; inset: 0; pointer-events: none; z-index: 2; }
-.agent-label { position: absolute; transform: translate(-50%, calc(-100% - 14px)); pointer-events: auto; cursor: pointer;
+.agent-label { position: absolute; pointer-events: auto; cursor: pointer;
   padding: 3px 8px; border-radius: 6px; background: rgba(10, 15, 28, 0.78); border: 1px solid var(--line); border-left: 3px solid var(--agent);
   white-space: nowrap; line-height: 1.25; user-select: none; }
 .agent-label .name { font-weight: 600; color: #fff; }
@@ -140,9 +149,9 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 .agent-label.selected { background: rgba(30, 42, 70, 0.95); border-color: #fff; }
 .agent-label.dim { opacity: 0.35; }
 .agent-label.compact .meta { display: none; }
-#legend { position: absolute; left: 14px; bottom: 14px; z-index: 3; padding: 10px 12px; border-radius: 8px; background: rgba(15, 22, 39, 0.88);
-  border: 1px solid var(--line); display: grid; grid-template-columns: auto auto; gap: 4px 14px; font-size: 12px; }
-#legend h3 { grid-column: 1 / -1; margin: 2px 0; font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); font-weight: 600; }
+#legend { position: absolute; left: 14px; right: 14px; bottom: 30px; z-index: 3; padding: 5px 10px; border-radius: 8px; background: rgba(15, 22, 39, 0.88);
+  border: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: 3px 12px; font-size: 11.5px; align-items: center; }
+#legend h3 { margin: 0; font-size: 10.5px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); font-weight: 600; }
 #legend .item { display: flex; align-items: center; gap: 7px; white-space: nowrap; }
 .swatch-line { width: 22px; border-radius: 3px; }
 .swatch-dash { width: 22px; height: 2px; background: repeating-linear-gradient(90deg, var(--dash) 0 5px, transparent 5px 8px); }
@@ -154,8 +163,21 @@ html, body { margin: 0; height: 100%; overflow: hidden; }
 #tooltip .pair { font-weight: 600; color: #fff; }
 #tooltip .forecast { color: var(--forecast); font-weight: 600; }
 #tooltip .evidence-line { margin-top: 3px; border-top: 1px dashed var(--line); padding-top: 3px; }
-#hint { position: absolute; right: 14px; bottom: 14px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
-#no-webgl { position: absolute; top: 45%; left: 10%; right: 10%; text-align: center; color: var(--traffic); font-size: 15px; }
+#hint { position: absolute; right: 14px; bottom: 10px; color: var(--muted); font-size: 11px; z-index: 3; pointer-events: none; }
+#no-webgl { position: absolute; left: 14px; bottom: 10px; color: var(--muted); font-size: 11px; z-index: 3; }
+.toggle { pointer-events: auto; display: inline-flex; align-items: center; gap: 5px; padding: 2px 9px; border-radius: 999px; background: rgba(20, 29, 51, 0.85);
+  border: 1px solid var(--line); color: var(--text); font: inherit; cursor: pointer; white-space: nowrap; }
+.toggle input { margin: 0; accent-color: var(--clear); }
+.swatch-dots { width: 22px; height: 2px; background: repeating-linear-gradient(90deg, var(--dash) 0 2px, transparent 2px 5px); }
+#pair-list { position: absolute; inset: 48px 14px 14px 14px; z-index: 5; overflow: auto; padding: 8px 12px; border-radius: 8px; background: var(--panel); border: 1px solid var(--line); }
+#pair-list h2 { font-size: 12px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); margin: 6px 0 8px; font-weight: 600; }
+#pair-list table { width: 100%; border-collapse: collapse; }
+#pair-list th { text-align: left; color: var(--muted); font-weight: 600; font-size: 11px; padding: 4px 8px; border-bottom: 1px solid var(--line); }
+#pair-list td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+#pair-list tr[data-pair] { cursor: pointer; }
+#pair-list td.pair { color: #fff; font-weight: 600; white-space: nowrap; }
+#pair-list td.num { font-variant-numeric: tabular-nums; color: var(--level); white-space: nowrap; }
+#pair-list tr.near .badge { background: var(--near); } #pair-list tr.forecast .badge { background: var(--forecast); }
 #panel { background: var(--panel); border-left: 1px solid var(--line); overflow-y: auto; padding: 8px 14px 24px; }
 #panel h2 { font-size: 12px; text-transform: uppercase; letter-spacing: 0.08em; color: var(--muted); margin: 16px 0 8px; font-weight: 600; }
 .muted { color: var(--muted); font-weight: 400; }

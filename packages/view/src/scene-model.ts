@@ -1,9 +1,10 @@
 /**
  * ScanResult → what the page draws. Pure and DOM-free, so the browser bundle and the unit tests
- * share it: colours by level, sizes, label text, evidence lines, and coordinates normalised into
- * a sphere of `SCENE_RADIUS` around the origin (the core's embedding has no fixed scale).
+ * share it: colours by level, sizes, label text, evidence lines, the pair list, agents placed by
+ * their pairs (`layout.ts`) and files around the agents that touch them.
  */
 import {
+  DEFAULT_THRESHOLDS,
   chanceText,
   forecastSignalText,
   levelRank,
@@ -22,6 +23,7 @@ import {
   type ScanResult,
   type Vec3,
 } from '@airspace/core';
+import { layoutAgents, type LayoutLink } from './layout.js';
 
 /** Radius of the sphere the whole airspace is scaled into, in scene units. */
 export const SCENE_RADIUS = 50;
@@ -55,6 +57,14 @@ export const AGENT_PALETTE: readonly string[] = [
  * and drawn dashed so that it never reads as one of them.
  */
 export const FORECAST_COLOR = '#e36bff';
+
+/**
+ * A clear pair whose risk is this close under τ_TA (e.g. 0.455 under 0.526) is marked "near
+ * threshold": drawn dotted in `NEAR_THRESHOLD_COLOR` while other clear links are hidden, and listed.
+ */
+export const NEAR_THRESHOLD_MARGIN = 0.1;
+/** Pale yellow: between clear's green and traffic's amber, and apart from both. */
+export const NEAR_THRESHOLD_COLOR = '#e9e57a';
 
 /** A file no agent touches. */
 export const UNTOUCHED_FILE_COLOR = '#34425e';
@@ -109,6 +119,30 @@ export interface SceneLink {
    * link is drawn dashed in `FORECAST_COLOR`, and its pair is in `SceneModel.forecasts`.
    */
   readonly forecast?: number;
+  /** A clear link within `NEAR_THRESHOLD_MARGIN` under τ_TA (see `isNearThreshold`). */
+  readonly nearThreshold?: true;
+  /** A plain clear link: the page draws it only when asked to show clear links. */
+  readonly hiddenByDefault: boolean;
+  /** The pair's strongest evidence line (`Link.evidence[0]`), if the scan has one. */
+  readonly evidence?: string;
+}
+
+/** One row of the pair list (the view without WebGL, or beside the scene). */
+export interface ScenePair {
+  readonly key: string;
+  readonly a: string;
+  readonly b: string;
+  readonly title: string;
+  readonly level: Level;
+  /** Set on a clear pair that is listed all the same. */
+  readonly mark?: 'near threshold' | 'forecast';
+  readonly color: string;
+  /** `0.90`. */
+  readonly riskText: string;
+  /** `84%`, when the scan has a probability. */
+  readonly percentText?: string;
+  /** The strongest evidence line, or '' when the scan has none. */
+  readonly evidence: string;
 }
 
 export interface EvidenceSideText {
@@ -176,12 +210,16 @@ export interface SceneModel {
   readonly files: readonly SceneFile[];
   readonly agents: readonly SceneAgent[];
   readonly links: readonly SceneLink[];
+  /** Pairs with an advisory, near the threshold or forecast, worst first. */
+  readonly pairs: readonly ScenePair[];
   readonly advisories: readonly SceneAdvisory[];
   /** Forecast pairs, most likely first. */
   readonly forecasts: readonly SceneForecast[];
   readonly counts: ScanCounts;
   readonly problems: readonly Problem[];
-  /** Scene units per embedding unit. */
+  /** `NEAR_THRESHOLD_MARGIN`, for the legend. */
+  readonly nearThresholdMargin: number;
+  /** Scene units per embedding unit (of the files' backdrop). */
   readonly scale: number;
 }
 
@@ -375,103 +413,123 @@ function normaliser(points: Iterable<Vec3>): { map: (p: Vec3) => Vec3; scale: nu
   return { map: (p) => [(p[0] - c[0]) * scale, (p[1] - c[1]) * scale, (p[2] - c[2]) * scale], scale };
 }
 
-/**
- * Pushes markers apart until no two overlap (with a margin), for display only: two agents editing
- * the same file sit at the same centroid, and a resolution link of length zero cannot be seen.
- * Deterministic; markers already apart do not move.
- */
-export function separateMarkers(points: readonly Vec3[], radii: readonly number[], iterations = 40): Vec3[] {
-  const p = points.map((v) => [v[0], v[1], v[2]] as [number, number, number]);
-  for (let it = 0; it < iterations; it++) {
-    let moved = false;
-    for (let i = 0; i < p.length; i++) {
-      for (let j = i + 1; j < p.length; j++) {
-        const a = p[i]!,
-          b = p[j]!;
-        let dx = b[0] - a[0],
-          dy = b[1] - a[1],
-          dz = b[2] - a[2];
-        let d = Math.hypot(dx, dy, dz);
-        const min = (radii[i]! + radii[j]!) * 2.5 + 3;
-        if (d >= min) continue;
-        if (d < 1e-9) {
-          // Coincident: split across the screen (x–y, the camera looks down −z), at an angle from
-          // the pair's indexes (golden angle), not from chance.
-          const theta = (i * 7 + j * 3 - 3) * 2.399963;
-          dx = Math.cos(theta);
-          dy = Math.sin(theta) * 0.5;
-          dz = 0;
-          const n = Math.hypot(dx, dy);
-          dx /= n;
-          dy /= n;
-          d = 0;
-        } else {
-          dx /= d;
-          dy /= d;
-          dz /= d;
-        }
-        const push = (min - d) / 2;
-        a[0] -= dx * push;
-        a[1] -= dy * push;
-        a[2] -= dz * push;
-        b[0] += dx * push;
-        b[1] += dy * push;
-        b[2] += dz * push;
-        moved = true;
-      }
-    }
-    if (!moved) break;
-  }
-  return p;
-}
-
 /** Sorting advisories: resolution first, then by risk, then by key for stability. */
 function advisoryOrder(x: SceneAdvisory, y: SceneAdvisory): number {
   return levelRank(y.level) - levelRank(x.level) || y.risk - x.risk || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
 }
 
-const EMPTY_COUNTS: ScanCounts = { agents: 0, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
+/** What the scan gives, with missing arrays empty (a hand-written or older JSON may lack some). */
+interface SceneInput {
+  readonly agents: readonly Agent[];
+  readonly links: readonly Link[];
+  readonly advisories: readonly Advisory[];
+  readonly coordinates: Readonly<Record<string, Vec3>>;
+  readonly problems: Problem[];
+  readonly labels: ReadonlyMap<string, string>;
+  readonly colorOf: ReadonlyMap<string, string>;
+  /** τ_TA of the scan (its `thresholds`, or the default). */
+  readonly traffic: number;
+}
 
-/**
- * Builds the scene from a scan. Tolerant of partial input (a hand-written or older JSON): missing
- * arrays are empty, agents without a position sit at the centroid of their files (or the origin),
- * files without a coordinate are skipped and reported in `problems`.
- */
-export function buildSceneModel(result: ScanResult): SceneModel {
+function readInput(result: ScanResult): SceneInput {
   const agents: readonly Agent[] = Array.isArray(result.agents) ? result.agents : [];
-  const links: readonly Link[] = Array.isArray(result.links) ? result.links : [];
-  const advisoriesIn: readonly Advisory[] = Array.isArray(result.advisories) ? result.advisories : [];
-  const coordinates = result.fileCoordinates ?? {};
-  const positions = result.positions ?? {};
-  const problems: Problem[] = Array.isArray(result.problems) ? [...result.problems] : [];
-
   const labels = new Map<string, string>();
   for (const agent of agents) labels.set(agent.id, agent.label || agent.id);
+  const colorOf = new Map<string, string>();
+  agents.forEach((a, i) => colorOf.set(a.id, agentColor(i)));
+  const traffic = result.thresholds?.traffic;
+  return {
+    agents,
+    links: Array.isArray(result.links) ? result.links : [],
+    advisories: Array.isArray(result.advisories) ? result.advisories : [],
+    coordinates: result.fileCoordinates ?? {},
+    problems: Array.isArray(result.problems) ? [...result.problems] : [],
+    labels,
+    colorOf,
+    traffic: typeof traffic === 'number' && Number.isFinite(traffic) ? traffic : DEFAULT_THRESHOLDS.traffic,
+  };
+}
 
-  // Files: every coordinate the scan has, plus nothing else (a touched file without one is reported).
-  const paths = Object.keys(coordinates).filter((p) => finiteVec(coordinates[p]));
-  paths.sort();
-  const fileIndex = new Map<string, number>();
-  paths.forEach((p, i) => fileIndex.set(p, i));
-  const touchedBy: string[][] = paths.map(() => []);
-  const missing: string[] = [];
-  for (const agent of agents) {
-    for (const f of agent.files ?? []) {
-      const i = fileIndex.get(f.path);
-      if (i === undefined) missing.push(f.path);
-      else if (!touchedBy[i]!.includes(agent.id)) touchedBy[i]!.push(agent.id);
-    }
-  }
-  if (missing.length > 0) {
-    problems.push({
-      code: 'VIEW_MISSING_COORDINATES',
-      message: `${missing.length} touched file(s) have no coordinate and are not drawn (first: ${missing[0]}).`,
+/**
+ * A clear pair within `NEAR_THRESHOLD_MARGIN` under τ_TA: no advisory, but one small change from
+ * one. Its link is drawn (dotted, in `NEAR_THRESHOLD_COLOR`) even while clear links are hidden.
+ */
+export function isNearThreshold(level: Level, risk: number, traffic: number): boolean {
+  return level === 'clear' && risk < traffic && risk >= traffic - NEAR_THRESHOLD_MARGIN;
+}
+
+/** How hard a pair pulls its agents together in the layout: resolution most, a clear pair not at all. */
+function pullOf(level: Level, near: boolean, forecast: boolean): number {
+  if (level === 'resolution') return 1;
+  if (level === 'traffic') return 0.7;
+  return near || forecast ? 0.35 : 0;
+}
+
+/** The links the page can draw: clear ones with no risk and no forecast carry nothing and are dropped. */
+function sceneLinksOf(input: SceneInput, posOf: ReadonlyMap<string, Vec3>): { links: SceneLink[]; forecasts: SceneForecast[] } {
+  const links: SceneLink[] = [];
+  const forecasts: SceneForecast[] = [];
+  const agentCount = input.agents.length;
+  for (const link of input.links) {
+    const from = posOf.get(link.a);
+    const to = posOf.get(link.b);
+    if (!from || !to) continue;
+    // The core puts forecasts on clear links only; a link with an advisory keeps its level's look.
+    const forecast = link.level === 'clear' ? usableForecast(link) : undefined;
+    if (link.level === 'clear' && !(link.risk > 0) && !forecast) continue;
+    if (forecast) forecasts.push(sceneForecast(link, forecast, input.labels));
+    const probability = forecast ? clamp01(forecast.probability) : undefined;
+    const near = isNearThreshold(link.level, link.risk, input.traffic);
+    const strongest = Array.isArray(link.evidence) ? link.evidence[0]?.message : undefined;
+    links.push({
+      a: link.a,
+      b: link.b,
+      from,
+      to,
+      risk: clamp01(link.risk),
+      level: link.level,
+      color: forecast ? FORECAST_COLOR : near ? NEAR_THRESHOLD_COLOR : levelColor(link.level),
+      radius: linkRadius(link.level, link.risk, agentCount),
+      opacity: probability !== undefined ? forecastOpacity(probability) : near ? 0.9 : linkOpacity(link.level, link.risk),
+      hiddenByDefault: link.level === 'clear' && !forecast && !near,
+      ...(near ? { nearThreshold: true as const } : {}),
+      ...(usableProbability(link.probability) !== undefined ? { probability: usableProbability(link.probability)! } : {}),
+      ...(probability !== undefined ? { forecast: probability } : {}),
+      ...(typeof strongest === 'string' && strongest ? { evidence: strongest } : {}),
     });
   }
+  // Draw order: clear first (near-threshold and forecasts last among them), resolution last (on top).
+  const rank = (l: SceneLink): number => (l.forecast !== undefined ? 2 : l.nearThreshold ? 1 : 0);
+  links.sort((x, y) => levelRank(x.level) - levelRank(y.level) || rank(x) - rank(y) || x.risk - y.risk);
+  forecasts.sort(forecastOrder);
+  return { links, forecasts };
+}
 
-  // Files cited by advisories, with the worst level citing them.
+/** Agent positions from the pairs (`layoutAgents`): who collides sits together, off other pairs' links. */
+function placeAgents(input: SceneInput, radii: readonly number[]): Vec3[] {
+  const index = new Map(input.agents.map((a, i) => [a.id, i] as const));
+  const layoutLinks: LayoutLink[] = [];
+  for (const link of input.links) {
+    const a = index.get(link.a);
+    const b = index.get(link.b);
+    if (a === undefined || b === undefined) continue;
+    const forecast = link.level === 'clear' && usableForecast(link) !== undefined;
+    const near = isNearThreshold(link.level, link.risk, input.traffic);
+    layoutLinks.push({
+      a,
+      b,
+      pull: pullOf(link.level, near, forecast),
+      drawn: link.level !== 'clear' || forecast || near,
+      width: Math.max(0.3, linkRadius(link.level, link.risk, input.agents.length)),
+    });
+  }
+  return layoutAgents(radii, layoutLinks);
+}
+
+/** Files cited by advisories, with the worst level citing them. */
+function citedFiles(advisories: readonly Advisory[]): Map<string, Exclude<Level, 'clear'>> {
   const cited = new Map<string, Exclude<Level, 'clear'>>();
-  for (const adv of advisoriesIn) {
+  for (const adv of advisories) {
     for (const e of adv.evidence ?? []) {
       for (const side of [e.a, e.b]) {
         if (!side) continue;
@@ -480,39 +538,38 @@ export function buildSceneModel(result: ScanResult): SceneModel {
       }
     }
   }
+  return cited;
+}
 
-  // Agent positions: given, or their files' centroid.
-  const rawAgentPos = new Map<string, Vec3>();
-  for (const agent of agents) {
-    const given = positions[agent.id];
-    if (finiteVec(given)) {
-      rawAgentPos.set(agent.id, given);
-      continue;
-    }
-    let sx = 0,
-      sy = 0,
-      sz = 0,
-      n = 0;
+/**
+ * Files: every coordinate the scan has (a touched file without one is reported). A file of one
+ * or two agents sits just behind them, spread by its embedding; any other in a dim backdrop far
+ * behind the agents, placed by the embedding.
+ */
+function placeFiles(
+  input: SceneInput,
+  agentAt: ReadonlyMap<string, { position: Vec3; radius: number }>,
+): { files: SceneFile[]; scale: number } {
+  const { coordinates } = input;
+  const paths = Object.keys(coordinates).filter((p) => finiteVec(coordinates[p]));
+  paths.sort();
+  const fileIndex = new Map(paths.map((p, i) => [p, i] as const));
+  const touchedBy: string[][] = paths.map(() => []);
+  const missing: string[] = [];
+  for (const agent of input.agents)
     for (const f of agent.files ?? []) {
-      const p = coordinates[f.path];
-      if (finiteVec(p)) {
-        sx += p[0];
-        sy += p[1];
-        sz += p[2];
-        n++;
-      }
+      const i = fileIndex.get(f.path);
+      if (i === undefined) missing.push(f.path);
+      else if (!touchedBy[i]!.includes(agent.id)) touchedBy[i]!.push(agent.id);
     }
-    rawAgentPos.set(agent.id, n > 0 ? [sx / n, sy / n, sz / n] : [0, 0, 0]);
-  }
-
-  const points: Vec3[] = paths.map((p) => coordinates[p]!);
-  for (const p of rawAgentPos.values()) points.push(p);
-  const { map: normalise, scale } = normaliser(points);
-
-  const colorOf = new Map<string, string>();
-  agents.forEach((a, i) => colorOf.set(a.id, agentColor(i)));
-
-  const files: SceneFile[] = paths.map((path, i) => {
+  if (missing.length > 0)
+    input.problems.push({
+      code: 'VIEW_MISSING_COORDINATES',
+      message: `${missing.length} touched file(s) have no coordinate and are not drawn (first: ${missing[0]}).`,
+    });
+  const cited = citedFiles(input.advisories);
+  const { map: normalise, scale } = normaliser(paths.map((p) => coordinates[p]!));
+  const files = paths.map((path, i): SceneFile => {
     const by = touchedBy[i]!;
     const citedLevel = cited.get(path);
     const color = citedLevel
@@ -520,18 +577,40 @@ export function buildSceneModel(result: ScanResult): SceneModel {
       : by.length >= 2
         ? SHARED_FILE_COLOR
         : by.length === 1
-          ? colorOf.get(by[0]!)!
+          ? input.colorOf.get(by[0]!)!
           : UNTOUCHED_FILE_COLOR;
     return {
       path,
-      position: normalise(coordinates[path]!),
+      position: filePosition(normalise(coordinates[path]!), by, agentAt),
       agents: by,
       ...(citedLevel ? { citedLevel } : {}),
       color,
       size: fileSize(by.length, citedLevel !== undefined, paths.length),
     };
   });
+  return { files, scale };
+}
 
+/** Where a file is drawn: behind its agents' centre (touched) or in the backdrop (untouched). */
+function filePosition(q: Vec3, by: readonly string[], agentAt: ReadonlyMap<string, { position: Vec3; radius: number }>): Vec3 {
+  const u = [q[0] / SCENE_RADIUS, q[1] / SCENE_RADIUS, q[2] / SCENE_RADIUS] as const;
+  const owners = by.map((id) => agentAt.get(id)).filter((x) => x !== undefined);
+  // A file of more than two agents has no one place among them (its centroid would sit on some
+  // other pair's link): it joins the backdrop, and its spokes show whose it is on focus.
+  if (owners.length === 0 || owners.length > 2) return [q[0] * 1.25, q[1] * 1.25, -SCENE_RADIUS * 0.9 + q[2] * 0.4];
+  let cx = 0,
+    cy = 0,
+    r = 0;
+  for (const o of owners) {
+    cx += o.position[0] / owners.length;
+    cy += o.position[1] / owners.length;
+    r = Math.max(r, o.radius);
+  }
+  const spread = r * 1.6 + 2;
+  return [cx + u[0] * spread, cy + u[1] * spread, -(r + 1.5) - Math.abs(u[2]) * spread];
+}
+
+function sceneAgentsOf(input: SceneInput, links: readonly Link[]): Array<Omit<SceneAgent, 'files'>> {
   const worst = new Map<string, Level>();
   const forecastAgents = new Set<string>();
   for (const link of links) {
@@ -539,21 +618,9 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     worst.set(link.b, worseLevel(worst.get(link.b) ?? 'clear', link.level));
     if (usableForecast(link)) forecastAgents.add(link.a).add(link.b);
   }
-
-  const agentFiles = new Map<string, number[]>();
-  files.forEach((f, i) => {
-    for (const id of f.agents) (agentFiles.get(id) ?? agentFiles.set(id, []).get(id)!).push(i);
-  });
-
-  // Markers: scaled positions, then pushed apart where they overlap.
-  const radii = agents.map((agent) => agentRadius(agent.files?.length ?? 0, agents.length));
-  const markerAt = separateMarkers(
-    agents.map((agent) => normalise(rawAgentPos.get(agent.id)!)),
-    radii,
-  );
-
-  const sceneAgents: SceneAgent[] = agents.map((agent, i) => {
-    const own = agentFiles.get(agent.id) ?? [];
+  const radii = input.agents.map((agent) => agentRadius(agent.files?.length ?? 0, input.agents.length));
+  const at = placeAgents(input, radii);
+  return input.agents.map((agent, i) => {
     const fileCount = agent.files?.length ?? 0;
     const level = worst.get(agent.id) ?? 'clear';
     const parts = [`${fileCount} file${fileCount === 1 ? '' : 's'}`];
@@ -562,62 +629,73 @@ export function buildSceneModel(result: ScanResult): SceneModel {
     if (agent.incomplete && agent.incomplete.length > 0) parts.push('incomplete');
     return {
       id: agent.id,
-      label: labels.get(agent.id)!,
-      position: markerAt[i]!,
-      color: colorOf.get(agent.id)!,
+      label: input.labels.get(agent.id)!,
+      position: at[i]!,
+      color: input.colorOf.get(agent.id)!,
       radius: radii[i]!,
-      files: own,
       level,
-      title: labels.get(agent.id)!,
+      title: input.labels.get(agent.id)!,
       subtitle: parts.join(' · '),
       ...(agent.worktree ? { worktree: agent.worktree } : {}),
       ...(agent.incomplete && agent.incomplete.length > 0 ? { incomplete: agent.incomplete } : {}),
     };
   });
+}
 
-  const posOf = new Map(sceneAgents.map((a) => [a.id, a.position] as const));
-  const sceneLinks: SceneLink[] = [];
-  const forecasts: SceneForecast[] = [];
-  for (const link of links) {
-    const from = posOf.get(link.a);
-    const to = posOf.get(link.b);
-    if (!from || !to) continue;
-    // The core puts forecasts on clear links only; a link with an advisory keeps its level's look.
-    const forecast = link.level === 'clear' ? usableForecast(link) : undefined;
-    // A clear link with no risk and no forecast carries no information; drawing it only adds haze.
-    if (link.level === 'clear' && !(link.risk > 0) && !forecast) continue;
-    if (forecast) forecasts.push(sceneForecast(link, forecast, labels));
-    const probability = forecast ? clamp01(forecast.probability) : undefined;
-    sceneLinks.push({
-      a: link.a,
-      b: link.b,
-      from,
-      to,
-      risk: clamp01(link.risk),
-      level: link.level,
-      color: forecast ? FORECAST_COLOR : levelColor(link.level),
-      radius: linkRadius(link.level, link.risk, agents.length),
-      opacity: probability !== undefined ? forecastOpacity(probability) : linkOpacity(link.level, link.risk),
-      ...(usableProbability(link.probability) !== undefined ? { probability: usableProbability(link.probability)! } : {}),
-      ...(probability !== undefined ? { forecast: probability } : {}),
-    });
-  }
-  // Draw order: clear first (forecasts last among them), resolution last (on top).
-  const forecastRank = (l: SceneLink): number => (l.forecast !== undefined ? 1 : 0);
-  sceneLinks.sort((x, y) => levelRank(x.level) - levelRank(y.level) || forecastRank(x) - forecastRank(y) || x.risk - y.risk);
-  forecasts.sort(forecastOrder);
+/** The pair list: every pair with an advisory, a near-threshold or a forecast, worst first. */
+function scenePairs(links: readonly SceneLink[], labels: ReadonlyMap<string, string>): ScenePair[] {
+  const name = (id: string): string => labels.get(id) ?? id;
+  return links
+    .filter((l) => !l.hiddenByDefault)
+    .map((l) => ({
+      key: `${l.a}|${l.b}`,
+      a: l.a,
+      b: l.b,
+      title: `${name(l.a)} ↔ ${name(l.b)}`,
+      level: l.level,
+      mark: l.nearThreshold ? ('near threshold' as const) : l.forecast !== undefined ? ('forecast' as const) : undefined,
+      color: l.color,
+      riskText: formatRisk(l.risk),
+      ...(l.probability !== undefined ? { percentText: percentText(l.probability) } : {}),
+      evidence: l.evidence ?? '',
+    }))
+    .map(({ mark, ...p }) => (mark ? { ...p, mark } : p))
+    .sort((x, y) => levelRank(y.level) - levelRank(x.level) || (x.riskText < y.riskText ? 1 : x.riskText > y.riskText ? -1 : 0));
+}
 
-  const advisories = advisoriesIn.map((a) => advisoryModel(a, labels)).sort(advisoryOrder);
+const EMPTY_COUNTS: ScanCounts = { agents: 0, pairs: 0, clear: 0, traffic: 0, resolution: 0, unknown: 0 };
 
+/**
+ * Builds the scene from a scan. Tolerant of partial input (a hand-written or older JSON): missing
+ * arrays are empty, files without a coordinate are skipped and reported in `problems`. Agents are
+ * placed by their pairs (`layoutAgents`), files around the agents that touch them.
+ */
+export function buildSceneModel(result: ScanResult): SceneModel {
+  const input = readInput(result);
+  const placed = sceneAgentsOf(input, input.links);
+  const { files, scale } = placeFiles(input, new Map(placed.map((a) => [a.id, a] as const)));
+  const agentFiles = new Map<string, number[]>();
+  files.forEach((f, i) => {
+    for (const id of f.agents) (agentFiles.get(id) ?? agentFiles.set(id, []).get(id)!).push(i);
+  });
+  const agents: SceneAgent[] = placed.map((a) => ({ ...a, files: agentFiles.get(a.id) ?? [] }));
+  const { links, forecasts } = sceneLinksOf(input, new Map(agents.map((a) => [a.id, a.position] as const)));
   return {
     generatedAt: typeof result.generatedAt === 'string' ? result.generatedAt : '',
     files,
-    agents: sceneAgents,
-    links: sceneLinks,
-    advisories,
+    agents,
+    links,
+    pairs: scenePairs(links, input.labels),
+    advisories: input.advisories.map((a) => advisoryModel(a, input.labels)).sort(advisoryOrder),
     forecasts,
-    counts: result.counts ?? { ...EMPTY_COUNTS, agents: agents.length },
-    problems,
+    counts: result.counts ?? { ...EMPTY_COUNTS, agents: input.agents.length },
+    problems: input.problems,
+    nearThresholdMargin: NEAR_THRESHOLD_MARGIN,
     scale,
   };
+}
+
+/** The links the page draws: all of them when clear links are shown, else those not hidden by default. */
+export function drawnLinks(model: Pick<SceneModel, 'links'>, showClear: boolean): SceneLink[] {
+  return model.links.filter((l) => showClear || !l.hiddenByDefault);
 }

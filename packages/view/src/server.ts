@@ -4,7 +4,7 @@
  * not a name or address the server is bound to is refused (a web page elsewhere cannot read the
  * scan through DNS rebinding); on an address other than loopback the server says it is `exposed`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { ScanResult } from '@airspace/core';
@@ -68,34 +68,41 @@ export function allowedHostHeaders(host: string, port: number): Set<string> {
   return new Set([...names].map((n) => `${bracket(n)}:${port}`));
 }
 
-/**
- * Starts the server after a first successful scan; rejects (and listens on nothing) when that scan
- * fails, so a command can report "not a repository" and exit.
- */
-export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
-  const host = options.host ?? '127.0.0.1';
-  let current = await options.scan();
-  let seq = 0;
-  let currentPrint = fingerprint(current);
+/** What the server shows now: the current result, its fingerprint and its number in the stream. */
+interface Current {
+  result: ScanResult;
+  print: string;
+  seq: number;
+}
+
+function scanEvent(current: Current): string {
+  return `id: ${current.seq}\nevent: scan\ndata: ${JSON.stringify(current.result)}\n\n`;
+}
+
+/** The pages listening on `/events`. */
+function createClients() {
   const clients = new Set<ServerResponse>();
-
-  let port = 0;
-  let allowed = new Set<string>();
-
-  function send(res: ServerResponse, text: string): void {
+  const send = (res: ServerResponse, text: string): void => {
     if (!res.writableEnded) res.write(text);
-  }
+  };
+  return {
+    clients,
+    send,
+    broadcast: (text: string): void => {
+      for (const res of clients) send(res, text);
+    },
+  };
+}
 
-  function scanEvent(): string {
-    return `id: ${seq}\nevent: scan\ndata: ${JSON.stringify(current)}\n\n`;
-  }
-
-  function broadcast(text: string): void {
-    for (const res of clients) send(res, text);
-  }
-
-  function handle(req: IncomingMessage, res: ServerResponse): void {
-    if (!allowed.has((req.headers.host ?? '').toLowerCase())) {
+/** Serves `/`, `/scan.json` and `/events`, to requests whose Host is one of `allowed()`. */
+function requestHandler(
+  current: Current,
+  stream: ReturnType<typeof createClients>,
+  allowed: () => ReadonlySet<string>,
+  title: string | undefined,
+) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    if (!allowed().has((req.headers.host ?? '').toLowerCase())) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('Forbidden: unexpected Host header.\n');
       return;
     }
@@ -105,47 +112,52 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/' || path === '/index.html') {
-      const html = renderViewHtml(current, { eventsPath: EVENTS_PATH, seq, ...(options.title ? { title: options.title } : {}) });
+      const html = renderViewHtml(current.result, { eventsPath: EVENTS_PATH, seq: current.seq, ...(title ? { title } : {}) });
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
     } else if (path === '/scan.json') {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(current));
+      res
+        .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+        .end(JSON.stringify(current.result));
     } else if (path === EVENTS_PATH) {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-      clients.add(res);
-      send(res, 'retry: 2000\n\n');
-      send(res, scanEvent());
-      req.on('close', () => clients.delete(res));
+      stream.clients.add(res);
+      stream.send(res, 'retry: 2000\n\n');
+      stream.send(res, scanEvent(current));
+      req.on('close', () => stream.clients.delete(res));
     } else {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.\n');
     }
-  }
+  };
+}
 
-  const server = createServer(handle);
-  server.on('clientError', (_error, socket) => socket.destroy());
+/** Listens on `port` and `host`; resolves with the port it got. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
-  allowed = allowedHostHeaders(host, port);
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  return (server.address() as AddressInfo).port;
+}
 
+/**
+ * Re-scans on request and publishes a result that changed (or any result, forced). A request
+ * while a scan runs gets one more scan after it, so a change made during a scan is not missed.
+ */
+function createRescan(options: ViewServerOptions, current: Current, broadcast: (text: string) => void) {
   function publish(result: ScanResult, force: boolean): void {
     const print = fingerprint(result);
-    if (!force && print === currentPrint) return;
-    current = result;
-    currentPrint = print;
-    seq += 1;
-    broadcast(scanEvent());
+    if (!force && print === current.print) return;
+    current.result = result;
+    current.print = print;
+    current.seq += 1;
+    broadcast(scanEvent(current));
   }
-
   let scanning: Promise<void> | null = null;
   let again: Promise<void> | null = null;
   function rescan(force: boolean): Promise<void> {
-    // A request while a scan runs gets one more scan after it, so a change made during a scan is not missed.
     if (scanning)
       return (again ??= scanning.then(() => {
         again = null;
@@ -167,10 +179,29 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       });
     return scanning;
   }
+  return { publish, rescan };
+}
+
+/**
+ * Starts the server after a first successful scan; rejects (and listens on nothing) when that scan
+ * fails, so a command can report "not a repository" and exit.
+ */
+export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  const host = options.host ?? '127.0.0.1';
+  const first = await options.scan();
+  const current: Current = { result: first, print: fingerprint(first), seq: 0 };
+  const stream = createClients();
+  let allowed = new Set<string>();
+  const server = createServer(requestHandler(current, stream, () => allowed, options.title));
+  server.on('clientError', (_error, socket) => socket.destroy());
+  const port = await listen(server, options.port ?? 0, host);
+  allowed = allowedHostHeaders(host, port);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  const { publish, rescan } = createRescan(options, current, stream.broadcast);
 
   const timers: NodeJS.Timeout[] = [];
   if (options.intervalMs && options.intervalMs > 0) timers.push(setInterval(() => void rescan(false), options.intervalMs));
-  timers.push(setInterval(() => broadcast(': ping\n\n'), HEARTBEAT_MS));
+  timers.push(setInterval(() => stream.broadcast(': ping\n\n'), HEARTBEAT_MS));
   for (const t of timers) t.unref();
 
   let closed: Promise<void> | null = null;
@@ -178,7 +209,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     url,
     exposed: !isLoopbackHost(host),
     get clients() {
-      return clients.size;
+      return stream.clients.size;
     },
     async update(result?: ScanResult): Promise<void> {
       if (result) publish(result, true);
@@ -187,8 +218,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     close(): Promise<void> {
       closed ??= new Promise<void>((resolve) => {
         for (const t of timers) clearInterval(t);
-        for (const res of clients) res.end();
-        clients.clear();
+        for (const res of stream.clients) res.end();
+        stream.clients.clear();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -11,7 +11,8 @@ import {
   agentRadius,
   buildSceneModel,
   fileSize,
-  separateMarkers,
+  NEAR_THRESHOLD_COLOR,
+  drawnLinks,
   formatLines,
   formatRisk,
   linkRadius,
@@ -68,13 +69,15 @@ describe('buildSceneModel', () => {
     expect(b.radius).toBeGreaterThan(c.radius);
   });
 
-  it('scales everything into the scene sphere, keeping relative positions', () => {
-    let far = 0;
-    for (const f of model.files) far = Math.max(far, Math.hypot(...f.position));
-    expect(far).toBeLessThanOrEqual(SCENE_RADIUS + 1e-9);
-    expect(far).toBeGreaterThan(SCENE_RADIUS * 0.9);
-    // c sits exactly on docs/c.md in the scan, and still does after scaling.
-    expect(model.agents.find((a) => a.id === 'c')!.position).toEqual(file('docs/c.md').position);
+  it('places agents by their pairs, in the plane the camera faces, and their files just behind them', () => {
+    for (const a of model.agents) expect(a.position[2]).toBe(0);
+    // c's only file sits behind c, not c on its file.
+    const c = model.agents.find((a) => a.id === 'c')!;
+    const f = file('docs/c.md').position;
+    expect(f[2]).toBeLessThan(0);
+    expect(Math.hypot(f[0] - c.position[0], f[1] - c.position[1])).toBeLessThan(c.radius * 2 + 3);
+    // Untouched files form a backdrop far behind.
+    for (const u of model.files.filter((x) => x.agents.length === 0)) expect(u.position[2]).toBeLessThan(-SCENE_RADIUS * 0.5);
   });
 
   it('lists resolution advisories first with right of way and evidence of both sides', () => {
@@ -99,7 +102,44 @@ describe('buildSceneModel', () => {
     const m = buildSceneModel({ ...scan, positions, fileCoordinates: { ...scan.fileCoordinates, 'src/a.ts': undefined as never } });
     expect(m.problems.map((p) => p.code)).toContain('VIEW_MISSING_COORDINATES');
     expect(m.files.some((f) => f.path === 'src/a.ts')).toBe(false);
-    expect(m.agents.find((a) => a.id === 'c')!.position).toEqual(m.files.find((f) => f.path === 'docs/c.md')!.position);
+    // Placed whether the scan has positions or not: the layout reads the pairs.
+    expect(m.agents.find((a) => a.id === 'c')!.position).toEqual(model.agents.find((a) => a.id === 'c')!.position);
+  });
+
+  it('marks a clear pair within the margin under τ_TA, draws it while other clear links are hidden, and lists it', () => {
+    const scan = smallScan();
+    const t = scan.thresholds.traffic;
+    const links = scan.links.map((l) => (l.level === 'clear' ? { ...l, risk: t - 0.07 } : l));
+    const m = buildSceneModel({ ...scan, links });
+    const near = m.links.filter((l) => l.nearThreshold);
+    expect(near.length).toBe(scan.links.filter((l) => l.level === 'clear').length);
+    expect(near.every((l) => l.color === NEAR_THRESHOLD_COLOR && !l.hiddenByDefault)).toBe(true);
+    expect(m.pairs.filter((p) => p.mark === 'near threshold').map((p) => p.key)).toEqual(near.map((l) => `${l.a}|${l.b}`));
+    // Further under: a plain clear link, hidden until asked for, and not listed.
+    const far = buildSceneModel({ ...scan, links: scan.links.map((l) => (l.level === 'clear' ? { ...l, risk: t - 0.2 } : l)) });
+    expect(far.links.some((l) => l.nearThreshold)).toBe(false);
+    const clear = far.links.filter((l) => l.level === 'clear');
+    expect(clear.length).toBeGreaterThan(0);
+    expect(clear.every((l) => l.hiddenByDefault)).toBe(true);
+    expect(drawnLinks(far, false).some((l) => l.level === 'clear')).toBe(false);
+    expect(drawnLinks(far, true).length).toBe(far.links.length);
+    expect(far.pairs.every((p) => p.level !== 'clear')).toBe(true);
+  });
+
+  it('lists every pair with an advisory, worst first, with its strongest evidence line', () => {
+    const scan = smallScan();
+    const strongest = { message: 'both change src/shared.ts lines 1–5', kind: 'overlap', risk: 1 };
+    const m = buildSceneModel({
+      ...scan,
+      links: scan.links.map((l) => (l.a === 'a' && l.b === 'b' ? { ...l, evidence: [strongest] } : l)),
+    });
+    expect(m.pairs.map((p) => p.key)).toEqual(['a|b', 'b|c']);
+    const [ab, bc] = m.pairs;
+    expect(ab!.level).toBe('resolution');
+    expect(ab!.riskText).toBe('0.90');
+    expect(ab!.evidence).toBe(strongest.message);
+    expect(bc!.level).toBe('traffic');
+    expect(bc!.evidence).toBe('');
   });
 
   it('survives an empty or partial result', () => {
@@ -228,29 +268,7 @@ describe('formatting', () => {
   });
 });
 
-describe('separateMarkers', () => {
-  it('pushes coincident and overlapping markers apart, deterministically', () => {
-    const points = [
-      [0, 0, 0],
-      [0, 0, 0],
-      [0.5, 0, 0],
-    ] as const;
-    const out = separateMarkers(points as never, [2, 2, 2]);
-    for (let i = 0; i < 3; i++)
-      for (let j = i + 1; j < 3; j++)
-        expect(Math.hypot(out[i]![0] - out[j]![0], out[i]![1] - out[j]![1], out[i]![2] - out[j]![2])).toBeGreaterThan(6);
-    expect(separateMarkers(points as never, [2, 2, 2])).toEqual(out);
-  });
-
-  it('leaves markers that are already apart where they are', () => {
-    const points = [
-      [0, 0, 0],
-      [20, 0, 0],
-      [0, 30, 0],
-    ] as const;
-    expect(separateMarkers(points as never, [2, 2, 2])).toEqual(points.map((p) => [...p]));
-  });
-
+describe('agents on one file', () => {
   it('keeps two agents on one file apart in the scene, so their link has a length', () => {
     const scan = smallScan();
     const m = buildSceneModel({ ...scan, positions: { ...scan.positions, b: scan.positions.a! } });

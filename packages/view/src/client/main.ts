@@ -17,7 +17,11 @@ import {
   type SceneForecast,
   type SceneLink,
   type SceneModel,
+  type ScenePair,
+  NEAR_THRESHOLD_COLOR,
 } from '../scene-model.js';
+import { placeLabels as placeLabelBoxes, type LabelRequest, type ScreenSegment } from '../label-layout.js';
+import { createFlatViewer } from './flat-viewer.js';
 import { createViewer, webglAvailable, type Viewer } from './viewer.js';
 
 /** What the page exposes for scripting and tests. */
@@ -34,6 +38,32 @@ interface AirspaceViewApi {
   frames: number;
   /** Milliseconds the last frame took (add \`?timing\` to the URL to include the GPU's time). */
   renderMs: number;
+  /** Whether plain clear links are drawn (hidden by default). */
+  showClear(show: boolean): void;
+  /** `scene` (the 3D view) or `list` (the pair list in its place). */
+  mode(mode: 'scene' | 'list'): void;
+  /** What is on screen now, in client pixels: markers, drawn links and the labels shown. */
+  geometry(): SceneGeometry;
+}
+
+interface SceneGeometry {
+  agents: Array<{ id: string; x: number; y: number; r: number }>;
+  links: Array<{
+    a: string;
+    b: string;
+    level: string;
+    color: string;
+    near: boolean;
+    forecast: boolean;
+    x1: number;
+    y1: number;
+    x2: number;
+    y2: number;
+    half: number;
+  }>;
+  labels: Array<{ id: string; left: number; top: number; width: number; height: number }>;
+  /** The stage's box: where the scene is. */
+  stage: { left: number; top: number; width: number; height: number };
 }
 
 declare global {
@@ -56,8 +86,10 @@ const labelsLayer = $('labels');
 const hasWebgl = webglAvailable();
 let model: SceneModel = buildSceneModel(readInitialScan());
 // Multisampling costs most where there is no GPU (software WebGL) and matters least in a dense cloud.
-const viewer: Viewer | null = hasWebgl ? createViewer(stage, { antialias: model.files.length <= 3000 }) : null;
+// Without WebGL the same scene is drawn flat on a 2D canvas.
+const viewer: Viewer = hasWebgl ? createViewer(stage, { antialias: model.files.length <= 3000 }) : createFlatViewer(stage);
 if (!hasWebgl) $('no-webgl').hidden = false;
+let showClear = false;
 
 let selected: string | null = null;
 /** Key (`a|b`) of the selected advisory or forecast. */
@@ -71,14 +103,17 @@ const api: AirspaceViewApi = {
   selected: null,
   webgl: hasWebgl,
   select: (id) => select(id),
-  screenPositionOf: (id) => viewer?.screenPositionOf(id) ?? null,
-  screenPositionOfFile: (path) => viewer?.screenPositionOfFile(path) ?? null,
+  screenPositionOf: (id) => viewer.screenPositionOf(id) ?? null,
+  screenPositionOfFile: (path) => viewer.screenPositionOfFile(path) ?? null,
   get frames() {
     return frames;
   },
   get renderMs() {
-    return viewer?.renderMs ?? 0;
+    return viewer.renderMs;
   },
+  showClear: (show) => setShowClear(show),
+  mode: (mode) => setMode(mode),
+  geometry: () => sceneGeometry(),
 };
 window.airspaceView = api;
 
@@ -103,12 +138,13 @@ function apply(next: SceneModel, keepCamera: boolean): void {
   model = next;
   if (selected && !model.agents.some((a) => a.id === selected)) selected = null;
   if (!pairByKey(selectedPair)) selectedPair = null;
-  viewer?.setModel(model, keepCamera);
+  viewer.setModel(model, keepCamera);
   renderCounts();
   renderLegend();
   renderLabels();
   renderAdvisories();
   renderForecasts();
+  renderPairs();
   renderAgents();
   renderProblems();
   select(selected, true);
@@ -139,7 +175,7 @@ function renderCounts(): void {
 
 function renderLegend(): void {
   const box = $('legend');
-  box.replaceChildren(el('h3', undefined, 'Links by risk'));
+  box.replaceChildren(el('h3', undefined, 'Links'));
   const line = (level: keyof typeof LEVEL_COLORS, label: string, height: number): void => {
     const item = el('div', 'item');
     const sw = el('span', 'swatch-line');
@@ -153,11 +189,17 @@ function renderLegend(): void {
   const dashed = el('div', 'item');
   const dash = el('span', 'swatch-dash');
   dash.style.setProperty('--dash', FORECAST_COLOR);
-  dashed.append(dash, 'forecast (clear today, likely later)');
+  dashed.append(dash, 'forecast');
   box.append(dashed);
-  line('clear', 'clear', 1);
+  const dotted = el('div', 'item');
+  const dots = el('span', 'swatch-dots');
+  dots.style.setProperty('--dash', NEAR_THRESHOLD_COLOR);
+  dotted.append(dots, `near threshold (clear, within ${model.nearThresholdMargin} of traffic)`);
+  dotted.title = 'A clear pair whose risk is just under the traffic threshold: no advisory, one small change from one.';
+  box.append(dotted);
+  line('clear', showClear ? 'clear' : 'clear (hidden)', 1);
   line('unknown', 'unknown', 1);
-  box.append(el('h3', undefined, 'Markers'));
+  box.append(el('h3', undefined, 'Spheres'));
   const dot = (bg: string, label: string, ball = false): void => {
     const item = el('div', 'item');
     const sw = el('span', ball ? 'swatch-ball' : 'swatch-dot');
@@ -176,8 +218,8 @@ function renderLabels(): void {
   labelsLayer.replaceChildren();
   labelSizes = new WeakMap();
   labelNodes = new Map();
-  // With many agents labels show the name only (the focused ones show both lines), so they stay readable.
-  const compact = model.agents.length > 24;
+  // With many agents labels show the name only (the focused ones show both lines), so they fit between the links.
+  const compact = model.agents.length > COMPACT_FROM;
   for (const a of model.agents) {
     const node = el('div', `agent-label level-${a.level}`);
     node.style.setProperty('--agent', a.color);
@@ -194,16 +236,33 @@ function renderLabels(): void {
   placeLabels();
 }
 
+/** From this many agents on, labels show the name only (the level is in the label's border). */
+const COMPACT_FROM = 12;
+
 /** Label sizes, cleared when labels are rebuilt or change state. */
 let labelSizes = new WeakMap<HTMLElement, { w: number; h: number }>();
 
+/** The drawn links on screen, as segments as wide as they are drawn (at least a hairline). */
+function screenSegments(): Array<ScreenSegment & { link: SceneLink }> {
+  const out: Array<ScreenSegment & { link: SceneLink }> = [];
+  for (const link of viewer.drawnLinks()) {
+    const p = viewer.project(link.from);
+    const q = viewer.project(link.to);
+    if (!p || !q) continue;
+    // Tube radius on screen: the agent's radius per scene unit at its end, times the tube's radius.
+    const a = model.agents.find((x) => x.id === link.a);
+    const perUnit = a && a.radius > 0 ? viewer.screenRadiusOf(a.id) / a.radius : 0;
+    out.push({ x1: p.x, y1: p.y, x2: q.x, y2: q.y, half: Math.max(1, link.radius * perUnit), link });
+  }
+  return out;
+}
+
 /**
- * Puts each label above its marker. Overlapping labels are nudged up a little; a label that still
- * overlaps one of higher priority (focused, then resolution, traffic, unknown, clear) is hidden,
- * so a crowded airspace shows its important names rather than a pile.
+ * Puts each label beside its marker on a spot that crosses no drawn link, no other label and no
+ * marker (`label-layout.ts`); focused labels first, then by level. A label with no free spot is
+ * hidden, so the scene never shows a label over a link.
  */
 function placeLabels(): void {
-  if (!viewer) return;
   const rect = stage.getBoundingClientRect();
   const focus = new Set<string>(selected ? [selected] : []);
   const pair = pairByKey(selectedPair);
@@ -211,45 +270,119 @@ function placeLabels(): void {
     focus.add(pair.a);
     focus.add(pair.b);
   }
-  const boxes: Array<{ node: HTMLElement; x: number; y: number; w: number; h: number; rank: number }> = [];
+  const requests: LabelRequest[] = [];
+  const markers: Array<{ x: number; y: number; r: number }> = [];
   for (const a of model.agents) {
-    const node = labelNodes.get(a.id);
-    if (!node) continue;
     const p = viewer.screenPositionOf(a.id);
+    const node = labelNodes.get(a.id);
     if (!p) {
-      node.style.display = 'none';
+      if (node) node.style.display = 'none';
       continue;
     }
-    if (node.style.display) node.style.display = '';
-    // Lower ranks are placed first: focused labels (−1, never hidden), then resolution (0) … clear (3).
+    const r = viewer.screenRadiusOf(a.id);
+    markers.push({ x: p.x - rect.left, y: p.y - rect.top, r });
+    if (!node) continue;
+    // Lower ranks are placed first: focused labels, then resolution … clear.
     const rank = focus.has(a.id) ? -1 : levelRank('resolution') - levelRank(a.level);
     let size = labelSizes.get(node);
     if (!size) {
       // Measured once per label and state (reading layout every frame would force a reflow per label).
-      size = { w: node.offsetWidth + 4, h: node.offsetHeight + 3 };
+      node.style.display = '';
+      size = { w: node.offsetWidth, h: node.offsetHeight };
       labelSizes.set(node, size);
     }
-    boxes.push({ node, x: p.x - rect.left, y: p.y - rect.top, w: size.w, h: size.h, rank });
+    requests.push({ id: a.id, x: p.x - rect.left, y: p.y - rect.top, r, w: size.w, h: size.h, rank });
   }
-  // Labels hang above their point (translate -100%): a box spans [x − w/2, x + w/2] × [y − h, y].
-  boxes.sort((p, q) => p.rank - q.rank || q.y - p.y);
-  const placed: typeof boxes = [];
-  const overlapping = (b: (typeof boxes)[number]) =>
-    placed.find((o) => Math.abs(o.x - b.x) * 2 < o.w + b.w && b.y > o.y - o.h && b.y - b.h < o.y);
-  for (const b of boxes) {
-    let hit = overlapping(b);
-    for (let tries = 0; hit && tries < 3; tries++) {
-      b.y = hit.y - hit.h;
-      hit = overlapping(b);
-    }
-    if (hit && b.rank >= 0) {
-      b.node.style.display = 'none';
-      continue;
-    }
-    placed.push(b);
-    b.node.style.left = `${b.x}px`;
-    b.node.style.top = `${b.y}px`;
+  const segments = screenSegments().map((s) => ({
+    ...s,
+    x1: s.x1 - rect.left,
+    y1: s.y1 - rect.top,
+    x2: s.x2 - rect.left,
+    y2: s.y2 - rect.top,
+  }));
+  const hud = $('hud').getBoundingClientRect();
+  const top = hud.bottom - rect.top + 4;
+  const legend = $('legend').getBoundingClientRect();
+  const avoid = [{ left: legend.left - rect.left, top: legend.top - rect.top, width: legend.width, height: legend.height }];
+  const boxes = placeLabelBoxes(requests, segments, markers, { left: 4, top, width: rect.width - 8, height: rect.height - top - 4 }, avoid);
+  for (const [id, box] of boxes) {
+    const node = labelNodes.get(id)!;
+    node.style.display = box ? '' : 'none';
+    if (!box) continue;
+    node.style.left = `${box.left}px`;
+    node.style.top = `${box.top}px`;
   }
+}
+
+function setShowClear(show: boolean): void {
+  showClear = show;
+  ($('show-clear') as HTMLInputElement).checked = show;
+  document.body.dataset.clear = show ? 'shown' : 'hidden';
+  viewer.setShowClear(show);
+  placeLabels();
+}
+
+function setMode(mode: 'scene' | 'list'): void {
+  document.body.dataset.mode = mode;
+  $('pair-list').hidden = mode !== 'list';
+  $('mode').textContent = mode === 'list' ? '3D view' : 'Pair list';
+}
+
+/** The pair list: every pair with an advisory, near the threshold or forecast, as a table (no WebGL needed). */
+function renderPairs(): void {
+  const body = $('pair-rows');
+  body.replaceChildren();
+  $('pair-count').textContent = `(${model.pairs.length})`;
+  if (model.pairs.length === 0) {
+    const row = el('tr', 'empty');
+    const cell = el('td', undefined, 'No pair is above or near the threshold.');
+    cell.colSpan = 5;
+    row.append(cell);
+    body.append(row);
+  }
+  for (const p of model.pairs) body.append(pairRow(p));
+}
+
+function pairRow(p: ScenePair): HTMLElement {
+  const row = el('tr', `level-${p.level}${p.mark === 'near threshold' ? ' near' : p.mark === 'forecast' ? ' forecast' : ''}`);
+  row.dataset.pair = p.key;
+  row.style.setProperty('--level', p.color);
+  const level = el('td', 'lvl');
+  level.append(el('span', 'badge', p.mark ?? p.level));
+  row.append(
+    el('td', 'pair', p.title),
+    level,
+    el('td', 'num', p.riskText),
+    el('td', 'num', p.percentText ?? '—'),
+    el('td', 'ev', p.evidence),
+  );
+  row.addEventListener('click', () => {
+    if (pairByKey(p.key)) selectPair(selectedPair === p.key ? null : p.key);
+  });
+  return row;
+}
+
+function sceneGeometry(): SceneGeometry {
+  const box = stage.getBoundingClientRect();
+  const agents = model.agents.flatMap((a) => {
+    const p = viewer.screenPositionOf(a.id);
+    return p ? [{ id: a.id, x: p.x, y: p.y, r: viewer.screenRadiusOf(a.id) }] : [];
+  });
+  const links = screenSegments().map(({ link, ...s }) => ({
+    a: link.a,
+    b: link.b,
+    level: link.level,
+    color: link.color,
+    near: link.nearThreshold === true,
+    forecast: link.forecast !== undefined,
+    ...s,
+  }));
+  const labels = [...labelNodes].flatMap(([id, node]) => {
+    if (node.style.display === 'none' || getComputedStyle(node).display === 'none') return [];
+    const r = node.getBoundingClientRect();
+    return [{ id, left: r.left, top: r.top, width: r.width, height: r.height }];
+  });
+  return { agents, links, labels, stage: { left: box.left, top: box.top, width: box.width, height: box.height } };
 }
 
 function sideRow(who: string, agentId: string, where: string): HTMLElement {
@@ -379,12 +512,12 @@ function select(agentId: string | null, quiet = false): void {
   document.body.dataset.selected = selected ?? '';
   document.body.dataset.pair = selectedPair ?? '';
   const pair = pairByKey(selectedPair);
-  viewer?.highlight(selected, pair ? [pair.a, pair.b] : undefined);
+  viewer.highlight(selected, pair ? [pair.a, pair.b] : undefined);
   const focus = new Set(selected ? [selected] : pair ? [pair.a, pair.b] : []);
   labelSizes = new WeakMap();
   for (const [id, node] of labelNodes) {
     node.classList.toggle('selected', focus.has(id));
-    if (model.agents.length > 24) node.classList.toggle('compact', !focus.has(id));
+    if (model.agents.length > COMPACT_FROM) node.classList.toggle('compact', !focus.has(id));
     node.classList.toggle('dim', focus.size > 0 && !focus.has(id));
   }
   for (const li of $('agents').querySelectorAll<HTMLElement>('li[data-agent]'))
@@ -443,7 +576,7 @@ function linkTooltip(link: SceneLink): HTMLElement[] {
 }
 
 // Click (not drag) on the canvas picks an agent.
-if (viewer) {
+{
   let down: { x: number; y: number } | null = null;
   viewer.canvas.addEventListener('pointerdown', (e) => {
     down = { x: e.clientX, y: e.clientY };
@@ -458,7 +591,7 @@ if (viewer) {
     }
     // A link with an advisory or a forecast selects its pair and brings its card into view.
     const hit = viewer.pickLink(e.clientX, e.clientY);
-    const link = hit ? model.links[hit.index] : undefined;
+    const link = hit?.link;
     const key = link ? `${link.a}|${link.b}` : null;
     if (key && pairByKey(key)) {
       selectPair(selectedPair === key ? null : key);
@@ -488,7 +621,7 @@ if (viewer) {
       const fi = agentId ? null : viewer.pickFile(e.clientX, e.clientY);
       let f = fi === null ? undefined : model.files[fi];
       const hit = agentId ? null : viewer.pickLink(e.clientX, e.clientY);
-      let link = hit ? model.links[hit.index] : undefined;
+      let link = hit?.link;
       if (f && hit) {
         const at = viewer.screenPositionOfFile(f.path);
         if (at && Math.hypot(at.x - e.clientX, at.y - e.clientY) <= Math.max(4, hit.distance)) link = undefined;
@@ -524,6 +657,11 @@ if (viewer) {
     placeLabels();
   });
 }
+
+$('show-clear').addEventListener('change', (e) => setShowClear((e.target as HTMLInputElement).checked));
+$('mode').addEventListener('click', () => setMode(document.body.dataset.mode === 'list' ? 'scene' : 'list'));
+document.body.dataset.clear = 'hidden';
+setMode('scene');
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && (selected || selectedPair)) {

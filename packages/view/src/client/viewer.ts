@@ -1,12 +1,14 @@
 /**
  * The three.js scene: files as one `Points` cloud (custom shader: per-point colour, size and
  * alpha), agents as one `InstancedMesh` of spheres, risky links as one `InstancedMesh` of tubes,
- * clear links as hairlines, forecast links as dashed lines. A handful of draw calls whatever the size of the scan. Renders on
- * demand (camera moved, model changed), not every frame.
+ * clear links as hairlines (only when asked: hidden by default), forecast links as dashed lines,
+ * near-threshold links as dotted ones. A handful of draw calls whatever the size of the scan.
+ * Renders the first frame at once and then on demand (camera moved, model changed): no frame is
+ * requested while nothing changes, so a headless capture finds the page settled.
  */
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { SCENE_RADIUS, type SceneModel } from '../scene-model.js';
+import { SCENE_RADIUS, drawnLinks, type SceneModel } from '../scene-model.js';
 
 const BACKGROUND = 0x0a0f1c;
 
@@ -44,12 +46,20 @@ export interface Viewer {
   pick(clientX: number, clientY: number): string | null;
   /** Index (into the model's files) of the file under a client-space point, if any. */
   pickFile(clientX: number, clientY: number): number | null;
-  /** The link (index into the model's links) nearest a client-space point within a few pixels, and how far. */
-  pickLink(clientX: number, clientY: number): { index: number; distance: number } | null;
+  /** The drawn link nearest a client-space point within a few pixels, and how far. */
+  pickLink(clientX: number, clientY: number): { link: SceneModel['links'][number]; distance: number } | null;
   /** Where an agent is drawn, in client (CSS pixel) coordinates; null when off screen. */
   screenPositionOf(agentId: string): { x: number; y: number } | null;
   /** Where a file is drawn, likewise. */
   screenPositionOfFile(path: string): { x: number; y: number } | null;
+  /** A scene point in client coordinates (null behind the camera). */
+  project(position: readonly [number, number, number]): { x: number; y: number } | null;
+  /** An agent's marker radius on screen, in CSS pixels. */
+  screenRadiusOf(agentId: string): number;
+  /** Show or hide the plain clear links (hidden by default). */
+  setShowClear(show: boolean): void;
+  /** The links drawn now. */
+  drawnLinks(): SceneModel['links'];
   onFrame(listener: () => void): void;
   /** Milliseconds the last frame took to render (GPU included with \`?timing\`). */
   readonly renderMs: number;
@@ -85,10 +95,11 @@ interface Layers {
   tubes: THREE.InstancedMesh | null;
   hairlines: THREE.LineSegments | null;
   dashes: THREE.LineSegments | null;
+  dots: THREE.LineSegments | null;
   spokes: THREE.LineSegments | null;
 }
 
-const emptyLayers = (): Layers => ({ points: null, agents: null, tubes: null, hairlines: null, dashes: null, spokes: null });
+const emptyLayers = (): Layers => ({ points: null, agents: null, tubes: null, hairlines: null, dashes: null, dots: null, spokes: null });
 
 /** Renderer, scene, camera, orbit controls, lights and the floor grid. */
 function createStage(container: HTMLElement, antialias: boolean) {
@@ -229,8 +240,8 @@ function buildHairlines(thin: Link[]): THREE.LineSegments | null {
   return hairlines;
 }
 
-/** Forecast links; their colours are filled in by `recolour`. */
-function buildDashes(forecast: Link[]): THREE.LineSegments | null {
+/** Forecast links (dashed) or near-threshold links (dotted); their colours are filled in by `recolour`. */
+function buildDashes(forecast: Link[], dashSize = 1.6, gapSize = 1.1): THREE.LineSegments | null {
   if (forecast.length === 0) return null;
   const pos = new Float32Array(forecast.length * 6);
   forecast.forEach((l, i) => {
@@ -243,21 +254,32 @@ function buildDashes(forecast: Link[]): THREE.LineSegments | null {
   // Dash lengths in scene units: a few dashes even on a short link, never a solid line.
   const dashes = new THREE.LineSegments(
     g,
-    new THREE.LineDashedMaterial({ vertexColors: true, dashSize: 1.6, gapSize: 1.1, transparent: true, depthWrite: false }),
+    new THREE.LineDashedMaterial({ vertexColors: true, dashSize, gapSize, transparent: true, depthWrite: false }),
   );
   dashes.computeLineDistances();
   dashes.userData.links = forecast;
   return dashes;
 }
 
-/** Point the camera at the whole model. */
-function frameCamera(camera: THREE.PerspectiveCamera, controls: OrbitControls, next: SceneModel): void {
+/**
+ * Point the camera at the agents, nearly face on: they lie in the plane z = 0 (`layout.ts`), so
+ * their clearances on screen are those of the layout. Tilted a little from above, for depth.
+ */
+export function frameCamera(
+  camera: THREE.PerspectiveCamera,
+  controls: { target: THREE.Vector3; update(): unknown },
+  next: SceneModel,
+): void {
   let r = 10;
-  for (const f of next.files) r = Math.max(r, Math.hypot(...f.position));
-  for (const a of next.agents) r = Math.max(r, Math.hypot(...a.position) + a.radius);
-  const distance = (r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2))) * 0.85;
-  camera.position.set(distance * 0.42, distance * 0.38, distance * 0.82);
-  controls.target.set(0, 0, 0);
+  for (const a of next.agents) r = Math.max(r, Math.hypot(a.position[0], a.position[1]) + a.radius * 2);
+  const fit = Math.min(
+    camera.fov,
+    2 * THREE.MathUtils.radToDeg(Math.atan(Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) * camera.aspect)),
+  );
+  const distance = (r / Math.sin(THREE.MathUtils.degToRad(fit / 2))) * 1.12;
+  // Aimed a little below the centre, so the agents sit higher, clear of the legend at the bottom.
+  camera.position.set(0, distance * 0.2 - r * 0.12, distance * 0.98);
+  controls.target.set(0, -r * 0.12, 0);
   camera.near = Math.max(0.1, distance / 200);
   camera.far = distance * 10;
   camera.updateProjectionMatrix();
@@ -268,7 +290,7 @@ function frameCamera(camera: THREE.PerspectiveCamera, controls: OrbitControls, n
 function recolour(layers: Layers, model: SceneModel, focus: ReadonlySet<string>): void {
   const any = focus.size > 0;
   const color = new THREE.Color();
-  const { points, agents, tubes, hairlines, dashes } = layers;
+  const { points, agents, tubes, hairlines, dashes, dots } = layers;
   if (points) {
     const c = points.geometry.getAttribute('aColor') as THREE.BufferAttribute;
     const s = points.geometry.getAttribute('aSize') as THREE.BufferAttribute;
@@ -300,10 +322,11 @@ function recolour(layers: Layers, model: SceneModel, focus: ReadonlySet<string>)
     tubes.instanceColor!.needsUpdate = true;
   }
   if (hairlines) (hairlines.material as THREE.LineBasicMaterial).opacity = any ? 0.15 : 0.6;
-  if (dashes) {
-    // Per-link colour: a forecast of the focused agents (or pair) stays bright, the others fade.
-    const c = dashes.geometry.getAttribute('color') as THREE.BufferAttribute;
-    const links = dashes.userData.links as SceneModel['links'];
+  for (const lines of [dashes, dots]) {
+    if (!lines) continue;
+    // Per-link colour: a forecast (or near-threshold pair) of the focused agents stays bright, the others fade.
+    const c = lines.geometry.getAttribute('color') as THREE.BufferAttribute;
+    const links = lines.userData.links as SceneModel['links'];
     links.forEach((l, i) => {
       color.set(l.color).multiplyScalar(any && !(focus.has(l.a) || focus.has(l.b)) ? 0.15 : l.opacity);
       c.setXYZ(i * 2, color.r, color.g, color.b);
@@ -313,16 +336,15 @@ function recolour(layers: Layers, model: SceneModel, focus: ReadonlySet<string>)
   }
 }
 
-/** Spokes from agents to their files: the focused agents' bright, everyone's faint when few enough. */
+/** Spokes from the focused agents to their files. */
 function buildSpokes(model: SceneModel, focus: ReadonlySet<string>): THREE.LineSegments | null {
-  const any = focus.size > 0;
-  const totalSpokes = model.agents.reduce((n, ag) => n + ag.files.length, 0);
-  if (!any && totalSpokes > 4000) return null;
+  // At rest there are none: a spoke to a shared file would read as a link between agents.
+  if (focus.size === 0) return null;
   const color = new THREE.Color();
   const pos: number[] = [];
   const col: number[] = [];
   for (const ag of model.agents) {
-    if (any && !focus.has(ag.id)) continue;
+    if (!focus.has(ag.id)) continue;
     color.set(ag.color);
     for (const fi of ag.files) {
       pos.push(...ag.position, ...model.files[fi]!.position);
@@ -333,16 +355,13 @@ function buildSpokes(model: SceneModel, focus: ReadonlySet<string>): THREE.LineS
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
   g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
-  return new THREE.LineSegments(
-    g,
-    new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: any ? 0.5 : 0.22, depthWrite: false }),
-  );
+  return new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.5, depthWrite: false }));
 }
 
-type Project = (position: Point3) => { x: number; y: number } | null;
+export type Project = (position: Point3) => { x: number; y: number } | null;
 
 /** Forgive near misses on small markers: nearest agent within 14 px. */
-function nearestAgent(model: SceneModel, project: Project, clientX: number, clientY: number): string | null {
+export function nearestAgent(model: SceneModel, project: Project, clientX: number, clientY: number): string | null {
   let best: string | null = null;
   let bestD = 14;
   for (const a of model.agents) {
@@ -357,14 +376,19 @@ function nearestAgent(model: SceneModel, project: Project, clientX: number, clie
   return best;
 }
 
-/** Screen-space distance to each link's segment (links are few; a ray test on lines is fussier). */
-function nearestLink(model: SceneModel, project: Project, clientX: number, clientY: number): { index: number; distance: number } | null {
-  let best: number | null = null;
+/** Screen-space distance to each drawn link's segment (links are few; a ray test on lines is fussier). */
+export function nearestLink(
+  links: readonly Link[],
+  project: Project,
+  clientX: number,
+  clientY: number,
+): { link: Link; distance: number } | null {
+  let best: Link | null = null;
   let bestD = 6;
-  model.links.forEach((l, i) => {
+  for (const l of links) {
     const p = project(l.from);
     const q = project(l.to);
-    if (!p || !q) return;
+    if (!p || !q) continue;
     const dx = q.x - p.x,
       dy = q.y - p.y;
     const len2 = dx * dx + dy * dy;
@@ -373,16 +397,31 @@ function nearestLink(model: SceneModel, project: Project, clientX: number, clien
     // Ties go to the later link: links are sorted with the most important last (drawn on top).
     if (d <= bestD) {
       bestD = d;
-      best = i;
+      best = l;
     }
-  });
-  return best === null ? null : { index: best, distance: bestD };
+  }
+  return best === null ? null : { link: best, distance: bestD };
 }
 
-/** Renders on demand: after a resize, a camera move or `requestRender`, never every frame for nothing. */
+const right = new THREE.Vector3();
+/** A sphere's radius on screen: its centre and a point on its rim across the view, projected. */
+export function screenRadius(camera: THREE.Camera, project: Project, centre: Point3, radius: number): number {
+  right.setFromMatrixColumn(camera.matrixWorld, 0).normalize().multiplyScalar(radius);
+  const c = project(centre);
+  const e = project([centre[0] + right.x, centre[1] + right.y, centre[2] + right.z]);
+  return c && e ? Math.hypot(e.x - c.x, e.y - c.y) : 0;
+}
+
+/**
+ * Renders on demand: after a resize, a camera move or `requestRender`. A frame is requested only
+ * while something changed (or the orbit's damping still moves the camera), so a settled page
+ * schedules nothing; `renderNow` draws synchronously (the first frame of a model).
+ */
 function startRenderLoop(stage: ReturnType<typeof createStage>, container: HTMLElement, pointMaterial: THREE.ShaderMaterial) {
   const { renderer, scene, camera, controls } = stage;
   let dirty = true;
+  let scheduled = false;
+  let moving = false;
   let lastRenderMs = 0;
   const timing = new URLSearchParams(location.search).has('timing');
   const pixel = new Uint8Array(4);
@@ -395,37 +434,114 @@ function startRenderLoop(stage: ReturnType<typeof createStage>, container: HTMLE
     camera.aspect = w / h;
     camera.updateProjectionMatrix();
     pointMaterial.uniforms.uScale!.value = (h * renderer.getPixelRatio() * 0.5) / Math.tan(THREE.MathUtils.degToRad(camera.fov / 2));
-    dirty = true;
+    // Resizing clears the canvas: draw again now, in this frame. Headless Chromium's --screenshot
+    // resizes the page to the window just before it captures, with no animation frame after it.
+    renderNow();
   }
-  new ResizeObserver(resize).observe(container);
-  resize();
 
-  controls.addEventListener('change', () => {
-    dirty = true;
-  });
+  function renderNow(): void {
+    dirty = false;
+    const started = performance.now();
+    renderer.render(scene, camera);
+    // Reading one pixel waits for the GPU, so the time covers the frame, not only its submission.
+    if (timing) renderer.getContext().readPixels(0, 0, 1, 1, renderer.getContext().RGBA, renderer.getContext().UNSIGNED_BYTE, pixel);
+    lastRenderMs = performance.now() - started;
+    for (const f of frameListeners) f();
+  }
+
   function loop(): void {
-    controls.update();
-    if (dirty) {
-      dirty = false;
-      const started = performance.now();
-      renderer.render(scene, camera);
-      // Reading one pixel waits for the GPU, so the time covers the frame, not only its submission.
-      if (timing) renderer.getContext().readPixels(0, 0, 1, 1, renderer.getContext().RGBA, renderer.getContext().UNSIGNED_BYTE, pixel);
-      lastRenderMs = performance.now() - started;
-      for (const f of frameListeners) f();
-    }
+    scheduled = false;
+    // While the user orbits (and the damping settles), update() moves the camera and says so.
+    if (controls.update()) dirty = true;
+    if (dirty) renderNow();
+    if (moving || dirty) request();
+  }
+  function request(): void {
+    dirty = true;
+    if (scheduled) return;
+    scheduled = true;
     requestAnimationFrame(loop);
   }
-  requestAnimationFrame(loop);
+  controls.addEventListener('change', request);
+  controls.addEventListener('start', () => {
+    moving = true;
+    request();
+  });
+  controls.addEventListener('end', () => {
+    // Damping goes on for a few frames after the pointer is released.
+    setTimeout(() => {
+      moving = false;
+    }, 600);
+    request();
+  });
+  new ResizeObserver(resize).observe(container);
+  resize();
   return {
-    requestRender: (): void => {
-      dirty = true;
-    },
+    requestRender: request,
+    renderNow,
     onFrame: (f: () => void): void => {
       frameListeners.push(f);
     },
     renderMs: (): number => lastRenderMs,
   };
+}
+
+/** The model's objects, for the links drawn now: tubes (traffic, resolution), dashes (forecasts), dots (near threshold), hairlines (the rest). */
+function buildLayers(next: SceneModel, drawn: readonly Link[], shared: Shared): Layers {
+  const thin = drawn.filter((l) => l.radius === 0);
+  return {
+    points: buildFiles(next, shared.pointMaterial),
+    agents: buildAgents(next, shared),
+    tubes: buildTubes(
+      drawn.filter((l) => l.radius > 0),
+      shared,
+    ),
+    hairlines: buildHairlines(thin.filter((l) => l.forecast === undefined && !l.nearThreshold)),
+    dashes: buildDashes(thin.filter((l) => l.forecast !== undefined)),
+    dots: buildDashes(
+      thin.filter((l) => l.forecast === undefined && l.nearThreshold),
+      0.55,
+      0.55,
+    ),
+    spokes: null,
+  };
+}
+
+/** Picking an agent (a ray through its marker, or the nearest within a few pixels) or a file. */
+function createPicking(
+  canvas: HTMLCanvasElement,
+  camera: THREE.PerspectiveCamera,
+  target: THREE.Vector3,
+  current: () => { model: SceneModel; layers: Layers } | null,
+  project: Project,
+) {
+  const raycaster = new THREE.Raycaster();
+  const ndc = new THREE.Vector2();
+  function aim(clientX: number, clientY: number): DOMRect {
+    const rect = canvas.getBoundingClientRect();
+    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    raycaster.setFromCamera(ndc, camera);
+    return rect;
+  }
+  function pick(clientX: number, clientY: number): string | null {
+    const now = current();
+    if (!now?.layers.agents) return null;
+    aim(clientX, clientY);
+    const hit = raycaster.intersectObject(now.layers.agents, false)[0];
+    if (hit && hit.instanceId !== undefined) return now.model.agents[hit.instanceId]?.id ?? null;
+    return nearestAgent(now.model, project, clientX, clientY);
+  }
+  function pickFile(clientX: number, clientY: number): number | null {
+    const now = current();
+    if (!now?.layers.points || now.model.files.length === 0) return null;
+    const rect = aim(clientX, clientY);
+    // About 6 px around the pointer, in world units at the target's distance.
+    const distance = camera.position.distanceTo(target);
+    raycaster.params.Points = { threshold: (6 / rect.height) * 2 * distance * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) };
+    const hit = raycaster.intersectObject(now.layers.points, false)[0];
+    return hit && hit.index !== undefined ? hit.index : null;
+  }
+  return { pick, pickFile };
 }
 
 export function createViewer(container: HTMLElement, options: { antialias?: boolean } = {}): Viewer {
@@ -439,32 +555,39 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
   const dynamic = new THREE.Group();
   scene.add(dynamic);
 
-  function setModel(next: SceneModel, keepCamera: boolean): void {
+  let showClear = false;
+  let drawn: Link[] = [];
+  let focusNow: { agentId: string | null; pair?: readonly [string, string] } = { agentId: null };
+
+  function build(next: SceneModel): void {
     disposeGroup(dynamic, shared);
+    drawn = drawnLinks(next, showClear);
+    layers = buildLayers(next, drawn, shared);
+    for (const object of [layers.points, layers.agents, layers.tubes, layers.hairlines, layers.dashes, layers.dots])
+      if (object) dynamic.add(object);
+  }
+
+  function setModel(next: SceneModel, keepCamera: boolean): void {
     model = next;
     agentById = new Map(next.agents.map((a) => [a.id, a] as const));
-    // Links: tubes for traffic/resolution, dashes for forecasts, hairlines for the rest.
-    layers = {
-      points: buildFiles(next, shared.pointMaterial),
-      agents: buildAgents(next, shared),
-      tubes: buildTubes(
-        next.links.filter((l) => l.radius > 0),
-        shared,
-      ),
-      hairlines: buildHairlines(next.links.filter((l) => l.radius === 0 && l.forecast === undefined)),
-      dashes: buildDashes(next.links.filter((l) => l.radius === 0 && l.forecast !== undefined)),
-      spokes: null,
-    };
-    for (const object of [layers.points, layers.agents, layers.tubes, layers.hairlines, layers.dashes]) if (object) dynamic.add(object);
-    if (!keepCamera) {
-      frameCamera(camera, controls, next);
-      render.requestRender();
-    }
+    build(next);
+    if (!keepCamera) frameCamera(camera, controls, next);
     highlight(null);
+    // The first frame now, not on a later animation frame: a capture that stops early still has it.
+    if (!keepCamera) render.renderNow();
+  }
+
+  function setShowClear(show: boolean): void {
+    if (show === showClear) return;
+    showClear = show;
+    if (!model) return;
+    build(model);
+    highlight(focusNow.agentId, focusNow.pair);
   }
 
   function highlight(agentId: string | null, pair?: readonly [string, string]): void {
     if (!model) return;
+    focusNow = { agentId, ...(pair ? { pair } : {}) };
     const focus = new Set<string>(pair ? pair : agentId ? [agentId] : []);
     recolour(layers, model, focus);
     if (layers.spokes) {
@@ -478,32 +601,13 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     render.requestRender();
   }
 
-  const raycaster = new THREE.Raycaster();
-  const ndc = new THREE.Vector2();
-  function aim(clientX: number, clientY: number): DOMRect {
-    const rect = canvas.getBoundingClientRect();
-    ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
-    raycaster.setFromCamera(ndc, camera);
-    return rect;
-  }
-
-  function pick(clientX: number, clientY: number): string | null {
-    if (!layers.agents || !model) return null;
-    aim(clientX, clientY);
-    const hit = raycaster.intersectObject(layers.agents, false)[0];
-    if (hit && hit.instanceId !== undefined) return model.agents[hit.instanceId]?.id ?? null;
-    return nearestAgent(model, project, clientX, clientY);
-  }
-
-  function pickFile(clientX: number, clientY: number): number | null {
-    if (!layers.points || !model || model.files.length === 0) return null;
-    const rect = aim(clientX, clientY);
-    // About 6 px around the pointer, in world units at the target's distance.
-    const distance = camera.position.distanceTo(controls.target);
-    raycaster.params.Points = { threshold: (6 / rect.height) * 2 * distance * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) };
-    const hit = raycaster.intersectObject(layers.points, false)[0];
-    return hit && hit.index !== undefined ? hit.index : null;
-  }
+  const { pick, pickFile } = createPicking(
+    canvas,
+    camera,
+    controls.target,
+    () => (model ? { model, layers } : null),
+    (p) => project(p),
+  );
 
   const v = new THREE.Vector3();
   function project(position: Point3): { x: number; y: number } | null {
@@ -518,7 +622,14 @@ export function createViewer(container: HTMLElement, options: { antialias?: bool
     highlight,
     pick,
     pickFile,
-    pickLink: (clientX, clientY) => (model ? nearestLink(model, project, clientX, clientY) : null),
+    pickLink: (clientX, clientY) => nearestLink(drawn, project, clientX, clientY),
+    project,
+    screenRadiusOf: (agentId) => {
+      const a = agentById.get(agentId);
+      return a ? screenRadius(camera, project, a.position, a.radius) : 0;
+    },
+    setShowClear,
+    drawnLinks: () => drawn,
     screenPositionOf: (agentId) => {
       const a = agentById.get(agentId);
       return a ? project(a.position) : null;
