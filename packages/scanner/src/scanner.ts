@@ -442,13 +442,21 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
       (s) => needs.has(s) && !(parser?.unavailable && (ANALYSIS_SERVICES as readonly string[]).includes(s)),
     );
     const warmKey = JSON.stringify([loaded.base.commit, slow]);
-    const work = indexing.then(provide);
+    const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && warmFor !== warmKey;
+    // Never scanned (no facts cached): the index cannot be ready within the wait, and building it
+    // now would slow this answer (its parse threads take the cores): it starts once this is scored.
+    const deferred = cold && needs.has('importGraph') && !(await analysis.factsCached(repository.root).catch(() => true));
+    let startIndexing = (): void => undefined;
+    const held = deferred ? new Promise<void>((go) => (startIndexing = go)) : undefined;
+    const work = indexing.then(async () => {
+      await held;
+      return provide();
+    });
     indexing = work.then(
       () => undefined,
       () => undefined,
     );
-    const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && warmFor !== warmKey;
-    const provided = cold ? await within(work, extra.firstAnswerMs! - (performance.now() - startedAt)) : await work;
+    const provided = deferred ? undefined : cold ? await within(work, extra.firstAnswerMs! - (performance.now() - startedAt)) : await work;
     const services: Record<string, unknown> = { git: loaded.git, ...provided?.services };
     const problems: Problem[] = parser ? [parser.problem] : [];
     if (provided) {
@@ -462,31 +470,36 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
     const pairs = (agents.length * (agents.length - 1)) / 2;
     progress({ phase: 'scan', done: 0, total: pairs, message: 'pairs' });
-    await set.ready();
-    const result = await scanAirspace(
-      agents,
-      { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
-      {
-        ...scanOptionsOf(set),
-        // Pairs of agents whose working sets did not change keep their scores while the base
-        // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
-        reuse: pairCache,
-        reuseKey: JSON.stringify({
-          base: loaded.base.commit,
-          repository: loaded.repository.id,
-          probe: extra.probe !== undefined,
-          analysis: services.importGraph !== undefined && !parser?.unavailable,
-          // A partial answer's scores are not the full answer's.
-          partial: provided === undefined,
-        }),
-        onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
-        // A probe left the merge channel out; its pairs' probabilities still read git's verdict on
-        // the real states (cached by the pair of trees: what a scan merged, a check does not again).
-        ...(extra.probe && set.channels.some((c) => c.id === 'merge' && c.meta?.scoresGitState)
-          ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
-          : {}),
-      },
-    );
+    let result: Awaited<ReturnType<typeof scanAirspace>>;
+    try {
+      await set.ready();
+      result = await scanAirspace(
+        agents,
+        { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
+        {
+          ...scanOptionsOf(set),
+          // Pairs of agents whose working sets did not change keep their scores while the base
+          // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
+          reuse: pairCache,
+          reuseKey: JSON.stringify({
+            base: loaded.base.commit,
+            repository: loaded.repository.id,
+            probe: extra.probe !== undefined,
+            analysis: services.importGraph !== undefined && !parser?.unavailable,
+            // A partial answer's scores are not the full answer's.
+            partial: provided === undefined,
+          }),
+          onProgress: (done, total) => progress({ phase: 'scan', done, total, message: 'pairs' }),
+          // A probe left the merge channel out; its pairs' probabilities still read git's verdict on
+          // the real states (cached by the pair of trees: what a scan merged, a check does not again).
+          ...(extra.probe && set.channels.some((c) => c.id === 'merge' && c.meta?.scoresGitState)
+            ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
+            : {}),
+        },
+      );
+    } finally {
+      startIndexing();
+    }
     progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
     const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
     last = { result: full, asked: askedFor, partial: provided === undefined };
