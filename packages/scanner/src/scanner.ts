@@ -204,6 +204,23 @@ async function setUp(options: ScannerOptions): Promise<Setup> {
   return { repository, set, recency, ...(base !== undefined ? { base } : {}), ...(sources ? { sources } : {}) };
 }
 
+/** `run` queued after `before`; held until `release` when `hold` (a first answer scored first). */
+function queueIndexWork<T>(before: Promise<void>, run: () => Promise<T>, hold: boolean): { work: Promise<T>; release: () => void } {
+  let release = (): void => undefined;
+  const held = hold ? new Promise<void>((go) => (release = go)) : undefined;
+  const work = before.then(async () => {
+    await held;
+    return run();
+  });
+  return { work, release };
+}
+
+/** The scan once the channel set is ready. */
+async function scanWhenReady<T>(set: ChannelSet, scan: () => Promise<T>): Promise<T> {
+  await set.ready();
+  return scan();
+}
+
 /**
  * A long-lived scanner (watch, LSP): repository, config and channels are resolved once, on the
  * first scan; git's scratch objects and caches are kept between scans.
@@ -446,12 +463,7 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     // Never scanned (no facts cached): the index cannot be ready within the wait, and building it
     // now would slow this answer (its parse threads take the cores): it starts once this is scored.
     const deferred = cold && needs.has('importGraph') && !(await analysis.factsCached(repository.root).catch(() => true));
-    let startIndexing = (): void => undefined;
-    const held = deferred ? new Promise<void>((go) => (startIndexing = go)) : undefined;
-    const work = indexing.then(async () => {
-      await held;
-      return provide();
-    });
+    const { work, release } = queueIndexWork(indexing, provide, deferred);
     indexing = work.then(
       () => undefined,
       () => undefined,
@@ -470,10 +482,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
 
     const pairs = (agents.length * (agents.length - 1)) / 2;
     progress({ phase: 'scan', done: 0, total: pairs, message: 'pairs' });
-    let result: Awaited<ReturnType<typeof scanAirspace>>;
-    try {
-      await set.ready();
-      result = await scanAirspace(
+    // Scored (or failed): the index work held for this answer starts.
+    const result = await scanWhenReady(set, () =>
+      scanAirspace(
         agents,
         { channels, services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
         {
@@ -496,10 +507,8 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
             ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
             : {}),
         },
-      );
-    } finally {
-      startIndexing();
-    }
+      ),
+    ).finally(release);
     progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
     const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
     last = { result: full, asked: askedFor, partial: provided === undefined };
