@@ -122,3 +122,64 @@ describe('the first check on a repository never scanned', () => {
     expect(full).toEqual(json(cold));
   });
 });
+
+describe('the first check on a repository never scanned does not wait for an index it cannot have', () => {
+  let fresh: RepoFixture;
+  const pids = new Set<number>();
+  const WAIT_ALL = { ...ENGINE_ENV, AIRSPACE_FIRST_ANSWER_MS: '60000' };
+  const remember = () => {
+    try {
+      pids.add((JSON.parse(readFileSync(join(fresh.dir, '.git', 'airspace', 'engine.json'), 'utf8')) as { pid: number }).pid);
+    } catch {
+      // No lock: no engine to stop.
+    }
+  };
+  afterAll(async () => {
+    await stopEngines(fresh.dir, pids);
+    fresh.dispose();
+  });
+
+  it(
+    'answers in part at once however long it may wait; once facts are cached, a first check waits for them',
+    { timeout: 240_000 },
+    async () => {
+      const own = generateRepo({ files: 40, seed: 11 }).files as Record<string, string>;
+      fresh = createRepoFixture(own, { epoch: Math.floor(Date.now() / 1000) - 600 });
+      const [shared] = Object.keys(own)
+        .filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts'))
+        .sort();
+      const lines = own[shared!]!.split('\n');
+      fresh.worktree('bob').write(shared!, lines.map((l, i) => (i >= 2 && i <= 4 ? `${l} // bob` : l)).join('\n'));
+      const alice = fresh.worktree('alice');
+
+      // Allowed to wait a minute for the index, it does not: no facts are cached, the index starts after the answer.
+      const t0 = Date.now();
+      const first = json(
+        await airspace(['check', shared!, '--lines', '4-4', '--json'], { cwd: alice.dir, env: WAIT_ALL, timeoutMs: 120_000 }),
+      );
+      remember();
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      expect(first.level).toBe('resolution');
+      expect(partialOf(first)?.message).toMatch(/not checked yet: .*dependency/);
+
+      // The index was built after that answer: the next check is whole.
+      let full: Answer | undefined;
+      for (const deadline = Date.now() + 120_000; !full && Date.now() < deadline;) {
+        const again = json(
+          await airspace(['check', shared!, '--lines', '4-4', '--json'], { cwd: alice.dir, env: WAIT_ALL, timeoutMs: 120_000 }),
+        );
+        if (!partialOf(again)) full = again;
+      }
+      expect(full?.problems.some((p) => p.code === 'WARMING_UP')).toBe(false);
+
+      // A new engine finds the facts cached on disk: its first check waits for the index and is whole.
+      await airspace(['engine', 'stop', '--repo', fresh.dir], { env: WAIT_ALL, timeoutMs: 20_000 });
+      const warm = json(
+        await airspace(['check', shared!, '--lines', '4-4', '--json'], { cwd: alice.dir, env: WAIT_ALL, timeoutMs: 120_000 }),
+      );
+      remember();
+      expect(partialOf(warm)).toBeUndefined();
+      expect(warm).toEqual(full);
+    },
+  );
+});

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseWorktreeList, runGit } from '@airspace/git';
+import { parseWorktreeList, readWorktreeStatus, runGit } from '@airspace/git';
 
 export interface WorktreeStamp {
   /** `# branch.oid` and `# branch.head` of git status. */
@@ -82,8 +82,8 @@ export function parseStatusV2(text: string): { head: string; records: Map<string
 }
 
 export async function worktreeStamp(worktree: string): Promise<WorktreeStamp> {
-  const status = await runGit(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: worktree });
-  const { head, records } = parseStatusV2(status);
+  // Read through the worktree snapshot's reader: a snapshot right after this stamp takes it.
+  const { head, records } = parseStatusV2((await readWorktreeStatus(worktree)).toString('utf8'));
   const paths = new Map<string, string>();
   for (const [path, record] of records) paths.set(path, `${record} ${fileStamp(join(worktree, path))}`);
   return { head, paths };

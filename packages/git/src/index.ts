@@ -33,3 +33,4 @@ export {
   type PastConflictHistoryOptions,
 } from './history/conflicts.js';
 export * from './map-limit.js';
+export * from './worktree-status.js';

@@ -7,8 +7,9 @@ import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } fro
 import { join } from 'node:path';
 import { hashFileBlob, writeLooseBlob, writeLooseObject } from './blob.js';
 import { GitError, runGit, runGitRaw } from './exec.js';
-import { fsPath, pathBytes, splitPaths } from './path-bytes.js';
+import { fsPath, pathBytes } from './path-bytes.js';
 import type { ScratchStore } from './scratch.js';
+import { statusWorktreePaths, takeRecentStatus, WORKTREE_STATUS_ARGS, type StatusPath } from './worktree-status.js';
 
 /** Settings that keep a temporary index self-contained (no shared index files in .git). */
 const INDEX_CONFIG = ['-c', 'core.splitIndex=false', '-c', 'core.untrackedCache=false'];
@@ -90,32 +91,14 @@ export async function snapshotWorktree(
     }
     const env = scratch.env({ GIT_INDEX_FILE: index });
     const cwd = worktree.dir;
-
-    const oversized: OversizedFile[] = [];
-    if (Number.isFinite(options.maxFileBytes)) {
-      const untracked = splitPaths((await runGitRaw(['ls-files', '-z', '--others', '--exclude-standard'], { cwd, env })).stdout);
-      for (const path of untracked) {
-        try {
-          const st = lstatSync(fsPath(cwd, path));
-          if (!st.isFile() || st.size <= options.maxFileBytes) continue;
-          const blob = await oversizedBlob(fsPath(cwd, path), st);
-          oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
-        } catch {
-          // Vanished between listing and stat: git add will not see it either.
-        }
-      }
-    }
-    // Pathspecs on standard input, as bytes: a name that is not UTF-8 cannot be an argument.
-    const pathspecs = Buffer.concat([
-      Buffer.from('.\0'),
-      ...oversized.map((o) => Buffer.concat([Buffer.from(':(exclude,literal)'), pathBytes(o.path), Buffer.of(0)])),
-    ]);
-    await runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-      cwd,
-      env,
-      input: pathspecs,
-      okCodes: [1],
-    });
+    // One walk of the work tree: the engine's stamp just read it (taken), else status reads it
+    // here, against the copied index (so git refreshes the copy, never the user's index).
+    const status =
+      takeRecentStatus(cwd) ??
+      (await runGitRaw([...INDEX_CONFIG, ...WORKTREE_STATUS_ARGS], { cwd, env: { ...env, GIT_OPTIONAL_LOCKS: '0' } })).stdout;
+    const changed = statusWorktreePaths(status);
+    const oversized = Number.isFinite(options.maxFileBytes) ? await oversizedOf(cwd, changed, options.maxFileBytes) : [];
+    await addChanged(cwd, env, changed, oversized);
 
     const overridden: string[] = [];
     if (options.overrides) {
@@ -137,6 +120,58 @@ export async function snapshotWorktree(
     }
     const tree = (await runGit(['write-tree'], { cwd, env })).trim();
     return { tree, oversized, overridden };
+  }
+}
+
+/** Untracked files of the status over the size limit (left out of the tree), with their blob id. */
+async function oversizedOf(cwd: string, changed: readonly StatusPath[], maxFileBytes: number): Promise<OversizedFile[]> {
+  const oversized: OversizedFile[] = [];
+  for (const { path, untracked } of changed) {
+    if (!untracked) continue;
+    try {
+      const st = lstatSync(fsPath(cwd, path));
+      if (!st.isFile() || st.size <= maxFileBytes) continue;
+      const blob = await oversizedBlob(fsPath(cwd, path), st);
+      oversized.push({ path, bytes: st.size, ...(blob ? { blob } : {}) });
+    } catch {
+      // Vanished between listing and stat: git add will not see it either.
+    }
+  }
+  return oversized;
+}
+
+/** Beyond this many changed paths, `git add -A` walks the whole tree rather than match each. */
+const MAX_LISTED_PATHS = 2_000;
+
+/**
+ * `git add -A` of the paths the status listed (literal pathspecs: git visits only their
+ * directories), or of the whole tree when they are many or git refuses one (a path gone since).
+ * Pathspecs on standard input, as bytes: a name that is not UTF-8 cannot be an argument.
+ */
+async function addChanged(
+  cwd: string,
+  env: Record<string, string>,
+  changed: readonly StatusPath[],
+  oversized: readonly OversizedFile[],
+): Promise<void> {
+  const excluded = new Set(oversized.map((o) => o.path));
+  const listed = changed.filter((c) => !excluded.has(c.path));
+  const exclusions = oversized.map((o) => Buffer.concat([Buffer.from(':(exclude,literal)'), pathBytes(o.path), Buffer.of(0)]));
+  const add = (pathspecs: Buffer[]) =>
+    runGitRaw([...INDEX_CONFIG, 'add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      cwd,
+      env,
+      input: Buffer.concat(pathspecs),
+      okCodes: [1],
+    });
+  const whole = () => add([Buffer.from('.\0'), ...exclusions]);
+  if (listed.length === 0) return;
+  if (listed.length > MAX_LISTED_PATHS) return void (await whole());
+  try {
+    await add(listed.map((c) => Buffer.concat([Buffer.from(':(literal)'), pathBytes(c.path), Buffer.of(0)])));
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    await whole();
   }
 }
 

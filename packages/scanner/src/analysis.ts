@@ -101,6 +101,11 @@ export interface AnalysisProgress {
 }
 
 export interface AnalysisState {
+  /**
+   * Whether any facts are cached for the repository at `root` (on disk or in this state): false on
+   * a repository never scanned, whose index takes seconds to build.
+   */
+  factsCached(root: string): Promise<boolean>;
   update(
     root: string,
     baseCommit: string,
@@ -145,6 +150,13 @@ export function createAnalysisState(): AnalysisState {
   const overlays = new Map<string, { key: string; overlay: AgentOverlay }>();
 
   return {
+    async factsCached(root) {
+      if (base) return true;
+      store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
+      await store.refresh();
+      await store.importsOnly().refresh();
+      return store.stats.segmentsRead > 0 || store.importsOnly().stats.segmentsRead > 0;
+    },
     async update(root, baseCommit, agents, git, onProgress, options = {}) {
       store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
       const bodies = options.bodies ?? true;

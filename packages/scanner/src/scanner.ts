@@ -196,6 +196,27 @@ async function setUp(options: ScannerOptions): Promise<Setup> {
   return { repository, set, recency, ...(base !== undefined ? { base } : {}), ...(sources ? { sources } : {}) };
 }
 
+/** `run` queued after `before`; held until `release` when `hold` (a first answer scored first). */
+function queueIndexWork<T>(before: Promise<void>, run: () => Promise<T>, hold: boolean): { work: Promise<T>; release: () => void } {
+  let release = (): void => undefined;
+  const held = hold ? new Promise<void>((go) => (release = go)) : undefined;
+  const work = before.then(async () => {
+    await held;
+    return run();
+  });
+  return { work, release };
+}
+
+/** `score` once the channel set is ready; `release` after it, scored or failed. */
+async function scoreWhenReady<T>(set: ChannelSet, release: () => void, score: () => Promise<T>): Promise<T> {
+  try {
+    await set.ready();
+    return await score();
+  } finally {
+    release();
+  }
+}
+
 type Loaded = LoadAgentsResult;
 
 /** What a scanner keeps between scans. */
@@ -301,30 +322,32 @@ async function scanOnce(state: ScannerState, overrideBuffers?: Overrides, extra:
 
   const pairs = (services.agents.length * (services.agents.length - 1)) / 2;
   state.progress({ phase: 'scan', done: 0, total: pairs, message: 'pairs' });
-  await setup.set.ready();
-  const result = await scanAirspace(
-    services.agents,
-    { channels, services: services.services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
-    {
-      ...scanOptionsOf(setup.set),
-      // Pairs of agents whose working sets did not change keep their scores while the base
-      // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
-      reuse: state.pairCache,
-      reuseKey: JSON.stringify({
-        base: loaded.base.commit,
-        repository: loaded.repository.id,
-        probe: extra.probe !== undefined,
-        analysis: services.services.importGraph !== undefined && !parser?.unavailable,
-        // A partial answer's scores are not the full answer's.
-        partial: services.partial,
-      }),
-      onProgress: (done, total) => state.progress({ phase: 'scan', done, total, message: 'pairs' }),
-      // A probe left the merge channel out; its pairs' probabilities still read git's verdict on
-      // the real states (cached by the pair of trees: what a scan merged, a check does not again).
-      ...(extra.probe && setup.set.channels.some((c) => c.id === 'merge' && c.meta?.scoresGitState)
-        ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
-        : {}),
-    },
+  // Scored (or failed): the index work held for this answer starts.
+  const result = await scoreWhenReady(setup.set, services.release, () =>
+    scanAirspace(
+      services.agents,
+      { channels, services: services.services, now: time, repository: { id: loaded.repository.id, root: loaded.repository.root } },
+      {
+        ...scanOptionsOf(setup.set),
+        // Pairs of agents whose working sets did not change keep their scores while the base
+        // commit (hence the base index) and the channel set stay; overlays follow the agents' blobs.
+        reuse: state.pairCache,
+        reuseKey: JSON.stringify({
+          base: loaded.base.commit,
+          repository: loaded.repository.id,
+          probe: extra.probe !== undefined,
+          analysis: services.services.importGraph !== undefined && !parser?.unavailable,
+          // A partial answer's scores are not the full answer's.
+          partial: services.partial,
+        }),
+        onProgress: (done, total) => state.progress({ phase: 'scan', done, total, message: 'pairs' }),
+        // A probe left the merge channel out; its pairs' probabilities still read git's verdict on
+        // the real states (cached by the pair of trees: what a scan merged, a check does not again).
+        ...(extra.probe && setup.set.channels.some((c) => c.id === 'merge' && c.meta?.scoresGitState)
+          ? { gitMerge: (a: Agent, b: Agent) => probeMergeVerdict(loaded.git, a, b) }
+          : {}),
+      },
+    ),
   );
   state.progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
   const full: ScanResult = {
@@ -488,26 +511,33 @@ async function awaitServices(
   input: ServiceInput,
   extra: ScanExtra,
   startedAt: number,
-): Promise<Provided & { partial: boolean }> {
+): Promise<Provided & { partial: boolean; release: () => void }> {
   const { loaded, needs, parser, channels } = input;
   const slow = SLOW_SERVICES.filter((s) => needs.has(s) && !(parser?.unavailable && (ANALYSIS_SERVICES as readonly string[]).includes(s)));
   const warmKey = JSON.stringify([loaded.base.commit, slow]);
-  const work = state.indexing.then(async () => {
-    const provided = await provideServices(state, input);
-    state.warmFor = warmKey;
-    return provided;
-  });
+  const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && state.warmFor !== warmKey;
+  // Never scanned (no facts cached): the index cannot be ready within the wait, and building it
+  // now would slow this answer (its parse threads take the cores): it starts once this is scored.
+  const deferred = cold && needs.has('importGraph') && !(await state.analysis.factsCached(input.setup.repository.root).catch(() => true));
+  const { work, release } = queueIndexWork(
+    state.indexing,
+    async () => {
+      const provided = await provideServices(state, input);
+      state.warmFor = warmKey;
+      return provided;
+    },
+    deferred,
+  );
   state.indexing = work.then(
     () => undefined,
     () => undefined,
   );
-  const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && state.warmFor !== warmKey;
-  const provided = cold ? await within(work, extra.firstAnswerMs! - (performance.now() - startedAt)) : await work;
+  const provided = deferred ? undefined : cold ? await within(work, extra.firstAnswerMs! - (performance.now() - startedAt)) : await work;
   const services: Record<string, unknown> = { git: loaded.git, ...provided?.services };
-  if (provided) return { services, problems: provided.problems, agents: provided.agents, partial: false };
+  if (provided) return { services, problems: provided.problems, agents: provided.agents, partial: false, release };
   const warming = warmingUp(channels, slow, state.indexed);
   Object.assign(services, warming.services);
-  return { services, problems: [warming.problem], agents: input.agents, partial: true };
+  return { services, problems: [warming.problem], agents: input.agents, partial: true, release };
 }
 
 /** The services that need the index or the history, with the problems met (and the agents placed again). */

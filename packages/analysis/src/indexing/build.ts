@@ -110,9 +110,119 @@ interface IndexState {
 
 const states = new WeakMap<AnalysisIndex, IndexState>();
 
-/** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
 const withoutPrevious = ({ previous: _previous, ...rest }: IndexOptions): IndexOptions => rest;
 
+type Source = { file: SnapshotFile; language: Language };
+
+/** The snapshot's files in path order, the source files among them, and the vendored ones skipped. */
+function listSources(snapshot: Snapshot): { all: SnapshotFile[]; paths: string[]; sources: Source[]; skipped: SkippedFile[] } {
+  const all = [...snapshot.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const skipped: SkippedFile[] = [];
+  const sources: Source[] = [];
+  for (const file of all) {
+    const language = languageOf(file.path);
+    if (!language) continue;
+    if (/(^|\/)node_modules\//.test(file.path)) {
+      skipped.push({ path: file.path, reason: 'vendored' });
+      continue;
+    }
+    sources.push({ file, language });
+  }
+  return { all, paths: all.map((f) => f.path), sources, skipped };
+}
+
+/**
+ * The resolver for a file set and its configuration: the previous index's when both are
+ * unchanged, the persisted resolutions' key, or one carried over from the previous resolver when
+ * files were only added or deleted (it keeps every resolution that probed none of those paths).
+ */
+async function setUpResolution(
+  all: readonly SnapshotFile[],
+  paths: readonly string[],
+  pathSet: ReadonlySet<string>,
+  store: FactsStore,
+  options: IndexOptions,
+  previousState: IndexState | undefined,
+  onDamaged: (path: string, why: string) => void,
+) {
+  const { configs, blobs: configBlobs } = await readConfigs(all, previousState);
+  const resolverKey = resolverKeyOf(paths, configBlobs);
+  const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
+  const shifted =
+    !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
+  const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey, onDamaged) : undefined;
+  // A previous index whose resolutions came from disk has a resolver that resolved little
+  // itself: the memo saved with those resolutions stands in for it.
+  const shiftedMemo =
+    shifted && previousState!.resolvedFromDisk && store.dir ? await loadResolverMemo(store.dir, shifted.resolverKey, onDamaged) : undefined;
+  const shiftedResolver =
+    shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
+  const resolver =
+    previous?.resolver ??
+    (shiftedResolver
+      ? shiftedResolver.withFiles(
+          paths.filter((p) => !shifted.paths.has(p)),
+          [...shifted.paths].filter((p) => !pathSet.has(p)),
+        )
+      : createResolver({ files: pathSet, configs }));
+  return { configs, configBlobs, resolverKey, previous, persisted, resolver };
+}
+
+type Resolving = Awaited<ReturnType<typeof setUpResolution>>;
+
+/** Each file's resolved imports, found once: the previous index's, the persisted ones, or resolved now. */
+function createImportsLookup() {
+  const resolved = new Map<string, readonly ResolvedImport[]>();
+  const counts = { fresh: 0, fromDisk: false };
+  const importsOf = (r: Resolving, path: string, blobId: string, language: Language, facts: FileFacts): readonly ResolvedImport[] => {
+    let imports = resolved.get(path);
+    if (imports) return imports;
+    const prev = r.previous?.files.get(path);
+    if (prev && prev.blobId === blobId && prev.language === language) imports = prev.imports;
+    else {
+      const stored = r.persisted?.get(path, blobId, importCount(facts));
+      if (stored) {
+        imports = stored;
+        counts.fromDisk = true;
+      } else {
+        imports = resolveImports(path, facts, r.resolver);
+        counts.fresh++;
+      }
+    }
+    resolved.set(path, imports);
+    return imports;
+  };
+  return { importsOf, counts };
+}
+
+/** The indexed files of the loaded jobs (the others skipped), with their imports and blob ids. */
+function collectFiles(
+  jobs: Awaited<ReturnType<typeof loadFacts>>['jobs'],
+  importsOf: (path: string, blobId: string, language: Language, facts: FileFacts) => readonly ResolvedImport[],
+  skipped: SkippedFile[],
+  onProgress: IndexOptions['onProgress'],
+) {
+  const files = new Map<string, IndexedFile>();
+  const partial: AnalysisIndex['partial'][number][] = [];
+  const blobs = new Map<string, string | undefined>();
+  let done = 0;
+  for (const job of jobs) {
+    const path = job.file.path;
+    blobs.set(path, job.blobId);
+    if (job.skip) {
+      skipped.push(job.skip);
+      continue;
+    }
+    const facts = job.facts!;
+    const blobId = job.blobId!;
+    files.set(path, { path, blobId, language: job.language, facts, imports: importsOf(path, blobId, job.language, facts) });
+    if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
+    onProgress?.({ phase: 'resolve', done: ++done, total: jobs.length });
+  }
+  return { files, partial, blobs };
+}
+
+/** Index a snapshot. Never throws on bad files: they are reported in `skipped` or `partial`. */
 export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): Promise<AnalysisIndex> {
   const t0 = performance.now();
   const factsScope: FactsScope = given.facts ?? 'all';
@@ -124,19 +234,7 @@ export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): 
     if (fast) return fast;
   }
   const store = options.store ?? options.previous?.store ?? createFactsStore(options.cacheDir ? { cacheDir: options.cacheDir } : {});
-  const all = [...snapshot.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const paths = all.map((f) => f.path);
-  const skipped: SkippedFile[] = [];
-  const sources: { file: SnapshotFile; language: Language }[] = [];
-  for (const file of all) {
-    const language = languageOf(file.path);
-    if (!language) continue;
-    if (/(^|\/)node_modules\//.test(file.path)) {
-      skipped.push({ path: file.path, reason: 'vendored' });
-      continue;
-    }
-    sources.push({ file, language });
-  }
+  const { all, paths, sources, skipped } = listSources(snapshot);
 
   // Resolution needs the file set and the configuration only: it is set up while facts load,
   // so that each parsed file's imports are resolved as its facts arrive, while the workers parse.
@@ -145,59 +243,10 @@ export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): 
   const cacheProblems: string[] = [];
   const onDamaged = (path: string, why: string) =>
     void cacheProblems.push(`The resolutions cache file ${path} was damaged (${why}); it was ignored and the imports resolved again.`);
-  const resolution = readConfigs(all, previousState).then(async ({ configs, blobs: configBlobs }) => {
-    // Reuse the previous index's resolutions, or the persisted ones, when the file set and
-    // configuration are unchanged.
-    const resolverKey = resolverKeyOf(paths, configBlobs);
-    const previous = options.previous?.resolverKey === resolverKey ? options.previous : undefined;
-    // Files added or deleted, configuration unchanged: the previous resolver carries over every
-    // resolution that probed none of those paths, so files resolve again mostly from its memo.
-    const shifted =
-      !previous && options.previous && previousState && sameEntries(configBlobs, previousState.configBlobs) ? options.previous : undefined;
-    const persisted = !previous && !shifted && store.dir ? await loadResolutions(store.dir, resolverKey, onDamaged) : undefined;
-    // A previous index whose resolutions came from disk has a resolver that resolved little
-    // itself: the memo saved with those resolutions stands in for it.
-    const shiftedMemo =
-      shifted && previousState!.resolvedFromDisk && store.dir
-        ? await loadResolverMemo(store.dir, shifted.resolverKey, onDamaged)
-        : undefined;
-    const shiftedResolver =
-      shifted && (shiftedMemo ? createResolver({ files: shifted.paths, configs, memo: shiftedMemo }) : shifted.resolver);
-    const resolver =
-      previous?.resolver ??
-      (shiftedResolver
-        ? shiftedResolver.withFiles(
-            paths.filter((p) => !shifted.paths.has(p)),
-            [...shifted.paths].filter((p) => !pathSet.has(p)),
-          )
-        : createResolver({ files: pathSet, configs }));
-    return { configs, configBlobs, resolverKey, previous, persisted, resolver };
-  });
+  const resolution = setUpResolution(all, paths, pathSet, store, options, previousState, onDamaged);
   // Handled here so that a failure while facts load is not an unhandled rejection; awaited below.
   resolution.catch(() => undefined);
-  type Resolving = Awaited<typeof resolution>;
-  let freshlyResolved = 0;
-  let fromDisk = false;
-  const resolved = new Map<string, readonly ResolvedImport[]>();
-  /** A file's resolved imports: the previous index's, the persisted ones, or resolved now (once). */
-  const importsOf = (r: Resolving, path: string, blobId: string, language: Language, facts: FileFacts): readonly ResolvedImport[] => {
-    let imports = resolved.get(path);
-    if (imports) return imports;
-    const prev = r.previous?.files.get(path);
-    if (prev && prev.blobId === blobId && prev.language === language) imports = prev.imports;
-    else {
-      const stored = r.persisted?.get(path, blobId, importCount(facts));
-      if (stored) {
-        imports = stored;
-        fromDisk = true;
-      } else {
-        imports = resolveImports(path, facts, r.resolver);
-        freshlyResolved++;
-      }
-    }
-    resolved.set(path, imports);
-    return imports;
-  };
+  const { importsOf, counts } = createImportsLookup();
   const loaded = await loadFacts(sources, store, {
     ...options,
     onParsed: (job, facts) => {
@@ -207,27 +256,10 @@ export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): 
   const tFacts = performance.now();
   const r = await resolution;
   const { configBlobs, resolverKey, previous, resolver } = r;
-  const files = new Map<string, IndexedFile>();
-  const partial: AnalysisIndex['partial'][number][] = [];
-  const blobs = new Map<string, string | undefined>();
-  let resolvedCount = 0;
-  if (previous) fromDisk ||= previousState!.resolvedFromDisk;
-  for (const job of loaded.jobs) {
-    const path = job.file.path;
-    blobs.set(path, job.blobId);
-    if (job.skip) {
-      skipped.push(job.skip);
-      continue;
-    }
-    const facts = job.facts!;
-    const blobId = job.blobId!;
-    const imports = importsOf(r, path, blobId, job.language, facts);
-    files.set(path, { path, blobId, language: job.language, facts, imports });
-    if (facts.partial) partial.push({ path, errorCount: facts.errorCount, errorLines: facts.errorLines });
-    options.onProgress?.({ phase: 'resolve', done: ++resolvedCount, total: loaded.jobs.length });
-  }
-  if (freshlyResolved > 0 && store.dir)
-    await saveResolutions(store.dir, resolverKey, files.values(), fromDisk ? undefined : resolver.memoEntries());
+  if (previous) counts.fromDisk ||= previousState!.resolvedFromDisk;
+  const { files, partial, blobs } = collectFiles(loaded.jobs, (...args) => importsOf(r, ...args), skipped, options.onProgress);
+  if (counts.fresh > 0 && store.dir)
+    await saveResolutions(store.dir, resolverKey, files.values(), counts.fromDisk ? undefined : resolver.memoEntries());
   const tResolve = performance.now();
 
   const { imports, importers, external, unresolved } = adjacency(files);
@@ -263,7 +295,7 @@ export async function buildIndex(snapshot: Snapshot, given: IndexOptions = {}): 
     configPaths: new Set(paths.filter(isConfigFile)),
     configBlobs,
     configs: r.configs,
-    resolvedFromDisk: fromDisk,
+    resolvedFromDisk: counts.fromDisk,
   });
   return result;
 }
@@ -285,22 +317,12 @@ function assemble(parts: Omit<AnalysisIndex, 'graph'>): AnalysisIndex {
 }
 
 /**
- * The fast path of `buildIndex` with a previous index when the file set and the configuration files
- * are unchanged (an edit, a commit touching a few files): one pass compares blob ids, only the
- * changed files get facts and resolutions, and the adjacency is patched rather than rebuilt.
- * Undefined when it does not apply (the full path then runs, still reusing `previous`).
+ * The source files whose facts must be loaded again (blob changed, or damaged facts), when the
+ * file set and the configuration files are unchanged; undefined when they are not.
  */
-async function reindex(
-  snapshot: Snapshot,
-  prev: AnalysisIndex,
-  state: IndexState,
-  options: IndexOptions,
-  t0: number,
-): Promise<AnalysisIndex | undefined> {
-  const store = options.store ?? prev.store;
-  const factsScope: FactsScope = options.facts ?? 'all';
+async function changedSources(snapshot: Snapshot, prev: AnalysisIndex, state: IndexState): Promise<Source[] | undefined> {
   if (snapshot.files.length !== prev.paths.size) return undefined;
-  const candidates: { file: SnapshotFile; language: Language }[] = [];
+  const candidates: Source[] = [];
   const configCandidates: SnapshotFile[] = [];
   for (const f of snapshot.files) {
     const blob = state.blobs.get(f.path);
@@ -324,15 +346,17 @@ async function reindex(
     }
     if (blob !== state.configBlobs.get(f.path)) return undefined;
   }
-  const loaded = await loadFacts(candidates, store, { ...options, previous: prev });
-  const tFacts = performance.now();
+  return candidates;
+}
 
+/** The previous index's files with the reloaded jobs applied: the paths whose analysis changed, and new skips. */
+function applyReloaded(jobs: Awaited<ReturnType<typeof loadFacts>>['jobs'], prev: AnalysisIndex, state: IndexState) {
   const files = new Map(prev.files);
   const blobs = new Map(state.blobs);
   const changed: string[] = [];
   const newSkips = new Map<string, SkippedFile>();
   let reordered = false;
-  for (const job of loaded.jobs) {
+  for (const job of jobs) {
     const path = job.file.path;
     const before = prev.files.get(path);
     if (job.skip) {
@@ -345,24 +369,21 @@ async function reindex(
     if (before && before.blobId === job.blobId && before.language === job.language && before.facts === job.facts) continue; // hashed: unchanged
     blobs.set(path, job.blobId);
     if (!before) reordered = true;
-    files.set(path, {
-      path,
-      blobId: job.blobId!,
-      language: job.language,
-      facts: job.facts!,
-      imports: resolveImports(path, job.facts!, prev.resolver),
-    });
+    const facts = job.facts!;
+    files.set(path, { path, blobId: job.blobId!, language: job.language, facts, imports: resolveImports(path, facts, prev.resolver) });
     changed.push(path);
   }
   const sortedFiles = reordered ? new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) : files;
-  const tResolve = performance.now();
+  return { files: sortedFiles, blobs, changed, newSkips };
+}
 
-  // Patch the adjacency: each changed file's out-edges, and its place in its targets' importers.
+/** The previous adjacency patched: each changed file's out-edges, and its place in its targets' importers. */
+function patchAdjacency(prev: AnalysisIndex, changed: readonly string[], files: ReadonlyMap<string, IndexedFile>) {
   const imports = new Map(prev.imports);
   const importers = new Map(prev.importers);
   for (const path of changed) {
     const old = prev.imports.get(path) ?? [];
-    const f = sortedFiles.get(path);
+    const f = files.get(path);
     const now = f ? targetsOf(f) : [];
     if (now.length > 0) imports.set(path, now);
     else imports.delete(path);
@@ -381,26 +402,61 @@ async function reindex(
       importers.set(t, list);
     }
   }
-  // Lists in path order: replace each changed file's run of entries.
+  return { imports, importers };
+}
+
+/** The previous index's lists in path order, each changed file's run of entries replaced. */
+function patchLists(
+  prev: AnalysisIndex,
+  changed: readonly string[],
+  files: ReadonlyMap<string, IndexedFile>,
+  newSkips: ReadonlyMap<string, SkippedFile>,
+) {
   let external = prev.external;
   let unresolved = prev.unresolved;
   let partial = prev.partial;
   for (const path of changed) {
-    const f = sortedFiles.get(path);
+    const f = files.get(path);
     const { external: ext, unresolved: unres } = importOutcomes(f ? [f] : []);
     external = replaceRun(external, path, ext);
     unresolved = replaceRun(unresolved, path, unres);
     partial = replaceRun(partial, path, f?.facts.partial ? [{ path, errorCount: f.facts.errorCount, errorLines: f.facts.errorLines }] : []);
   }
   const skipped = [
-    ...prev.skipped.filter((s) => !newSkips.has(s.path) && !(changed.includes(s.path) && sortedFiles.has(s.path))),
+    ...prev.skipped.filter((s) => !newSkips.has(s.path) && !(changed.includes(s.path) && files.has(s.path))),
     ...newSkips.values(),
   ];
   skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { external, unresolved, partial, skipped };
+}
+
+/**
+ * The fast path of `buildIndex` with a previous index when the file set and the configuration files
+ * are unchanged (an edit, a commit touching a few files): one pass compares blob ids, only the
+ * changed files get facts and resolutions, and the adjacency is patched rather than rebuilt.
+ * Undefined when it does not apply (the full path then runs, still reusing `previous`).
+ */
+async function reindex(
+  snapshot: Snapshot,
+  prev: AnalysisIndex,
+  state: IndexState,
+  options: IndexOptions,
+  t0: number,
+): Promise<AnalysisIndex | undefined> {
+  const store = options.store ?? prev.store;
+  const factsScope: FactsScope = options.facts ?? 'all';
+  const candidates = await changedSources(snapshot, prev, state);
+  if (!candidates) return undefined;
+  const loaded = await loadFacts(candidates, store, { ...options, previous: prev });
+  const tFacts = performance.now();
+  const { files, blobs, changed, newSkips } = applyReloaded(loaded.jobs, prev, state);
+  const tResolve = performance.now();
+  const { imports, importers } = patchAdjacency(prev, changed, files);
+  const { external, unresolved, partial, skipped } = patchLists(prev, changed, files, newSkips);
   const tGraph = performance.now();
-  options.onProgress?.({ phase: 'done', done: sortedFiles.size, total: sortedFiles.size });
+  options.onProgress?.({ phase: 'done', done: files.size, total: files.size });
   const result = assemble({
-    files: sortedFiles,
+    files,
     paths: prev.paths,
     imports,
     importers,
@@ -417,7 +473,7 @@ async function reindex(
       files: snapshot.files.length,
       sourceFiles: prev.stats.sourceFiles,
       parsed: loaded.parsed,
-      fromCache: sortedFiles.size - loaded.parsed,
+      fromCache: files.size - loaded.parsed,
       hashed: loaded.hashed,
       parseErrors: loaded.parseErrors,
       ms: { total: tGraph - t0, facts: tFacts - t0, parse: loaded.parseMs, resolve: tResolve - tFacts, graph: tGraph - tResolve },

@@ -38,15 +38,6 @@ export async function loadFacts(
   let fromCache = 0;
   let done = 0;
   const total = jobs.length;
-  const readContent = async (job: FactsJob): Promise<boolean> => {
-    try {
-      job.content = await job.file.read();
-      return true;
-    } catch (e) {
-      job.skip = { path: job.file.path, reason: 'unreadable', detail: e instanceof Error ? e.message : String(e) };
-      return false;
-    }
-  };
   const importsOnly = options.facts === 'imports';
   const partStore = importsOnly ? store.importsOnly() : undefined;
   const lookUp = (job: FactsJob) => {
@@ -129,13 +120,24 @@ export async function loadFacts(
   }
   const settled = await Promise.all(outcomes);
   const parseMs = performance.now() - t0;
+  const { parseErrors, skippedByReader } = settle(toParse, settled, partStore ?? store);
+  await Promise.all([store.flush(), partStore?.flush()]);
+  return { jobs, parsed: toParse.length - parseErrors - skippedByReader, hashed, fromCache, parseErrors, parseMs };
+}
+
+/** Each parsed job's facts (stored), or why it was skipped: counts of parse errors and reader skips. */
+function settle(
+  toParse: readonly FactsJob[],
+  settled: readonly ParseOutcome[],
+  store: FactsStore,
+): { parseErrors: number; skippedByReader: number } {
   let parseErrors = 0;
   let skippedByReader = 0;
   toParse.forEach((job, i) => {
     const o = settled[i]!;
     if ('facts' in o) {
       job.facts = o.facts;
-      (partStore ?? store).put(job.blobId!, job.language, o.facts);
+      store.put(job.blobId!, job.language, o.facts);
     } else if ('skip' in o) {
       skippedByReader++;
       job.skip = { path: job.file.path, reason: o.skip, ...(o.detail !== undefined ? { detail: o.detail } : {}) };
@@ -144,6 +146,16 @@ export async function loadFacts(
       job.skip = { path: job.file.path, reason: 'parse-failed', detail: o.error };
     }
   });
-  await Promise.all([store.flush(), partStore?.flush()]);
-  return { jobs, parsed: toParse.length - parseErrors - skippedByReader, hashed, fromCache, parseErrors, parseMs };
+  return { parseErrors, skippedByReader };
+}
+
+/** Reads a job's bytes, or marks it skipped as unreadable. */
+async function readContent(job: FactsJob): Promise<boolean> {
+  try {
+    job.content = await job.file.read();
+    return true;
+  } catch (e) {
+    job.skip = { path: job.file.path, reason: 'unreadable', detail: e instanceof Error ? e.message : String(e) };
+    return false;
+  }
 }
