@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
 import { BUSY_ENGINE_MS, connectPatiently, engineProcess, pidAlive, readLock, socketListens, type LockInfo } from './client.js';
-import { EngineCore } from './core.js';
+import { EngineCore } from './questions.js';
 import { InputError } from './errors.js';
 import { within } from './bounded.js';
 import { enginePaths, type EnginePaths } from './paths.js';

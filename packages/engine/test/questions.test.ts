@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { EngineCore, checkInProcess, scanInProcess } from '../src/core.js';
+import { EngineCore, checkInProcess, scanInProcess } from '../src/questions.js';
 import { buffersDelta, bufferDigests, withBuffers } from '../src/freshness.js';
 
 const lines = Array.from({ length: 30 }, (_, i) => `export const a${i + 1} = ${i + 1};`);
