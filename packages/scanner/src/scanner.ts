@@ -489,7 +489,9 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
     );
     progress({ phase: 'scan', done: pairs, total: pairs, message: 'pairs' });
     const full: ScanResult = { ...result, problems: [...set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems] };
-    last = { result: full, asked: askedFor, partial: provided === undefined };
+    // A channel's pending result (a pair still being checked) is partial too: not repeated.
+    const pending = full.links.some((l) => l.channels.some((c) => c.pending));
+    last = { result: full, asked: askedFor, partial: provided === undefined || pending };
     return full;
   };
 

@@ -25,16 +25,19 @@ import {
   type ChannelScore,
   type Evidence,
   type EvidenceSide,
+  type GitChannelService,
   type OptionsSchema,
   type Range,
 } from '@airspace/core';
 import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
+import { beingChecked, inBackground, startCheck } from './background.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
 
 export { newErrors, type Diag } from './compare.js';
 export { interactingPairs } from './pairs.js';
+export { checkInBackground, type BackgroundChecks } from './background.js';
 
 export interface TypecheckOptions {
   /** The project's tsconfig, relative to the repository root (project references are followed). */
@@ -88,6 +91,25 @@ const MAX_RESULTS = 10_000;
 interface Prepared {
   readonly started: number;
   readonly pairs: readonly AgentPair[];
+}
+
+function remember(key: string, result: CheckResult): void {
+  if (results.size >= MAX_RESULTS) results.clear();
+  results.set(key, result);
+}
+
+/**
+ * A pair whose check runs in the engine's background: said as a problem and in evidence, risk 0,
+ * and `pending`, so that the next scan reads the result; the other channels' findings stand.
+ */
+function stillBeingChecked(a: Agent, b: Agent): ChannelScore {
+  const message = `The merge of ${a.label} and ${b.label} is still being checked: the compiler runs in the engine's background, and until it answers the other channels' findings stand.`;
+  return {
+    risk: 0,
+    evidence: [{ kind: 'typecheck-pending', risk: 0, message }],
+    problems: [{ code: 'TYPECHECK_PENDING', channel: 'typecheck', message }],
+    pending: true,
+  };
 }
 
 function notChecked(a: Agent, b: Agent, reason: string): ChannelScore {
@@ -176,6 +198,63 @@ function swapped(r: CheckResult): CheckResult {
   };
 }
 
+interface FirstCheck {
+  readonly git: GitChannelService;
+  readonly root: string;
+  readonly options: TypecheckOptions;
+  /** The pair's trees (every one present: checked by the caller). */
+  readonly trees: { readonly base: string; readonly a: string; readonly b: string; readonly merge: { readonly tree?: string } };
+  /** The cache key of the pair's trees. */
+  readonly key: string;
+  /** What is left of the scan's budget (ms). */
+  readonly budgetLeft: number;
+}
+
+/**
+ * A pair's first check (no cached result): its result, in the order `a`, `b`; or a score at once
+ * when there is nothing to check, or when the check was started in the engine's background.
+ */
+async function firstCheck(a: Agent, b: Agent, input: FirstCheck): Promise<CheckResult | ChannelScore> {
+  const { git, root, options: o, trees, key } = input;
+  const [base, ta, tb, merge] = await Promise.all([trees.base, trees.a, trees.b, trees.merge.tree!].map((t) => git.listTree!(t)));
+  const listings: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
+  // Not a TypeScript project: nothing to read, no compiler to load.
+  if (!listings.merge.has(o.tsconfig) && !listings.a.has(o.tsconfig) && !listings.b.has(o.tsconfig))
+    return skipped(a, b, `no ${o.tsconfig} in the merged tree`);
+  const ts = await loadTypeScript();
+  if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
+  const wanted: string[] = [];
+  for (const l of [listings.merge, listings.a, listings.b, listings.base])
+    for (const [p, id] of l) if (isCompilerInput(p, false)) wanted.push(id);
+  const check = (limit: number) => (): CheckResult =>
+    checkPair({
+      ts,
+      root,
+      trees: listings,
+      texts,
+      tsconfig: o.tsconfig,
+      importerDepth: o.importerDepth,
+      maxFiles: o.maxFiles,
+      deadline: Date.now() + limit,
+    });
+  const ordered = trees.a <= trees.b;
+  if (inBackground()) {
+    // The resident engine: the check runs after this answer, bounded by its own time limit; its
+    // result (a time limit included, until the trees change) is read by a later scan.
+    startCheck(
+      key,
+      async () => (await fetchTexts(wanted, texts, (id) => git.readBlob!(id)), check(o.timeLimitMs)),
+      (r) => remember(key, ordered ? r : swapped(r)),
+    );
+    return stillBeingChecked(a, b);
+  }
+  await fetchTexts(wanted, texts, (id) => git.readBlob!(id));
+  const result = check(Math.min(o.timeLimitMs, Math.max(1, input.budgetLeft)))();
+  // A time limit is not a property of the trees: the next scan tries again.
+  if (result.status === 'checked' || result.quiet) remember(key, ordered ? result : swapped(result));
+  return result;
+}
+
 export function typecheckChannel() {
   return defineChannel({
     id: 'typecheck',
@@ -226,34 +305,18 @@ export function typecheckChannel() {
 
       const key = [root, o.tsconfig, o.importerDepth, o.maxFiles, trees.base, pairKey(trees.a, trees.b), trees.merge.tree].join('\0');
       let result = results.get(key);
+      if (!result && beingChecked(key)) return stillBeingChecked(a, b);
       if (!result) {
-        const [base, ta, tb, merge] = await Promise.all([trees.base, trees.a, trees.b, trees.merge.tree].map((t) => git.listTree!(t)));
-        const listings: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
-        // Not a TypeScript project: nothing to read, no compiler to load.
-        if (!listings.merge.has(o.tsconfig) && !listings.a.has(o.tsconfig) && !listings.b.has(o.tsconfig))
-          return skipped(a, b, `no ${o.tsconfig} in the merged tree`);
-        const ts = await loadTypeScript();
-        if (!ts) return notChecked(a, b, 'the TypeScript compiler (npm package typescript) is not installed');
-        const wanted: string[] = [];
-        for (const l of [listings.merge, listings.a, listings.b, listings.base])
-          for (const [p, id] of l) if (isCompilerInput(p, false)) wanted.push(id);
-        await fetchTexts(wanted, texts, (id) => git.readBlob!(id));
-        const limit = Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - ctx.prepared.started)));
-        result = checkPair({
-          ts,
+        const first = await firstCheck(a, b, {
+          git,
           root,
-          trees: listings,
-          texts,
-          tsconfig: o.tsconfig,
-          importerDepth: o.importerDepth,
-          maxFiles: o.maxFiles,
-          deadline: Date.now() + limit,
+          options: o,
+          trees: { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge },
+          key,
+          budgetLeft: o.budgetMs - (Date.now() - ctx.prepared.started),
         });
-        // A time limit is not a property of the trees: the next scan tries again.
-        if (result.status === 'checked' || result.quiet) {
-          if (results.size >= MAX_RESULTS) results.clear();
-          results.set(key, trees.a <= trees.b ? result : swapped(result));
-        }
+        if (!('status' in first)) return first;
+        result = first;
       } else if (trees.a > trees.b) result = swapped(result);
 
       if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);
