@@ -86,6 +86,8 @@ export const OVERRULED_SYMBOL_KINDS: readonly string[] = ['write-read', 'write-r
 /** Shared by every scan of the process: blob texts by id, check results by the pair's trees. */
 const texts = new BlobTexts();
 const results = new Map<string, CheckResult>();
+/** Background checks that met their time limit once (tried again once). */
+const timedOut = new Set<string>();
 const MAX_RESULTS = 10_000;
 
 interface Prepared {
@@ -94,7 +96,7 @@ interface Prepared {
 }
 
 function remember(key: string, result: CheckResult): void {
-  if (results.size >= MAX_RESULTS) results.clear();
+  if (results.size >= MAX_RESULTS) (results.clear(), timedOut.clear());
   results.set(key, result);
 }
 
@@ -240,11 +242,16 @@ async function firstCheck(a: Agent, b: Agent, input: FirstCheck): Promise<CheckR
   const ordered = trees.a <= trees.b;
   if (inBackground()) {
     // The resident engine: the check runs after this answer, bounded by its own time limit; its
-    // result (a time limit included, until the trees change) is read by a later scan.
+    // result is read by a later scan.
     startCheck(
       key,
       async () => (await fetchTexts(wanted, texts, (id) => git.readBlob!(id)), check(o.timeLimitMs)),
-      (r) => remember(key, ordered ? r : swapped(r)),
+      (r) => {
+        // A time limit is kept once it was met twice: the first try of a cold check parses the
+        // project (kept for the next), so the engine's rescan, told of the end, tries once more.
+        if (r.status === 'checked' || r.quiet || timedOut.has(key)) remember(key, ordered ? r : swapped(r));
+        else timedOut.add(key);
+      },
     );
     return stillBeingChecked(a, b);
   }
