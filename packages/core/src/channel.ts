@@ -73,6 +73,12 @@ export interface ChannelScore {
    * counts like file-level evidence; `pair-scoring.ts`, `classifyPair`).
    */
   readonly overrules?: readonly Overrule[];
+  /**
+   * The result is not final: work for the pair is still running elsewhere (a check in the
+   * engine's background). The pair is scored again by the next scan even when neither agent
+   * changed, so the final result replaces this one.
+   */
+  readonly pending?: true;
 }
 
 /** See `ChannelScore.overrules`. */

@@ -53,7 +53,8 @@ const workingSetKeys = new WeakMap<Agent, string>();
 
 /**
  * The agents whose pairs must be scored again: undefined (every agent's) when the cache is new or
- * its `version` changed — then it is emptied — else those whose working-set key changed.
+ * its `version` changed — then it is emptied — else those whose working-set key changed, and both
+ * agents of a pair a channel had not finished (`pending`).
  */
 export function changedAgents(
   cache: PairCacheState,
@@ -69,6 +70,8 @@ export function changedAgents(
   }
   const changed = new Set<string>();
   for (let i = 0; i < agents.length; i++) if (cache.agentKeys.get(agents[i]!.id) !== keys[i]) changed.add(agents[i]!.id);
+  // A pair whose result was not final (a channel still checking it) is scored again.
+  for (const entry of cache.pairs.values()) if (entry.channels.some((c) => c.pending)) changed.add(entry.a).add(entry.b);
   return changed;
 }
 

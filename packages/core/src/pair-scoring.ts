@@ -71,6 +71,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
   let precisePart: number | undefined;
   let evidence: readonly Evidence[] = EMPTY;
   let overrules: readonly Overrule[] | undefined;
+  let pending = false;
   if (result !== undefined) {
     const r = result as Partial<ChannelScore> | null;
     const value = r?.risk;
@@ -88,6 +89,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
       for (const p of r!.problems) (pairProblems ??= []).push(p.channel ? p : { ...p, channel: entry.channel.id });
     }
     if (Array.isArray(r?.overrules) && r!.overrules.length > 0) overrules = r!.overrules;
+    pending = r?.pending === true;
   }
   const part: Part = {
     channel: entry.channel.id,
@@ -98,6 +100,7 @@ export async function callChannel(entry: ActiveChannel, a: Agent, b: Agent, with
     ...(precisePart !== undefined ? { preciseRisk: precisePart } : {}),
     evidence,
     ...(overrules ? { overrules } : {}),
+    ...(pending ? { pending: true as const } : {}),
   };
   if (pairProblems) part.problems = pairProblems;
   if (cheap && risk > 0 && evidence.length === 0) part.deferred = true;

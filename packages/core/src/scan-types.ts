@@ -40,6 +40,8 @@ export interface ChannelBreakdown {
   readonly problems?: readonly Problem[];
   /** Findings of other channels this channel overruled for the pair (`ChannelScore.overrules`). */
   readonly overrules?: readonly Overrule[];
+  /** The channel's result is not final yet (`ChannelScore.pending`: still being checked). */
+  readonly pending?: true;
 }
 
 export interface ForecastSignal {

@@ -134,4 +134,33 @@ describe('scanAirspace with candidate pairs', () => {
     await scanAirspace(moved, { channels }, { reuse: cache, reuseKey: 'k2', weights: { everywhere: 0.5 } });
     expect(calls).toHaveLength(6);
   });
+
+  it('scores a pair again while a channel says its result is pending, then reuses the final one', async () => {
+    let done = false;
+    const calls: string[] = [];
+    const checking = defineChannel({
+      id: 'checking',
+      defaultWeight: 1,
+      meta: { precision: 'line' },
+      score(a, b) {
+        calls.push(`${a.id}-${b.id}`);
+        if (a.id !== 'a' || b.id !== 'b') return { risk: 0, evidence: [] };
+        return done ? { risk: 1, evidence: [{ message: 'found' }] } : { risk: 0, evidence: [], pending: true as const };
+      },
+    });
+    const cache = createPairCache();
+    const first = await scanAirspace(agents, { channels: [checking], now: 0 }, { reuse: cache, reuseKey: 'k' });
+    expect(first.links.find((l) => l.a === 'a' && l.b === 'b')?.channels[0]).toMatchObject({ risk: 0, pending: true });
+    calls.length = 0;
+    done = true;
+    const second = await scanAirspace(agents, { channels: [checking], now: 0 }, { reuse: cache, reuseKey: 'k' });
+    // Only the pending pair's agents are scored again (their pairs), not c-d.
+    expect(calls.sort()).toEqual(['a-b', 'a-c', 'a-d', 'b-c', 'b-d']);
+    const ab = second.links.find((l) => l.a === 'a' && l.b === 'b')!;
+    expect(ab.channels[0]).toMatchObject({ risk: 1 });
+    expect(ab.channels[0]!.pending).toBeUndefined();
+    calls.length = 0;
+    await scanAirspace(agents, { channels: [checking], now: 0 }, { reuse: cache, reuseKey: 'k' });
+    expect(calls).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The shapes of the engine's answers (advisories, declared intent, acknowledgements), apart from
- * the engine that computes them (core.ts) and the text written from them for a model (advice.ts).
+ * the engine that computes them (questions.ts) and the text written from them for a model (advice.ts).
  */
 import type { ScanResult, Thresholds } from '@airspace/core';
 import type { IntentMap, Overrides } from '@airspace/scanner';

@@ -145,6 +145,91 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+interface Waiting {
+  readonly method: EngineMethod;
+  readonly resolve: (v: unknown) => void;
+  readonly reject: (e: Error) => void;
+  readonly timer?: NodeJS.Timeout;
+}
+
+/** The requests of one connection waiting for their answers, and the lines that answer them. */
+class RequestTable {
+  private readonly pending = new Map<number, Waiting>();
+  private next = 1;
+  private closed = false;
+
+  constructor(
+    private readonly conn: ReturnType<typeof createConnection>,
+    private readonly onChange: ((change: EngineChange) => void) | undefined,
+  ) {}
+
+  failAll(error: Error): void {
+    this.closed = true;
+    for (const p of this.pending.values()) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(error);
+    }
+    this.pending.clear();
+  }
+
+  /**
+   * A line that is no response nor notification breaks the protocol: every question waiting on
+   * this connection gets the named problem at once (not a wait until its timeout), and the
+   * connection is dropped.
+   */
+  private broken(problem: string): void {
+    const first = this.pending.values().next().value;
+    this.failAll(new EngineAnswerError(first?.method ?? 'a request', problem));
+    this.conn.destroy();
+  }
+
+  /** One line from the engine: a notification, or the answer to a request. */
+  read(line: string): void {
+    let response: unknown;
+    try {
+      response = JSON.parse(line);
+    } catch {
+      return this.broken('a line that is not JSON');
+    }
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) return this.broken('a line that is not an object');
+    const message = response as Record<string, unknown>;
+    if ('notification' in message) {
+      // A change said in a shape of its own is still a change: ask again about everything.
+      if (message.notification === 'changed')
+        this.onChange?.(isChange(message.params) ? message.params : { reason: 'the engine saw the repository move', all: true });
+      return;
+    }
+    if (typeof message.id !== 'number') return this.broken('a response without a request id');
+    const p = this.pending.get(message.id);
+    if (!p) return;
+    this.pending.delete(message.id);
+    if (p.timer) clearTimeout(p.timer);
+    if ('error' in message) {
+      if (isErrorBody(message.error)) p.reject(new EngineRequestError(message.error));
+      else p.reject(new EngineAnswerError(p.method, 'an error without a kind and message'));
+      return;
+    }
+    const problem = 'result' in message ? answerProblem(p.method, message.result) : 'a response with neither result nor error';
+    if (problem) p.reject(new EngineAnswerError(p.method, problem));
+    else p.resolve(message.result);
+  }
+
+  request<T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> {
+    return new Promise<T>((res, rej) => {
+      if (this.closed) return rej(new Error('The engine connection is closed.'));
+      const id = this.next++;
+      const timer = ms
+        ? setTimeout(() => {
+            this.pending.delete(id);
+            rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
+          }, ms)
+        : undefined;
+      this.pending.set(id, { method, resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
+      this.conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
+    });
+  }
+}
+
 /**
  * Connects to an engine's socket and shakes hands; rejects on any failure or after `timeoutMs`.
  * `hold`: this connection keeps the engine from its idle exit while it is open (an editor);
@@ -154,78 +239,17 @@ export function connect(socket: string, timeoutMs = 1000, how: boolean | Connect
   const { hold, onChange, onClose } = connectOptions(how);
   return new Promise((resolve, reject) => {
     const conn = createConnection(socket);
-    const pending = new Map<
-      number,
-      { method: EngineMethod; resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }
-    >();
-    let next = 1;
-    let closed = false;
-    const failAll = (error: Error): void => {
-      closed = true;
-      for (const p of pending.values()) {
-        if (p.timer) clearTimeout(p.timer);
-        p.reject(error);
-      }
-      pending.clear();
-    };
-    // A line that is no response nor notification breaks the protocol: every question waiting on
-    // this connection gets the named problem at once (not a wait until its timeout), and the
-    // connection is dropped.
-    const broken = (problem: string): void => {
-      const first = pending.values().next().value;
-      failAll(new EngineAnswerError(first?.method ?? 'a request', problem));
-      conn.destroy();
-    };
+    const table = new RequestTable(conn, onChange);
     conn.on(
       'data',
-      lineReader((line) => {
-        let response: unknown;
-        try {
-          response = JSON.parse(line);
-        } catch {
-          return broken('a line that is not JSON');
-        }
-        if (typeof response !== 'object' || response === null || Array.isArray(response)) return broken('a line that is not an object');
-        const message = response as Record<string, unknown>;
-        if ('notification' in message) {
-          // A change said in a shape of its own is still a change: ask again about everything.
-          if (message.notification === 'changed')
-            onChange?.(isChange(message.params) ? message.params : { reason: 'the engine saw the repository move', all: true });
-          return;
-        }
-        if (typeof message.id !== 'number') return broken('a response without a request id');
-        const p = pending.get(message.id);
-        if (!p) return;
-        pending.delete(message.id);
-        if (p.timer) clearTimeout(p.timer);
-        if ('error' in message) {
-          if (isErrorBody(message.error)) p.reject(new EngineRequestError(message.error));
-          else p.reject(new EngineAnswerError(p.method, 'an error without a kind and message'));
-          return;
-        }
-        const problem = 'result' in message ? answerProblem(p.method, message.result) : 'a response with neither result nor error';
-        if (problem) p.reject(new EngineAnswerError(p.method, problem));
-        else p.resolve(message.result);
-      }),
+      lineReader((line) => table.read(line)),
     );
-    conn.on('error', (error) => failAll(error));
+    conn.on('error', (error) => table.failAll(error));
     conn.on('close', () => {
-      failAll(new Error('The engine closed the connection.'));
+      table.failAll(new Error('The engine closed the connection.'));
       onClose?.();
     });
-    const request = <T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> =>
-      new Promise<T>((res, rej) => {
-        if (closed) return rej(new Error('The engine connection is closed.'));
-        const id = next++;
-        const timer = ms
-          ? setTimeout(() => {
-              pending.delete(id);
-              rej(new Error(`The engine did not answer ${method} within ${ms} ms.`));
-            }, ms)
-          : undefined;
-        pending.set(id, { method, resolve: res as (v: unknown) => void, reject: rej, ...(timer ? { timer } : {}) });
-        conn.write(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }) + '\n');
-      });
+    const request = <T>(method: EngineMethod, params?: unknown, ms?: number): Promise<T> => table.request<T>(method, params, ms);
     const timer = setTimeout(() => {
       conn.destroy();
       reject(new Error(`The engine at ${socket} did not answer within ${timeoutMs} ms.`));

@@ -14,7 +14,7 @@ export {
   type EditorScanRequest,
   type EngineCoreOptions,
   type ScanRequest,
-} from './core.js';
+} from './questions.js';
 export { advisoriesText, checkText, declaredText, nextAction, overallAction, type NextAction } from './advice.js';
 export {
   answerCheck,

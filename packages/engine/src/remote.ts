@@ -64,128 +64,163 @@ export interface EngineScans<I extends EngineScanInput = EngineScanInput> {
 }
 
 export function createEngineScans<I extends EngineScanInput>(options: EngineScansOptions<I>): EngineScans<I> {
-  const ensure = options.ensure ?? ((cwd: string, how: ConnectOptions) => ensureEngine({ cwd, ...how }));
-  const log = options.log ?? (() => undefined);
-  const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
-  const disabled = options.disabled ?? engineDisabled();
-  let connection: Promise<EngineConnection | undefined> | undefined;
-  let fallback: InProcessScans<I> | undefined;
-  let current: EngineScanMode | undefined;
-  let disposed = false;
-
-  const inProcess = (reason: string, sentence = `Scanning in this process: ${reason}.`): InProcessScans<I> => {
-    if (!fallback) {
-      log(sentence);
-      current = { kind: 'in-process', reason };
-      fallback = options.inProcess();
-    }
-    return fallback;
+  const scans = new EngineScansClient(options);
+  return {
+    scan: (input) => scans.scan(input),
+    mode: () => scans.current,
+    ready: () => scans.ready(),
+    dispose: () => scans.dispose(),
   };
+}
+
+/** `createEngineScans`'s state: the engine found (or being found), else this process's scanner. */
+class EngineScansClient<I extends EngineScanInput> {
+  private readonly ensure: (cwd: string, how: ConnectOptions) => Promise<EngineLookup>;
+  private readonly log: (message: string) => void;
+  private readonly timeoutMs: number;
+  private readonly disabled: boolean;
+  private connection: Promise<EngineConnection | undefined> | undefined;
+  private fallback: InProcessScans<I> | undefined;
+  current: EngineScanMode | undefined;
+  private disposed = false;
   // The connection now in use; one that closes while it is (the engine stopped, or was replaced)
   // is told to a subscriber as a change, so that it asks again and the next engine is found.
-  let live: EngineConnection | undefined;
-  let closed: (() => void) | undefined;
-  const how: ConnectOptions = {
-    hold: true,
-    ...(options.onChange
-      ? {
-          onChange: options.onChange,
-          onClose: () => closed?.(),
-        }
-      : {}),
-  };
-  const connect = (): Promise<EngineConnection | undefined> =>
-    (connection ??= ensure(options.cwd, how).then(
-      (found) => {
-        if (!('connection' in found)) {
-          // A newer Airspace's engine (also one that just took this one's place) is left alone:
-          // this client stays in its own process for good rather than race it for the lock.
-          if (found.newer) inProcess(found.reason, newerEngineText(found.newer));
-          else inProcess(found.reason);
-          return undefined;
-        }
-        if (disposed) {
-          found.connection.close();
-          return undefined;
-        }
-        current = { kind: 'engine', pid: found.connection.hello.pid };
-        const mine = found.connection;
-        live = mine;
-        closed = () => {
-          if (disposed || live !== mine) return;
-          live = undefined;
-          connection = undefined;
-          log(`The engine (pid ${mine.hello.pid}) went away; the next scan finds the next one.`);
-          options.onChange?.({ reason: 'the engine went away', all: true });
-        };
-        if (found.replaced) log(replacedEngineText(found.replaced, found.connection.hello.pid));
-        log(`Scanning through the repository's engine (pid ${found.connection.hello.pid}${found.started ? ', started now' : ''}).`);
-        return found.connection;
-      },
+  private live: EngineConnection | undefined;
+  private closed: (() => void) | undefined;
+  private readonly how: ConnectOptions;
+
+  constructor(private readonly options: EngineScansOptions<I>) {
+    this.ensure = options.ensure ?? ((cwd: string, how: ConnectOptions) => ensureEngine({ cwd, ...how }));
+    this.log = options.log ?? (() => undefined);
+    this.timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
+    this.disabled = options.disabled ?? engineDisabled();
+    this.how = {
+      hold: true,
+      ...(options.onChange
+        ? {
+            onChange: options.onChange,
+            onClose: () => this.closed?.(),
+          }
+        : {}),
+    };
+  }
+
+  private inProcess(reason: string, sentence = `Scanning in this process: ${reason}.`): InProcessScans<I> {
+    if (!this.fallback) {
+      this.log(sentence);
+      this.current = { kind: 'in-process', reason };
+      this.fallback = this.options.inProcess();
+    }
+    return this.fallback;
+  }
+
+  private connect(): Promise<EngineConnection | undefined> {
+    return (this.connection ??= this.ensure(this.options.cwd, this.how).then(
+      (found) => this.adopt(found),
       (error: unknown) => {
-        inProcess(error instanceof Error ? error.message : String(error));
+        this.inProcess(error instanceof Error ? error.message : String(error));
         return undefined;
       },
     ));
+  }
 
-  const viaEngine = async (input: I, attempt: number): Promise<ScanResult> => {
-    const asked = connect();
-    const engine = await asked;
-    if (!engine) return inProcess('no engine').scan(input);
-    try {
-      return await engine.request<ScanResult>(
-        'editorScan',
-        {
-          cwd: options.cwd,
-          ...(input.overrides && Object.keys(input.overrides).length ? { overrides: input.overrides } : {}),
-          ...(input.intent ? { intent: input.intent } : {}),
-          ...(options.settings && Object.keys(options.settings).length ? { settings: options.settings } : {}),
-        },
-        timeoutMs,
-      );
-    } catch (error) {
-      // The engine's answer about the request (a bad config, not a repository): a cold scan gives it too.
-      if (error instanceof EngineRequestError) throw error;
-      // An answer of the wrong shape: that engine is not to be trusted; this process answers from now on.
-      if (error instanceof EngineAnswerError) {
-        if (live === engine) live = undefined;
-        engine.close();
-        if (disposed) throw error;
-        return inProcess(error.message, `${error.message} Scanning in this process from now on.`).scan(input);
-      }
-      // The engine went away (stopped, killed, replaced): find or start the next one once.
-      if (live === engine) live = undefined;
-      engine.close();
-      // Only the lookup that gave this engine: one begun since (the engine's close was told as a
-      // change, and a rescan asked again) stays, or this retry would start a second engine.
-      if (connection === asked) connection = undefined;
-      if (disposed) throw error;
-      const why = error instanceof Error ? error.message : String(error);
-      if (attempt > 0) return inProcess(`the engine failed twice (${why})`).scan(input);
-      log(`The engine stopped answering (${why}); finding the next one.`);
-      return viaEngine(input, attempt + 1);
+  /** The engine found becomes the one scans go to; none found, this process scans. */
+  private adopt(found: EngineLookup): EngineConnection | undefined {
+    if (!('connection' in found)) {
+      // A newer Airspace's engine (also one that just took this one's place) is left alone:
+      // this client stays in its own process for good rather than race it for the lock.
+      if (found.newer) this.inProcess(found.reason, newerEngineText(found.newer));
+      else this.inProcess(found.reason);
+      return undefined;
     }
-  };
+    if (this.disposed) {
+      found.connection.close();
+      return undefined;
+    }
+    this.current = { kind: 'engine', pid: found.connection.hello.pid };
+    const mine = found.connection;
+    this.live = mine;
+    this.closed = () => {
+      if (this.disposed || this.live !== mine) return;
+      this.live = undefined;
+      this.connection = undefined;
+      this.log(`The engine (pid ${mine.hello.pid}) went away; the next scan finds the next one.`);
+      this.options.onChange?.({ reason: 'the engine went away', all: true });
+    };
+    if (found.replaced) this.log(replacedEngineText(found.replaced, found.connection.hello.pid));
+    this.log(`Scanning through the repository's engine (pid ${found.connection.hello.pid}${found.started ? ', started now' : ''}).`);
+    return found.connection;
+  }
 
-  return {
-    scan(input) {
-      if (disposed) return Promise.reject(new Error('the scanner was disposed'));
-      if (fallback) return fallback.scan(input);
-      if (disabled) return inProcess('the engine is turned off (AIRSPACE_ENGINE)').scan(input);
-      return viaEngine(input, 0);
-    },
-    mode: () => current,
-    async ready() {
-      if (!fallback && disabled) inProcess('the engine is turned off (AIRSPACE_ENGINE)');
-      if (!fallback) await connect();
-      return current!;
-    },
-    async dispose() {
-      disposed = true;
-      const engine = await connection?.catch(() => undefined);
-      // Closing the connection lets the engine's idle time start (if nobody else holds it).
-      engine?.close();
-      await fallback?.dispose();
-    },
-  };
+  private async viaEngine(input: I, attempt: number): Promise<ScanResult> {
+    const asked = this.connect();
+    const engine = await asked;
+    if (!engine) return this.inProcess('no engine').scan(input);
+    try {
+      return await engine.request<ScanResult>('editorScan', this.editorScanParams(input), this.timeoutMs);
+    } catch (error) {
+      return this.afterFailure(error, input, attempt, engine, asked);
+    }
+  }
+
+  private editorScanParams(input: I): EditorScanRequest {
+    const { cwd, settings } = this.options;
+    return {
+      cwd,
+      ...(input.overrides && Object.keys(input.overrides).length ? { overrides: input.overrides } : {}),
+      ...(input.intent ? { intent: input.intent } : {}),
+      ...(settings && Object.keys(settings).length ? { settings } : {}),
+    };
+  }
+
+  /** A scan the engine did not answer: its error, this process's answer, or the next engine's. */
+  private afterFailure(
+    error: unknown,
+    input: I,
+    attempt: number,
+    engine: EngineConnection,
+    asked: Promise<EngineConnection | undefined>,
+  ): Promise<ScanResult> {
+    // The engine's answer about the request (a bad config, not a repository): a cold scan gives it too.
+    if (error instanceof EngineRequestError) throw error;
+    // An answer of the wrong shape: that engine is not to be trusted; this process answers from now on.
+    if (error instanceof EngineAnswerError) {
+      if (this.live === engine) this.live = undefined;
+      engine.close();
+      if (this.disposed) throw error;
+      return this.inProcess(error.message, `${error.message} Scanning in this process from now on.`).scan(input);
+    }
+    // The engine went away (stopped, killed, replaced): find or start the next one once.
+    if (this.live === engine) this.live = undefined;
+    engine.close();
+    // Only the lookup that gave this engine: one begun since (the engine's close was told as a
+    // change, and a rescan asked again) stays, or this retry would start a second engine.
+    if (this.connection === asked) this.connection = undefined;
+    if (this.disposed) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    if (attempt > 0) return this.inProcess(`the engine failed twice (${why})`).scan(input);
+    this.log(`The engine stopped answering (${why}); finding the next one.`);
+    return this.viaEngine(input, attempt + 1);
+  }
+
+  scan(input: I): Promise<ScanResult> {
+    if (this.disposed) return Promise.reject(new Error('the scanner was disposed'));
+    if (this.fallback) return this.fallback.scan(input);
+    if (this.disabled) return this.inProcess('the engine is turned off (AIRSPACE_ENGINE)').scan(input);
+    return this.viaEngine(input, 0);
+  }
+
+  async ready(): Promise<EngineScanMode> {
+    if (!this.fallback && this.disabled) this.inProcess('the engine is turned off (AIRSPACE_ENGINE)');
+    if (!this.fallback) await this.connect();
+    return this.current!;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const engine = await this.connection?.catch(() => undefined);
+    // Closing the connection lets the engine's idle time start (if nobody else holds it).
+    engine?.close();
+    await this.fallback?.dispose();
+  }
 }

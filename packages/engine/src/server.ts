@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { createChangeTracker, watchTargets, type ChangeTracker, type TrackedChange } from '@airspace/git';
 import { BUSY_ENGINE_MS, connectPatiently, engineProcess, pidAlive, readLock, socketListens, type LockInfo } from './client.js';
-import { EngineCore } from './core.js';
+import { EngineCore } from './questions.js';
 import { InputError } from './errors.js';
 import { within } from './bounded.js';
 import { enginePaths, type EnginePaths } from './paths.js';
@@ -137,12 +137,7 @@ function requestParams(request: EngineRequest): any {
 export async function runEngineServer(options: EngineServerOptions): Promise<void> {
   const log = options.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`));
   const paths = enginePaths(options.commonDir);
-  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-  chmodSync(paths.dir, 0o700);
-  if (dirname(paths.socket) !== paths.dir) {
-    mkdirSync(dirname(paths.socket), { recursive: true, mode: 0o700 });
-    chmodSync(dirname(paths.socket), 0o700);
-  }
+  ownerOnlyDirectories(paths);
   const startedAt = new Date();
   const info: LockInfo = {
     pid: process.pid,
@@ -158,136 +153,170 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
   }
   log(`engine ${process.pid}: started for ${options.commonDir} (idle timeout ${options.idleMs} ms).`);
   if (existsSync(paths.socket)) unlinkSync(paths.socket);
+  const engine = new ResidentEngine(options, paths, startedAt, log);
+  await engine.listen();
+  // An engine started with no question (`airspace engine start`) watches from the start.
+  setTimeout(() => void engine.startWatching(), 2000).unref();
+  await engine.done;
+}
 
-  let source: ChangeTracker | undefined;
-  const core = new EngineCore({
-    commonDir: options.commonDir,
-    resident: true,
-    // Only once the change source exists: file events before it were not counted.
-    changes: { events: () => (source ? source.events() : Number.NaN), watching: () => source?.watching() ?? [] },
-  });
-  let server: Server | undefined;
-  let lastActivity = Date.now();
-  let stopping: Promise<void> | undefined;
-  const sockets = new Set<Socket>();
+/** The engine's directory, and the socket's when apart, made owner-only. */
+function ownerOnlyDirectories(paths: EnginePaths): void {
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  chmodSync(paths.dir, 0o700);
+  if (dirname(paths.socket) !== paths.dir) {
+    mkdirSync(dirname(paths.socket), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(paths.socket), 0o700);
+  }
+}
+
+/** The running engine, once it holds the lock: its connections, its change source, its one `EngineCore`. */
+class ResidentEngine {
+  private source: ChangeTracker | undefined;
+  private readonly core: EngineCore;
+  private server: Server | undefined;
+  private lastActivity = Date.now();
+  private stopping: Promise<void> | undefined;
+  private readonly sockets = new Set<Socket>();
   /** Connections that keep the engine from its idle exit (an editor's language server). */
-  const holders = new Set<Socket>();
+  private readonly holders = new Set<Socket>();
   /** Connections told of every change (`subscribe: true`). */
-  const subscribers = new Set<Socket>();
-  let notified = 0;
-  const notify = (change: EngineChange): void => {
-    if (subscribers.size === 0) return;
-    notified++;
-    const line = JSON.stringify({ notification: 'changed', params: change } satisfies EngineNotification) + '\n';
-    for (const socket of subscribers) if (!socket.destroyed) socket.write(line);
-  };
-  let startWatching: () => Promise<void> = async () => undefined;
-  let resolveDone!: () => void;
-  const done = new Promise<void>((r) => (resolveDone = r));
-
-  const ownsLock = (): boolean => readLock(paths)?.pid === process.pid;
-  const stop = (why: string): Promise<void> =>
-    (stopping ??= (async () => {
-      log(`engine ${process.pid}: stopping (${why}).`);
-      clearInterval(ticker);
-      source?.close();
-      server?.close();
-      for (const s of sockets) s.destroy();
-      // A scan that never ends (a wedged plugin or config) must not keep the engine from stopping.
-      await within(core.dispose(), STOP_GRACE_MS, () => new Error(`its scanners did not close within ${STOP_GRACE_MS} ms`)).catch(
-        (error: Error) => log(`engine ${process.pid}: stopping without waiting: ${error.message}.`),
-      );
-      if (ownsLock()) {
-        try {
-          unlinkSync(paths.socket);
-        } catch {
-          // Already gone.
-        }
-        try {
-          unlinkSync(paths.lock);
-        } catch {
-          // Already gone.
-        }
-      }
-      resolveDone();
-    })());
-
-  // Idle exit, a lock taken by someone else, or a repository that was deleted.
-  const ticker = setInterval(
-    () => {
-      if (!existsSync(options.commonDir)) void stop('the repository is gone');
-      else if (!ownsLock()) void stop('the lock file no longer names this process');
-      else if (holders.size === 0 && Date.now() - lastActivity > options.idleMs) void stop(`idle for ${options.idleMs} ms`);
-    },
-    Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))),
-  );
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
-
+  private readonly subscribers = new Set<Socket>();
+  private notified = 0;
+  private resolveDone!: () => void;
+  readonly done = new Promise<void>((r) => (this.resolveDone = r));
+  private readonly ticker: NodeJS.Timeout;
   // Changes seen while a refresh runs are taken by the next round of it; subscribers are told
   // once the warm scanners caught up (their next question is then answered from memory), when
   // anything was read again since they were last told — by this refresh, or by a question that
   // came first (an agent's check right after the save).
-  let refreshing = false;
-  let told = core.generation;
-  let waiting: EngineChange | undefined;
-  const refresh = async (change: EngineChange): Promise<void> => {
-    waiting = waiting ? { reason: waiting.reason, all: waiting.all || change.all } : change;
-    if (refreshing) return;
-    refreshing = true;
-    try {
-      while (waiting && !stopping) {
-        const taken = waiting;
-        waiting = undefined;
-        await core.refresh();
-        if (core.generation !== told) {
-          told = core.generation;
-          notify(taken);
+  private refreshing = false;
+  private told: number;
+  private waiting: EngineChange | undefined;
+  private watching: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: EngineServerOptions,
+    private readonly paths: EnginePaths,
+    private readonly startedAt: Date,
+    private readonly log: (message: string) => void,
+  ) {
+    this.core = new EngineCore({
+      commonDir: options.commonDir,
+      resident: true,
+      // Only once the change source exists: file events before it were not counted.
+      changes: { events: () => (this.source ? this.source.events() : Number.NaN), watching: () => this.source?.watching() ?? [] },
+      // A pair's merge type-checked in the background: scan again, then tell the subscribers.
+      onTypecheck: () => void this.refresh({ reason: 'a type-check ended', all: false }),
+    });
+    this.told = this.core.generation;
+    // Idle exit, a lock taken by someone else, or a repository that was deleted.
+    this.ticker = setInterval(
+      () => {
+        if (!existsSync(options.commonDir)) void this.stop('the repository is gone');
+        else if (!this.ownsLock()) void this.stop('the lock file no longer names this process');
+        else if (this.holders.size === 0 && Date.now() - this.lastActivity > options.idleMs)
+          void this.stop(`idle for ${options.idleMs} ms`);
+      },
+      Math.max(50, Math.min(5_000, Math.floor(options.idleMs / 4))),
+    );
+    process.once('SIGTERM', () => void this.stop('SIGTERM'));
+    process.once('SIGINT', () => void this.stop('SIGINT'));
+  }
+
+  private notify(change: EngineChange): void {
+    if (this.subscribers.size === 0) return;
+    this.notified++;
+    const line = JSON.stringify({ notification: 'changed', params: change } satisfies EngineNotification) + '\n';
+    for (const socket of this.subscribers) if (!socket.destroyed) socket.write(line);
+  }
+
+  private ownsLock(): boolean {
+    return readLock(this.paths)?.pid === process.pid;
+  }
+
+  private stop(why: string): Promise<void> {
+    return (this.stopping ??= (async () => {
+      this.log(`engine ${process.pid}: stopping (${why}).`);
+      clearInterval(this.ticker);
+      this.source?.close();
+      this.server?.close();
+      for (const s of this.sockets) s.destroy();
+      // A scan that never ends (a wedged plugin or config) must not keep the engine from stopping.
+      await within(this.core.dispose(), STOP_GRACE_MS, () => new Error(`its scanners did not close within ${STOP_GRACE_MS} ms`)).catch(
+        (error: Error) => this.log(`engine ${process.pid}: stopping without waiting: ${error.message}.`),
+      );
+      if (this.ownsLock()) {
+        for (const file of [this.paths.socket, this.paths.lock]) {
+          try {
+            unlinkSync(file);
+          } catch {
+            // Already gone.
+          }
         }
-        const targets = await watchTargets(options.repo).catch(() => undefined);
-        if (targets) source?.setWorktrees(targets.worktrees);
+      }
+      this.resolveDone();
+    })());
+  }
+
+  private async refresh(change: EngineChange): Promise<void> {
+    this.waiting = this.waiting ? { reason: this.waiting.reason, all: this.waiting.all || change.all } : change;
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      while (this.waiting && !this.stopping) {
+        const taken = this.waiting;
+        this.waiting = undefined;
+        await this.core.refresh();
+        if (this.core.generation !== this.told) {
+          this.told = this.core.generation;
+          this.notify(taken);
+        }
+        const targets = await watchTargets(this.options.repo).catch(() => undefined);
+        if (targets) this.source?.setWorktrees(targets.worktrees);
       }
     } finally {
-      refreshing = false;
+      this.refreshing = false;
     }
-  };
-  const changeOf = (tracked: TrackedChange): EngineChange => ({ reason: tracked.reason, all: tracked.all });
+  }
 
-  const status = (): EngineStatus => {
-    const state = core.state();
+  private status(): EngineStatus {
+    const state = this.core.state();
+    const source = this.source;
     return {
       pid: process.pid,
       version: PROTOCOL_VERSION,
-      commonDir: options.commonDir,
-      socket: paths.socket,
-      log: paths.log,
-      startedAt: startedAt.toISOString(),
-      uptimeMs: Date.now() - startedAt.getTime(),
-      idleTimeoutMs: options.idleMs,
+      commonDir: this.options.commonDir,
+      socket: this.paths.socket,
+      log: this.paths.log,
+      startedAt: this.startedAt.toISOString(),
+      uptimeMs: Date.now() - this.startedAt.getTime(),
+      idleTimeoutMs: this.options.idleMs,
       agents: state.agents,
       scanners: state.scanners,
       ...(state.lastScan
         ? { lastScan: { at: new Date(state.lastScan.at).toISOString(), ms: state.lastScan.ms, kind: state.lastScan.kind } }
         : {}),
-      requests: core.requests,
-      holders: holders.size,
-      subscribers: subscribers.size,
-      notified,
+      requests: this.core.requests,
+      holders: this.holders.size,
+      subscribers: this.subscribers.size,
+      notified: this.notified,
       mode: source?.mode() ?? 'poll',
       directories: source?.directories() ?? 0,
       ...(source?.lostTrack() !== undefined ? { lostTrack: source.lostTrack()! } : {}),
       events: source?.events() ?? 0,
-      stamps: { ...core.stamps },
+      stamps: { ...this.core.stamps },
     };
-  };
+  }
 
-  const handle = async (request: EngineRequest): Promise<unknown> => {
+  private async handle(request: EngineRequest): Promise<unknown> {
     const params = requestParams(request);
+    const core = this.core;
     switch (request.method) {
       case 'status':
-        return status();
+        return this.status();
       case 'stop':
-        setImmediate(() => void stop('asked to stop'));
+        setImmediate(() => void this.stop('asked to stop'));
         return { stopping: true, pid: process.pid };
       case 'check':
         return core.check(params);
@@ -300,7 +329,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       case 'declareIntent': {
         // Intent counts at once: whoever follows the airspace asks again.
         const declared = await core.declareIntent(params);
-        notify({ reason: `${declared.declared.agent} declared intent`, all: false });
+        this.notify({ reason: `${declared.declared.agent} declared intent`, all: false });
         return declared;
       }
       case 'acknowledge':
@@ -308,16 +337,29 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
       default:
         throw new InputError(`Unknown method ${String(request.method)}.`);
     }
-  };
+  }
 
-  server = createServer((socket) => {
-    sockets.add(socket);
+  /** Listens on the socket (owner-only). */
+  async listen(): Promise<void> {
+    const server = createServer((socket) => this.serve(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.paths.socket, () => resolve());
+    });
+    chmodSync(this.paths.socket, 0o600);
+    server.on('error', (error) => this.log(`engine ${process.pid}: socket error: ${error.message}`));
+  }
+
+  /** One connection: a hello with the protocol version, then requests, one JSON object per line. */
+  private serve(socket: Socket): void {
+    this.sockets.add(socket);
     let greeted = false;
     socket.on('close', () => {
-      sockets.delete(socket);
+      this.sockets.delete(socket);
       // The idle time of an engine an editor held counts from the editor's leaving.
-      subscribers.delete(socket);
-      if (holders.delete(socket)) lastActivity = Date.now();
+      this.subscribers.delete(socket);
+      if (this.holders.delete(socket)) this.lastActivity = Date.now();
     });
     socket.on('error', () => undefined);
     const reply = (body: object): void => {
@@ -326,7 +368,7 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
     socket.on(
       'data',
       lineReader((line) => {
-        lastActivity = Date.now();
+        this.lastActivity = Date.now();
         let request: EngineRequest;
         try {
           request = JSON.parse(line) as EngineRequest;
@@ -337,9 +379,9 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
         if (request.method === 'hello') {
           const hello = request.params as { version?: unknown; hold?: unknown; subscribe?: unknown } | undefined;
           greeted = hello?.version === PROTOCOL_VERSION;
-          if (greeted && hello?.hold === true) holders.add(socket);
-          if (greeted && hello?.subscribe === true) subscribers.add(socket);
-          reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: options.commonDir } });
+          if (greeted && hello?.hold === true) this.holders.add(socket);
+          if (greeted && hello?.subscribe === true) this.subscribers.add(socket);
+          reply({ id: request.id, result: { version: PROTOCOL_VERSION, pid: process.pid, commonDir: this.options.commonDir } });
           if (!greeted) socket.end();
           return;
         }
@@ -350,60 +392,60 @@ export async function runEngineServer(options: EngineServerOptions): Promise<voi
           });
           return;
         }
-        core.requests++;
-        // Let file events already queued reach the watcher first (a save just before the question):
-        // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
-        setImmediate(() =>
-          setImmediate(() => {
-            handle(request).then(
-              (result) => {
-                lastActivity = Date.now();
-                reply({ id: request.id, result });
-                void startWatching();
-              },
-              (error: unknown) => {
-                lastActivity = Date.now();
-                const message = error instanceof Error ? error.message : String(error);
-                if (!isInputError(error))
-                  log(`engine ${process.pid}: ${request.method} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
-                reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
-              },
-            );
-          }),
+        this.answer(request, reply);
+      }),
+    );
+  }
+
+  /** Answers one request of a greeted connection. */
+  private answer(request: EngineRequest, reply: (body: object) => void): void {
+    this.core.requests++;
+    // Let file events already queued reach the watcher first (a save just before the question):
+    // they are read in this turn's poll phase; two turns also cover a watcher that re-emits later.
+    setImmediate(() =>
+      setImmediate(() => {
+        this.handle(request).then(
+          (result) => {
+            this.lastActivity = Date.now();
+            reply({ id: request.id, result });
+            void this.startWatching();
+          },
+          (error: unknown) => {
+            this.lastActivity = Date.now();
+            const message = error instanceof Error ? error.message : String(error);
+            if (!isInputError(error))
+              this.log(`engine ${process.pid}: ${request.method} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+            reply({ id: request.id, error: { kind: isInputError(error) ? 'INPUT' : 'ENGINE', message } satisfies EngineErrorBody });
+          },
         );
       }),
     );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server!.once('error', reject);
-    server!.listen(paths.socket, () => resolve());
-  });
-  chmodSync(paths.socket, 0o600);
-  server.on('error', (error) => log(`engine ${process.pid}: socket error: ${error.message}`));
+  }
 
-  // Follow the worktrees and refs: each burst of changes brings the warm scanners up to date.
-  // Started after the first answer: setting up recursive watches of every worktree blocks the
-  // event loop (seconds on a large repository), which must not keep the first client waiting.
-  let watching: Promise<void> | undefined;
-  startWatching = () =>
-    (watching ??= watchTargets(options.repo)
+  /**
+   * Follows the worktrees and refs: each burst of changes brings the warm scanners up to date.
+   * Started after the first answer: setting up recursive watches of every worktree blocks the
+   * event loop (seconds on a large repository), which must not keep the first client waiting.
+   */
+  startWatching(): Promise<void> {
+    return (this.watching ??= watchTargets(this.options.repo)
       .catch(() => undefined)
       .then((targets) => {
-        if (stopping) return;
+        if (this.stopping) return;
         if (!targets) return;
-        source = createChangeTracker({
+        this.source = createChangeTracker({
           worktrees: targets.worktrees,
           commonDir: targets.commonDir,
           pollMs: 2000,
           debounceMs: 150,
-          onChange: (change) => void refresh(changeOf(change)),
-          onWarning: (m) => log(`engine ${process.pid}: ${m}`),
+          onChange: (change) => void this.refresh(changeOf(change)),
+          onWarning: (m) => this.log(`engine ${process.pid}: ${m}`),
         });
         // What moved between the last answer and the first event followed (an edit made while the
         // first scan ran) is found by comparing with git, and told.
-        void refresh({ reason: 'the engine started following the worktrees', all: true });
+        void this.refresh({ reason: 'the engine started following the worktrees', all: true });
       }));
-  // An engine started with no question (`airspace engine start`) watches from the start.
-  setTimeout(() => void startWatching(), 2000).unref();
-  await done;
+  }
 }
+
+const changeOf = (tracked: TrackedChange): EngineChange => ({ reason: tracked.reason, all: tracked.all });

@@ -12,6 +12,8 @@ export {
   type ScannerOptions,
 } from './scanner.js';
 export { BUILTIN_CHANNELS } from './channels.js';
+// The resident engine runs the built-in typecheck channel's checks in its background.
+export { checkInBackground, type BackgroundChecks } from '@airspace/channel-typecheck';
 export {
   builtinChannels,
   configLocation,

@@ -354,7 +354,9 @@ async function scanOnce(state: ScannerState, overrideBuffers?: Overrides, extra:
     ...result,
     problems: [...setup.set.problems, ...loaded.problems, ...problems, ...probeNotes, ...result.problems],
   };
-  state.last = { result: full, asked: askedFor, partial: services.partial };
+  // A channel's pending result (a pair still being checked) is partial too: not repeated.
+  const pending = full.links.some((l) => l.channels.some((c) => c.pending));
+  state.last = { result: full, asked: askedFor, partial: services.partial || pending };
   return full;
 }
 

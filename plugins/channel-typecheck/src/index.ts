@@ -33,11 +33,13 @@ import {
 import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
+import { beingChecked, inBackground, startCheck } from './background.js';
 import { holdRuns, isPyrightInput } from './pyright.js';
 import { changedPython, checkPythonPair } from './python.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
 
 export { newErrors, type Diag } from './compare.js';
+export { checkInBackground, type BackgroundChecks } from './background.js';
 export { interactingPairs } from './pairs.js';
 
 export interface TypecheckOptions {
@@ -91,6 +93,8 @@ export const OVERRULED_SYMBOL_KINDS: readonly string[] = ['write-read', 'write-r
 /** Shared by every scan of the process: blob texts by id, check results by the pair's trees. */
 const texts = new BlobTexts();
 const results = new Map<string, CheckResult>();
+/** Background checks that met their time limit once (tried again once). */
+const timedOut = new Set<string>();
 const MAX_RESULTS = 10_000;
 
 interface Prepared {
@@ -98,6 +102,25 @@ interface Prepared {
   readonly pairs: readonly AgentPair[];
   /** Pairs whose check started in `prepare`, by `a\0b`. */
   readonly ahead: ReadonlyMap<string, Promise<ChannelScore>>;
+}
+
+function remember(key: string, result: CheckResult): void {
+  if (results.size >= MAX_RESULTS) (results.clear(), timedOut.clear());
+  results.set(key, result);
+}
+
+/**
+ * A pair whose check runs in the engine's background: said as a problem and in evidence, risk 0,
+ * and `pending`, so that the next scan reads the result; the other channels' findings stand.
+ */
+function stillBeingChecked(a: Agent, b: Agent): ChannelScore {
+  const message = `The merge of ${a.label} and ${b.label} is still being checked: the compiler runs in the engine's background, and until it answers the other channels' findings stand.`;
+  return {
+    risk: 0,
+    evidence: [{ kind: 'typecheck-pending', risk: 0, message }],
+    problems: [{ code: 'TYPECHECK_PENDING', channel: 'typecheck', message }],
+    pending: true,
+  };
 }
 
 function notChecked(a: Agent, b: Agent, reason: string): ChannelScore {
@@ -191,18 +214,20 @@ type TreeReader = {
   readBlob(id: string): Promise<string>;
 };
 
+type TreeIds = { readonly base: string; readonly a: string; readonly b: string; readonly merge: string };
+
+/** A pair's trees listed, and which checkers they need. */
+interface ListedPair {
+  readonly trees: PairListings;
+  readonly typescript: boolean;
+  readonly python: boolean;
+}
+
 /**
- * Checks a pair's trees: TypeScript where the trees have the tsconfig, Python (pyright) where the
- * merge changes Python files; both where both.
+ * Lists a pair's trees: TypeScript is checked where the trees have the tsconfig, Python (pyright)
+ * where the merge changes Python files; neither gives a quiet result at once.
  */
-async function checkTrees(
-  git: TreeReader,
-  root: string,
-  o: TypecheckOptions,
-  ids: { readonly base: string; readonly a: string; readonly b: string; readonly merge: string },
-  started: number,
-  release?: () => void,
-): Promise<CheckResult> {
+async function listPair(git: TreeReader, o: TypecheckOptions, ids: TreeIds): Promise<ListedPair | CheckResult> {
   const [base, ta, tb, merge] = await Promise.all([ids.base, ids.a, ids.b, ids.merge].map((t) => git.listTree(t)));
   const trees: PairListings = { base: base!, a: ta!, b: tb!, merge: merge! };
   const typescript = trees.merge.has(o.tsconfig) || trees.a.has(o.tsconfig) || trees.b.has(o.tsconfig);
@@ -210,20 +235,30 @@ async function checkTrees(
   // Neither a TypeScript project nor Python changed: nothing to read, no checker to load.
   if (!typescript && !python)
     return { status: 'not-checked', reason: `no ${o.tsconfig} in the merged tree and no Python file changed`, quiet: true };
+  return { trees, typescript, python };
+}
+
+/**
+ * Reads what a listed pair's checks need and runs the Python part (pyright, a process of its
+ * own); gives the rest to run: the TypeScript compiler, synchronous, and the two results combined.
+ * Bounded by the time limit and what is left of the budget from `started`.
+ */
+async function prepareChecks(
+  git: TreeReader,
+  root: string,
+  o: TypecheckOptions,
+  ids: TreeIds,
+  listed: ListedPair,
+  started: number,
+  release?: () => void,
+): Promise<() => CheckResult> {
+  const { trees, typescript, python } = listed;
   const wanted: string[] = [];
   for (const l of [trees.merge, trees.a, trees.b, trees.base])
     for (const [p, id] of l) if ((typescript && isCompilerInput(p, false)) || (python && isPyrightInput(p))) wanted.push(id);
   await fetchTexts(wanted, texts, (id) => git.readBlob(id));
   const deadline = Date.now() + Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - started)));
   const parts: CheckResult[] = [];
-  if (typescript) {
-    const ts = await loadTypeScript();
-    parts.push(
-      ts
-        ? checkPair({ ts, root, trees, texts, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline })
-        : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' },
-    );
-  }
   if (python)
     parts.push(
       await checkPythonPair({
@@ -238,7 +273,17 @@ async function checkTrees(
         ...(release ? { release } : {}),
       }),
     );
-  return combine(parts);
+  else release?.();
+  const ts = typescript ? await loadTypeScript() : undefined;
+  return () => {
+    if (typescript)
+      parts.unshift(
+        ts
+          ? checkPair({ ts, root, trees, texts, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline })
+          : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' },
+      );
+    return combine(parts);
+  };
 }
 
 /** One result of a pair's languages: their errors; never clear while a part could not be checked. */
@@ -270,6 +315,58 @@ interface ScoreContext {
 /** Pairs checked at once, from `prepare`: their pyright runs are shared (see `pyright.ts`). */
 const AHEAD = 32;
 
+interface FirstCheck {
+  readonly git: TreeReader;
+  readonly root: string;
+  readonly options: TypecheckOptions;
+  /** The cache key of the pair's trees. */
+  readonly key: string;
+  readonly ctx: ScoreContext;
+  /** The pair's trees (every one present: checked by the caller). */
+  readonly trees: { readonly base: string; readonly a: string; readonly b: string; readonly merge: { readonly tree?: string } };
+}
+
+/**
+ * A pair's first check (no cached result): its result, in the order `a`, `b`; or a score at once
+ * when the check was started in the engine's background.
+ */
+async function firstCheck(
+  a: Agent,
+  b: Agent,
+  input: Omit<FirstCheck, 'trees'>,
+  trees: FirstCheck['trees'],
+): Promise<CheckResult | ChannelScore> {
+  const { git, root, options: o, key, ctx } = input;
+  const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree! };
+  const ordered = trees.a <= trees.b;
+  const listed = await listPair(git, o, ids);
+  if ('status' in listed) {
+    ctx.release?.();
+    remember(key, ordered ? listed : swapped(listed));
+    return listed;
+  }
+  if (inBackground()) {
+    ctx.release?.();
+    // The resident engine: the check runs after this answer, bounded by its own time limit (not
+    // the scan's budget); its result is read by a later scan.
+    startCheck(
+      key,
+      () => prepareChecks(git, root, { ...o, budgetMs: o.timeLimitMs }, ids, listed, Date.now()),
+      (r) => {
+        // A time limit is kept once it was met twice: the first try of a cold check parses the
+        // project (kept for the next), so the engine's rescan, told of the end, tries once more.
+        if (r.status === 'checked' || r.quiet || timedOut.has(key)) remember(key, ordered ? r : swapped(r));
+        else timedOut.add(key);
+      },
+    );
+    return stillBeingChecked(a, b);
+  }
+  const result = (await prepareChecks(git, root, o, ids, listed, ctx.started, ctx.release))();
+  // A time limit is not a property of the trees: the next scan tries again.
+  if (result.status === 'checked' || result.quiet) remember(key, ordered ? result : swapped(result));
+  return result;
+}
+
 /** The channel's score of one pair (cached by its trees). */
 async function scoreOnce(a: Agent, b: Agent, ctx: ScoreContext): Promise<ChannelScore> {
   const o = ctx.options;
@@ -295,14 +392,11 @@ async function scoreOnce(a: Agent, b: Agent, ctx: ScoreContext): Promise<Channel
     '\0',
   );
   let result = results.get(key);
+  if (!result && beingChecked(key)) return stillBeingChecked(a, b);
   if (!result) {
-    const ids = { base: trees.base, a: trees.a, b: trees.b, merge: trees.merge.tree };
-    result = await checkTrees(git as TreeReader, root, o, ids, ctx.started, ctx.release);
-    // A time limit is not a property of the trees: the next scan tries again.
-    if (result.status === 'checked' || result.quiet) {
-      if (results.size >= MAX_RESULTS) results.clear();
-      results.set(key, trees.a <= trees.b ? result : swapped(result));
-    }
+    const first = await firstCheck(a, b, { git: git as TreeReader, root, options: o, key, ctx }, trees as FirstCheck['trees']);
+    if (!('status' in first)) return first;
+    result = first;
   } else if (trees.a > trees.b) result = swapped(result);
 
   if (result.status === 'not-checked') return result.quiet ? skipped(a, b, result.reason) : notChecked(a, b, result.reason);

@@ -22,6 +22,8 @@ import {
   type ScannerOptions,
   FIRST_ANSWER_WAIT_MS,
   WARMING_UP,
+  checkInBackground,
+  type BackgroundChecks,
 } from '@airspace/scanner';
 import { acknowledgePair, pairAcknowledged } from '@airspace/trail';
 import { conflictsOf, forecastsOf, runCheck, worktreeOf, type CheckRequest, type CheckResult } from './check.js';
@@ -51,7 +53,16 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import { bufferDigests, buffersDelta, repositoryStamp, stampDelta, statsHold, withBuffers, type RepositoryStamp } from './freshness.js';
+import {
+  bufferDigests,
+  buffersDelta,
+  repositoryStamp,
+  stampDelta,
+  statsHold,
+  withBuffers,
+  type RepositoryStamp,
+  type StampDelta,
+} from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -81,6 +92,15 @@ export interface EngineCoreOptions {
    * `firstAnswerWaitMs()`); `false` waits for the full answer.
    */
   readonly firstAnswerMs?: number | false;
+  /**
+   * Resident: called when a type-check of a pair's merge ended in the background (its result is
+   * read by the next scan: the resident process scans again and tells its subscribers).
+   */
+  readonly onTypecheck?: () => void;
+  /** Resident: type-checks run in the background (default true); false checks inside each scan, as in-process. */
+  readonly backgroundTypecheck?: boolean;
+  /** Resident: runs each background type-check (default: the next turn); tests hold one back. */
+  readonly typecheckRun?: BackgroundChecks['run'];
 }
 
 /**
@@ -132,8 +152,25 @@ export class EngineCore {
    */
   readonly stamps = { git: 0, events: 0, missed: 0 };
 
+  /** Ends the background type-checks of a resident core. */
+  private readonly stopTypechecks?: () => void;
+
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
+    // Resident, no answer waits for the compiler: a pair's merge is checked in the background,
+    // "still being checked" meanwhile (the typecheck channel's `TYPECHECK_PENDING`).
+    if (options.resident && options.backgroundTypecheck !== false)
+      this.stopTypechecks = checkInBackground({
+        onChecked: () => this.typecheckEnded(),
+        ...(options.typecheckRun ? { run: options.typecheckRun } : {}),
+      });
+  }
+
+  /** A background type-check ended: answers given before it are stale, and whoever follows is told. */
+  private typecheckEnded(): void {
+    for (const warm of this.scanners.values()) warm.answers.clear();
+    this.generation++;
+    this.options.onTypecheck?.();
   }
 
   /** The main worktree, when the common directory is a `.git` inside one. */
@@ -170,9 +207,19 @@ export class EngineCore {
         extra,
       );
     const repo = resolve(options.repo ?? '.');
-    // One warm scanner per configuration: the config that applies to the asking worktree, and
-    // flags. Worktrees without a config of their own share the main worktree's scanner (whether
-    // it has a config or none): an editor's scans and every agent's checks keep one scanner warm.
+    const entry = this.warmScannerFor(repo, options);
+    const run = entry.queue.then(() => this.scanWarm(entry, repo, options, extra, overrides));
+    entry.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The warm scanner for these options, made when there is none. One per configuration: the
+   * config that applies to the asking worktree, and flags. Worktrees without a config of their
+   * own share the main worktree's scanner (whether it has a config or none): an editor's scans
+   * and every agent's checks keep one scanner warm.
+   */
+  private warmScannerFor(repo: string, options: ScannerOptions): WarmScanner {
     const main = this.mainWorktree();
     let root = configRootFor(repo, main);
     if (main !== undefined && findConfig(root) === undefined) root = main;
@@ -190,8 +237,6 @@ export class EngineCore {
     if (warm) {
       // Most recently used last: the first is the one let go when too many are warm.
       this.scanners.delete(key);
-      this.scanners.set(key, warm);
-      this.letGoBeyond(this.options.maxWarm ?? 4);
     } else {
       warm = {
         scanner: createScanner(scannerOptions),
@@ -202,90 +247,117 @@ export class EngineCore {
         queue: Promise.resolve(),
         agents: [],
       };
-      this.scanners.set(key, warm);
-      this.letGoBeyond(this.options.maxWarm ?? 4);
     }
-    const entry = warm;
-    const run = entry.queue.then(async () => {
-      const started = this.now();
-      // A config file the scanner read changed: a new scanner, which reads everything.
-      if ((await entry.config)?.changed()) {
-        const old = entry.scanner;
-        entry.scanner = createScanner(entry.options);
-        entry.stamp = undefined;
-        entry.answers.clear();
-        entry.configLoaded = false;
-        void old.dispose().catch(() => undefined);
-      }
-      // A config module that never finishes loading fails this question, not every later one.
-      if (!entry.configLoaded) {
-        await configLoadsWithin(entry.options, this.options.configTimeoutMs ?? configWaitMs());
-        entry.configLoaded = true;
-      }
-      const events = this.options.changes?.events();
-      const vouched = this.unchanged(entry, events);
-      // File events vouch for the stamp; the stat of each changed path checks them.
-      const unchanged = vouched && statsHold(entry.stamp!);
-      if (vouched && !unchanged) this.stamps.missed++;
-      this.stamps[unchanged ? 'events' : 'git']++;
-      const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
-      const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
-      const delta = withBuffers(stampDelta(entry.stamp, stamp), buffersDelta(entry.buffers, buffers));
-      // Sources other than worktrees (branches, observations) are read in full every time.
-      const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
-      let update: ScanExtra = {};
-      let kind: 'full' | 'patch' | 'fresh' = 'full';
-      if (!custom && delta.kind === 'same') {
-        update = { only: [] };
-        kind = 'fresh';
-      } else if (!custom && delta.kind === 'worktrees') {
-        const changedPaths: Record<string, readonly string[]> = {};
-        for (const [dir, paths] of delta.changed) if (paths !== 'all') changedPaths[dir] = paths;
-        update = { only: [...delta.changed.keys()], changedPaths };
+    this.scanners.set(key, warm);
+    this.letGoBeyond(this.options.maxWarm ?? 4);
+    return warm;
+  }
+
+  /** One scan through a warm scanner (its turn in the queue): brought up to date, then asked. */
+  private async scanWarm(
+    entry: WarmScanner,
+    repo: string,
+    options: ScannerOptions,
+    extra: ScanExtra,
+    overrides?: Overrides,
+  ): Promise<ScanResult> {
+    const started = this.now();
+    await this.configReady(entry);
+    const events = this.options.changes?.events();
+    const vouched = this.unchanged(entry, events);
+    // File events vouch for the stamp; the stat of each changed path checks them.
+    const unchanged = vouched && statsHold(entry.stamp!);
+    if (vouched && !unchanged) this.stamps.missed++;
+    this.stamps[unchanged ? 'events' : 'git']++;
+    const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
+    const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
+    const delta = withBuffers(stampDelta(entry.stamp, stamp), buffersDelta(entry.buffers, buffers));
+    // Sources other than worktrees (branches, observations) are read in full every time.
+    const custom = options.sources !== undefined && options.sources.some((s) => s !== 'worktrees');
+    const declaring = new Set(Object.keys(extra.intent ?? {}));
+    const { update, kind } = custom ? { update: {}, kind: 'full' as const } : await this.updateOf(entry, repo, delta, declaring);
+    if (kind !== 'fresh' || custom) entry.answers.clear();
+    // Nothing changed since the stamp: the event count of now vouches for it from here on.
+    else entry.stampEvents = events;
+    const key = JSON.stringify([extra, [...buffers].map(([w, m]) => [w, [...m]])]);
+    const known = entry.answers.get(key);
+    if (known) return known;
+    try {
+      const answer = entry.scanner.scan(overrides ?? {}, { ...extra, ...update });
+      const result = await answer;
+      entry.stamp = stamp;
+      entry.buffers = buffers;
+      entry.stampEvents = events;
+      // A partial answer (the index still warming up, a pair still being checked) is never
+      // repeated: the next one may be full.
+      if (!custom && !partialAnswer(result)) entry.answers.set(key, answer);
+      entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
+      if (kind !== 'fresh' || custom) this.generation++;
+      entry.agents = result.agents.map((a) => a.id);
+      entry.declaring = declaring;
+      return result;
+    } catch (error) {
+      entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.
+      entry.answers.clear();
+      throw error;
+    }
+  }
+
+  /**
+   * A config file the scanner read changed: a new scanner, which reads everything. A config
+   * module that never finishes loading fails this question, not every later one.
+   */
+  private async configReady(entry: WarmScanner): Promise<void> {
+    if ((await entry.config)?.changed()) {
+      const old = entry.scanner;
+      entry.scanner = createScanner(entry.options);
+      entry.stamp = undefined;
+      entry.answers.clear();
+      entry.configLoaded = false;
+      void old.dispose().catch(() => undefined);
+    }
+    if (!entry.configLoaded) {
+      await configLoadsWithin(entry.options, this.options.configTimeoutMs ?? configWaitMs());
+      entry.configLoaded = true;
+    }
+  }
+
+  /**
+   * What the warm scanner reads again for this change of the repository (worktree sources only):
+   * nothing (`fresh`), the changed worktrees and paths (`patch`), or everything (`full`).
+   */
+  private async updateOf(
+    entry: WarmScanner,
+    repo: string,
+    delta: StampDelta,
+    declaring: ReadonlySet<string>,
+  ): Promise<{ update: ScanExtra; kind: 'full' | 'patch' | 'fresh' }> {
+    let update: ScanExtra = {};
+    let kind: 'full' | 'patch' | 'fresh' = 'full';
+    if (delta.kind === 'same') {
+      update = { only: [] };
+      kind = 'fresh';
+    } else if (delta.kind === 'worktrees') {
+      const changedPaths: Record<string, readonly string[]> = {};
+      for (const [dir, paths] of delta.changed) if (paths !== 'all') changedPaths[dir] = paths;
+      update = { only: [...delta.changed.keys()], changedPaths };
+      kind = 'patch';
+    }
+    // An agent that starts or stops declaring intent joins or leaves the scan before (after) any
+    // change of its own: its worktree is read again (a worktree without changes is an agent only
+    // while it declares).
+    const flipped = entry.declaring
+      ? [...declaring, ...entry.declaring].filter((id) => declaring.has(id) !== entry.declaring!.has(id))
+      : [];
+    if (kind !== 'full' && flipped.length > 0) {
+      const { candidates } = await worktreeCandidates(repo);
+      const dirs = candidates.filter((c) => flipped.includes(c.id) && c.worktree !== undefined).map((c) => c.worktree!);
+      if (dirs.length > 0) {
+        update = { ...update, only: [...new Set([...(update.only ?? []), ...dirs])] };
         kind = 'patch';
       }
-      // An agent that starts or stops declaring intent joins or leaves the scan before (after) any
-      // change of its own: its worktree is read again (a worktree without changes is an agent only
-      // while it declares).
-      const declaring = new Set(Object.keys(extra.intent ?? {}));
-      const flipped = entry.declaring
-        ? [...declaring, ...entry.declaring].filter((id) => declaring.has(id) !== entry.declaring!.has(id))
-        : [];
-      if (!custom && kind !== 'full' && flipped.length > 0) {
-        const { candidates } = await worktreeCandidates(repo);
-        const dirs = candidates.filter((c) => flipped.includes(c.id) && c.worktree !== undefined).map((c) => c.worktree!);
-        if (dirs.length > 0) {
-          update = { ...update, only: [...new Set([...(update.only ?? []), ...dirs])] };
-          kind = 'patch';
-        }
-      }
-      if (kind !== 'fresh' || custom) entry.answers.clear();
-      // Nothing changed since the stamp: the event count of now vouches for it from here on.
-      else entry.stampEvents = events;
-      const key = JSON.stringify([extra, [...buffers].map(([w, m]) => [w, [...m]])]);
-      const known = entry.answers.get(key);
-      if (known) return known;
-      try {
-        const answer = entry.scanner.scan(overrides ?? {}, { ...extra, ...update });
-        const result = await answer;
-        entry.stamp = stamp;
-        entry.buffers = buffers;
-        entry.stampEvents = events;
-        // A partial answer (the index still warming up) is never repeated: the next one may be full.
-        if (!custom && !result.problems.some((p) => p.code === WARMING_UP)) entry.answers.set(key, answer);
-        entry.lastScan = { at: this.now(), ms: this.now() - started, kind };
-        if (kind !== 'fresh' || custom) this.generation++;
-        entry.agents = result.agents.map((a) => a.id);
-        entry.declaring = declaring;
-        return result;
-      } catch (error) {
-        entry.stamp = undefined; // Unsure what the scanner holds now: read everything next time.
-        entry.answers.clear();
-        throw error;
-      }
-    });
-    entry.queue = run.catch(() => undefined);
-    return run;
+    }
+    return { update, kind };
   }
 
   /** Disposes the least recently used warm scanners beyond `max`, each after the scans queued on it. */
@@ -498,6 +570,7 @@ export class EngineCore {
   }
 
   async dispose(): Promise<void> {
+    this.stopTypechecks?.();
     const all = [...this.scanners.values()];
     this.scanners.clear();
     await Promise.all(
@@ -584,6 +657,11 @@ function editorSettings(settings: EditorScanRequest['settings']): Partial<Scanne
     ...(thresholds !== undefined ? { thresholds } : {}),
     ...(config !== undefined ? { config } : {}),
   };
+}
+
+/** An answer not to repeat: the index still warming up, or a channel's result still pending. */
+function partialAnswer(result: ScanResult): boolean {
+  return result.problems.some((p) => p.code === WARMING_UP) || result.links.some((l) => l.channels.some((c) => c.pending));
 }
 
 /** One check in this process, cold: the fallback of every front end, and `--no-engine`. */

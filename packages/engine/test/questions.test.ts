@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { EngineCore, checkInProcess, scanInProcess } from '../src/core.js';
+import { EngineCore, checkInProcess, scanInProcess } from '../src/questions.js';
 import { buffersDelta, bufferDigests, withBuffers } from '../src/freshness.js';
 
 const lines = Array.from({ length: 30 }, (_, i) => `export const a${i + 1} = ${i + 1};`);
@@ -194,6 +194,90 @@ describe('editor buffers in the engine', () => {
       expect((await core.fullScan(repo.dir)).thresholds.traffic).toBe(0.12);
     } finally {
       await core.dispose();
+      repo.dispose();
+    }
+  });
+});
+
+describe('type-checks in the background', () => {
+  const ls = (...l: string[]) => l.join('\n') + '\n';
+  const project = {
+    'tsconfig.json': ls(
+      '{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }',
+    ),
+    'package.json': ls('{ "name": "shop", "private": true, "type": "module" }'),
+    'src/session.ts': ls('export function createSession(user: string): string {', '  return user;', '}'),
+  };
+  const until = async (done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it('answers before a slow check ends, says the pair is still being checked, then reads the compiler', { timeout: 120_000 }, async () => {
+    const repo = createRepoFixture(project);
+    // The compiler held back until the answers below are given: none of them may wait for it.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started = 0;
+    let ended = 0;
+    const core = new EngineCore({
+      commonDir: join(repo.dir, '.git'),
+      resident: true,
+      typecheckRun: async (check) => (started++, await held, check()),
+      onTypecheck: () => ended++,
+    });
+    try {
+      repo
+        .worktree('erin')
+        .write('src/session.ts', ls('export function createSession(user: string, ttlMs: number): string {', '  return user + ttlMs;', '}'));
+      const frank = repo
+        .worktree('frank')
+        .write('src/login.ts', ls("import { createSession } from './session.js';", '', 'export const token = createSession("frank");'));
+      const typecheckOf = (result: Awaited<ReturnType<typeof scanInProcess>>) =>
+        result.links.find((l) => l.a === 'erin' && l.b === 'frank')?.channels.find((c) => c.channel === 'typecheck');
+
+      const first = await core.scanFor({ cwd: frank.dir });
+      await until(() => started > 0);
+      expect(started).toBe(1);
+      expect(typecheckOf(first)).toMatchObject({ risk: 0, pending: true });
+      expect(first.problems.find((p) => p.code === 'TYPECHECK_PENDING')?.message).toMatch(/erin and frank is still being checked/);
+      // The editor's scan and an agent's advisories answer meanwhile, saying the same; the
+      // repeated question starts no second check.
+      const editor = await core.editorScan({ cwd: frank.dir });
+      expect(typecheckOf(editor)).toMatchObject({ pending: true });
+      const advisories = await core.advisories({ cwd: frank.dir });
+      expect(advisories.problems.map((p) => p.code)).toContain('TYPECHECK_PENDING');
+      expect(ended).toBe(0);
+
+      release();
+      await until(() => ended > 0);
+      expect(ended).toBe(1);
+      const later = await core.scanFor({ cwd: frank.dir });
+      expect(typecheckOf(later)).toMatchObject({ risk: 1 });
+      expect(typecheckOf(later)!.pending).toBeUndefined();
+      expect(typecheckOf(later)!.evidence[0]!.message).toMatch(/src\/login\.ts:3 TS2554 Expected 2 arguments, but got 1/);
+      expect(later.problems.map((p) => p.code)).not.toContain('TYPECHECK_PENDING');
+      expect(started).toBe(1);
+    } finally {
+      release();
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+
+  it('in-process (no engine), checks inside the scan as before', { timeout: 120_000 }, async () => {
+    const repo = createRepoFixture(project);
+    try {
+      repo
+        .worktree('erin')
+        .write('src/session.ts', ls('export function createSession(user: string, ttlMs: number): string {', '  return user + ttlMs;', '}'));
+      const frank = repo
+        .worktree('frank')
+        .write('src/login.ts', ls("import { createSession } from './session.js';", '', 'export const token = createSession("frank");'));
+      const result = await scanInProcess({ cwd: frank.dir });
+      const typecheck = result.links.find((l) => l.a === 'erin' && l.b === 'frank')?.channels.find((c) => c.channel === 'typecheck');
+      expect(typecheck).toMatchObject({ risk: 1 });
+      expect(result.problems.map((p) => p.code)).not.toContain('TYPECHECK_PENDING');
+    } finally {
       repo.dispose();
     }
   });
