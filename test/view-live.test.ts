@@ -5,12 +5,16 @@
  * added after the view started. In-process (file events, polling), and through the repository's
  * resident engine, which tells the view what moved (the view follows nothing itself then).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { get, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanResult } from '@airspace/core';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { airspace, BIN, ENV } from './run-cli.js';
+import { CHROMIUM, chromiumPath, describeWith } from './programs.js';
 
 const ENGINE_ENV = { ...ENV, AIRSPACE_ENGINE: 'on', AIRSPACE_ENGINE_IDLE_MS: '60000' };
 
@@ -25,6 +29,7 @@ const UPDATE_MS = 20_000;
 
 interface LiveView {
   readonly child: ChildProcess;
+  readonly url: string;
   readonly scans: { at: number; result: ScanResult }[];
   stderr(): string;
   close(): Promise<void>;
@@ -67,6 +72,7 @@ async function startView(repo: string, args: string[] = [], env: NodeJS.ProcessE
   });
   return {
     child,
+    url,
     scans,
     stderr: () => err,
     async close() {
@@ -173,4 +179,41 @@ describe('airspace view (live)', () => {
       }
     });
   }
+});
+
+describeWith(CHROMIUM, 'airspace view (live) under plain headless Chromium', () => {
+  it('a `--screenshot --virtual-time-budget` capture of the live page finishes and shows the scene', async () => {
+    repo = createRepoFixture(BASE, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    repo.worktree('alice').write('src/a.ts', withLine(5, 'alice')).commit('alice: a5');
+    repo.worktree('bob').write('src/a.ts', withLine(5, 'bob'));
+    view = await startView(repo.dir);
+    await nextScan(view, 0, (r) => level(r, 'alice', 'bob') === 'resolution', 'the first scan');
+    const scratch = mkdtempSync(join(tmpdir(), 'airspace-live-capture-'));
+    const out = join(scratch, 'live.png');
+    try {
+      // As a person runs it. An open event stream held its virtual time, so it never finished.
+      const run = spawnSync(
+        chromiumPath() ?? 'chromium',
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          `--user-data-dir=${join(scratch, 'profile')}`,
+          '--window-size=1200,800',
+          `--screenshot=${out}`,
+          '--virtual-time-budget=5000',
+          view.url,
+        ],
+        { encoding: 'utf8', timeout: 90_000 },
+      );
+      expect(run.error, run.stderr).toBeUndefined();
+      expect(run.status, run.stderr).toBe(0);
+      expect(existsSync(out)).toBe(true);
+      // A page with its scene drawn, not a blank one (a blank 1200×800 PNG is a few kB).
+      expect(statSync(out).size).toBeGreaterThan(20_000);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

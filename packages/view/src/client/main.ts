@@ -685,7 +685,13 @@ apply(model, false);
 
 const eventsPath = document.body.dataset.events;
 let shownSeq = Number(document.body.dataset.seq ?? '-1');
-if (eventsPath && typeof EventSource !== 'undefined') {
+// A plain headless capture (`chromium --headless --screenshot --virtual-time-budget`, not a
+// driven browser) waits for every request to end before its virtual time runs: an open event
+// stream would hold it forever. The page came with the current scan; it shows that, as a snapshot.
+const headlessCapture = /HeadlessChrome/.test(navigator.userAgent) && !navigator.webdriver;
+if (eventsPath && headlessCapture) {
+  setStatus('static', model.generatedAt ? `snapshot (headless capture) · ${timeText(model.generatedAt)}` : 'snapshot');
+} else if (eventsPath && typeof EventSource !== 'undefined') {
   setStatus('lost', 'connecting…');
   const source = new EventSource(eventsPath);
   source.addEventListener('open', () => setStatus('live', `live · ${timeText(model.generatedAt)}`));
