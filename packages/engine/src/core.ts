@@ -261,7 +261,10 @@ export class EngineCore {
       if (kind !== 'fresh' || custom) entry.answers.clear();
       // Nothing changed since the stamp: the event count of now vouches for it from here on.
       else entry.stampEvents = events;
-      const key = JSON.stringify([extra, [...buffers].map(([w, m]) => [w, [...m]])]);
+      // How long a question may wait for the index is not part of it: a full answer (the only kind
+      // kept) is the same either way, so the editor's scan after a refresh finds the refresh's.
+      const { firstAnswerMs: _wait, ...asked } = extra;
+      const key = JSON.stringify([asked, [...buffers].map(([w, m]) => [w, [...m]])]);
       const known = entry.answers.get(key);
       if (known) return known;
       try {

@@ -33,6 +33,13 @@ export interface ChangeTrackerOptions {
   readonly commonDir: string;
   /** Quiet period before a burst of events becomes one change (ms, default 200). */
   readonly debounceMs?: number;
+  /**
+   * Answer the first event after a quiet period within this many ms instead (an editor's save is
+   * a few events within a millisecond or two), then coalesce the rest of a burst with
+   * `debounceMs` as before: one change at once, one more once the burst is over. Unset: every
+   * change waits out `debounceMs`.
+   */
+  readonly leadingMs?: number;
   /** Poll this often (ms) when file events are unavailable, or always with `forcePoll`. */
   readonly pollMs: number;
   readonly forcePoll?: boolean;
@@ -267,6 +274,8 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
 
   const flush = (): void => {
     timer = undefined;
+    leading = false;
+    lastFlush = performance.now();
     if (closed) return;
     const reason = all ?? firstReason ?? 'change';
     const change: TrackedChange =
@@ -278,10 +287,16 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     paths = new Map();
     options.onChange(change);
   };
+  // The first event after a quiet period is answered within `leadingMs`, a timer the events that
+  // follow it do not push back; an event within `debounceMs` of the last report is part of a burst.
+  let lastFlush = -Infinity;
+  let leading = false;
   const schedule = (): void => {
-    if (closed) return;
+    if (closed || leading) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(flush, debounceMs);
+    const quiet = !timer && options.leadingMs !== undefined && performance.now() - lastFlush >= debounceMs;
+    leading = quiet;
+    timer = setTimeout(flush, quiet ? options.leadingMs : debounceMs);
   };
   const changedAll = (reason: string): void => {
     events++;
