@@ -200,7 +200,7 @@ function report(setup: Setup, rounds: readonly Round[]): string {
     return `| ${v} | ${ms(quantile(all, 0.5))} | ${ms(quantile(all, 0.9))} | ${all.length} | ${perRound} | ${loads} | ${flickers} |`;
   });
   return [
-    `### Save in another worktree → Neovim's diagnostics: ${setup.label}`,
+    `#### Save in another worktree → Neovim's diagnostics: ${setup.label}`,
     '',
     `Command: \`node dist/measure-editor.js ${args.join(' ')}\` — ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; ${SAVES} saves per round, ${GAP_MS} ms apart, rounds alternating.`,
     '',

@@ -257,12 +257,36 @@ async function gitSignature(commonDir: string): Promise<string> {
   return `${refs}\n${list}`;
 }
 
+/**
+ * When a burst of events is reported: `debounceMs` after its last event, or, for the first event
+ * after a quiet period, `leadingMs` after it (a timer later events do not push back); an event
+ * within `debounceMs` of the last report is part of a burst.
+ */
+function quietPeriod(debounceMs: number, leadingMs: number | undefined, report: () => void): { schedule(): void; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let lastReport = -Infinity;
+  let leading = false;
+  const fire = (): void => {
+    timer = undefined;
+    leading = false;
+    lastReport = performance.now();
+    report();
+  };
+  return {
+    schedule() {
+      if (leading) return;
+      if (timer) clearTimeout(timer);
+      leading = !timer && leadingMs !== undefined && performance.now() - lastReport >= debounceMs;
+      timer = setTimeout(fire, leading ? leadingMs : debounceMs);
+    },
+    cancel: () => clearTimeout(timer),
+  };
+}
+
 export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracker {
-  const debounceMs = options.debounceMs ?? 200;
   const watchers = new Map<string, TreeWatch>();
   let lostTrack: string | undefined;
   let worktrees: string[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let poller: NodeJS.Timeout | undefined;
   let polling = options.forcePoll === true;
   let closed = false;
@@ -273,9 +297,6 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   let events = 0;
 
   const flush = (): void => {
-    timer = undefined;
-    leading = false;
-    lastFlush = performance.now();
     if (closed) return;
     const reason = all ?? firstReason ?? 'change';
     const change: TrackedChange =
@@ -287,16 +308,9 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     paths = new Map();
     options.onChange(change);
   };
-  // The first event after a quiet period is answered within `leadingMs`, a timer the events that
-  // follow it do not push back; an event within `debounceMs` of the last report is part of a burst.
-  let lastFlush = -Infinity;
-  let leading = false;
+  const quiet = quietPeriod(options.debounceMs ?? 200, options.leadingMs, flush);
   const schedule = (): void => {
-    if (closed || leading) return;
-    if (timer) clearTimeout(timer);
-    const quiet = !timer && options.leadingMs !== undefined && performance.now() - lastFlush >= debounceMs;
-    leading = quiet;
-    timer = setTimeout(flush, quiet ? options.leadingMs : debounceMs);
+    if (!closed) quiet.schedule();
   };
   const changedAll = (reason: string): void => {
     events++;
@@ -409,7 +423,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     lostTrack: () => lostTrack,
     close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      quiet.cancel();
       if (poller) clearInterval(poller);
       for (const w of watchers.values()) w.close();
       watchers.clear();
