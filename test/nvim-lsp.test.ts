@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collidingWorktrees, runEditor } from './editor-session.js';
 import { NEOVIM, describeWith } from './programs.js';
@@ -69,6 +69,39 @@ describeWith(NEOVIM, 'Neovim as the client', () => {
       expect(got.error).toBeUndefined();
       expect(got.errorShown).toBe(true);
       expect(got.shown![0]).toMatch(/^Airspace cannot scan .*: Unknown base "no-such-base"/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      repo.dispose();
+    }
+  });
+
+  it('serves two worktrees of one repository from one server, each with its own diagnostics', () => {
+    const { repo, alice, file } = collidingWorktrees();
+    const out = mkdtempSync(join(tmpdir(), 'airspace-nvim-'));
+    try {
+      const aliceFile = join(realpathSync(alice.dir), 'src/app.ts');
+      const { run, result } = runEditor<{
+        error?: string;
+        received?: boolean;
+        receivedSecond?: boolean;
+        perFile?: { file: string; diagnostics: { lnum: number; message: string }[] }[];
+        servers?: { pid: number; folders: string[] }[];
+      }>(NVIM, NVIM_ARGS, file, out, { AIRSPACE_SCENARIO: 'two-worktrees', AIRSPACE_FILE2: aliceFile });
+      expect(run.error).toBeUndefined();
+      const got = result();
+      expect(got.error).toBeUndefined();
+      // One Node server, with both worktrees as its workspace folders.
+      expect(got.servers).toHaveLength(1);
+      expect(got.servers![0]!.folders.sort()).toEqual([realpathSync(alice.dir), realpathSync(dirname(dirname(file)))].sort());
+      expect(got.received).toBe(true);
+      expect(got.receivedSecond).toBe(true);
+      const [bobs, alices] = got.perFile!;
+      // bob's file: alice's line 7 (bob's line 9); alice's file: bob's change of that line, at her line 7.
+      expect(bobs!.diagnostics.map((d) => d.lnum)).toEqual([8]);
+      expect(bobs!.diagnostics[0]!.message).toMatch(/^alice /);
+      expect(alices!.file).toBe(aliceFile);
+      expect(alices!.diagnostics.map((d) => d.lnum)).toEqual([6]);
+      expect(alices!.diagnostics[0]!.message).toMatch(/^bob /);
     } finally {
       rmSync(out, { recursive: true, force: true });
       repo.dispose();

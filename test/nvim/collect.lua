@@ -12,7 +12,8 @@ vim.lsp.handlers['window/showMessage'] = function(_, result) table.insert(shown,
 local notified = {}
 vim.notify = function(msg, level) table.insert(notified, { message = msg, level = level }) end
 -- AIRSPACE_SCENARIO: `bad-base` (a base the repository lacks: the error must be shown), `killed`
--- (the server is killed once diagnostics arrive: the user is told and it restarts), or the default.
+-- (the server is killed once diagnostics arrive: the user is told and it restarts),
+-- `two-worktrees` (AIRSPACE_FILE2, of another worktree, is opened too: one server for both), or the default.
 local scenario = os.getenv('AIRSPACE_SCENARIO') or ''
 
 local function airspace_client()
@@ -32,6 +33,27 @@ local ok, err = pcall(function()
     return
   end
   out.received = vim.wait(timeout, function() return #vim.diagnostic.get(buf) > 0 end, 50)
+  if scenario == 'two-worktrees' then
+    -- A file of another worktree of the same repository, opened in the same editor.
+    vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('AIRSPACE_FILE2')))
+    local second = vim.api.nvim_get_current_buf()
+    out.receivedSecond = vim.wait(timeout, function() return #vim.diagnostic.get(second) > 0 end, 50)
+    out.perFile = {}
+    for _, b in ipairs({ buf, second }) do
+      local list = {}
+      for _, d in ipairs(vim.diagnostic.get(b)) do table.insert(list, { lnum = d.lnum, message = d.message }) end
+      table.insert(out.perFile, { file = vim.api.nvim_buf_get_name(b), diagnostics = list })
+    end
+    out.servers = {}
+    for _, c in ipairs(vim.lsp.get_active_clients()) do
+      if c.name == 'airspace' then
+        local names = {}
+        for _, f in ipairs(c.workspace_folders or {}) do table.insert(names, f.name) end
+        table.insert(out.servers, { pid = c.rpc.pid, folders = names })
+      end
+    end
+    return
+  end
   if scenario == 'killed' and out.received then
     local first = airspace_client()
     vim.loop.kill(first.rpc.pid, 15)

@@ -136,6 +136,16 @@ interface WarmScanner {
   configLoaded?: boolean;
 }
 
+/**
+ * What an answer is kept under: the question and the buffers. How long it may wait for the index
+ * is not part of it: a full answer (the only kind kept) is the same either way, so the editor's
+ * scan after a refresh finds the refresh's answer.
+ */
+function answerKey(extra: ScanExtra, buffers: ReadonlyMap<string, ReadonlyMap<string, string>>): string {
+  const { firstAnswerMs: _wait, ...asked } = extra;
+  return JSON.stringify([asked, [...buffers].map(([w, m]) => [w, [...m]])]);
+}
+
 export class EngineCore {
   private readonly scanners = new Map<string, WarmScanner>();
   private readonly now: () => number;
@@ -279,7 +289,7 @@ export class EngineCore {
     if (kind !== 'fresh' || custom) entry.answers.clear();
     // Nothing changed since the stamp: the event count of now vouches for it from here on.
     else entry.stampEvents = events;
-    const key = JSON.stringify([extra, [...buffers].map(([w, m]) => [w, [...m]])]);
+    const key = answerKey(extra, buffers);
     const known = entry.answers.get(key);
     if (known) return known;
     try {

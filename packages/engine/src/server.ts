@@ -79,6 +79,9 @@ export async function acquireLock(
 /** How long stopping waits for the scanners to close before the engine exits without them (ms). */
 const STOP_GRACE_MS = 3000;
 
+/** How long the first file event after a quiet period waits for the rest of its save (ms). */
+const NOTIFY_LEADING_MS = 20;
+
 /** A takeover mark older than this was left by a process that died taking over (ms). */
 const TAKEOVER_MARK_STALE_MS = 10_000;
 
@@ -437,7 +440,10 @@ class ResidentEngine {
           worktrees: targets.worktrees,
           commonDir: targets.commonDir,
           pollMs: 2000,
+          // A save is told within NOTIFY_LEADING_MS (its few events are one change), the rest of
+          // a burst (a checkout, a formatter over many files) once it is over.
           debounceMs: 150,
+          leadingMs: NOTIFY_LEADING_MS,
           onChange: (change) => void this.refresh(changeOf(change)),
           onWarning: (m) => this.log(`engine ${process.pid}: ${m}`),
         });

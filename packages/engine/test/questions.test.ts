@@ -41,6 +41,41 @@ describe('what subscribers are told', () => {
   });
 });
 
+describe("an editor's question after a refresh", () => {
+  it("is answered with the refresh's answer, not scanned again", { timeout: 60_000 }, async () => {
+    const repo = createRepoFixture({ 'src/a.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+    const worktrees = () =>
+      repo
+        .git('worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree '))
+        .map((l) => l.slice('worktree '.length));
+    let events = 0;
+    const core = new EngineCore({
+      commonDir: join(repo.dir, '.git'),
+      resident: true,
+      changes: { events: () => events, watching: worktrees },
+    });
+    try {
+      const alice = repo.worktree('alice').write('src/a.ts', text({ 20: 'export const a20 = "alice";' }));
+      const bob = repo.worktree('bob').write('src/a.ts', text({ 5: 'export const a5 = "bob";' }));
+      const pair = (result: Awaited<ReturnType<typeof scanInProcess>>) => result.links.find((l) => l.a === 'alice' && l.b === 'bob')?.level;
+      expect(pair(await core.editorScan({ cwd: bob.dir, overrides: {} }))).toBe('clear');
+      // alice saves onto bob's line; the file event starts the engine's refresh.
+      alice.write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+      events++;
+      await core.refresh();
+      const refreshed = core.state().lastScan;
+      // The editor, told, asks: the refresh's answer (waiting for the index is not part of the question).
+      expect(pair(await core.editorScan({ cwd: bob.dir, overrides: {} }))).toBe('resolution');
+      expect(core.state().lastScan).toBe(refreshed);
+    } finally {
+      await core.dispose();
+      repo.dispose();
+    }
+  });
+});
+
 describe('file events vouching for a stamp', () => {
   it('are checked against the stat of every changed file: an edit no event told of still counts', { timeout: 60_000 }, async () => {
     const repo = createRepoFixture({ 'src/a.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });

@@ -33,6 +33,13 @@ export interface ChangeTrackerOptions {
   readonly commonDir: string;
   /** Quiet period before a burst of events becomes one change (ms, default 200). */
   readonly debounceMs?: number;
+  /**
+   * Answer the first event after a quiet period within this many ms instead (an editor's save is
+   * a few events within a millisecond or two), then coalesce the rest of a burst with
+   * `debounceMs` as before: one change at once, one more once the burst is over. Unset: every
+   * change waits out `debounceMs`.
+   */
+  readonly leadingMs?: number;
   /** Poll this often (ms) when file events are unavailable, or always with `forcePoll`. */
   readonly pollMs: number;
   readonly forcePoll?: boolean;
@@ -250,6 +257,32 @@ async function gitSignature(commonDir: string): Promise<string> {
   return `${refs}\n${list}`;
 }
 
+/**
+ * When a burst of events is reported: `debounceMs` after its last event, or, for the first event
+ * after a quiet period, `leadingMs` after it (a timer later events do not push back); an event
+ * within `debounceMs` of the last report is part of a burst.
+ */
+function quietPeriod(debounceMs: number, leadingMs: number | undefined, report: () => void): { schedule(): void; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let lastReport = -Infinity;
+  let leading = false;
+  const fire = (): void => {
+    timer = undefined;
+    leading = false;
+    lastReport = performance.now();
+    report();
+  };
+  return {
+    schedule() {
+      if (leading) return;
+      if (timer) clearTimeout(timer);
+      leading = !timer && leadingMs !== undefined && performance.now() - lastReport >= debounceMs;
+      timer = setTimeout(fire, leading ? leadingMs : debounceMs);
+    },
+    cancel: () => clearTimeout(timer),
+  };
+}
+
 export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracker {
   const watchers = new Map<string, TreeWatch>();
   let lostTrack: string | undefined;
@@ -258,7 +291,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   let polling = options.forcePoll === true;
   let closed = false;
   const isClosed = () => closed;
-  const report = createPendingReport(options.debounceMs ?? 200, options.onChange, isClosed);
+  const report = createPendingReport(options.debounceMs ?? 200, options.leadingMs, options.onChange, isClosed);
   const { changedAll, changedPath } = report;
 
   const onFileEvent = (file: string): void => {
@@ -341,14 +374,17 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
 }
 
 /** What the next report says (everything, or paths per worktree), sent `debounceMs` after the last change; the count of changes seen. */
-function createPendingReport(debounceMs: number, onChange: (change: TrackedChange) => void, isClosed: () => boolean) {
-  let timer: NodeJS.Timeout | undefined;
+function createPendingReport(
+  debounceMs: number,
+  leadingMs: number | undefined,
+  onChange: (change: TrackedChange) => void,
+  isClosed: () => boolean,
+) {
   let all: string | undefined;
   let paths = new Map<string, Set<string>>();
   let firstReason: string | undefined;
   let events = 0;
   const flush = (): void => {
-    timer = undefined;
     if (isClosed()) return;
     const reason = all ?? firstReason ?? 'change';
     const change: TrackedChange =
@@ -360,10 +396,9 @@ function createPendingReport(debounceMs: number, onChange: (change: TrackedChang
     paths = new Map();
     onChange(change);
   };
+  const quiet = quietPeriod(debounceMs, leadingMs, flush);
   const schedule = (): void => {
-    if (isClosed()) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(flush, debounceMs);
+    if (!isClosed()) quiet.schedule();
   };
   return {
     changedAll(reason: string): void {
@@ -380,9 +415,7 @@ function createPendingReport(debounceMs: number, onChange: (change: TrackedChang
       schedule();
     },
     events: (): number => events,
-    cancel(): void {
-      if (timer) clearTimeout(timer);
-    },
+    cancel: () => quiet.cancel(),
   };
 }
 

@@ -143,6 +143,43 @@ describe('createChangeTracker', () => {
     await until('the commit', () => changes.some((c) => c.all));
   });
 
+  it('answers a save after a quiet period at once (leadingMs), and the rest of a burst once it is over', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
+    const alice = repo.worktree('alice');
+    const targets = await watchTargets(repo.dir);
+    const changes: { at: number; change: TrackedChange }[] = [];
+    // A quiet period far longer than the wait below: only the leading answer can arrive in time.
+    tracker = createChangeTracker({
+      ...targets,
+      debounceMs: 5000,
+      leadingMs: 20,
+      pollMs: 60_000,
+      onChange: (change) => changes.push({ at: performance.now(), change }),
+    });
+    await sleep(100);
+    const file = join(alice.dir, 'src/a.ts');
+    const saved = performance.now();
+    writeFileSync(`${file}.tmp`, 'saved\n');
+    renameSync(`${file}.tmp`, file);
+    await until('the save', () => changes.length > 0, 2500);
+    await sleep(200);
+    // The save's few events (the temporary file, the rename) are one change.
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.at - saved).toBeLessThan(2500);
+    const first = changes[0]!.change;
+    expect(first.all).toBe(false);
+    if (!first.all) expect(Object.values(first.paths).flat()).toContain('src/a.ts');
+    // Within the quiet period of that answer, a burst is coalesced into one trailing change.
+    for (let i = 0; i < 5; i++) alice.write('src/b.ts', `b${i}\n`);
+    await sleep(1000);
+    expect(changes).toHaveLength(1);
+    await until('the end of the burst', () => changes.length > 1, 10_000);
+    await sleep(200);
+    expect(changes).toHaveLength(2);
+    const second = changes[1]!.change;
+    if (!second.all) expect(Object.values(second.paths).flat()).toContain('src/b.ts');
+  });
+
   it('attributes a file of a worktree nested in another to the nested one only', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'a\n', '.gitignore': '.worktrees/\n' });
     repo.git('worktree', 'add', '-q', '-b', 'inner', join(repo.dir, '.worktrees', 'inner'));

@@ -241,6 +241,9 @@ async function followRepository(s: Session, repo: Repo, result: ScanResult): Pro
   await watchRepository(s, repo, result);
 }
 
+/** How long the first file event after a quiet period waits for the rest of its save (ms). */
+const OTHER_SAVE_MS = 20;
+
 /** How long a scan's result waits for the trails of its new pairs before it is published. */
 const TRAIL_READ_MS = 2000;
 
@@ -315,6 +318,8 @@ async function watchRepository(s: Session, repo: Repo, result: ScanResult): Prom
     worktrees: [],
     commonDir: repo.commonDir,
     debounceMs: debounceOf(s.settings),
+    // Another worktree's save is read at once; a burst of changes once it is over.
+    leadingMs: OTHER_SAVE_MS,
     ...watchOptionsOf(s.settings),
     onChange: (change) => onTrackedChange(s, repo, change),
     onWarning: (m) => s.log.info(m),
