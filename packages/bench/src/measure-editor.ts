@@ -24,7 +24,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { enginePaths, findCommonDir, findEngine, pidAlive, readLock } from '@airspace/engine/client';
+import { enginePaths, findCommonDir } from '@airspace/engine/client';
+import { stopEngineAt } from './engine-control.js';
 import { generateRepo } from './generate.js';
 
 const args = process.argv.slice(2);
@@ -126,15 +127,7 @@ interface Round {
 async function stopEngine(dir: string): Promise<void> {
   const commonDir = findCommonDir(dirname(dir));
   if (!commonDir) return;
-  const paths = enginePaths(commonDir);
-  const info = readLock(paths);
-  const engine = await findEngine(paths);
-  if (engine) {
-    await engine.request('stop', undefined, 5000).catch(() => undefined);
-    engine.close();
-  }
-  for (let i = 0; info && pidAlive(info.pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
-  if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  await stopEngineAt(enginePaths(commonDir));
 }
 
 /** One editor session of `checkout`'s language server: `SAVES` saves, their latencies. */

@@ -26,7 +26,8 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRepoFixture } from '@airspace/git/fixture';
-import { enginePaths, findCommonDir, findEngine, pidAlive, readLock } from '@airspace/engine/client';
+import { enginePaths, findCommonDir, findEngine } from '@airspace/engine/client';
+import { stopEngineAt } from './engine-control.js';
 import { generateRepo } from './generate.js';
 import { median, writeMarkedBlock } from './report.js';
 
@@ -320,14 +321,7 @@ async function tearDown(editor: Editor | undefined, paths: ReturnType<typeof eng
     await Promise.race([new Promise((r) => editor.child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
     editor.child.kill();
   }
-  const info = readLock(paths);
-  const engine = await findEngine(paths);
-  if (engine) {
-    await engine.request('stop', undefined, 5000).catch(() => undefined);
-    engine.close();
-  }
-  for (let i = 0; info && pidAlive(info.pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
-  if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  await stopEngineAt(paths);
   setup.dispose?.();
 }
 
