@@ -103,6 +103,16 @@ export function recencyWeight(lastEditedAt: number | undefined, now: number, opt
   return Math.min(1, Math.max(options.floor, decayed));
 }
 
+/** Every path an agent touches, on both sides of its renames. */
+export function touchedPaths(agent: Agent): Set<string> {
+  const paths = new Set<string>();
+  for (const f of agent.files) {
+    paths.add(f.path);
+    if (f.oldPath) paths.add(f.oldPath);
+  }
+  return paths;
+}
+
 /** The recency weight a channel reads for an edit: clamped into [0, 1]; one that is not a finite number counts as current (1). */
 export function editWeight(edit: FileEdit): number {
   return Number.isFinite(edit.weight) ? Math.min(1, Math.max(0, edit.weight)) : 1;

@@ -28,6 +28,7 @@ import {
   type OptionsSchema,
   type Problem,
   type Range,
+  touchedPaths,
 } from '@airspace/core';
 
 export interface MergeOptions {
@@ -44,16 +45,6 @@ export const MERGE_OPTIONS_SCHEMA: OptionsSchema<MergeOptions> = {
   maxEvidence: { type: 'number', integer: true, min: 1 },
 };
 
-/** Every path an agent touches, on both sides of renames. */
-function touched(agent: Agent): Set<string> {
-  const paths = new Set<string>();
-  for (const f of agent.files) {
-    paths.add(f.path);
-    if (f.oldPath) paths.add(f.oldPath);
-  }
-  return paths;
-}
-
 function parents(path: string): string[] {
   const out: string[] = [];
   for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
@@ -65,8 +56,8 @@ function parents(path: string): string[] {
  * a file of one that is a directory of the other (file/directory conflict).
  */
 export function mayConflict(a: Agent, b: Agent): boolean {
-  const pa = touched(a);
-  const pb = touched(b);
+  const pa = touchedPaths(a);
+  const pb = touchedPaths(b);
   for (const p of pa) if (pb.has(p)) return true;
   for (const p of pa) for (const d of parents(p)) if (pb.has(d)) return true;
   for (const p of pb) for (const d of parents(p)) if (pa.has(d)) return true;

@@ -25,6 +25,7 @@ import {
   type OptionsSchema,
   type PastConflictsView,
   type Problem,
+  touchedPaths,
 } from '@airspace/core';
 
 export interface PastConflictsOptions {
@@ -70,15 +71,6 @@ export const PAST_CONFLICTS_OPTIONS_SCHEMA: OptionsSchema<PastConflictsOptions> 
   maxEvidence: { type: 'number', integer: true, min: 1 },
 };
 
-function pathsOf(agent: Agent): Set<string> {
-  const paths = new Set<string>();
-  for (const f of agent.files) {
-    paths.add(f.path);
-    if (f.oldPath) paths.add(f.oldPath);
-  }
-  return paths;
-}
-
 interface Finding {
   readonly path: string;
   readonly strength: number;
@@ -115,9 +107,9 @@ export function pastConflictsChannel() {
         if (agent.files.length === 0) continue;
         try {
           const view = await service.viewFor(agent, { window: o.window, maxMerges: o.maxMerges });
-          out.set(agent.id, { paths: pathsOf(agent), ...(view ? { view } : {}) });
+          out.set(agent.id, { paths: touchedPaths(agent), ...(view ? { view } : {}) });
         } catch (e) {
-          out.set(agent.id, { paths: pathsOf(agent) });
+          out.set(agent.id, { paths: touchedPaths(agent) });
           problems.push({
             code: 'HISTORY_FAILED',
             channel: ID,
@@ -133,7 +125,7 @@ export function pastConflictsChannel() {
       // Only agents that change one path can score above 0: an inverted index path → agents
       // names those pairs, so a scan of many agents scores no other pair for this channel.
       const prepared = ctx.prepared?.agents;
-      const pathsOfAgent = (agent: Agent): ReadonlySet<string> => prepared?.get(agent.id)?.paths ?? pathsOf(agent);
+      const pathsOfAgent = (agent: Agent): ReadonlySet<string> => prepared?.get(agent.id)?.paths ?? touchedPaths(agent);
       return pairsSharingKeys(agents, pathsOfAgent, only);
     },
     score(a, b, ctx) {
