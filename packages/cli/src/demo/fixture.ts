@@ -104,8 +104,28 @@ export interface DemoRepository {
 export function createDemoRepository(parent?: string): DemoRepository {
   const epoch = Math.floor(Date.now() / 1000) - 3600;
   const fixture = createRepoFixture(DEMO_BASE, { epoch, ...(parent ? { parent } : {}) });
+  billingPair(fixture);
+  formatPair(fixture);
+  sessionPair(fixture);
+  farAway(fixture);
 
-  // alice and bob rewrite the same loop in subtotal(): same base lines → resolution.
+  return {
+    fixture,
+    root: fixture.dir,
+    agents: [
+      { id: 'alice', does: 'rewrites subtotal() in src/billing/invoice.ts (committed)' },
+      { id: 'bob', does: 'edits the same loop in src/billing/invoice.ts (uncommitted)' },
+      { id: 'carol', does: 'changes formatMoney in src/util/format.ts' },
+      { id: 'dave', does: 'edits src/api/server.ts, which imports routes.ts, which imports format.ts' },
+      { id: 'erin', does: 'changes createSession(user) to createSession(user, ttlMs) in src/auth/session.ts (committed)' },
+      { id: 'frank', does: 'adds lines in src/auth/login.ts that call createSession(user)' },
+      { id: 'grace', does: 'edits docs/guide.md only' },
+    ],
+  };
+}
+
+/** alice and bob rewrite the same loop in subtotal(): same base lines → resolution. */
+function billingPair(fixture: RepoFixture): void {
   fixture
     .worktree('alice')
     .write(
@@ -125,8 +145,10 @@ export function createDemoRepository(parent?: string): DemoRepository {
         '  for (const line of lines) {\n    if (line.quantity <= 0) continue;\n    sum += Math.round(line.quantity * line.unitPrice);\n  }',
       ),
     );
+}
 
-  // carol changes formatMoney; dave edits the server, which reaches it through routes.ts.
+/** carol changes formatMoney; dave edits the server, which reaches it through routes.ts. */
+function formatPair(fixture: RepoFixture): void {
   fixture
     .worktree('carol')
     .write(
@@ -149,8 +171,10 @@ export function createDemoRepository(parent?: string): DemoRepository {
         '}',
       ),
     );
+}
 
-  // erin changes createSession's signature; frank's new lines call it.
+/** erin changes createSession's signature; frank's new lines call it. */
+function sessionPair(fixture: RepoFixture): void {
   fixture
     .worktree('erin')
     .write(
@@ -181,8 +205,10 @@ export function createDemoRepository(parent?: string): DemoRepository {
         '}',
       ),
     );
+}
 
-  // grace works far away from everyone.
+/** grace works far away from everyone. */
+function farAway(fixture: RepoFixture): void {
   fixture
     .worktree('grace')
     .write(
@@ -197,18 +223,4 @@ export function createDemoRepository(parent?: string): DemoRepository {
         'Copy `dist/` to the host.',
       ),
     );
-
-  return {
-    fixture,
-    root: fixture.dir,
-    agents: [
-      { id: 'alice', does: 'rewrites subtotal() in src/billing/invoice.ts (committed)' },
-      { id: 'bob', does: 'edits the same loop in src/billing/invoice.ts (uncommitted)' },
-      { id: 'carol', does: 'changes formatMoney in src/util/format.ts' },
-      { id: 'dave', does: 'edits src/api/server.ts, which imports routes.ts, which imports format.ts' },
-      { id: 'erin', does: 'changes createSession(user) to createSession(user, ttlMs) in src/auth/session.ts (committed)' },
-      { id: 'frank', does: 'adds lines in src/auth/login.ts that call createSession(user)' },
-      { id: 'grace', does: 'edits docs/guide.md only' },
-    ],
-  };
 }
