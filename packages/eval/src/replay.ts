@@ -7,6 +7,7 @@ import { completeLabels } from './extract/history.js';
 import { listMerges, type ListMergesOptions, type MergeCommit } from './extract/merges.js';
 import { cacheKey, type ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
+import type { SemanticLabeller } from './score/semantic.js';
 import type { ScratchStore } from '@airspace/git';
 import { sharedChangedFiles, type RecencyOptions } from '@airspace/core';
 
@@ -33,6 +34,8 @@ export interface ReplayOptions extends ListMergesOptions {
   readonly concurrency?: number;
   /** Also replay every early fraction with each side declaring its eventual files or directories. */
   readonly intent?: IntentMode;
+  /** Check every observation's merge for a semantic break (`SemanticCheck`), kept on the records. */
+  readonly semantic?: SemanticLabeller;
 }
 
 export const DEFAULT_CONCURRENCY = 3;
@@ -130,7 +133,8 @@ async function scoreObservation(
   }
   try {
     const score = await options.scorer.score(extracted.scenario);
-    return { record: toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks, score.recentConflicts) };
+    const record = toScored(extracted.scenario, score.risks, score.problems, score.preciseRisks, score.recentConflicts);
+    return { record: options.semantic ? { ...record, semantic: await options.semantic.check(extracted.scenario) } : record };
   } catch (error) {
     const skipped: Skipped = {
       merge: m.merge,
@@ -155,7 +159,9 @@ async function processMerge(state: ReplayState, m: MergeCommit): Promise<Process
     if (cached) {
       state.fromCache++;
       if ('skipped' in cached) return { scored, declared, skipped: cached.skipped };
-      into.set(fraction, cached.scored);
+      const record = await withSemantic(state, m, observation, cached.scored);
+      into.set(fraction, record);
+      if (record !== cached.scored) fresh.add(record);
       continue;
     }
     const labels = scored.get(1)?.labels ?? options.cache?.labelsOf(m.merge);
@@ -164,9 +170,53 @@ async function processMerge(state: ReplayState, m: MergeCommit): Promise<Process
     into.set(fraction, done.record);
     fresh.add(done.record);
   }
+  if (options.semantic) stampFinalSemantic(fresh, scored, declared);
   // Fresh records are cached once complete (with the collided label's parts), in one go.
   await completeMerge(options, m, fresh, scored, declared);
   return { scored, declared };
+}
+
+/**
+ * A cached record without the labeller's verdict on its observed states: the scenario extracted
+ * again (its labels known) and checked. One that cannot be extracted again is not checked, and says why.
+ */
+async function withSemantic(state: ReplayState, m: MergeCommit, { fraction, intent }: Observation, record: ScoredScenario) {
+  const { options } = state;
+  const labeller = options.semantic;
+  if (!labeller || record.semantic?.checker === labeller.version) return record;
+  const extracted = await extractScenario(options.repo, m, {
+    scratch: options.scratch,
+    early: fraction,
+    ...(intent ? { intent } : {}),
+    ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
+    ...(options.recency ? { recency: options.recency } : {}),
+    ...(options.repository ? { repository: options.repository } : {}),
+    labels: record.labels,
+  });
+  const semantic =
+    'skipped' in extracted
+      ? {
+          status: 'not-checked' as const,
+          checker: labeller.version,
+          reason: `the scenario could not be extracted again (${extracted.skipped.reason})`,
+        }
+      : await labeller.check(extracted.scenario);
+  return { ...record, semantic };
+}
+
+/** The final parents' verdict (the full diffs') as every record's `labels.semantic`; records it changes are fresh. */
+function stampFinalSemantic(fresh: Set<ScoredScenario>, ...maps: Map<number, ScoredScenario>[]): void {
+  const final = maps[0]!.get(1)?.semantic;
+  if (!final) return;
+  for (const map of maps)
+    for (const [fraction, record] of map) {
+      const known = record.labels.semantic;
+      if (known?.status === final.status && known.checker === final.checker) continue;
+      const stamped = { ...record, labels: { ...record.labels, semantic: final } };
+      fresh.delete(record);
+      fresh.add(stamped);
+      map.set(fraction, stamped);
+    }
 }
 
 /** The "collided at any point" label's parts (side histories, observed conflicts), cached with the records. */

@@ -16,17 +16,19 @@ import {
   type Thresholds,
 } from '@airspace/core';
 import { readCalibration } from '@airspace/config';
-import { END_OF_OPTIONS, gitOperand, openRepository, runGit, ScratchStore } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, openRepository, runGit, ScratchStore, type RepositoryInfo } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
-import type { IntentMode, LabelKind, Skipped } from './extract/scenario.js';
+import { isSemanticLabel, type IntentMode, type LabelKind, type Skipped } from './extract/scenario.js';
 import type { Regularisation } from './fit/noisy-or.js';
 import { earlyWarning, evaluate, type EarlyWarning, type Evaluation, type Weighting } from './measure/evaluate.js';
 import { foresightOf, foresightScorers, outOfFoldScorer, type ForesightObservation } from './measure/foresight.js';
+import { labelledOnly, semanticFigures, type SemanticFigures } from './measure/semantic.js';
 import { replay, type ReplayProgress } from './replay.js';
 import { formatMarkdown, type ReportContext } from './report/table.js';
 import { reliabilitySvg, rocSvg } from './report/svg.js';
 import { ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
+import { createSemanticLabeller, type SemanticLabeller, type SemanticLabellerOptions } from './score/semantic.js';
 
 export interface RunEvalOptions {
   readonly repo: string;
@@ -72,6 +74,11 @@ export interface RunEvalOptions {
   readonly concurrency?: number;
   readonly onProgress?: (progress: ReplayProgress) => void;
   readonly tool?: string;
+  /**
+   * Check each observation's merge with the typecheck channel (the semantic label); default: when
+   * the label is a semantic one. Verdicts are cached in the cache directory, by trees.
+   */
+  readonly semantic?: boolean | SemanticLabellerOptions;
 }
 
 export interface EvalRun {
@@ -91,9 +98,12 @@ export interface EvalRun {
   readonly foresight: readonly ForesightObservation[];
 }
 
-/** The labels every foresight figure is reported under: the chosen one and "collided at any point". */
+/**
+ * The labels every foresight figure is reported under: the chosen one, `semantic` under a semantic
+ * label, and "collided at any point".
+ */
 export function foresightLabels(label: LabelKind): LabelKind[] {
-  return [...new Set<LabelKind>([label, 'collided'])];
+  return [...new Set<LabelKind>([label, ...(isSemanticLabel(label) ? (['semantic'] as const) : []), 'collided'])];
 }
 
 /** Default fraction the calibration file is fitted on. */
@@ -165,7 +175,12 @@ function setupOf(options: RunEvalOptions, repo: { root: string; id: string }, he
 }
 
 /** The replay of the run's merges at every fraction, through the cache. */
-function replayOf(setup: RunSetup, scratch: ScratchStore, cache: ScenarioCache | undefined): Promise<ReplayedRun> {
+function replayOf(
+  setup: RunSetup,
+  scratch: ScratchStore,
+  cache: ScenarioCache | undefined,
+  semantic: SemanticLabeller | undefined,
+): Promise<ReplayedRun> {
   const { options } = setup;
   return replay({
     repo: setup.root,
@@ -182,6 +197,7 @@ function replayOf(setup: RunSetup, scratch: ScratchStore, cache: ScenarioCache |
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.intent ? { intent: options.intent } : {}),
+    ...(semantic ? { semantic } : {}),
   });
 }
 
@@ -248,7 +264,7 @@ function foresightOfRun(setup: RunSetup, result: ReplayedRun): ForesightObservat
 function contextOf(
   setup: RunSetup,
   result: ReplayedRun,
-  parts: Pick<ReportContext, 'early' | 'earlyEvaluations' | 'foresight'>,
+  parts: Pick<ReportContext, 'early' | 'earlyEvaluations' | 'foresight' | 'semantic'>,
 ): ReportContext {
   const r = setup.options.recency ?? DEFAULT_RECENCY;
   return {
@@ -330,9 +346,25 @@ function calibrationOf(
   return calibration;
 }
 
+/**
+ * Under a semantic label, the scenarios without a verdict are left out of every figure (counted in
+ * `semantic`); the verdicts per fraction are reported whenever the replay asked for them.
+ */
+function labelledRun(setup: RunSetup, replayed: ReplayedRun, checked: boolean): { result: ReplayedRun; semantic?: SemanticFigures[] } {
+  const fractions = [1, ...[...setup.early].reverse()];
+  const semantic = checked ? fractions.map((f) => semanticFigures(f, replayed.scored.get(f) ?? [], setup.label)) : undefined;
+  const result = {
+    ...replayed,
+    scored: labelledOnly(replayed.scored, setup.label),
+    declared: labelledOnly(replayed.declared, setup.label),
+  };
+  return { result, ...(semantic ? { semantic } : {}) };
+}
+
 /** Everything a run reports, from its replay. */
-function figuresOf(setup: RunSetup, result: ReplayedRun, cache: ScenarioCache | undefined): EvalRun {
+function figuresOf(setup: RunSetup, replayed: ReplayedRun, cache: ScenarioCache | undefined, checked: boolean): EvalRun {
   const { options } = setup;
+  const { result, semantic } = labelledRun(setup, replayed, checked);
   const evaluations = evaluationsOf(setup, result);
   const foresight = foresightOfRun(setup, result);
   const full = result.scored.get(1) ?? [];
@@ -344,7 +376,12 @@ function figuresOf(setup: RunSetup, result: ReplayedRun, cache: ScenarioCache | 
       label: setup.label,
     }),
   );
-  const context = contextOf(setup, result, { early: earlyWarnings, earlyEvaluations: evaluations.earlyEvaluations, foresight });
+  const context = contextOf(setup, result, {
+    early: earlyWarnings,
+    earlyEvaluations: evaluations.earlyEvaluations,
+    foresight,
+    ...(semantic ? { semantic } : {}),
+  });
   const written: string[] = [];
   const calibration = calibrationOf(setup, result, evaluations, written);
   if (options.outDir) written.push(...writeReport(options.outDir, evaluations.evaluation, context));
@@ -362,6 +399,18 @@ function figuresOf(setup: RunSetup, result: ReplayedRun, cache: ScenarioCache | 
   };
 }
 
+/** The semantic labeller a run asks, if any (by default: under a semantic label). */
+function semanticLabellerOf(
+  options: RunEvalOptions,
+  label: LabelKind,
+  repo: RepositoryInfo,
+  cacheDir: string | undefined,
+): SemanticLabeller | undefined {
+  const wanted = options.semantic ?? isSemanticLabel(label);
+  if (wanted === false) return undefined;
+  return createSemanticLabeller(repo, { ...(cacheDir ? { cacheDir } : {}), ...(wanted === true ? {} : wanted) });
+}
+
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const repo = await openRepository(options.repo);
   const head = (
@@ -376,9 +425,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`,
         );
   const setup = setupOf(options, repo, head);
+  const semantic = semanticLabellerOf(options, setup.label, repo, cache ? join(cache.file, '..') : undefined);
   try {
-    return figuresOf(setup, await replayOf(setup, scratch, cache), cache);
+    return figuresOf(setup, await replayOf(setup, scratch, cache, semantic), cache, semantic !== undefined);
   } finally {
+    semantic?.dispose();
     scratch.dispose();
   }
 }

@@ -13,7 +13,7 @@ import {
   type ProbabilityMap,
   type Thresholds,
 } from '@airspace/core';
-import { labelOf, type LabelKind } from '../extract/scenario.js';
+import { LABEL_KINDS, labelOf, type LabelKind } from '../extract/scenario.js';
 import { crossValidateNoisyOr, fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
@@ -311,7 +311,7 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
     scenarios: scenarios.length,
     positives: labels.filter(Boolean).length,
     baseRate: baseRate(labels),
-    labelRates: { textual: rate('textual'), manual: rate('manual'), any: rate('any'), collided: rate('collided') },
+    labelRates: Object.fromEntries(LABEL_KINDS.map((kind) => [kind, rate(kind)])) as Record<LabelKind, number | null>,
     thresholds,
     bins,
     channels,

@@ -2,6 +2,7 @@
  * The human table and the Markdown report: one row per scorer (each channel alone, each
  * weighting, its merge-less variant and ablations, the fitted model), figures side by side.
  */
+import type { SemanticFigures } from '../measure/semantic.js';
 import type { ForecastModel } from '@airspace/core';
 import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
 import type { CorpusEvaluation } from '../measure/corpus.js';
@@ -25,6 +26,8 @@ export interface ReportContext {
   readonly earlyEvaluations?: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
   /** Foresight figures per observation (see measure/foresight.ts). */
   readonly foresight?: readonly ForesightObservation[];
+  /** The semantic check's verdicts per fraction (full diffs first), when the replay asked for them. */
+  readonly semantic?: readonly SemanticFigures[];
 }
 
 export interface Row {
