@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type FileTree, type RepoFixture } from '@airspace/git/fixture';
 import { labelKnown, labelOf, type SemanticCheck } from '../src/extract/scenario.js';
+import { formatTable } from '../src/report/table.js';
 import { runEval, type EvalRun } from '../src/run.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import { createChannelScorer } from '../src/score/scorer.js';
@@ -149,6 +150,9 @@ describe('the semantic label', () => {
     expect(run.evaluation.label).toBe('textual+semantic');
     expect(run.evaluation.positives).toBe(1);
     expect(run.foresight[0]!.byLabel.map((b) => b.label)).toEqual(['textual+semantic', 'semantic', 'collided']);
+    expect(formatTable(run.evaluation, run.context)).toContain(
+      'semantic, full diffs: 1 broken (observed or final) of 4 scenarios, prevalence 25.0%; observed merges 1 broken, 3 clear',
+    );
   });
 
   it('is paid once: verdicts are cached by trees, and a second run reads them', async () => {

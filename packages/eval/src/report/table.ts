@@ -133,6 +133,22 @@ function earlyLines(ctx: ReportContext): string[] {
   });
 }
 
+/** The semantic check's verdicts per fraction: prevalence, and what was not checked and why. */
+export function semanticLines(ctx: ReportContext): string[] {
+  return (ctx.semantic ?? []).map((f) => {
+    const why = Object.entries(f.notCheckedBy)
+      .sort((a, b) => b[1] - a[1])
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ');
+    const prevalence = f.prevalence === null ? '–' : `${(f.prevalence * 100).toFixed(1)}%`;
+    return (
+      `semantic, ${fractionTitle(f.fraction)}: ${f.semantic} broken (observed or final) of ${f.scenarios} scenarios, prevalence ${prevalence}; ` +
+      `observed merges ${f.broken} broken, ${f.clear} clear, ${f.conflict} conflicting, ${f.notChecked} not checked${why ? ` (${why})` : ''}; ` +
+      `${f.unlabelled} left out of the figures for want of a verdict`
+    );
+  });
+}
+
 /** "weight 0" lines of the fits (full diffs and each early fraction). */
 function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
   const fits = [
@@ -146,6 +162,8 @@ function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
 
 export function formatTable(e: Evaluation, ctx: ReportContext): string {
   const out = [...summaryLines(e, ctx), '', textTable(rowsOf(e))];
+  const semantic = semanticLines(ctx);
+  if (semantic.length) out.push('', ...semantic);
   const ablations = ablationRows(e);
   if (ablations.length) out.push('', 'leave-one-channel-out', textTable(ablations));
   for (const { fraction, evaluation } of ctx.earlyEvaluations ?? [])
@@ -181,6 +199,8 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
   if (early.length) out.push('', '## Early warning', '', ...early.map((l) => `- ${l}`));
   const foresight = foresightText(ctx.foresight ?? []);
   if (foresight.length) out.push('', '## Foresight', '', '```text', ...foresight, '```');
+  const semantic = semanticLines(ctx);
+  if (semantic.length) out.push('', '## Semantic label', '', ...semantic.map((l) => `- ${l}`));
   out.push('', '## Weights', '', ...e.weightings.map((w) => `- ${weightLine(w.name, w.weights, w.leak)}`));
   if (e.fit) {
     out.push(`- ${weightLine('fitted', e.fit.weights, e.fit.leak)}`);
