@@ -97,7 +97,7 @@ function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
   return [
     `repository ${ctx.repository} at ${ctx.head.slice(0, 12)}`,
     `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
-    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}`,
+    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}${e.labelRates.semantic !== undefined ? ` · semantic ${pct(e.labelRates.semantic)}` : ''}`,
     `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins · recency ${
       ctx.recency
         ? ctx.recency.halfLifeHours === null
