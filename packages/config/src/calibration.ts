@@ -20,7 +20,7 @@ import {
 export const CALIBRATION_KIND = 'airspace-calibration';
 
 /** What `airspace eval --fit` predicts, as the file records it. */
-export type CalibrationLabel = 'textual' | 'manual' | 'any' | 'collided';
+export type CalibrationLabel = 'textual' | 'manual' | 'any' | 'collided' | 'semantic' | 'textual+semantic' | 'collided+semantic';
 
 /** The file as `airspace eval --fit` writes it (every field); readers need only `weights`. */
 export interface CalibrationFile {

@@ -11,7 +11,7 @@ import type { Agent } from './model.js';
 import { DEFAULT_PAST_CONFLICTS_VIEW, type PastConflictsService } from './services.js';
 
 /** What the probability is the probability of (the eval's labels; see docs/evaluation.md). */
-export type ProbabilityLabel = 'textual' | 'manual' | 'any' | 'collided';
+export type ProbabilityLabel = 'textual' | 'manual' | 'any' | 'collided' | 'semantic' | 'textual+semantic' | 'collided+semantic';
 
 /** [x, probability] points, x from 0 to 1, both coordinates strictly increasing; linear in between. */
 export type Knots = readonly (readonly [number, number])[];

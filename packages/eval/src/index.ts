@@ -20,3 +20,5 @@ export * from './measure/foresight.js';
 export * from './report/foresight.js';
 export * from './report/format.js';
 export * from './run-corpus.js';
+export * from './score/semantic.js';
+export * from './measure/semantic.js';

@@ -16,17 +16,19 @@ import {
   type Thresholds,
 } from '@airspace/core';
 import { readCalibration } from '@airspace/config';
-import { END_OF_OPTIONS, gitOperand, openRepository, runGit, ScratchStore } from '@airspace/git';
+import { END_OF_OPTIONS, gitOperand, openRepository, runGit, ScratchStore, type RepositoryInfo } from '@airspace/git';
 import { CALIBRATION_KIND, type CalibrationFile } from './calibration.js';
-import type { IntentMode, LabelKind, Skipped } from './extract/scenario.js';
+import { isSemanticLabel, type IntentMode, type LabelKind, type Skipped } from './extract/scenario.js';
 import type { Regularisation } from './fit/noisy-or.js';
 import { earlyWarning, evaluate, type EarlyWarning, type Evaluation, type Weighting } from './measure/evaluate.js';
 import { foresightOf, foresightScorers, outOfFoldScorer, type ForesightObservation } from './measure/foresight.js';
+import { labelledOnly, semanticFigures, type SemanticFigures } from './measure/semantic.js';
 import { replay, type ReplayProgress } from './replay.js';
 import { formatMarkdown, type ReportContext } from './report/table.js';
 import { reliabilitySvg, rocSvg } from './report/svg.js';
 import { ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
+import { createSemanticLabeller, type SemanticLabeller, type SemanticLabellerOptions } from './score/semantic.js';
 
 export interface RunEvalOptions {
   readonly repo: string;
@@ -72,6 +74,11 @@ export interface RunEvalOptions {
   readonly concurrency?: number;
   readonly onProgress?: (progress: ReplayProgress) => void;
   readonly tool?: string;
+  /**
+   * Check each observation's merge with the typecheck channel (the semantic label); default: when
+   * the label is a semantic one. Verdicts are cached in the cache directory, by trees.
+   */
+  readonly semantic?: boolean | SemanticLabellerOptions;
 }
 
 export interface EvalRun {
@@ -91,9 +98,12 @@ export interface EvalRun {
   readonly foresight: readonly ForesightObservation[];
 }
 
-/** The labels every foresight figure is reported under: the chosen one and "collided at any point". */
+/**
+ * The labels every foresight figure is reported under: the chosen one, `semantic` under a semantic
+ * label, and "collided at any point".
+ */
 export function foresightLabels(label: LabelKind): LabelKind[] {
-  return [...new Set<LabelKind>([label, 'collided'])];
+  return [...new Set<LabelKind>([label, ...(isSemanticLabel(label) ? (['semantic'] as const) : []), 'collided'])];
 }
 
 /** Default fraction the calibration file is fitted on. */
@@ -121,6 +131,286 @@ export function readWeighting(path: string): { weighting?: Weighting; problems: 
   };
 }
 
+/** What the steps of one run share once the repository is open. */
+interface RunSetup {
+  readonly options: RunEvalOptions;
+  readonly root: string;
+  readonly repositoryId: string;
+  readonly head: string;
+  readonly label: LabelKind;
+  readonly thresholds: Thresholds;
+  readonly calibrateOn: number;
+  /** The early fractions replayed (asked, and the calibration's), ascending. */
+  readonly early: readonly number[];
+  readonly folds: number;
+  readonly scannerWeighting: Weighting;
+  readonly weightings: readonly Weighting[];
+}
+
+type ReplayedRun = Awaited<ReturnType<typeof replay>>;
+
+function setupOf(options: RunEvalOptions, repo: { root: string; id: string }, head: string): RunSetup {
+  const calibrateOn = options.calibrateOn ?? DEFAULT_CALIBRATE_ON;
+  const early = [...new Set([...(options.early ?? []), ...(options.fit && calibrateOn < 1 ? [calibrateOn] : [])])]
+    .filter((f) => f > 0 && f < 1)
+    .sort((a, b) => a - b);
+  const scannerWeighting: Weighting = {
+    name: 'scanner weights',
+    weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])),
+    probability: options.probability ?? DEFAULT_PROBABILITY_MAP,
+  };
+  return {
+    options,
+    root: repo.root,
+    repositoryId: repo.id,
+    head,
+    label: options.label ?? 'textual',
+    thresholds: options.thresholds ?? DEFAULT_THRESHOLDS,
+    calibrateOn,
+    early,
+    folds: options.folds ?? 5,
+    scannerWeighting,
+    weightings: [scannerWeighting, ...(options.weightings ?? [])],
+  };
+}
+
+/** The replay of the run's merges at every fraction, through the cache. */
+function replayOf(
+  setup: RunSetup,
+  scratch: ScratchStore,
+  cache: ScenarioCache | undefined,
+  semantic: SemanticLabeller | undefined,
+): Promise<ReplayedRun> {
+  const { options } = setup;
+  return replay({
+    repo: setup.root,
+    scorer: options.scorer,
+    scratch,
+    early: setup.early,
+    ...(cache ? { cache } : {}),
+    ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+    rev: setup.head,
+    ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
+    repository: setup.repositoryId,
+    ...(options.recency ? { recency: options.recency } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.intent ? { intent: options.intent } : {}),
+    ...(semantic ? { semantic } : {}),
+  });
+}
+
+/** The full diffs' evaluation and each early fraction's (with `fit`, each fitted out of fold). */
+function evaluationsOf(setup: RunSetup, result: ReplayedRun): Pick<EvalRun, 'evaluation' | 'earlyEvaluations'> {
+  const { options } = setup;
+  const evalOptions = {
+    channels: options.scorer.channels,
+    thresholds: setup.thresholds,
+    label: setup.label,
+    weightings: setup.weightings,
+    ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
+  };
+  const fitOptions = options.fit
+    ? {
+        fitFolds: setup.folds,
+        ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
+        ...(options.regularisation ? { regularisation: options.regularisation } : {}),
+      }
+    : {};
+  const evaluation = evaluate(result.scored.get(1) ?? [], { ...evalOptions, ...fitOptions });
+  const earlyEvaluations = setup.early.map((fraction) => ({
+    fraction,
+    evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...fitOptions }),
+  }));
+  return { evaluation, earlyEvaluations };
+}
+
+/** Foresight per observation (full diffs, each early fraction descending, then the declared ones). */
+function foresightOfRun(setup: RunSetup, result: ReplayedRun): ForesightObservation[] {
+  const { options, thresholds, label } = setup;
+  const observations: { fraction: number; intent?: IntentMode | undefined; scenarios: readonly ScoredScenario[] }[] = [
+    ...[1, ...[...setup.early].reverse()].map((fraction) => ({ fraction, scenarios: result.scored.get(fraction) ?? [] })),
+    ...[...result.declared].map(([fraction, scenarios]) => ({ fraction, intent: options.intent, scenarios })),
+  ];
+  return observations.map(({ fraction, intent, scenarios }) => {
+    const scorers = foresightScorers(
+      scenarios,
+      options.scorer.channels,
+      setup.weightings,
+      thresholds,
+      options.resolutionPrecisions,
+      options.forecast ?? DEFAULT_FORECAST_MODEL,
+    );
+    const fitted = options.fit
+      ? outOfFoldScorer(scenarios, options.scorer.channels, {
+          label,
+          folds: setup.folds,
+          thresholds,
+          ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
+          ...(options.regularisation ? { regularisation: options.regularisation } : {}),
+        })
+      : undefined;
+    return foresightOf(scenarios, fitted ? [...scorers, fitted] : scorers, {
+      fraction,
+      ...(intent ? { intent } : {}),
+      labels: foresightLabels(label),
+      thresholds,
+    });
+  });
+}
+
+/** The report's context: where, what was replayed, early warnings and foresight. */
+function contextOf(
+  setup: RunSetup,
+  result: ReplayedRun,
+  parts: Pick<ReportContext, 'early' | 'earlyEvaluations' | 'foresight' | 'semantic'>,
+): ReportContext {
+  const r = setup.options.recency ?? DEFAULT_RECENCY;
+  return {
+    repository: setup.root,
+    head: setup.head,
+    merges: result.merges,
+    skippedByReason: result.skippedByReason,
+    fromCache: result.fromCache,
+    problemCounts: result.problemCounts,
+    recency: {
+      halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null,
+      floor: r.floor,
+      graceHours: (r.graceMs ?? 0) / 3_600_000,
+    },
+    ...parts,
+  };
+}
+
+/**
+ * With `fit`: the calibration file, fitted on the states `calibrateOn` observes (default
+ * half-way: live agents are part-way, so those weights suit scanning better); written to
+ * `calibrationOut` when given.
+ */
+function calibrationOf(
+  setup: RunSetup,
+  result: ReplayedRun,
+  evaluations: Pick<EvalRun, 'evaluation' | 'earlyEvaluations'>,
+  written: string[],
+): CalibrationFile | undefined {
+  const { options, calibrateOn, label } = setup;
+  const source =
+    calibrateOn === 1
+      ? { evaluation: evaluations.evaluation, scenarios: result.scored.get(1) ?? [] }
+      : {
+          evaluation: evaluations.earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation,
+          scenarios: result.scored.get(calibrateOn) ?? [],
+        };
+  if (!options.fit || !source.evaluation?.fit) return undefined;
+  const fitted = source.evaluation.fit;
+  const m = fitted.outOfFold;
+  const calibration: CalibrationFile = {
+    kind: CALIBRATION_KIND,
+    version: 1,
+    weights: fitted.weights,
+    leak: fitted.leak,
+    thresholds: fitted.suggestedThresholds,
+    label,
+    provenance: {
+      repository: basename(setup.root),
+      head: setup.head,
+      merges: result.merges,
+      scenarios: source.scenarios.length,
+      ...(source.scenarios[0] ? { newestMerge: source.scenarios[0].merge } : {}),
+      ...(source.scenarios.length ? { oldestMerge: source.scenarios[source.scenarios.length - 1]!.merge } : {}),
+      early: calibrateOn,
+      folds: setup.folds,
+      channelSetVersion: options.scorer.version,
+      createdAt: new Date().toISOString(),
+      tool: options.tool ?? 'airspace eval',
+      ...(options.regularisation
+        ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } }
+        : {}),
+      zeroWeights: fitted.zeroWeights,
+      metrics: {
+        rocAuc: m.rocAuc,
+        prAuc: m.prAuc,
+        brier: m.brier,
+        ece: m.ece,
+        f1AtTraffic: m.traffic.f1,
+        f1AtResolution: m.resolution.f1,
+        baseRate: source.evaluation.baseRate,
+      },
+    },
+  };
+  if (options.calibrationOut) {
+    writeFileSync(options.calibrationOut, JSON.stringify(calibration, null, 2) + '\n');
+    written.push(options.calibrationOut);
+  }
+  return calibration;
+}
+
+/**
+ * Under a semantic label, the scenarios without a verdict are left out of every figure (counted in
+ * `semantic`); the verdicts per fraction are reported whenever the replay asked for them.
+ */
+function labelledRun(setup: RunSetup, replayed: ReplayedRun, checked: boolean): { result: ReplayedRun; semantic?: SemanticFigures[] } {
+  const fractions = [1, ...[...setup.early].reverse()];
+  const semantic = checked ? fractions.map((f) => semanticFigures(f, replayed.scored.get(f) ?? [], setup.label)) : undefined;
+  const result = {
+    ...replayed,
+    scored: labelledOnly(replayed.scored, setup.label),
+    declared: labelledOnly(replayed.declared, setup.label),
+  };
+  return { result, ...(semantic ? { semantic } : {}) };
+}
+
+/** Everything a run reports, from its replay. */
+function figuresOf(setup: RunSetup, replayed: ReplayedRun, cache: ScenarioCache | undefined, checked: boolean): EvalRun {
+  const { options } = setup;
+  const { result, semantic } = labelledRun(setup, replayed, checked);
+  const evaluations = evaluationsOf(setup, result);
+  const foresight = foresightOfRun(setup, result);
+  const full = result.scored.get(1) ?? [];
+  const earlyWarnings = setup.early.map((fraction) =>
+    earlyWarning(result.scored.get(fraction) ?? [], full, {
+      channels: options.scorer.channels,
+      weighting: setup.scannerWeighting,
+      thresholds: setup.thresholds,
+      label: setup.label,
+    }),
+  );
+  const context = contextOf(setup, result, {
+    early: earlyWarnings,
+    earlyEvaluations: evaluations.earlyEvaluations,
+    foresight,
+    ...(semantic ? { semantic } : {}),
+  });
+  const written: string[] = [];
+  const calibration = calibrationOf(setup, result, evaluations, written);
+  if (options.outDir) written.push(...writeReport(options.outDir, evaluations.evaluation, context));
+  return {
+    ...evaluations,
+    earlyWarnings,
+    context,
+    skipped: result.skipped,
+    ...(calibration ? { calibration } : {}),
+    ...(cache ? { cacheFile: cache.file } : {}),
+    written,
+    scored: result.scored,
+    declared: result.declared,
+    foresight,
+  };
+}
+
+/** The semantic labeller a run asks, if any (by default: under a semantic label). */
+function semanticLabellerOf(
+  options: RunEvalOptions,
+  label: LabelKind,
+  repo: RepositoryInfo,
+  cacheDir: string | undefined,
+): SemanticLabeller | undefined {
+  const wanted = options.semantic ?? isSemanticLabel(label);
+  if (wanted === false) return undefined;
+  return createSemanticLabeller(repo, { ...(cacheDir ? { cacheDir } : {}), ...(wanted === true ? {} : wanted) });
+}
+
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const repo = await openRepository(options.repo);
   const head = (
@@ -134,182 +424,12 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           options.cacheDir ?? join(repo.commonDir, 'airspace', 'eval'),
           `${options.scorer.version}-${recencyKey(options.recency ?? DEFAULT_RECENCY)}`,
         );
-  const label = options.label ?? 'textual';
-  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
-  const calibrateOn = options.calibrateOn ?? DEFAULT_CALIBRATE_ON;
-  const early = [...new Set([...(options.early ?? []), ...(options.fit && calibrateOn < 1 ? [calibrateOn] : [])])]
-    .filter((f) => f > 0 && f < 1)
-    .sort((a, b) => a - b);
+  const setup = setupOf(options, repo, head);
+  const semantic = semanticLabellerOf(options, setup.label, repo, cache ? join(cache.file, '..') : undefined);
   try {
-    const result = await replay({
-      repo: repo.root,
-      scorer: options.scorer,
-      scratch,
-      early,
-      ...(cache ? { cache } : {}),
-      ...(options.maxMerges !== undefined ? { maxMerges: options.maxMerges } : {}),
-      ...(options.since !== undefined ? { since: options.since } : {}),
-      rev: head,
-      ...(options.maxFiles !== undefined ? { maxFiles: options.maxFiles } : {}),
-      repository: repo.id,
-      ...(options.recency ? { recency: options.recency } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.intent ? { intent: options.intent } : {}),
-    });
-    const scannerWeighting: Weighting = {
-      name: 'scanner weights',
-      weights: Object.fromEntries(options.scorer.channels.map((c) => [c.id, c.weight])),
-      probability: options.probability ?? DEFAULT_PROBABILITY_MAP,
-    };
-    const weightings = [scannerWeighting, ...(options.weightings ?? [])];
-    const evalOptions = {
-      channels: options.scorer.channels,
-      thresholds,
-      label,
-      weightings,
-      ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
-    };
-    const full = result.scored.get(1) ?? [];
-    const folds = options.folds ?? 5;
-    const fitOptions = options.fit
-      ? {
-          fitFolds: folds,
-          ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
-          ...(options.regularisation ? { regularisation: options.regularisation } : {}),
-        }
-      : {};
-    const evaluation = evaluate(full, { ...evalOptions, ...fitOptions });
-    const earlyEvaluations = early.map((fraction) => ({
-      fraction,
-      evaluation: evaluate(result.scored.get(fraction) ?? [], { ...evalOptions, ...fitOptions }),
-    }));
-    const observations: { fraction: number; intent?: IntentMode | undefined; scenarios: readonly ScoredScenario[] }[] = [
-      ...[1, ...[...early].reverse()].map((fraction) => ({ fraction, scenarios: result.scored.get(fraction) ?? [] })),
-      ...[...result.declared].map(([fraction, scenarios]) => ({ fraction, intent: options.intent, scenarios })),
-    ];
-    const foresight = observations.map(({ fraction, intent, scenarios }) => {
-      const scorers = foresightScorers(
-        scenarios,
-        options.scorer.channels,
-        weightings,
-        thresholds,
-        options.resolutionPrecisions,
-        options.forecast ?? DEFAULT_FORECAST_MODEL,
-      );
-      const fitted = options.fit
-        ? outOfFoldScorer(scenarios, options.scorer.channels, {
-            label,
-            folds,
-            thresholds,
-            ...(options.fixedWeights ? { fixedWeights: options.fixedWeights } : {}),
-            ...(options.regularisation ? { regularisation: options.regularisation } : {}),
-          })
-        : undefined;
-      return foresightOf(scenarios, fitted ? [...scorers, fitted] : scorers, {
-        fraction,
-        ...(intent ? { intent } : {}),
-        labels: foresightLabels(label),
-        thresholds,
-      });
-    });
-    const earlyWarnings = early.map((fraction) =>
-      earlyWarning(result.scored.get(fraction) ?? [], full, {
-        channels: options.scorer.channels,
-        weighting: scannerWeighting,
-        thresholds,
-        label,
-      }),
-    );
-    const context: ReportContext = {
-      repository: repo.root,
-      head,
-      merges: result.merges,
-      skippedByReason: result.skippedByReason,
-      fromCache: result.fromCache,
-      problemCounts: result.problemCounts,
-      recency: (() => {
-        const r = options.recency ?? DEFAULT_RECENCY;
-        return {
-          halfLifeHours: Number.isFinite(r.halfLifeMs) ? r.halfLifeMs / 3_600_000 : null,
-          floor: r.floor,
-          graceHours: (r.graceMs ?? 0) / 3_600_000,
-        };
-      })(),
-      early: earlyWarnings,
-      earlyEvaluations,
-      foresight,
-    };
-    const written: string[] = [];
-
-    let calibration: CalibrationFile | undefined;
-    // The calibration file is fitted on the states `calibrateOn` observes (default half-way):
-    // live agents are part-way, so those weights suit scanning better.
-    const source =
-      calibrateOn === 1
-        ? { evaluation, scenarios: full }
-        : {
-            evaluation: earlyEvaluations.find((x) => x.fraction === calibrateOn)?.evaluation,
-            scenarios: result.scored.get(calibrateOn) ?? [],
-          };
-    if (options.fit && source.evaluation?.fit) {
-      const fitted = source.evaluation.fit;
-      const m = fitted.outOfFold;
-      calibration = {
-        kind: CALIBRATION_KIND,
-        version: 1,
-        weights: fitted.weights,
-        leak: fitted.leak,
-        thresholds: fitted.suggestedThresholds,
-        label,
-        provenance: {
-          repository: basename(repo.root),
-          head,
-          merges: result.merges,
-          scenarios: source.scenarios.length,
-          ...(source.scenarios[0] ? { newestMerge: source.scenarios[0].merge } : {}),
-          ...(source.scenarios.length ? { oldestMerge: source.scenarios[source.scenarios.length - 1]!.merge } : {}),
-          early: calibrateOn,
-          folds,
-          channelSetVersion: options.scorer.version,
-          createdAt: new Date().toISOString(),
-          tool: options.tool ?? 'airspace eval',
-          ...(options.regularisation
-            ? { regularisation: { priorShare: options.regularisation.share, minWeight: options.regularisation.minWeight ?? 0 } }
-            : {}),
-          zeroWeights: fitted.zeroWeights,
-          metrics: {
-            rocAuc: m.rocAuc,
-            prAuc: m.prAuc,
-            brier: m.brier,
-            ece: m.ece,
-            f1AtTraffic: m.traffic.f1,
-            f1AtResolution: m.resolution.f1,
-            baseRate: source.evaluation.baseRate,
-          },
-        },
-      };
-      if (options.calibrationOut) {
-        writeFileSync(options.calibrationOut, JSON.stringify(calibration, null, 2) + '\n');
-        written.push(options.calibrationOut);
-      }
-    }
-
-    if (options.outDir) written.push(...writeReport(options.outDir, evaluation, context));
-    return {
-      evaluation,
-      earlyWarnings,
-      earlyEvaluations,
-      context,
-      skipped: result.skipped,
-      ...(calibration ? { calibration } : {}),
-      ...(cache ? { cacheFile: cache.file } : {}),
-      written,
-      scored: result.scored,
-      declared: result.declared,
-      foresight,
-    };
+    return figuresOf(setup, await replayOf(setup, scratch, cache, semantic), cache, semantic !== undefined);
   } finally {
+    semantic?.dispose();
     scratch.dispose();
   }
 }

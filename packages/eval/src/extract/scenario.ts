@@ -27,16 +27,44 @@ export interface ScenarioLabels {
    * reverts; absent in records cached before it existed (the replay then completes them).
    */
   readonly history?: readonly [SideHistory, SideHistory];
+  /** The semantic check of the final parents (the full diffs' `semantic`), when a replay asked for it. */
+  readonly semantic?: SemanticCheck;
 }
+
+/**
+ * The typecheck channel's verdict on the merge of two states (`score/semantic.ts`): `broken`, git
+ * merges them cleanly and the merge has type errors neither side nor the base has (`errors`: the
+ * channel's evidence); `clear`, it merges cleanly with none; `conflict`, git does not merge them
+ * cleanly (textual, not semantic); `not-checked`, no verdict, and why. `checker`: the labeller's version.
+ */
+export type SemanticCheck =
+  | { readonly status: 'broken'; readonly checker: string; readonly errors: readonly string[] }
+  | { readonly status: 'clear' | 'conflict'; readonly checker: string }
+  | { readonly status: 'not-checked'; readonly checker: string; readonly reason: string };
 
 /**
  * What counts as a collision. `collided`: collided at any point — the final merge conflicts, or
  * a merge on either side between the observed commit and the final parent conflicts when
  * re-merged, or the observed states conflict (so it depends on the moment of observation).
+ * `semantic`: the observed states, or the final parents, merge cleanly and the merge has type
+ * errors neither side nor the base has (`SemanticCheck`); `textual+semantic` and
+ * `collided+semantic`: either. Under a semantic label a scenario whose check gave no verdict has
+ * no label (`labelKnown`): it is counted and left out, never read as clear.
  */
-export type LabelKind = 'textual' | 'manual' | 'any' | 'collided';
+export type LabelKind = 'textual' | 'manual' | 'any' | 'collided' | 'semantic' | 'textual+semantic' | 'collided+semantic';
 
-export const LABEL_KINDS: readonly LabelKind[] = ['textual', 'manual', 'any', 'collided'];
+export const LABEL_KINDS: readonly LabelKind[] = [
+  'textual',
+  'manual',
+  'any',
+  'collided',
+  'semantic',
+  'textual+semantic',
+  'collided+semantic',
+];
+
+/** Labels that read the semantic check. */
+export const isSemanticLabel = (kind: LabelKind): boolean => kind.includes('semantic');
 
 /** What a label is read from: a merge's labels, and for `collided` the observation. */
 export interface Labelled {
@@ -45,11 +73,34 @@ export interface Labelled {
   readonly observed?: readonly [number, number];
   /** git's merge of the observed states conflicts. */
   readonly observedConflict?: boolean;
+  /** The semantic check of the observed states. */
+  readonly semantic?: SemanticCheck;
+}
+
+/** The observed states' or the final parents' merge is semantically broken. */
+export function semanticBroken(s: Labelled): boolean {
+  return s.semantic?.status === 'broken' || s.labels.semantic?.status === 'broken';
+}
+
+/**
+ * Whether a scenario has a label of this kind: always, but under a semantic label a negative
+ * needs a verdict on both the observed states and the final parents.
+ */
+export function labelKnown(s: Labelled, kind: LabelKind): boolean {
+  if (!isSemanticLabel(kind) || labelOf(s, kind)) return true;
+  const known = (c: SemanticCheck | undefined) => c !== undefined && c.status !== 'not-checked';
+  return known(s.semantic) && known(s.labels.semantic);
 }
 
 export function labelOf(s: Labelled, kind: LabelKind): boolean {
   const { labels } = s;
   switch (kind) {
+    case 'semantic':
+      return semanticBroken(s);
+    case 'textual+semantic':
+      return labels.textual || semanticBroken(s);
+    case 'collided+semantic':
+      return labelOf(s, 'collided') || semanticBroken(s);
     case 'textual':
       return labels.textual;
     case 'manual':

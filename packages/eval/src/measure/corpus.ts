@@ -290,59 +290,74 @@ export function probabilityFigures(
   });
 }
 
-export function evaluateCorpus(members: readonly CorpusMember[], options: CorpusOptions): CorpusEvaluation {
-  const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
-  const precisions = options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions;
-  const fractions = [...new Set(members.flatMap((m) => [...m.scored.keys()]))].sort((a, b) => b - a);
+/** What the steps of one corpus evaluation share. */
+interface CorpusSetup {
+  readonly options: CorpusOptions;
+  readonly members: readonly CorpusMember[];
+  readonly bins: number;
+  readonly precisions: readonly Precision[];
+  /** Every observed fraction of any member, descending. */
+  readonly fractions: readonly number[];
+  readonly bandsOn: number;
+  readonly labels: readonly LabelKind[];
+}
+
+/** One member's scorers and foresight at one observation (the arrays kept for the pooled figures). */
+interface MemberObservation {
+  readonly fraction: number;
+  readonly intent: IntentMode | null;
+  readonly scenarios: readonly ScoredScenario[];
+  readonly scorers: readonly ForesightScorer[];
+  readonly observation: ForesightObservation;
+}
+
+/** A member's own figures per fraction, and with `fit` the weighting fitted on the others and its figures here. */
+function memberReport(setup: CorpusSetup, member: CorpusMember, index: number): CorpusMemberReport {
+  const { options, members, fractions, bins } = setup;
+  const byFraction = fractions.map((fraction) => ({
+    fraction,
+    evaluation: evaluate(member.scored.get(fraction) ?? [], {
+      channels: options.channels,
+      thresholds: options.thresholds,
+      label: options.label,
+      weightings: options.weightings,
+      ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
+      bins,
+    }),
+  }));
   const fit = options.fit;
-  const bandsOn = fit?.bandsOn ?? (fit?.fitOn.includes(1) ? 1 : (fit?.fitOn[0] ?? 1));
-  const reports = members.map((member, index): CorpusMemberReport => {
-    const byFraction = fractions.map((fraction) => ({
-      fraction,
-      evaluation: evaluate(member.scored.get(fraction) ?? [], {
-        channels: options.channels,
-        thresholds: options.thresholds,
-        label: options.label,
-        weightings: options.weightings,
-        ...(options.resolutionPrecisions ? { resolutionPrecisions: options.resolutionPrecisions } : {}),
-        bins,
-      }),
-    }));
-    if (!fit) return { name: member.name, head: member.head, byFraction, foresight: [] };
-    const others = members.filter((_, i) => i !== index);
-    const weighting = fitScannerWeighting(
-      pooled(others, fit.fitOn),
-      others.map((m) => m.scored.get(bandsOn) ?? []),
+  if (!fit) return { name: member.name, head: member.head, byFraction, foresight: [] };
+  const others = members.filter((_, i) => i !== index);
+  const weighting = fitScannerWeighting(
+    pooled(others, fit.fitOn),
+    others.map((m) => m.scored.get(setup.bandsOn) ?? []),
+    options.channels,
+    options.label,
+    options.thresholds,
+    fit.trafficPrecision,
+    fit.fixedWeights,
+    fit.regularisation,
+  );
+  const heldOut = fractions.map((fraction) => {
+    const scenarios = member.scored.get(fraction) ?? [];
+    const labels = scenarios.map((s) => labelOf(s, options.label));
+    const { scores, resolution } = combine(
+      scenarios,
       options.channels,
-      options.label,
-      options.thresholds,
-      fit.trafficPrecision,
-      fit.fixedWeights,
-      fit.regularisation,
+      { name: 'held out', weights: weighting.weights },
+      weighting.thresholds,
+      setup.precisions,
     );
-    const heldOut = fractions.map((fraction) => {
-      const scenarios = member.scored.get(fraction) ?? [];
-      const labels = scenarios.map((s) => labelOf(s, options.label));
-      const { scores, resolution } = combine(
-        scenarios,
-        options.channels,
-        { name: 'held out', weights: weighting.weights },
-        weighting.thresholds,
-        precisions,
-      );
-      return { fraction, metrics: metricsOf(scores, labels, weighting.thresholds, bins, resolution) };
-    });
-    return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut }, foresight: [] };
+    return { fraction, metrics: metricsOf(scores, labels, weighting.thresholds, bins, resolution) };
   });
-  // Foresight: per member and observation, each scorer's arrays (kept for the pooled corpus figures).
-  const labels = options.foresightLabels ?? [...new Set<LabelKind>([options.label, 'collided'])];
-  const observationsOf = (m: CorpusMember) => [
-    ...fractions.map((fraction) => ({ fraction, intent: null as IntentMode | null, scenarios: m.scored.get(fraction) ?? [] })),
-    ...[...(m.declared ?? [])].map(([fraction, scenarios]) => ({ fraction, intent: options.intent ?? null, scenarios })),
-  ];
-  // The forecast fitted on the other repositories, scored on this one (leave-one-repository-out).
-  const forecastFit = options.forecastFit;
-  const heldOutForecasts = members.map((_, i) =>
+  return { name: member.name, head: member.head, byFraction, heldOut: { weighting, byFraction: heldOut }, foresight: [] };
+}
+
+/** With `forecastFit`: per member, the forecast fitted on the other repositories (leave-one-repository-out). */
+function heldOutForecastsOf(setup: CorpusSetup): (ForecastModel | undefined)[] {
+  const { members } = setup;
+  const forecastFit = setup.options.forecastFit;
+  return members.map((_, i) =>
     forecastFit
       ? fitForecastModel(
           forecastTrainingSet(
@@ -353,60 +368,79 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
         )
       : undefined,
   );
-  const perMember = members.map((m, i) =>
-    observationsOf(m).map(({ fraction, intent, scenarios }) => {
-      const scorers: ForesightScorer[] = foresightScorers(
-        scenarios,
-        options.channels,
-        options.weightings,
-        options.thresholds,
-        precisions,
-        options.forecast ?? DEFAULT_FORECAST_MODEL,
+}
+
+/** A member's foresight per observation: every channel, every weighting, the held-out fits. */
+function memberForesight(
+  setup: CorpusSetup,
+  m: CorpusMember,
+  held: ScannerWeighting | undefined,
+  heldForecast: ForecastModel | undefined,
+): MemberObservation[] {
+  const { options, precisions } = setup;
+  const observations = [
+    ...setup.fractions.map((fraction) => ({ fraction, intent: null as IntentMode | null, scenarios: m.scored.get(fraction) ?? [] })),
+    ...[...(m.declared ?? [])].map(([fraction, scenarios]) => ({ fraction, intent: options.intent ?? null, scenarios })),
+  ];
+  return observations.map(({ fraction, intent, scenarios }) => {
+    const scorers: ForesightScorer[] = foresightScorers(
+      scenarios,
+      options.channels,
+      options.weightings,
+      options.thresholds,
+      precisions,
+      options.forecast ?? DEFAULT_FORECAST_MODEL,
+    );
+    if (held)
+      scorers.push(
+        weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'),
       );
-      const held = reports[i]!.heldOut?.weighting;
-      if (held)
-        scorers.push(
-          weightingScorer(scenarios, options.channels, { name: HELD_OUT, weights: held.weights }, held.thresholds, precisions, 'fitted'),
-        );
-      const heldForecast = heldOutForecasts[i];
-      const scanner = scorers.find((s) => s.kind === 'weighting');
-      if (heldForecast && scanner) scorers.push(forecastScorer(scenarios, scanner.flagged, heldForecast, FORECAST_HELD_OUT));
-      return {
+    const scanner = scorers.find((s) => s.kind === 'weighting');
+    if (heldForecast && scanner) scorers.push(forecastScorer(scenarios, scanner.flagged, heldForecast, FORECAST_HELD_OUT));
+    return {
+      fraction,
+      intent,
+      scenarios,
+      scorers,
+      observation: foresightOf(scenarios, scorers, {
         fraction,
-        intent,
-        scenarios,
-        scorers,
-        observation: foresightOf(scenarios, scorers, {
-          fraction,
-          ...(intent ? { intent } : {}),
-          labels,
-          thresholds: options.thresholds,
-          bins,
-        }),
-      };
-    }),
-  );
+        ...(intent ? { intent } : {}),
+        labels: setup.labels,
+        thresholds: options.thresholds,
+        bins: setup.bins,
+      }),
+    };
+  });
+}
+
+/** With `probabilityFit`: the first weighting's map fitted on the other repositories, and its calibration on this one. */
+function withHeldOutProbability(setup: CorpusSetup, report: CorpusMemberReport, index: number): CorpusMemberReport {
+  const { options, members } = setup;
   // The probability the scanner reports is the first weighting's: its map is the one fitted.
   const mapFit = options.probabilityFit;
   const reported = options.weightings[0];
-  const withForesight = reports.map((r, i) => {
-    const heldOutForecast = heldOutForecasts[i];
-    const report = { ...r, foresight: perMember[i]!.map((o) => o.observation), ...(heldOutForecast ? { heldOutForecast } : {}) };
-    if (!mapFit || !reported) return report;
-    // Held out: the map this repository is scored with never saw it.
-    const map = fitMapOn(
-      members.filter((_, j) => j !== i),
-      mapFit,
-      options.channels,
-      reported,
-    );
-    const byFraction = probabilityFigures(members[i]!, fractions, options.channels, reported, map, labels, bins);
-    return { ...report, heldOutProbability: { map, byFraction } };
-  });
+  if (!mapFit || !reported) return report;
+  // Held out: the map this repository is scored with never saw it.
+  const map = fitMapOn(
+    members.filter((_, j) => j !== index),
+    mapFit,
+    options.channels,
+    reported,
+  );
+  const byFraction = probabilityFigures(members[index]!, setup.fractions, options.channels, reported, map, setup.labels, setup.bins);
+  return { ...report, heldOutProbability: { map, byFraction } };
+}
+
+/** The maps and models fitted on every repository (what a calibration file ships). */
+function corpusFits(setup: CorpusSetup): Pick<CorpusEvaluation, 'probability' | 'forecast'> {
+  const { options, members } = setup;
+  const mapFit = options.probabilityFit;
+  const reported = options.weightings[0];
   const probability =
     mapFit && reported
       ? { map: fitMapOn(members, mapFit, options.channels, reported), fitOn: mapFit.fitOn, scenarios: pooled(members, mapFit.fitOn).length }
       : undefined;
+  const forecastFit = options.forecastFit;
   const forecastSet = forecastFit
     ? forecastTrainingSet(
         members.map((m) => m.scored),
@@ -422,47 +456,82 @@ export function evaluateCorpus(members: readonly CorpusMember[], options: Corpus
         positives: forecastSet.filter((s) => labelOf(s, forecastFit.label)).length,
       }
     : undefined;
-  const corpusForesight: CorpusForesight[] = [];
+  return { ...(probability ? { probability } : {}), ...(forecast ? { forecast } : {}) };
+}
+
+/** Foresight pooled over the members, per observation (in the first member's order) and label. */
+function pooledForesight(labels: readonly LabelKind[], perMember: readonly (readonly MemberObservation[])[]): CorpusForesight[] {
+  const out: CorpusForesight[] = [];
   for (const [k, first] of (perMember[0] ?? []).entries()) {
     for (const label of labels) {
       const parts = perMember.map((obs) => obs[k]!);
-      corpusForesight.push({
+      const byLabel = (p: MemberObservation) => p.observation.byLabel.find((b) => b.label === label);
+      out.push({
         fraction: first.fraction,
         intent: first.intent,
         label,
-        visible: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.scenarios ?? 0), 0),
-        dissolved: parts.reduce((n, p) => n + (p.observation.byLabel.find((b) => b.label === label)?.visible.dissolved ?? 0), 0),
-        leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.leadCurve ?? [])),
+        visible: parts.reduce((n, p) => n + (byLabel(p)?.visible.scenarios ?? 0), 0),
+        dissolved: parts.reduce((n, p) => n + (byLabel(p)?.visible.dissolved ?? 0), 0),
+        leadCurve: sumCurves(parts.map((p) => byLabel(p)?.leadCurve ?? [])),
         scorers: first.scorers.map((scorer, j) => ({
           name: scorer.name,
           ...pooledUnseen(
             parts.map((p) => ({ scenarios: p.scenarios, scorer: p.scorers[j]! })),
             label,
           ),
-          leadCurve: sumCurves(parts.map((p) => p.observation.byLabel.find((b) => b.label === label)?.scorers[j]?.leadCurve ?? [])),
+          leadCurve: sumCurves(parts.map((p) => byLabel(p)?.scorers[j]?.leadCurve ?? [])),
         })),
       });
     }
   }
-  let fitted: CorpusEvaluation['fitted'];
-  if (fit) {
-    const scenarios = pooled(members, fit.fitOn);
-    const weighting = fitScannerWeighting(
-      scenarios,
-      members.map((m) => m.scored.get(bandsOn) ?? []),
-      options.channels,
-      options.label,
-      options.thresholds,
-      fit.trafficPrecision,
-      fit.fixedWeights,
-      fit.regularisation,
-    );
-    const zeroWeights = zeroWeightsOf(weighting.weights, fit.fixedWeights);
-    fitted = { ...weighting, fitOn: fit.fitOn, bandsOn, scenarios: scenarios.length, zeroWeights };
-  }
+  return out;
+}
+
+/** With `fit`: the weighting fitted on every repository. */
+function corpusFitted(setup: CorpusSetup): CorpusEvaluation['fitted'] {
+  const { options, members } = setup;
+  const fit = options.fit;
+  if (!fit) return undefined;
+  const scenarios = pooled(members, fit.fitOn);
+  const weighting = fitScannerWeighting(
+    scenarios,
+    members.map((m) => m.scored.get(setup.bandsOn) ?? []),
+    options.channels,
+    options.label,
+    options.thresholds,
+    fit.trafficPrecision,
+    fit.fixedWeights,
+    fit.regularisation,
+  );
+  const zeroWeights = zeroWeightsOf(weighting.weights, fit.fixedWeights);
+  return { ...weighting, fitOn: fit.fitOn, bandsOn: setup.bandsOn, scenarios: scenarios.length, zeroWeights };
+}
+
+export function evaluateCorpus(members: readonly CorpusMember[], options: CorpusOptions): CorpusEvaluation {
+  const fit = options.fit;
+  const setup: CorpusSetup = {
+    options,
+    members,
+    bins: options.bins ?? DEFAULT_CALIBRATION_BINS,
+    precisions: options.resolutionPrecisions ?? DEFAULT_ESCALATION.resolutionPrecisions,
+    fractions: [...new Set(members.flatMap((m) => [...m.scored.keys()]))].sort((a, b) => b - a),
+    bandsOn: fit?.bandsOn ?? (fit?.fitOn.includes(1) ? 1 : (fit?.fitOn[0] ?? 1)),
+    labels: options.foresightLabels ?? [...new Set<LabelKind>([options.label, 'collided'])],
+  };
+  const reports = members.map((member, index) => memberReport(setup, member, index));
+  const heldOutForecasts = heldOutForecastsOf(setup);
+  const perMember = members.map((m, i) => memberForesight(setup, m, reports[i]!.heldOut?.weighting, heldOutForecasts[i]));
+  const withForesight = reports.map((r, i) => {
+    const heldOutForecast = heldOutForecasts[i];
+    const report = { ...r, foresight: perMember[i]!.map((o) => o.observation), ...(heldOutForecast ? { heldOutForecast } : {}) };
+    return withHeldOutProbability(setup, report, i);
+  });
+  const { probability, forecast } = corpusFits(setup);
+  const corpusForesight = pooledForesight(setup.labels, perMember);
+  const fitted = corpusFitted(setup);
   return {
     label: options.label,
-    fractions,
+    fractions: setup.fractions,
     members: withForesight,
     ...(fitted ? { fitted } : {}),
     foresight: corpusForesight,

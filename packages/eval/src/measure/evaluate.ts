@@ -13,7 +13,7 @@ import {
   type ProbabilityMap,
   type Thresholds,
 } from '@airspace/core';
-import { labelOf, type LabelKind } from '../extract/scenario.js';
+import { isSemanticLabel, LABEL_KINDS, labelKnown, labelOf, type LabelKind } from '../extract/scenario.js';
 import { crossValidateNoisyOr, fitNoisyOr, regularised, zeroWeightsOf, type Regularisation } from '../fit/noisy-or.js';
 import type { ScoredScenario } from '../score/cache.js';
 import type { ChannelInfo } from '../score/scorer.js';
@@ -109,13 +109,16 @@ export interface EvaluateOptions {
   readonly bins?: number;
 }
 
+/** The labels every evaluation has a rate for; the semantic ones only when the replay checked the merges. */
+type PlainLabel = 'textual' | 'manual' | 'any' | 'collided';
+
 export interface Evaluation {
   readonly label: LabelKind;
   readonly scenarios: number;
   readonly positives: number;
   readonly baseRate: number | null;
   /** Rates of each label, for context. */
-  readonly labelRates: Readonly<Record<LabelKind, number | null>>;
+  readonly labelRates: Readonly<Record<PlainLabel, number | null>> & Readonly<Partial<Record<LabelKind, number | null>>>;
   readonly thresholds: Thresholds;
   readonly bins: number;
   /** Each channel's own risk r_i as the score. */
@@ -305,13 +308,16 @@ export function evaluate(scenarios: readonly ScoredScenario[], options: Evaluate
     curves['fitted (out-of-fold)'] = fit.curves;
   }
 
-  const rate = (kind: LabelKind) => baseRate(scenarios.map((s) => labelOf(s, kind)));
+  // A semantic label's rate is over the scenarios with a verdict, and only when the replay asked for verdicts.
+  const rate = (kind: LabelKind) => baseRate(scenarios.filter((s) => labelKnown(s, kind)).map((s) => labelOf(s, kind)));
+  const checked = scenarios.some((s) => s.semantic !== undefined);
+  const rated = LABEL_KINDS.filter((kind) => checked || !isSemanticLabel(kind));
   return {
     label: options.label,
     scenarios: scenarios.length,
     positives: labels.filter(Boolean).length,
     baseRate: baseRate(labels),
-    labelRates: { textual: rate('textual'), manual: rate('manual'), any: rate('any'), collided: rate('collided') },
+    labelRates: Object.fromEntries(rated.map((kind) => [kind, rate(kind)])) as Evaluation['labelRates'],
     thresholds,
     bins,
     channels,

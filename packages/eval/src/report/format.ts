@@ -6,6 +6,9 @@ export const LABEL_NAMES: Readonly<Record<LabelKind, string>> = {
   manual: 'needed manual resolution',
   any: 'textual conflict or manual resolution',
   collided: 'collided at any point',
+  semantic: 'merged cleanly into a program with new type errors',
+  'textual+semantic': 'textual conflict or semantic break',
+  'collided+semantic': 'collided at any point or semantic break',
 };
 
 /** A figure with `digits` decimals, or "–" when undefined. */

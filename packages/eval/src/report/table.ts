@@ -2,6 +2,7 @@
  * The human table and the Markdown report: one row per scorer (each channel alone, each
  * weighting, its merge-less variant and ablations, the fitted model), figures side by side.
  */
+import type { SemanticFigures } from '../measure/semantic.js';
 import type { ForecastModel } from '@airspace/core';
 import type { EarlyWarning, Evaluation, Metrics } from '../measure/evaluate.js';
 import type { CorpusEvaluation } from '../measure/corpus.js';
@@ -25,6 +26,8 @@ export interface ReportContext {
   readonly earlyEvaluations?: readonly { readonly fraction: number; readonly evaluation: Evaluation }[];
   /** Foresight figures per observation (see measure/foresight.ts). */
   readonly foresight?: readonly ForesightObservation[];
+  /** The semantic check's verdicts per fraction (full diffs first), when the replay asked for them. */
+  readonly semantic?: readonly SemanticFigures[];
 }
 
 export interface Row {
@@ -94,7 +97,7 @@ function summaryLines(e: Evaluation, ctx: ReportContext): string[] {
   return [
     `repository ${ctx.repository} at ${ctx.head.slice(0, 12)}`,
     `merges examined ${ctx.merges} · scenarios ${e.scenarios}${ctx.fromCache ? ` (${ctx.fromCache} from cache)` : ''} · skipped ${skipped || 'none'}`,
-    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}`,
+    `label: ${LABEL_NAMES[e.label]} · positives ${e.positives} (${pct(e.baseRate)}) · textual ${pct(e.labelRates.textual)} · manual ${pct(e.labelRates.manual)} · collided at any point ${pct(e.labelRates.collided)}${e.labelRates.semantic !== undefined ? ` · semantic ${pct(e.labelRates.semantic)}` : ''}`,
     `thresholds τ_TA ${e.thresholds.traffic} · τ_RA ${e.thresholds.resolution} · ECE over ${e.bins} equal-width bins · recency ${
       ctx.recency
         ? ctx.recency.halfLifeHours === null
@@ -130,6 +133,22 @@ function earlyLines(ctx: ReportContext): string[] {
   });
 }
 
+/** The semantic check's verdicts per fraction: prevalence, and what was not checked and why. */
+export function semanticLines(ctx: ReportContext): string[] {
+  return (ctx.semantic ?? []).map((f) => {
+    const why = Object.entries(f.notCheckedBy)
+      .sort((a, b) => b[1] - a[1])
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ');
+    const prevalence = f.prevalence === null ? '–' : `${(f.prevalence * 100).toFixed(1)}%`;
+    return (
+      `semantic, ${fractionTitle(f.fraction)}: ${f.semantic} broken (observed or final) of ${f.scenarios} scenarios, prevalence ${prevalence}; ` +
+      `observed merges ${f.broken} broken, ${f.clear} clear, ${f.conflict} conflicting, ${f.notChecked} not checked${why ? ` (${why})` : ''}; ` +
+      `${f.unlabelled} left out of the figures for want of a verdict`
+    );
+  });
+}
+
 /** "weight 0" lines of the fits (full diffs and each early fraction). */
 function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
   const fits = [
@@ -143,6 +162,8 @@ function zeroWeightLines(e: Evaluation, ctx: ReportContext): string[] {
 
 export function formatTable(e: Evaluation, ctx: ReportContext): string {
   const out = [...summaryLines(e, ctx), '', textTable(rowsOf(e))];
+  const semantic = semanticLines(ctx);
+  if (semantic.length) out.push('', ...semantic);
   const ablations = ablationRows(e);
   if (ablations.length) out.push('', 'leave-one-channel-out', textTable(ablations));
   for (const { fraction, evaluation } of ctx.earlyEvaluations ?? [])
@@ -178,6 +199,8 @@ export function formatMarkdown(e: Evaluation, ctx: ReportContext, plots: readonl
   if (early.length) out.push('', '## Early warning', '', ...early.map((l) => `- ${l}`));
   const foresight = foresightText(ctx.foresight ?? []);
   if (foresight.length) out.push('', '## Foresight', '', '```text', ...foresight, '```');
+  const semantic = semanticLines(ctx);
+  if (semantic.length) out.push('', '## Semantic label', '', ...semantic.map((l) => `- ${l}`));
   out.push('', '## Weights', '', ...e.weightings.map((w) => `- ${weightLine(w.name, w.weights, w.leak)}`));
   if (e.fit) {
     out.push(`- ${weightLine('fitted', e.fit.weights, e.fit.leak)}`);

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IntentMode, ScenarioLabels, Skipped } from '../extract/scenario.js';
+import type { IntentMode, ScenarioLabels, SemanticCheck, Skipped } from '../extract/scenario.js';
 
 /** What a replay keeps of a scenario: small, so thousands fit in memory. */
 export interface ScoredScenario {
@@ -26,6 +26,8 @@ export interface ScoredScenario {
   readonly labels: ScenarioLabels;
   /** git's merge of the observed states conflicts (the merge channel's question, asked for the label). */
   readonly observedConflict?: boolean;
+  /** The typecheck channel's verdict on the observed states' merge (with a semantic label). */
+  readonly semantic?: SemanticCheck;
   /** Each side declared its eventual files or directories at the observation (`--intent`). */
   readonly intent?: IntentMode;
   /** r_i per channel id. */
