@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoFixture, type RepoFixture } from '@airspace/git/fixture';
 import { generateRepo } from '@airspace/bench';
+import { DEFER_INDEX_FILES } from '@airspace/scanner';
 import { airspace, type Run } from './run-cli.js';
 import { ENGINE_ENV, stopEngines } from './engines.js';
 
@@ -143,7 +144,8 @@ describe('the first check on a repository never scanned does not wait for an ind
     'answers in part at once however long it may wait; once facts are cached, a first check waits for them',
     { timeout: 240_000 },
     async () => {
-      const own = generateRepo({ files: 40, seed: 11 }).files as Record<string, string>;
+      // Larger than DEFER_INDEX_FILES: a smaller repository's index is built within the first answer's wait.
+      const own = generateRepo({ files: DEFER_INDEX_FILES + 200, seed: 11 }).files as Record<string, string>;
       fresh = createRepoFixture(own, { epoch: Math.floor(Date.now() / 1000) - 600 });
       const [shared] = Object.keys(own)
         .filter((p) => p.endsWith('.ts') && !p.endsWith('index.ts'))

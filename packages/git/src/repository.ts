@@ -6,6 +6,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { END_OF_OPTIONS, GitError, isOptionLike, runGit, runGitRaw } from './exec.js';
 import { GitSourceError, noCommitsYet, noDefaultBase, noSuchDirectory, notARepository, unknownBase } from './problems.js';
+import { readRegularFileSync } from './worktree-file.js';
 
 export interface RepositoryInfo {
   /** Identity shared by every worktree of the repository: its common git directory. */
@@ -158,4 +159,15 @@ export function creationTime(gitDir: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How many entries the work tree's index holds, read from its header: the repository's size at
+ * the cost of one small read, before anything is listed. Undefined when there is no readable
+ * index (a bare repository, a damaged file).
+ */
+export function indexEntryCount(gitDir: string): number | undefined {
+  const read = readRegularFileSync(join(gitDir, 'index'));
+  if (!('content' in read) || read.content.length < 12 || read.content.toString('latin1', 0, 4) !== 'DIRC') return undefined;
+  return read.content.readUInt32BE(8);
 }

@@ -1,6 +1,7 @@
 export {
   createScanner,
   scanRepository,
+  DEFER_INDEX_FILES,
   FIRST_ANSWER_WAIT_MS,
   WARMING_UP,
   type ScannedState,

@@ -23,6 +23,7 @@ import {
 } from '@airspace/core';
 import type { ChannelSet } from '@airspace/config';
 import {
+  indexEntryCount,
   loadAgents,
   openRepository,
   parseSourceSpec,
@@ -115,6 +116,12 @@ export const WARMING_UP = 'WARMING_UP';
  * default (ms): reading the agents counts, so that its answer comes within 2 s.
  */
 export const FIRST_ANSWER_WAIT_MS = 750;
+
+/**
+ * A repository never scanned with more files than this (its index's entries) builds its index
+ * after the first answer; a smaller one within the first answer's wait.
+ */
+export const DEFER_INDEX_FILES = 1000;
 
 /** Services that need the index or the mined history, not ready at once on a repository never scanned. */
 const SLOW_SERVICES: readonly string[] = [...ANALYSIS_SERVICES, 'coChange', 'pastConflicts'];
@@ -518,9 +525,14 @@ async function awaitServices(
   const slow = SLOW_SERVICES.filter((s) => needs.has(s) && !(parser?.unavailable && (ANALYSIS_SERVICES as readonly string[]).includes(s)));
   const warmKey = JSON.stringify([loaded.base.commit, slow]);
   const cold = extra.firstAnswerMs !== undefined && slow.length > 0 && state.warmFor !== warmKey;
-  // Never scanned (no facts cached): the index cannot be ready within the wait, and building it
-  // now would slow this answer (its parse threads take the cores): it starts once this is scored.
-  const deferred = cold && needs.has('importGraph') && !(await state.analysis.factsCached(input.setup.repository.root).catch(() => true));
+  // Never scanned (no facts cached) and large: the index cannot be ready within the wait, and
+  // building it now would slow this answer (its parse threads take the cores): it starts once this
+  // is scored. A small repository's index is ready within the wait: the first answer is whole.
+  const deferred =
+    cold &&
+    needs.has('importGraph') &&
+    (indexEntryCount(input.setup.repository.gitDir) ?? Infinity) > DEFER_INDEX_FILES &&
+    !(await state.analysis.factsCached(input.setup.repository.root).catch(() => true));
   const { work, release } = queueIndexWork(
     state.indexing,
     async () => {
