@@ -23,7 +23,8 @@ import type { ChannelBreakdown, Forecast, ForecastSignal, Level } from './scan-t
 export const SHARED_FILES_SIGNAL = 'shared-files';
 
 /** The channel whose risk says git's merge of the two current states conflicts: a forecast is for pairs it clears. */
-const MERGE_CHANNEL = 'merge';
+/** The merge channel's id: git's own verdict on a pair's states, which several rules read apart. */
+export const MERGE_CHANNEL = 'merge';
 
 export interface ForecastModel {
   /** What the probability is the probability of (the eval label it was fitted on). */

@@ -177,7 +177,7 @@ describe('a repository without a tsconfig', () => {
       const run = await runEval({ repo: repo.dir, scorer: scorer(), label: 'semantic', cacheDir: false });
       const full = run.context.semantic?.find((f) => f.fraction === 1);
       expect(full).toMatchObject({ scenarios: 1, broken: 0, clear: 0, notChecked: 1, unlabelled: 1, prevalence: null });
-      expect(Object.keys(full!.notCheckedBy)).toEqual(['no tsconfig.json in the merged tree']);
+      expect(Object.keys(full!.notCheckedBy)).toEqual(['no tsconfig.json in the merged tree and no Python file changed']);
       expect(run.scored.get(1)).toEqual([]);
       expect(run.evaluation.scenarios).toBe(0);
       expect(existsSync(join(repo.dir, '.git', 'airspace'))).toBe(false);

@@ -6,6 +6,7 @@ import {
   classifyRisk,
   DEFAULT_ESCALATION,
   gitSeesConflict,
+  MERGE_CHANNEL,
   noisyOr,
   pairProbability,
   type PairHistory,
@@ -33,9 +34,6 @@ import {
   type ReliabilityBin,
   type RocPoint,
 } from './metrics.js';
-
-/** The channel that is exact for textual conflicts by construction. */
-export const MERGE_CHANNEL = 'merge';
 
 export interface Metrics {
   readonly n: number;

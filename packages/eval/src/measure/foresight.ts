@@ -14,13 +14,14 @@ import {
   type ForecastModel,
   type Precision,
   type Thresholds,
+  MERGE_CHANNEL,
 } from '@airspace/core';
 import { dissolveReason, type DissolveReason } from '../extract/history.js';
 import { labelOf, type IntentMode, type LabelKind } from '../extract/scenario.js';
 import type { ScoredScenario } from '../score/cache.js';
 import { crossValidateNoisyOr, regularised, type Regularisation } from '../fit/noisy-or.js';
 import type { ChannelInfo } from '../score/scorer.js';
-import { combine, isVisible, MERGE_CHANNEL, metricsOf, type Metrics, type Weighting } from './evaluate.js';
+import { combine, isVisible, metricsOf, type Metrics, type Weighting } from './evaluate.js';
 import { averagePrecision, confusion, DEFAULT_CALIBRATION_BINS, median } from './metrics.js';
 
 /** One scorer's scores over the scenarios (parallel arrays). */
