@@ -259,10 +259,16 @@ async function gitSignature(commonDir: string): Promise<string> {
 
 /**
  * When a burst of events is reported: `debounceMs` after its last event, or, for the first event
- * after a quiet period, `leadingMs` after it (a timer later events do not push back); an event
- * within `debounceMs` of the last report is part of a burst.
+ * after a quiet period that may `lead` (a saved file), `leadingMs` after it (a timer later file
+ * events do not push back); an event within `debounceMs` of the last report is part of a burst.
+ * A change of git's state (a new worktree, a checkout) never leads, and ends a leading wait: what
+ * comes with it (the new worktree's files) is written over the next moments, and is read with it.
  */
-function quietPeriod(debounceMs: number, leadingMs: number | undefined, report: () => void): { schedule(): void; cancel(): void } {
+function quietPeriod(
+  debounceMs: number,
+  leadingMs: number | undefined,
+  report: () => void,
+): { schedule(lead: boolean): void; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   let lastReport = -Infinity;
   let leading = false;
@@ -273,10 +279,10 @@ function quietPeriod(debounceMs: number, leadingMs: number | undefined, report: 
     report();
   };
   return {
-    schedule() {
-      if (leading) return;
+    schedule(lead) {
+      if (leading && lead) return;
       if (timer) clearTimeout(timer);
-      leading = !timer && leadingMs !== undefined && performance.now() - lastReport >= debounceMs;
+      leading = lead && !timer && leadingMs !== undefined && performance.now() - lastReport >= debounceMs;
       timer = setTimeout(fire, leading ? leadingMs : debounceMs);
     },
     cancel: () => clearTimeout(timer),
@@ -397,14 +403,14 @@ function createPendingReport(
     onChange(change);
   };
   const quiet = quietPeriod(debounceMs, leadingMs, flush);
-  const schedule = (): void => {
-    if (!isClosed()) quiet.schedule();
+  const schedule = (lead: boolean): void => {
+    if (!isClosed()) quiet.schedule(lead);
   };
   return {
     changedAll(reason: string): void {
       events++;
       all ??= reason;
-      schedule();
+      schedule(false);
     },
     changedPath(worktree: string, path: string): void {
       events++;
@@ -412,7 +418,7 @@ function createPendingReport(
       if (!set) paths.set(worktree, (set = new Set()));
       set.add(path);
       firstReason ??= join(worktree, path);
-      schedule();
+      schedule(true);
     },
     events: (): number => events,
     cancel: () => quiet.cancel(),

@@ -180,6 +180,20 @@ describe('createChangeTracker', () => {
     if (!second.all) expect(Object.values(second.paths).flat()).toContain('src/b.ts');
   });
 
+  it('never answers a change of git state early: a new worktree and its files come as one change', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const targets = await watchTargets(repo.dir);
+    const changes: TrackedChange[] = [];
+    tracker = createChangeTracker({ ...targets, debounceMs: 1500, leadingMs: 20, pollMs: 60_000, onChange: (c) => changes.push(c) });
+    await sleep(100);
+    // Created and edited at once: an early answer would read the worktree before its edit.
+    repo.worktree('carol').write('src/a.ts', 'carol\n');
+    await sleep(700);
+    expect(changes).toEqual([]);
+    await until('the new worktree', () => changes.length > 0, 10_000);
+    expect(changes[0]!.all).toBe(true);
+  });
+
   it('attributes a file of a worktree nested in another to the nested one only', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'a\n', '.gitignore': '.worktrees/\n' });
     repo.git('worktree', 'add', '-q', '-b', 'inner', join(repo.dir, '.worktrees', 'inner'));
