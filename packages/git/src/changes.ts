@@ -118,6 +118,9 @@ export interface TreeWatch {
   close(): void;
 }
 
+/** How long one slice of setting up a tree's watches may hold the event loop (ms). */
+const ARM_SLICE_MS = 15;
+
 /** Codes that mean a directory went away or cannot be read, not that watching failed. */
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'EPERM', 'EACCES']);
 
@@ -165,7 +168,11 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
       return undefined;
     }
   };
-  const arm = (rel: string, announce: boolean): void => {
+  /** Directories still to watch, in order: armed in slices so that a large tree never holds the event loop. */
+  let queue: Array<{ rel: string; announce: boolean }> = [];
+  let head = 0;
+  let draining = false;
+  const armOne = (rel: string, announce: boolean): void => {
     if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return;
     const dir = rel === '' ? root : join(root, rel);
     const ino = inode(rel);
@@ -192,9 +199,29 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
     }
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) arm(child, announce);
+      if (entry.isDirectory()) queue.push({ rel: child, announce });
       else if (announce) options.onEvent(child);
     }
+  };
+  // Watching a large tree takes seconds (a readdir, an lstat and a watch per directory: 1.4 s for
+  // three worktrees of a 27,000-file repository); done at once it would hold every answer of the
+  // engine that long. A small tree is watched before `watchTree` returns; a large one in slices of
+  // ARM_SLICE_MS, between which other work runs. An event missed meanwhile is not lost: the
+  // engine compares with git before it answers (its freshness stamp).
+  const drain = (): void => {
+    const until = performance.now() + ARM_SLICE_MS;
+    while (head < queue.length && !closed) {
+      const next = queue[head++]!;
+      armOne(next.rel, next.announce);
+      if (performance.now() > until) break;
+    }
+    if (head === queue.length) ((queue = []), (head = 0));
+    draining = head < queue.length && !closed;
+    if (draining) setImmediate(drain);
+  };
+  const arm = (rel: string, announce: boolean): void => {
+    queue.push({ rel, announce });
+    if (!draining) drain();
   };
   const changed = (dir: string, name: string | undefined): void => {
     if (closed) return;
