@@ -226,7 +226,8 @@ describe('typecheck channel, Python: not checked says why, never clear', () => {
   it('pyright missing, pyright failing, a time limit', async () => {
     const missing = await scoreAll(['signature'], { pyright: join(dir, 'absent.js') });
     const failing = await scoreAll(['signature'], { pyright: join(dir, 'broken.js') });
-    const late = await scoreAll(['sideBroken'], { timeLimitMs: 1, importerDepth: 5 }); // another key: not the cached result
+    // Another key and another checker: neither the pair's result nor its files' errors are cached.
+    const late = await scoreAll(['sideBroken'], { timeLimitMs: 1, importerDepth: 5, pyright: join(dir, 'broken.js') });
     for (const [s, why] of [
       [late.get('sideBroken')!, /time limit reached/],
       [missing.get('signature')!, /the Python type checker \(npm package pyright\) is not installed/],
@@ -252,24 +253,27 @@ describe('typecheck channel, Python: the pairs of one scan', () => {
     try {
       const channel = typecheckChannel();
       const ctx = {
-        options: { ...channel.defaultOptions!, pyright: join(dir, 'quiet.cjs') },
+        options: { ...channel.defaultOptions!, timeLimitMs: 90_000, budgetMs: 90_000, pyright: join(dir, 'quiet.cjs') },
         now: Date.now(),
         logger: silent,
         services: { git: loaded.git },
         repository: { id: 'test', root: repo.dir },
       };
-      const three = ['signature-a', 'renamed-a', 'dataclass-a'].map((id) => loaded.agents.find((x) => x.id === id)!);
-      const prepared = await channel.prepare!(three, ctx);
+      const six = ['signature-a', 'signature-b', 'renamed-a', 'renamed-b', 'dataclass-a', 'dataclass-b'].map((id) =>
+        loaded.agents.find((x) => x.id === id)!,
+      );
+      const prepared = await channel.prepare!(six, ctx);
       for (const [x, y] of [
         [0, 1],
-        [0, 2],
-        [2, 1], // the other order than prepared
+        [2, 3],
+        [5, 4], // the other order than prepared
       ] as const) {
-        const s = await channel.score(three[x]!, three[y]!, { ...ctx, prepared });
+        const s = await channel.score(six[x]!, six[y]!, { ...ctx, prepared });
         expect(s.evidence.map((e) => e.kind)).toEqual(['typecheck-clean']);
       }
-      // One run for the three merges (each changes two files).
-      expect(readFileSync(join(dir, 'runs.log'), 'utf8')).toBe('6\n');
+      // One run for the merges of the 15 pairs: the three above each ask for the new file that
+      // reads the other side's change; no file of the other pairs reads both sides' changes.
+      expect(readFileSync(join(dir, 'runs.log'), 'utf8')).toBe('3\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
