@@ -133,6 +133,12 @@ describe('the semantic label', () => {
       expect(labelOf(s, 'semantic')).toBe(false);
       expect(labelKnown(s, 'semantic')).toBe(true);
     }
+    // Sides whose changes no file reaches both of are clear without the compiler; the others are compiled.
+    const pruned = (merge: string) => (m.get(merge)!.semantic as { pruned?: true }).pruned === true;
+    expect(pruned(fx.merges.unrelated)).toBe(true);
+    expect(pruned(fx.merges.brokenBase)).toBe(true);
+    expect(pruned(fx.merges.identical)).toBe(false);
+    expect(pruned(fx.merges.broken)).toBe(false);
   });
 
   it('reports its prevalence per fraction, and evaluates under textual ∪ semantic', () => {
