@@ -68,7 +68,7 @@ const isOtherCheckerInput = (path: string): boolean => /\.(?:d\.[mc]?ts|json|pyi
  * top-level import or export: its declarations are global), `declare global`, `declare module`
  * (an augmentation or an ambient module), a triple-slash reference.
  */
-export function reachesGlobally(text: string): boolean {
+function reachesGlobally(text: string): boolean {
   return !/^\s*(?:import|export)\b/m.test(text) || /^\s*(?:export\s+)?declare\s+(?:global|module)\b|^\s*\/\/\/\s*<reference\b/m.test(text);
 }
 
