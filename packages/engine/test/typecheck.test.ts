@@ -12,7 +12,9 @@ import { EngineCore, scanInProcess } from '../src/questions.js';
 
 const ls = (...l: string[]) => l.join('\n') + '\n';
 const project = {
-  'tsconfig.json': ls('{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }'),
+  'tsconfig.json': ls(
+    '{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }',
+  ),
   'package.json': ls('{ "name": "shop", "private": true, "type": "module" }'),
   'src/session.ts': ls('export function createSession(user: string): string {', '  return user;', '}'),
   'src/notes.ts': ls(...Array.from({ length: 20 }, (_, i) => `export const note${i + 1} = ${i + 1};`)),
@@ -54,49 +56,53 @@ function gate(held: boolean) {
 }
 
 describe('type-checks in the background', () => {
-  it("answers while the compiler's thread is held in a check, says the pair is still being checked, then reads the compiler", { timeout: 120_000 }, async () => {
-    const repo = createRepoFixture(project);
-    const thread = gate(true);
-    let ended = 0;
-    const core = new EngineCore({
-      commonDir: join(repo.dir, '.git'),
-      resident: true,
-      typecheckThread: { hold: thread.hold },
-      onTypecheck: () => ended++,
-    });
-    try {
-      const frank = pair(repo);
-      const first = await core.scanFor({ cwd: frank.dir });
-      expect(typecheckOf(first)).toMatchObject({ risk: 0, pending: true });
-      expect(first.problems.find((p) => p.code === 'TYPECHECK_PENDING')?.message).toMatch(/erin and frank is still being checked/);
-      // The compiler's thread has the check, and is held in it.
-      await until(() => thread.started() > 0);
-      expect(thread.started()).toBe(1);
-      // Meanwhile an agent's check, the editor's scan and an agent's advisories are answered; the
-      // repeated question starts no second check.
-      const check = await core.check({ cwd: frank.dir, target: 'src/session.ts', lines: '1-1' });
-      expect(check.conflicts.find((c) => c.with === 'erin')?.level).toBe('resolution');
-      const editor = await core.editorScan({ cwd: frank.dir });
-      expect(typecheckOf(editor)).toMatchObject({ pending: true });
-      const advisories = await core.advisories({ cwd: frank.dir });
-      expect(advisories.problems.map((p) => p.code)).toContain('TYPECHECK_PENDING');
-      expect(ended).toBe(0);
+  it(
+    "answers while the compiler's thread is held in a check, says the pair is still being checked, then reads the compiler",
+    { timeout: 120_000 },
+    async () => {
+      const repo = createRepoFixture(project);
+      const thread = gate(true);
+      let ended = 0;
+      const core = new EngineCore({
+        commonDir: join(repo.dir, '.git'),
+        resident: true,
+        typecheckThread: { hold: thread.hold },
+        onTypecheck: () => ended++,
+      });
+      try {
+        const frank = pair(repo);
+        const first = await core.scanFor({ cwd: frank.dir });
+        expect(typecheckOf(first)).toMatchObject({ risk: 0, pending: true });
+        expect(first.problems.find((p) => p.code === 'TYPECHECK_PENDING')?.message).toMatch(/erin and frank is still being checked/);
+        // The compiler's thread has the check, and is held in it.
+        await until(() => thread.started() > 0);
+        expect(thread.started()).toBe(1);
+        // Meanwhile an agent's check, the editor's scan and an agent's advisories are answered; the
+        // repeated question starts no second check.
+        const check = await core.check({ cwd: frank.dir, target: 'src/session.ts', lines: '1-1' });
+        expect(check.conflicts.find((c) => c.with === 'erin')?.level).toBe('resolution');
+        const editor = await core.editorScan({ cwd: frank.dir });
+        expect(typecheckOf(editor)).toMatchObject({ pending: true });
+        const advisories = await core.advisories({ cwd: frank.dir });
+        expect(advisories.problems.map((p) => p.code)).toContain('TYPECHECK_PENDING');
+        expect(ended).toBe(0);
 
-      thread.release();
-      await until(() => ended > 0);
-      expect(ended).toBe(1);
-      const later = await core.scanFor({ cwd: frank.dir });
-      expect(typecheckOf(later)).toMatchObject({ risk: 1 });
-      expect(typecheckOf(later)!.pending).toBeUndefined();
-      expect(typecheckOf(later)!.evidence[0]!.message).toMatch(/src\/login\.ts:3 TS2554 Expected 2 arguments, but got 1/);
-      expect(later.problems.map((p) => p.code)).not.toContain('TYPECHECK_PENDING');
-      expect(thread.started()).toBe(1);
-    } finally {
-      thread.release();
-      await core.dispose();
-      repo.dispose();
-    }
-  });
+        thread.release();
+        await until(() => ended > 0);
+        expect(ended).toBe(1);
+        const later = await core.scanFor({ cwd: frank.dir });
+        expect(typecheckOf(later)).toMatchObject({ risk: 1 });
+        expect(typecheckOf(later)!.pending).toBeUndefined();
+        expect(typecheckOf(later)!.evidence[0]!.message).toMatch(/src\/login\.ts:3 TS2554 Expected 2 arguments, but got 1/);
+        expect(later.problems.map((p) => p.code)).not.toContain('TYPECHECK_PENDING');
+        expect(thread.started()).toBe(1);
+      } finally {
+        thread.release();
+        await core.dispose();
+        repo.dispose();
+      }
+    },
+  );
 
   it('starts a check asked for while the index warms up only once the index has settled', { timeout: 120_000 }, async () => {
     const repo = createRepoFixture(project);

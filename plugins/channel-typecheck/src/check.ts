@@ -355,7 +355,9 @@ export function checkPair(input: CheckInput): CheckResult {
 /** `checkPair` with the compiler loaded: in the thread that calls it (not checked when it is not installed). */
 export async function checkWithCompiler(input: Omit<CheckInput, 'ts'>): Promise<CheckResult> {
   const ts = await loadTypeScript();
-  return ts ? checkPair({ ...input, ts }) : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' };
+  return ts
+    ? checkPair({ ...input, ts })
+    : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' };
 }
 
 /** Which side wrote the breaking line, and which change of the other side breaks it. */

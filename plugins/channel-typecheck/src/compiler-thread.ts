@@ -112,7 +112,7 @@ export class CompilerThread {
   private checkNow(input: ThreadCheckInput, texts: BlobTexts, timeLimitMs: number): Promise<CheckResult> {
     const worker = (this.worker ??= this.start());
     let reset = false;
-    if (this.sent.size >= MAX_SENT) (this.sent = new Set(), (reset = true));
+    if (this.sent.size >= MAX_SENT) ((this.sent = new Set()), (reset = true));
     const fresh: [string, string][] = [];
     for (const listing of [input.trees.merge, input.trees.a, input.trees.b, input.trees.base])
       for (const [path, id] of listing) {
