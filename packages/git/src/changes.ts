@@ -26,6 +26,13 @@ export type TrackedChange =
   /** Only these files changed: worktree directory → repository-relative paths (forward slashes). */
   | { readonly all: false; readonly reason: string; readonly paths: Readonly<Record<string, readonly string[]>> };
 
+/** Changes seen so far: those that call for reading everything, and those of each worktree's files. */
+export interface EventCounts {
+  readonly all: number;
+  /** Worktree directory (as given to the tracker) → changes of its files. */
+  readonly worktrees: ReadonlyMap<string, number>;
+}
+
 export interface ChangeTrackerOptions {
   /** Work trees to watch (agents come and go: see `setWorktrees`). */
   readonly worktrees: readonly string[];
@@ -59,6 +66,12 @@ export interface ChangeTracker {
    * directories changed since then (the engine answers without asking git).
    */
   readonly events: () => number;
+  /**
+   * The same count by where the changes were: those that call for reading everything (git's
+   * directory, a worktree that went) and, per worktree, its files. A worktree whose count did
+   * not move since a moment had no file event since then.
+   */
+  readonly eventCounts: () => EventCounts;
   readonly watching: () => readonly string[];
   /** Directories followed by file events now (0 while polling). */
   readonly directories: () => number;
@@ -398,6 +411,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     },
     mode: () => (polling ? 'poll' : 'watch'),
     events: report.events,
+    eventCounts: report.counts,
     watching: () => (polling ? [] : [...watchers.keys()]),
     directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
     lostTrack: () => lostTrack,
@@ -425,6 +439,8 @@ function createPendingReport(
   let paths = new Map<string, Set<string>>();
   let firstReason: string | undefined;
   let events = 0;
+  let allEvents = 0;
+  const byWorktree = new Map<string, number>();
   const flush = (): void => {
     if (isClosed()) return;
     const reason = all ?? firstReason ?? 'change';
@@ -444,11 +460,13 @@ function createPendingReport(
   return {
     changedAll(reason: string): void {
       events++;
+      allEvents++;
       all ??= reason;
       schedule(false);
     },
     changedPath(worktree: string, path: string): void {
       events++;
+      byWorktree.set(worktree, (byWorktree.get(worktree) ?? 0) + 1);
       let set = paths.get(worktree);
       if (!set) paths.set(worktree, (set = new Set()));
       set.add(path);
@@ -456,6 +474,7 @@ function createPendingReport(
       schedule(true);
     },
     events: (): number => events,
+    counts: (): EventCounts => ({ all: allEvents, worktrees: new Map(byWorktree) }),
     cancel: () => quiet.cancel(),
   };
 }

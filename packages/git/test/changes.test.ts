@@ -165,6 +165,25 @@ describe('createChangeTracker', () => {
     await until('the commit', () => changes.some((c) => c.all));
   });
 
+  it("counts events by where they were: a save moves its worktree's count alone, a commit the count of everything", async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    const alice = repo.worktree('alice');
+    const bob = repo.worktree('bob');
+    const changes = await start(repo);
+    await sleep(100);
+    const count = (dir: string) =>
+      [...tracker!.eventCounts().worktrees].filter(([d]) => realpathSync(d) === realpathSync(dir)).reduce((n, [, c]) => n + c, 0);
+    const before = tracker!.eventCounts();
+    alice.write('src/a.ts', 'a2\n');
+    await until('the save', () => changes.length > 0);
+    expect(count(alice.dir)).toBeGreaterThan(0);
+    expect(count(bob.dir)).toBe(0);
+    expect(count(repo.dir)).toBe(0);
+    expect(tracker!.eventCounts().all).toBe(before.all);
+    bob.commit('bob');
+    await until('the commit', () => tracker!.eventCounts().all > before.all);
+  });
+
   it('answers a save after a quiet period at once (leadingMs), and the rest of a burst once it is over', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
     const alice = repo.worktree('alice');
