@@ -123,6 +123,8 @@ export interface TreeWatchOptions {
   readonly onLost: (error: NodeJS.ErrnoException) => void;
   /** Force one watch per directory (the default where the platform has no recursive watch by path). */
   readonly perDirectory?: boolean;
+  /** How long one slice of setting up watches may hold the event loop (ms, default ARM_SLICE_MS). */
+  readonly sliceMs?: number;
 }
 
 export interface TreeWatch {
@@ -133,23 +135,27 @@ export interface TreeWatch {
 
 /** How long one slice of setting up a tree's watches may hold the event loop (ms). */
 const ARM_SLICE_MS = 15;
+/** How many directories a slice watches at least, whatever the time. */
+const SLICE_MIN_ITEMS = 256;
 
 /**
- * `work` for each item pushed, in order, in slices of at most ARM_SLICE_MS between which the event
- * loop runs: a small batch is done before the first push returns, a large one goes on after it.
+ * `work` for each item pushed, in order, in slices of SLICE_MIN_ITEMS items or `sliceMs`, whichever
+ * is more, between which the event loop runs: a small batch is done before the first push
+ * returns, a large one goes on after it.
  * Items pushed by `work` itself join the queue.
  */
-function inSlices<A, B>(work: (a: A, b: B) => void, stopped: () => boolean): (a: A, b: B) => void {
+function inSlices<A, B>(work: (a: A, b: B) => boolean, stopped: () => boolean, sliceMs: number): (a: A, b: B) => void {
   let queue: Array<[A, B]> = [];
   let head = 0;
   let draining = false;
   const drain = (): void => {
     draining = true;
-    const until = performance.now() + ARM_SLICE_MS;
-    while (head < queue.length && !stopped()) {
+    const until = performance.now() + sliceMs;
+    for (let done = 0; head < queue.length && !stopped();) {
       const [a, b] = queue[head++]!;
-      work(a, b);
-      if (performance.now() > until) break;
+      if (work(a, b)) done++;
+      // At least SLICE_MIN_ITEMS directories a slice: a small tree is watched at once however loaded the machine.
+      if (done >= SLICE_MIN_ITEMS && performance.now() > until) break;
     }
     if (head === queue.length || stopped()) ((queue = []), (head = 0));
     draining = queue.length > 0;
@@ -208,17 +214,18 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
       return undefined;
     }
   };
-  const armOne = (rel: string, announce: boolean): void => {
-    if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return;
+  /** Watches one directory and queues its subdirectories; false when there was nothing to watch. */
+  const armOne = (rel: string, announce: boolean): boolean => {
+    if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return false;
     const dir = rel === '' ? root : join(root, rel);
     const ino = inode(rel);
-    if (ino === undefined) return;
+    if (ino === undefined) return false;
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { persistent: true }, (_event, name) => changed(rel, name ? String(name) : undefined));
     } catch (error) {
-      if (GONE.has((error as NodeJS.ErrnoException).code ?? '')) return;
-      return lost(error as NodeJS.ErrnoException);
+      if (!GONE.has((error as NodeJS.ErrnoException).code ?? '')) lost(error as NodeJS.ErrnoException);
+      return false;
     }
     watcher.on('error', (error) => {
       const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -231,19 +238,20 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      return;
+      return true;
     }
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) arm(child, announce);
       else if (announce) options.onEvent(child);
     }
+    return true;
   };
   // Watching a large tree takes seconds (a readdir, an lstat and a watch per directory: 1.4 s for
   // three worktrees of a 27,000-file repository); done at once it would hold every answer of the
   // engine that long. An event missed before its directory is watched is not lost: the engine
   // compares with git before it answers (its freshness stamp).
-  const arm = inSlices<string, boolean>(armOne, () => closed);
+  const arm = inSlices<string, boolean>(armOne, () => closed, options.sliceMs ?? ARM_SLICE_MS);
   const changed = (dir: string, name: string | undefined): void => {
     if (closed) return;
     if (name === undefined) return options.onEvent(dir);
