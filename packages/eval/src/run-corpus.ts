@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { DEFAULT_PROBABILITY_MAP } from '@airspace/core';
 import { type CalibrationFile, probabilityCalibration, corpusCalibration } from './calibration.js';
 import { createReplayScorer } from './compose.js';
-import type { IntentMode, LabelKind } from './extract/scenario.js';
+import { isSemanticLabel, type IntentMode, type LabelKind } from './extract/scenario.js';
 import type { Regularisation } from './fit/noisy-or.js';
 import { type CorpusEvaluation, evaluateCorpus } from './measure/corpus.js';
 import type { Weighting } from './measure/evaluate.js';
@@ -50,6 +50,8 @@ export interface RunCorpusOptions {
   /** A single run's Markdown report with plots. */
   readonly outDir?: string;
   readonly maxFiles?: number;
+  /** One semantic check's time limit in ms (default `DEFAULT_SEMANTIC_TIME_LIMIT_MS`), under a semantic label. */
+  readonly semanticTimeLimitMs?: number;
   readonly onProgress?: (repo: string, progress: ReplayProgress) => void;
   /** After each repository's replay. */
   readonly onRepoDone?: () => void;
@@ -134,6 +136,9 @@ function replayOne(
     ...(options.rev ? { rev: options.rev } : {}),
     early: at.early,
     label: options.label,
+    ...(options.semanticTimeLimitMs !== undefined && isSemanticLabel(options.label)
+      ? { semantic: { timeLimitMs: options.semanticTimeLimitMs } }
+      : {}),
     recency,
     ...(options.intent ? { intent: options.intent } : {}),
     ...(single && options.fit

@@ -36,6 +36,7 @@ interface EvalFlags {
   readonly cache: boolean;
   readonly cacheDir?: string;
   readonly maxFiles?: number;
+  readonly semanticTimeLimit?: number;
   readonly halfLife?: string;
   readonly fitOn?: number[];
   readonly fixWeight?: Record<string, number>;
@@ -150,6 +151,11 @@ export function evalCommand(io: Io): Command {
     .option('--no-cache', 'score every scenario again instead of reading cached scores')
     .option('--cache-dir <dir>', 'where scored scenarios are cached (default: inside the git directory)')
     .option('--max-files <n>', 'skip a merge whose side changes more files than this', count)
+    .option(
+      '--semantic-time-limit <seconds>',
+      'under a semantic label, one merge\'s type check is "not checked (time limit)" past this (default 120)',
+      count,
+    )
     .option('--half-life <hours>', 'recency half-life of edits by commit time, or "none" (default: the config\'s)')
     .action((flags: EvalFlags) => runEvalCommand(flags, io));
 }
@@ -227,6 +233,7 @@ function runOptionsOf(flags: EvalFlags, io: Io): RunCorpusOptions {
     ...(flags.cache === false ? { cacheDir: false as const } : flags.cacheDir ? { cacheDir: resolve(flags.cacheDir) } : {}),
     ...(repos.length === 1 && flags.out ? { outDir: resolve(flags.out) } : {}),
     ...(flags.maxFiles !== undefined ? { maxFiles: flags.maxFiles } : {}),
+    ...(flags.semanticTimeLimit !== undefined ? { semanticTimeLimitMs: flags.semanticTimeLimit * 1000 } : {}),
   };
 }
 
