@@ -26,6 +26,13 @@ export type TrackedChange =
   /** Only these files changed: worktree directory → repository-relative paths (forward slashes). */
   | { readonly all: false; readonly reason: string; readonly paths: Readonly<Record<string, readonly string[]>> };
 
+/** Changes seen so far: those that call for reading everything, and those of each worktree's files. */
+export interface EventCounts {
+  readonly all: number;
+  /** Worktree directory (as given to the tracker) → changes of its files. */
+  readonly worktrees: ReadonlyMap<string, number>;
+}
+
 export interface ChangeTrackerOptions {
   /** Work trees to watch (agents come and go: see `setWorktrees`). */
   readonly worktrees: readonly string[];
@@ -59,6 +66,12 @@ export interface ChangeTracker {
    * directories changed since then (the engine answers without asking git).
    */
   readonly events: () => number;
+  /**
+   * The same count by where the changes were: those that call for reading everything (git's
+   * directory, a worktree that went) and, per worktree, its files. A worktree whose count did
+   * not move since a moment had no file event since then.
+   */
+  readonly eventCounts: () => EventCounts;
   readonly watching: () => readonly string[];
   /** Directories followed by file events now (0 while polling). */
   readonly directories: () => number;
@@ -118,6 +131,36 @@ export interface TreeWatch {
   close(): void;
 }
 
+/** How long one slice of setting up a tree's watches may hold the event loop (ms). */
+const ARM_SLICE_MS = 15;
+
+/**
+ * `work` for each item pushed, in order, in slices of at most ARM_SLICE_MS between which the event
+ * loop runs: a small batch is done before the first push returns, a large one goes on after it.
+ * Items pushed by `work` itself join the queue.
+ */
+function inSlices<A, B>(work: (a: A, b: B) => void, stopped: () => boolean): (a: A, b: B) => void {
+  let queue: Array<[A, B]> = [];
+  let head = 0;
+  let draining = false;
+  const drain = (): void => {
+    draining = true;
+    const until = performance.now() + ARM_SLICE_MS;
+    while (head < queue.length && !stopped()) {
+      const [a, b] = queue[head++]!;
+      work(a, b);
+      if (performance.now() > until) break;
+    }
+    if (head === queue.length || stopped()) ((queue = []), (head = 0));
+    draining = queue.length > 0;
+    if (draining) setImmediate(drain);
+  };
+  return (a, b) => {
+    queue.push([a, b]);
+    if (!draining) drain();
+  };
+}
+
 /** Codes that mean a directory went away or cannot be read, not that watching failed. */
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'EPERM', 'EACCES']);
 
@@ -165,7 +208,7 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
       return undefined;
     }
   };
-  const arm = (rel: string, announce: boolean): void => {
+  const armOne = (rel: string, announce: boolean): void => {
     if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return;
     const dir = rel === '' ? root : join(root, rel);
     const ino = inode(rel);
@@ -196,6 +239,11 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
       else if (announce) options.onEvent(child);
     }
   };
+  // Watching a large tree takes seconds (a readdir, an lstat and a watch per directory: 1.4 s for
+  // three worktrees of a 27,000-file repository); done at once it would hold every answer of the
+  // engine that long. An event missed before its directory is watched is not lost: the engine
+  // compares with git before it answers (its freshness stamp).
+  const arm = inSlices<string, boolean>(armOne, () => closed);
   const changed = (dir: string, name: string | undefined): void => {
     if (closed) return;
     if (name === undefined) return options.onEvent(dir);
@@ -363,6 +411,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     },
     mode: () => (polling ? 'poll' : 'watch'),
     events: report.events,
+    eventCounts: report.counts,
     watching: () => (polling ? [] : [...watchers.keys()]),
     directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
     lostTrack: () => lostTrack,
@@ -390,6 +439,8 @@ function createPendingReport(
   let paths = new Map<string, Set<string>>();
   let firstReason: string | undefined;
   let events = 0;
+  let allEvents = 0;
+  const byWorktree = new Map<string, number>();
   const flush = (): void => {
     if (isClosed()) return;
     const reason = all ?? firstReason ?? 'change';
@@ -409,11 +460,13 @@ function createPendingReport(
   return {
     changedAll(reason: string): void {
       events++;
+      allEvents++;
       all ??= reason;
       schedule(false);
     },
     changedPath(worktree: string, path: string): void {
       events++;
+      byWorktree.set(worktree, (byWorktree.get(worktree) ?? 0) + 1);
       let set = paths.get(worktree);
       if (!set) paths.set(worktree, (set = new Set()));
       set.add(path);
@@ -421,6 +474,7 @@ function createPendingReport(
       schedule(true);
     },
     events: (): number => events,
+    counts: (): EventCounts => ({ all: allEvents, worktrees: new Map(byWorktree) }),
     cancel: () => quiet.cancel(),
   };
 }

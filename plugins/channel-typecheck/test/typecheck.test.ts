@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent, ChannelScore, GitChannelService } from '@airspace/core';
 import { loadAgents, type LoadAgentsResult } from '@airspace/git';
 import { createRepoFixture, type FileTree, type RepoFixture } from '@airspace/git/fixture';
+import { messageKey } from '../src/compare.js';
 import { checkInBackground, newErrors, typecheckChannel, type Diag } from '../src/index.js';
 
 let repo: RepoFixture | undefined;
@@ -367,6 +368,30 @@ describe.each(MODES)('typecheck channel (%s): pairs that must stay clear', (mode
     checkedClean(s);
   });
 
+  it('an error in every tree whose union the merge prints in another order', async () => {
+    // TypeScript prints a union's members in the order it met them: the merge checks side a's
+    // file first (which meets "uuid"), a side checks only the erring file, so the same error in
+    // src/use.ts reads '"uuid" | "increment"' in the merge and '"increment" | "uuid"' in the sides.
+    const base = {
+      ...BASE,
+      'src/a.ts': lines('export const a = 1;'),
+      'src/b.ts': lines('export const b = 1;'),
+      'src/use.ts': lines(
+        "import { a } from './a.js';",
+        "import { b } from './b.js';",
+        '',
+        'declare const kind: "increment" | "uuid";',
+        'export const n = a + b + kind.length + kind.should;',
+      ),
+    };
+    const s = await scorePair(
+      { write: { 'src/a.ts': lines('export const u: "uuid" = "uuid";', 'export const a = u.length;') } },
+      { write: { 'src/b.ts': lines('export const b = 2;') } },
+      base,
+    );
+    checkedClean(s);
+  });
+
   it('a side that does not compile alone', async () => {
     const s = await scorePair(
       {
@@ -456,5 +481,29 @@ describe('newErrors', () => {
     expect(newErrors([d(5, 'g(1);')], [[d(5, 'f(1);')], [], []])).toEqual([d(5, 'g(1);')]);
     expect(newErrors([d(5, 'f(1);'), d(7, 'f(1);')], [[], [d(5, 'f(1);')], []])).toEqual([d(7, 'f(1);')]);
     expect(newErrors([d(5, 'f(1);', 2322, 'other')], [[d(5, 'f(1);')], [], []])).toHaveLength(1);
+  });
+  it('matches a message whose unions are printed in another order, at any depth, by its head', () => {
+    const merge = d(
+      5,
+      'k.should;',
+      2339,
+      `Property 'should' does not exist on type '"uuid" | "increment"'.\n  Property 'should' does not exist on type '"uuid"'.`,
+    );
+    const side = d(
+      5,
+      'k.should;',
+      2339,
+      `Property 'should' does not exist on type '"increment" | "uuid"'.\n  Property 'should' does not exist on type '"increment"'.`,
+    );
+    expect(newErrors([merge], [[side], [], []])).toEqual([]);
+    expect(messageKey(`Type 'Promise<B | A>' is not assignable to type '{ k: (D | C)[]; j?: F | E; }'.`)).toBe(
+      messageKey(`Type 'Promise<A | B>' is not assignable to type '{ k: (C | D)[]; j?: E | F; }'.`),
+    );
+    expect(messageKey(`Argument of type '(x: B | A) => void' is not assignable.`)).toBe(
+      messageKey(`Argument of type '(x: A | B) => void' is not assignable.`),
+    );
+    // Other members, or other types, stay other errors.
+    expect(messageKey(`Type 'A | B' is not assignable to type 'C'.`)).not.toBe(messageKey(`Type 'A | D' is not assignable to type 'C'.`));
+    expect(messageKey(`Type '"a | b"' is not assignable.`)).not.toBe(messageKey(`Type '"b | a"' is not assignable.`));
   });
 });
