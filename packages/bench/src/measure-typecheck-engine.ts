@@ -94,8 +94,14 @@ async function warmRuns(): Promise<void> {
       const quiet = await timedCheck();
       if (quiet) line += `, once it answered ${quiet.ms.toFixed(0)} ms`;
       const again = performance.now();
-      const next = await core.scanFor({ cwd: resolve(repo!) });
+      let next = await core.scanFor({ cwd: resolve(repo!) });
       const rescan = performance.now() - again;
+      // A check that met its time limit is tried once more: its answer is the one after.
+      if (said(next) === 'still being checked') {
+        await new Promise<void>((r) => (ended = r));
+        next = await core.scanFor({ cwd: resolve(repo!) });
+        line += ` (tried twice: answer at ${(performance.now() - started).toFixed(0)} ms)`;
+      }
       line += `; compiler's answer at ${answer.toFixed(0)} ms, scan after it ${rescan.toFixed(0)} ms: ${said(next)}`;
       if (i > 0) {
         answers.push(answer);

@@ -53,15 +53,7 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import {
-  bufferDigests,
-  buffersDelta,
-  freshStamp,
-  stampDelta,
-  withBuffers,
-  type RepositoryStamp,
-  type StampDelta,
-} from './freshness.js';
+import { bufferDigests, buffersDelta, freshStamp, stampDelta, withBuffers, type RepositoryStamp, type StampDelta } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
