@@ -53,6 +53,7 @@ const WORKERS = [
   'packages/engine/dist/daemon.js',
   'packages/git/dist/launcher-child.js',
   'packages/lsp-server/dist/engine-worker.js',
+  'plugins/channel-typecheck/dist/check-worker.js',
 ];
 /** Files a registry package loads by path at run time, besides its `.wasm` files (jiti's TypeScript transform). */
 const VENDOR_FILES = { jiti: ['dist/babel.cjs'] };

@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collidingWorktrees } from './editor-session.js';
 import { describeWith, NPM } from './programs.js';
 import { ENV } from './run-cli.js';
+import { ENGINE_ENV } from './engines.js';
+import { createRepoFixture } from '@airspace/git/fixture';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -139,6 +141,39 @@ describeWith(NPM, 'the release (npm run release)', () => {
     expect(channels.stdout, channels.stderr).not.toContain('CONFIG_UNREADABLE');
     expect(channels.stdout).toMatch(/"id": ?"tree"[^}]*"weight": ?0\.33/);
   });
+
+  it("type-checks a pair's merge through the installed CLI's engine, in the compiler's thread (its worker is bundled)", async () => {
+    const ls = (...l: string[]) => l.join('\n') + '\n';
+    const repo = createRepoFixture({
+      'tsconfig.json': ls('{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }'),
+      'package.json': ls('{ "name": "shop", "private": true, "type": "module" }'),
+      'src/session.ts': ls('export function createSession(user: string): string {', '  return user;', '}'),
+    });
+    repo
+      .worktree('erin')
+      .write('src/session.ts', ls('export function createSession(user: string, ttlMs: number): string {', '  return user + ttlMs;', '}'));
+    const frank = repo
+      .worktree('frank')
+      .write('src/login.ts', ls("import { createSession } from './session.js';", '', 'export const token = createSession("frank");'));
+    const env = { ...ENGINE_ENV };
+    try {
+      // The first scans say the pair is still being checked; the compiler's answer follows.
+      let typecheck: { pending?: boolean; evidence: { message: string }[]; problems?: { message: string }[] } | undefined;
+      for (let i = 0; i < 90 && (!typecheck || typecheck.pending); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+        const scan = spawnSync(bin(), ['scan', '--json'], { cwd: frank.dir, env, encoding: 'utf8', timeout: 120_000 });
+        const result = JSON.parse(scan.stdout) as { links: { a: string; b: string; channels: { channel: string }[] }[] };
+        typecheck = result.links
+          .find((l) => l.a === 'erin' && l.b === 'frank')
+          ?.channels.find((c) => c.channel === 'typecheck') as typeof typecheck;
+      }
+      expect(typecheck?.pending, JSON.stringify(typecheck)).toBeUndefined();
+      expect(typecheck!.evidence[0]?.message, JSON.stringify(typecheck)).toMatch(/src\/login\.ts:3 TS2554 Expected 2 arguments, but got 1/);
+    } finally {
+      spawnSync(bin(), ['engine', 'stop', '--repo', repo.dir], { env, encoding: 'utf8', timeout: 60_000 });
+      repo.dispose();
+    }
+  }, 240_000);
 
   it('packs the CLI with the fields a registry shows and only the compiler as a dependency', () => {
     const manifest = JSON.parse(readFileSync(join(user, 'node_modules/airspace-tcas/package.json'), 'utf8')) as Record<string, unknown>;

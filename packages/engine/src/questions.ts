@@ -98,8 +98,8 @@ export interface EngineCoreOptions {
   readonly onTypecheck?: () => void;
   /** Resident: type-checks run in the background (default true); false checks inside each scan, as in-process. */
   readonly backgroundTypecheck?: boolean;
-  /** Resident: runs each background type-check (default: the next turn); tests hold one back. */
-  readonly typecheckRun?: BackgroundChecks['run'];
+  /** Resident: the compiler's thread of the background type-checks (default: its own script); tests hold it. */
+  readonly typecheckThread?: BackgroundChecks['thread'];
 }
 
 /**
@@ -167,13 +167,21 @@ export class EngineCore {
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
-    // Resident, no answer waits for the compiler: a pair's merge is checked in the background,
-    // "still being checked" meanwhile (the typecheck channel's `TYPECHECK_PENDING`).
+    // Resident, no answer waits for the compiler: a pair's merge is checked in the background (in
+    // the compiler's thread), "still being checked" meanwhile (the typecheck channel's
+    // `TYPECHECK_PENDING`). A check starts once the scanners' index work has settled: on a
+    // repository never scanned, the index is built first, not on cores the compiler takes.
     if (options.resident && options.backgroundTypecheck !== false)
       this.stopTypechecks = checkInBackground({
         onChecked: () => this.typecheckEnded(),
-        ...(options.typecheckRun ? { run: options.typecheckRun } : {}),
+        ready: () => this.indexesSettled(),
+        ...(options.typecheckThread ? { thread: options.typecheckThread } : {}),
       });
+  }
+
+  /** Resolves once every warm scanner's index work has settled. */
+  private async indexesSettled(): Promise<void> {
+    await Promise.all([...this.scanners.values()].map((w) => w.scanner.settled?.()));
   }
 
   /** A background type-check ended: answers given before it are stale, and whoever follows is told. */

@@ -30,6 +30,11 @@ interface Batch {
   /** Reads sent to this process, answered in order. */
   queue: Waiting[];
   buffer: Buffer;
+  /** Output received after `buffer`, not yet joined to it: joined once `need` bytes are there. */
+  pending: Buffer[];
+  pendingBytes: number;
+  /** Bytes `buffer` must hold before the next read can be answered (0: unknown, join at once). */
+  need: number;
 }
 
 export function createBlobReader(cwd: string, options: BlobReaderOptions = {}): BlobReader {
@@ -39,6 +44,7 @@ export function createBlobReader(cwd: string, options: BlobReaderOptions = {}): 
 
   /** Answers as many waiting reads as the output received so far holds, in order. */
   const drain = (b: Batch) => {
+    b.need = 0;
     let at = 0;
     const buf = b.buffer;
     while (b.queue.length > 0) {
@@ -52,7 +58,10 @@ export function createBlobReader(cwd: string, options: BlobReaderOptions = {}): 
         continue;
       }
       const size = Number(header[2]);
-      if (buf.length < nl + 1 + size + 1) break;
+      if (buf.length < nl + 1 + size + 1) {
+        b.need = nl + 1 + size + 1 - at;
+        break;
+      }
       b.queue.shift()!.resolve(Buffer.from(buf.subarray(nl + 1, nl + 1 + size)));
       at = nl + 1 + size + 1;
     }
@@ -70,10 +79,17 @@ export function createBlobReader(cwd: string, options: BlobReaderOptions = {}): 
 
   const start = (): Batch => {
     const proc = spawn('git', args, { cwd, env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    const b: Batch = { process: proc, queue: [], buffer: Buffer.alloc(0) };
+    const b: Batch = { process: proc, queue: [], buffer: Buffer.alloc(0), pending: [], pendingBytes: 0, need: 0 };
     const err: Buffer[] = [];
     proc.stdout.on('data', (d: Buffer) => {
-      b.buffer = b.buffer.length ? Buffer.concat([b.buffer, d]) : d;
+      // A large blob comes in many chunks: joining each to what came before would copy it over
+      // and over (quadratic). Chunks wait until the blob is whole, then are joined once.
+      b.pending.push(d);
+      b.pendingBytes += d.length;
+      if (b.buffer.length + b.pendingBytes < b.need) return;
+      b.buffer = b.buffer.length || b.pending.length > 1 ? Buffer.concat([b.buffer, ...b.pending]) : d;
+      b.pending = [];
+      b.pendingBytes = 0;
       drain(b);
     });
     proc.stderr.on('data', (d: Buffer) => err.push(d));

@@ -73,6 +73,28 @@ describe('watchTree (one watch per directory)', () => {
     }
   });
 
+  it('watches a large tree in slices: it returns before every directory is watched, and ends up watching them all', async () => {
+    repo = createRepoFixture({ 'src/a.ts': 'a\n' });
+    for (let i = 0; i < 40; i++) for (let j = 0; j < 50; j++) mkdirSync(join(repo.dir, `d${i}`, `e${j}`), { recursive: true });
+    const total = 1 + 1 + 40 + 40 * 50; // the root, src, d*, d*/e*
+    const events: string[] = [];
+    const tree = watchTree(repo.dir, {
+      skip: (rel) => rel === '.git',
+      onEvent: (rel) => events.push(rel),
+      onLost: () => undefined,
+      perDirectory: true,
+    });
+    try {
+      // 2,042 directories are not set up in one slice: the caller (the engine's event loop) goes on.
+      expect(tree.directories()).toBeLessThan(total);
+      await until('every directory watched', () => tree.directories() === total);
+      writeFileSync(join(repo.dir, 'd39/e49/x.ts'), 'x\n');
+      await until('an edit in the last directory watched', () => events.includes('d39/e49/x.ts'));
+    } finally {
+      tree.close();
+    }
+  });
+
   it('follows a root reached through a symbolic link', async () => {
     repo = createRepoFixture({ 'src/a.ts': 'a\n' });
     const link = `${repo.dir}-link`;

@@ -1,11 +1,12 @@
 /**
  * What counts as a semantic collision: a diagnostic the merge has that neither side nor the base
- * has. Diagnostics are matched by file, code and message, with lines mapped by their content: a
- * merged line is "the same line" as a side's when its text is the same (the merge moves lines
- * but keeps their text), so a line one side wrote that the other side's change breaks has no
- * counterpart, while an error already in the base or a side (missing dependencies, a broken
- * base, a side that does not compile alone) matches and never counts. Matching is a multiset:
- * two identical broken lines in the merge against one in a side leave one new error.
+ * has. Diagnostics are matched by file, code and message (`messageKey`: its head, unions in one
+ * order), with lines mapped by their content: a merged line is "the same line" as a side's when
+ * its text is the same (the merge moves lines but keeps their text), so a line one side wrote
+ * that the other side's change breaks has no counterpart, while an error already in the base or a
+ * side (missing dependencies, a broken base, a side that does not compile alone) matches and never
+ * counts. Matching is a multiset: two identical broken lines in the merge against one in a side
+ * leave one new error.
  */
 
 export interface Diag {
@@ -23,7 +24,91 @@ export interface Diag {
   readonly start: number;
 }
 
-const keyOf = (d: Diag): string => `${d.path}\0${d.code}\0${d.message}\0${d.text}`;
+const keyOf = (d: Diag): string => `${d.path}\0${d.code}\0${messageKey(d.message)}\0${d.text}`;
+
+/**
+ * A message as a matching key: its head (the chain's first line) with the members of every quoted
+ * union sorted. TypeScript prints a union in the order its checker created the member types,
+ * which depends on what it checked before: the merge's program (the whole project, the changed
+ * files first) and a side's (the erring files only) print the same error as `type 'A | B'` and
+ * `type 'B | A'`, and elaborate it on the first member each met (`…on type 'A'` against
+ * `…on type 'B'`). The head names the types; the rest of the chain follows from them, in that
+ * order. Sorting (inside brackets too: `Promise<A | B>`, `{ k: A | B; }`) makes them one key;
+ * the message shown stays the compiler's.
+ */
+export function messageKey(message: string): string {
+  const head = message.split('\n')[0]!;
+  return head.replace(/'([^'\n]*)'/g, (_quoted, type: string) => `'${sortUnions(type)}'`);
+}
+
+const CLOSE: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}', '<': '>' };
+
+/** A type's text with the members of each union sorted, at every depth; unbalanced text as it is. */
+function sortUnions(type: string): string {
+  let i = 0;
+  // One bracket level up to `close` (or the end): its unions sorted, in pieces between `,` and `;`.
+  const level = (close: string | undefined): string | undefined => {
+    const pieces: string[] = [];
+    let members: string[] = [];
+    let current = '';
+    const endMember = () => (members.push(current), (current = ''));
+    const endPiece = (sep: string) => {
+      endMember();
+      pieces.push(joinUnion(members) + sep);
+      members = [];
+    };
+    while (i < type.length) {
+      const c = type[i]!;
+      if (c === close) {
+        i++;
+        endPiece('');
+        return pieces.join('');
+      }
+      if (c === ')' || c === ']' || c === '}' || (c === '>' && type[i - 1] !== '=')) return undefined;
+      if (c === '"' || c === '`') {
+        const end = stringEnd(type, i);
+        current += type.slice(i, end);
+        i = end;
+      } else if (CLOSE[c] && !(c === '<' && type[i + 1] === '=')) {
+        i++;
+        const inner = level(CLOSE[c]);
+        if (inner === undefined) return undefined;
+        current += c + inner + CLOSE[c];
+      } else if (type.startsWith(' | ', i)) {
+        endMember();
+        i += 3;
+      } else if (c === ',' || c === ';') {
+        i++;
+        endPiece(c);
+      } else {
+        current += c;
+        i++;
+      }
+    }
+    if (close !== undefined) return undefined;
+    endPiece('');
+    return pieces.join('');
+  };
+  return level(undefined) ?? type;
+}
+
+/** A union's members sorted; a member that names what follows (`k: A`, `readonly k?: A`) keeps its name first. */
+function joinUnion(members: string[]): string {
+  if (members.length < 2) return members.join('');
+  const head = /^(\s*(?:readonly\s+)?[\w$]+\??:\s)/.exec(members[0]!)?.[1] ?? '';
+  const rest = [members[0]!.slice(head.length), ...members.slice(1)];
+  return head + rest.sort().join(' | ');
+}
+
+/** The index after a string literal starting at `from` (its quote), escapes skipped. */
+function stringEnd(text: string, from: number): number {
+  const quote = text[from];
+  for (let j = from + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === quote) return j + 1;
+  }
+  return text.length;
+}
 
 /** The merge's diagnostics that none of `others` (base, side a, side b) has, in the merge's order. */
 export function newErrors(merge: readonly Diag[], others: readonly (readonly Diag[])[]): Diag[] {

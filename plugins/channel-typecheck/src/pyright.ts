@@ -9,10 +9,12 @@
  * check's cost.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Diag } from './compare.js';
 import type { BlobTexts } from './tree-fs.js';
 
 /** A Python source or stub of the project (not a virtual environment's, not installed dependencies'). */
@@ -90,6 +92,44 @@ export function materialise(treeId: string, listing: ReadonlyMap<string, string>
   mkdirSync(dir, { recursive: true });
   written.set(treeId, dir);
   return dir;
+}
+
+/**
+ * pyright's errors of one file, by everything they depend on (`diagnosticsKey`), for the life of
+ * the process: a file whose text, imports and settings are those of a state already checked (the
+ * same base at every fraction of a replayed merge, a side equal to an earlier merge) is not
+ * checked again. Bounded: the oldest entries go first.
+ */
+export class DiagnosticCache {
+  private readonly byKey = new Map<string, readonly Diag[]>();
+  constructor(private readonly max = 50_000) {}
+  get(key: string): readonly Diag[] | undefined {
+    return this.byKey.get(key);
+  }
+  set(key: string, diags: readonly Diag[]): void {
+    this.byKey.delete(key);
+    if (this.byKey.size >= this.max) this.byKey.delete(this.byKey.keys().next().value as string);
+    this.byKey.set(key, diags);
+  }
+}
+
+/** The process's cache of pyright's errors (`DiagnosticCache`). */
+export const pyrightDiagnostics = new DiagnosticCache();
+
+/**
+ * What a file's pyright errors depend on: pyright itself, the settings and import roots of the
+ * run, the interpreter whose packages resolve third-party imports, the file's path, and every
+ * file of its tree its imports may read, transitively (`reads`: path → blob id, the file's own
+ * included), so that a change anywhere it can see, an added or a removed module, is a new key.
+ */
+export function diagnosticsKey(
+  run: Pick<PyrightRequest, 'cli' | 'settings' | 'extraPaths' | 'pythonPath'>,
+  rel: string,
+  reads: ReadonlyMap<string, string>,
+): string {
+  const hash = createHash('sha256').update(JSON.stringify([run.cli, run.settings, run.extraPaths, run.pythonPath ?? '', rel]));
+  for (const path of [...reads.keys()].sort()) hash.update(`\n${path}\0${reads.get(path)}`);
+  return hash.digest('hex');
 }
 
 /** What one check asks pyright: these files, in these trees (directories), under these settings. */
