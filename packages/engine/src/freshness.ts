@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseWorktreeList, readWorktreeStatus, runGit, type EventCounts } from '@airspace/git';
+import { parseWorktreeList, readWorktreeStatus, readWorktreeStatusOf, runGit, type EventCounts } from '@airspace/git';
 
 export interface WorktreeStamp {
   /** `# branch.oid` and `# branch.head` of git status. */
@@ -108,9 +108,7 @@ export async function repositoryStamp(repo: string): Promise<RepositoryStamp> {
     .filter((w) => !w.bare && !w.prunable)
     .map((w) => w.dir)
     .sort();
-  const stamps = await Promise.all(
-    dirs.map(async (dir) => [dir, await readableStamp(dir)] as const),
-  );
+  const stamps = await Promise.all(dirs.map(async (dir) => [dir, await readableStamp(dir)] as const));
   return { refs: `${dirs.join('\n')}\n${refs}`, worktrees: new Map(stamps) };
 }
 
@@ -119,13 +117,18 @@ export interface Vouching {
   readonly then: EventCounts | undefined;
   readonly now: EventCounts | undefined;
   readonly watched: readonly string[];
+  /** The paths of a worktree's file events after its count was `count`, when known: only they are read again. */
+  readonly pathsSince?: (worktree: string, count: number) => readonly string[] | undefined;
 }
+
+/** More event paths than this in one worktree: its whole status is read. */
+const MAX_EVENT_PATHS = 200;
 
 export interface FreshStamp {
   readonly stamp: RepositoryStamp;
   /** The repository was read again: worktree list, refs and every worktree's status. */
   readonly full: boolean;
-  /** Worktrees whose `git status` was read. */
+  /** Worktrees whose `git status` was read (whole, or of their event paths). */
   readonly read: number;
   /** Worktrees without a file event whose changed paths' stat moved all the same (late or missed events). */
   readonly missed: number;
@@ -145,26 +148,56 @@ export async function freshStamp(repo: string, before: RepositoryStamp | undefin
   }
   if (unsure.dirs.length === 0) return { stamp: before, full: false, read: 0, missed: 0 };
   const worktrees = new Map(before.worktrees);
-  const read = await Promise.all(unsure.dirs.map(async (dir) => [dir, await readableStamp(dir)] as const));
+  const read = await Promise.all(
+    unsure.dirs.map(async (dir) => {
+      const paths = unsure.missedIn.has(dir) ? undefined : vouching!.pathsSince?.(dir, vouching!.then?.worktrees.get(dir) ?? 0);
+      const then = before.worktrees.get(dir)!;
+      return [dir, (paths && (await pathsStamp(dir, then, paths))) ?? (await readableStamp(dir))] as const;
+    }),
+  );
   for (const [dir, stamp] of read) worktrees.set(dir, stamp);
   return { stamp: { refs: before.refs, worktrees }, full: false, read: read.length, missed: unsure.missed };
 }
 
 /** The worktrees of `stamp` file events do not vouch for; undefined when they vouch for nothing. */
-function unvouched(stamp: RepositoryStamp, { then, now, watched }: Vouching): { dirs: string[]; missed: number } | undefined {
+function unvouched(
+  stamp: RepositoryStamp,
+  { then, now, watched }: Vouching,
+): { dirs: string[]; missed: number; missedIn: Set<string> } | undefined {
   if (!then || !now || then.all !== now.all) return undefined;
   const followed = new Set(watched);
   const dirs: string[] = [];
-  let missed = 0;
+  const missedIn = new Set<string>();
   for (const [dir, worktree] of stamp.worktrees) {
     if (!followed.has(dir)) return undefined;
     if ((then.worktrees.get(dir) ?? 0) !== (now.worktrees.get(dir) ?? 0)) dirs.push(dir);
     else if (!worktreeStatsHold(dir, worktree)) {
       dirs.push(dir);
-      missed++;
+      missedIn.add(dir);
     }
   }
-  return { dirs, missed };
+  return { dirs, missed: missedIn.size, missedIn };
+}
+
+/**
+ * A worktree's stamp with only its event paths read again (`git status` of those paths): the
+ * records under them replaced, the others kept once their stat holds. Undefined (read the whole
+ * status) when there are too many paths, or a kept path's stat moved with no event.
+ */
+async function pathsStamp(dir: string, then: WorktreeStamp, paths: readonly string[]): Promise<WorktreeStamp | undefined> {
+  if (paths.length === 0 || paths.length > MAX_EVENT_PATHS) return undefined;
+  const covered = (path: string): boolean => paths.some((p) => path === p || path.startsWith(`${p}/`));
+  const kept = new Map([...then.paths].filter(([path]) => !covered(path)));
+  if (!worktreeStatsHold(dir, { head: then.head, paths: kept })) return undefined;
+  let status: Buffer;
+  try {
+    status = await readWorktreeStatusOf(dir, paths);
+  } catch {
+    return undefined;
+  }
+  const { head, records } = parseStatusV2(status.toString('utf8'));
+  for (const [path, record] of records) kept.set(path, `${record} ${fileStamp(join(dir, path))}`);
+  return { head, paths: kept };
 }
 
 /** What changed from `before` to `after`. */

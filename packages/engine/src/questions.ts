@@ -73,6 +73,8 @@ export interface EngineCoreOptions {
   readonly changes?: {
     readonly events: () => number;
     readonly counts?: () => EventCounts;
+    /** With `counts`: a worktree's event paths since a count (only they are read again, when known). */
+    readonly pathsSince?: (worktree: string, count: number) => readonly string[] | undefined;
     readonly watching: () => readonly string[];
   };
   /** Progress of cold scans (the CLI's progress bar). */
@@ -282,7 +284,13 @@ export class EngineCore {
     const events = this.eventCounts();
     // File events vouch for the stamp of each worktree that had none; the stat of each changed path checks them.
     const watched = this.options.changes?.watching() ?? [];
-    const fresh = await freshStamp(repo, entry.stamp, { then: entry.stampEvents, now: events, watched });
+    const pathsSince = this.options.changes?.pathsSince;
+    const fresh = await freshStamp(repo, entry.stamp, {
+      then: entry.stampEvents,
+      now: events,
+      watched,
+      ...(pathsSince ? { pathsSince } : {}),
+    });
     const stamp = fresh.stamp;
     this.stamps[fresh.full ? 'git' : fresh.read === 0 ? 'events' : 'worktrees']++;
     this.stamps.statuses += fresh.read;

@@ -211,6 +211,7 @@ class ResidentEngine {
       changes: {
         events: () => (this.source ? this.source.events() : Number.NaN),
         counts: () => this.source?.eventCounts() ?? { all: Number.NaN, worktrees: new Map() },
+        pathsSince: (worktree, count) => this.source?.pathsSince(worktree, count),
         watching: () => this.source?.watching() ?? [],
       },
       // A pair's merge type-checked in the background: scan again, then tell the subscribers.

@@ -114,53 +114,123 @@ describe('stamps with file events counted by worktree', () => {
     }
   });
 
-  it('a moved HEAD or a new worktree (an event in git’s directory) still reads every worktree and the list', { timeout: 120_000 }, async () => {
-    const repo = createRepoFixture({ 'src/a.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });
-    const listed = () =>
-      repo
-        .git('worktree', 'list', '--porcelain')
-        .split('\n')
-        .filter((l) => l.startsWith('worktree '))
-        .map((l) => l.slice('worktree '.length));
-    let watched = listed();
-    let all = 0;
-    const core = new EngineCore({
-      commonDir: join(repo.dir, '.git'),
-      resident: true,
-      changes: { events: () => all, counts: () => ({ all, worktrees: new Map() }), watching: () => watched },
-    });
-    try {
-      const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
-      const bob = repo.worktree('bob').write('src/a.ts', text({ 20: 'export const a20 = "bob";' }));
-      watched = listed();
-      await core.scanFor({ cwd: bob.dir });
-      calls();
+  it(
+    'with the paths of the events, git status reads only those paths, and the answer stays a cold scan’s',
+    { timeout: 120_000 },
+    async () => {
+      const repo = createRepoFixture({ 'src/a.ts': text(), 'src/b.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+      const listed = () =>
+        repo
+          .git('worktree', 'list', '--porcelain')
+          .split('\n')
+          .filter((l) => l.startsWith('worktree '))
+          .map((l) => l.slice('worktree '.length));
+      let watched = listed();
+      const keyOf = (w: FixtureCheckout) => watched.find((d) => realpathSync(d) === realpathSync(w.dir))!;
+      /** Per worktree, the path of each event in turn. */
+      const log = new Map<string, string[]>();
+      const saved = (w: FixtureCheckout, ...paths: string[]) => log.set(keyOf(w), [...(log.get(keyOf(w)) ?? []), ...paths]);
+      const core = new EngineCore({
+        commonDir: join(repo.dir, '.git'),
+        resident: true,
+        changes: {
+          events: () => [...log.values()].reduce((n, l) => n + l.length, 0),
+          counts: () => ({ all: 0, worktrees: new Map([...log].map(([w, l]) => [w, l.length])) }),
+          pathsSince: (w, count) => (log.get(w) ?? []).slice(count),
+          watching: () => watched,
+        },
+      });
+      try {
+        const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+        const bob = repo.worktree('bob').write('src/a.ts', text({ 20: 'export const a20 = "bob";' }));
+        watched = listed();
+        const levels = (r: Awaited<ReturnType<typeof scanInProcess>>) => r.links.map((l) => [l.a, l.b, l.level]);
+        const agreesWithCold = async () => {
+          const warm = await core.scanFor({ cwd: bob.dir });
+          const seen = calls();
+          expect(levels(warm)).toEqual(levels(await scanInProcess({ cwd: bob.dir })));
+          calls();
+          return { warm, seen };
+        };
+        await core.scanFor({ cwd: bob.dir });
+        calls();
 
-      // bob commits: HEAD, the index and a ref move (events in git's directory).
-      bob.commit('bob');
-      all++;
-      const afterCommit = await core.scanFor({ cwd: bob.dir });
-      let seen = calls();
-      expect(statusDirs(seen)).toEqual([repo.dir, alice.dir, bob.dir].map((d) => realpathSync(d)).sort());
-      expect(listsWorktrees(seen)).toBe(true);
-      expect(afterCommit.links.map((l) => [l.a, l.b, l.level])).toEqual(
-        (await scanInProcess({ cwd: bob.dir })).links.map((l) => [l.a, l.b, l.level]),
-      );
-      calls();
+        // alice saves onto bob's line: status of that path in alice's worktree, nothing else.
+        alice.write('src/a.ts', text({ 20: 'export const a20 = "alice";' }));
+        saved(alice, 'src/a.ts');
+        let { warm, seen } = await agreesWithCold();
+        const statuses = seen.filter((c) => /(^| )status( |$)/.test(c.args));
+        expect(statuses.map((c) => c.dir)).toEqual([realpathSync(alice.dir)]);
+        expect(statuses[0]!.args).toMatch(/ -- src\/a\.ts$/);
+        expect(levels(warm)).toContainEqual(['alice', 'bob', 'resolution']);
 
-      // A new worktree with work on bob's line.
-      const dave = repo.worktree('dave').write('src/a.ts', text({ 20: 'export const a20 = "dave";' }));
-      all++;
-      watched = listed();
-      calls();
-      const withDave = await core.scanFor({ cwd: bob.dir });
-      seen = calls();
-      expect(statusDirs(seen)).toEqual([repo.dir, alice.dir, bob.dir, dave.dir].map((d) => realpathSync(d)).sort());
-      expect(listsWorktrees(seen)).toBe(true);
-      expect(withDave.agents.map((a) => a.id)).toContain('dave');
-    } finally {
-      await core.dispose();
-      repo.dispose();
-    }
-  });
+        // A new file in a new folder (the event names the folder), then alice's edit undone.
+        alice.write('src/new/c.ts', 'export const c = 1;\n');
+        saved(alice, 'src/new');
+        ({ warm } = await agreesWithCold());
+        expect(warm.agents.find((a) => a.id === 'alice')?.files.map((f) => f.path)).toContain('src/new/c.ts');
+        alice.write('src/a.ts', text());
+        saved(alice, 'src/a.ts');
+        ({ warm } = await agreesWithCold());
+        expect(warm.agents.find((a) => a.id === 'alice')?.files.map((f) => f.path)).toEqual(['src/new/c.ts']);
+      } finally {
+        await core.dispose();
+        repo.dispose();
+      }
+    },
+  );
+
+  it(
+    'a moved HEAD or a new worktree (an event in git’s directory) still reads every worktree and the list',
+    { timeout: 120_000 },
+    async () => {
+      const repo = createRepoFixture({ 'src/a.ts': text() }, { epoch: Math.floor(Date.now() / 1000) - 600 });
+      const listed = () =>
+        repo
+          .git('worktree', 'list', '--porcelain')
+          .split('\n')
+          .filter((l) => l.startsWith('worktree '))
+          .map((l) => l.slice('worktree '.length));
+      let watched = listed();
+      let all = 0;
+      const core = new EngineCore({
+        commonDir: join(repo.dir, '.git'),
+        resident: true,
+        changes: { events: () => all, counts: () => ({ all, worktrees: new Map() }), watching: () => watched },
+      });
+      try {
+        const alice = repo.worktree('alice').write('src/a.ts', text({ 5: 'export const a5 = "alice";' }));
+        const bob = repo.worktree('bob').write('src/a.ts', text({ 20: 'export const a20 = "bob";' }));
+        watched = listed();
+        await core.scanFor({ cwd: bob.dir });
+        calls();
+
+        // bob commits: HEAD, the index and a ref move (events in git's directory).
+        bob.commit('bob');
+        all++;
+        const afterCommit = await core.scanFor({ cwd: bob.dir });
+        let seen = calls();
+        expect(statusDirs(seen)).toEqual([repo.dir, alice.dir, bob.dir].map((d) => realpathSync(d)).sort());
+        expect(listsWorktrees(seen)).toBe(true);
+        expect(afterCommit.links.map((l) => [l.a, l.b, l.level])).toEqual(
+          (await scanInProcess({ cwd: bob.dir })).links.map((l) => [l.a, l.b, l.level]),
+        );
+        calls();
+
+        // A new worktree with work on bob's line.
+        const dave = repo.worktree('dave').write('src/a.ts', text({ 20: 'export const a20 = "dave";' }));
+        all++;
+        watched = listed();
+        calls();
+        const withDave = await core.scanFor({ cwd: bob.dir });
+        seen = calls();
+        expect(statusDirs(seen)).toEqual([repo.dir, alice.dir, bob.dir, dave.dir].map((d) => realpathSync(d)).sort());
+        expect(listsWorktrees(seen)).toBe(true);
+        expect(withDave.agents.map((a) => a.id)).toContain('dave');
+      } finally {
+        await core.dispose();
+        repo.dispose();
+      }
+    },
+  );
 });

@@ -72,6 +72,11 @@ export interface ChangeTracker {
    * not move since a moment had no file event since then.
    */
   readonly eventCounts: () => EventCounts;
+  /**
+   * The paths of `worktree`'s file events after its count was `count` (repository-relative; a
+   * directory stands for everything under it), or undefined when they are no longer all known.
+   */
+  readonly pathsSince: (worktree: string, count: number) => readonly string[] | undefined;
   readonly watching: () => readonly string[];
   /** Directories followed by file events now (0 while polling). */
   readonly directories: () => number;
@@ -420,6 +425,7 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     mode: () => (polling ? 'poll' : 'watch'),
     events: report.events,
     eventCounts: report.counts,
+    pathsSince: report.pathsSince,
     watching: () => (polling ? [] : [...watchers.keys()]),
     directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
     lostTrack: () => lostTrack,
@@ -436,6 +442,9 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   return tracker;
 }
 
+/** How many event paths per worktree are kept for `pathsSince` (halved when exceeded). */
+const RECENT_PATHS = 2000;
+
 /** What the next report says (everything, or paths per worktree), sent `debounceMs` after the last change; the count of changes seen. */
 function createPendingReport(
   debounceMs: number,
@@ -449,6 +458,8 @@ function createPendingReport(
   let events = 0;
   let allEvents = 0;
   const byWorktree = new Map<string, number>();
+  /** Per worktree, the paths of its latest events: `paths[i]` is event number `first + i + 1`. */
+  const recent = new Map<string, { first: number; paths: string[] }>();
   const flush = (): void => {
     if (isClosed()) return;
     const reason = all ?? firstReason ?? 'change';
@@ -475,6 +486,13 @@ function createPendingReport(
     changedPath(worktree: string, path: string): void {
       events++;
       byWorktree.set(worktree, (byWorktree.get(worktree) ?? 0) + 1);
+      const log = recent.get(worktree) ?? { first: 0, paths: [] };
+      recent.set(worktree, log);
+      log.paths.push(path);
+      if (log.paths.length > RECENT_PATHS) {
+        log.first += log.paths.length - RECENT_PATHS / 2;
+        log.paths = log.paths.slice(-RECENT_PATHS / 2);
+      }
       let set = paths.get(worktree);
       if (!set) paths.set(worktree, (set = new Set()));
       set.add(path);
@@ -483,6 +501,10 @@ function createPendingReport(
     },
     events: (): number => events,
     counts: (): EventCounts => ({ all: allEvents, worktrees: new Map(byWorktree) }),
+    pathsSince(worktree: string, count: number): readonly string[] | undefined {
+      const log = recent.get(worktree) ?? { first: 0, paths: [] };
+      return count < log.first ? undefined : [...new Set(log.paths.slice(count - log.first))];
+    },
     cancel: () => quiet.cancel(),
   };
 }

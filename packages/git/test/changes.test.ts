@@ -181,6 +181,9 @@ describe('createChangeTracker', () => {
     expect(count(bob.dir)).toBe(0);
     expect(count(repo.dir)).toBe(0);
     expect(tracker!.eventCounts().all).toBe(before.all);
+    const aliceKey = tracker!.watching().find((d) => realpathSync(d) === realpathSync(alice.dir))!;
+    expect(tracker!.pathsSince(aliceKey, 0)).toEqual(['src/a.ts']);
+    expect(tracker!.pathsSince(aliceKey, count(alice.dir))).toEqual([]);
     bob.commit('bob');
     await until('the commit', () => tracker!.eventCounts().all > before.all);
   });
