@@ -2,14 +2,14 @@
  * `npm run release` (after the build): what a user installs, written into `release/` (or `--out DIR`):
  *
  * - `airspace-tcas-<version>.tgz`: the CLI (bin `airspace`) as one package. esbuild bundles every
- *   `@airspace/*` package and every registry dependency into `dist/` but one: the TypeScript
- *   compiler, which the typecheck channel loads on demand and which reads its own `lib.*.d.ts`
- *   files beside it, stays a dependency (plain JavaScript: no peer ranges to conflict, no install
- *   script, nothing to compile). The parser is tree-sitter's WebAssembly build with the grammars'
- *   `.wasm` files.
+ *   `@airspace/*` package and every registry dependency into `dist/` but two, which stay
+ *   dependencies (plain JavaScript: no peer ranges to conflict, no install script, nothing to
+ *   compile): the TypeScript compiler, which the typecheck channel loads on demand and which reads
+ *   its own `lib.*.d.ts` files beside it, and pyright, whose CLI the channel runs on Python. The
+ *   parser is tree-sitter's WebAssembly build with the grammars' `.wasm` files.
  * - `airspace-vscode-<version>.vsix`: the VS Code extension, its client and the language server
- *   bundled the same way, packaged by `vsce`; without the compiler, whose absence the typecheck
- *   channel reports as "not checked".
+ *   bundled the same way, packaged by `vsce`; without the compiler and pyright, whose absence the
+ *   typecheck channel reports as "not checked".
  *
  * Bundled code still finds the files it loads at run time: each module's `import.meta.url` is
  * rewritten to where that module would sit in a mirror of the repository under `assets/`
@@ -53,6 +53,7 @@ const WORKERS = [
   'packages/engine/dist/daemon.js',
   'packages/git/dist/launcher-child.js',
   'packages/lsp-server/dist/engine-worker.js',
+  'plugins/channel-typecheck/dist/check-worker.js',
 ];
 /** Files a registry package loads by path at run time, besides its `.wasm` files (jiti's TypeScript transform). */
 const VENDOR_FILES = { jiti: ['dist/babel.cjs'] };
@@ -95,8 +96,13 @@ function mirrorPlugin(workerStarts) {
   };
 }
 
-/** Registry packages the bundles load at run time rather than carry: loaded on demand, degrading when absent. */
-const RUNTIME_DEPENDENCIES = ['typescript'];
+/**
+ * Registry packages the bundles load at run time rather than carry: loaded on demand, degrading
+ * when absent. The TypeScript compiler (imported; it reads its `lib.*.d.ts` beside it) and pyright
+ * (its CLI, which the typecheck channel finds from the installed package and runs as a child
+ * process). Both are plain JavaScript with no install script.
+ */
+const RUNTIME_DEPENDENCIES = ['typescript', 'pyright'];
 
 /** The versions the repository installs of `RUNTIME_DEPENDENCIES`, for the CLI package's manifest. */
 function runtimeDependencies() {

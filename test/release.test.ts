@@ -1,21 +1,25 @@
 /**
  * The release as a user gets it. `scripts/release.mjs` (`npm run release`) writes the CLI tarball
  * and the VS Code extension; the tarball installs into an empty folder with `--ignore-scripts`
- * (what users with a script policy get) and offline (its one dependency, the TypeScript compiler
- * the typecheck channel loads on demand, is plain JavaScript from npm's cache), and
- * `airspace demo` there prints the README's table. The `.vsix` holds the two bundles and the
- * parser as WebAssembly, and no `node_modules` or native binary.
+ * (what users with a script policy get) and offline (its two dependencies, the TypeScript compiler
+ * and pyright that the typecheck channel loads on demand, are plain JavaScript from npm's cache),
+ * `airspace demo` there prints the README's table, and the typecheck channel checks a Python
+ * pair's merge with the installed pyright. The `.vsix` holds the two bundles and the parser as
+ * WebAssembly, and no `node_modules` or native binary.
  */
 import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoFixture } from '@airspace/git/fixture';
 import { collidingWorktrees } from './editor-session.js';
 import { describeWith, NPM } from './programs.js';
 import { ENV } from './run-cli.js';
+import { ENGINE_ENV } from './engines.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -140,7 +144,86 @@ describeWith(NPM, 'the release (npm run release)', () => {
     expect(channels.stdout).toMatch(/"id": ?"tree"[^}]*"weight": ?0\.33/);
   });
 
-  it('packs the CLI with the fields a registry shows and only the compiler as a dependency', () => {
+  it('checks Python from the install: pyright resolves, and a merge that breaks a call is reported with its message', () => {
+    // Where the bundled typecheck channel looks for pyright from (its module's place in the mirror).
+    const channel = join(user, 'node_modules/airspace-tcas/assets/plugins/channel-typecheck/dist/pyright.js');
+    const pyright = dirname(createRequire(channel).resolve('pyright/package.json'));
+    expect(existsSync(join(pyright, 'index.js'))).toBe(true);
+    // erin adds a parameter to create_session; frank, in a new file, calls it with the old one. git
+    // merges the two cleanly; only the merged program is broken.
+    const lines = (...l: string[]): string => l.join('\n') + '\n';
+    const repo = createRepoFixture({
+      // A time limit for a loaded machine, where pyright's start-up alone can pass the default 15 s.
+      'airspace.config.json': '{ "channels": { "typecheck": { "options": { "timeLimitMs": 120000, "budgetMs": 120000 } } } }\n',
+      'pyproject.toml': lines('[project]', 'name = "shop"'),
+      'src/shop/__init__.py': '',
+      'src/shop/session.py': lines('def create_session(user: str) -> str:', '    return user'),
+    });
+    try {
+      repo
+        .worktree('erin')
+        .write('src/shop/session.py', lines('def create_session(user: str, ttl: int) -> str:', '    return user + str(ttl)'));
+      repo
+        .worktree('frank')
+        .write('src/shop/login.py', lines('from shop.session import create_session', '', 'token = create_session("ann")'));
+      const scan = spawnSync(bin(), ['scan', '--repo', repo.dir, '--json'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 120_000 });
+      expect(scan.status, scan.stderr).toBe(0);
+      const links = (
+        JSON.parse(scan.stdout) as {
+          links: Array<{
+            a: string;
+            b: string;
+            level: string;
+            channels: Array<{ channel: string; risk: number; evidence: Array<{ message: string }> }>;
+          }>;
+        }
+      ).links;
+      const pair = links.find((l) => [l.a, l.b].sort().join(' ') === 'erin frank')!;
+      const typecheck = pair.channels.find((c) => c.channel === 'typecheck')!;
+      expect(typecheck.evidence[0]?.message).toBe(
+        'merging erin and frank: src/shop/login.py:3 reportCallIssue Argument missing for parameter "ttl" — erin changed create_session at src/shop/session.py:1–2',
+      );
+      expect(typecheck.risk).toBe(1);
+      expect(pair.level).toBe('resolution');
+    } finally {
+      repo.dispose();
+    }
+  }, 150_000);
+
+  it("type-checks a pair's merge through the installed CLI's engine, in the compiler's thread (its worker is bundled)", async () => {
+    const ls = (...l: string[]) => l.join('\n') + '\n';
+    const repo = createRepoFixture({
+      'tsconfig.json': ls('{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }'),
+      'package.json': ls('{ "name": "shop", "private": true, "type": "module" }'),
+      'src/session.ts': ls('export function createSession(user: string): string {', '  return user;', '}'),
+    });
+    repo
+      .worktree('erin')
+      .write('src/session.ts', ls('export function createSession(user: string, ttlMs: number): string {', '  return user + ttlMs;', '}'));
+    const frank = repo
+      .worktree('frank')
+      .write('src/login.ts', ls("import { createSession } from './session.js';", '', 'export const token = createSession("frank");'));
+    const env = { ...ENGINE_ENV };
+    try {
+      // The first scans say the pair is still being checked; the compiler's answer follows.
+      let typecheck: { pending?: boolean; evidence: { message: string }[]; problems?: { message: string }[] } | undefined;
+      for (let i = 0; i < 90 && (!typecheck || typecheck.pending); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+        const scan = spawnSync(bin(), ['scan', '--json'], { cwd: frank.dir, env, encoding: 'utf8', timeout: 120_000 });
+        const result = JSON.parse(scan.stdout) as { links: { a: string; b: string; channels: { channel: string }[] }[] };
+        typecheck = result.links
+          .find((l) => l.a === 'erin' && l.b === 'frank')
+          ?.channels.find((c) => c.channel === 'typecheck') as typeof typecheck;
+      }
+      expect(typecheck?.pending, JSON.stringify(typecheck)).toBeUndefined();
+      expect(typecheck!.evidence[0]?.message, JSON.stringify(typecheck)).toMatch(/src\/login\.ts:3 TS2554 Expected 2 arguments, but got 1/);
+    } finally {
+      spawnSync(bin(), ['engine', 'stop', '--repo', repo.dir], { env, encoding: 'utf8', timeout: 60_000 });
+      repo.dispose();
+    }
+  }, 240_000);
+
+  it('packs the CLI with the fields a registry shows and only the compiler and pyright as dependencies', () => {
     const manifest = JSON.parse(readFileSync(join(user, 'node_modules/airspace-tcas/package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'airspace-tcas', bin: { airspace: 'bin/airspace.js' }, license: 'MIT' });
     expect(manifest).toHaveProperty('repository.url');
@@ -148,7 +231,10 @@ describeWith(NPM, 'the release (npm run release)', () => {
     const typecheck = JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    expect(manifest['dependencies']).toEqual({ typescript: typecheck.dependencies['typescript'] });
+    expect(manifest['dependencies']).toEqual({
+      typescript: typecheck.dependencies['typescript'],
+      pyright: typecheck.dependencies['pyright'],
+    });
     // Bundled registry code keeps its licence: commander is in every CLI bundle.
     expect(readFileSync(join(user, 'node_modules/airspace-tcas/THIRD-PARTY-NOTICES.md'), 'utf8')).toMatch(/^## commander /m);
     for (const file of ['LICENSE', 'README.md', 'THIRD-PARTY-NOTICES.md']) {

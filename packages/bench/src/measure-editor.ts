@@ -7,7 +7,7 @@
  * language server's scan and publishDiagnostics, Neovim's handler.
  *
  *   node dist/measure-editor.js [--files 3000] [--saves 20] [--rounds 2] [--gap 700]
- *                               [--repo DIR --path FILE [--line N]] [--before CHECKOUT]
+ *                               [--repo DIR --path FILE [--line N] [--name NAME]] [--before CHECKOUT]
  *                               [--write ../../docs/editors.md [--marker NAME]]
  *
  * Generated: a repository of `--files` files with three worktrees (the opened one, the saving one,
@@ -27,12 +27,16 @@ import { createRepoFixture } from '@airspace/git/fixture';
 import { enginePaths, findCommonDir } from '@airspace/engine/client';
 import { stopEngineAt } from './engine-control.js';
 import { generateRepo } from './generate.js';
+import { commandLine } from './options.js';
 
+const USAGE = `Usage: node dist/measure-editor.js [--files 3000] [--saves 20] [--rounds 2] [--gap 700]
+                                [--repo DIR --path FILE [--line N] [--name NAME]] [--before CHECKOUT]
+                                [--write ../../docs/editors.md [--marker NAME]]`;
 const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const { opt } = commandLine({
+  usage: USAGE,
+  values: ['files', 'saves', 'rounds', 'gap', 'repo', 'path', 'line', 'name', 'before', 'write', 'marker'],
+});
 const HERE = fileURLToPath(new URL('../../..', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../lua/editor-latency.lua', import.meta.url));
 const SETUP_DIR = join(HERE, 'test', 'nvim');

@@ -5,14 +5,16 @@
  * repository (the worktree list, every branch and remote-tracking ref) with the stamp of the last
  * scan. What differs becomes the scanner's `only` + `changedPaths`: the agents that changed are
  * patched, a moved HEAD is read again, and a new or removed worktree or a moved ref reads every
- * agent. File events only make this cheaper (the scan happens before the question); this check
- * makes it correct (a save just before the question counts). Read-only: git runs without
- * optional locks.
+ * agent. File events only make this cheaper (`freshStamp`): a worktree with no file event since
+ * the last stamp keeps its stamp once the stat of its changed paths agrees, so a save reads `git
+ * status` in the saving worktree alone; an event in git's directory (HEAD, refs, an index, the
+ * worktree list) reads everything. This check makes it correct (a save just before the question
+ * counts). Read-only: git runs without optional locks.
  */
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseWorktreeList, readWorktreeStatus, runGit } from '@airspace/git';
+import { parseWorktreeList, readWorktreeStatus, readWorktreeStatusOf, runGit, type EventCounts } from '@airspace/git';
 
 export interface WorktreeStamp {
   /** `# branch.oid` and `# branch.head` of git status. */
@@ -43,14 +45,19 @@ function fileStamp(path: string): string {
   }
 }
 
+/** Whether every changed path of one worktree's stamp still has the stat it had then. */
+function worktreeStatsHold(dir: string, worktree: WorktreeStamp): boolean {
+  for (const [path, value] of worktree.paths) if (value.slice(value.lastIndexOf(' ') + 1) !== fileStamp(join(dir, path))) return false;
+  return true;
+}
+
 /**
  * Whether every changed path of the stamp still has the stat it had then: a check without git
  * (a stat per path) of what file events vouch for, since a watch that lost a file (one saved by
  * rename, on a platform that watches inodes) would vouch for an edit it never saw.
  */
 export function statsHold(stamp: RepositoryStamp): boolean {
-  for (const [dir, worktree] of stamp.worktrees)
-    for (const [path, value] of worktree.paths) if (value.slice(value.lastIndexOf(' ') + 1) !== fileStamp(join(dir, path))) return false;
+  for (const [dir, worktree] of stamp.worktrees) if (!worktreeStatsHold(dir, worktree)) return false;
   return true;
 }
 
@@ -89,6 +96,8 @@ export async function worktreeStamp(worktree: string): Promise<WorktreeStamp> {
   return { head, paths };
 }
 
+const readableStamp = (dir: string): Promise<WorktreeStamp> => worktreeStamp(dir).catch(() => ({ head: 'unreadable', paths: new Map() }));
+
 /** Every worktree's and the repository's stamp, read in parallel. */
 export async function repositoryStamp(repo: string): Promise<RepositoryStamp> {
   const [list, refs] = await Promise.all([
@@ -99,10 +108,96 @@ export async function repositoryStamp(repo: string): Promise<RepositoryStamp> {
     .filter((w) => !w.bare && !w.prunable)
     .map((w) => w.dir)
     .sort();
-  const stamps = await Promise.all(
-    dirs.map(async (dir) => [dir, await worktreeStamp(dir).catch(() => ({ head: 'unreadable', paths: new Map() }))] as const),
-  );
+  const stamps = await Promise.all(dirs.map(async (dir) => [dir, await readableStamp(dir)] as const));
   return { refs: `${dirs.join('\n')}\n${refs}`, worktrees: new Map(stamps) };
+}
+
+/** What file events vouch for: the counts when the last stamp was taken and now, and the worktrees followed. */
+export interface Vouching {
+  readonly then: EventCounts | undefined;
+  readonly now: EventCounts | undefined;
+  readonly watched: readonly string[];
+  /** The paths of a worktree's file events after its count was `count`, when known: only they are read again. */
+  readonly pathsSince?: (worktree: string, count: number) => readonly string[] | undefined;
+}
+
+/** More event paths than this in one worktree: its whole status is read. */
+const MAX_EVENT_PATHS = 200;
+
+export interface FreshStamp {
+  readonly stamp: RepositoryStamp;
+  /** The repository was read again: worktree list, refs and every worktree's status. */
+  readonly full: boolean;
+  /** Worktrees whose `git status` was read (whole, or of their event paths). */
+  readonly read: number;
+  /** Worktrees without a file event whose changed paths' stat moved all the same (late or missed events). */
+  readonly missed: number;
+}
+
+/**
+ * The repository's stamp now, reading as little as file events allow: with `before` and every
+ * one of its worktrees followed, and no event in git's directory since, only the worktrees that
+ * had file events (or whose changed paths' stat moved without one) are read again, the others keep
+ * their stamp, and so do the worktree list and refs. Otherwise, everything is read.
+ */
+export async function freshStamp(repo: string, before: RepositoryStamp | undefined, vouching: Vouching | undefined): Promise<FreshStamp> {
+  const unsure = before && vouching ? unvouched(before, vouching) : undefined;
+  if (!before || !unsure) {
+    const stamp = await repositoryStamp(repo);
+    return { stamp, full: true, read: stamp.worktrees.size, missed: 0 };
+  }
+  if (unsure.dirs.length === 0) return { stamp: before, full: false, read: 0, missed: 0 };
+  const worktrees = new Map(before.worktrees);
+  const read = await Promise.all(
+    unsure.dirs.map(async (dir) => {
+      const paths = unsure.missedIn.has(dir) ? undefined : vouching!.pathsSince?.(dir, vouching!.then?.worktrees.get(dir) ?? 0);
+      const then = before.worktrees.get(dir)!;
+      return [dir, (paths && (await pathsStamp(dir, then, paths))) ?? (await readableStamp(dir))] as const;
+    }),
+  );
+  for (const [dir, stamp] of read) worktrees.set(dir, stamp);
+  return { stamp: { refs: before.refs, worktrees }, full: false, read: read.length, missed: unsure.missed };
+}
+
+/** The worktrees of `stamp` file events do not vouch for; undefined when they vouch for nothing. */
+function unvouched(
+  stamp: RepositoryStamp,
+  { then, now, watched }: Vouching,
+): { dirs: string[]; missed: number; missedIn: Set<string> } | undefined {
+  if (!then || !now || then.all !== now.all) return undefined;
+  const followed = new Set(watched);
+  const dirs: string[] = [];
+  const missedIn = new Set<string>();
+  for (const [dir, worktree] of stamp.worktrees) {
+    if (!followed.has(dir)) return undefined;
+    if ((then.worktrees.get(dir) ?? 0) !== (now.worktrees.get(dir) ?? 0)) dirs.push(dir);
+    else if (!worktreeStatsHold(dir, worktree)) {
+      dirs.push(dir);
+      missedIn.add(dir);
+    }
+  }
+  return { dirs, missed: missedIn.size, missedIn };
+}
+
+/**
+ * A worktree's stamp with only its event paths read again (`git status` of those paths): the
+ * records under them replaced, the others kept once their stat holds. Undefined (read the whole
+ * status) when there are too many paths, or a kept path's stat moved with no event.
+ */
+async function pathsStamp(dir: string, then: WorktreeStamp, paths: readonly string[]): Promise<WorktreeStamp | undefined> {
+  if (paths.length === 0 || paths.length > MAX_EVENT_PATHS) return undefined;
+  const covered = (path: string): boolean => paths.some((p) => path === p || path.startsWith(`${p}/`));
+  const kept = new Map([...then.paths].filter(([path]) => !covered(path)));
+  if (!worktreeStatsHold(dir, { head: then.head, paths: kept })) return undefined;
+  let status: Buffer;
+  try {
+    status = await readWorktreeStatusOf(dir, paths);
+  } catch {
+    return undefined;
+  }
+  const { head, records } = parseStatusV2(status.toString('utf8'));
+  for (const [path, record] of records) kept.set(path, `${record} ${fileStamp(join(dir, path))}`);
+  return { head, paths: kept };
 }
 
 /** What changed from `before` to `after`. */

@@ -78,7 +78,13 @@ export interface EngineStatus {
    * whose file event had not come (late, or missed: git was asked for them).
    */
   readonly events: number;
-  readonly stamps: { readonly git: number; readonly events: number; readonly missed: number };
+  readonly stamps: {
+    readonly git: number;
+    readonly events: number;
+    readonly worktrees: number;
+    readonly statuses: number;
+    readonly missed: number;
+  };
 }
 
 /** Splits a byte stream into lines; a partial line waits for the rest. */

@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { findCommonDir, nearestDirectory } from './paths.js';
 import { parseSymbolId, triggersFor, type Agent, type ScanResult, type Trigger } from '@airspace/core';
 import { configRootFor, findConfig } from '@airspace/config';
-import { unsafeRepoPath, worktreeAgentId, worktreeCandidates } from '@airspace/git';
+import { unsafeRepoPath, worktreeAgentId, worktreeCandidates, type EventCounts } from '@airspace/git';
 import {
   createScanner,
   mergeIntent,
@@ -53,16 +53,7 @@ export type {
   EditorScanRequest,
   ScanRequest,
 } from './answers.js';
-import {
-  bufferDigests,
-  buffersDelta,
-  repositoryStamp,
-  stampDelta,
-  statsHold,
-  withBuffers,
-  type RepositoryStamp,
-  type StampDelta,
-} from './freshness.js';
+import { bufferDigests, buffersDelta, freshStamp, stampDelta, withBuffers, type RepositoryStamp, type StampDelta } from './freshness.js';
 import { DEFAULT_INTENT_TTL_MS, intentMap, intentsProblems, readIntents, writeIntent, type DeclaredIntent } from './intents.js';
 
 export interface EngineCoreOptions {
@@ -75,9 +66,17 @@ export interface EngineCoreOptions {
   readonly now?: () => number;
   /**
    * File events, when the process follows them: a stamp taken while none arrived since the
-   * last one, and every worktree is watched, is the same stamp; git is not asked again.
+   * last one, and every worktree is watched, is the same stamp; git is not asked again. With
+   * `counts` (by worktree), only the worktrees that had events are asked again; with `events`
+   * alone, any event asks every worktree.
    */
-  readonly changes?: { readonly events: () => number; readonly watching: () => readonly string[] };
+  readonly changes?: {
+    readonly events: () => number;
+    readonly counts?: () => EventCounts;
+    /** With `counts`: a worktree's event paths since a count (only they are read again, when known). */
+    readonly pathsSince?: (worktree: string, count: number) => readonly string[] | undefined;
+    readonly watching: () => readonly string[];
+  };
   /** Progress of cold scans (the CLI's progress bar). */
   readonly onProgress?: ScannerOptions['onProgress'];
   /**
@@ -99,8 +98,8 @@ export interface EngineCoreOptions {
   readonly onTypecheck?: () => void;
   /** Resident: type-checks run in the background (default true); false checks inside each scan, as in-process. */
   readonly backgroundTypecheck?: boolean;
-  /** Resident: runs each background type-check (default: the next turn); tests hold one back. */
-  readonly typecheckRun?: BackgroundChecks['run'];
+  /** Resident: the compiler's thread of the background type-checks (default: its own script); tests hold it. */
+  readonly typecheckThread?: BackgroundChecks['thread'];
 }
 
 /**
@@ -122,7 +121,7 @@ interface WarmScanner {
   /** The editor buffers the scanner's agents were last read with: worktree → path → digest. */
   buffers: Map<string, Map<string, string>>;
   /** File events counted when `stamp` was taken. */
-  stampEvents?: number | undefined;
+  stampEvents?: EventCounts | undefined;
   /** Answers for the current stamp, by request (a repeated question with nothing changed). */
   answers: Map<string, Promise<ScanResult>>;
   stamp?: RepositoryStamp | undefined;
@@ -157,23 +156,32 @@ export class EngineCore {
    */
   generation = 0;
   /**
-   * Stamps read from git, stamps taken from file events (nothing changed), and changed files
-   * whose stat moved with no file event (late, or missed): those answers asked git.
+   * Stamps read from git in full, stamps taken from file events (nothing changed), stamps that
+   * read only the worktrees with file events, the `git status` runs of all of them, and worktrees
+   * whose changed files' stat moved with no file event (late, or missed): those asked git.
    */
-  readonly stamps = { git: 0, events: 0, missed: 0 };
+  readonly stamps = { git: 0, events: 0, worktrees: 0, statuses: 0, missed: 0 };
 
   /** Ends the background type-checks of a resident core. */
   private readonly stopTypechecks?: () => void;
 
   constructor(readonly options: EngineCoreOptions) {
     this.now = options.now ?? Date.now;
-    // Resident, no answer waits for the compiler: a pair's merge is checked in the background,
-    // "still being checked" meanwhile (the typecheck channel's `TYPECHECK_PENDING`).
+    // Resident, no answer waits for the compiler: a pair's merge is checked in the background (in
+    // the compiler's thread), "still being checked" meanwhile (the typecheck channel's
+    // `TYPECHECK_PENDING`). A check starts once the scanners' index work has settled: on a
+    // repository never scanned, the index is built first, not on cores the compiler takes.
     if (options.resident && options.backgroundTypecheck !== false)
       this.stopTypechecks = checkInBackground({
         onChecked: () => this.typecheckEnded(),
-        ...(options.typecheckRun ? { run: options.typecheckRun } : {}),
+        ready: () => this.indexesSettled(),
+        ...(options.typecheckThread ? { thread: options.typecheckThread } : {}),
       });
+  }
+
+  /** Resolves once every warm scanner's index work has settled. */
+  private async indexesSettled(): Promise<void> {
+    await Promise.all([...this.scanners.values()].map((w) => w.scanner.settled?.()));
   }
 
   /** A background type-check ended: answers given before it are stale, and whoever follows is told. */
@@ -273,13 +281,20 @@ export class EngineCore {
   ): Promise<ScanResult> {
     const started = this.now();
     await this.configReady(entry);
-    const events = this.options.changes?.events();
-    const vouched = this.unchanged(entry, events);
-    // File events vouch for the stamp; the stat of each changed path checks them.
-    const unchanged = vouched && statsHold(entry.stamp!);
-    if (vouched && !unchanged) this.stamps.missed++;
-    this.stamps[unchanged ? 'events' : 'git']++;
-    const stamp = unchanged ? entry.stamp! : await repositoryStamp(repo);
+    const events = this.eventCounts();
+    // File events vouch for the stamp of each worktree that had none; the stat of each changed path checks them.
+    const watched = this.options.changes?.watching() ?? [];
+    const pathsSince = this.options.changes?.pathsSince;
+    const fresh = await freshStamp(repo, entry.stamp, {
+      then: entry.stampEvents,
+      now: events,
+      watched,
+      ...(pathsSince ? { pathsSince } : {}),
+    });
+    const stamp = fresh.stamp;
+    this.stamps[fresh.full ? 'git' : fresh.read === 0 ? 'events' : 'worktrees']++;
+    this.stamps.statuses += fresh.read;
+    this.stamps.missed += fresh.missed;
     const buffers = bufferDigests(overrides, [...stamp.worktrees.keys()]);
     const delta = withBuffers(stampDelta(entry.stamp, stamp), buffersDelta(entry.buffers, buffers));
     // Sources other than worktrees (branches, observations) are read in full every time.
@@ -379,11 +394,11 @@ export class EngineCore {
     }
   }
 
-  /** No file event since the last stamp, and every worktree of it watched: the stamp still holds. */
-  private unchanged(entry: WarmScanner, events: number | undefined): boolean {
-    if (!entry.stamp || events === undefined || entry.stampEvents !== events) return false;
-    const watched = new Set(this.options.changes!.watching());
-    return [...entry.stamp.worktrees.keys()].every((dir) => watched.has(dir));
+  /** File events seen so far, by worktree where the process counts them so (else any event counts for all). */
+  private eventCounts(): EventCounts | undefined {
+    const changes = this.options.changes;
+    if (!changes) return undefined;
+    return changes.counts?.() ?? { all: changes.events(), worktrees: new Map() };
   }
 
   /**

@@ -208,7 +208,12 @@ class ResidentEngine {
       commonDir: options.commonDir,
       resident: true,
       // Only once the change source exists: file events before it were not counted.
-      changes: { events: () => (this.source ? this.source.events() : Number.NaN), watching: () => this.source?.watching() ?? [] },
+      changes: {
+        events: () => (this.source ? this.source.events() : Number.NaN),
+        counts: () => this.source?.eventCounts() ?? { all: Number.NaN, worktrees: new Map() },
+        pathsSince: (worktree, count) => this.source?.pathsSince(worktree, count),
+        watching: () => this.source?.watching() ?? [],
+      },
       // A pair's merge type-checked in the background: scan again, then tell the subscribers.
       onTypecheck: () => void this.refresh({ reason: 'a type-check ended', all: false }),
     });
@@ -275,8 +280,12 @@ class ResidentEngine {
           this.told = this.core.generation;
           this.notify(taken);
         }
-        const targets = await watchTargets(this.options.repo).catch(() => undefined);
-        if (targets) this.source?.setWorktrees(targets.worktrees);
+        // Worktrees come and go only with a change of git's state (its worktrees directory): a
+        // save leaves the list as it was.
+        if (taken.all) {
+          const targets = await watchTargets(this.options.repo).catch(() => undefined);
+          if (targets) this.source?.setWorktrees(targets.worktrees);
+        }
       }
     } finally {
       this.refreshing = false;

@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importGraphOfEdges, type Agent, type FileEdit } from '@airspace/core';
 import { createRepoFixture, type FileTree, type RepoFixture } from '@airspace/git/fixture';
 import { labelKnown, labelOf, type SemanticCheck } from '../src/extract/scenario.js';
 import { formatTable } from '../src/report/table.js';
 import { runEval, type EvalRun } from '../src/run.js';
 import type { ScoredScenario } from '../src/score/cache.js';
 import { createChannelScorer } from '../src/score/scorer.js';
+import { apart } from '../src/score/semantic.js';
 import { sharedFileChannel } from './helpers.js';
 
 const lines = (...l: string[]) => l.join('\n') + '\n';
@@ -133,6 +135,12 @@ describe('the semantic label', () => {
       expect(labelOf(s, 'semantic')).toBe(false);
       expect(labelKnown(s, 'semantic')).toBe(true);
     }
+    // Sides whose changes no file reaches both of are clear without the compiler; the others are compiled.
+    const pruned = (merge: string) => (m.get(merge)!.semantic as { pruned?: true }).pruned === true;
+    expect(pruned(fx.merges.unrelated)).toBe(true);
+    expect(pruned(fx.merges.brokenBase)).toBe(true);
+    expect(pruned(fx.merges.identical)).toBe(false);
+    expect(pruned(fx.merges.broken)).toBe(false);
   });
 
   it('reports its prevalence per fraction, and evaluates under textual ∪ semantic', () => {
@@ -186,4 +194,62 @@ describe('a repository without a tsconfig', () => {
       repo.dispose();
     }
   }, 120_000);
+});
+
+describe('apart: sides that provably cannot break each other', () => {
+  // Blobs are named by their text here: `text` reads the id as the file's content.
+  const MODULE = 'export const x = 1;';
+  const edit = (path: string, status: FileEdit['status'] = 'modified', newText = MODULE, baseText = MODULE): FileEdit => ({
+    path,
+    status,
+    weight: 1,
+    baseRanges: 'whole',
+    newRanges: 'whole',
+    ...(status === 'added' ? {} : { baseBlob: baseText }),
+    ...(status === 'deleted' ? {} : { newBlob: newText }),
+  });
+  const agent = (id: string, ...files: FileEdit[]): Agent => ({ id, label: id, startedAt: 0, committedWork: 1, files });
+  const text = (blob: string) => Promise.resolve(blob);
+  // app.ts imports a.ts and b.ts; c.ts imports d.ts; e.ts stands alone.
+  const graph = importGraphOfEdges([
+    ['src/app.ts', 'src/a.ts'],
+    ['src/app.ts', 'src/b.ts'],
+    ['src/c.ts', 'src/d.ts'],
+    ['src/top.ts', 'src/app.ts'],
+  ]);
+
+  it('are the sides whose changes no file reaches both of', async () => {
+    expect(await apart(agent('p', edit('src/d.ts')), agent('q', edit('src/e.ts')), graph, text)).toBe(true);
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('src/c.ts')), graph, text)).toBe(true);
+    // A side that changes no module source (docs): the merge's sources are the other side's.
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('README.md')), graph, text)).toBe(true);
+  });
+
+  it('are never sides that meet in a file, directly or through any chain of importers', async () => {
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('src/a.ts')), graph, text)).toBe(false);
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('src/app.ts')), graph, text)).toBe(false);
+    // Neither imports the other, but app.ts (and top.ts) read both.
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('src/b.ts')), graph, text)).toBe(false);
+    expect(await apart(agent('p', edit('src/a.ts')), agent('q', edit('src/top.ts')), graph, text)).toBe(false);
+  });
+
+  it('are never sides that change what the program sees without an import', async () => {
+    const e = agent('q', edit('src/e.ts'));
+    for (const p of [
+      agent('p', edit('src/types.d.ts')),
+      agent('p', edit('tsconfig.json')),
+      agent('p', edit('package.json')),
+      agent('p', edit('src/d.ts', 'modified', 'const g = 1;')),
+      agent('p', edit('src/d.ts', 'modified', MODULE + '\ndeclare global { var g: number }')),
+      agent('p', edit('src/d.ts', 'modified', MODULE + "\ndeclare module './e.js' { const y: number }")),
+      agent('p', edit('src/d.ts', 'modified', MODULE, 'const g = 1;')),
+    ])
+      expect(await apart(p, e, graph, text)).toBe(false);
+    // A file one side adds that the other side's changed code names: its import resolves only in the merge.
+    const adds = agent('q', edit('src/fresh.ts', 'added'));
+    expect(
+      await apart(agent('p', edit('src/d.ts', 'modified', "import { x } from './fresh.js';\nexport const y = x;")), adds, graph, text),
+    ).toBe(false);
+    expect(await apart(agent('p', edit('src/d.ts')), adds, graph, text)).toBe(true);
+  });
 });

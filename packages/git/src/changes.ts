@@ -26,6 +26,13 @@ export type TrackedChange =
   /** Only these files changed: worktree directory → repository-relative paths (forward slashes). */
   | { readonly all: false; readonly reason: string; readonly paths: Readonly<Record<string, readonly string[]>> };
 
+/** Changes seen so far: those that call for reading everything, and those of each worktree's files. */
+export interface EventCounts {
+  readonly all: number;
+  /** Worktree directory (as given to the tracker) → changes of its files. */
+  readonly worktrees: ReadonlyMap<string, number>;
+}
+
 export interface ChangeTrackerOptions {
   /** Work trees to watch (agents come and go: see `setWorktrees`). */
   readonly worktrees: readonly string[];
@@ -59,6 +66,17 @@ export interface ChangeTracker {
    * directories changed since then (the engine answers without asking git).
    */
   readonly events: () => number;
+  /**
+   * The same count by where the changes were: those that call for reading everything (git's
+   * directory, a worktree that went) and, per worktree, its files. A worktree whose count did
+   * not move since a moment had no file event since then.
+   */
+  readonly eventCounts: () => EventCounts;
+  /**
+   * The paths of `worktree`'s file events after its count was `count` (repository-relative; a
+   * directory stands for everything under it), or undefined when they are no longer all known.
+   */
+  readonly pathsSince: (worktree: string, count: number) => readonly string[] | undefined;
   readonly watching: () => readonly string[];
   /** Directories followed by file events now (0 while polling). */
   readonly directories: () => number;
@@ -110,6 +128,8 @@ export interface TreeWatchOptions {
   readonly onLost: (error: NodeJS.ErrnoException) => void;
   /** Force one watch per directory (the default where the platform has no recursive watch by path). */
   readonly perDirectory?: boolean;
+  /** How long one slice of setting up watches may hold the event loop (ms, default ARM_SLICE_MS). */
+  readonly sliceMs?: number;
 }
 
 export interface TreeWatch {
@@ -120,23 +140,27 @@ export interface TreeWatch {
 
 /** How long one slice of setting up a tree's watches may hold the event loop (ms). */
 const ARM_SLICE_MS = 15;
+/** How many directories a slice watches at least, whatever the time. */
+const SLICE_MIN_ITEMS = 256;
 
 /**
- * `work` for each item pushed, in order, in slices of at most ARM_SLICE_MS between which the event
- * loop runs: a small batch is done before the first push returns, a large one goes on after it.
+ * `work` for each item pushed, in order, in slices of SLICE_MIN_ITEMS items or `sliceMs`, whichever
+ * is more, between which the event loop runs: a small batch is done before the first push
+ * returns, a large one goes on after it.
  * Items pushed by `work` itself join the queue.
  */
-function inSlices<A, B>(work: (a: A, b: B) => void, stopped: () => boolean): (a: A, b: B) => void {
+function inSlices<A, B>(work: (a: A, b: B) => boolean, stopped: () => boolean, sliceMs: number): (a: A, b: B) => void {
   let queue: Array<[A, B]> = [];
   let head = 0;
   let draining = false;
   const drain = (): void => {
     draining = true;
-    const until = performance.now() + ARM_SLICE_MS;
-    while (head < queue.length && !stopped()) {
+    const until = performance.now() + sliceMs;
+    for (let done = 0; head < queue.length && !stopped();) {
       const [a, b] = queue[head++]!;
-      work(a, b);
-      if (performance.now() > until) break;
+      if (work(a, b)) done++;
+      // At least SLICE_MIN_ITEMS directories a slice: a small tree is watched at once however loaded the machine.
+      if (done >= SLICE_MIN_ITEMS && performance.now() > until) break;
     }
     if (head === queue.length || stopped()) ((queue = []), (head = 0));
     draining = queue.length > 0;
@@ -195,17 +219,18 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
       return undefined;
     }
   };
-  const armOne = (rel: string, announce: boolean): void => {
-    if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return;
+  /** Watches one directory and queues its subdirectories; false when there was nothing to watch. */
+  const armOne = (rel: string, announce: boolean): boolean => {
+    if (closed || watchers.has(rel) || (rel !== '' && options.skip(rel))) return false;
     const dir = rel === '' ? root : join(root, rel);
     const ino = inode(rel);
-    if (ino === undefined) return;
+    if (ino === undefined) return false;
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { persistent: true }, (_event, name) => changed(rel, name ? String(name) : undefined));
     } catch (error) {
-      if (GONE.has((error as NodeJS.ErrnoException).code ?? '')) return;
-      return lost(error as NodeJS.ErrnoException);
+      if (!GONE.has((error as NodeJS.ErrnoException).code ?? '')) lost(error as NodeJS.ErrnoException);
+      return false;
     }
     watcher.on('error', (error) => {
       const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -218,19 +243,20 @@ export function watchTree(root: string, options: TreeWatchOptions): TreeWatch {
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      return;
+      return true;
     }
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) arm(child, announce);
       else if (announce) options.onEvent(child);
     }
+    return true;
   };
   // Watching a large tree takes seconds (a readdir, an lstat and a watch per directory: 1.4 s for
   // three worktrees of a 27,000-file repository); done at once it would hold every answer of the
   // engine that long. An event missed before its directory is watched is not lost: the engine
   // compares with git before it answers (its freshness stamp).
-  const arm = inSlices<string, boolean>(armOne, () => closed);
+  const arm = inSlices<string, boolean>(armOne, () => closed, options.sliceMs ?? ARM_SLICE_MS);
   const changed = (dir: string, name: string | undefined): void => {
     if (closed) return;
     if (name === undefined) return options.onEvent(dir);
@@ -398,6 +424,8 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
     },
     mode: () => (polling ? 'poll' : 'watch'),
     events: report.events,
+    eventCounts: report.counts,
+    pathsSince: report.pathsSince,
     watching: () => (polling ? [] : [...watchers.keys()]),
     directories: () => (polling ? 0 : [...watchers.values()].reduce((n, w) => n + w.directories(), 0)),
     lostTrack: () => lostTrack,
@@ -414,6 +442,9 @@ export function createChangeTracker(options: ChangeTrackerOptions): ChangeTracke
   return tracker;
 }
 
+/** How many event paths per worktree are kept for `pathsSince` (halved when exceeded). */
+const RECENT_PATHS = 2000;
+
 /** What the next report says (everything, or paths per worktree), sent `debounceMs` after the last change; the count of changes seen. */
 function createPendingReport(
   debounceMs: number,
@@ -425,6 +456,10 @@ function createPendingReport(
   let paths = new Map<string, Set<string>>();
   let firstReason: string | undefined;
   let events = 0;
+  let allEvents = 0;
+  const byWorktree = new Map<string, number>();
+  /** Per worktree, the paths of its latest events: `paths[i]` is event number `first + i + 1`. */
+  const recent = new Map<string, { first: number; paths: string[] }>();
   const flush = (): void => {
     if (isClosed()) return;
     const reason = all ?? firstReason ?? 'change';
@@ -444,11 +479,20 @@ function createPendingReport(
   return {
     changedAll(reason: string): void {
       events++;
+      allEvents++;
       all ??= reason;
       schedule(false);
     },
     changedPath(worktree: string, path: string): void {
       events++;
+      byWorktree.set(worktree, (byWorktree.get(worktree) ?? 0) + 1);
+      const log = recent.get(worktree) ?? { first: 0, paths: [] };
+      recent.set(worktree, log);
+      log.paths.push(path);
+      if (log.paths.length > RECENT_PATHS) {
+        log.first += log.paths.length - RECENT_PATHS / 2;
+        log.paths = log.paths.slice(-RECENT_PATHS / 2);
+      }
       let set = paths.get(worktree);
       if (!set) paths.set(worktree, (set = new Set()));
       set.add(path);
@@ -456,6 +500,11 @@ function createPendingReport(
       schedule(true);
     },
     events: (): number => events,
+    counts: (): EventCounts => ({ all: allEvents, worktrees: new Map(byWorktree) }),
+    pathsSince(worktree: string, count: number): readonly string[] | undefined {
+      const log = recent.get(worktree) ?? { first: 0, paths: [] };
+      return count < log.first ? undefined : [...new Set(log.paths.slice(count - log.first))];
+    },
     cancel: () => quiet.cancel(),
   };
 }

@@ -33,6 +33,16 @@ export async function readWorktreeStatus(dir: string): Promise<Buffer> {
   return output;
 }
 
+/**
+ * `git status` of only these paths of the worktree at `dir` (literal pathspecs; a directory
+ * covers what is under it), in the same records; HEAD's lines are the whole worktree's. Not kept
+ * for a snapshot, which needs every path.
+ */
+export async function readWorktreeStatusOf(dir: string, paths: readonly string[]): Promise<Buffer> {
+  const env = { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' };
+  return (await runGitRaw([...WORKTREE_STATUS_ARGS, '--', ...paths], { cwd: dir, env })).stdout;
+}
+
 /** The reading `readWorktreeStatus(dir)` kept, if it is at most `maxAgeMs` old; taken once. */
 export function takeRecentStatus(dir: string, maxAgeMs: number = SHARED_STATUS_MAX_AGE_MS): Buffer | undefined {
   const kept = shared.get(dir);

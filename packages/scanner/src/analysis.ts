@@ -143,8 +143,14 @@ function changesOf(
   return changes;
 }
 
-export function createAnalysisState(): AnalysisState {
+export interface AnalysisStateOptions {
+  /** false: facts are kept in memory only, never written to the repository's facts cache. */
+  readonly cacheDir?: false;
+}
+
+export function createAnalysisState(options: AnalysisStateOptions = {}): AnalysisState {
   let store: FactsStore | undefined;
+  const storeFor = async (root: string) => createFactsStore(options.cacheDir === false ? {} : { cacheDir: await defaultCacheDir(root) });
   // The base view is kept with its index: the symbols service caches its call graph per view.
   let base: { commit: string; index: AnalysisIndex; view: IndexView } | undefined;
   const overlays = new Map<string, { key: string; overlay: AgentOverlay }>();
@@ -152,13 +158,13 @@ export function createAnalysisState(): AnalysisState {
   return {
     async factsCached(root) {
       if (base) return true;
-      store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
+      store ??= await storeFor(root);
       await store.refresh();
       await store.importsOnly().refresh();
       return store.stats.segmentsRead > 0 || store.importsOnly().stats.segmentsRead > 0;
     },
     async update(root, baseCommit, agents, git, onProgress, options = {}) {
-      store ??= createFactsStore({ cacheDir: await defaultCacheDir(root) });
+      store ??= await storeFor(root);
       const bodies = options.bodies ?? true;
       // Without the symbols service only the import graph's facts are extracted (half the parse).
       const facts = bodies ? 'all' : 'imports';

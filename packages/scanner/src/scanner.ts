@@ -182,6 +182,11 @@ export interface Scanner {
   scan(overrides?: Overrides, extra?: ScanExtra): Promise<ScanResult>;
   /** The agents and git service of the last scan (until dispose); undefined before the first. */
   scanned?(): ScannedState | undefined;
+  /**
+   * Resolves once the index and history work queued so far has ended (at once when none is):
+   * background work that would compete with it for the cores (a type-check) waits for it.
+   */
+  settled?(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -275,6 +280,13 @@ export function createScanner(options: ScannerOptions = {}): Scanner {
   return {
     scan: (overrides, extra) => scanOnce(state, overrides, extra),
     scanned: () => (state.previous && state.git ? { agents: state.previous.agents, git: state.git, base: state.previous.base } : undefined),
+    async settled() {
+      // Work queued meanwhile (a scan during the wait) is waited for too.
+      for (let work = state.indexing; ; work = state.indexing) {
+        await work;
+        if (work === state.indexing) return;
+      }
+    },
     async dispose() {
       state.disposed = true;
       state.git?.dispose();

@@ -37,6 +37,18 @@ export interface Box {
 /** Space kept between a label and a link, a marker or another label, in pixels. */
 export const LABEL_GAP = 3;
 
+/** Above this many agents, labels show the name only (the level is in the label's border). */
+export const COMPACT_FROM = 12;
+
+/**
+ * About the size the page draws a label at, in pixels, a little over (a 13 px bold name, an
+ * 11 px second line unless compact, padding and border): what the layout keeps room for.
+ */
+export function labelSize(title: string, subtitle: string, compact: boolean): { w: number; h: number } {
+  const chars = (text: string): number => [...text].length;
+  return { w: 22 + Math.max(chars(title) * 9, compact ? 0 : chars(subtitle) * 5.5), h: compact ? 26 : 40 };
+}
+
 /** Whether a segment (widened by `half`) comes within the box. */
 export function segmentHitsBox(s: ScreenSegment, b: Box, pad = 0): boolean {
   const grow = s.half + pad;
@@ -89,22 +101,32 @@ function ownNearest(q: LabelRequest, b: Box, markers: ReadonlyArray<{ x: number;
   return markers.every((m) => (m.x === q.x && m.y === q.y) || gap(m.x, m.y) - m.r > own);
 }
 
-/** Spots around a marker, nearest first: above, below, the sides, the corners; then further out. */
+/** How far out from its marker (beyond the radius) a label is tried, nearest first, in pixels. */
+const DISTANCES = [LABEL_GAP + 2, 10, 18, 28, 40, 54];
+/**
+ * The 16 directions a label is tried in at each distance (screen angles in degrees, y down):
+ * above, below, the sides, the diagonals, then the eight between them.
+ */
+const DIRECTIONS = [-90, 90, 0, 180, -45, -135, 45, 135, -67.5, -112.5, 67.5, 112.5, -22.5, -157.5, 22.5, 157.5].map(
+  (deg) => (deg * Math.PI) / 180,
+);
+
+/**
+ * Spots around a marker, nearest first: in each of 16 directions, the box whose side (or corner)
+ * facing the marker sits `r + far` from its centre in that direction.
+ */
 function candidates(q: LabelRequest): Box[] {
   const out: Box[] = [];
-  for (const far of [LABEL_GAP + 2, 12, 22, 34]) {
+  for (const far of DISTANCES) {
     const d = q.r + far;
-    const spots: Array<[number, number]> = [
-      [q.x - q.w / 2, q.y - d - q.h],
-      [q.x - q.w / 2, q.y + d],
-      [q.x + d, q.y - q.h / 2],
-      [q.x - d - q.w, q.y - q.h / 2],
-      [q.x + d * 0.7, q.y - d * 0.7 - q.h],
-      [q.x - d * 0.7 - q.w, q.y - d * 0.7 - q.h],
-      [q.x + d * 0.7, q.y + d * 0.7],
-      [q.x - d * 0.7 - q.w, q.y + d * 0.7],
-    ];
-    for (const [left, top] of spots) out.push({ left, top, width: q.w, height: q.h });
+    for (const angle of DIRECTIONS) {
+      const c = Math.cos(angle),
+        s = Math.sin(angle);
+      // The anchor on the circle; the box hangs off it away from the marker (a corner at the diagonals).
+      const u = Math.max(-1, Math.min(1, c * Math.SQRT2)),
+        v = Math.max(-1, Math.min(1, s * Math.SQRT2));
+      out.push({ left: q.x + d * c - (q.w * (1 - u)) / 2, top: q.y + d * s - (q.h * (1 - v)) / 2, width: q.w, height: q.h });
+    }
   }
   return out;
 }

@@ -240,60 +240,133 @@ function clearBands(p: P[], drawn: readonly LayoutLink[]): boolean {
   return moved;
 }
 
-/** Lay out once from one ring order: relax, fit, then clear the links (bounded rounds). */
-function layoutOnce(radii: readonly number[], links: readonly LayoutLink[], drawn: readonly LayoutLink[], variant: number): P[] {
-  const p = ringStart(radii.length, links, variant);
-  relax(p, links, radii);
-  fit(p);
-  for (let round = 0; round < 400; round++) {
-    const a = clearAgents(p, radii, drawn);
-    const b = clearBands(p, drawn);
-    if (!a && !b) break;
-  }
-  return p;
+/** A label's box on the page, in pixels, and its place in the page's order (lower first; `labelRank`). */
+export interface LayoutLabel {
+  readonly w: number;
+  readonly h: number;
+  readonly rank: number;
+}
+
+/** The label assumed when none is given: a compact name of about ten characters. */
+const DEFAULT_LABEL: LayoutLabel = { w: 112, h: 26, rank: 0 };
+/**
+ * Pixels the page gives the agents' extent (the farthest marker's edge from the centre, as
+ * `frameCamera` frames it) at its usual size, a stage about 820 px tall, a little under: the
+ * layout keeps room for labels as large as the page draws them, or larger.
+ */
+export const EXTENT_PIXELS = 300;
+/** Rounds of making room around agents whose label finds no spot. */
+const ROOM_ROUNDS = 12;
+
+/** The layout as the page shows it: screen pixels (y down), at `EXTENT_PIXELS` for the extent. */
+function onScreen(p: readonly P[], radii: readonly number[]): { scale: number; at: P[] } {
+  let extent = 10;
+  p.forEach((q, i) => (extent = Math.max(extent, Math.hypot(q[0], q[1]) + radii[i]! * 2)));
+  const scale = EXTENT_PIXELS / extent;
+  return { scale, at: p.map((q) => [q[0] * scale, -q[1] * scale] as P) };
 }
 
 /**
- * How many agents of drawn links would find no room for their label (`placeLabels`, in scene
- * units, with a label about the size the page draws it at its usual scale), plus the clearances
- * still broken: lower is better.
+ * The agents of drawn links whose label finds no spot (`placeLabels`, as the page places them,
+ * the page's order), and the number of clearances still broken.
  */
-function crowding(p: readonly P[], radii: readonly number[], drawn: readonly LayoutLink[]): number {
-  const compact = p.length > 12;
-  const w = compact ? 14 : 20,
-    h = compact ? 4.5 : 7;
-  const labelled = new Set(drawn.flatMap((l) => [l.a, l.b]));
-  const requests = [...labelled].map((i) => ({ id: String(i), x: p[i]![0], y: -p[i]![1], r: radii[i]!, w, h, rank: 0 }));
-  const segments = drawn.map((l) => ({ x1: p[l.a]![0], y1: -p[l.a]![1], x2: p[l.b]![0], y2: -p[l.b]![1], half: l.width }));
-  const markers = p.map((q, i) => ({ x: q[0], y: -q[1], r: radii[i]! }));
-  const far = SPREAD_RADIUS * 4;
+function crowding(
+  p: readonly P[],
+  radii: readonly number[],
+  drawn: readonly LayoutLink[],
+  labels: readonly LayoutLabel[],
+): { unplaced: number[]; broken: number } {
+  const { scale, at } = onScreen(p, radii);
+  const labelled = [...new Set(drawn.flatMap((l) => [l.a, l.b]))];
+  const requests = labelled.map((i) => ({ id: String(i), x: at[i]![0], y: at[i]![1], r: radii[i]! * scale, ...labels[i]! }));
+  const segments = drawn.map((l) => ({
+    x1: at[l.a]![0],
+    y1: at[l.a]![1],
+    x2: at[l.b]![0],
+    y2: at[l.b]![1],
+    half: Math.max(1, l.width * scale),
+  }));
+  const markers = at.map((q, i) => ({ x: q[0], y: q[1], r: radii[i]! * scale }));
+  const far = EXTENT_PIXELS * 4;
   const boxes = placeLabels(requests, segments, markers, { left: -far, top: -far, width: far * 2, height: far * 2 });
   let broken = 0;
   for (const l of drawn)
     for (let k = 0; k < p.length; k++)
       if (k !== l.a && k !== l.b && segmentDistance(p[k]!, p[l.a]!, p[l.b]!).d < radii[k]! + l.width + LINK_MARGIN - 0.01) broken++;
-  return [...boxes.values()].filter((b) => b === null).length + broken * 10;
+  return { unplaced: labelled.filter((i) => boxes.get(String(i)) === null), broken };
+}
+
+const score = (c: { unplaced: readonly number[]; broken: number }): number => c.unplaced.length + c.broken * 10;
+
+/**
+ * Room for a label around agent `i`: everyone else within `reach` moves away from it, the nearest
+ * by `by` and less further out (a local magnifier, so the order of things around it is kept and
+ * its links get longer, opening the angles between them).
+ */
+function makeRoom(p: P[], i: number, by: number, reach: number): void {
+  const c = p[i]!;
+  p.forEach((q, k) => {
+    if (k === i) return;
+    const d = Math.hypot(q[0] - c[0], q[1] - c[1]);
+    if (d < reach) pushAway(q, c, by * (1 - d / reach), k);
+  });
+}
+
+/**
+ * Clear the links (bounded rounds), then centre the agents' bounding box on the origin, where the
+ * camera looks (clearing and making room push outwards, unevenly).
+ */
+function clearAll(p: P[], radii: readonly number[], drawn: readonly LayoutLink[]): void {
+  for (let round = 0; round < 400; round++) {
+    const a = clearAgents(p, radii, drawn);
+    const b = clearBands(p, drawn);
+    if (!a && !b) break;
+  }
+  const xs = p.map((q) => q[0]),
+    ys = p.map((q) => q[1]);
+  const cx = (Math.min(...xs) + Math.max(...xs)) / 2,
+    cy = (Math.min(...ys) + Math.max(...ys)) / 2;
+  for (const q of p) {
+    q[0] -= cx;
+    q[1] -= cy;
+  }
 }
 
 /**
  * The agents' positions (z = 0) from their pairs: a ring in pair order, relaxed by springs, then
  * nudged until no agent sits within its radius plus `LINK_MARGIN` of a drawn link of another pair
  * and no two disjoint drawn links run along each other (bounded; a tangle that cannot be undone in
- * the rounds allowed keeps its last state).
+ * the rounds allowed keeps its last state). Where the label (`labels`, in pixels) of an agent of a
+ * drawn link would find no spot on the page, the agents around it move apart until it does (a few
+ * rounds), so labels are placed rather than hidden.
  */
-export function layoutAgents(radii: readonly number[], links: readonly LayoutLink[]): Vec3[] {
+export function layoutAgents(radii: readonly number[], links: readonly LayoutLink[], labels: readonly LayoutLabel[] = []): Vec3[] {
   const n = radii.length;
   if (n === 0) return [];
   if (n === 1) return [[0, 0, 0]];
   const drawn = links.filter((l) => l.drawn && l.a !== l.b);
+  const sizes = radii.map((_, i) => labels[i] ?? DEFAULT_LABEL);
   // A few starts, the least crowded kept (one start for a large airspace, where each costs more).
   const variants = n > 60 ? 1 : 8;
   let best: P[] = [];
   let bestScore = Infinity;
   for (let v = 0; v < variants && bestScore > 0; v++) {
-    const p = layoutOnce(radii, links, drawn, v);
-    const score = variants > 1 ? crowding(p, radii, drawn) : 0;
-    if (score < bestScore) [best, bestScore] = [p, score];
+    const p = ringStart(n, links, v);
+    relax(p, links, radii);
+    fit(p);
+    clearAll(p, radii, drawn);
+    if (variants === 1) return p.map((q) => [q[0], q[1], 0] as Vec3);
+    for (let round = 0; ; round++) {
+      const c = crowding(p, radii, drawn, sizes);
+      if (score(c) < bestScore) [best, bestScore] = [p.map((q) => [q[0], q[1]] as P), score(c)];
+      if (c.unplaced.length === 0 || round === ROOM_ROUNDS) break;
+      const { scale } = onScreen(p, radii);
+      for (const i of c.unplaced) {
+        const size = Math.max(sizes[i]!.w, sizes[i]!.h * 2) / scale;
+        makeRoom(p, i, size * 0.25, size * 3);
+      }
+      clearAll(p, radii, drawn);
+    }
   }
   return best.map((q) => [q[0], q[1], 0] as Vec3);
 }

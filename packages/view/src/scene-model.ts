@@ -23,7 +23,8 @@ import {
   type ScanResult,
   type Vec3,
 } from '@airspace/core';
-import { layoutAgents, type LayoutLink } from './layout.js';
+import { COMPACT_FROM, labelSize } from './label-layout.js';
+import { layoutAgents, type LayoutLabel, type LayoutLink } from './layout.js';
 
 /** Radius of the sphere the whole airspace is scaled into, in scene units. */
 export const SCENE_RADIUS = 50;
@@ -506,7 +507,7 @@ function sceneLinksOf(input: SceneInput, posOf: ReadonlyMap<string, Vec3>): { li
 }
 
 /** Agent positions from the pairs (`layoutAgents`): who collides sits together, off other pairs' links. */
-function placeAgents(input: SceneInput, radii: readonly number[]): Vec3[] {
+function placeAgents(input: SceneInput, radii: readonly number[], labels: readonly LayoutLabel[]): Vec3[] {
   const index = new Map(input.agents.map((a, i) => [a.id, i] as const));
   const layoutLinks: LayoutLink[] = [];
   for (const link of input.links) {
@@ -523,7 +524,7 @@ function placeAgents(input: SceneInput, radii: readonly number[]): Vec3[] {
       width: Math.max(0.3, linkRadius(link.level, link.risk, input.agents.length)),
     });
   }
-  return layoutAgents(radii, layoutLinks);
+  return layoutAgents(radii, layoutLinks, labels);
 }
 
 /** Files cited by advisories, with the worst level citing them. */
@@ -619,27 +620,33 @@ function sceneAgentsOf(input: SceneInput, links: readonly Link[]): Array<Omit<Sc
     if (usableForecast(link)) forecastAgents.add(link.a).add(link.b);
   }
   const radii = input.agents.map((agent) => agentRadius(agent.files?.length ?? 0, input.agents.length));
-  const at = placeAgents(input, radii);
-  return input.agents.map((agent, i) => {
+  const texts = input.agents.map((agent) => {
     const fileCount = agent.files?.length ?? 0;
     const level = worst.get(agent.id) ?? 'clear';
     const parts = [`${fileCount} file${fileCount === 1 ? '' : 's'}`];
     if (level !== 'clear') parts.push(level);
     else if (forecastAgents.has(agent.id)) parts.push('forecast');
     if (agent.incomplete && agent.incomplete.length > 0) parts.push('incomplete');
-    return {
-      id: agent.id,
-      label: input.labels.get(agent.id)!,
-      position: at[i]!,
-      color: input.colorOf.get(agent.id)!,
-      radius: radii[i]!,
-      level,
-      title: input.labels.get(agent.id)!,
-      subtitle: parts.join(' · '),
-      ...(agent.worktree ? { worktree: agent.worktree } : {}),
-      ...(agent.incomplete && agent.incomplete.length > 0 ? { incomplete: agent.incomplete } : {}),
-    };
+    return { level, title: input.labels.get(agent.id)!, subtitle: parts.join(' · ') };
   });
+  const compact = input.agents.length > COMPACT_FROM;
+  const labels = texts.map((t) => ({ ...labelSize(t.title, t.subtitle, compact), rank: labelRank(t.level) }));
+  const at = placeAgents(input, radii, labels);
+  return input.agents.map((agent, i) => ({
+    id: agent.id,
+    label: texts[i]!.title,
+    position: at[i]!,
+    color: input.colorOf.get(agent.id)!,
+    radius: radii[i]!,
+    ...texts[i]!,
+    ...(agent.worktree ? { worktree: agent.worktree } : {}),
+    ...(agent.incomplete && agent.incomplete.length > 0 ? { incomplete: agent.incomplete } : {}),
+  }));
+}
+
+/** The order the page places labels in, lower first: the focused agents, then resolution … clear. */
+export function labelRank(level: Level, focused = false): number {
+  return focused ? -1 : levelRank('resolution') - levelRank(level);
 }
 
 /** The pair list: every pair with an advisory, a near-threshold or a forecast, worst first. */

@@ -123,7 +123,10 @@ function matchFiles(
     .map((p) => fs.absolute(p));
 }
 
-function compilerHost(ts: Ts, fs: TreeFs, optionsKey: string): TS.CompilerHost {
+/** The check's time limit was reached. */
+class TimeUp extends Error {}
+
+function compilerHost(ts: Ts, fs: TreeFs, optionsKey: string, deadline: number): TS.CompilerHost {
   const host: TS.CompilerHost & { useSourceOfProjectReferenceRedirect(): boolean } = {
     getSourceFile(fileName, languageVersionOrOptions) {
       const version = fs.blobOf(fileName) ?? `disk:${fs.diskStamp(fileName) ?? ''}`;
@@ -131,6 +134,9 @@ function compilerHost(ts: Ts, fs: TreeFs, optionsKey: string): TS.CompilerHost {
       const key = `${fileName}\0${version}\0${lv.languageVersion}\0${lv.impliedNodeFormat ?? ''}\0${optionsKey}`;
       const hit = sourceFiles.get(key);
       if (hit) return hit;
+      // Parsing a project cold takes seconds: past the time limit, the check stops here, and what
+      // it parsed stays for the next try.
+      if (Date.now() > deadline) throw new TimeUp();
       const text = fs.readFile(fileName);
       if (text === undefined) return undefined;
       const sf = ts.createSourceFile(fileName, text, languageVersionOrOptions, false);
@@ -199,12 +205,11 @@ export type CheckResult =
   /** `quiet`: nothing to check (not a TypeScript project), said in evidence rather than as a problem. */
   | { readonly status: 'not-checked'; readonly reason: string; readonly quiet?: true };
 
-class TimeUp extends Error {}
-
 const isSource = (rel: string) => /\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(rel) && !rel.includes('node_modules/');
 
 interface Built {
   readonly fs: TreeFs;
+  readonly deadline: number;
   readonly projects: readonly Project[];
   readonly programs: Map<string, TS.Program>;
 }
@@ -218,7 +223,7 @@ function programFor(ts: Ts, built: Built, project: Project, roots?: readonly str
     p = ts.createProgram({
       rootNames: roots ?? project.fileNames,
       options,
-      host: compilerHost(ts, built.fs, key),
+      host: compilerHost(ts, built.fs, key, built.deadline),
       ...(project.references ? { projectReferences: project.references } : {}),
     });
     built.programs.set(programKey, p);
@@ -288,7 +293,7 @@ export function checkPair(input: CheckInput): CheckResult {
   const build = (files: ReadonlyMap<string, string>): Built | string => {
     const fs = new TreeFs(root, files, texts, ts.sys);
     const projects = loadProjects(ts, fs, input.tsconfig);
-    return typeof projects === 'string' ? projects : { fs, projects, programs: new Map() };
+    return typeof projects === 'string' ? projects : { fs, projects, deadline, programs: new Map() };
   };
   try {
     if (!trees.merge.has(input.tsconfig) && !trees.a.has(input.tsconfig) && !trees.b.has(input.tsconfig))
@@ -345,6 +350,14 @@ export function checkPair(input: CheckInput): CheckResult {
     if (e instanceof TimeUp) return { status: 'not-checked', reason: 'time limit reached' };
     return { status: 'not-checked', reason: `the compiler failed: ${e instanceof Error ? e.message : String(e)}` };
   }
+}
+
+/** `checkPair` with the compiler loaded: in the thread that calls it (not checked when it is not installed). */
+export async function checkWithCompiler(input: Omit<CheckInput, 'ts'>): Promise<CheckResult> {
+  const ts = await loadTypeScript();
+  return ts
+    ? checkPair({ ...input, ts })
+    : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' };
 }
 
 /** Which side wrote the breaking line, and which change of the other side breaks it. */

@@ -30,10 +30,11 @@ import {
   type OptionsSchema,
   type Range,
 } from '@airspace/core';
-import { checkPair, loadTypeScript, type CheckResult, type NewError, type PairListings } from './check.js';
+import { checkWithCompiler, type CheckResult, type NewError, type PairListings } from './check.js';
+import type { ThreadCheckInput } from './compiler-thread.js';
 import { describeDiag } from './compare.js';
 import { interactingPairs } from './pairs.js';
-import { beingChecked, inBackground, startCheck } from './background.js';
+import { beingChecked, compilerThread, inBackground, startCheck } from './background.js';
 import { holdRuns, isPyrightInput } from './pyright.js';
 import { changedPython, checkPythonPair } from './python.js';
 import { BlobTexts, fetchTexts, isCompilerInput } from './tree-fs.js';
@@ -238,10 +239,16 @@ async function listPair(git: TreeReader, o: TypecheckOptions, ids: TreeIds): Pro
   return { trees, typescript, python };
 }
 
+/** A pair's checks, read and ready: the Python part done, the TypeScript part's input. */
+interface PreparedCheck {
+  readonly python?: CheckResult;
+  readonly typescript?: ThreadCheckInput;
+}
+
 /**
  * Reads what a listed pair's checks need and runs the Python part (pyright, a process of its
- * own); gives the rest to run: the TypeScript compiler, synchronous, and the two results combined.
- * Bounded by the time limit and what is left of the budget from `started`.
+ * own); gives the TypeScript part's input (the compiler is synchronous: `finish` runs it here or
+ * in the compiler's thread). Bounded by the time limit and what is left of the budget from `started`.
  */
 async function prepareChecks(
   git: TreeReader,
@@ -251,39 +258,41 @@ async function prepareChecks(
   listed: ListedPair,
   started: number,
   release?: () => void,
-): Promise<() => CheckResult> {
+): Promise<PreparedCheck> {
   const { trees, typescript, python } = listed;
   const wanted: string[] = [];
   for (const l of [trees.merge, trees.a, trees.b, trees.base])
     for (const [p, id] of l) if ((typescript && isCompilerInput(p, false)) || (python && isPyrightInput(p))) wanted.push(id);
   await fetchTexts(wanted, texts, (id) => git.readBlob(id));
   const deadline = Date.now() + Math.min(o.timeLimitMs, Math.max(1, o.budgetMs - (Date.now() - started)));
-  const parts: CheckResult[] = [];
+  let pythonResult: CheckResult | undefined;
   if (python)
-    parts.push(
-      await checkPythonPair({
-        root,
-        trees,
-        ids,
-        texts,
-        pyright: o.pyright,
-        importerDepth: o.importerDepth,
-        maxFiles: o.maxFiles,
-        deadline,
-        ...(release ? { release } : {}),
-      }),
-    );
+    pythonResult = await checkPythonPair({
+      root,
+      trees,
+      ids,
+      texts,
+      pyright: o.pyright,
+      importerDepth: o.importerDepth,
+      maxFiles: o.maxFiles,
+      deadline,
+      ...(release ? { release } : {}),
+    });
   else release?.();
-  const ts = typescript ? await loadTypeScript() : undefined;
-  return () => {
-    if (typescript)
-      parts.unshift(
-        ts
-          ? checkPair({ ts, root, trees, texts, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline })
-          : { status: 'not-checked', reason: 'the TypeScript compiler (npm package typescript) is not installed' },
-      );
-    return combine(parts);
+  return {
+    ...(pythonResult ? { python: pythonResult } : {}),
+    ...(typescript
+      ? { typescript: { root, trees, tsconfig: o.tsconfig, importerDepth: o.importerDepth, maxFiles: o.maxFiles, deadline } }
+      : {}),
   };
+}
+
+/** A prepared check's TypeScript part run by `compile` (in this thread, or the compiler's), and the languages' results combined. */
+async function finish(prepared: PreparedCheck, compile: (input: ThreadCheckInput) => Promise<CheckResult>): Promise<CheckResult> {
+  const parts: CheckResult[] = [];
+  if (prepared.typescript) parts.push(await compile(prepared.typescript));
+  if (prepared.python) parts.push(prepared.python);
+  return combine(parts);
 }
 
 /** One result of a pair's languages: their errors; never clear while a part could not be checked. */
@@ -351,7 +360,10 @@ async function firstCheck(
     // the scan's budget); its result is read by a later scan.
     startCheck(
       key,
-      () => prepareChecks(git, root, { ...o, budgetMs: o.timeLimitMs }, ids, listed, Date.now()),
+      async () =>
+        finish(await prepareChecks(git, root, { ...o, budgetMs: o.timeLimitMs }, ids, listed, Date.now()), (input) =>
+          compilerThread().check(input, texts, o.timeLimitMs),
+        ),
       (r) => {
         // A time limit is kept once it was met twice: the first try of a cold check parses the
         // project (kept for the next), so the engine's rescan, told of the end, tries once more.
@@ -361,7 +373,8 @@ async function firstCheck(
     );
     return stillBeingChecked(a, b);
   }
-  const result = (await prepareChecks(git, root, o, ids, listed, ctx.started, ctx.release))();
+  const prepared = await prepareChecks(git, root, o, ids, listed, ctx.started, ctx.release);
+  const result = await finish(prepared, (input) => checkWithCompiler({ ...input, texts }));
   // A time limit is not a property of the trees: the next scan tries again.
   if (result.status === 'checked' || result.quiet) remember(key, ordered ? result : swapped(result));
   return result;

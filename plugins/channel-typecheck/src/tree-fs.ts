@@ -51,6 +51,9 @@ export class BlobTexts {
     if (this.texts.size >= this.max) this.texts.clear();
     this.texts.set(id, text);
   }
+  clear(): void {
+    this.texts.clear();
+  }
 }
 
 /** Reads the texts of `ids` not yet known, a few at a time. */

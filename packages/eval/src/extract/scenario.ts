@@ -39,7 +39,11 @@ export interface ScenarioLabels {
  */
 export type SemanticCheck =
   | { readonly status: 'broken'; readonly checker: string; readonly errors: readonly string[] }
-  | { readonly status: 'clear' | 'conflict'; readonly checker: string }
+  | {
+      readonly status: 'clear' | 'conflict';
+      readonly checker: string;
+      /** Clear without the compiler: the sides cannot interact. */ readonly pruned?: true;
+    }
   | { readonly status: 'not-checked'; readonly checker: string; readonly reason: string };
 
 /**

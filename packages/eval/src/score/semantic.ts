@@ -6,12 +6,16 @@
  * Verdicts are cached by the pair's trees in a JSON-lines file beside the scenario cache, so a
  * replay pays for each check once, whatever the channel set or fraction that asks again.
  * A pair the channel could not check is `not-checked` with its reason: never a silent "clear".
+ *
+ * A pair whose two sides provably cannot interact is clear without the compiler (`apart`): the
+ * scanner's import graph of the base and of each side (facts kept in memory, no cache written)
+ * shows no file that both sides' changes reach.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AnyChannel, ChannelScore, Logger } from '@airspace/core';
+import type { Agent, AnyChannel, ChannelScore, ImportGraphService, Logger } from '@airspace/core';
 import { runGit, type GitService, type RepositoryInfo } from '@airspace/git';
-import { builtinChannels } from '@airspace/scanner';
+import { builtinChannels, createAnalysisState, type AnalysisState } from '@airspace/scanner';
 import type { Scenario, SemanticCheck } from '../extract/scenario.js';
 import { channelSetVersion } from './scorer.js';
 import { ReplayGitService } from './services.js';
@@ -52,6 +56,101 @@ export function verdictOf(score: ChannelScore, checker: string): SemanticCheck {
   if (clean) return { status: 'clear', checker };
   const said = score.evidence[0]?.message;
   return { status: 'not-checked', checker, reason: said ? notCheckedReason(said) : 'the checker gave no verdict' };
+}
+
+/** A TypeScript or JavaScript module the compiler reads (declaration files are not: they may declare globals). */
+const isModuleSource = (path: string): boolean => /\.(?:[mc]?tsx?|[mc]?jsx?)$/.test(path) && !/\.d\.[mc]?ts$/.test(path);
+/** What else a checker reads: declaration files, JSON (configs, package manifests, imported data), Python. */
+const isOtherCheckerInput = (path: string): boolean => /\.(?:d\.[mc]?ts|json|pyi?)$/.test(path) || /(?:^|\/)pyproject\.toml$/.test(path);
+
+/**
+ * A module's text that can change what other files see without being imported: a script (no
+ * top-level import or export: its declarations are global), `declare global`, `declare module`
+ * (an augmentation or an ambient module), a triple-slash reference.
+ */
+function reachesGlobally(text: string): boolean {
+  return !/^\s*(?:import|export)\b/m.test(text) || /^\s*(?:export\s+)?declare\s+(?:global|module)\b|^\s*\/\/\/\s*<reference\b/m.test(text);
+}
+
+/** Files a change can affect through imports: the changed paths and, transitively, their importers in every view. */
+function importerClosure(
+  start: Iterable<string>,
+  graph: ImportGraphService,
+  views: readonly string[],
+  stop?: ReadonlySet<string>,
+): Set<string> | 'meets' {
+  const seen = new Set<string>();
+  const frontier: string[] = [];
+  const add = (p: string): boolean => {
+    if (seen.has(p)) return false;
+    if (stop?.has(p)) return true;
+    seen.add(p);
+    frontier.push(p);
+    return false;
+  };
+  for (const p of start) if (add(p)) return 'meets';
+  const all = [graph.base, ...views.map((id) => graph.forAgent(id))];
+  while (frontier.length > 0) {
+    const p = frontier.pop()!;
+    for (const view of all) for (const i of view.importersOf(p)) if (add(i)) return 'meets';
+  }
+  return seen;
+}
+
+/**
+ * Whether the merge of `a` and `b` provably has no type error neither side has, without compiling
+ * it. A file's diagnostics depend on its own text, on the files it imports (transitively) and on
+ * the program's globals. When no file is reached by both sides' changes (each side's changed
+ * files and, transitively, their importers, in the base's, a's and b's import graphs: a superset
+ * of the merge's, whose every file is the base's or one side's), every file of the merge reads,
+ * through its imports, exactly what it reads in one side's tree (or the base's), so it has that
+ * tree's diagnostics. Globals: a change to a declaration file, a JSON file (tsconfig,
+ * package.json, imported data), a Python file, or a module that declares globals or ambient modules
+ * (`reachesGlobally`, in either its old or new text) is never pruned. Neither is a side that adds
+ * a file whose name the other side's changed text mentions: an import resolved only in the merge
+ * would be missing from every graph. `text` gives a blob's text (undefined: not pruned).
+ */
+export async function apart(
+  a: Agent,
+  b: Agent,
+  graph: ImportGraphService,
+  text: (blob: string) => Promise<string | undefined>,
+): Promise<boolean> {
+  const changedOf = async (agent: Agent): Promise<{ paths: Set<string>; added: string[]; texts: string[] } | undefined> => {
+    const paths = new Set<string>();
+    const added: string[] = [];
+    const texts: string[] = [];
+    for (const f of agent.files) {
+      if (f.declared) continue;
+      for (const p of [f.path, f.oldPath]) if (p && isOtherCheckerInput(p)) return undefined;
+      if (!isModuleSource(f.path) && !(f.oldPath && isModuleSource(f.oldPath))) continue;
+      paths.add(f.path);
+      if (f.oldPath) paths.add(f.oldPath);
+      if (f.status === 'added' || f.status === 'renamed') added.push(f.path);
+      for (const blob of [f.baseBlob, f.newBlob]) {
+        if (!blob) continue;
+        const t = await text(blob);
+        if (t === undefined || reachesGlobally(t)) return undefined;
+        if (blob === f.newBlob) texts.push(t);
+      }
+      if (f.status !== 'deleted' && !f.newBlob) return undefined;
+    }
+    return { paths, added, texts };
+  };
+  const ca = await changedOf(a);
+  const cb = ca && (await changedOf(b));
+  if (!ca || !cb) return false;
+  if (ca.paths.size === 0 || cb.paths.size === 0) return true;
+  const stem = (p: string) => p.replace(/^.*\//, '').replace(/\.[^.]*$/, '');
+  const named = (added: readonly string[], texts: readonly string[]) =>
+    added.some((p) => {
+      const names = [stem(p), ...(stem(p) === 'index' ? [p.split('/').slice(-2, -1)[0] ?? ''] : [])].filter(Boolean);
+      return texts.some((t) => names.some((n) => t.includes(n)));
+    });
+  if (named(ca.added, cb.texts) || named(cb.added, ca.texts)) return false;
+  const views = [a.id, b.id];
+  const ra = importerClosure(ca.paths, graph, views);
+  return ra !== 'meets' && importerClosure(cb.paths, graph, views, ra) !== 'meets';
 }
 
 /** Verdicts by trees, as JSON lines: `{ key, check }`; a torn line is skipped. */
@@ -100,6 +199,29 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
   const cache = new VerdictCache(options.cacheDir ? join(options.cacheDir, `semantic-${version}.jsonl`) : undefined);
   const git = new ReplayGitService(repository);
   const root = repository.root;
+  // The import graphs `apart` reads: one base at a time, so scenarios take turns.
+  let analysis: AnalysisState | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
+  const cannotInteract = (scenario: Scenario, service: GitService): Promise<boolean> => {
+    const [a, b] = scenario.agents;
+    const text = (blob: string) =>
+      service.readObject(blob).then(
+        (buf) => buf.toString('utf8'),
+        () => undefined,
+      );
+    const run = turn.then(async () => {
+      analysis ??= createAnalysisState({ cacheDir: false });
+      try {
+        const services = await analysis.update(root, scenario.base, scenario.agents, service, undefined, { bodies: false });
+        return await apart(a, b, services.importGraph, text);
+      } catch {
+        // No graph: the compiler decides.
+        return false;
+      }
+    });
+    turn = run;
+    return run;
+  };
 
   const run = async (scenario: Scenario, service: GitService): Promise<SemanticCheck> => {
     if (!channel) return { status: 'not-checked', checker: version, reason: 'the typecheck channel is not available' };
@@ -135,7 +257,19 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
         const key = [base, ...[ta, tb].sort()].join(':');
         const hit = cache.get(key);
         if (hit) return hit;
-        const verdict = await run(scenario, service);
+        // Pruned only where the channel would check (the merge has the tsconfig): elsewhere it says why not.
+        const tsconfig = String(channelOptions.tsconfig ?? 'tsconfig.json');
+        const checkable = await runGit(['cat-file', '-e', `${trees.merge.tree}:${tsconfig}`], {
+          cwd: root,
+          env: service.scratch.env(),
+        }).then(
+          () => true,
+          () => false,
+        );
+        const verdict: SemanticCheck =
+          checkable && (await cannotInteract(scenario, service))
+            ? { status: 'clear', checker: version, pruned: true }
+            : await run(scenario, service);
         // Not checked (a time limit, a missing checker) is not a property of the trees: asked again next run.
         if (verdict.status !== 'not-checked') cache.put(key, verdict);
         return verdict;

@@ -3,7 +3,7 @@
  * and (when served) follows `body[data-events]` for live updates. Data reaches the DOM only as
  * text (`textContent`), never as markup.
  */
-import { chanceText, levelRank, type ScanResult } from '@airspace/core';
+import { chanceText, type ScanResult } from '@airspace/core';
 import {
   FORECAST_COLOR,
   LEVEL_COLORS,
@@ -11,6 +11,7 @@ import {
   UNTOUCHED_FILE_COLOR,
   buildSceneModel,
   formatRisk,
+  labelRank,
   type EvidenceText,
   type SceneAdvisory,
   type SceneAgent,
@@ -20,7 +21,7 @@ import {
   type ScenePair,
   NEAR_THRESHOLD_COLOR,
 } from '../scene-model.js';
-import { placeLabels as placeLabelBoxes, type LabelRequest, type ScreenSegment } from '../label-layout.js';
+import { COMPACT_FROM, placeLabels as placeLabelBoxes, type LabelRequest, type ScreenSegment } from '../label-layout.js';
 import { createFlatViewer } from './flat-viewer.js';
 import { createViewer, webglAvailable, type Viewer } from './viewer.js';
 
@@ -236,9 +237,6 @@ function renderLabels(): void {
   placeLabels();
 }
 
-/** From this many agents on, labels show the name only (the level is in the label's border). */
-const COMPACT_FROM = 12;
-
 /** Label sizes, cleared when labels are rebuilt or change state. */
 let labelSizes = new WeakMap<HTMLElement, { w: number; h: number }>();
 
@@ -283,7 +281,7 @@ function placeLabels(): void {
     markers.push({ x: p.x - rect.left, y: p.y - rect.top, r });
     if (!node) continue;
     // Lower ranks are placed first: focused labels, then resolution … clear.
-    const rank = focus.has(a.id) ? -1 : levelRank('resolution') - levelRank(a.level);
+    const rank = labelRank(a.level, focus.has(a.id));
     let size = labelSizes.get(node);
     if (!size) {
       // Measured once per label and state (reading layout every frame would force a reflow per label).

@@ -277,9 +277,9 @@ export function frameCamera(
     2 * THREE.MathUtils.radToDeg(Math.atan(Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) * camera.aspect)),
   );
   const distance = (r / Math.sin(THREE.MathUtils.degToRad(fit / 2))) * 1.12;
-  // Aimed a little below the centre, so the agents sit higher, clear of the legend at the bottom.
-  camera.position.set(0, distance * 0.2 - r * 0.12, distance * 0.98);
-  controls.target.set(0, -r * 0.12, 0);
+  // Aimed at the centre: the agents sit between the heads-up at the top and the legend at the bottom.
+  camera.position.set(0, distance * 0.2, distance * 0.98);
+  controls.target.set(0, 0, 0);
   camera.near = Math.max(0.1, distance / 200);
   camera.far = distance * 10;
   camera.updateProjectionMatrix();
