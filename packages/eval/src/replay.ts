@@ -8,6 +8,7 @@ import { listMerges, type ListMergesOptions, type MergeCommit } from './extract/
 import { cacheKey, type ScenarioCache, type ScoredScenario } from './score/cache.js';
 import type { ScenarioScorer } from './score/scorer.js';
 import type { SemanticLabeller } from './score/semantic.js';
+import type { SemanticCheck } from './extract/scenario.js';
 import type { ScratchStore } from '@airspace/git';
 import { sharedChangedFiles, type RecencyOptions } from '@airspace/core';
 
@@ -177,13 +178,19 @@ async function processMerge(state: ReplayState, m: MergeCommit): Promise<Process
 }
 
 /**
- * A cached record without the labeller's verdict on its observed states: the scenario extracted
+ * A check cut off by its time limit gave no verdict on the trees, only on the machine's load and
+ * the limit of that run: a later replay checks it again rather than keeping it as not checked.
+ */
+const timedOut = (check: SemanticCheck): boolean => check.status === 'not-checked' && /^time limit reached\b/.test(check.reason);
+
+/**
+ * A cached record without the labeller's verdict (or with a timed-out one) on its observed states: the scenario extracted
  * again (its labels known) and checked. One that cannot be extracted again is not checked, and says why.
  */
 async function withSemantic(state: ReplayState, m: MergeCommit, { fraction, intent }: Observation, record: ScoredScenario) {
   const { options } = state;
   const labeller = options.semantic;
-  if (!labeller || record.semantic?.checker === labeller.version) return record;
+  if (!labeller || (record.semantic?.checker === labeller.version && !timedOut(record.semantic))) return record;
   const extracted = await extractScenario(options.repo, m, {
     scratch: options.scratch,
     early: fraction,

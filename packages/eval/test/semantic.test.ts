@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importGraphOfEdges, type Agent, type FileEdit } from '@airspace/core';
+import { defineChannel, importGraphOfEdges, type Agent, type FileEdit } from '@airspace/core';
 import { createRepoFixture, type FileTree, type RepoFixture } from '@airspace/git/fixture';
 import { labelKnown, labelOf, type SemanticCheck } from '../src/extract/scenario.js';
 import { formatTable } from '../src/report/table.js';
@@ -169,6 +169,38 @@ describe('the semantic label', () => {
     const again = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', early: [0.5], cacheDir });
     expect(again.context.fromCache).toBe((run.context.fromCache ?? 0) + 8);
     expect(status(byMerge(again).get(fx.merges.broken)?.semantic)).toBe('broken');
+  }, 120_000);
+
+  it('checks again a verdict its time limit cut off, rather than keeping it as not checked', async () => {
+    // A stand-in checker: cut off by its time limit while \`hurried\`, then breaking every pair it is asked about.
+    let hurried = true;
+    const asked: string[] = [];
+    const checker = defineChannel({
+      id: 'typecheck',
+      score(a, b) {
+        asked.push(`${a.id}:${b.id}`);
+        return hurried
+          ? { risk: 0, evidence: [], problems: [{ code: 'NOT_CHECKED', message: `${a.id} and ${b.id} was not type-checked: time limit reached.` }] }
+          : { risk: 1, evidence: [{ kind: 'typecheck-error', message: 'TS2554 Expected 2 arguments, but got 1', risk: 1 }] };
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'airspace-eval-semantic-limit-'));
+    try {
+      const first = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', semantic: { channel: checker }, cacheDir: dir });
+      // Cut off: no verdict, so the scenario is counted and left out.
+      expect(byMerge(first).get(fx.merges.broken)).toBeUndefined();
+      expect(Object.keys(first.context.semantic!.find((f) => f.fraction === 1)!.notCheckedBy)).toEqual(['time limit reached']);
+      const cutOff = asked.length;
+      expect(cutOff).toBeGreaterThan(0);
+      hurried = false;
+      const again = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', semantic: { channel: checker }, cacheDir: dir });
+      // Read from the cache, and checked again there: the same pairs asked once more.
+      expect(again.context.fromCache).toBeGreaterThan(0);
+      expect(asked.length).toBe(2 * cutOff);
+      expect(status(byMerge(again).get(fx.merges.broken)?.semantic)).toBe('broken');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('is not asked for under a label that does not read it', async () => {
