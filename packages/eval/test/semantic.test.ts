@@ -180,20 +180,36 @@ describe('the semantic label', () => {
       score(a, b) {
         asked.push(`${a.id}:${b.id}`);
         return hurried
-          ? { risk: 0, evidence: [], problems: [{ code: 'NOT_CHECKED', message: `${a.id} and ${b.id} was not type-checked: time limit reached.` }] }
+          ? {
+              risk: 0,
+              evidence: [],
+              problems: [{ code: 'NOT_CHECKED', message: `${a.id} and ${b.id} was not type-checked: time limit reached.` }],
+            }
           : { risk: 1, evidence: [{ kind: 'typecheck-error', message: 'TS2554 Expected 2 arguments, but got 1', risk: 1 }] };
       },
     });
     const dir = mkdtempSync(join(tmpdir(), 'airspace-eval-semantic-limit-'));
     try {
-      const first = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', semantic: { channel: checker }, cacheDir: dir });
+      const first = await runEval({
+        repo: fx.repo.dir,
+        scorer: scorer(),
+        label: 'semantic',
+        semantic: { channel: checker },
+        cacheDir: dir,
+      });
       // Cut off: no verdict, so the scenario is counted and left out.
       expect(byMerge(first).get(fx.merges.broken)).toBeUndefined();
       expect(Object.keys(first.context.semantic!.find((f) => f.fraction === 1)!.notCheckedBy)).toEqual(['time limit reached']);
       const cutOff = asked.length;
       expect(cutOff).toBeGreaterThan(0);
       hurried = false;
-      const again = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', semantic: { channel: checker }, cacheDir: dir });
+      const again = await runEval({
+        repo: fx.repo.dir,
+        scorer: scorer(),
+        label: 'semantic',
+        semantic: { channel: checker },
+        cacheDir: dir,
+      });
       // Read from the cache, and checked again there: the same pairs asked once more.
       expect(again.context.fromCache).toBeGreaterThan(0);
       expect(asked.length).toBe(2 * cutOff);

@@ -326,21 +326,27 @@ export function checkPair(input: CheckInput): CheckResult {
     if (mergeDiags.size === 0) return { status: 'checked', config, files: files.length, truncated, errors: [] };
 
     // Errors in the merge: the same files in the base and each side, built only now.
-    const others: Record<'base' | 'a' | 'b', Built | string> = { base: build(trees.base), a: build(trees.a), b: build(trees.b) };
+    const others: Partial<Record<'base' | 'a' | 'b', Built | string>> = {};
+    const erring = [...mergeDiags.keys()];
     const sideDiags = (which: 'base' | 'a' | 'b', rel: string): Diag[] => {
-      const built = others[which];
+      const built = (others[which] ??= build(trees[which]));
       if (typeof built === 'string') return [];
       const owner = ownerOf(built.projects, built.fs.absolute(rel));
       if (!owner) return [];
       // Only the files the merge has errors in (what they import, and the project's declaration
       // files): the side's own errors there, without building the whole project again.
-      const erring = [...mergeDiags.keys()].map((f) => built.fs.absolute(f)).filter((f) => owner.fileNames.includes(f));
-      const roots = [...erring, ...owner.fileNames.filter((f) => f.endsWith('.d.ts'))];
+      const inOwner = erring.map((f) => built.fs.absolute(f)).filter((f) => owner.fileNames.includes(f));
+      const roots = [...inOwner, ...owner.fileNames.filter((f) => f.endsWith('.d.ts'))];
       return diagnosticsOf(ts, programFor(ts, built, owner, roots), built.fs, rel, deadline) ?? [];
     };
+    // The base first: an error it has too is never new (whatever the sides have), and most are
+    // (a dependency not installed, a base that does not compile), so the sides are built only for
+    // the files with errors the base lacks: the same verdict, often without building them at all.
+    const baseDiags = new Map(erring.map((rel) => [rel, sideDiags('base', rel)] as const));
+    const unexplained = erring.filter((rel) => newErrors(mergeDiags.get(rel)!, [baseDiags.get(rel)!]).length > 0);
     const errors: NewError[] = [];
-    for (const [rel, diags] of mergeDiags) {
-      const fresh = newErrors(diags, [sideDiags('base', rel), sideDiags('a', rel), sideDiags('b', rel)]);
+    for (const rel of unexplained) {
+      const fresh = newErrors(mergeDiags.get(rel)!, [baseDiags.get(rel)!, sideDiags('a', rel), sideDiags('b', rel)]);
       if (fresh.length === 0) continue;
       const program = programFor(ts, merged, owned(rel)!);
       for (const d of fresh) errors.push(explain(ts, program, merged.fs, d, trees));
