@@ -177,6 +177,7 @@ describe('the semantic label', () => {
     const asked: string[] = [];
     const checker = defineChannel({
       id: 'typecheck',
+      defaultWeight: 1,
       score(a, b) {
         asked.push(`${a.id}:${b.id}`);
         return hurried
