@@ -178,19 +178,21 @@ async function processMerge(state: ReplayState, m: MergeCommit): Promise<Process
 }
 
 /**
- * A check cut off by its time limit gave no verdict on the trees, only on the machine's load and
- * the limit of that run: a later replay checks it again rather than keeping it as not checked.
+ * A check cut off by its time limit, or one that failed (a git or compiler process that died),
+ * gave no verdict on the trees, only on that run: a later replay checks it again rather than
+ * keeping it as not checked. Other reasons (no tsconfig, no merge base) are the trees' own.
  */
-const timedOut = (check: SemanticCheck): boolean => check.status === 'not-checked' && /^time limit reached\b/.test(check.reason);
+const transient = (check: SemanticCheck): boolean =>
+  check.status === 'not-checked' && /^(?:time limit reached|the check failed)\b/.test(check.reason);
 
 /**
- * A cached record without the labeller's verdict (or with a timed-out one) on its observed states: the scenario extracted
+ * A cached record without the labeller's verdict (or with a transient one) on its observed states: the scenario extracted
  * again (its labels known) and checked. One that cannot be extracted again is not checked, and says why.
  */
 async function withSemantic(state: ReplayState, m: MergeCommit, { fraction, intent }: Observation, record: ScoredScenario) {
   const { options } = state;
   const labeller = options.semantic;
-  if (!labeller || (record.semantic?.checker === labeller.version && !timedOut(record.semantic))) return record;
+  if (!labeller || (record.semantic?.checker === labeller.version && !transient(record.semantic))) return record;
   const extracted = await extractScenario(options.repo, m, {
     scratch: options.scratch,
     early: fraction,
