@@ -26,6 +26,9 @@ export interface Diag {
 
 const keyOf = (d: Diag): string => `${d.path}\0${d.code}\0${messageKey(d.message)}\0${d.text}`;
 
+/** TypeScript's mark of a union printed in part. */
+const TRUNCATED = /\.\.\. \d+ more \.\.\./;
+
 /**
  * A message as a matching key: its head (the chain's first line) with the members of every quoted
  * union sorted. TypeScript prints a union in the order its checker created the member types,
@@ -34,11 +37,14 @@ const keyOf = (d: Diag): string => `${d.path}\0${d.code}\0${messageKey(d.message
  * `type 'B | A'`, and elaborate it on the first member each met (`…on type 'A'` against
  * `…on type 'B'`). The head names the types; the rest of the chain follows from them, in that
  * order. Sorting (inside brackets too: `Promise<A | B>`, `{ k: A | B; }`) makes them one key;
- * the message shown stays the compiler's.
+ * the message shown stays the compiler's. A union too long to print whole (`'"a" | "b" | ... 98
+ * more ... | C'`) names the members it met first, so two programs show different ones (and a
+ * different count): such a type is only "a truncated type" in the key; the code, the rest of the
+ * message and the line's text still have to match.
  */
 export function messageKey(message: string): string {
   const head = message.split('\n')[0]!;
-  return head.replace(/'([^'\n]*)'/g, (_quoted, type: string) => `'${sortUnions(type)}'`);
+  return head.replace(/'([^'\n]*)'/g, (_quoted, type: string) => (TRUNCATED.test(type) ? `'…'` : `'${sortUnions(type)}'`));
 }
 
 const CLOSE: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}', '<': '>' };

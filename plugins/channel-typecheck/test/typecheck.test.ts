@@ -504,6 +504,16 @@ describe('newErrors', () => {
     );
     // Other members, or other types, stay other errors.
     expect(messageKey(`Type 'A | B' is not assignable to type 'C'.`)).not.toBe(messageKey(`Type 'A | D' is not assignable to type 'C'.`));
+    // A union printed truncated names the members its program met first (typeorm's ColumnType in a
+    // base's program and in a merge's): one key, while the other type still tells errors apart.
+    const comparison = (union: string, literal: string) =>
+      `This comparison appears to be unintentional because the types '${union}' and '${literal}' have no overlap.`;
+    expect(messageKey(comparison('"number" | "bigint" | StringConstructor | ... 104 more ... | "rowversion"', '"sample-array"'))).toBe(
+      messageKey(comparison('"number" | "bigint" | "xml" | "float" | ... 98 more ... | StringConstructor', '"sample-array"')),
+    );
+    expect(messageKey(comparison('"number" | ... 98 more ... | StringConstructor', '"sample-array"'))).not.toBe(
+      messageKey(comparison('"number" | ... 98 more ... | StringConstructor', '"simple-array"')),
+    );
     expect(messageKey(`Type '"a | b"' is not assignable.`)).not.toBe(messageKey(`Type '"b | a"' is not assignable.`));
   });
 });

@@ -194,8 +194,9 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
     budgetMs: Number.MAX_SAFE_INTEGER,
     timeLimitMs: options.timeLimitMs ?? DEFAULT_SEMANTIC_TIME_LIMIT_MS,
   };
-  // The salt names the checker's behaviour beyond its options: 2, diagnostics matched with their unions sorted.
-  const version = channel ? channelSetVersion([channel], { [channel.id]: channelOptions }, 'semantic-2') : 'none';
+  // The salt names the checker's behaviour beyond its options: 2, diagnostics matched with their unions sorted;
+  // 3, a union printed truncated matched as one.
+  const version = channel ? channelSetVersion([channel], { [channel.id]: channelOptions }, 'semantic-3') : 'none';
   const cache = new VerdictCache(options.cacheDir ? join(options.cacheDir, `semantic-${version}.jsonl`) : undefined);
   const git = new ReplayGitService(repository);
   const root = repository.root;
