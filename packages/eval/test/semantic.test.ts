@@ -169,6 +169,18 @@ describe('the semantic label', () => {
     const again = await runEval({ repo: fx.repo.dir, scorer: scorer(), label: 'semantic', early: [0.5], cacheDir });
     expect(again.context.fromCache).toBe((run.context.fromCache ?? 0) + 8);
     expect(status(byMerge(again).get(fx.merges.broken)?.semantic)).toBe('broken');
+    // Another time limit decides only whether a verdict is reached: the verdicts paid for are read, not checked again.
+    const longer = await runEval({
+      repo: fx.repo.dir,
+      scorer: scorer(),
+      label: 'semantic',
+      early: [0.5],
+      cacheDir,
+      semantic: { timeLimitMs: 600_000 },
+    });
+    expect(readdirSync(cacheDir).filter((f) => f.startsWith('semantic-'))).toEqual(files);
+    expect(longer.context.fromCache).toBe(again.context.fromCache);
+    expect(status(byMerge(longer).get(fx.merges.broken)?.semantic)).toBe('broken');
   }, 120_000);
 
   it('checks again a verdict its time limit cut off, rather than keeping it as not checked', async () => {

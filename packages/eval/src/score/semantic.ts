@@ -195,8 +195,11 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
     timeLimitMs: options.timeLimitMs ?? DEFAULT_SEMANTIC_TIME_LIMIT_MS,
   };
   // The salt names the checker's behaviour beyond its options: 2, diagnostics matched with their unions sorted;
-  // 3, a union printed truncated matched as one.
-  const version = channel ? channelSetVersion([channel], { [channel.id]: channelOptions }, 'semantic-3') : 'none';
+  // 3, a union printed truncated matched as one. The limits are not part of it: they decide only whether a
+  // verdict is reached, and one cut off is checked again anyway (`transient`), so a run with another limit
+  // (a `--fit` from the cache) reads the verdicts already paid for.
+  const { budgetMs: _budget, timeLimitMs: _limit, ...verdictOptions } = channelOptions;
+  const version = channel ? channelSetVersion([channel], { [channel.id]: verdictOptions }, 'semantic-3') : 'none';
   const cache = new VerdictCache(options.cacheDir ? join(options.cacheDir, `semantic-${version}.jsonl`) : undefined);
   const git = new ReplayGitService(repository);
   const root = repository.root;
