@@ -2,7 +2,7 @@
  * The release as a user gets it. `scripts/release.mjs` (`npm run release`) writes the CLI tarball
  * and the VS Code extension; the tarball installs into an empty folder with `--ignore-scripts`
  * (what users with a script policy get) and offline (its two dependencies, the TypeScript compiler
- * and pyright that the typecheck channel loads on demand, are plain JavaScript from npm's cache),
+ * and pyright that the typecheck channel loads on demand, are plain JavaScript, cached first),
  * `airspace demo` there prints the README's table, and the typecheck channel checks a Python
  * pair's merge with the installed pyright. The `.vsix` holds the two bundles and the parser as
  * WebAssembly, and no `node_modules` or native binary.
@@ -104,6 +104,7 @@ function scanThroughServer(args: string[], folder: string): Promise<{ links: { a
 
 let out: string;
 let user: string;
+let cached: SpawnSyncReturns<string>;
 let install: SpawnSyncReturns<string>;
 const bin = (): string => join(user, 'node_modules/.bin/airspace');
 
@@ -114,6 +115,14 @@ describeWith(NPM, 'the release (npm run release)', () => {
     execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', out], { stdio: 'pipe', timeout: 180_000 });
     writeFileSync(join(user, 'package.json'), '{ "private": true }\n');
     const tarball = join(out, `airspace-tcas-${VERSION}.tgz`);
+    // `npm ci` caches the locked tarballs, not the registry documents an install of a tarball resolves
+    // its dependencies with: a fresh machine's cache lacks them. So they are cached first (from the
+    // registry, unless npm's cache has them), and the install itself runs offline.
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const specs = ['typescript', 'pyright'].map((name) => `${name}@${dependencies[name]}`);
+    cached = spawnSync('npm', ['cache', 'add', '--prefer-offline', '--loglevel=error', ...specs], { encoding: 'utf8', timeout: 120_000 });
     const args = ['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball];
     install = spawnSync('npm', args, { cwd: user, encoding: 'utf8', timeout: 120_000 });
   }, 300_000);
@@ -123,6 +132,7 @@ describeWith(NPM, 'the release (npm run release)', () => {
   });
 
   it('installs the CLI from its one tarball into an empty folder with --ignore-scripts, offline, and its demo prints the README table', () => {
+    expect(cached.status, cached.stderr).toBe(0);
     expect(install.status, install.stderr).toBe(0);
     const demo = spawnSync(bin(), ['demo'], { cwd: user, env: ENV, encoding: 'utf8', timeout: 120_000 });
     expect(demo.status, demo.stderr).toBe(0);
