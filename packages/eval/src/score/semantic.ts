@@ -249,7 +249,8 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
   return {
     version,
     async check(scenario) {
-      const service = git.servicesFor(scenario).git;
+      // Held to the end of the check: checks run concurrently and outlast the service's recycling.
+      const { git: service, release } = git.hold(scenario);
       const [a, b] = scenario.agents;
       try {
         const trees = await service.pairTrees(a, b);
@@ -283,6 +284,8 @@ export function createSemanticLabeller(repository: RepositoryInfo, options: Sema
           checker: version,
           reason: `the check failed: ${error instanceof Error ? error.message : String(error)}`,
         };
+      } finally {
+        release();
       }
     },
     dispose: () => git.dispose(),

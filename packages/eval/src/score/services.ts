@@ -12,18 +12,22 @@ import type { Scenario } from '../extract/scenario.js';
 export class ReplayGitService {
   private service: GitService | undefined;
   private used = 0;
+  /** Scenarios holding each service (`hold`): a recycled service is disposed when the last lets go. */
+  private readonly holders = new Map<GitService, number>();
 
   constructor(
     private readonly repository: RepositoryInfo,
     private readonly recycleEvery = 200,
   ) {}
 
-  /** Services for one scenario: `{ git }`. */
+  /** Services for one scenario: `{ git }`, for work that ends before the next scenario's (a scan). */
   servicesFor(scenario: Scenario): { git: GitService } {
     if (!this.service || this.used >= this.recycleEvery) {
-      this.service?.dispose();
+      const old = this.service;
       this.service = new GitService(this.repository);
       this.used = 0;
+      // Disposing removes its scratch objects; a scenario still holding it would find no repository there.
+      if (old && !this.holders.has(old)) old.dispose();
     }
     this.used++;
     const git = this.service;
@@ -34,7 +38,29 @@ export class ReplayGitService {
     return { git };
   }
 
+  /**
+   * Services for work that may outlast many other scenarios' (a type check, run concurrently):
+   * the service is not disposed, even when recycled, until `release`.
+   */
+  hold(scenario: Scenario): { git: GitService; release(): void } {
+    const { git } = this.servicesFor(scenario);
+    this.holders.set(git, (this.holders.get(git) ?? 0) + 1);
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      const holding = this.holders.get(git);
+      if (holding === undefined) return; // the replay was disposed first
+      if (holding > 1) return void this.holders.set(git, holding - 1);
+      this.holders.delete(git);
+      if (git !== this.service) git.dispose();
+    };
+    return { git, release };
+  }
+
   dispose(): void {
+    for (const git of this.holders.keys()) if (git !== this.service) git.dispose();
+    this.holders.clear();
     this.service?.dispose();
     this.service = undefined;
   }
