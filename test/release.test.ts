@@ -24,6 +24,10 @@ import { ENGINE_ENV } from './engines.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/** The release's only dependencies: the typecheck channel's, which it loads on demand. */
+const TYPECHECK_DEPENDENCIES = (
+  JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as { dependencies: Record<string, string> }
+).dependencies;
 
 /** The table the README shows under "prints the advisories by risk". */
 function readmeTable(): string {
@@ -118,10 +122,7 @@ describeWith(NPM, 'the release (npm run release)', () => {
     // `npm ci` caches the locked tarballs, not the registry documents an install of a tarball resolves
     // its dependencies with: a fresh machine's cache lacks them. So they are cached first (from the
     // registry, unless npm's cache has them), and the install itself runs offline.
-    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    const specs = ['typescript', 'pyright'].map((name) => `${name}@${dependencies[name]}`);
+    const specs = ['typescript', 'pyright'].map((name) => `${name}@${TYPECHECK_DEPENDENCIES[name]}`);
     cached = spawnSync('npm', ['cache', 'add', '--prefer-offline', '--loglevel=error', ...specs], { encoding: 'utf8', timeout: 120_000 });
     const args = ['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball];
     install = spawnSync('npm', args, { cwd: user, encoding: 'utf8', timeout: 120_000 });
@@ -238,12 +239,9 @@ describeWith(NPM, 'the release (npm run release)', () => {
     expect(manifest).toMatchObject({ name: 'airspace-tcas', bin: { airspace: 'bin/airspace.js' }, license: 'MIT' });
     expect(manifest).toHaveProperty('repository.url');
     expect(manifest).toHaveProperty('engines.node');
-    const typecheck = JSON.parse(readFileSync(join(ROOT, 'plugins/channel-typecheck/package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
     expect(manifest['dependencies']).toEqual({
-      typescript: typecheck.dependencies['typescript'],
-      pyright: typecheck.dependencies['pyright'],
+      typescript: TYPECHECK_DEPENDENCIES['typescript'],
+      pyright: TYPECHECK_DEPENDENCIES['pyright'],
     });
     // Bundled registry code keeps its licence: commander is in every CLI bundle.
     expect(readFileSync(join(user, 'node_modules/airspace-tcas/THIRD-PARTY-NOTICES.md'), 'utf8')).toMatch(/^## commander /m);
